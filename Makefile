@@ -1,0 +1,151 @@
+# kiln - top-level build.  `make` builds everything into build/, `make test`
+# runs the unit and end-to-end tests, `make test-asan` the same under ASan and
+# UBSan (build-asan/), `make demo` installs missing Debian packages, builds
+# and runs examples/demo.yaml, `make install PREFIX=...` installs.
+#
+# Sources are found by wildcard, so a new file needs no Makefile edit:
+#   src/*.c                 the kiln command (src/kiln.c has main)
+#   lib/*.c                 libkiln
+#   plugins/*/plugin.c      a built-in plugin's table entry (+ plugins/*/parse*.c)
+#   plugins/c/runner.c      the C iteration runner (kiln-runner-c)
+#   benchmarks/*/c/bench.c  C benchmarks, built to bench.so beside the source
+#   tests/unit/test_*.c     cmocka unit tests, each linked with all of src/
+#   tests/e2e/*.sh          end-to-end tests, run in order
+
+PREFIX   ?= /usr/local
+CC       ?= cc
+O        ?= build
+SANITIZE ?=
+OPT      ?= -O2
+
+PKGS     := libfyaml jansson sqlite3 gsl libzstd capstone libmd
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lbz2 -lm
+
+WARN     := -Wall -Wextra -Wshadow -Wno-unused-parameter
+CFLAGS   ?= $(OPT) -g
+ifneq ($(SANITIZE),)
+CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS  += -fsanitize=address,undefined
+endif
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude -Isrc $(PKG_CFLAGS) \
+	-DKILN_PREFIX='"$(PREFIX)"'
+
+SRC      := $(wildcard src/*.c)
+LIB_SRC  := $(wildcard lib/*.c)
+PLUG_SRC := $(wildcard plugins/*/plugin.c plugins/*/parse*.c)
+CORE_OBJ := $(patsubst %.c,$(O)/obj/%.o,$(filter-out src/kiln.c,$(SRC)) $(PLUG_SRC))
+LIB_OBJ  := $(patsubst %.c,$(O)/obj/%.o,$(LIB_SRC))
+LIB_PIC  := $(patsubst %.c,$(O)/pic/%.o,$(LIB_SRC))
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRC))
+BENCH_C  := $(wildcard benchmarks/*/c/bench.c)
+BENCH_SO := $(BENCH_C:.c=.so)
+JAVA_SRC := $(wildcard plugins/java/*.java benchmarks/*/java/*.java)
+HELPERS  := $(patsubst tests/helpers/%.c,$(O)/tests/helpers/%,$(wildcard tests/helpers/*.c))
+BENCH_BIN:= $(patsubst bench/%.c,$(O)/bench/%,$(wildcard bench/*.c))
+
+KILN     := $(O)/kiln
+RUNNER_C := $(O)/kiln-runner-c
+
+.PHONY: all test test-unit test-e2e test-asan demo install uninstall clean fuzz bench deps java
+all: $(KILN) $(O)/libkiln.a $(O)/libkiln.so $(RUNNER_C) $(BENCH_SO) $(HELPERS) java
+
+$(O)/obj/%.o: %.c $(wildcard src/*.h include/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(O)/pic/%.o: %.c include/kiln.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=default -c -o $@ $<
+
+$(O)/libkilncore.a: $(CORE_OBJ) $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(KILN): $(O)/obj/src/kiln.o $(O)/libkilncore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -ldl
+
+$(O)/libkiln.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(O)/libkiln.so: $(LIB_PIC)
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libkiln.so.1 -o $@ $^
+
+$(RUNNER_C): plugins/c/runner.c $(O)/libkiln.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libkiln.a -ldl
+
+# C benchmarks: never sanitized (they are what is measured)
+benchmarks/%/c/bench.so: benchmarks/%/c/bench.c
+	$(CC) -std=c11 -O2 -g -Wall -Wextra -shared -fPIC -o $@ $<
+
+java: $(if $(JAVA_SRC),$(O)/java.stamp)
+$(O)/java.stamp: $(JAVA_SRC)
+	@mkdir -p $(O)
+	@if command -v javac >/dev/null; then \
+	  for f in $(JAVA_SRC); do javac -nowarn -d $$(dirname $$f) -cp plugins/java $$f || exit 1; done; \
+	else echo "kiln: javac not found, Java runner not built"; fi
+	@touch $@
+
+$(O)/tests/helpers/%: tests/helpers/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
+
+$(O)/tests/%: tests/unit/%.c $(O)/libkilncore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libkilncore.a $(PKG_LIBS) -lcmocka -ldl
+
+$(O)/bench/%: bench/%.c $(O)/libkilncore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libkilncore.a $(PKG_LIBS) -ldl
+
+deps:
+	@scripts/deps.sh
+
+test: all $(UNIT_BIN)
+	@O=$(O) tests/run.sh
+
+test-unit: all $(UNIT_BIN)
+	@O=$(O) tests/run.sh unit
+
+test-e2e: all
+	@O=$(O) tests/run.sh e2e
+
+test-asan:
+	$(MAKE) O=build-asan SANITIZE=1 OPT=-O1 test
+
+demo: deps
+	@$(MAKE) --no-print-directory all >/dev/null
+	@$(KILN) demo
+
+bench: all $(BENCH_BIN)
+	@O=$(O) bench/run.sh
+
+fuzz:
+	@tests/fuzz/run.sh $${FUZZ_SECONDS:-60}
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	  $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/libexec/kiln \
+	  $(DESTDIR)$(PREFIX)/share/kiln $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(KILN) $(DESTDIR)$(PREFIX)/bin/kiln
+	install -m 755 $(RUNNER_C) $(DESTDIR)$(PREFIX)/libexec/kiln/kiln-runner-c
+	install -m 644 $(O)/libkiln.a $(DESTDIR)$(PREFIX)/lib/libkiln.a
+	install -m 755 $(O)/libkiln.so $(DESTDIR)$(PREFIX)/lib/libkiln.so.1
+	ln -sf libkiln.so.1 $(DESTDIR)$(PREFIX)/lib/libkiln.so
+	install -m 644 include/kiln.h $(DESTDIR)$(PREFIX)/include/kiln.h
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|'$$(sed -n 's/.*KILN_VERSION "\(.*\)"/\1/p' src/util.h)'|' \
+	  kiln.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/kiln.pc
+	rm -rf $(DESTDIR)$(PREFIX)/share/kiln/plugins $(DESTDIR)$(PREFIX)/share/kiln/benchmarks $(DESTDIR)$(PREFIX)/share/kiln/examples
+	cp -r plugins benchmarks examples $(DESTDIR)$(PREFIX)/share/kiln/
+	find $(DESTDIR)$(PREFIX)/share/kiln/plugins -name '*.c' -o -name '*.h' | xargs rm -f
+	@if [ -d docs/man ]; then install -m 644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/; fi
+
+uninstall:
+	rm -rf $(DESTDIR)$(PREFIX)/bin/kiln $(DESTDIR)$(PREFIX)/libexec/kiln $(DESTDIR)$(PREFIX)/share/kiln \
+	  $(DESTDIR)$(PREFIX)/lib/libkiln.* $(DESTDIR)$(PREFIX)/lib/pkgconfig/kiln.pc $(DESTDIR)$(PREFIX)/include/kiln.h
+
+clean:
+	rm -rf build build-asan benchmarks/*/c/bench.so $(O)/java.stamp
+	find benchmarks plugins -name '*.class' -delete

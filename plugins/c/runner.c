@@ -1,0 +1,76 @@
+/*
+ * runner.c - kiln-runner-c, the iteration runner of the `c` plugin.
+ *
+ *   kiln-runner-c BENCH.so ITERATIONS PARAM
+ *
+ * dlopen()s a benchmark shared object exporting `void run_iter(long param)`,
+ * then, for each iteration, reads the clock and the counters, calls
+ * run_iter, reads them again, and only then writes the iteration's line to
+ * the result stream (KILN_RESULT_FD).  Nothing else happens between the two
+ * clock reads.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kiln.h"
+
+typedef void (*run_iter_fn)(long);
+
+int main(int argc, char **argv)
+{
+	if (argc != 4) {
+		fprintf(stderr, "usage: kiln-runner-c BENCH.so ITERATIONS PARAM\n");
+		return 2;
+	}
+	char *end;
+	long iters = strtol(argv[2], &end, 10);
+	if (*end || iters < 0) {
+		fprintf(stderr, "kiln-runner-c: bad iteration count '%s'\n", argv[2]);
+		return 2;
+	}
+	long param = strtol(argv[3], &end, 10);
+	if (*end) {
+		fprintf(stderr, "kiln-runner-c: bad param '%s' (an integer is expected)\n", argv[3]);
+		return 2;
+	}
+	void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		fprintf(stderr, "kiln-runner-c: %s\n", dlerror());
+		return 1;
+	}
+	run_iter_fn run = (run_iter_fn)(uintptr_t)dlsym(h, "run_iter");
+	if (!run) {
+		fprintf(stderr, "kiln-runner-c: %s has no run_iter: %s\n", argv[1], dlerror());
+		return 1;
+	}
+	struct kiln_counters *ctr = kiln_counters_open(NULL);
+	int nc = ctr ? kiln_counters_count(ctr) : 0;
+	struct kiln_stream *s = kiln_stream_open(-1, ctr);
+	if (!s) {
+		fprintf(stderr, "kiln-runner-c: cannot open the result stream: %s\n", strerror(errno));
+		return 1;
+	}
+	uint64_t c0[32], c1[32], d[32];
+	for (long i = 0; i < iters; i++) {
+		if (nc)
+			kiln_counters_read(ctr, c0);
+		uint64_t t0 = kiln_clock_ns();
+		run(param);
+		uint64_t t1 = kiln_clock_ns();
+		if (nc) {
+			kiln_counters_read(ctr, c1);
+			for (int k = 0; k < nc; k++)
+				d[k] = c1[k] - c0[k];
+		}
+		if (kiln_stream_iter(s, i, t1 - t0, nc ? d : NULL) < 0) {
+			fprintf(stderr, "kiln-runner-c: writing the result stream: %s\n", strerror(errno));
+			return 1;
+		}
+	}
+	if (kiln_stream_done(s) < 0)
+		return 1;
+	kiln_counters_close(ctr);
+	return 0;
+}

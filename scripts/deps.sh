@@ -1,0 +1,40 @@
+#!/bin/sh
+# deps.sh - the one place that names the Debian packages kiln needs, and
+# installs those that are missing.  Idempotent; prints nothing when all is
+# there.  `scripts/deps.sh` installs what building and `make demo` need;
+# `scripts/deps.sh --test` adds what the test suite needs (every VM, perf,
+# clang for fuzzing, valgrind, chromium for the HTML report test).
+set -eu
+
+# building kiln and libkiln
+BUILD="gcc make pkg-config libfyaml-dev libjansson-dev libsqlite3-dev libgsl-dev
+libzstd-dev libbz2-dev libcapstone-dev libmd-dev gnuplot-nox"
+# the VMs the bundled plugins drive (a missing VM is skipped by the demo)
+VMS="python3 pypy3 lua5.4 luajit default-jdk-headless"
+# the test suite and the harness benchmarks
+TEST="libcmocka-dev sqlite3 bzip2 zstd linux-perf hyperfine clang libclang-rt-14-dev
+valgrind chromium procps util-linux kmod"
+
+want="$BUILD $VMS"
+[ "${1:-}" = "--test" ] && want="$want $TEST"
+
+# Node.js: any `node` on PATH will do (Debian's nodejs or another build)
+command -v node >/dev/null 2>&1 || want="$want nodejs"
+# a JDK already installed under another name is fine too
+if command -v javac >/dev/null 2>&1; then want=$(echo "$want" | sed 's/default-jdk-headless//'); fi
+
+missing=""
+for p in $want; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+echo "kiln: installing Debian packages:$missing" >&2
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq >/dev/null
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null

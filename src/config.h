@@ -1,0 +1,109 @@
+/*
+ * config.h - an experiment, as read from its YAML file.
+ *
+ * config.c parses the file with libfyaml and checks everything that can be
+ * checked before anything runs (unknown keys, types, benchmark sources, VM
+ * executables), reporting FILE:LINE:COL and the field.  The structs below
+ * are plain data: the rest of kiln never sees YAML.
+ */
+#ifndef KILN_CONFIG_H
+#define KILN_CONFIG_H
+
+#include "util.h"
+
+struct kiln_plugin;
+
+struct vm_conf {
+	char *name;
+	char *plugin;          /* plugin name ("external" for a config-defined one) */
+	const struct kiln_plugin *pl;
+	char *path;            /* as written, may be NULL (plugin default) */
+	char *resolved;        /* absolute path of the executable */
+	struct strvec args;    /* extra VM arguments, before the runner */
+	struct strvec env;     /* NAME=VALUE */
+	long iterations;       /* 0: experiment default */
+	int instrument;
+	char *variant;         /* default "default-<language>" */
+	/* external plugins */
+	struct strvec runner;  /* argv template with {placeholders} */
+	struct strvec parser;  /* argv of a command printing generic records */
+	char *language;        /* benchmarks/<b>/<language> for external plugins */
+	char *entry;           /* entry file for external plugins */
+	char *stats_from;      /* NULL, "stderr" or "file" (stats parser) */
+	int keep_log;          /* keep raw instrumentation (zstd) */
+	int line;              /* where it was defined, for messages */
+};
+
+struct bench_conf {
+	char *name;
+	char *param;           /* as a string, passed as KILN_PARAM */
+	struct strvec args;    /* command plugin: appended args, {param} substituted */
+	int line;
+};
+
+struct limits_conf {
+	double timeout_s;      /* per pexec, 0: none */
+	long heap_mb;          /* RLIMIT_AS, 0: unlimited */
+	long stack_mb;         /* RLIMIT_STACK, 0: inherited */
+	long output_kb;        /* captured stdout/stderr kept per stream (head+tail) */
+};
+
+/* platform: policy (issue 6 extends this) */
+enum check_mode { CHECK_OFF, CHECK_WARN, CHECK_REQUIRE };
+enum aslr_mode { ASLR_SYSTEM, ASLR_OFF, ASLR_ON };
+
+struct platform_conf {
+	enum aslr_mode aslr;
+	enum check_mode temperature, load, kmsg, governor;
+	double temp_tolerance_c;   /* wait until within ±N °C of start */
+	double temp_wait_max_s;    /* give up after */
+	double load_max;           /* 1-minute load average threshold */
+	double settle_s;           /* sleep before each pexec */
+	int sync;                  /* sync(2) before each pexec */
+	int rerun_tainted;
+	struct strvec kmsg_allow;  /* extra allow-list regexes */
+	char *user;                /* run benchmarks as this user (root only) */
+	struct strvec pin_cpus;    /* cpu list items, e.g. "1" or "2-3" */
+	int nice;
+	int has_nice;
+	struct strvec notify;      /* argv run on failure/taint/completion */
+	struct strvec counters;    /* KILN_COUNTERS for runners */
+};
+
+struct experiment {
+	char *path;            /* the config file */
+	char *text;            /* its text, stored in the results */
+	char hash[65];
+	char *name;
+	long pexecs;
+	long iterations;
+	unsigned long seed;
+	char *results;         /* absolute path */
+	char *benchmarks_dir;  /* absolute path */
+	struct vm_conf *vms;
+	size_t nvms;
+	struct bench_conf *benchs;
+	size_t nbenchs;
+	struct strvec skip;    /* bench:vm:variant patterns */
+	struct limits_conf limits;
+	struct strvec pre_exec, post_exec;
+	struct platform_conf platform;
+};
+
+/*
+ * Parse and check a config file.  `datadir` is kiln's share dir (the bundled
+ * benchmarks); `check_vms` 0 skips the VM-executable check (report, export).
+ */
+int config_load(const char *path, const char *datadir, int check_vms,
+		struct experiment *ex, struct kerr *e);
+/* the same from text (fuzzing, tests); `path` names it in messages */
+int config_parse(const char *path, const char *text, size_t len, const char *datadir,
+		 int check_vms, struct experiment *ex, struct kerr *e);
+void config_free(struct experiment *ex);
+
+/* iterations for a VM (its own or the experiment's) */
+long config_iterations(const struct experiment *ex, const struct vm_conf *vm);
+/* is bench:vm:variant skipped? */
+int config_skipped(const struct experiment *ex, const char *key);
+
+#endif

@@ -1,0 +1,67 @@
+/*
+ * plugin.h - what a plugin is.
+ *
+ * A plugin is an iteration runner (a program in the VM's language, in
+ * plugins/<name>/) plus, optionally, a parser of what the VM writes into
+ * KILN_INSTR_DIR.  Each built-in plugin exports one `const struct kiln_plugin`
+ * from plugins/<name>/plugin.c; plugin.c in src/ gathers them in one table,
+ * the way tmux gathers its commands.  External plugins come from the config
+ * (struct vm_conf's `runner` template and `parser` command) and are wrapped in
+ * the same struct at run time.
+ */
+#ifndef KILN_PLUGIN_H
+#define KILN_PLUGIN_H
+
+#include "record.h"
+#include "util.h"
+
+struct vm_conf;
+struct bench_conf;
+
+/* everything a plugin may use to build one pexec's command */
+struct plugin_ctx {
+	const struct vm_conf *vm;
+	const struct bench_conf *bench;
+	const char *vm_path;     /* resolved VM executable (absolute) */
+	const char *bench_dir;   /* <benchmarks_dir>/<bench>/<language> */
+	const char *entry_path;  /* bench_dir/<entry> */
+	const char *plugin_dir;  /* <datadir>/plugins/<name> (runner files) */
+	const char *libexec_dir; /* where compiled runners live (kiln-runner-c) */
+	const char *param;
+	long iterations;
+	const char *instr_dir;   /* KILN_INSTR_DIR of this pexec */
+	int instrument;          /* vm `instrument: true` */
+	int profile;             /* turn on JIT symbol output (perf maps, jitdump) */
+};
+
+struct kiln_plugin {
+	const char *name;
+	const char *language;    /* folder under benchmarks/<bench>/ */
+	const char *entry;       /* benchmark entry file in that folder, NULL: none */
+	const char *vm_default;  /* VM executable when the config gives no path */
+	const char *summary;     /* one line for `kiln plugins` */
+	const char *records;     /* what instrumentation it records */
+	int whole_process;       /* 1: one process is one iteration (command) */
+	/*
+	 * Fill argv (argv[0] is the program) and add the plugin's own variables
+	 * to env (the KILN_* protocol variables are already there).
+	 */
+	int (*build)(const struct plugin_ctx *c, struct strvec *argv, struct strvec *env,
+		     struct kerr *e);
+	/*
+	 * Optional, once per key before anything runs: make sure the benchmark
+	 * is ready (compile a C benchmark's bench.so, Java classes) so that a
+	 * missing compiler or a broken source is found before the first pexec.
+	 */
+	int (*prepare)(const struct plugin_ctx *c, struct kerr *e);
+	/* files of KILN_INSTR_DIR this parser takes ("*" pattern), NULL: none */
+	const char *parse_glob;
+	/* turn one instrumentation file into records; NULL: no parser */
+	int (*parse)(const char *path, struct rec_sink *sink, struct kerr *e);
+};
+
+const struct kiln_plugin *plugin_find(const char *name);
+/* the table, NULL-terminated */
+extern const struct kiln_plugin *const kiln_plugins[];
+
+#endif

@@ -1,0 +1,587 @@
+/*
+ * util.c - allocation, strbuf/strvec, the kerr error style, file reading and
+ * the other small helpers declared in util.h.  Nothing here knows about
+ * experiments; everything else in kiln builds on it.
+ */
+#include "util.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sha2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static KILN_NORETURN void oom(size_t n)
+{
+	fprintf(stderr, "kiln: out of memory (%zu bytes)\n", n);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom(n);
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		oom(n * size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		oom(n);
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	return sb_detach(&sb);
+}
+
+/* ---- strbuf ---- */
+
+void sb_grow(struct strbuf *sb, size_t extra)
+{
+	size_t need = sb->len + extra + 1;
+	if (need <= sb->alloc)
+		return;
+	size_t a = sb->alloc ? sb->alloc : 64;
+	while (a < need)
+		a = a * 2;
+	sb->buf = xrealloc(sb->buf, a);
+	sb->alloc = a;
+}
+
+void sb_add(struct strbuf *sb, const void *data, size_t n)
+{
+	sb_grow(sb, n);
+	if (n)
+		memcpy(sb->buf + sb->len, data, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+void sb_adds(struct strbuf *sb, const char *s)
+{
+	sb_add(sb, s, strlen(s));
+}
+
+void sb_addc(struct strbuf *sb, char c)
+{
+	sb_add(sb, &c, 1);
+}
+
+void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
+{
+	va_list cp;
+	va_copy(cp, ap);
+	sb_grow(sb, 64);
+	int n = vsnprintf(sb->buf + sb->len, sb->alloc - sb->len, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sb->alloc - sb->len) {
+		sb_grow(sb, (size_t)n);
+		vsnprintf(sb->buf + sb->len, sb->alloc - sb->len, fmt, ap);
+	}
+	sb->len += (size_t)n;
+}
+
+void sb_addf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vaddf(sb, fmt, ap);
+	va_end(ap);
+}
+
+void sb_reset(struct strbuf *sb)
+{
+	sb->len = 0;
+	if (sb->buf)
+		sb->buf[0] = '\0';
+}
+
+void sb_release(struct strbuf *sb)
+{
+	free(sb->buf);
+	sb->buf = NULL;
+	sb->len = sb->alloc = 0;
+}
+
+char *sb_detach(struct strbuf *sb)
+{
+	if (!sb->buf)
+		sb_grow(sb, 0), sb->buf[0] = '\0';
+	char *p = sb->buf;
+	sb->buf = NULL;
+	sb->len = sb->alloc = 0;
+	return p;
+}
+
+/* ---- strvec ---- */
+
+static void sv_grow(struct strvec *sv)
+{
+	if (sv->n + 2 > sv->alloc) {
+		sv->alloc = sv->alloc ? sv->alloc * 2 : 8;
+		sv->v = xrealloc(sv->v, sv->alloc * sizeof(char *));
+	}
+}
+
+void sv_push(struct strvec *sv, const char *s)
+{
+	sv_grow(sv);
+	sv->v[sv->n++] = xstrdup(s);
+	sv->v[sv->n] = NULL;
+}
+
+void sv_pushf(struct strvec *sv, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	sv_grow(sv);
+	sv->v[sv->n++] = sb_detach(&sb);
+	sv->v[sv->n] = NULL;
+}
+
+static ssize_t sv_findenv(const struct strvec *sv, const char *name)
+{
+	size_t nl = strlen(name);
+	for (size_t i = 0; i < sv->n; i++)
+		if (!strncmp(sv->v[i], name, nl) && sv->v[i][nl] == '=')
+			return (ssize_t)i;
+	return -1;
+}
+
+void sv_setenv(struct strvec *sv, const char *name, const char *value)
+{
+	ssize_t i = sv_findenv(sv, name);
+	char *s = xasprintf("%s=%s", name, value);
+	if (i >= 0) {
+		free(sv->v[i]);
+		sv->v[i] = s;
+		return;
+	}
+	sv_grow(sv);
+	sv->v[sv->n++] = s;
+	sv->v[sv->n] = NULL;
+}
+
+const char *sv_getenv(const struct strvec *sv, const char *name)
+{
+	ssize_t i = sv_findenv(sv, name);
+	return i < 0 ? NULL : sv->v[i] + strlen(name) + 1;
+}
+
+void sv_clear(struct strvec *sv)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		free(sv->v[i]);
+	free(sv->v);
+	sv->v = NULL;
+	sv->n = sv->alloc = 0;
+}
+
+char **sv_array(struct strvec *sv)
+{
+	if (!sv->v) {
+		sv_grow(sv);
+		sv->v[0] = NULL;
+	}
+	return sv->v;
+}
+
+/* ---- errors ---- */
+
+static int kerr_vset(struct kerr *e, int code, const char *fmt, va_list ap)
+{
+	if (!e)
+		return -1;
+	sb_reset(&e->msg);
+	sb_vaddf(&e->msg, fmt, ap);
+	e->code = code;
+	return -1;
+}
+
+int kerr_set(struct kerr *e, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	kerr_vset(e, KEXIT_FAIL, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int kerr_setc(struct kerr *e, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	kerr_vset(e, code, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int kerr_wrap(struct kerr *e, const char *fmt, ...)
+{
+	if (!e)
+		return -1;
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	sb_adds(&sb, ": ");
+	sb_adds(&sb, sb_str(&e->msg));
+	sb_release(&e->msg);
+	e->msg = sb;
+	return -1;
+}
+
+void kerr_print(const struct kerr *e)
+{
+	kiln_error("%s", sb_str(&e->msg));
+}
+
+void kerr_release(struct kerr *e)
+{
+	sb_release(&e->msg);
+}
+
+int kiln_color(FILE *f)
+{
+	const char *nc = getenv("NO_COLOR");
+	if (nc && *nc)
+		return 0;
+	const char *t = getenv("TERM");
+	if (t && !strcmp(t, "dumb"))
+		return 0;
+	return isatty(fileno(f));
+}
+
+const char *kiln_col(FILE *f, const char *sgr)
+{
+	return kiln_color(f) ? sgr : "";
+}
+
+static void diag(const char *label, const char *sgr, const char *fmt, va_list ap)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int c = kiln_color(stderr);
+	sb_adds(&sb, "kiln: ");
+	if (label) {
+		if (c)
+			sb_adds(&sb, sgr);
+		sb_adds(&sb, label);
+		if (c)
+			sb_adds(&sb, "\033[0m");
+	}
+	sb_vaddf(&sb, fmt, ap);
+	sb_addc(&sb, '\n');
+	fputs(sb.buf, stderr);
+	sb_release(&sb);
+}
+
+void kiln_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag("error: ", "\033[1;31m", fmt, ap);
+	va_end(ap);
+}
+
+void kiln_warn(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag("warning: ", "\033[1;33m", fmt, ap);
+	va_end(ap);
+}
+
+void kiln_note(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag(NULL, "", fmt, ap);
+	va_end(ap);
+}
+
+void kiln_die(int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag("error: ", "\033[1;31m", fmt, ap);
+	va_end(ap);
+	exit(code);
+}
+
+/* ---- files ---- */
+
+int read_file(const char *path, struct strbuf *out, struct kerr *e)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return kerr_setc(e, KEXIT_CONFIG, "%s: %s", path, strerror(errno));
+	sb_reset(out);
+	for (;;) {
+		sb_grow(out, 65536);
+		ssize_t r = read(fd, out->buf + out->len, out->alloc - out->len - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			int err = errno;
+			close(fd);
+			return kerr_setc(e, KEXIT_CONFIG, "%s: %s", path, strerror(err));
+		}
+		if (r == 0)
+			break;
+		out->len += (size_t)r;
+		out->buf[out->len] = '\0';
+	}
+	close(fd);
+	return 0;
+}
+
+int write_file(const char *path, const void *data, size_t n, struct kerr *e)
+{
+	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		kerr_set(e, "%s: %s", tmp, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	const char *p = data;
+	size_t left = n;
+	while (left) {
+		ssize_t w = write(fd, p, left);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			kerr_set(e, "%s: %s", path, strerror(errno));
+			close(fd);
+			unlink(tmp);
+			free(tmp);
+			return -1;
+		}
+		p += w;
+		left -= (size_t)w;
+	}
+	if (fsync(fd) < 0 || close(fd) < 0 || rename(tmp, path) < 0) {
+		kerr_set(e, "%s: %s", path, strerror(errno));
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}
+
+int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t wall_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void iso_time(int64_t ns, char *buf, size_t n)
+{
+	time_t t = (time_t)(ns / 1000000000);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int parse_long(const char *s, long *out)
+{
+	char *end;
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -1;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int parse_double(const char *s, double *out)
+{
+	char *end;
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -1;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int star_match(const char *pat, const char *s)
+{
+	const char *star = NULL, *ss = NULL;
+	while (*s) {
+		if (*pat == '*') {
+			star = pat++;
+			ss = s;
+		} else if (*pat == *s) {
+			pat++;
+			s++;
+		} else if (star) {
+			pat = star + 1;
+			s = ++ss;
+		} else {
+			return 0;
+		}
+	}
+	while (*pat == '*')
+		pat++;
+	return *pat == '\0';
+}
+
+int mkdir_p(const char *path, int mode)
+{
+	char *p = xstrdup(path);
+	for (char *q = p + 1; *q; q++) {
+		if (*q == '/') {
+			*q = '\0';
+			if (mkdir(p, (mode_t)mode) < 0 && errno != EEXIST) {
+				free(p);
+				return -1;
+			}
+			*q = '/';
+		}
+	}
+	int r = mkdir(p, (mode_t)mode);
+	free(p);
+	return (r < 0 && errno != EEXIST) ? -1 : 0;
+}
+
+int rm_rf(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode))
+		return unlink(path);
+	DIR *d = opendir(path);
+	if (!d)
+		return -1;
+	struct dirent *de;
+	int r = 0;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		char *sub = path_join(path, de->d_name);
+		if (rm_rf(sub) < 0)
+			r = -1;
+		free(sub);
+	}
+	closedir(d);
+	if (rmdir(path) < 0)
+		r = -1;
+	return r;
+}
+
+char *path_join(const char *a, const char *b)
+{
+	if (!a || !*a || b[0] == '/')
+		return xstrdup(b);
+	size_t al = strlen(a);
+	return xasprintf("%s%s%s", a, a[al - 1] == '/' ? "" : "/", b);
+}
+
+char *path_dirname(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	if (!s)
+		return xstrdup(".");
+	if (s == path)
+		return xstrdup("/");
+	return xstrndup(path, (size_t)(s - path));
+}
+
+int file_exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+int is_executable(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+char *find_in_path(const char *name)
+{
+	if (!name || !*name)
+		return NULL;
+	if (strchr(name, '/'))
+		return is_executable(name) ? xstrdup(name) : NULL;
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *c = strchr(path, ':');
+		size_t l = c ? (size_t)(c - path) : strlen(path);
+		char *dir = xstrndup(path, l);
+		char *full = path_join(*dir ? dir : ".", name);
+		free(dir);
+		if (is_executable(full))
+			return full;
+		free(full);
+		if (!c)
+			break;
+		path = c + 1;
+	}
+	return NULL;
+}
+
+void hash_hex(const void *data, size_t n, char out[65])
+{
+	SHA256Data(data, n, out);
+}

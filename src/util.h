@@ -1,0 +1,126 @@
+/*
+ * util.h - the small things every part of kiln uses: allocation that cannot
+ * fail, the one error-reporting style (struct kerr), string buffers (strbuf),
+ * argv/env vectors (strvec) and the one way to read a file.
+ *
+ * Error style: a function that can fail takes a `struct kerr *` and returns -1
+ * after kerr_set(); the caller either adds context or reports it with
+ * kerr_print().  Only the command entry points exit.  Messages that point into
+ * a file read "FILE:LINE:COL: field: what is wrong".
+ */
+#ifndef KILN_UTIL_H
+#define KILN_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define KILN_VERSION "0.1.0"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define KILN_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define KILN_NORETURN __attribute__((noreturn))
+
+/* exit codes, stable across versions (docs/exit-codes.md) */
+enum {
+	KEXIT_OK = 0,
+	KEXIT_FAIL = 1,     /* the job ran but something in it failed */
+	KEXIT_USAGE = 2,    /* bad command line */
+	KEXIT_CONFIG = 3,   /* bad config or input file */
+	KEXIT_LOCKED = 4,   /* results file in use by another kiln */
+	KEXIT_STORE = 5,    /* results file unusable (schema, corruption, disk full) */
+	KEXIT_INTERRUPTED = 130,
+};
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) KILN_PRINTF(1, 2);
+
+/* growable byte string, always NUL-terminated */
+struct strbuf {
+	char *buf;
+	size_t len, alloc;
+};
+#define STRBUF_INIT { NULL, 0, 0 }
+void sb_grow(struct strbuf *sb, size_t extra);
+void sb_add(struct strbuf *sb, const void *data, size_t n);
+void sb_adds(struct strbuf *sb, const char *s);
+void sb_addc(struct strbuf *sb, char c);
+void sb_addf(struct strbuf *sb, const char *fmt, ...) KILN_PRINTF(2, 3);
+void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
+void sb_reset(struct strbuf *sb);
+void sb_release(struct strbuf *sb);
+char *sb_detach(struct strbuf *sb);
+static inline const char *sb_str(const struct strbuf *sb) { return sb->buf ? sb->buf : ""; }
+
+/* NULL-terminated vector of owned strings: argv arrays and environments */
+struct strvec {
+	char **v;
+	size_t n, alloc;
+};
+#define STRVEC_INIT { NULL, 0, 0 }
+void sv_push(struct strvec *sv, const char *s);
+void sv_pushf(struct strvec *sv, const char *fmt, ...) KILN_PRINTF(2, 3);
+/* set NAME=VALUE, replacing an existing NAME= entry */
+void sv_setenv(struct strvec *sv, const char *name, const char *value);
+const char *sv_getenv(const struct strvec *sv, const char *name);
+void sv_clear(struct strvec *sv);
+/* the NULL-terminated array (never NULL itself) */
+char **sv_array(struct strvec *sv);
+
+/* the error carried back to whoever can report it */
+struct kerr {
+	struct strbuf msg;
+	int code; /* a KEXIT_* value suggested for the command's exit */
+};
+#define KERR_INIT { STRBUF_INIT, KEXIT_FAIL }
+int kerr_set(struct kerr *e, const char *fmt, ...) KILN_PRINTF(2, 3);
+int kerr_setc(struct kerr *e, int code, const char *fmt, ...) KILN_PRINTF(3, 4);
+/* prefix more context: "context: old message" */
+int kerr_wrap(struct kerr *e, const char *fmt, ...) KILN_PRINTF(2, 3);
+void kerr_print(const struct kerr *e);
+void kerr_release(struct kerr *e);
+
+/* diagnostics on stderr, "kiln: " prefixed, coloured on a terminal */
+void kiln_error(const char *fmt, ...) KILN_PRINTF(1, 2);
+void kiln_warn(const char *fmt, ...) KILN_PRINTF(1, 2);
+void kiln_note(const char *fmt, ...) KILN_PRINTF(1, 2);
+KILN_NORETURN void kiln_die(int code, const char *fmt, ...) KILN_PRINTF(2, 3);
+/* colour is used only on a terminal and never when NO_COLOR is set */
+int kiln_color(FILE *f);
+const char *kiln_col(FILE *f, const char *sgr); /* "" when colour is off */
+
+/* the one way to read a whole file; -1 with e set on failure */
+int read_file(const char *path, struct strbuf *out, struct kerr *e);
+/* write a whole file atomically (temp + rename) */
+int write_file(const char *path, const void *data, size_t n, struct kerr *e);
+
+int64_t mono_ns(void);     /* CLOCK_MONOTONIC */
+int64_t wall_ns(void);     /* CLOCK_REALTIME */
+void iso_time(int64_t ns, char *buf, size_t n); /* 2026-11-29T16:46:18Z */
+
+/* parse an integer/double strictly (whole string); 0 on success */
+int parse_long(const char *s, long *out);
+int parse_double(const char *s, double *out);
+
+/* glob-style match with '*' only (used for skip patterns) */
+int star_match(const char *pat, const char *s);
+
+/* directory helpers */
+int mkdir_p(const char *path, int mode);
+int rm_rf(const char *path);
+char *path_join(const char *a, const char *b);
+char *path_dirname(const char *path);
+int file_exists(const char *path);
+int is_executable(const char *path);
+/* search PATH (or take an absolute/relative path as is); NULL if not found */
+char *find_in_path(const char *name);
+
+/* FNV-1a/sha-like content hash as hex (for config hashes) */
+void hash_hex(const void *data, size_t n, char out[65]);
+
+#endif

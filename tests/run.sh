@@ -1,0 +1,53 @@
+#!/bin/bash
+# run.sh - the test runner behind `make test`: every unit test binary in
+# $O/tests/ and every end-to-end script in tests/e2e/ (in name order), each
+# counted as passed, failed or skipped (exit 77).  Ends with the plain line
+# "N passed, N failed, N skipped" and exits non-zero when anything failed.
+#   tests/run.sh [unit|e2e] [NAME-FILTER]
+set -u
+cd "$(dirname "$0")/.."
+O=${O:-build}
+export KILN_ROOT=$PWD
+export KILN="$PWD/$O/kiln"
+export O
+which=${1:-all}
+filter=${2:-}
+pass=0 fail=0 skip=0 failed=()
+tmp=$(mktemp -d /tmp/kiln-tests.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+one() {
+	local name=$1; shift
+	local log="$tmp/$(echo "$name" | tr / _).log"
+	local t0=$(date +%s.%N)
+	"$@" >"$log" 2>&1
+	local rc=$?
+	local dt=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
+	if [ $rc -eq 0 ]; then
+		pass=$((pass + 1)); echo "PASS $name (${dt}s)"
+	elif [ $rc -eq 77 ]; then
+		skip=$((skip + 1)); echo "SKIP $name: $(tail -n 1 "$log")"
+	else
+		fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name (exit $rc, ${dt}s)"
+		tail -n 40 "$log" | sed 's/^/    /'
+	fi
+}
+
+if [ "$which" = all ] || [ "$which" = unit ]; then
+	for t in "$O"/tests/test_*; do
+		[ -x "$t" ] || continue
+		[ -n "$filter" ] && [[ "$t" != *"$filter"* ]] && continue
+		one "unit/$(basename "$t")" "$t"
+	done
+fi
+if [ "$which" = all ] || [ "$which" = e2e ]; then
+	for t in tests/e2e/*.sh; do
+		[ -f "$t" ] || continue
+		[ -n "$filter" ] && [[ "$t" != *"$filter"* ]] && continue
+		one "e2e/$(basename "$t" .sh)" bash "$t"
+	done
+fi
+echo
+[ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]
