@@ -31,7 +31,7 @@ struct vm_conf {
 	char *entry;           /* entry file for external plugins */
 	char *stats_from;      /* NULL, "stderr" or "file" (stats parser) */
 	int keep_log;          /* keep raw instrumentation (zstd) */
-	int line;              /* where it was defined, for messages */
+	int line, col;         /* where it was defined, for messages */
 };
 
 struct bench_conf {

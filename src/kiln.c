@@ -14,6 +14,9 @@
 #include "util.h"
 
 static const struct cmd_entry *const cmd_table[] = {
+	&cmd_run_entry,
+	&cmd_status_entry,
+	&cmd_doctor_entry,
 	NULL,
 };
 

@@ -2,17 +2,33 @@
  * plugin.c - the table of built-in plugins.  Each plugin's entry is defined
  * in plugins/<name>/plugin.c; adding a plugin is that folder plus one line
  * here.  External plugins defined in a config are not in this table: see
- * plugin_external in plugins/external/plugin.c.
+ * plugin_build() below.
  */
+#include <stdio.h>
 #include <string.h>
+#include "config.h"
 #include "plugin.h"
 
 extern const struct kiln_plugin plugin_c;
 extern const struct kiln_plugin plugin_command;
+extern const struct kiln_plugin plugin_pypy;
+extern const struct kiln_plugin plugin_stats;
+extern const struct kiln_plugin plugin_python;
+extern const struct kiln_plugin plugin_lua;
+extern const struct kiln_plugin plugin_luajit;
+extern const struct kiln_plugin plugin_node;
+extern const struct kiln_plugin plugin_java;
 
 const struct kiln_plugin *const kiln_plugins[] = {
 	&plugin_c,
 	&plugin_command,
+	&plugin_pypy,
+	&plugin_stats,
+	&plugin_python,
+	&plugin_lua,
+	&plugin_luajit,
+	&plugin_node,
+	&plugin_java,
 	NULL,
 };
 
@@ -22,4 +38,48 @@ const struct kiln_plugin *plugin_find(const char *name)
 		if (!strcmp(kiln_plugins[i]->name, name))
 			return kiln_plugins[i];
 	return NULL;
+}
+
+void plugin_subst(const struct plugin_ctx *c, const char *pexec_label, const char *tmpl, struct strbuf *out)
+{
+	char iters[32];
+	snprintf(iters, sizeof(iters), "%ld", c->iterations);
+	const char *names[][2] = {
+		{ "{benchmark}", c->bench->name }, { "{vm}", c->vm->name }, { "{variant}", c->vm->variant },
+		{ "{iterations}", iters }, { "{param}", c->param }, { "{entry}", c->entry_path ? c->entry_path : "" },
+		{ "{bench_dir}", c->bench_dir }, { "{instr_dir}", c->instr_dir ? c->instr_dir : "" },
+		{ "{pexec}", pexec_label ? pexec_label : "" }, { "{vm_path}", c->vm_path ? c->vm_path : "" },
+	};
+	const char *p = tmpl;
+	while (*p) {
+		size_t i;
+		for (i = 0; i < ARRAY_SIZE(names); i++) {
+			size_t l = strlen(names[i][0]);
+			if (!strncmp(p, names[i][0], l)) {
+				sb_adds(out, names[i][1]);
+				p += l;
+				break;
+			}
+		}
+		if (i == ARRAY_SIZE(names))
+			sb_addc(out, *p++);
+	}
+}
+
+int plugin_build(const struct plugin_ctx *c, const char *pexec_label, struct strvec *argv,
+		 struct strvec *env, struct kerr *e)
+{
+	if (c->vm->pl)
+		return c->vm->pl->build(c, argv, env, e);
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < c->vm->runner.n; i++) {
+		sb_reset(&sb);
+		plugin_subst(c, pexec_label, c->vm->runner.v[i], &sb);
+		/* the program itself is the resolved VM path */
+		sv_push(argv, i == 0 && !c->vm->path && c->vm_path ? c->vm_path : sb_str(&sb));
+	}
+	sb_release(&sb);
+	if (!argv->n)
+		return kerr_setc(e, KEXIT_CONFIG, "vms.%s.runner: empty", c->vm->name);
+	return 0;
 }

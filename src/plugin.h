@@ -61,6 +61,16 @@ struct kiln_plugin {
 };
 
 const struct kiln_plugin *plugin_find(const char *name);
+/*
+ * Build one pexec's argv and env: the built-in plugin's build(), or, for a
+ * VM with `plugin: external`, its runner template with {placeholders}
+ * ({benchmark} {vm} {variant} {iterations} {param} {entry} {bench_dir}
+ * {instr_dir} {pexec} {vm_path}) substituted.
+ */
+int plugin_build(const struct plugin_ctx *c, const char *pexec_label, struct strvec *argv,
+		 struct strvec *env, struct kerr *e);
+/* substitute the same placeholders in one template word */
+void plugin_subst(const struct plugin_ctx *c, const char *pexec_label, const char *tmpl, struct strbuf *out);
 /* the table, NULL-terminated */
 extern const struct kiln_plugin *const kiln_plugins[];
 

@@ -1,0 +1,366 @@
+/*
+ * timers.c - Pyston-style internal timers and counters for VM authors:
+ * kiln_timer_start/stop (nested), kiln_count, and the dump in the `stats`
+ * format that the `stats` parser reads back.
+ *
+ * Conventions (Pyston's): a name starting "us_" is a timer reported in
+ * microseconds (other timer names are reported in nanoseconds), "num_" a
+ * count.  Timers are inclusive: a timer keeps running while timers nested in
+ * it run, so when nested timers are named by extension (us_compiling around
+ * us_compiling_parse and us_compiling_irgen), a name that is a prefix of
+ * another is the superset of it.  A timer started again while it is already
+ * running on the same thread (recursion) counts only its outermost interval.
+ *
+ * Parts:
+ *   - the name table: up to KT_NAMES names, interned (copied once) on first
+ *     use into an open-addressed hash table.  Slots are filled under a mutex
+ *     and published with a release store; lookups are lock-free.  Names are
+ *     never removed (kiln_stats_reset zeroes values only).
+ *   - per-thread state (struct kt_thread): the stack of running timers
+ *     (KT_DEPTH deep, fixed) and the thread's totals, one per name.  Only the
+ *     owning thread writes its totals, with relaxed atomic load+store (no
+ *     locked instruction), and the dump sums every thread's totals with
+ *     relaxed loads: data-race free, and exact once the threads are quiet.
+ *     Blocks are registered in a global list; when a thread exits its block
+ *     is retired and handed to the next new thread, totals kept (they are
+ *     sums anyway), so a VM that creates many threads does not grow memory.
+ *   - a tiny per-thread cache from the caller's name pointer to its slot,
+ *     verified with strcmp, so the usual call with a string literal skips
+ *     hashing.
+ * So after the first use of a name on a thread, start/stop allocate nothing,
+ * take no lock and cost two clock reads plus a few loads and stores.
+ *
+ * Times come from kiln_clock_ns (CLOCK_MONOTONIC_RAW, vDSO, no system call).
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kiln.h"
+
+#define KT_NAMES 512   /* distinct names; a power of two */
+#define KT_DEPTH 64    /* nesting depth per thread */
+#define KT_CACHE 16    /* per-thread pointer->slot cache; a power of two */
+
+struct kt_name {
+	_Atomic(const char *) name; /* interned copy, NULL while free */
+	atomic_int timer;           /* ever used as a timer (unit by prefix) */
+};
+
+struct kt_frame {
+	int slot;        /* -1: the name table is full */
+	int timed;       /* 0: the timer was already running (recursion) */
+	uint64_t start;
+};
+
+struct kt_thread {
+	_Atomic int64_t total[KT_NAMES];
+	uint16_t running[KT_NAMES]; /* how many frames of each slot are open */
+	struct kt_frame stack[KT_DEPTH];
+	int depth;                  /* may exceed KT_DEPTH: frames past it are not timed */
+	const char *cache_ptr[KT_CACHE];
+	int cache_slot[KT_CACHE];
+	struct kt_thread *next;     /* all blocks, live and retired */
+	int retired;                /* under kt_lock */
+};
+
+static struct kt_name kt_names[KT_NAMES];
+static atomic_long kt_dropped;  /* uses of names beyond the table */
+static pthread_mutex_t kt_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct kt_thread *kt_threads;
+static pthread_key_t kt_key;
+static pthread_once_t kt_once = PTHREAD_ONCE_INIT;
+static atomic_int kt_atexit_done;
+/* initial-exec: one pointer of static TLS, no __tls_get_addr call in libkiln.so */
+static _Thread_local struct kt_thread *kt_self __attribute__((tls_model("initial-exec")));
+
+static void kt_retire(void *p)
+{
+	struct kt_thread *t = p;
+	pthread_mutex_lock(&kt_lock);
+	t->retired = 1;
+	pthread_mutex_unlock(&kt_lock);
+}
+
+static void kt_init_key(void)
+{
+	pthread_key_create(&kt_key, kt_retire);
+}
+
+/* this thread's block, adopted from a retired thread or made (first use only) */
+static struct kt_thread *kt_thread_slow(void)
+{
+	pthread_once(&kt_once, kt_init_key);
+	struct kt_thread *t;
+	pthread_mutex_lock(&kt_lock);
+	for (t = kt_threads; t; t = t->next)
+		if (t->retired)
+			break;
+	if (t) {
+		t->retired = 0;
+	} else {
+		t = calloc(1, sizeof(*t));
+		if (t) {
+			t->next = kt_threads;
+			kt_threads = t;
+		}
+	}
+	pthread_mutex_unlock(&kt_lock);
+	if (!t)
+		return NULL;
+	/* an adopted block keeps its totals but not the old thread's stack */
+	memset(t->running, 0, sizeof(t->running));
+	t->depth = 0;
+	for (int i = 0; i < KT_CACHE; i++)
+		t->cache_ptr[i] = NULL;
+	pthread_setspecific(kt_key, t);
+	kt_self = t;
+	return t;
+}
+
+static inline struct kt_thread *kt_thread(void)
+{
+	struct kt_thread *t = kt_self;
+	return t ? t : kt_thread_slow();
+}
+
+static uint32_t kt_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* the slot of a name, interning it on first use; -1 when the table is full */
+static int kt_slot_slow(const char *name)
+{
+	uint32_t h = kt_hash(name);
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t i = 0; i < KT_NAMES; i++) {
+			uint32_t s = (h + i) & (KT_NAMES - 1);
+			const char *n = atomic_load_explicit(&kt_names[s].name, memory_order_acquire);
+			if (!n)
+				break;
+			if (!strcmp(n, name))
+				return (int)s;
+		}
+		if (pass)
+			break;
+		/* not there: insert under the lock (probe again, someone may have) */
+		pthread_mutex_lock(&kt_lock);
+		for (uint32_t i = 0; i < KT_NAMES; i++) {
+			uint32_t s = (h + i) & (KT_NAMES - 1);
+			const char *n = atomic_load_explicit(&kt_names[s].name, memory_order_relaxed);
+			if (n && !strcmp(n, name)) {
+				pthread_mutex_unlock(&kt_lock);
+				return (int)s;
+			}
+			if (!n) {
+				/* keep one slot free so probes always end */
+				int used = 0;
+				for (int k = 0; k < KT_NAMES; k++)
+					used += atomic_load_explicit(&kt_names[k].name, memory_order_relaxed) != NULL;
+				char *copy = used < KT_NAMES - 1 ? strdup(name) : NULL;
+				if (copy)
+					atomic_store_explicit(&kt_names[s].name, copy, memory_order_release);
+				pthread_mutex_unlock(&kt_lock);
+				return copy ? (int)s : -1;
+			}
+		}
+		pthread_mutex_unlock(&kt_lock);
+	}
+	return -1;
+}
+
+/* strcmp(a, b) == 0 for short names, inline: no call in the fast path */
+static inline int kt_same(const char *a, const char *b)
+{
+	while (*a == *b) {
+		if (!*a)
+			return 1;
+		a++, b++;
+	}
+	return 0;
+}
+
+static inline int kt_slot(struct kt_thread *t, const char *name)
+{
+	unsigned c = (unsigned)((uintptr_t)name >> 3) & (KT_CACHE - 1);
+	if (t->cache_ptr[c] == name) {
+		int s = t->cache_slot[c];
+		/* the pointer may be a reused buffer: the text decides */
+		if (kt_same(atomic_load_explicit(&kt_names[s].name, memory_order_relaxed), name))
+			return s;
+	}
+	int s = kt_slot_slow(name);
+	if (s >= 0) {
+		t->cache_ptr[c] = name;
+		t->cache_slot[c] = s;
+	} else {
+		atomic_fetch_add_explicit(&kt_dropped, 1, memory_order_relaxed);
+	}
+	return s;
+}
+
+static inline void kt_add(struct kt_thread *t, int s, int64_t v)
+{
+	/* only this thread writes its totals: no locked instruction needed */
+	int64_t old = atomic_load_explicit(&t->total[s], memory_order_relaxed);
+	atomic_store_explicit(&t->total[s], old + v, memory_order_relaxed);
+}
+
+void kiln_timer_start(const char *name)
+{
+	struct kt_thread *t = kt_thread();
+	if (!t || !name)
+		return;
+	int d = t->depth++;
+	if (d >= KT_DEPTH)
+		return;
+	struct kt_frame *f = &t->stack[d];
+	int s = kt_slot(t, name);
+	f->slot = s;
+	f->timed = 0;
+	if (s < 0 || t->running[s]++)
+		return; /* no room for the name, or running further out: count once */
+	if (!atomic_load_explicit(&kt_names[s].timer, memory_order_relaxed))
+		atomic_store_explicit(&kt_names[s].timer, 1, memory_order_relaxed);
+	f->timed = 1;
+	f->start = kiln_clock_ns();
+}
+
+void kiln_timer_stop(void)
+{
+	struct kt_thread *t = kt_self;
+	if (!t || t->depth <= 0)
+		return; /* a stop without a start: ignored */
+	int d = --t->depth;
+	if (d >= KT_DEPTH)
+		return;
+	struct kt_frame *f = &t->stack[d];
+	if (!f->timed) {
+		if (f->slot >= 0)
+			t->running[f->slot]--;
+		return;
+	}
+	uint64_t now = kiln_clock_ns();
+	t->running[f->slot]--;
+	kt_add(t, f->slot, (int64_t)(now - f->start));
+}
+
+void kiln_count(const char *name, int64_t n)
+{
+	struct kt_thread *t = kt_thread();
+	if (!t || !name)
+		return;
+	int s = kt_slot(t, name);
+	if (s >= 0)
+		kt_add(t, s, n);
+}
+
+struct kt_line {
+	const char *name;
+	int64_t value;
+};
+
+static int kt_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct kt_line *)a)->name, ((const struct kt_line *)b)->name);
+}
+
+static void kt_dump_to(FILE *f)
+{
+	struct kt_line *lines = calloc(KT_NAMES, sizeof(*lines));
+	if (!lines)
+		return;
+	int n = 0;
+	uint64_t now = kiln_clock_ns();
+	struct kt_thread *self = kt_self;
+	pthread_mutex_lock(&kt_lock);
+	for (int s = 0; s < KT_NAMES; s++) {
+		const char *name = atomic_load_explicit(&kt_names[s].name, memory_order_acquire);
+		if (!name)
+			continue;
+		int64_t v = 0;
+		for (struct kt_thread *t = kt_threads; t; t = t->next)
+			v += atomic_load_explicit(&t->total[s], memory_order_relaxed);
+		/* this thread's timers still running count up to now */
+		if (self)
+			for (int d = 0; d < self->depth && d < KT_DEPTH; d++)
+				if (self->stack[d].slot == s && self->stack[d].timed)
+					v += (int64_t)(now - self->stack[d].start);
+		if (atomic_load_explicit(&kt_names[s].timer, memory_order_relaxed) && !strncmp(name, "us_", 3))
+			v /= 1000;
+		lines[n].name = name;
+		lines[n].value = v;
+		n++;
+	}
+	pthread_mutex_unlock(&kt_lock);
+	qsort(lines, (size_t)n, sizeof(*lines), kt_cmp);
+	fputs("Stats:\n", f);
+	for (int i = 0; i < n; i++)
+		fprintf(f, "  %s: %lld\n", lines[i].name, (long long)lines[i].value);
+	long dropped = atomic_load_explicit(&kt_dropped, memory_order_relaxed);
+	if (dropped)
+		fprintf(f, "  num_kiln_stats_dropped: %ld\n", dropped);
+	fputs("(End of stats)\n", f);
+	fflush(f);
+	free(lines);
+}
+
+void kiln_stats_dump(FILE *f)
+{
+	if (f) {
+		kt_dump_to(f);
+		return;
+	}
+	const char *dir = getenv("KILN_INSTR_DIR");
+	if (dir && *dir) {
+		size_t n = strlen(dir) + sizeof("/stats.txt");
+		char *path = malloc(n);
+		if (path) {
+			snprintf(path, n, "%s/stats.txt", dir);
+			FILE *o = fopen(path, "we");
+			free(path);
+			if (o) {
+				kt_dump_to(o);
+				fclose(o);
+				return;
+			}
+		}
+		/* the directory is unusable: stderr rather than nothing */
+	}
+	kt_dump_to(stderr);
+}
+
+static void kt_atexit(void)
+{
+	kiln_stats_dump(NULL);
+}
+
+void kiln_stats_atexit(void)
+{
+	if (!atomic_exchange(&kt_atexit_done, 1))
+		atexit(kt_atexit);
+}
+
+void kiln_stats_reset(void)
+{
+	pthread_mutex_lock(&kt_lock);
+	for (struct kt_thread *t = kt_threads; t; t = t->next)
+		for (int s = 0; s < KT_NAMES; s++)
+			atomic_store_explicit(&t->total[s], 0, memory_order_relaxed);
+	pthread_mutex_unlock(&kt_lock);
+	atomic_store_explicit(&kt_dropped, 0, memory_order_relaxed);
+	/* this thread's running timers now count from the reset */
+	struct kt_thread *self = kt_self;
+	if (self) {
+		uint64_t now = kiln_clock_ns();
+		for (int d = 0; d < self->depth && d < KT_DEPTH; d++)
+			if (self->stack[d].timed)
+				self->stack[d].start = now;
+	}
+}

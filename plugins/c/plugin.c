@@ -1,0 +1,110 @@
+/*
+ * plugins/c/plugin.c - the `c` plugin: native benchmarks.
+ *
+ * A benchmark is benchmarks/<name>/c/bench.c exporting
+ * `void run_iter(long param)` (and optionally `long checksum(void)`), built
+ * into bench.so.  The runner, kiln-runner-c (plugins/c/runner.c), dlopen()s
+ * it and times each call with libkiln's clock and counters.  prepare()
+ * compiles bench.so when it is missing or older than bench.c: beside the
+ * source when that folder is writable, otherwise in kiln's cache folder.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "exec.h"
+#include "plugin.h"
+
+static int newer(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	if (stat(a, &sa) < 0)
+		return 0;
+	if (stat(b, &sb) < 0)
+		return 1;
+	return sa.st_mtim.tv_sec > sb.st_mtim.tv_sec ||
+	       (sa.st_mtim.tv_sec == sb.st_mtim.tv_sec && sa.st_mtim.tv_nsec >= sb.st_mtim.tv_nsec);
+}
+
+/* where the shared object of a benchmark folder is (or will be) */
+static char *so_path(const char *bench_dir)
+{
+	char *src = path_join(bench_dir, "bench.c");
+	char *so = path_join(bench_dir, "bench.so");
+	if (newer(so, src) || access(bench_dir, W_OK) == 0) {
+		free(src);
+		return so;
+	}
+	free(so);
+	const char *cache = getenv("XDG_CACHE_HOME");
+	char *base = cache && *cache ? xasprintf("%s/kiln/c", cache) : xasprintf("%s/.cache/kiln/c", getenv("HOME") ? getenv("HOME") : "/tmp");
+	char hash[65];
+	hash_hex(src, strlen(src), hash);
+	hash[16] = '\0';
+	char *p = xasprintf("%s/%s.so", base, hash);
+	free(base);
+	free(src);
+	return p;
+}
+
+static int c_prepare(const struct plugin_ctx *c, struct kerr *e)
+{
+	char *src = path_join(c->bench_dir, "bench.c");
+	char *so = so_path(c->bench_dir);
+	int r = 0;
+	if (!newer(so, src)) {
+		char *dir = path_dirname(so);
+		mkdir_p(dir, 0755);
+		free(dir);
+		const char *cc = getenv("CC") ? getenv("CC") : "cc";
+		char *argv[] = { (char *)cc, "-std=c11", "-O2", "-g", "-shared", "-fPIC", "-o", so, src, NULL };
+		struct exec_result res;
+		if (exec_simple(argv, 120, &res, e) < 0) {
+			r = -1;
+		} else if (!res.exited || res.status) {
+			r = kerr_setc(e, KEXIT_CONFIG, "compiling %s failed:\n%s", src, sb_str(&res.err));
+		}
+		exec_result_release(&res);
+	}
+	free(src);
+	free(so);
+	return r;
+}
+
+static int c_build(const struct plugin_ctx *c, struct strvec *argv, struct strvec *env, struct kerr *e)
+{
+	/* a configured `path` is a wrapper around the runner (taskset, numactl...) */
+	if (c->vm->path) {
+		sv_push(argv, c->vm_path);
+		for (size_t i = 0; i < c->vm->args.n; i++)
+			sv_push(argv, c->vm->args.v[i]);
+	}
+	char *runner = path_join(c->libexec_dir, "kiln-runner-c");
+	if (!is_executable(runner)) {
+		kerr_set(e, "%s is missing: build kiln with `make`", runner);
+		free(runner);
+		return -1;
+	}
+	sv_push(argv, runner);
+	free(runner);
+	char *so = so_path(c->bench_dir);
+	sv_push(argv, so);
+	free(so);
+	sv_pushf(argv, "%ld", c->iterations);
+	sv_push(argv, c->param);
+	(void)env;
+	return 0;
+}
+
+const struct kiln_plugin plugin_c = {
+	.name = "c",
+	.language = "c",
+	.entry = "bench.c",
+	.vm_default = NULL,
+	.summary = "native code: a shared object with void run_iter(long param)",
+	.records = "wall time; hardware/software counters through libkiln (platform.counters)",
+	.build = c_build,
+	.prepare = c_prepare,
+};

@@ -1,0 +1,166 @@
+/*
+ * analysis.h - warmup analysis of a dataset, as DESIGN.md "Statistics" and
+ * docs/analysis.md specify (compatible with warmup_stats by default).
+ *
+ * Per pexec: sliding-window outliers, PELT changepoints (mean and variance)
+ * on the series without outliers, classification.  Per key: the class over
+ * all pexecs, the steady-state iteration and time to reach it (median, 5th
+ * and 95th percentiles) and the steady-state performance (seeded bootstrap,
+ * median and confidence interval), plus per-iteration means of every
+ * instrumentation series before and after the steady state.
+ *
+ * an_analyse_key() is a pure function of one key's data and the options, so
+ * a cache can store its result under (data hash, an_opts_hash()).  The low
+ * level pieces (percentile, outliers, PELT, bootstrap) are exported for the
+ * tests and for plan/diff.
+ */
+#ifndef KILN_ANALYSIS_H
+#define KILN_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dataset.h"
+#include "util.h"
+
+struct an_opts {
+	long window;        /* outlier window in iterations (default 200) */
+	double window_pct;  /* > 0: window is this % of each pexec's iterations instead */
+	double delta;       /* seconds added to the band (default 0.001) */
+	double delta_pct;   /* > 0: delta is this % of the last segment's mean instead */
+	long steady;        /* steady-state window in iterations (default 500) */
+	double steady_pct;  /* > 0: this % of each pexec's iterations instead */
+	double penalty;     /* PELT penalty = penalty * log(n) (default 15) */
+	long resamples;     /* bootstrap resamples per key (default 100000) */
+	uint64_t seed;      /* bootstrap seed (default 1) */
+	double confidence;  /* bootstrap confidence level (default 0.99) */
+	double outlier_k;   /* outlier band = median +- k*(P90-P10) (default 3) */
+	int threads;        /* 0 = one per online CPU */
+};
+
+void an_opts_default(struct an_opts *o);
+/*
+ * Command-line options every analysing command shares: --window N[%],
+ * --delta S|P%, --steady N[%], --penalty M, --resamples N, --seed N,
+ * --confidence C, --threads N.  If argv[*i] is one of them, consume it (and
+ * its value) and return 1; 0 if it is not ours; -1 with e set if its value
+ * is bad.
+ */
+int an_opts_parse(struct an_opts *o, int argc, char **argv, int *i, struct kerr *e);
+/* help text for those options, for the commands' help strings */
+#define AN_OPTS_HELP \
+	"analysis options (defaults are warmup_stats'):\n" \
+	"  --window N|P%      outlier window, iterations or % of iterations (200)\n" \
+	"  --delta S|P%       band half-width floor, seconds or % of mean (0.001)\n" \
+	"  --steady N|P%      a steady state must start before the last N iterations (500)\n" \
+	"  --penalty M        changepoint penalty M*log(n) (15)\n" \
+	"  --resamples N      bootstrap resamples per key (100000)\n" \
+	"  --seed N           bootstrap seed (1)\n" \
+	"  --confidence C     confidence level of the bootstrap interval (0.99)\n" \
+	"  --threads N        analysis threads (0: one per CPU)\n"
+/* a hash of every option that changes results (not threads): a cache key */
+void an_opts_hash(const struct an_opts *o, char out[65]);
+/* the options as a JSON-ish one-line description (for reports) */
+void an_opts_describe(const struct an_opts *o, struct strbuf *out);
+
+enum an_class {
+	AN_FLAT,
+	AN_WARMUP,
+	AN_SLOWDOWN,
+	AN_NO_STEADY,
+	AN_GOOD_INCONSISTENT,
+	AN_BAD_INCONSISTENT,
+	AN_NO_DATA,
+};
+#define AN_NPCLASS 4 /* per-pexec classes are the first four */
+const char *an_class_name(enum an_class c); /* "flat", "no steady state", ... */
+
+/* a segment between changepoints, in indices of the original series */
+struct an_segment {
+	size_t start, end;  /* [start, end) */
+	double mean, var;   /* of the non-outlier values (var: MLE, divided by n) */
+};
+
+struct an_pexec {
+	long num;               /* ds_pexec.num */
+	size_t index;           /* position in ds_key.pexecs */
+	size_t n;               /* iterations */
+	size_t *outliers;       /* original indices, ascending */
+	size_t noutliers;
+	struct an_segment *segs;
+	size_t nsegs;           /* >= 1 */
+	enum an_class cls;      /* AN_FLAT .. AN_NO_STEADY */
+	size_t first_steady;    /* index into segs of the first steady segment */
+	long steady_iter;       /* 1-based first steady iteration (flat: 1), -1 if none */
+	double time_to_steady;  /* seconds before steady_iter (flat: 0), NAN if none */
+	double steady_mean;     /* mean of the steady iterations (no outliers), NAN if none */
+};
+
+/* mean per iteration of one instrumentation series, before/after steady state */
+struct an_series_sum {
+	char *name, *unit;
+	double before, after;   /* NAN when no values */
+	size_t nbefore, nafter;
+};
+
+struct an_key {
+	const struct ds_key *key;
+	struct an_pexec *p;     /* analysed pexecs (status ok, >= 1 iteration) */
+	size_t np;
+	size_t nskipped;        /* failed/timeout/empty pexecs not analysed */
+	enum an_class cls;
+	size_t counts[AN_NPCLASS];
+	int has_steady;         /* 0: the numbers below are null (a no-steady-state pexec, or no data) */
+	double iter_med, iter_p5, iter_p95;   /* steady-state iteration (1-based) */
+	double tts_med, tts_p5, tts_p95;      /* time to steady state, seconds */
+	double perf_med, perf_lo, perf_hi;    /* bootstrapped steady-state mean, CI */
+	double perf_ci;         /* warmup_stats' symmetric half-width: mean of (hi-med, med-lo) */
+	struct an_series_sum *series;
+	size_t nseries;
+};
+
+struct an_result {
+	struct an_opts opts;
+	struct an_key *keys;
+	size_t nkeys;
+};
+
+/* analyse every key (threads over pexecs, then over keys) */
+int an_analyse(const struct dataset *ds, const struct an_opts *o, struct an_result *r, struct kerr *e);
+void an_result_free(struct an_result *r);
+/* one key, single-threaded: a pure function of the key's data and o */
+void an_analyse_key(const struct ds_key *k, const struct an_opts *o, struct an_key *out);
+void an_key_free(struct an_key *k);
+/* "bad inconsistent (3 flat, 2 slowdown)" or "warmup" */
+void an_class_text(const struct an_key *k, struct strbuf *out);
+
+/* ---- building blocks (tests, plan, diff) ---- */
+
+/* p-th percentile of sorted a[0..n) by linear interpolation at (n-1)*p/100 */
+double an_percentile_sorted(const double *a, size_t n, double p);
+/* the same on unsorted data (copies and sorts) */
+double an_percentile(const double *x, size_t n, double p);
+/* outliers of x[0..n) with window w and threshold k; returns count, fills out (size n) */
+size_t an_outliers(const double *x, size_t n, long w, double k, size_t *out);
+/*
+ * PELT with the normal mean-and-variance cost, minimum segment length 2,
+ * penalty pen.  Writes the changepoints as segment ends (exclusive; the last
+ * is n) into ends (size n) and returns the number of segments; *cost gets
+ * the optimum (sum of segment costs + pen per changepoint).
+ */
+size_t an_pelt(const double *x, size_t n, double pen, size_t *ends, double *cost);
+/* the same problem solved by plain optimal partitioning, O(n^2), for tests */
+size_t an_op(const double *x, size_t n, double pen, size_t *ends, double *cost);
+/* the segment cost the two use (x already centred or not: shift-invariant up to rounding) */
+double an_seg_cost(double s1, double s2, size_t len);
+/* the logarithm the cost uses (same result in the scalar and vector paths) */
+double an_log(double x);
+/*
+ * Bootstrap of the mean of steady-state data: segs[i] (len[i] values) are
+ * resampled separately, `resamples` resample means in all, seeded.  Median
+ * and the conf-level interval of the resample means.
+ */
+void an_bootstrap(const double *const *segs, const size_t *len, size_t nsegs, long resamples,
+		  uint64_t seed, double conf, double *med, double *lo, double *hi);
+
+#endif

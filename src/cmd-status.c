@@ -1,0 +1,146 @@
+/*
+ * cmd-status.c - `kiln status RESULTS`: how far an experiment is, per key,
+ * with an ETA from the pexecs done so far; --json for scripts.  Works while
+ * a run is going on (it only reads).
+ */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "schedule.h"
+#include "store.h"
+#include <sqlite3.h>
+
+static int cmd_status(int argc, char **argv);
+
+const struct cmd_entry cmd_status_entry = {
+	.name = "status",
+	.usage = "RESULTS [--json] [--failures]",
+	.summary = "done, pending and failed pexecs per key, with an ETA",
+	.help = "  --json       machine-readable output\n"
+		"  --failures   also print the error and the captured output tail of each failed pexec\n",
+	.exec = cmd_status,
+};
+
+static void print_failures(struct store *st)
+{
+	sqlite3_stmt *q;
+	struct sqlite3 *db = store_db(st);
+	if (sqlite3_prepare_v2(db, "SELECT k.bench, k.vm, k.variant, p.num, p.status, p.error, p.stderr FROM pexecs p"
+			       " JOIN keys k ON k.id = p.key_id WHERE p.status IN ('failed','timeout','tainted')"
+			       " ORDER BY p.seq", -1, &q, NULL) != SQLITE_OK)
+		return;
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		printf("\n%s:%s:%s pexec %lld: %s: %s\n", sqlite3_column_text(q, 0), sqlite3_column_text(q, 1),
+		       sqlite3_column_text(q, 2), (long long)sqlite3_column_int64(q, 3), sqlite3_column_text(q, 4),
+		       sqlite3_column_text(q, 5) ? (const char *)sqlite3_column_text(q, 5) : "");
+		int n = sqlite3_column_bytes(q, 6);
+		const char *t = sqlite3_column_blob(q, 6);
+		if (n > 0) {
+			int from = n > 2000 ? n - 2000 : 0;
+			printf("  stderr%s:\n%.*s\n", from ? " (tail)" : "", n - from, t + from);
+		}
+	}
+	sqlite3_finalize(q);
+}
+
+static int cmd_status(int argc, char **argv)
+{
+	if (cmd_wants_help(&cmd_status_entry, argc, argv))
+		return 0;
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' }, { "failures", no_argument, NULL, 'F' }, { NULL, 0, NULL, 0 },
+	};
+	int json = 0, failures = 0, c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'j')
+			json = 1;
+		else if (c == 'F')
+			failures = 1;
+		else
+			return cmd_usage_error(&cmd_status_entry, "unknown option");
+	}
+	if (optind != argc - 1)
+		return cmd_usage_error(&cmd_status_entry, "one RESULTS file is needed");
+	struct kerr e = KERR_INIT;
+	struct store *st;
+	struct schedule sc;
+	struct key_status *ks = NULL;
+	if (store_open(argv[optind], 0, &st, &e) < 0) {
+		kerr_print(&e);
+		int code = e.code;
+		kerr_release(&e);
+		return code;
+	}
+	if (store_load_schedule(st, &sc, &e) < 0 || store_status(st, &sc, &ks, &e) < 0) {
+		kerr_print(&e);
+		store_close(st);
+		return KEXIT_STORE;
+	}
+	long tot[6] = { 0 };
+	double secs = 0;
+	for (size_t k = 0; k < sc.nkeys; k++) {
+		for (int s = 0; s < 6; s++)
+			tot[s] += ks[k].n[s];
+		secs += ks[k].seconds;
+	}
+	long finished = tot[PX_OK] + tot[PX_FAILED] + tot[PX_TIMEOUT] + tot[PX_TAINTED];
+	long remaining = tot[PX_PENDING] + tot[PX_RUNNING];
+	double eta = finished ? secs / (double)finished * (double)remaining : -1;
+	char *name = NULL, *started = NULL, *ended = NULL;
+	store_meta_get(st, "name", &name);
+	store_meta_get(st, "started", &started);
+	store_meta_get(st, "ended", &ended);
+
+	if (json) {
+		json_t *o = json_object(), *keys = json_array();
+		json_object_set_new(o, "experiment", json_string(name ? name : ""));
+		json_object_set_new(o, "started", started ? json_string(started) : json_null());
+		json_object_set_new(o, "ended", ended ? json_string(ended) : json_null());
+		for (size_t k = 0; k < sc.nkeys; k++) {
+			json_t *ko = json_object();
+			char *kn = schedule_key_name(&sc.keys[k]);
+			json_object_set_new(ko, "key", json_string(kn));
+			free(kn);
+			for (int s = 0; s < 6; s++)
+				json_object_set_new(ko, pexec_status_name((enum pexec_status)s), json_integer(ks[k].n[s]));
+			json_array_append_new(keys, ko);
+		}
+		json_object_set_new(o, "keys", keys);
+		json_object_set_new(o, "pexecs", json_integer((json_int_t)sc.n));
+		json_object_set_new(o, "finished", json_integer(finished));
+		json_object_set_new(o, "remaining", json_integer(remaining));
+		json_object_set_new(o, "eta_s", eta < 0 ? json_null() : json_real(eta));
+		char *s = json_dumps(o, JSON_INDENT(2));
+		puts(s);
+		free(s);
+		json_decref(o);
+	} else {
+		printf("%s: %s, started %s%s%s\n", argv[optind], name ? name : "?", started ? started : "?",
+		       ended ? ", ended " : "", ended ? ended : "");
+		printf("%-44s %6s %7s %6s %7s %7s\n", "key", "ok", "pending", "failed", "timeout", "tainted");
+		for (size_t k = 0; k < sc.nkeys; k++) {
+			char *kn = schedule_key_name(&sc.keys[k]);
+			printf("%-44s %6ld %7ld %6ld %7ld %7ld\n", kn, ks[k].n[PX_OK], ks[k].n[PX_PENDING] + ks[k].n[PX_RUNNING],
+			       ks[k].n[PX_FAILED], ks[k].n[PX_TIMEOUT], ks[k].n[PX_TAINTED]);
+			free(kn);
+		}
+		printf("%ld of %zu pexecs done", finished, sc.n);
+		if (remaining && eta >= 0)
+			printf(", about %.0f s to go", eta);
+		printf("\n");
+		if (failures)
+			print_failures(st);
+	}
+	free(name);
+	free(started);
+	free(ended);
+	free(ks);
+	schedule_free(&sc);
+	store_close(st);
+	kerr_release(&e);
+	return KEXIT_OK;
+}

@@ -1,0 +1,812 @@
+/*
+ * config.c - read an experiment from YAML (libfyaml) into struct experiment.
+ *
+ * The walk is strict: every mapping is checked against the keys it may
+ * hold, every value against its type, and then the things that would fail
+ * later are checked now (plugins exist, VM executables exist, every
+ * benchmark has a source for every VM's language).  Every message names
+ * FILE:LINE:COL and the field, e.g.
+ *   demo.yaml:12:11: vms.pypy.path: 'pypy9' not found in PATH
+ * Scalars carry their own position; a mapping or sequence is located by
+ * the key that holds it.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <libfyaml.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "plugin.h"
+
+struct cfgctx {
+	const char *file;
+	int check_vms;
+	struct kerr *e;
+	struct fy_document *doc;
+};
+
+struct pos {
+	int line, col;
+};
+
+static struct pos node_pos(struct fy_node *n, struct pos fallback)
+{
+	struct fy_token *t = n ? fy_node_get_scalar_token(n) : NULL;
+	const struct fy_mark *m = t ? fy_token_start_mark(t) : NULL;
+	if (!m)
+		return fallback;
+	return (struct pos){ m->line + 1, m->column + 1 };
+}
+
+KILN_PRINTF(4, 5)
+static int cerr(struct cfgctx *c, struct pos p, const char *field, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	sb_addf(&sb, "%s:%d:%d: %s: ", c->file, p.line, p.col, field);
+	va_start(ap, fmt);
+	sb_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	kerr_setc(c->e, KEXIT_CONFIG, "%s", sb.buf);
+	sb_release(&sb);
+	return -1;
+}
+
+static const char *type_name(struct fy_node *n)
+{
+	switch (fy_node_get_type(n)) {
+	case FYNT_SCALAR: return "a scalar";
+	case FYNT_SEQUENCE: return "a list";
+	case FYNT_MAPPING: return "a mapping";
+	}
+	return "?";
+}
+
+static int want(struct cfgctx *c, struct fy_node *n, enum fy_node_type t, struct pos p, const char *field)
+{
+	static const char *names[] = { "a scalar", "a list", "a mapping" };
+	if (!n || fy_node_get_type(n) != t)
+		return cerr(c, node_pos(n, p), field, "expected %s, found %s", names[t], n ? type_name(n) : "nothing");
+	return 0;
+}
+
+static int get_str(struct cfgctx *c, struct fy_node *n, struct pos p, const char *field, char **out)
+{
+	if (want(c, n, FYNT_SCALAR, p, field) < 0)
+		return -1;
+	const char *s = fy_node_get_scalar0(n);
+	free(*out);
+	*out = xstrdup(s ? s : "");
+	return 0;
+}
+
+static int get_long(struct cfgctx *c, struct fy_node *n, struct pos p, const char *field, long min, long *out)
+{
+	if (want(c, n, FYNT_SCALAR, p, field) < 0)
+		return -1;
+	const char *s = fy_node_get_scalar0(n);
+	long v;
+	if (parse_long(s, &v) < 0)
+		return cerr(c, node_pos(n, p), field, "expected an integer, found '%s'", s);
+	if (v < min)
+		return cerr(c, node_pos(n, p), field, "must be at least %ld, found %ld", min, v);
+	*out = v;
+	return 0;
+}
+
+static int get_double(struct cfgctx *c, struct fy_node *n, struct pos p, const char *field, double min, double *out)
+{
+	if (want(c, n, FYNT_SCALAR, p, field) < 0)
+		return -1;
+	const char *s = fy_node_get_scalar0(n);
+	double v;
+	if (parse_double(s, &v) < 0)
+		return cerr(c, node_pos(n, p), field, "expected a number, found '%s'", s);
+	if (v < min)
+		return cerr(c, node_pos(n, p), field, "must be at least %g, found %g", min, v);
+	*out = v;
+	return 0;
+}
+
+static int get_bool(struct cfgctx *c, struct fy_node *n, struct pos p, const char *field, int *out)
+{
+	if (want(c, n, FYNT_SCALAR, p, field) < 0)
+		return -1;
+	const char *s = fy_node_get_scalar0(n);
+	if (!strcmp(s, "true") || !strcmp(s, "yes") || !strcmp(s, "on"))
+		*out = 1;
+	else if (!strcmp(s, "false") || !strcmp(s, "no") || !strcmp(s, "off"))
+		*out = 0;
+	else
+		return cerr(c, node_pos(n, p), field, "expected true or false, found '%s'", s);
+	return 0;
+}
+
+/* a list of scalars, or (when allowed) one scalar standing for a list of one */
+static int get_strlist(struct cfgctx *c, struct fy_node *n, struct pos p, const char *field, struct strvec *out)
+{
+	sv_clear(out);
+	if (n && fy_node_get_type(n) == FYNT_SCALAR) {
+		sv_push(out, fy_node_get_scalar0(n));
+		return 0;
+	}
+	if (want(c, n, FYNT_SEQUENCE, p, field) < 0)
+		return -1;
+	void *it = NULL;
+	struct fy_node *item;
+	int idx = 0;
+	while ((item = fy_node_sequence_iterate(n, &it))) {
+		char *f = xasprintf("%s[%d]", field, idx++);
+		if (want(c, item, FYNT_SCALAR, p, f) < 0) {
+			free(f);
+			return -1;
+		}
+		free(f);
+		sv_push(out, fy_node_get_scalar0(item));
+	}
+	return 0;
+}
+
+static int get_mode(struct cfgctx *c, struct fy_node *n, struct pos p, const char *field, enum check_mode *out)
+{
+	char *s = NULL;
+	if (get_str(c, n, p, field, &s) < 0)
+		return -1;
+	int r = 0;
+	if (!strcmp(s, "off"))
+		*out = CHECK_OFF;
+	else if (!strcmp(s, "warn"))
+		*out = CHECK_WARN;
+	else if (!strcmp(s, "require"))
+		*out = CHECK_REQUIRE;
+	else
+		r = cerr(c, node_pos(n, p), field, "expected require, warn or off, found '%s'", s);
+	free(s);
+	return r;
+}
+
+/*
+ * Iterate a mapping, rejecting keys not in `allowed` (NULL: any key).
+ * For each pair calls fn with the key text, its position and the value.
+ */
+typedef int (*pair_fn)(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *val);
+
+static int walk_map(struct cfgctx *c, struct fy_node *map, struct pos p, const char *field,
+		    const char *const *allowed, pair_fn fn, void *arg)
+{
+	if (want(c, map, FYNT_MAPPING, p, field) < 0)
+		return -1;
+	void *it = NULL;
+	struct fy_node_pair *pair;
+	while ((pair = fy_node_mapping_iterate(map, &it))) {
+		struct fy_node *k = fy_node_pair_key(pair);
+		struct pos kp = node_pos(k, p);
+		if (!k || fy_node_get_type(k) != FYNT_SCALAR)
+			return cerr(c, kp, field, "keys must be plain names");
+		const char *key = fy_node_get_scalar0(k);
+		if (allowed) {
+			int ok = 0;
+			for (size_t i = 0; allowed[i]; i++)
+				if (!strcmp(allowed[i], key))
+					ok = 1;
+			if (!ok) {
+				struct strbuf list = STRBUF_INIT;
+				for (size_t i = 0; allowed[i]; i++)
+					sb_addf(&list, "%s%s", i ? ", " : "", allowed[i]);
+				cerr(c, kp, field, "unknown key '%s' (known: %s)", key, list.buf);
+				sb_release(&list);
+				return -1;
+			}
+		}
+		struct fy_node *v = fy_node_pair_value(pair);
+		if (!v) {
+			char *f = *field ? xasprintf("%s.%s", field, key) : xstrdup(key);
+			int r = cerr(c, kp, f, "has no value");
+			free(f);
+			return r;
+		}
+		if (fn(c, arg, key, kp, v) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- vms ---- */
+
+static const char *const vm_keys[] = { "plugin", "path", "args", "env", "iterations", "instrument",
+				       "variant", "runner", "parser", "language", "entry", "stats_from",
+				       "keep_log", NULL };
+
+struct vmarg {
+	struct experiment *ex;
+	int check_vms;
+	struct vm_conf *vm;
+	struct pos *plugin_pos, *path_pos;
+};
+
+static int env_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
+{
+	struct vm_conf *vm = arg;
+	char *f = xasprintf("vms.%s.env.%s", vm->name, key);
+	char *s = NULL;
+	int r = get_str(c, v, kp, f, &s);
+	if (r == 0)
+		sv_setenv(&vm->env, key, s);
+	free(s);
+	free(f);
+	return r;
+}
+
+static int vm_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
+{
+	struct vmarg *a = arg;
+	struct vm_conf *vm = a->vm;
+	char *f = xasprintf("vms.%s.%s", vm->name, key);
+	int r = 0;
+	if (!strcmp(key, "plugin")) {
+		r = get_str(c, v, kp, f, &vm->plugin);
+		*a->plugin_pos = node_pos(v, kp);
+	} else if (!strcmp(key, "path")) {
+		r = get_str(c, v, kp, f, &vm->path);
+		*a->path_pos = node_pos(v, kp);
+	} else if (!strcmp(key, "args"))
+		r = get_strlist(c, v, kp, f, &vm->args);
+	else if (!strcmp(key, "env"))
+		r = walk_map(c, v, kp, f, NULL, env_pair, vm);
+	else if (!strcmp(key, "iterations"))
+		r = get_long(c, v, kp, f, 1, &vm->iterations);
+	else if (!strcmp(key, "instrument"))
+		r = get_bool(c, v, kp, f, &vm->instrument);
+	else if (!strcmp(key, "variant"))
+		r = get_str(c, v, kp, f, &vm->variant);
+	else if (!strcmp(key, "runner"))
+		r = get_strlist(c, v, kp, f, &vm->runner);
+	else if (!strcmp(key, "parser"))
+		r = get_strlist(c, v, kp, f, &vm->parser);
+	else if (!strcmp(key, "language"))
+		r = get_str(c, v, kp, f, &vm->language);
+	else if (!strcmp(key, "entry"))
+		r = get_str(c, v, kp, f, &vm->entry);
+	else if (!strcmp(key, "keep_log"))
+		r = get_bool(c, v, kp, f, &vm->keep_log);
+	else if (!strcmp(key, "stats_from")) {
+		r = get_str(c, v, kp, f, &vm->stats_from);
+		if (!r && strcmp(vm->stats_from, "stderr") && strcmp(vm->stats_from, "file"))
+			r = cerr(c, node_pos(v, kp), f, "expected stderr or file, found '%s'", vm->stats_from);
+	}
+	free(f);
+	return r;
+}
+
+static int check_vm(struct cfgctx *c, struct experiment *ex, struct vm_conf *vm, struct pos vp,
+		    struct pos plugin_pos, struct pos path_pos, int check_vms)
+{
+	char *f;
+	if (!vm->plugin)
+		return cerr(c, vp, vm->name, "no plugin given (see `kiln plugins`)");
+	if (!strcmp(vm->plugin, "external")) {
+		if (!vm->runner.n) {
+			f = xasprintf("vms.%s.runner", vm->name);
+			cerr(c, vp, f, "an external plugin needs a runner argv template");
+			free(f);
+			return -1;
+		}
+		if (!vm->language)
+			vm->language = xstrdup(vm->name);
+	} else {
+		vm->pl = plugin_find(vm->plugin);
+		if (!vm->pl || !vm->pl->build) {
+			f = xasprintf("vms.%s.plugin", vm->name);
+			cerr(c, plugin_pos, f, "%s '%s' (see `kiln plugins`)",
+			     vm->pl ? "is a parser-only plugin, not a runner:" : "unknown plugin", vm->plugin);
+			free(f);
+			return -1;
+		}
+		if (vm->runner.n || vm->language || vm->entry) {
+			f = xasprintf("vms.%s", vm->name);
+			cerr(c, vp, f, "runner, language and entry are for `plugin: external` only");
+			free(f);
+			return -1;
+		}
+		vm->language = xstrdup(vm->pl->language);
+	}
+	if (!vm->variant)
+		vm->variant = xasprintf("default-%s", vm->language);
+	if (strchr(vm->name, ':') || strchr(vm->variant, ':')) {
+		f = xasprintf("vms.%s", vm->name);
+		cerr(c, vp, f, "names may not contain ':' (it separates bench:vm:variant)");
+		free(f);
+		return -1;
+	}
+	const char *exe = vm->path ? vm->path : (vm->pl ? vm->pl->vm_default : vm->runner.v[0]);
+	if (!vm->path && !vm->pl)
+		path_pos = vp;
+	if (exe && check_vms) {
+		char *rel = NULL;
+		/* a relative path with a slash is relative to the config's folder */
+		if (strchr(exe, '/') && exe[0] != '/') {
+			char *dir = path_dirname(ex->path);
+			rel = path_join(dir, exe);
+			free(dir);
+		}
+		vm->resolved = find_in_path(rel ? rel : exe);
+		free(rel);
+		if (!vm->resolved) {
+			f = xasprintf("vms.%s.%s", vm->name, vm->path ? "path" : vm->pl ? "plugin" : "runner");
+			cerr(c, path_pos, f, "VM executable '%s' not found%s", exe,
+			     strchr(exe, '/') ? "" : " in PATH");
+			free(f);
+			return -1;
+		}
+		if (vm->resolved[0] != '/') {
+			char *cwd = getcwd(NULL, 0);
+			char *abs = path_join(cwd, vm->resolved);
+			free(cwd);
+			free(vm->resolved);
+			vm->resolved = abs;
+		}
+	} else if (exe) {
+		vm->resolved = xstrdup(exe);
+	}
+	return 0;
+}
+
+static int vms_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
+{
+	struct experiment *ex = arg;
+	ex->vms = xrealloc(ex->vms, (ex->nvms + 1) * sizeof(*ex->vms));
+	struct vm_conf *vm = &ex->vms[ex->nvms++];
+	memset(vm, 0, sizeof(*vm));
+	vm->name = xstrdup(key);
+	vm->line = kp.line;
+	struct pos pp = kp, ph = kp;
+	struct vmarg a = { ex, c->check_vms, vm, &pp, &ph };
+	char *f = xasprintf("vms.%s", key);
+	int r = walk_map(c, v, kp, f, vm_keys, vm_pair, &a);
+	free(f);
+	if (r < 0)
+		return -1;
+	vm->col = kp.col;
+	return check_vm(c, ex, vm, kp, pp, ph, a.check_vms);
+}
+
+/* ---- benchmarks ---- */
+
+static const char *const bench_keys[] = { "param", "args", NULL };
+
+static int bench_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
+{
+	struct bench_conf *b = arg;
+	char *f = xasprintf("benchmarks.%s.%s", b->name, key);
+	int r;
+	if (!strcmp(key, "param"))
+		r = get_str(c, v, kp, f, &b->param);
+	else
+		r = get_strlist(c, v, kp, f, &b->args);
+	free(f);
+	return r;
+}
+
+static int benchs_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
+{
+	struct experiment *ex = arg;
+	ex->benchs = xrealloc(ex->benchs, (ex->nbenchs + 1) * sizeof(*ex->benchs));
+	struct bench_conf *b = &ex->benchs[ex->nbenchs++];
+	memset(b, 0, sizeof(*b));
+	b->name = xstrdup(key);
+	b->line = kp.line;
+	if (strchr(key, ':') || strchr(key, '/'))
+		return cerr(c, kp, "benchmarks", "benchmark name '%s' may not contain ':' or '/'", key);
+	char *f = xasprintf("benchmarks.%s", key);
+	int r;
+	if (fy_node_get_type(v) == FYNT_SCALAR) /* shorthand: name: param */
+		r = get_str(c, v, kp, f, &b->param);
+	else
+		r = walk_map(c, v, kp, f, bench_keys, bench_pair, b);
+	free(f);
+	if (!r && !b->param)
+		b->param = xstrdup("0");
+	return r;
+}
+
+/* ---- limits, platform ---- */
+
+static const char *const limits_keys[] = { "timeout", "heap_mb", "stack_mb", "output_kb", NULL };
+
+static int limits_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
+{
+	struct limits_conf *l = arg;
+	char *f = xasprintf("limits.%s", key);
+	int r;
+	if (!strcmp(key, "timeout"))
+		r = get_double(c, v, kp, f, 0, &l->timeout_s);
+	else if (!strcmp(key, "heap_mb"))
+		r = get_long(c, v, kp, f, 0, &l->heap_mb);
+	else if (!strcmp(key, "stack_mb"))
+		r = get_long(c, v, kp, f, 0, &l->stack_mb);
+	else
+		r = get_long(c, v, kp, f, 1, &l->output_kb);
+	free(f);
+	return r;
+}
+
+static const char *const platform_keys[] = {
+	"aslr", "temperature", "temperature_tolerance", "temperature_wait", "load", "load_max",
+	"kmsg", "kmsg_allow", "governor", "settle", "sync", "rerun_tainted", "user", "pin_cpus",
+	"nice", "notify", "counters", NULL
+};
+
+static int platform_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
+{
+	struct platform_conf *p = arg;
+	char *f = xasprintf("platform.%s", key);
+	int r = 0;
+	if (!strcmp(key, "aslr")) {
+		char *s = NULL;
+		r = get_str(c, v, kp, f, &s);
+		if (!r) {
+			if (!strcmp(s, "off") || !strcmp(s, "false"))
+				p->aslr = ASLR_OFF;
+			else if (!strcmp(s, "on") || !strcmp(s, "true"))
+				p->aslr = ASLR_ON;
+			else if (!strcmp(s, "system"))
+				p->aslr = ASLR_SYSTEM;
+			else
+				r = cerr(c, node_pos(v, kp), f, "expected off, on or system, found '%s'", s);
+		}
+		free(s);
+	} else if (!strcmp(key, "temperature"))
+		r = get_mode(c, v, kp, f, &p->temperature);
+	else if (!strcmp(key, "load"))
+		r = get_mode(c, v, kp, f, &p->load);
+	else if (!strcmp(key, "kmsg"))
+		r = get_mode(c, v, kp, f, &p->kmsg);
+	else if (!strcmp(key, "governor"))
+		r = get_mode(c, v, kp, f, &p->governor);
+	else if (!strcmp(key, "temperature_tolerance"))
+		r = get_double(c, v, kp, f, 0, &p->temp_tolerance_c);
+	else if (!strcmp(key, "temperature_wait"))
+		r = get_double(c, v, kp, f, 0, &p->temp_wait_max_s);
+	else if (!strcmp(key, "load_max"))
+		r = get_double(c, v, kp, f, 0, &p->load_max);
+	else if (!strcmp(key, "settle"))
+		r = get_double(c, v, kp, f, 0, &p->settle_s);
+	else if (!strcmp(key, "sync"))
+		r = get_bool(c, v, kp, f, &p->sync);
+	else if (!strcmp(key, "rerun_tainted"))
+		r = get_bool(c, v, kp, f, &p->rerun_tainted);
+	else if (!strcmp(key, "kmsg_allow"))
+		r = get_strlist(c, v, kp, f, &p->kmsg_allow);
+	else if (!strcmp(key, "user"))
+		r = get_str(c, v, kp, f, &p->user);
+	else if (!strcmp(key, "pin_cpus"))
+		r = get_strlist(c, v, kp, f, &p->pin_cpus);
+	else if (!strcmp(key, "nice")) {
+		long n;
+		r = get_long(c, v, kp, f, -20, &n);
+		if (!r && n > 19)
+			r = cerr(c, node_pos(v, kp), f, "must be between -20 and 19");
+		p->nice = (int)n;
+		p->has_nice = 1;
+	} else if (!strcmp(key, "notify"))
+		r = get_strlist(c, v, kp, f, &p->notify);
+	else if (!strcmp(key, "counters"))
+		r = get_strlist(c, v, kp, f, &p->counters);
+	free(f);
+	return r;
+}
+
+/* pre_execution / post_execution: a list of argv lists */
+static int get_cmdlist(struct cfgctx *c, struct fy_node *n, struct pos p, const char *field, struct strvec *out)
+{
+	/* stored flattened: each command's words, then a "" separator */
+	if (want(c, n, FYNT_SEQUENCE, p, field) < 0)
+		return -1;
+	void *it = NULL;
+	struct fy_node *item;
+	int idx = 0;
+	while ((item = fy_node_sequence_iterate(n, &it))) {
+		char *f = xasprintf("%s[%d]", field, idx++);
+		struct strvec one = STRVEC_INIT;
+		int r = get_strlist(c, item, p, f, &one);
+		free(f);
+		if (r < 0) {
+			sv_clear(&one);
+			return -1;
+		}
+		if (!one.n || !*one.v[0]) {
+			sv_clear(&one);
+			return cerr(c, node_pos(item, p), field, "a command needs at least a program name");
+		}
+		for (size_t i = 0; i < one.n; i++)
+			sv_push(out, one.v[i]);
+		sv_push(out, "");
+		sv_clear(&one);
+	}
+	return 0;
+}
+
+/* ---- top level ---- */
+
+static const char *const top_keys[] = { "name", "pexecs", "iterations", "seed", "results",
+					"benchmarks_dir", "vms", "benchmarks", "skip", "limits",
+					"pre_execution", "post_execution", "platform", NULL };
+
+struct toparg {
+	struct experiment *ex;
+	struct pos vms_pos, benchs_pos, bdir_pos;
+	int seen_vms, seen_benchs;
+};
+
+static int top_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
+{
+	struct toparg *a = arg;
+	struct experiment *ex = a->ex;
+	if (!strcmp(key, "name"))
+		return get_str(c, v, kp, key, &ex->name);
+	if (!strcmp(key, "pexecs"))
+		return get_long(c, v, kp, key, 1, &ex->pexecs);
+	if (!strcmp(key, "iterations"))
+		return get_long(c, v, kp, key, 1, &ex->iterations);
+	if (!strcmp(key, "seed")) {
+		long s;
+		if (get_long(c, v, kp, key, 0, &s) < 0)
+			return -1;
+		ex->seed = (unsigned long)s;
+		return 0;
+	}
+	if (!strcmp(key, "results"))
+		return get_str(c, v, kp, key, &ex->results);
+	if (!strcmp(key, "benchmarks_dir")) {
+		a->bdir_pos = node_pos(v, kp);
+		return get_str(c, v, kp, key, &ex->benchmarks_dir);
+	}
+	if (!strcmp(key, "vms")) {
+		a->vms_pos = kp;
+		a->seen_vms = 1;
+		return walk_map(c, v, kp, key, NULL, vms_pair, ex);
+	}
+	if (!strcmp(key, "benchmarks")) {
+		a->benchs_pos = kp;
+		a->seen_benchs = 1;
+		return walk_map(c, v, kp, key, NULL, benchs_pair, ex);
+	}
+	if (!strcmp(key, "skip"))
+		return get_strlist(c, v, kp, key, &ex->skip);
+	if (!strcmp(key, "limits"))
+		return walk_map(c, v, kp, key, limits_keys, limits_pair, &ex->limits);
+	if (!strcmp(key, "pre_execution"))
+		return get_cmdlist(c, v, kp, key, &ex->pre_exec);
+	if (!strcmp(key, "post_execution"))
+		return get_cmdlist(c, v, kp, key, &ex->post_exec);
+	return walk_map(c, v, kp, key, platform_keys, platform_pair, &ex->platform);
+}
+
+static char *config_stem(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	size_t n = strlen(base);
+	const char *exts[] = { ".yaml", ".yml" };
+	for (size_t i = 0; i < ARRAY_SIZE(exts); i++) {
+		size_t el = strlen(exts[i]);
+		if (n > el && !strcmp(base + n - el, exts[i]))
+			return xstrndup(base, n - el);
+	}
+	return xstrdup(base);
+}
+
+static char *abspath(const char *p)
+{
+	if (p[0] == '/')
+		return xstrdup(p);
+	char *cwd = getcwd(NULL, 0);
+	char *r = path_join(cwd ? cwd : ".", p);
+	free(cwd);
+	return r;
+}
+
+/* the source check: every (benchmark, VM) pair that will run has its entry file */
+static int check_sources(struct cfgctx *c, struct experiment *ex, const char *const *entries)
+{
+	for (size_t b = 0; b < ex->nbenchs; b++) {
+		for (size_t v = 0; v < ex->nvms; v++) {
+			struct vm_conf *vm = &ex->vms[v];
+			if (!entries[v])
+				continue;
+			char *key = xasprintf("%s:%s:%s", ex->benchs[b].name, vm->name, vm->variant);
+			int skipped = config_skipped(ex, key);
+			free(key);
+			if (skipped)
+				continue;
+			char *dir = xasprintf("%s/%s/%s", ex->benchmarks_dir, ex->benchs[b].name, vm->language);
+			char *entry = path_join(dir, entries[v]);
+			int ok = file_exists(entry);
+			free(dir);
+			if (!ok) {
+				char *f = xasprintf("benchmarks.%s", ex->benchs[b].name);
+				cerr(c, (struct pos){ ex->benchs[b].line, 1 }, f,
+				     "no source for VM '%s': %s does not exist", vm->name, entry);
+				free(f);
+				free(entry);
+				return -1;
+			}
+			free(entry);
+		}
+	}
+	return 0;
+}
+
+int config_parse(const char *path, const char *text, size_t len, const char *datadir,
+		 int check_vms, struct experiment *ex, struct kerr *e)
+{
+	memset(ex, 0, sizeof(*ex));
+	ex->path = abspath(path);
+	ex->text = xstrndup(text, len);
+	hash_hex(text, len, ex->hash);
+	ex->pexecs = 1;
+	ex->iterations = 1;
+	ex->seed = 0;
+	ex->limits.output_kb = 64;
+	ex->platform.temp_tolerance_c = 3;
+	ex->platform.temp_wait_max_s = 600;
+	ex->platform.load_max = 1.0;
+	ex->platform.kmsg = CHECK_WARN;
+
+	struct cfgctx c = { path, check_vms, e, NULL };
+	struct fy_diag_cfg dcfg;
+	fy_diag_cfg_default(&dcfg);
+	dcfg.fp = NULL;
+	dcfg.output_fn = NULL;
+	dcfg.level = FYET_ERROR;
+	struct fy_diag *diag = fy_diag_create(&dcfg);
+	struct fy_parse_cfg pcfg = { .flags = FYPCF_QUIET | FYPCF_COLLECT_DIAG, .diag = diag };
+	struct fy_document *doc = fy_document_build_from_string(&pcfg, ex->text, len);
+	if (!doc) {
+		void *it = NULL;
+		struct fy_diag_error *de = diag ? fy_diag_errors_iterate(diag, &it) : NULL;
+		if (de)
+			kerr_setc(e, KEXIT_CONFIG, "%s:%d:%d: YAML: %s", path, de->line + 1, de->column + 1, de->msg);
+		else
+			kerr_setc(e, KEXIT_CONFIG, "%s: not valid YAML", path);
+		if (diag)
+			fy_diag_unref(diag);
+		return -1;
+	}
+	c.doc = doc;
+	int r = -1;
+	struct fy_node *root = fy_document_root(doc);
+	struct toparg ta;
+	memset(&ta, 0, sizeof(ta));
+	ta.ex = ex;
+	struct pos top = { 1, 1 };
+	if (!root) {
+		cerr(&c, top, "(document)", "the file is empty");
+		goto out;
+	}
+	if (walk_map(&c, root, top, "(document)", top_keys, top_pair, &ta) < 0)
+		goto out;
+	if (!ta.seen_vms || !ex->nvms) {
+		cerr(&c, ta.seen_vms ? ta.vms_pos : top, "vms", "at least one VM is needed");
+		goto out;
+	}
+	if (!ta.seen_benchs || !ex->nbenchs) {
+		cerr(&c, ta.seen_benchs ? ta.benchs_pos : top, "benchmarks", "at least one benchmark is needed");
+		goto out;
+	}
+	if (!ex->name)
+		ex->name = config_stem(path);
+
+	char *cdir = path_dirname(ex->path);
+	if (!ex->results) {
+		char *stem = config_stem(path);
+		char *fn = xasprintf("%s.kiln.db", stem);
+		ex->results = path_join(cdir, fn);
+		free(fn);
+		free(stem);
+	} else {
+		char *p = path_join(cdir, ex->results);
+		free(ex->results);
+		ex->results = p;
+	}
+	if (ex->benchmarks_dir) {
+		char *p = path_join(cdir, ex->benchmarks_dir);
+		free(ex->benchmarks_dir);
+		ex->benchmarks_dir = p;
+		if (!file_exists(p)) {
+			free(cdir);
+			cerr(&c, ta.bdir_pos, "benchmarks_dir", "%s does not exist", p);
+			goto out;
+		}
+	} else {
+		char *p = path_join(cdir, "benchmarks");
+		if (file_exists(p))
+			ex->benchmarks_dir = p;
+		else {
+			free(p);
+			ex->benchmarks_dir = path_join(datadir ? datadir : ".", "benchmarks");
+		}
+	}
+	free(cdir);
+
+	const char **entries = xcalloc(ex->nvms, sizeof(char *));
+	for (size_t i = 0; i < ex->nvms; i++) {
+		struct vm_conf *vm = &ex->vms[i];
+		entries[i] = vm->pl ? vm->pl->entry : vm->entry;
+	}
+	r = check_sources(&c, ex, entries);
+	free(entries);
+out:
+	fy_document_destroy(doc);
+	if (diag)
+		fy_diag_unref(diag);
+	return r;
+}
+
+int config_load(const char *path, const char *datadir, int check_vms, struct experiment *ex, struct kerr *e)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (read_file(path, &sb, e) < 0) {
+		memset(ex, 0, sizeof(*ex));
+		return -1;
+	}
+	int r = config_parse(path, sb.buf, sb.len, datadir, check_vms, ex, e);
+	sb_release(&sb);
+	return r;
+}
+
+void config_free(struct experiment *ex)
+{
+	for (size_t i = 0; i < ex->nvms; i++) {
+		struct vm_conf *vm = &ex->vms[i];
+		free(vm->name);
+		free(vm->plugin);
+		free(vm->path);
+		free(vm->resolved);
+		sv_clear(&vm->args);
+		sv_clear(&vm->env);
+		free(vm->variant);
+		sv_clear(&vm->runner);
+		sv_clear(&vm->parser);
+		free(vm->language);
+		free(vm->entry);
+		free(vm->stats_from);
+	}
+	free(ex->vms);
+	for (size_t i = 0; i < ex->nbenchs; i++) {
+		free(ex->benchs[i].name);
+		free(ex->benchs[i].param);
+		sv_clear(&ex->benchs[i].args);
+	}
+	free(ex->benchs);
+	sv_clear(&ex->skip);
+	sv_clear(&ex->pre_exec);
+	sv_clear(&ex->post_exec);
+	struct platform_conf *p = &ex->platform;
+	sv_clear(&p->kmsg_allow);
+	free(p->user);
+	sv_clear(&p->pin_cpus);
+	sv_clear(&p->notify);
+	sv_clear(&p->counters);
+	free(ex->path);
+	free(ex->text);
+	free(ex->name);
+	free(ex->results);
+	free(ex->benchmarks_dir);
+	memset(ex, 0, sizeof(*ex));
+}
+
+long config_iterations(const struct experiment *ex, const struct vm_conf *vm)
+{
+	return vm->iterations > 0 ? vm->iterations : ex->iterations;
+}
+
+int config_skipped(const struct experiment *ex, const char *key)
+{
+	for (size_t i = 0; i < ex->skip.n; i++)
+		if (star_match(ex->skip.v[i], key))
+			return 1;
+	return 0;
+}

@@ -1,0 +1,66 @@
+/*
+ * dataset.h - an experiment's measurements in memory, whatever they came
+ * from: a kiln results file (store_load_dataset in store.c), a Krun results
+ * file or a warmup_stats CSV (import.c).  Analysis, report, plot, diff and
+ * plan work on this and nothing else, so they never know where data came from.
+ */
+#ifndef KILN_DATASET_H
+#define KILN_DATASET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* one per-iteration instrumentation series (gc.time, jit.time, heap, a counter...) */
+struct ds_series {
+	char *name;
+	char *unit;
+	double *v;      /* n values, NAN where absent */
+	size_t n;
+};
+
+/* one per-pexec scalar (us_compiling, checksum, maxrss...) */
+struct ds_scalar {
+	char *name;
+	char *unit;
+	double value;
+};
+
+enum ds_status { DS_OK, DS_FAILED, DS_TIMEOUT, DS_PENDING, DS_TAINTED };
+
+struct ds_pexec {
+	long num;           /* pexec number */
+	enum ds_status status;
+	double *wall;       /* seconds per iteration (n of them) */
+	size_t n;
+	struct ds_series *series;   /* instrumentation and counters per iteration */
+	size_t nseries;
+	struct ds_scalar *scalars;
+	size_t nscalars;
+};
+
+struct ds_key {
+	char *bench, *vm, *variant;
+	char *key;          /* "bench:vm:variant" */
+	struct ds_pexec *pexecs;
+	size_t npexecs;
+	long planned_pexecs;
+	long iterations;    /* planned iterations per pexec */
+};
+
+struct dataset {
+	char *name;         /* experiment name */
+	char *source;       /* where it was read from */
+	char *machine;      /* host name / machine id, for diff warnings */
+	struct ds_key *keys;
+	size_t nkeys;
+};
+
+struct ds_key *ds_add_key(struct dataset *ds, const char *bench, const char *vm, const char *variant);
+struct ds_pexec *ds_add_pexec(struct ds_key *k, long num);
+struct ds_series *ds_add_series(struct ds_pexec *p, const char *name, const char *unit, size_t n);
+void ds_add_scalar(struct ds_pexec *p, const char *name, const char *unit, double value);
+struct ds_key *ds_find_key(const struct dataset *ds, const char *key);
+const struct ds_series *ds_find_series(const struct ds_pexec *p, const char *name);
+void ds_free(struct dataset *ds);
+
+#endif

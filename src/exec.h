@@ -1,0 +1,75 @@
+/*
+ * exec.h - the one way kiln starts a process (run-command.c in git's sense).
+ *
+ * No shell: always an argv array.  exec_run() is the full form used for
+ * pexecs: fresh process group, the environment given and nothing else, an
+ * extra pipe for the result stream, stdout/stderr captured with a bound
+ * (head and tail kept), rlimits, ASLR policy, CPU pinning, nice, another
+ * user, a timeout that kills the whole process group, and, because kiln is a
+ * child subreaper, every descendant reaped, even those that left the group.
+ * exec_simple() is the short form for helper commands (gnuplot, perf,
+ * notify, VM --version).
+ */
+#ifndef KILN_EXEC_H
+#define KILN_EXEC_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include "util.h"
+
+/* called with each chunk of the result stream as it arrives */
+typedef int (*exec_stream_fn)(void *ctx, const char *data, size_t n);
+
+struct exec_opts {
+	char **argv;              /* argv[0]: path (or name found in PATH when `search`) */
+	char **envp;              /* the complete environment (NULL: empty) */
+	int search;               /* look argv[0] up in PATH */
+	const char *cwd;          /* NULL: inherit */
+	double timeout_s;         /* 0: none; SIGTERM to the group, SIGKILL 2 s later */
+	size_t capture_bytes;     /* per stream: keep this much head and this much tail; 0: 64 KiB */
+	int no_capture;           /* pass stdout/stderr through instead of capturing */
+	const char *stdin_path;   /* NULL: /dev/null */
+	/* result stream: a pipe whose write end the child gets at fd `result_fd` */
+	int result_fd;            /* 0: no result pipe (fds 0-2 are never used for it) */
+	exec_stream_fn on_stream;
+	void *stream_ctx;
+	/* limits and placement, applied in the child before exec */
+	long rlimit_as_mb, rlimit_stack_mb; /* 0: unchanged */
+	int aslr;                 /* -1: unchanged, 0: off (ADDR_NO_RANDOMIZE), 1: on */
+	const char *cpus;         /* CPU list "0,2-3" or NULL */
+	int nice, set_nice;
+	uid_t uid; gid_t gid; int set_user;
+};
+
+struct exec_result {
+	int exited;               /* 1: exited normally with `status` */
+	int status;               /* exit status */
+	int signal;               /* terminating signal, 0 if none */
+	int timed_out;
+	int spawn_errno;          /* exec failed in the child (ENOENT...) */
+	int personality;          /* the child's personality read back after exec, -1 unknown */
+	struct strbuf out, err;   /* captured (head, "[... N bytes omitted ...]", tail) */
+	uint64_t out_bytes, err_bytes; /* total seen */
+	int64_t start_ns, end_ns; /* CLOCK_MONOTONIC */
+	double user_s, sys_s;     /* rusage of the child */
+	long maxrss_kb;
+	int stream_error;         /* on_stream returned non-zero (the child was killed) */
+	pid_t pid;
+};
+
+int exec_run(const struct exec_opts *o, struct exec_result *r, struct kerr *e);
+void exec_result_release(struct exec_result *r);
+
+/*
+ * Run argv to completion with the current environment, capturing output
+ * (bounded) into r.  For helper programs.  Returns -1 only if it could not
+ * start; check r->exited/status.
+ */
+int exec_simple(char *const argv[], double timeout_s, struct exec_result *r, struct kerr *e);
+
+/* make kiln a child subreaper (called once at start of a run) */
+void exec_become_subreaper(void);
+/* signals that interrupt a run set this; exec_run then stops the child */
+extern volatile int exec_interrupted;
+
+#endif

@@ -1,0 +1,289 @@
+/*
+ * platform-audit.c - what the results must remember about the machine, how
+ * two such records differ, and notifications.
+ *
+ * The audit is one JSON object (the lead stores it in the results DB and
+ * `kiln audit` prints it): kiln's version and build, uname, CPU, kernel
+ * command line, distribution, each VM's package and `--version`, doctor's
+ * findings, rlimits and environment.  platform_audit_diff() reads two of
+ * them and names what makes results hard to compare: another host, CPU,
+ * kernel, governor, VM version.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "platform.h"
+
+extern char **environ;
+
+/* first line of `text` starting with "key" up to ':'; value trimmed */
+static char *field(const char *text, const char *key)
+{
+	size_t kl = strlen(key);
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		if (strncmp(l, key, kl))
+			continue;
+		const char *p = l + kl;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p != ':' && *p != '=')
+			continue;
+		p++;
+		while (*p == ' ' || *p == '"')
+			p++;
+		size_t n = strcspn(p, "\n");
+		while (n && (p[n - 1] == ' ' || p[n - 1] == '"'))
+			n--;
+		return xstrndup(p, n);
+	}
+	return NULL;
+}
+
+static json_t *str_or_null(char *s)
+{
+	json_t *j = s ? json_string(s) : json_null();
+	free(s);
+	return j;
+}
+
+/* run argv, stdout+stderr trimmed, NULL when it could not run */
+static char *run_out(char *const argv[], int *status)
+{
+	struct exec_result r = { 0 };
+	char *res = NULL;
+	if (exec_simple(argv, 20, &r, NULL) == 0) {
+		struct strbuf sb = STRBUF_INIT;
+		sb_adds(&sb, sb_str(&r.out));
+		sb_adds(&sb, sb_str(&r.err));
+		while (sb.len && (sb.buf[sb.len - 1] == '\n' || sb.buf[sb.len - 1] == ' '))
+			sb.buf[--sb.len] = '\0';
+		res = sb_detach(&sb);
+		*status = r.exited ? r.status : 128 + r.signal;
+	}
+	exec_result_release(&r);
+	return res;
+}
+
+/* the Debian package owning `path` and its version, or null */
+static json_t *vm_package(const char *path)
+{
+	char *dq = find_in_path("dpkg-query");
+	if (!dq)
+		return json_null();
+	json_t *res = json_null();
+	char *real = realpath(path, NULL);
+	const char *tries[] = { path, real };
+	for (size_t t = 0; t < 2 && json_is_null(res); t++) {
+		if (!tries[t])
+			continue;
+		char *argv[] = { dq, "-S", (char *)tries[t], NULL };
+		int st = -1;
+		char *out = run_out(argv, &st);
+		if (out && st == 0) {
+			/* "pkg[:arch][, pkg2]: /path", possibly after "diversion by" lines */
+			for (char *l = out; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+				if (!strncmp(l, "diversion", 9))
+					continue;
+				char *sep = strstr(l, ": ");
+				if (!sep)
+					break;
+				char *pkg = xstrndup(l, (size_t)(sep - l));
+				pkg[strcspn(pkg, ",")] = '\0';
+				char *argv2[] = { dq, "-W", "-f=${Package} ${Version}", pkg, NULL };
+				int st2 = -1;
+				char *ver = run_out(argv2, &st2);
+				if (ver && st2 == 0) {
+					char *sp = strchr(ver, ' ');
+					res = json_pack("{s:s, s:s}", "name", pkg, "version", sp ? sp + 1 : "");
+				}
+				free(ver);
+				free(pkg);
+				break;
+			}
+		}
+		free(out);
+	}
+	free(real);
+	free(dq);
+	return res;
+}
+
+/* the flag that prints a VM's version (lua and luajit know only -v) */
+static const char *version_flag(const struct vm_conf *vm)
+{
+	const char *pl = vm->plugin ? vm->plugin : "";
+	if (!strcmp(pl, "lua") || !strcmp(pl, "luajit"))
+		return "-v";
+	return "--version";
+}
+
+static json_t *audit_vms(const struct experiment *ex)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; ex && i < ex->nvms; i++) {
+		const struct vm_conf *vm = &ex->vms[i];
+		const char *exe = vm->resolved ? vm->resolved : vm->path;
+		json_t *o = json_pack("{s:s, s:s?, s:s?}", "name", vm->name, "plugin", vm->plugin, "path", exe);
+		if (exe && is_executable(exe)) {
+			char *argv[] = { (char *)exe, (char *)version_flag(vm), NULL };
+			int st = -1;
+			char *out = run_out(argv, &st);
+			json_object_set_new(o, "version", out ? json_string(out) : json_null());
+			json_object_set_new(o, "version_status", json_integer(st));
+			free(out);
+			json_object_set_new(o, "package", vm_package(exe));
+		}
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static const char *check_value(const json_t *doctor, const char *name)
+{
+	size_t i;
+	json_t *c;
+	json_array_foreach(doctor, i, c)
+		if (!strcmp(json_string_value(json_object_get(c, "name")) ?: "", name))
+			return json_string_value(json_object_get(c, "value"));
+	return NULL;
+}
+
+json_t *platform_audit(const struct experiment *ex, const struct doctor_opts *o)
+{
+	json_t *a = json_object();
+	char when[32];
+	iso_time(wall_ns(), when, sizeof(when));
+	json_object_set_new(a, "kiln", json_pack("{s:s, s:s, s:s}", "version", KILN_VERSION,
+						   "built", __DATE__ " " __TIME__, "compiler", __VERSION__));
+	json_object_set_new(a, "time", json_string(when));
+	struct utsname u;
+	if (uname(&u) == 0)
+		json_object_set_new(a, "uname", json_pack("{s:s, s:s, s:s, s:s, s:s}", "sysname", u.sysname,
+							    "nodename", u.nodename, "release", u.release,
+							    "version", u.version, "machine", u.machine));
+	struct strbuf sb = STRBUF_INIT;
+	if (plat_read("/proc/cpuinfo", &sb) == 0) {
+		json_object_set_new(a, "cpu_model", str_or_null(field(sb.buf, "model name")));
+		json_object_set_new(a, "cpuinfo", json_string(sb.buf));
+	}
+	json_object_set_new(a, "ncpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+	if (plat_read("/proc/cmdline", &sb) == 0)
+		json_object_set_new(a, "cmdline", json_string(sb.buf));
+	if (plat_read("/etc/os-release", &sb) == 0 || plat_read("/usr/lib/os-release", &sb) == 0) {
+		json_object_set_new(a, "distribution", str_or_null(field(sb.buf, "PRETTY_NAME")));
+		json_object_set_new(a, "os_release", json_string(sb.buf));
+	}
+	sb_release(&sb);
+	if (ex) {
+		json_object_set_new(a, "config", json_pack("{s:s?, s:s}", "path", ex->path, "hash", ex->hash));
+		json_object_set_new(a, "vms", audit_vms(ex));
+	}
+	struct pchecks pc = PCHECKS_INIT;
+	platform_doctor(ex, o, &pc);
+	json_object_set_new(a, "doctor", pchecks_json(&pc));
+	pchecks_release(&pc);
+	json_object_set_new(a, "rlimits", platform_rlimits_json());
+	json_t *env = json_array();
+	for (char **p = environ; p && *p; p++)
+		json_array_append_new(env, json_string(*p));
+	json_object_set_new(a, "environment", env);
+	char cwd[4096];
+	if (getcwd(cwd, sizeof(cwd)))
+		json_object_set_new(a, "cwd", json_string(cwd));
+	json_object_set_new(a, "euid", json_integer(geteuid()));
+	return a;
+}
+
+static const char *jget(const json_t *o, const char *a, const char *b)
+{
+	const json_t *v = json_object_get(o, a);
+	if (b)
+		v = json_object_get(v, b);
+	return json_string_value(v);
+}
+
+static size_t differ(struct strvec *lines, const char *what, const char *x, const char *y)
+{
+	if (!x && !y)
+		return 0;
+	if (x && y && !strcmp(x, y))
+		return 0;
+	/* a multi-line value (a VM's --version) is shown by its first line */
+	sv_pushf(lines, "%s: %.*s vs %.*s", what, x ? (int)strcspn(x, "\n") : 9, x ? x : "(unknown)",
+		 y ? (int)strcspn(y, "\n") : 9, y ? y : "(unknown)");
+	return 1;
+}
+
+size_t platform_audit_diff(const json_t *a, const json_t *b, struct strvec *lines)
+{
+	size_t n = 0;
+	n += differ(lines, "host", jget(a, "uname", "nodename"), jget(b, "uname", "nodename"));
+	n += differ(lines, "cpu", jget(a, "cpu_model", NULL), jget(b, "cpu_model", NULL));
+	n += differ(lines, "kernel", jget(a, "uname", "release"), jget(b, "uname", "release"));
+	n += differ(lines, "kernel command line", jget(a, "cmdline", NULL), jget(b, "cmdline", NULL));
+	n += differ(lines, "distribution", jget(a, "distribution", NULL), jget(b, "distribution", NULL));
+	n += differ(lines, "kiln", jget(a, "kiln", "version"), jget(b, "kiln", "version"));
+	const json_t *da = json_object_get(a, "doctor"), *db = json_object_get(b, "doctor");
+	static const char *const checks[] = { "governor", "turbo", "aslr", "virtualization", "isolcpus",
+		"thp", "swap", "scaling-driver" };
+	for (size_t i = 0; i < ARRAY_SIZE(checks); i++)
+		n += differ(lines, checks[i], check_value(da, checks[i]), check_value(db, checks[i]));
+	/* VMs by name */
+	const json_t *va = json_object_get(a, "vms"), *vb = json_object_get(b, "vms");
+	size_t i, j;
+	json_t *x, *y;
+	json_array_foreach(va, i, x) {
+		const char *name = jget(x, "name", NULL);
+		json_array_foreach(vb, j, y) {
+			if (!name || strcmp(name, jget(y, "name", NULL) ?: ""))
+				continue;
+			char *w = xasprintf("vm %s version", name);
+			n += differ(lines, w, jget(x, "version", NULL), jget(y, "version", NULL));
+			free(w);
+			w = xasprintf("vm %s package", name);
+			n += differ(lines, w, jget(x, "package", "version"), jget(y, "package", "version"));
+			free(w);
+			w = xasprintf("vm %s path", name);
+			n += differ(lines, w, jget(x, "path", NULL), jget(y, "path", NULL));
+			free(w);
+		}
+	}
+	return n;
+}
+
+int platform_notify(const struct platform_conf *conf, const char *event, const char *message,
+		    struct kerr *e)
+{
+	if (!conf || !conf->notify.n)
+		return 0;
+	struct strvec env = STRVEC_INIT, argv = STRVEC_INIT;
+	for (char **p = environ; p && *p; p++)
+		sv_push(&env, *p);
+	sv_setenv(&env, "KILN_NOTIFY_EVENT", event);
+	sv_setenv(&env, "KILN_NOTIFY_MESSAGE", message ? message : "");
+	for (size_t i = 0; i < conf->notify.n; i++)
+		sv_push(&argv, conf->notify.v[i]);
+	struct exec_opts o = { 0 };
+	o.argv = sv_array(&argv);
+	o.envp = sv_array(&env);
+	o.search = 1;
+	o.timeout_s = 60;
+	o.aslr = -1;
+	struct exec_result r = { 0 };
+	int rc = exec_run(&o, &r, e);
+	if (rc == 0 && !(r.exited && r.status == 0)) {
+		if (r.spawn_errno)
+			rc = kerr_set(e, "notify: %s: %s", argv.v[0], strerror(r.spawn_errno));
+		else
+			rc = kerr_set(e, "notify: %s %s %d%s%s", argv.v[0],
+				      r.exited ? "exited with" : "killed by signal", r.exited ? r.status : r.signal,
+				      r.err.len ? ": " : "", sb_str(&r.err));
+	}
+	exec_result_release(&r);
+	sv_clear(&env);
+	sv_clear(&argv);
+	return rc;
+}

@@ -1,0 +1,444 @@
+/*
+ * platform-user.c - isolating each pexec and proving that it was isolated.
+ *
+ * The benchmark user: when kiln runs as root and platform.user is set, every
+ * pexec runs as that unprivileged user (created with useradd --system when
+ * missing) in a home directory deleted and recreated before each pexec, so
+ * nothing one pexec leaves behind (caches, dot-files, JIT caches) reaches
+ * the next.  Homes live under one kiln-owned base (/var/lib/kiln/home,
+ * $KILN_HOME_BASE) rather than whatever passwd says, so the rm -rf can only
+ * ever touch kiln's own directories.
+ *
+ * The sanity child: `kiln doctor --sanity-child` prints, as JSON, what it
+ * sees from inside (ids, allowed CPUs, nice, rlimits, environment, whether
+ * it can write a probe path and its home).  platform_sanity() runs it with
+ * the exact exec_opts of a pexec and compares with what was asked.
+ *
+ * The env log: the environment and placement of a pexec, in a canonical
+ * text whose hash must be the same for every pexec of a key.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/personality.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "platform.h"
+
+extern char **environ;
+
+static const char *home_base(void)
+{
+	const char *b = getenv("KILN_HOME_BASE");
+	return b && *b ? b : "/var/lib/kiln/home";
+}
+
+/* the names useradd accepts, minus anything that could escape a path */
+static int user_name_ok(const char *s)
+{
+	if (!s || !*s || strlen(s) > 32 || !(islower((unsigned char)*s) || *s == '_'))
+		return 0;
+	for (; *s; s++)
+		if (!(islower((unsigned char)*s) || isdigit((unsigned char)*s) || *s == '_' || *s == '-'))
+			return 0;
+	return 1;
+}
+
+int platform_user_ensure(const char *name, struct puser *u, struct kerr *e)
+{
+	memset(u, 0, sizeof(*u));
+	if (!user_name_ok(name))
+		return kerr_setc(e, KEXIT_CONFIG, "platform.user: '%s' is not a valid user name "
+				 "(lower case letters, digits, _ and -)", name ? name : "");
+	char *home = path_join(home_base(), name);
+	struct passwd *pw = getpwnam(name);
+	if (!pw) {
+		if (geteuid() != 0) {
+			free(home);
+			return kerr_set(e, "platform.user: user %s does not exist and kiln is not root", name);
+		}
+		char *useradd = find_in_path("useradd");
+		if (!useradd) {
+			free(home);
+			return kerr_set(e, "platform.user: user %s does not exist and useradd is not installed", name);
+		}
+		char *argv[] = { useradd, "--system", "--user-group", "--no-create-home", "--home-dir", home,
+				 "--shell", "/usr/sbin/nologin", "--comment", "kiln benchmark user", (char *)name, NULL };
+		struct exec_result r = { 0 };
+		int rc = exec_simple(argv, 60, &r, e);
+		if (rc == 0 && !(r.exited && r.status == 0))
+			rc = kerr_set(e, "platform.user: useradd %s failed: %s", name, sb_str(&r.err));
+		exec_result_release(&r);
+		free(useradd);
+		if (rc < 0) {
+			free(home);
+			return -1;
+		}
+		pw = getpwnam(name);
+		if (!pw) {
+			free(home);
+			return kerr_set(e, "platform.user: useradd succeeded but %s is still unknown", name);
+		}
+	}
+	if (pw->pw_uid == 0) {
+		free(home);
+		return kerr_setc(e, KEXIT_CONFIG, "platform.user: %s has uid 0: the benchmark user must be unprivileged", name);
+	}
+	u->name = xstrdup(name);
+	u->uid = pw->pw_uid;
+	u->gid = pw->pw_gid;
+	u->home = home;
+	return 0;
+}
+
+int platform_user_fresh_home(const struct puser *u, struct kerr *e)
+{
+	const char *base = home_base();
+	if (mkdir_p(base, 0755) < 0)
+		return kerr_set(e, "%s: %s", base, strerror(errno));
+	/* the base stays root's: the user can write only its own home */
+	struct stat st;
+	if (lstat(base, &st) < 0 || !S_ISDIR(st.st_mode))
+		return kerr_set(e, "%s: not a directory", base);
+	if (rm_rf(u->home) < 0 && errno != ENOENT)
+		return kerr_set(e, "%s: cannot remove the previous home: %s", u->home, strerror(errno));
+	if (mkdir(u->home, 0700) < 0)
+		return kerr_set(e, "%s: %s", u->home, strerror(errno));
+	if (chown(u->home, u->uid, u->gid) < 0)
+		return kerr_set(e, "%s: chown: %s", u->home, strerror(errno));
+	return 0;
+}
+
+void platform_user_release(struct puser *u)
+{
+	free(u->name);
+	free(u->home);
+	memset(u, 0, sizeof(*u));
+}
+
+/* ---- CPU lists ("0,2-3") ---- */
+
+#define CPUBITS 1024
+static int cpulist_parse(const char *s, unsigned char *set)
+{
+	memset(set, 0, CPUBITS / 8);
+	while (s && *s) {
+		char *end;
+		long a = strtol(s, &end, 10), b = a;
+		if (end == s || a < 0 || a >= CPUBITS)
+			return -1;
+		if (*end == '-') {
+			s = end + 1;
+			b = strtol(s, &end, 10);
+			if (end == s || b < a || b >= CPUBITS)
+				return -1;
+		}
+		for (long i = a; i <= b; i++)
+			set[i / 8] |= (unsigned char)(1u << (i % 8));
+		s = end;
+		if (*s == ',')
+			s++;
+		else if (*s)
+			return -1;
+	}
+	return 0;
+}
+
+static void cpulist_format(const cpu_set_t *cs, struct strbuf *sb)
+{
+	for (int i = 0; i < CPU_SETSIZE; i++) {
+		if (!CPU_ISSET(i, cs))
+			continue;
+		int j = i;
+		while (j + 1 < CPU_SETSIZE && CPU_ISSET(j + 1, cs))
+			j++;
+		sb_addf(sb, "%s%d", sb->len ? "," : "", i);
+		if (j > i)
+			sb_addf(sb, "-%d", j);
+		i = j;
+	}
+}
+
+/* ---- the child side ---- */
+
+static json_t *rlim_json(int res)
+{
+	struct rlimit rl;
+	if (getrlimit(res, &rl) < 0)
+		return json_null();
+	return json_pack("{s:I, s:I}", "soft", rl.rlim_cur == RLIM_INFINITY ? (json_int_t)-1 : (json_int_t)rl.rlim_cur,
+			 "hard", rl.rlim_max == RLIM_INFINITY ? (json_int_t)-1 : (json_int_t)rl.rlim_max);
+}
+
+json_t *platform_rlimits_json(void)
+{
+	static const struct { const char *n; int r; } lim[] = {
+		{ "as", RLIMIT_AS }, { "core", RLIMIT_CORE }, { "cpu", RLIMIT_CPU }, { "data", RLIMIT_DATA },
+		{ "fsize", RLIMIT_FSIZE }, { "locks", RLIMIT_LOCKS }, { "memlock", RLIMIT_MEMLOCK },
+		{ "msgqueue", RLIMIT_MSGQUEUE }, { "nice", RLIMIT_NICE }, { "nofile", RLIMIT_NOFILE },
+		{ "nproc", RLIMIT_NPROC }, { "rss", RLIMIT_RSS }, { "rtprio", RLIMIT_RTPRIO },
+		{ "rttime", RLIMIT_RTTIME }, { "sigpending", RLIMIT_SIGPENDING }, { "stack", RLIMIT_STACK },
+	};
+	json_t *o = json_object();
+	for (size_t i = 0; i < ARRAY_SIZE(lim); i++)
+		json_object_set_new(o, lim[i].n, rlim_json(lim[i].r));
+	return o;
+}
+
+/* can we create (or, if it exists, open for writing) this path? */
+static json_t *probe_write(const char *path)
+{
+	int exists = access(path, F_OK) == 0;
+	int fd = exists ? open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+			: open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	int err = errno;
+	if (fd >= 0) {
+		close(fd);
+		if (!exists)
+			unlink(path);
+	}
+	return json_pack("{s:s, s:b, s:s?}", "path", path, "writable", fd >= 0,
+			 "error", fd >= 0 ? NULL : strerror(err));
+}
+
+int platform_sanity_child(const char *probe, const char *home)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "uid", json_integer(getuid()));
+	json_object_set_new(o, "euid", json_integer(geteuid()));
+	json_object_set_new(o, "gid", json_integer(getgid()));
+	json_object_set_new(o, "egid", json_integer(getegid()));
+	gid_t groups[64];
+	int ng = getgroups(64, groups);
+	json_t *ga = json_array();
+	for (int i = 0; i < ng; i++)
+		json_array_append_new(ga, json_integer(groups[i]));
+	json_object_set_new(o, "groups", ga);
+	cpu_set_t cs;
+	CPU_ZERO(&cs);
+	struct strbuf sb = STRBUF_INIT;
+	if (sched_getaffinity(0, sizeof(cs), &cs) == 0)
+		cpulist_format(&cs, &sb);
+	json_object_set_new(o, "cpus", json_string(sb_str(&sb)));
+	sb_release(&sb);
+	errno = 0;
+	int nv = getpriority(PRIO_PROCESS, 0);
+	json_object_set_new(o, "nice", errno ? json_null() : json_integer(nv));
+	json_object_set_new(o, "personality", json_integer(personality(0xffffffff)));
+	json_object_set_new(o, "rlimits", platform_rlimits_json());
+	json_t *env = json_array();
+	for (char **p = environ; p && *p; p++)
+		json_array_append_new(env, json_string(*p));
+	json_object_set_new(o, "env", env);
+	char cwd[4096];
+	json_object_set_new(o, "cwd", json_string(getcwd(cwd, sizeof(cwd)) ? cwd : ""));
+	if (probe)
+		json_object_set_new(o, "probe", probe_write(probe));
+	if (home) {
+		char *f = path_join(home, ".kiln-sanity");
+		json_object_set_new(o, "home", probe_write(f));
+		free(f);
+	}
+	char *text = json_dumps(o, JSON_COMPACT);
+	puts(text);
+	free(text);
+	json_decref(o);
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
+/* ---- the parent side ---- */
+
+static int env_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void problem(struct strbuf *sb, const char *fmt, ...) KILN_PRINTF(2, 3);
+static void problem(struct strbuf *sb, const char *fmt, ...)
+{
+	if (sb->len)
+		sb_adds(sb, "; ");
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vaddf(sb, fmt, ap);
+	va_end(ap);
+}
+
+static long soft_limit(const json_t *rep, const char *name)
+{
+	return (long)json_integer_value(json_object_get(json_object_get(json_object_get(rep, "rlimits"), name), "soft"));
+}
+
+int platform_sanity(const struct exec_opts *pexec, const struct sanity_expect *x,
+		    json_t **report, struct kerr *e)
+{
+	*report = NULL;
+	char self[4096];
+	const char *exe = x->kiln_exe;
+	if (!exe) {
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		if (n <= 0)
+			return kerr_set(e, "sanity check: cannot find kiln's own executable");
+		self[n] = '\0';
+		exe = self;
+	}
+	struct strvec argv = STRVEC_INIT;
+	sv_push(&argv, exe);
+	sv_push(&argv, "doctor");
+	sv_push(&argv, "--sanity-child");
+	if (x->probe) {
+		sv_push(&argv, "--probe");
+		sv_push(&argv, x->probe);
+	}
+	if (x->home) {
+		sv_push(&argv, "--home");
+		sv_push(&argv, x->home);
+	}
+	struct exec_opts o = *pexec;
+	o.argv = sv_array(&argv);
+	o.search = 0;
+	o.result_fd = 0;
+	o.on_stream = NULL;
+	o.no_capture = 0;
+	if (o.timeout_s <= 0 || o.timeout_s > 60)
+		o.timeout_s = 60;
+	if (x->home && !o.cwd)
+		o.cwd = x->home;
+	struct exec_result r = { 0 };
+	int rc = exec_run(&o, &r, e);
+	sv_clear(&argv);
+	if (rc < 0) {
+		exec_result_release(&r);
+		return kerr_wrap(e, "sanity check");
+	}
+	json_error_t je;
+	json_t *rep = NULL;
+	if (!r.exited || r.status != 0 || !(rep = json_loads(sb_str(&r.out), 0, &je))) {
+		kerr_set(e, "sanity check: the child (%s doctor --sanity-child) %s: %s%s", exe,
+			 r.spawn_errno ? strerror(r.spawn_errno) :
+			 !r.exited ? "was killed" : r.status ? "failed" : "printed no JSON",
+			 sb_str(&r.err), sb_str(&r.out));
+		exec_result_release(&r);
+		return -1;
+	}
+	exec_result_release(&r);
+
+	struct strbuf bad = STRBUF_INIT;
+	if (x->check_uid) {
+		long uid = (long)json_integer_value(json_object_get(rep, "uid"));
+		long euid = (long)json_integer_value(json_object_get(rep, "euid"));
+		long gid = (long)json_integer_value(json_object_get(rep, "gid"));
+		if (uid != (long)x->uid || euid != (long)x->uid)
+			problem(&bad, "uid %ld/%ld, expected %ld", uid, euid, (long)x->uid);
+		if (gid != (long)x->gid)
+			problem(&bad, "gid %ld, expected %ld", gid, (long)x->gid);
+		if (x->uid != 0) {
+			json_t *g;
+			size_t i;
+			json_array_foreach(json_object_get(rep, "groups"), i, g)
+				if (json_integer_value(g) == 0)
+					problem(&bad, "still in group 0 (root)");
+		}
+	}
+	if (x->cpus) {
+		unsigned char want[CPUBITS / 8], got[CPUBITS / 8];
+		const char *gs = json_string_value(json_object_get(rep, "cpus"));
+		if (cpulist_parse(x->cpus, want) < 0)
+			problem(&bad, "bad CPU list '%s'", x->cpus);
+		else if (!gs || cpulist_parse(gs, got) < 0 || memcmp(want, got, sizeof(want)))
+			problem(&bad, "allowed CPUs %s, expected %s", gs ? gs : "?", x->cpus);
+	}
+	if (x->check_nice) {
+		json_t *n = json_object_get(rep, "nice");
+		if (!json_is_integer(n) || json_integer_value(n) != x->nice)
+			problem(&bad, "nice %lld, expected %d", (long long)json_integer_value(n), x->nice);
+	}
+	if (x->as_mb > 0 && soft_limit(rep, "as") != x->as_mb * 1024 * 1024)
+		problem(&bad, "RLIMIT_AS %ld, expected %ld MiB", soft_limit(rep, "as"), x->as_mb);
+	if (x->stack_mb > 0 && soft_limit(rep, "stack") != x->stack_mb * 1024 * 1024)
+		problem(&bad, "RLIMIT_STACK %ld, expected %ld MiB", soft_limit(rep, "stack"), x->stack_mb);
+	/* the environment: exactly what was given, nothing inherited */
+	struct strvec want = STRVEC_INIT, got = STRVEC_INIT;
+	for (char **p = pexec->envp; p && *p; p++)
+		sv_push(&want, *p);
+	json_t *ev;
+	size_t i;
+	json_array_foreach(json_object_get(rep, "env"), i, ev)
+		sv_push(&got, json_string_value(ev) ? json_string_value(ev) : "");
+	if (want.n)
+		qsort(want.v, want.n, sizeof(char *), env_cmp);
+	if (got.n)
+		qsort(got.v, got.n, sizeof(char *), env_cmp);
+	for (size_t a = 0, b = 0; a < want.n || b < got.n;) {
+		int c = a == want.n ? 1 : b == got.n ? -1 : strcmp(want.v[a], got.v[b]);
+		if (c < 0)
+			problem(&bad, "environment lacks %s", want.v[a++]);
+		else if (c > 0)
+			problem(&bad, "environment has extra %s", got.v[b++]);
+		else
+			a++, b++;
+	}
+	sv_clear(&want);
+	sv_clear(&got);
+	json_t *pr = json_object_get(rep, "probe");
+	if (x->probe && (!pr || json_is_true(json_object_get(pr, "writable"))))
+		problem(&bad, "the benchmark can write %s", x->probe);
+	json_t *hm = json_object_get(rep, "home");
+	if (x->home && (!hm || !json_is_true(json_object_get(hm, "writable"))))
+		problem(&bad, "the benchmark cannot write its home %s: %s", x->home,
+			json_string_value(json_object_get(hm, "error")) ? json_string_value(json_object_get(hm, "error")) : "?");
+	*report = rep;
+	if (bad.len) {
+		kerr_set(e, "sanity check failed: %s", bad.buf);
+		sb_release(&bad);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- env log ---- */
+
+static const char *const per_pexec_vars[] = { "KILN_PEXEC=", "KILN_INSTR_DIR=", "KILN_RESULT_FD=" };
+
+void platform_env_log(char *const envp[], const struct exec_opts *o, struct strbuf *log)
+{
+	struct strvec v = STRVEC_INIT;
+	for (char *const *p = envp; p && *p; p++) {
+		size_t k;
+		for (k = 0; k < ARRAY_SIZE(per_pexec_vars); k++)
+			if (!strncmp(*p, per_pexec_vars[k], strlen(per_pexec_vars[k])))
+				break;
+		if (k < ARRAY_SIZE(per_pexec_vars))
+			sv_pushf(&v, "env %s*", per_pexec_vars[k]);
+		else
+			sv_pushf(&v, "env %s", *p);
+	}
+	if (v.n)
+		qsort(v.v, v.n, sizeof(char *), env_cmp);
+	for (size_t i = 0; i < v.n; i++)
+		sb_addf(log, "%s\n", v.v[i]);
+	sv_clear(&v);
+	if (o) {
+		sb_addf(log, "rlimit_as_mb %ld\nrlimit_stack_mb %ld\naslr %d\ncpus %s\n", o->rlimit_as_mb,
+			o->rlimit_stack_mb, o->aslr, o->cpus ? o->cpus : "-");
+		if (o->set_nice)
+			sb_addf(log, "nice %d\n", o->nice);
+		if (o->set_user)
+			sb_addf(log, "user %ld:%ld\n", (long)o->uid, (long)o->gid);
+	}
+}
+
+void platform_env_hash(char *const envp[], const struct exec_opts *o, char out[65])
+{
+	struct strbuf sb = STRBUF_INIT;
+	platform_env_log(envp, o, &sb);
+	hash_hex(sb_str(&sb), sb.len, out);
+	sb_release(&sb);
+}

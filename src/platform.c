@@ -1,0 +1,707 @@
+/*
+ * platform.c - the root path, small readers of /sys and /proc, and every
+ * check `kiln doctor` shows.
+ *
+ * Each check is one function appending one struct pcheck (name, state, value,
+ * fix).  A check that cannot look (file missing, not permitted) says
+ * "unavailable" and why, never "ok": a benchmark user must see plainly what
+ * was not checked.  All paths are logical ("/sys/...") and go through
+ * platform_path(), so a test can build a fake tree and set KILN_SYSROOT.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "platform.h"
+
+static char *plat_root_set;
+static int plat_root_is_set;
+
+void platform_set_root(const char *root)
+{
+	free(plat_root_set);
+	plat_root_set = root ? xstrdup(root) : NULL;
+	plat_root_is_set = root != NULL;
+}
+
+const char *platform_root(void)
+{
+	if (plat_root_is_set)
+		return plat_root_set;
+	const char *r = getenv("KILN_SYSROOT");
+	return r ? r : "";
+}
+
+char *platform_path(const char *abs)
+{
+	const char *r = platform_root();
+	size_t n = strlen(r);
+	while (n > 0 && r[n - 1] == '/')
+		n--;
+	return xasprintf("%.*s%s", (int)n, r, abs);
+}
+
+void platform_conf_defaults(struct platform_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->aslr = ASLR_SYSTEM;
+	c->temperature = CHECK_WARN;
+	c->load = CHECK_WARN;
+	c->kmsg = CHECK_WARN;
+	c->governor = CHECK_WARN;
+	c->temp_tolerance_c = 3;
+	c->temp_wait_max_s = 600;
+	c->load_max = 1.0;
+	c->sync = 1;
+	c->nice = 0;
+}
+
+static void trim(struct strbuf *sb)
+{
+	while (sb->len && isspace((unsigned char)sb->buf[sb->len - 1]))
+		sb->buf[--sb->len] = '\0';
+}
+
+int plat_read(const char *abs, struct strbuf *out)
+{
+	char *p = platform_path(abs);
+	int r = read_file(p, out, NULL);
+	free(p);
+	if (r == 0)
+		trim(out);
+	return r;
+}
+
+int plat_read_long(const char *abs, long *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int r = plat_read(abs, &sb);
+	if (r == 0 && parse_long(sb_str(&sb), out))
+		r = -1;
+	sb_release(&sb);
+	return r;
+}
+
+static int plat_read_double(const char *abs, double *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int r = plat_read(abs, &sb);
+	if (r == 0 && parse_double(sb_str(&sb), out))
+		r = -1;
+	sb_release(&sb);
+	return r;
+}
+
+void plat_glob(const char *pattern, struct strvec *out)
+{
+	char *p = platform_path(pattern);
+	size_t skip = strlen(p) - strlen(pattern);
+	glob_t g;
+	if (glob(p, 0, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			sv_push(out, g.gl_pathv[i] + skip);
+	}
+	globfree(&g);
+	free(p);
+}
+
+/* ---- the list of findings ---- */
+
+const char *pstate_name(enum pstate s)
+{
+	switch (s) {
+	case PS_OK: return "ok";
+	case PS_WARN: return "warn";
+	case PS_FAIL: return "fail";
+	default: return "unavailable";
+	}
+}
+
+static void add(struct pchecks *c, const char *name, enum pstate st, const char *fix,
+		const char *fmt, ...) KILN_PRINTF(5, 6);
+static void add(struct pchecks *c, const char *name, enum pstate st, const char *fix,
+		const char *fmt, ...)
+{
+	if (c->n == c->alloc) {
+		c->alloc = c->alloc ? 2 * c->alloc : 16;
+		c->v = xrealloc(c->v, c->alloc * sizeof(*c->v));
+	}
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	struct pcheck *k = &c->v[c->n++];
+	k->name = xstrdup(name);
+	k->state = st;
+	k->value = sb_detach(&sb);
+	k->fix = fix ? xstrdup(fix) : NULL;
+}
+
+const struct pcheck *pchecks_find(const struct pchecks *c, const char *name)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->v[i].name, name))
+			return &c->v[i];
+	return NULL;
+}
+
+int pchecks_worst(const struct pchecks *c)
+{
+	int w = PS_OK;
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->v[i].state == PS_FAIL)
+			return PS_FAIL;
+		if (c->v[i].state == PS_WARN)
+			w = PS_WARN;
+	}
+	return w;
+}
+
+json_t *pchecks_json(const struct pchecks *c)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < c->n; i++) {
+		const struct pcheck *k = &c->v[i];
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s?}", "name", k->name,
+						   "state", pstate_name(k->state), "value", k->value,
+						   "fix", k->fix));
+	}
+	return a;
+}
+
+void pchecks_release(struct pchecks *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->v[i].name);
+		free(c->v[i].value);
+		free(c->v[i].fix);
+	}
+	free(c->v);
+	c->v = NULL;
+	c->n = c->alloc = 0;
+}
+
+/* a problem is a fail only when the policy requires that check */
+static enum pstate bad(enum check_mode m)
+{
+	return m == CHECK_REQUIRE ? PS_FAIL : PS_WARN;
+}
+
+/* ---- the checks ---- */
+
+static void ck_governor(const struct platform_conf *pc, struct pchecks *c)
+{
+	struct strvec paths = STRVEC_INIT;
+	plat_glob("/sys/devices/system/cpu/cpu[0-9]*/cpufreq/scaling_governor", &paths);
+	if (!paths.n) {
+		add(c, "governor", PS_UNAVAILABLE, "nothing to do in a VM; on hardware load the cpufreq driver",
+		    "no cpufreq (no scaling_governor under /sys/devices/system/cpu)");
+		sv_clear(&paths);
+		return;
+	}
+	struct strbuf val = STRBUF_INIT, cur = STRBUF_INIT;
+	size_t notperf = 0;
+	for (size_t i = 0; i < paths.n; i++) {
+		if (plat_read(paths.v[i], &cur) < 0)
+			sb_adds(&cur, "?");
+		const char *cpu = strstr(paths.v[i], "/cpu/") + 5;
+		sb_addf(&val, "%s%.*s=%s", i ? " " : "", (int)strcspn(cpu, "/"), cpu, sb_str(&cur));
+		if (strcmp(sb_str(&cur), "performance"))
+			notperf++;
+	}
+	if (notperf)
+		add(c, "governor", bad(pc->governor),
+		    "kiln run --tune (as root), or: cpupower frequency-set -g performance",
+		    "%zu of %zu CPUs not on performance: %s", notperf, paths.n, val.buf);
+	else
+		add(c, "governor", PS_OK, NULL, "%s", val.buf);
+	sb_release(&val);
+	sb_release(&cur);
+	sv_clear(&paths);
+}
+
+static void ck_driver(struct pchecks *c)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct strvec paths = STRVEC_INIT;
+	plat_glob("/sys/devices/system/cpu/cpu[0-9]*/cpufreq/scaling_driver", &paths);
+	if (paths.n && plat_read(paths.v[0], &sb) == 0)
+		add(c, "scaling-driver", PS_OK, NULL, "%s", sb.buf);
+	else
+		add(c, "scaling-driver", PS_UNAVAILABLE, NULL, "no cpufreq scaling driver");
+	sv_clear(&paths);
+	sb_release(&sb);
+}
+
+static void ck_turbo(struct pchecks *c)
+{
+	long v;
+	if (plat_read_long("/sys/devices/system/cpu/intel_pstate/no_turbo", &v) == 0) {
+		if (v == 1)
+			add(c, "turbo", PS_OK, NULL, "off (intel_pstate/no_turbo=1)");
+		else
+			add(c, "turbo", PS_WARN,
+			    "kiln run --tune (as root), or: echo 1 > /sys/devices/system/cpu/intel_pstate/no_turbo",
+			    "on (intel_pstate/no_turbo=%ld): clock speed depends on temperature and load", v);
+		return;
+	}
+	if (plat_read_long("/sys/devices/system/cpu/cpufreq/boost", &v) == 0) {
+		if (v == 0)
+			add(c, "turbo", PS_OK, NULL, "off (cpufreq/boost=0)");
+		else
+			add(c, "turbo", PS_WARN,
+			    "kiln run --tune (as root), or: echo 0 > /sys/devices/system/cpu/cpufreq/boost",
+			    "on (cpufreq/boost=%ld): clock speed depends on temperature and load", v);
+		return;
+	}
+	add(c, "turbo", PS_UNAVAILABLE, NULL,
+	    "no intel_pstate/no_turbo or cpufreq/boost: cannot tell whether turbo is on");
+}
+
+/* value of KEY= in the kernel command line, NULL if absent (caller frees) */
+static char *cmdline_get(const char *cmdline, const char *key)
+{
+	size_t kl = strlen(key);
+	const char *p = cmdline;
+	while (p && *p) {
+		while (*p == ' ')
+			p++;
+		if (!strncmp(p, "--", 2) && (p[2] == ' ' || !p[2]))
+			break; /* what follows "--" goes to init */
+		if (!strncmp(p, key, kl) && p[kl] == '=')
+			return xstrndup(p + kl + 1, strcspn(p + kl + 1, " "));
+		p = strchr(p, ' ');
+	}
+	return NULL;
+}
+
+static void ck_isolation(const struct platform_conf *pc, struct pchecks *c)
+{
+	struct strbuf cmd = STRBUF_INIT, iso = STRBUF_INIT;
+	int have_cmd = plat_read("/proc/cmdline", &cmd) == 0;
+	int have_iso = plat_read("/sys/devices/system/cpu/isolated", &iso) == 0;
+	char *isol = have_cmd ? cmdline_get(cmd.buf, "isolcpus") : NULL;
+	char *nohz = have_cmd ? cmdline_get(cmd.buf, "nohz_full") : NULL;
+	if (!have_cmd && !have_iso) {
+		add(c, "isolcpus", PS_UNAVAILABLE, NULL, "cannot read /proc/cmdline or cpu/isolated");
+	} else if (have_iso && iso.len) {
+		add(c, "isolcpus", PS_OK, pc->pin_cpus.n ? NULL : "set platform.pin_cpus to the isolated CPUs",
+		    "isolated CPUs %s%s%s%s", iso.buf, nohz ? ", nohz_full=" : "", nohz ? nohz : "",
+		    pc->pin_cpus.n ? "" : " (not used: pin_cpus is not set)");
+	} else {
+		add(c, "isolcpus", PS_WARN,
+		    "boot with isolcpus=N-M nohz_full=N-M (GRUB_CMDLINE_LINUX) and set platform.pin_cpus",
+		    "no isolated CPUs%s%s%s", isol ? " (isolcpus=" : "", isol ? isol : "", isol ? " ignored?)" : "");
+	}
+	free(isol);
+	free(nohz);
+	sb_release(&cmd);
+	sb_release(&iso);
+}
+
+static void ck_aslr(const struct platform_conf *pc, struct pchecks *c)
+{
+	long v;
+	if (plat_read_long("/proc/sys/kernel/randomize_va_space", &v) < 0) {
+		add(c, "aslr", PS_UNAVAILABLE, NULL, "cannot read /proc/sys/kernel/randomize_va_space");
+		return;
+	}
+	const char *what = v == 0 ? "off" : v == 1 ? "partial" : "full";
+	if (v == 0 || pc->aslr == ASLR_OFF)
+		add(c, "aslr", PS_OK, NULL, "system %s (%ld)%s", what, v,
+		    pc->aslr == ASLR_OFF ? "; kiln turns it off per pexec (aslr: off)" : "");
+	else if (pc->aslr == ASLR_ON)
+		add(c, "aslr", PS_OK, NULL, "system %s (%ld); kept on per pexec (aslr: on)", what, v);
+	else
+		add(c, "aslr", PS_WARN,
+		    "set platform.aslr: off (per pexec, no root needed) or sysctl kernel.randomize_va_space=0",
+		    "system %s (%ld): addresses vary between pexecs", what, v);
+}
+
+static void ck_paranoid(struct pchecks *c)
+{
+	long v;
+	if (plat_read_long("/proc/sys/kernel/perf_event_paranoid", &v) < 0) {
+		add(c, "perf-paranoid", PS_UNAVAILABLE, NULL, "cannot read /proc/sys/kernel/perf_event_paranoid");
+		return;
+	}
+	if (v <= 1 || geteuid() == 0)
+		add(c, "perf-paranoid", PS_OK, NULL, "%ld%s", v, geteuid() == 0 && v > 1 ? " (root is exempt)" : "");
+	else
+		add(c, "perf-paranoid", PS_WARN, "sysctl kernel.perf_event_paranoid=1",
+		    "%ld: unprivileged perf may not profile the kernel or other users (kiln profile)", v);
+}
+
+static void ck_counters(struct pchecks *c)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_CPU_CYCLES;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd >= 0) {
+		close((int)fd);
+		add(c, "counters", PS_OK, NULL, "hardware cycles counter available (perf_event_open)");
+		return;
+	}
+	int err = errno;
+	if (err == EACCES || err == EPERM)
+		add(c, "counters", PS_WARN, "sysctl kernel.perf_event_paranoid=2 (or lower)",
+		    "perf_event_open(cycles): %s", strerror(err));
+	else
+		add(c, "counters", PS_UNAVAILABLE, "nothing to do in a VM without a virtual PMU",
+		    "no hardware counters: perf_event_open(cycles): %s; counters are reported as unavailable",
+		    strerror(err));
+}
+
+static void ck_virt(const struct doctor_opts *o, struct pchecks *c)
+{
+	struct strbuf info = STRBUF_INIT, sb = STRBUF_INIT, why = STRBUF_INIT;
+	int looked = 0;
+	if (plat_read("/proc/cpuinfo", &info) == 0) {
+		looked = 1;
+		/* the word "hypervisor" in a flags line */
+		for (const char *p = info.buf; (p = strstr(p, "hypervisor")); p++) {
+			const char *ls = p;
+			while (ls > info.buf && ls[-1] != '\n')
+				ls--;
+			if (!strncmp(ls, "flags", 5) && (p[10] == ' ' || p[10] == '\n' || !p[10])) {
+				sb_adds(&why, "cpuinfo flag hypervisor");
+				break;
+			}
+		}
+	}
+	static const char *const dmi[] = { "/sys/class/dmi/id/sys_vendor", "/sys/class/dmi/id/product_name" };
+	static const char *const vms[] = { "QEMU", "KVM", "VMware", "VirtualBox", "Xen", "Bochs",
+		"Amazon EC2", "Google Compute Engine", "Virtual Machine", "OpenStack", "Firecracker", "innotek" };
+	for (size_t i = 0; i < ARRAY_SIZE(dmi); i++) {
+		if (plat_read(dmi[i], &sb) < 0)
+			continue;
+		looked = 1;
+		for (size_t j = 0; j < ARRAY_SIZE(vms); j++)
+			if (strstr(sb.buf, vms[j])) {
+				sb_addf(&why, "%sdmi %s", why.len ? ", " : "", sb.buf);
+				break;
+			}
+	}
+	/* systemd-detect-virt looks at the real machine: not under a fake root */
+	char *sdv = (!o->no_detect_virt && !*platform_root()) ? find_in_path("systemd-detect-virt") : NULL;
+	if (sdv) {
+		char *argv[] = { sdv, NULL };
+		struct exec_result r = { 0 };
+		if (exec_simple(argv, 5, &r, NULL) == 0 && r.exited) {
+			looked = 1;
+			struct strbuf out = STRBUF_INIT;
+			sb_adds(&out, sb_str(&r.out));
+			trim(&out);
+			if (r.status == 0 && out.len && strcmp(out.buf, "none"))
+				sb_addf(&why, "%ssystemd-detect-virt %s", why.len ? ", " : "", out.buf);
+			sb_release(&out);
+		}
+		exec_result_release(&r);
+		free(sdv);
+	}
+	if (why.len)
+		add(c, "virtualization", PS_WARN,
+		    "benchmark on bare metal for final numbers: a hypervisor adds noise and hides counters",
+		    "this machine is virtualized (%s)", why.buf);
+	else if (looked)
+		add(c, "virtualization", PS_OK, NULL, "no sign of a hypervisor");
+	else
+		add(c, "virtualization", PS_UNAVAILABLE, NULL, "cannot read cpuinfo or DMI");
+	sb_release(&info);
+	sb_release(&sb);
+	sb_release(&why);
+}
+
+/* every temperature sensor: thermal zones and hwmon inputs */
+static void temp_sensors(struct strvec *out)
+{
+	plat_glob("/sys/class/thermal/thermal_zone*/temp", out);
+	plat_glob("/sys/class/hwmon/hwmon*/temp*_input", out);
+}
+
+static void ck_temps(struct pchecks *c)
+{
+	struct strvec s = STRVEC_INIT;
+	temp_sensors(&s);
+	struct strbuf val = STRBUF_INIT;
+	size_t n = 0;
+	double max = -1e9;
+	for (size_t i = 0; i < s.n; i++) {
+		double t;
+		if (plat_read_double(s.v[i], &t) < 0)
+			continue;
+		t /= 1000;
+		if (t > max)
+			max = t;
+		n++;
+	}
+	if (n)
+		add(c, "temperature", PS_OK, NULL, "%zu sensor%s, hottest %.1f °C", n, n > 1 ? "s" : "", max);
+	else
+		add(c, "temperature", PS_UNAVAILABLE, "load the sensor drivers (lm-sensors: sensors-detect); in a VM there are none",
+		    "no temperature sensors (thermal_zone*/temp, hwmon*/temp*_input): kiln cannot wait for the machine to cool");
+	sv_clear(&s);
+	sb_release(&val);
+}
+
+static void ck_throttle(struct pchecks *c)
+{
+	struct strvec s = STRVEC_INIT;
+	plat_glob("/sys/devices/system/cpu/cpu[0-9]*/thermal_throttle/*_throttle_count", &s);
+	long sum = 0;
+	size_t n = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		long v;
+		if (plat_read_long(s.v[i], &v) == 0) {
+			sum += v;
+			n++;
+		}
+	}
+	if (n)
+		add(c, "throttling", sum ? PS_WARN : PS_OK, sum ? "improve cooling; check that the machine is not in a hot room" : NULL,
+		    "%zu throttle counters, total %ld since boot", n, sum);
+	else
+		add(c, "throttling", PS_UNAVAILABLE, NULL,
+		    "no thermal_throttle counters: thermal throttling during a pexec cannot be detected");
+	sv_clear(&s);
+}
+
+/* ---- load and busy processes ---- */
+
+struct pstat { long pid; char comm[64]; unsigned long long ticks; };
+
+static size_t proc_sample(struct pstat **out)
+{
+	struct strvec st = STRVEC_INIT;
+	plat_glob("/proc/[0-9]*/stat", &st);
+	struct pstat *v = xcalloc(st.n + 1, sizeof(*v));
+	size_t n = 0;
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < st.n; i++) {
+		if (plat_read(st.v[i], &sb) < 0)
+			continue;
+		/* pid (comm) state ppid ... utime(14) stime(15): comm may hold spaces and ')' */
+		char *l = strchr(sb.buf, '('), *r = strrchr(sb.buf, ')');
+		if (!l || !r || r < l)
+			continue;
+		struct pstat *p = &v[n];
+		p->pid = strtol(sb.buf, NULL, 10);
+		snprintf(p->comm, sizeof(p->comm), "%.*s", (int)(r - l - 1), l + 1);
+		unsigned long long ut = 0, stt = 0;
+		if (sscanf(r + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &stt) != 2)
+			continue;
+		p->ticks = ut + stt;
+		n++;
+	}
+	sb_release(&sb);
+	sv_clear(&st);
+	*out = v;
+	return n;
+}
+
+static void ck_load(const struct platform_conf *pc, const struct doctor_opts *o, struct pchecks *c)
+{
+	double l1, l5, l15;
+	struct strbuf sb = STRBUF_INIT;
+	if (plat_read("/proc/loadavg", &sb) < 0 || sscanf(sb.buf, "%lf %lf %lf", &l1, &l5, &l15) != 3) {
+		add(c, "load", PS_UNAVAILABLE, NULL, "cannot read /proc/loadavg");
+		sb_release(&sb);
+		return;
+	}
+	/* busy processes: CPU ticks over a short interval */
+	struct pstat *a, *b;
+	size_t na = proc_sample(&a);
+	double dt = o->busy_sample_s > 0 ? o->busy_sample_s : 0.5;
+	struct timespec ts = { (time_t)dt, (long)((dt - (long)dt) * 1e9) };
+	nanosleep(&ts, NULL);
+	size_t nb = proc_sample(&b);
+	long hz = sysconf(_SC_CLK_TCK);
+	struct strbuf busy = STRBUF_INIT;
+	long self = getpid();
+	for (int k = 0; k < 3; k++) { /* the top three above 5% */
+		double best = 0.05;
+		size_t bi = (size_t)-1;
+		for (size_t i = 0; i < nb; i++) {
+			if (b[i].pid == self || b[i].pid < 0)
+				continue;
+			for (size_t j = 0; j < na; j++)
+				if (a[j].pid == b[i].pid) {
+					double u = (double)(b[i].ticks - a[j].ticks) / hz / dt;
+					if (b[i].ticks >= a[j].ticks && u > best) {
+						best = u;
+						bi = i;
+					}
+					break;
+				}
+		}
+		if (bi == (size_t)-1)
+			break;
+		sb_addf(&busy, "%s%s[%ld] %.0f%%", busy.len ? ", " : "", b[bi].comm, b[bi].pid, best * 100);
+		b[bi].pid = -1;
+	}
+	free(a);
+	free(b);
+	double max = pc->load_max > 0 ? pc->load_max : 1.0;
+	if (l1 > max || busy.len)
+		add(c, "load", l1 > max ? bad(pc->load) : PS_WARN,
+		    "stop other work on the machine (services, desktops, cron jobs) during the experiment",
+		    "load %.2f %.2f %.2f (max %.2f)%s%s", l1, l5, l15, max, busy.len ? "; busy: " : "", sb_str(&busy));
+	else
+		add(c, "load", PS_OK, NULL, "load %.2f %.2f %.2f (max %.2f), no busy process", l1, l5, l15, max);
+	sb_release(&busy);
+	sb_release(&sb);
+}
+
+/* kB value of a /proc/meminfo field, -1 if absent */
+static long meminfo(const char *text, const char *field)
+{
+	size_t fl = strlen(field);
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, field, fl) && p[fl] == ':')
+			return strtol(p + fl + 1, NULL, 10);
+	return -1;
+}
+
+static void ck_memory(const struct experiment *ex, struct pchecks *c)
+{
+	struct strbuf mi = STRBUF_INIT;
+	if (plat_read("/proc/meminfo", &mi) < 0) {
+		add(c, "swap", PS_UNAVAILABLE, NULL, "cannot read /proc/meminfo");
+		add(c, "memory", PS_UNAVAILABLE, NULL, "cannot read /proc/meminfo");
+		return;
+	}
+	long swap = meminfo(mi.buf, "SwapTotal"), avail = meminfo(mi.buf, "MemAvailable");
+	if (swap < 0)
+		add(c, "swap", PS_UNAVAILABLE, NULL, "no SwapTotal in /proc/meminfo");
+	else if (swap > 0)
+		add(c, "swap", PS_WARN, "swapoff -a (and remove swap from /etc/fstab for the experiment)",
+		    "%ld MiB of swap: a pexec that swaps is timed with disk I/O", swap / 1024);
+	else
+		add(c, "swap", PS_OK, NULL, "no swap");
+	long heap = ex ? ex->limits.heap_mb : 0;
+	if (avail < 0)
+		add(c, "memory", PS_UNAVAILABLE, NULL, "no MemAvailable in /proc/meminfo");
+	else if (heap > 0 && avail / 1024 < heap)
+		add(c, "memory", PS_FAIL, "lower limits.heap_mb or free memory",
+		    "%ld MiB available, less than the heap limit %ld MiB", avail / 1024, heap);
+	else if (heap > 0)
+		add(c, "memory", PS_OK, NULL, "%ld MiB available, heap limit %ld MiB", avail / 1024, heap);
+	else
+		add(c, "memory", PS_OK, NULL, "%ld MiB available (no heap limit set)", avail / 1024);
+	sb_release(&mi);
+}
+
+static void ck_thp(struct pchecks *c)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (plat_read("/sys/kernel/mm/transparent_hugepage/enabled", &sb) < 0) {
+		add(c, "thp", PS_UNAVAILABLE, NULL, "no /sys/kernel/mm/transparent_hugepage/enabled");
+		return;
+	}
+	const char *l = strchr(sb.buf, '['), *r = l ? strchr(l, ']') : NULL;
+	char *mode = l && r ? xstrndup(l + 1, (size_t)(r - l - 1)) : xstrdup(sb.buf);
+	if (!strcmp(mode, "always"))
+		add(c, "thp", PS_WARN, "echo madvise > /sys/kernel/mm/transparent_hugepage/enabled",
+		    "transparent huge pages: always (khugepaged may move memory during a pexec)");
+	else
+		add(c, "thp", PS_OK, NULL, "transparent huge pages: %s", mode);
+	free(mode);
+	sb_release(&sb);
+}
+
+static void ck_kmsg(const struct platform_conf *pc, struct pchecks *c)
+{
+	char *p = platform_path("/dev/kmsg");
+	int fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		add(c, "kmsg", PS_OK, NULL, "kernel log readable (%s)", p);
+	} else {
+		add(c, "kmsg", pc->kmsg == CHECK_REQUIRE ? PS_FAIL : PS_UNAVAILABLE,
+		    "run as root or sysctl kernel.dmesg_restrict=0",
+		    "%s: %s: kernel messages during a pexec cannot be checked", p, strerror(errno));
+	}
+	free(p);
+}
+
+static void ck_user(const struct platform_conf *pc, struct pchecks *c)
+{
+	if (!pc->user) {
+		add(c, "user", geteuid() == 0 ? PS_WARN : PS_OK,
+		    geteuid() == 0 ? "set platform.user (e.g. kiln-bench): benchmarks should not run as root" : NULL,
+		    "benchmarks run as %s", geteuid() == 0 ? "root" : "the invoking user");
+		return;
+	}
+	if (geteuid() != 0) {
+		add(c, "user", PS_WARN, "run kiln as root for platform.user to apply",
+		    "platform.user %s is ignored: kiln is not root", pc->user);
+		return;
+	}
+	struct strbuf pw = STRBUF_INIT;
+	int found = 0;
+	if (read_file("/etc/passwd", &pw, NULL) == 0) {
+		char *pfx = xasprintf("%s:", pc->user);
+		for (const char *l = pw.buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+			if (!strncmp(l, pfx, strlen(pfx)))
+				found = 1;
+		free(pfx);
+	}
+	add(c, "user", PS_OK, NULL, "benchmarks run as %s%s", pc->user,
+	    found ? "" : " (created with useradd --system at the start of the run)");
+	sb_release(&pw);
+}
+
+static void ck_tune_state(struct pchecks *c)
+{
+	const char *st = platform_tune_state_path();
+	if (file_exists(st))
+		add(c, "tune-state", PS_WARN, "kiln doctor --restore",
+		    "%s exists: an earlier kiln run --tune did not restore the machine", st);
+	else
+		add(c, "tune-state", PS_OK, NULL, "no unrestored tuning");
+}
+
+void platform_doctor(const struct experiment *ex, const struct doctor_opts *o, struct pchecks *out)
+{
+	struct doctor_opts dflt = { 0 };
+	struct platform_conf pcd;
+	const struct platform_conf *pc = ex ? &ex->platform : NULL;
+	if (!o)
+		o = &dflt;
+	if (!pc) {
+		platform_conf_defaults(&pcd);
+		pc = &pcd;
+	}
+	ck_virt(o, out);
+	ck_governor(pc, out);
+	ck_driver(out);
+	ck_turbo(out);
+	ck_isolation(pc, out);
+	ck_aslr(pc, out);
+	ck_paranoid(out);
+	if (!o->no_counters)
+		ck_counters(out);
+	ck_temps(out);
+	ck_throttle(out);
+	ck_load(pc, o, out);
+	ck_memory(ex, out);
+	ck_thp(out);
+	ck_kmsg(pc, out);
+	ck_user(pc, out);
+	ck_tune_state(out);
+}

@@ -1,0 +1,291 @@
+/*
+ * record.c - the instrumentation record model of record.h: the sinks records
+ * go to (a rec_list that keeps copies for the pexec's transaction, a printer
+ * for `kiln parse`), the one JSON form of a record, and the parser of the
+ * generic *.kiln.jsonl files any runner may write.
+ *
+ * The generic parser is also the reference for what a valid record is: the
+ * kind follows from which fields a line has (value+i: per iteration, value:
+ * per pexec, start_ns+end_ns: event); anything else is refused with
+ * "FILE:LINE: field 'x': what is wrong", because a record silently dropped
+ * or misfiled would turn into a wrong plot much later.
+ */
+#include <inttypes.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record.h"
+
+/* longest name and unit accepted from outside data */
+#define REC_NAME_MAX 256
+#define REC_UNIT_MAX 32
+
+/* ---- rec_list ---- */
+
+static int list_emit(void *ctx, const struct kiln_rec *r)
+{
+	struct rec_list *l = ctx;
+	if (l->n == l->alloc) {
+		l->alloc = l->alloc ? l->alloc * 2 : 64;
+		l->v = xrealloc(l->v, l->alloc * sizeof(*l->v));
+	}
+	struct kiln_rec *c = &l->v[l->n++];
+	*c = *r;
+	/* the parser's strings live in its buffers: keep our own */
+	c->name = xstrdup(r->name ? r->name : "");
+	c->unit = r->unit ? xstrdup(r->unit) : NULL;
+	return 0;
+}
+
+struct rec_sink rec_list_sink(struct rec_list *l)
+{
+	struct rec_sink s = { list_emit, l };
+	return s;
+}
+
+void rec_list_clear(struct rec_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free((char *)l->v[i].name);
+		free((char *)l->v[i].unit);
+	}
+	free(l->v);
+	l->v = NULL;
+	l->n = l->alloc = 0;
+}
+
+/* ---- JSON form ---- */
+
+static void put_str(struct strbuf *out, const char *s)
+{
+	sb_addc(out, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\') {
+			sb_addc(out, '\\');
+			sb_addc(out, (char)c);
+		} else if (c < 0x20 || c == 0x7f) {
+			sb_addf(out, "\\u%04x", c);
+		} else {
+			sb_addc(out, (char)c);
+		}
+	}
+	sb_addc(out, '"');
+}
+
+/*
+ * The shortest %g form that reads back as the same double, so 0.0031 prints
+ * as 0.0031 and not as 0.0030999999999999999, and nothing is lost.
+ */
+static void put_num(struct strbuf *out, double v)
+{
+	if (!isfinite(v)) {
+		sb_adds(out, "null"); /* JSON has no NaN/inf; readers refuse it */
+		return;
+	}
+	char buf[40];
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	sb_adds(out, buf);
+}
+
+void rec_to_json(const struct kiln_rec *r, struct strbuf *out)
+{
+	sb_addc(out, '{');
+	if (r->kind == REC_ITER)
+		sb_addf(out, "\"i\":%ld,", r->iter);
+	sb_adds(out, "\"name\":");
+	put_str(out, r->name ? r->name : "");
+	if (r->kind == REC_EVENT) {
+		sb_addf(out, ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64 "}", r->start_ns, r->end_ns);
+		return;
+	}
+	sb_adds(out, ",\"value\":");
+	put_num(out, r->value);
+	if (r->unit && *r->unit) {
+		sb_adds(out, ",\"unit\":");
+		put_str(out, r->unit);
+	}
+	sb_addc(out, '}');
+}
+
+static int print_emit(void *ctx, const struct kiln_rec *r)
+{
+	FILE *f = ctx;
+	struct strbuf sb = STRBUF_INIT;
+	rec_to_json(r, &sb);
+	sb_addc(&sb, '\n');
+	size_t w = fwrite(sb.buf, 1, sb.len, f);
+	size_t want = sb.len;
+	sb_release(&sb);
+	return w == want ? 0 : -1;
+}
+
+struct rec_sink rec_print_sink(FILE *f)
+{
+	struct rec_sink s = { print_emit, f };
+	return s;
+}
+
+/* ---- generic JSON Lines ---- */
+
+static int bad(struct kerr *e, const char *file, long line, const char *field, const char *what)
+{
+	return kerr_setc(e, KEXIT_CONFIG, "%s:%ld: field '%s': %s", file, line, field, what);
+}
+
+static int check_text(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > max)
+		return -1;
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return -1;
+	return 0;
+}
+
+/* an integer field that must be a JSON integer >= 0 */
+static int get_count(json_t *v, const char *file, long line, const char *field,
+		     int64_t *out, struct kerr *e)
+{
+	if (!json_is_integer(v))
+		return bad(e, file, line, field, json_is_number(v)
+			   ? "not an integer" : "not a number");
+	json_int_t x = json_integer_value(v);
+	if (x < 0)
+		return bad(e, file, line, field, "negative");
+	*out = (int64_t)x;
+	return 0;
+}
+
+/* one object → one record, or an error saying which field is wrong */
+static int parse_obj(json_t *o, const char *file, long line, struct rec_sink *sink, struct kerr *e)
+{
+	static const char *const known[] = { "i", "name", "value", "unit", "start_ns", "end_ns" };
+	const char *key;
+	json_t *val;
+	json_object_foreach(o, key, val) {
+		size_t k = 0;
+		while (k < ARRAY_SIZE(known) && strcmp(key, known[k]))
+			k++;
+		if (k == ARRAY_SIZE(known))
+			return bad(e, file, line, key, "unknown field (expected i, name, value, unit, start_ns, end_ns)");
+	}
+	json_t *jn = json_object_get(o, "name");
+	json_t *ji = json_object_get(o, "i");
+	json_t *jv = json_object_get(o, "value");
+	json_t *ju = json_object_get(o, "unit");
+	json_t *js = json_object_get(o, "start_ns");
+	json_t *je = json_object_get(o, "end_ns");
+
+	if (!jn)
+		return bad(e, file, line, "name", "missing");
+	if (!json_is_string(jn))
+		return bad(e, file, line, "name", "not a string");
+	if (check_text(json_string_value(jn), REC_NAME_MAX) < 0)
+		return bad(e, file, line, "name", "empty, longer than 256 bytes or has control characters");
+
+	struct kiln_rec r = { 0 };
+	r.name = json_string_value(jn);
+	if (jv) {
+		if (js || je)
+			return bad(e, file, line, js ? "start_ns" : "end_ns",
+				   "an event has no value (unknown combination)");
+		if (!json_is_number(jv))
+			return bad(e, file, line, "value", "not a number");
+		r.value = json_number_value(jv);
+		if (!isfinite(r.value))
+			return bad(e, file, line, "value", "not finite");
+		if (ju) {
+			if (!json_is_string(ju))
+				return bad(e, file, line, "unit", "not a string");
+			r.unit = json_string_value(ju);
+			if (*r.unit && check_text(r.unit, REC_UNIT_MAX) < 0)
+				return bad(e, file, line, "unit", "longer than 32 bytes or has control characters");
+		}
+		if (ji) {
+			int64_t i;
+			if (get_count(ji, file, line, "i", &i, e) < 0)
+				return -1;
+			if (i > (int64_t)LONG_MAX)
+				return bad(e, file, line, "i", "too large");
+			r.kind = REC_ITER;
+			r.iter = (long)i;
+		} else {
+			r.kind = REC_PEXEC;
+		}
+	} else if (js || je) {
+		if (!js || !je)
+			return bad(e, file, line, js ? "end_ns" : "start_ns", "missing (an event needs start_ns and end_ns)");
+		if (ji)
+			return bad(e, file, line, "i", "an event has no iteration (unknown combination)");
+		if (ju)
+			return bad(e, file, line, "unit", "an event has no unit (unknown combination)");
+		if (get_count(js, file, line, "start_ns", &r.start_ns, e) < 0 ||
+		    get_count(je, file, line, "end_ns", &r.end_ns, e) < 0)
+			return -1;
+		if (r.end_ns < r.start_ns)
+			return bad(e, file, line, "end_ns", "before start_ns");
+		r.kind = REC_EVENT;
+	} else {
+		return bad(e, file, line, "value", "missing (a record has a value, or start_ns and end_ns)");
+	}
+	if (sink->emit(sink->ctx, &r))
+		return kerr_setc(e, KEXIT_FAIL, "%s:%ld: the record was not accepted", file, line);
+	return 0;
+}
+
+static int blank(const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
+			return 0;
+	return 1;
+}
+
+int rec_parse_jsonl(const char *name, const char *buf, size_t len,
+		    struct rec_sink *sink, struct kerr *e)
+{
+	long line = 0;
+	size_t at = 0;
+	while (at < len) {
+		const char *p = buf + at;
+		const char *nl = memchr(p, '\n', len - at);
+		size_t n = nl ? (size_t)(nl - p) : len - at; /* the last line may lack its newline */
+		at += n + (nl ? 1 : 0);
+		line++;
+		if (blank(p, n))
+			continue;
+		json_error_t je;
+		json_t *o = json_loadb(p, n, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
+		if (!o)
+			return kerr_setc(e, KEXIT_CONFIG, "%s:%ld:%d: not valid JSON: %s", name, line,
+					 je.column, je.text);
+		int r;
+		if (!json_is_object(o))
+			r = kerr_setc(e, KEXIT_CONFIG, "%s:%ld: a record must be a JSON object", name, line);
+		else
+			r = parse_obj(o, name, line, sink, e);
+		json_decref(o);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int rec_parse_jsonl_file(const char *path, struct rec_sink *sink, struct kerr *e)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (read_file(path, &sb, e) < 0)
+		return -1;
+	int r = rec_parse_jsonl(path, sb_str(&sb), sb.len, sink, e);
+	sb_release(&sb);
+	return r;
+}

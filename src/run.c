@@ -1,0 +1,738 @@
+/*
+ * run.c - the run loop of DESIGN.md's flow:
+ *
+ *   config ─▶ schedule (stored before the first pexec) ─▶ for each pending
+ *   pexec: build the runner's argv/env (plugin) ─▶ exec_run with the result
+ *   stream read as it arrives (stream.c) ─▶ the plugin's parser turns
+ *   KILN_INSTR_DIR into records ─▶ one durable transaction (store.c).
+ *
+ * Resuming is the same loop: the stored schedule is loaded, pexecs left
+ * `running` by a crash go back to pending, and the loop takes the first
+ * pending one.  SIGINT/SIGTERM stop the pexec in flight, which stays
+ * pending, and kiln exits 130.
+ */
+#include "run.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/personality.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "config.h"
+#include "exec.h"
+#include "plugin.h"
+#include "record.h"
+#include "store.h"
+#include "stream.h"
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	exec_interrupted = 1;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+char *run_results_path(const char *config, int quick, struct kerr *e)
+{
+	struct experiment ex;
+	if (config_load(config, kiln_datadir(), 0, &ex, e) < 0)
+		return NULL;
+	char *r;
+	if (quick) {
+		size_t n = strlen(ex.results);
+		const char *suf = ".kiln.db";
+		size_t sl = strlen(suf);
+		if (n > sl && !strcmp(ex.results + n - sl, suf))
+			r = xasprintf("%.*s.quick.kiln.db", (int)(n - sl), ex.results);
+		else
+			r = xasprintf("%s.quick", ex.results);
+	} else {
+		r = xstrdup(ex.results);
+	}
+	config_free(&ex);
+	return r;
+}
+
+/* ---- progress ---- */
+
+struct progress {
+	int tty, quiet;
+	size_t total, done_before, done;
+	int64_t t0, last_print;
+	double pexec_s_sum;
+	long iters_sum;
+};
+
+static void fmt_dur(double s, char *buf, size_t n)
+{
+	if (s < 0 || s != s)
+		snprintf(buf, n, "?");
+	else if (s < 60)
+		snprintf(buf, n, "%.0fs", s);
+	else if (s < 3600)
+		snprintf(buf, n, "%dm%02ds", (int)s / 60, (int)s % 60);
+	else
+		snprintf(buf, n, "%dh%02dm", (int)s / 3600, ((int)s % 3600) / 60);
+}
+
+static void progress_show(struct progress *p, const char *key, const char *label, const char *what, int force)
+{
+	if (p->quiet)
+		return;
+	int64_t now = mono_ns();
+	if (!p->tty && !force && now - p->last_print < 5000000000LL)
+		return;
+	p->last_print = now;
+	size_t k = p->done_before + p->done;
+	double avg = p->done ? p->pexec_s_sum / (double)p->done : -1;
+	double rate = p->pexec_s_sum > 0 ? (double)p->iters_sum / p->pexec_s_sum : 0;
+	char eta[32];
+	fmt_dur(avg < 0 ? -1 : avg * (double)(p->total - k), eta, sizeof(eta));
+	if (p->tty)
+		fprintf(stderr, "\r\033[K");
+	fprintf(stderr, "[%zu/%zu] %s #%s %s", k, p->total, key, label, what);
+	if (rate > 0)
+		fprintf(stderr, "  %.0f it/s", rate);
+	fprintf(stderr, "  ETA %s%s", eta, p->tty ? "" : "\n");
+	fflush(stderr);
+}
+
+static void progress_end(struct progress *p)
+{
+	if (!p->quiet && p->tty)
+		fprintf(stderr, "\r\033[K");
+}
+
+/* ---- one pexec ---- */
+
+struct run_state {
+	const struct experiment *ex;
+	const struct schedule *sc;
+	struct store *st;
+	const struct run_opts *o;
+	struct progress prog;
+	const char *libkiln;
+	size_t failed;
+};
+
+static int result_stream_cb(void *ctx, const char *data, size_t n)
+{
+	return stream_feed(ctx, data, n) < 0 ? 1 : 0;
+}
+
+static const struct vm_conf *find_vm(const struct experiment *ex, const char *name)
+{
+	for (size_t i = 0; i < ex->nvms; i++)
+		if (!strcmp(ex->vms[i].name, name))
+			return &ex->vms[i];
+	return NULL;
+}
+
+static const struct bench_conf *find_bench(const struct experiment *ex, const char *name)
+{
+	for (size_t i = 0; i < ex->nbenchs; i++)
+		if (!strcmp(ex->benchs[i].name, name))
+			return &ex->benchs[i];
+	return NULL;
+}
+
+/* paths and names shared by every pexec of a key */
+struct keyctx {
+	struct plugin_ctx pc;
+	char *bench_dir, *entry_path, *plugin_dir;
+};
+
+static void keyctx_init(struct keyctx *k, const struct experiment *ex, const struct vm_conf *vm,
+			const struct bench_conf *b, long iterations)
+{
+	memset(k, 0, sizeof(*k));
+	k->bench_dir = xasprintf("%s/%s/%s", ex->benchmarks_dir, b->name, vm->language);
+	const char *entry = vm->pl ? vm->pl->entry : vm->entry;
+	k->entry_path = entry ? path_join(k->bench_dir, entry) : NULL;
+	k->plugin_dir = xasprintf("%s/plugins/%s", kiln_datadir(), vm->pl ? vm->pl->name : vm->name);
+	k->pc.vm = vm;
+	k->pc.bench = b;
+	k->pc.vm_path = vm->resolved;
+	k->pc.bench_dir = k->bench_dir;
+	k->pc.entry_path = k->entry_path;
+	k->pc.plugin_dir = k->plugin_dir;
+	k->pc.libexec_dir = kiln_libexecdir();
+	k->pc.param = b->param;
+	k->pc.iterations = iterations;
+	k->pc.instrument = vm->instrument;
+}
+
+static void keyctx_release(struct keyctx *k)
+{
+	free(k->bench_dir);
+	free(k->entry_path);
+	free(k->plugin_dir);
+}
+
+/* run one argv list of pre/post commands (flattened, "" separated) */
+static int run_hooks(const struct strvec *cmds, const char *what, struct kerr *e)
+{
+	size_t i = 0;
+	while (i < cmds->n) {
+		struct strvec argv = STRVEC_INIT;
+		while (i < cmds->n && *cmds->v[i])
+			sv_push(&argv, cmds->v[i++]);
+		i++;
+		struct exec_result r;
+		int rc = exec_simple(sv_array(&argv), 600, &r, e);
+		if (rc == 0 && (!r.exited || r.status))
+			rc = kerr_set(e, "%s command `%s` failed (%s %d): %s", what, argv.v[0],
+				      r.exited ? "exit status" : "signal", r.exited ? r.status : r.signal, sb_str(&r.err));
+		else if (rc < 0)
+			kerr_wrap(e, "%s command", what);
+		exec_result_release(&r);
+		sv_clear(&argv);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* the stats parser on a file, when the VM asked for it */
+static int parse_with(const char *plugin, const char *path, struct rec_sink *sink, struct kerr *e)
+{
+	const struct kiln_plugin *p = plugin_find(plugin);
+	if (!p || !p->parse)
+		return kerr_set(e, "no parser '%s' built into this kiln", plugin);
+	return p->parse(path, sink, e);
+}
+
+/*
+ * Turn what the pexec left behind into records: generic *.kiln.jsonl files,
+ * the plugin's own files, a stats dump (stderr or file), an external parser.
+ * The first error is kept in instr_err; records parsed before it stand.
+ */
+static void collect_instr(const struct keyctx *k, const char *label, const char *dir,
+			  const struct exec_result *res, struct rec_list *recs, struct strbuf *instr_err)
+{
+	const struct vm_conf *vm = k->pc.vm;
+	struct rec_sink sink = rec_list_sink(recs);
+	struct kerr e = KERR_INIT;
+	DIR *d = opendir(dir);
+	struct strvec files = STRVEC_INIT;
+	if (d) {
+		struct dirent *de;
+		while ((de = readdir(d)))
+			if (de->d_name[0] != '.')
+				sv_push(&files, de->d_name);
+		closedir(d);
+	}
+	qsort(files.v, files.n, sizeof(char *), (int (*)(const void *, const void *))strcmp);
+	for (size_t i = 0; i < files.n; i++) {
+		const char *name = files.v[i];
+		char *path = path_join(dir, name);
+		int r = 0, tried = 1;
+		if (star_match("*.kiln.jsonl", name))
+			r = rec_parse_jsonl_file(path, &sink, &e);
+		else if (vm->pl && vm->pl->parse && vm->pl->parse_glob && star_match(vm->pl->parse_glob, name))
+			r = vm->pl->parse(path, &sink, &e);
+		else if (vm->stats_from && !strcmp(vm->stats_from, "file") && star_match("stats*", name))
+			r = parse_with("stats", path, &sink, &e);
+		else
+			tried = 0;
+		(void)tried;
+		if (r < 0 && !instr_err->len)
+			sb_addf(instr_err, "%s", sb_str(&e.msg));
+		free(path);
+	}
+	sv_clear(&files);
+	if (vm->stats_from && !strcmp(vm->stats_from, "stderr") && res->err.len) {
+		char *path = path_join(dir, ".stderr");
+		if (write_file(path, res->err.buf, res->err.len, &e) < 0 ||
+		    parse_with("stats", path, &sink, &e) < 0) {
+			if (!instr_err->len)
+				sb_addf(instr_err, "stats from stderr: %s", sb_str(&e.msg));
+		}
+		free(path);
+	}
+	if (vm->parser.n) {
+		struct strvec argv = STRVEC_INIT;
+		struct plugin_ctx pc = k->pc;
+		pc.instr_dir = dir;
+		for (size_t i = 0; i < vm->parser.n; i++) {
+			struct strbuf sb = STRBUF_INIT;
+			plugin_subst(&pc, label, vm->parser.v[i], &sb);
+			sv_push(&argv, sb.buf);
+			sb_release(&sb);
+		}
+		struct exec_result pr;
+		if (exec_simple(sv_array(&argv), 600, &pr, &e) < 0) {
+			if (!instr_err->len)
+				sb_addf(instr_err, "parser: %s", sb_str(&e.msg));
+		} else {
+			if ((!pr.exited || pr.status) && !instr_err->len)
+				sb_addf(instr_err, "parser `%s` failed: %s", argv.v[0], sb_str(&pr.err));
+			if (rec_parse_jsonl(argv.v[0], pr.out.buf ? pr.out.buf : "", pr.out.len, &sink, &e) < 0 &&
+			    !instr_err->len)
+				sb_addf(instr_err, "%s", sb_str(&e.msg));
+			exec_result_release(&pr);
+		}
+		sv_clear(&argv);
+	}
+	kerr_release(&e);
+}
+
+static void add_scalar(struct rec_list *l, const char *name, double v, const char *unit)
+{
+	struct rec_sink s = rec_list_sink(l);
+	struct kiln_rec r = { .kind = REC_PEXEC, .name = name, .value = v, .unit = unit };
+	s.emit(s.ctx, &r);
+}
+
+enum { ONE_OK, ONE_FAILED, ONE_INTERRUPTED, ONE_FATAL };
+
+static int run_one(struct run_state *rs, const struct sched_item *it, struct keyctx *k, struct kerr *e)
+{
+	const struct experiment *ex = rs->ex;
+	const struct sched_key *key = &rs->sc->keys[it->key];
+	const struct vm_conf *vm = k->pc.vm;
+	int whole = vm->pl && vm->pl->whole_process;
+	char label[32];
+	schedule_pexec_label(it->num, rs->sc->pexecs, label, sizeof(label));
+	char *keyname = schedule_key_name(key);
+	int outcome = ONE_FATAL;
+
+	if (store_mark_running(rs->st, it->id, e) < 0) {
+		free(keyname);
+		return ONE_FATAL;
+	}
+	if (run_hooks(&ex->pre_exec, "pre_execution", e) < 0) {
+		free(keyname);
+		return ONE_FATAL;
+	}
+	char tmpl[] = "/tmp/kiln-instr.XXXXXX";
+	char *instr = NULL;
+	if (!whole) {
+		instr = mkdtemp(tmpl);
+		if (!instr) {
+			kerr_set(e, "mkdtemp: %s", strerror(errno));
+			free(keyname);
+			return ONE_FATAL;
+		}
+	}
+	k->pc.instr_dir = instr;
+
+	struct strvec argv = STRVEC_INIT, env = STRVEC_INIT;
+	const char *path = getenv("PATH");
+	sv_setenv(&env, "PATH", path ? path : "/usr/local/bin:/usr/bin:/bin");
+	for (size_t i = 0; i < vm->env.n; i++) {
+		char *eq = strchr(vm->env.v[i], '=');
+		char *name = xstrndup(vm->env.v[i], (size_t)(eq - vm->env.v[i]));
+		sv_setenv(&env, name, eq + 1);
+		free(name);
+	}
+	char buf[64];
+	sv_setenv(&env, "KILN_BENCHMARK", key->bench);
+	sv_setenv(&env, "KILN_VM", key->vm);
+	sv_setenv(&env, "KILN_VARIANT", key->variant);
+	sv_setenv(&env, "KILN_KEY", keyname);
+	sv_setenv(&env, "KILN_PEXEC", label);
+	snprintf(buf, sizeof(buf), "%ld", k->pc.iterations);
+	sv_setenv(&env, "KILN_ITERATIONS", buf);
+	sv_setenv(&env, "KILN_PARAM", k->pc.param);
+	if (instr)
+		sv_setenv(&env, "KILN_INSTR_DIR", instr);
+	if (!whole)
+		sv_setenv(&env, "KILN_RESULT_FD", "3");
+	if (rs->libkiln)
+		sv_setenv(&env, "KILN_LIBKILN", rs->libkiln);
+	if (ex->platform.counters.n) {
+		struct strbuf c = STRBUF_INIT;
+		for (size_t i = 0; i < ex->platform.counters.n; i++)
+			sb_addf(&c, "%s%s", i ? "," : "", ex->platform.counters.v[i]);
+		sv_setenv(&env, "KILN_COUNTERS", c.buf);
+		sb_release(&c);
+	}
+	if (plugin_build(&k->pc, label, &argv, &env, e) < 0) {
+		kerr_wrap(e, "%s", keyname);
+		goto out;
+	}
+
+	struct stream s;
+	stream_init(&s, k->pc.iterations);
+	struct exec_opts eo;
+	memset(&eo, 0, sizeof(eo));
+	eo.argv = sv_array(&argv);
+	eo.envp = sv_array(&env);
+	eo.timeout_s = ex->limits.timeout_s;
+	eo.capture_bytes = (size_t)ex->limits.output_kb * 1024;
+	eo.result_fd = whole ? 0 : 3;
+	eo.on_stream = result_stream_cb;
+	eo.stream_ctx = &s;
+	eo.rlimit_as_mb = ex->limits.heap_mb;
+	eo.rlimit_stack_mb = ex->limits.stack_mb;
+	eo.aslr = ex->platform.aslr == ASLR_OFF ? 0 : ex->platform.aslr == ASLR_ON ? 1 : -1;
+	struct strbuf cpus = STRBUF_INIT;
+	for (size_t i = 0; i < ex->platform.pin_cpus.n; i++)
+		sb_addf(&cpus, "%s%s", i ? "," : "", ex->platform.pin_cpus.v[i]);
+	eo.cpus = cpus.len ? cpus.buf : NULL;
+	eo.set_nice = ex->platform.has_nice;
+	eo.nice = ex->platform.nice;
+
+	progress_show(&rs->prog, keyname, label, "running", 0);
+	int64_t wall0 = wall_ns();
+	struct exec_result res;
+	struct kerr xe = KERR_INIT;
+	int xr = exec_run(&eo, &res, &xe);
+	sb_release(&cpus);
+
+	if (exec_interrupted) {
+		/* discarded: the pexec goes back to pending */
+		outcome = ONE_INTERRUPTED;
+		struct kerr ignore = KERR_INIT;
+		store_reset_running(rs->st, &ignore);
+		kerr_release(&ignore);
+		kerr_setc(e, KEXIT_INTERRUPTED, "interrupted: pexec %s of %s discarded, it stays pending", label, keyname);
+		exec_result_release(&res);
+		stream_release(&s);
+		kerr_release(&xe);
+		goto out;
+	}
+
+	struct pexec_result pr;
+	memset(&pr, 0, sizeof(pr));
+	struct rec_list recs = REC_LIST_INIT;
+	struct strbuf err = STRBUF_INIT, instr_err = STRBUF_INIT;
+	int64_t one_wall;
+	pr.wall_start_ns = wall0;
+	pr.duration_s = (double)(res.end_ns - res.start_ns) / 1e9;
+	pr.exit_status = res.status;
+	pr.signal = res.signal;
+	pr.user_s = res.user_s;
+	pr.sys_s = res.sys_s;
+	pr.maxrss_kb = res.maxrss_kb;
+	pr.personality = res.personality;
+	pr.out = res.out.buf;
+	pr.out_len = res.out.len;
+	pr.err = res.err.buf;
+	pr.err_len = res.err.len;
+	pr.status = PX_OK;
+
+	if (xr < 0) {
+		pr.status = PX_FAILED;
+		sb_addf(&err, "%s", sb_str(&xe.msg));
+	} else if (res.timed_out) {
+		pr.status = PX_TIMEOUT;
+		sb_addf(&err, "timed out after %g s; the process group was killed", ex->limits.timeout_s);
+	} else if (!res.exited || res.status) {
+		pr.status = PX_FAILED;
+		if (res.exited)
+			sb_addf(&err, "exit status %d", res.status);
+		else
+			sb_addf(&err, "killed by signal %d (%s)", res.signal, strsignal(res.signal));
+	}
+	if (!whole) {
+		int sr = stream_finish(&s);
+		if (sr < 0 && pr.status == PX_OK) {
+			pr.status = PX_FAILED;
+			sb_addf(&err, "%s", s.error.buf);
+		} else if (sr < 0 && !res.timed_out) {
+			sb_addf(&err, "; %s", s.error.buf);
+		}
+		pr.wall_ns = s.wall;
+		pr.n = s.n;
+		pr.counter_names = s.counter_names;
+		pr.ncounters = s.ncounters;
+		pr.counters = s.counters;
+		collect_instr(k, label, instr, &res, &recs, &instr_err);
+	} else {
+		one_wall = res.end_ns - res.start_ns;
+		if (xr == 0 && !res.timed_out) {
+			pr.wall_ns = &one_wall;
+			pr.n = 1;
+		}
+		add_scalar(&recs, "exit_status", res.exited ? res.status : -1, "");
+		add_scalar(&recs, "user_time", res.user_s, "s");
+		add_scalar(&recs, "sys_time", res.sys_s, "s");
+		add_scalar(&recs, "max_rss", (double)res.maxrss_kb, "KiB");
+	}
+	if (ex->platform.aslr == ASLR_OFF && pr.status == PX_OK &&
+	    (res.personality < 0 || !(res.personality & ADDR_NO_RANDOMIZE))) {
+		pr.status = PX_FAILED;
+		sb_addf(&err, "ASLR off was asked for but the child's personality is %#x", res.personality);
+	}
+	pr.error = err.len ? err.buf : NULL;
+	pr.instr_error = instr_err.len ? instr_err.buf : NULL;
+	pr.records = &recs;
+
+	if (run_hooks(&ex->post_exec, "post_execution", e) < 0) {
+		outcome = ONE_FATAL;
+	} else if (store_commit_pexec(rs->st, it->id, &pr, e) < 0) {
+		outcome = ONE_FATAL;
+	} else {
+		outcome = pr.status == PX_OK ? ONE_OK : ONE_FAILED;
+		rs->prog.done++;
+		rs->prog.pexec_s_sum += pr.duration_s;
+		rs->prog.iters_sum += (long)pr.n;
+		if (outcome == ONE_FAILED) {
+			rs->failed++;
+			if (!rs->o->quiet) {
+				progress_end(&rs->prog);
+				kiln_warn("%s pexec %s %s: %s", keyname, label, pexec_status_name(pr.status), pr.error);
+			}
+		} else if (pr.instr_error && !rs->o->quiet) {
+			progress_end(&rs->prog);
+			kiln_warn("%s pexec %s: instrumentation: %s", keyname, label, pr.instr_error);
+		}
+		char what[64];
+		snprintf(what, sizeof(what), "%s %zu it %.2fs", pexec_status_name(pr.status), pr.n, pr.duration_s);
+		progress_show(&rs->prog, keyname, label, what, outcome == ONE_FAILED);
+	}
+	rec_list_clear(&recs);
+	sb_release(&err);
+	sb_release(&instr_err);
+	exec_result_release(&res);
+	stream_release(&s);
+	kerr_release(&xe);
+out:
+	if (instr)
+		rm_rf(instr);
+	sv_clear(&argv);
+	sv_clear(&env);
+	free(keyname);
+	return outcome;
+}
+
+/* ---- the whole run ---- */
+
+static int config_diff(const struct experiment *ex, const char *old_text, struct kerr *e)
+{
+	char a[] = "/tmp/kiln-old-config.XXXXXX";
+	int fd = mkstemp(a);
+	struct strbuf msg = STRBUF_INIT;
+	if (fd >= 0) {
+		ssize_t w = write(fd, old_text, strlen(old_text));
+		(void)w;
+		close(fd);
+		char *argv[] = { "diff", "-u", "--label", "stored config", "--label", ex->path, a, ex->path, NULL };
+		struct exec_result r;
+		struct kerr ie = KERR_INIT;
+		if (exec_simple(argv, 10, &r, &ie) == 0) {
+			sb_add(&msg, r.out.buf ? r.out.buf : "", r.out.len);
+			exec_result_release(&r);
+		}
+		kerr_release(&ie);
+		unlink(a);
+	}
+	kerr_setc(e, KEXIT_CONFIG,
+		  "%s: the config changed since these results were started; run with --force to continue "
+		  "anyway, or use another results file\n%s", ex->path, sb_str(&msg));
+	sb_release(&msg);
+	return -1;
+}
+
+static void print_dry_run(const struct experiment *ex, const struct schedule *sc, const char *results)
+{
+	printf("# experiment %s: %zu keys x %ld pexecs = %zu pexecs, results %s\n", ex->name, sc->nkeys,
+	       sc->pexecs, sc->n, results);
+	for (size_t i = 0; i < sc->n; i++) {
+		char label[32];
+		schedule_pexec_label(sc->items[i].num, sc->pexecs, label, sizeof(label));
+		char *k = schedule_key_name(&sc->keys[sc->items[i].key]);
+		printf("%zu\t%s\t%s\t%ld iterations\n", i, k, label, sc->keys[sc->items[i].key].iterations);
+		free(k);
+	}
+}
+
+int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
+{
+	struct experiment ex;
+	if (config_load(config, kiln_datadir(), 1, &ex, e) < 0)
+		return e->code;
+	int code = KEXIT_OK;
+	struct store *st = NULL;
+	struct schedule sc;
+	memset(&sc, 0, sizeof(sc));
+	struct keyctx *kc = NULL;
+	char *results = NULL;
+
+	if (o->results)
+		results = xstrdup(o->results);
+	else if (o->quick) {
+		results = run_results_path(config, 1, e);
+		if (!results) {
+			config_free(&ex);
+			return e->code;
+		}
+	} else
+		results = xstrdup(ex.results);
+
+	/* whole-process plugins measure one process per pexec */
+	for (size_t i = 0; i < ex.nvms; i++) {
+		if (ex.vms[i].pl && ex.vms[i].pl->whole_process && ex.vms[i].iterations > 1) {
+			kerr_setc(e, KEXIT_CONFIG, "%s:%d: vms.%s.iterations: the %s plugin runs one iteration per "
+				  "process; use pexecs for repetitions", config, ex.vms[i].line, ex.vms[i].name,
+				  ex.vms[i].pl->name);
+			code = e->code;
+			goto out;
+		}
+		if (ex.vms[i].pl && ex.vms[i].pl->whole_process)
+			ex.vms[i].iterations = 1;
+	}
+	schedule_plan(&ex, o->order, o->quick ? 1 : 0, o->quick ? 3 : 0, &sc);
+	for (size_t k = 0; k < sc.nkeys; k++) /* whole-process keys stay at 1 even in --quick */
+		if (find_vm(&ex, sc.keys[k].vm)->pl && find_vm(&ex, sc.keys[k].vm)->pl->whole_process)
+			sc.keys[k].iterations = 1;
+	if (!sc.n) {
+		code = kerr_setc(e, KEXIT_CONFIG, "%s: nothing to run (every key is skipped)", config);
+		code = KEXIT_CONFIG;
+		goto out;
+	}
+	if (o->dry_run) {
+		print_dry_run(&ex, &sc, results);
+		goto out;
+	}
+	if (o->quick)
+		unlink(results);
+
+	if (store_open(results, 1, &st, e) < 0 || store_lock(st, e) < 0) {
+		code = e->code;
+		goto out;
+	}
+	if (store_has_experiment(st)) {
+		char *hash = NULL;
+		store_meta_get(st, "config_hash", &hash);
+		if (hash && strcmp(hash, ex.hash)) {
+			if (!o->force) {
+				char *old = NULL;
+				store_meta_get(st, "config_text", &old);
+				config_diff(&ex, old ? old : "", e);
+				free(old);
+				free(hash);
+				code = e->code;
+				goto out;
+			}
+			kiln_warn("the config changed; continuing the stored schedule as --force asks");
+			store_meta_set(st, "config_text", ex.text, NULL);
+			store_meta_set(st, "config_hash", ex.hash, NULL);
+		}
+		free(hash);
+		schedule_free(&sc);
+		if (store_load_schedule(st, &sc, e) < 0) {
+			code = e->code;
+			goto out;
+		}
+		int reset = store_reset_running(st, e);
+		if (reset > 0 && !o->quiet)
+			kiln_note("%d pexec(s) left running by an interrupted run will be rerun", reset);
+	} else {
+		/* the stored schedule is the one that runs, fresh or resumed */
+		if (store_init(st, &ex, &sc, sched_order_name(o->order), e) < 0) {
+			code = e->code;
+			goto out;
+		}
+		schedule_free(&sc);
+		if (store_load_schedule(st, &sc, e) < 0) {
+			code = e->code;
+			goto out;
+		}
+	}
+
+	/* every key's context, and its plugin's preparation, before anything runs */
+	kc = xcalloc(sc.nkeys, sizeof(*kc));
+	for (size_t k = 0; k < sc.nkeys; k++) {
+		const struct vm_conf *vm = find_vm(&ex, sc.keys[k].vm);
+		const struct bench_conf *b = find_bench(&ex, sc.keys[k].bench);
+		if (!vm || !b) {
+			code = kerr_setc(e, KEXIT_CONFIG, "%s: key %s:%s is in the stored schedule but not in the config",
+					 config, sc.keys[k].bench, sc.keys[k].vm);
+			code = KEXIT_CONFIG;
+			goto out;
+		}
+		keyctx_init(&kc[k], &ex, vm, b, sc.keys[k].iterations);
+		if (vm->pl && vm->pl->prepare && vm->pl->prepare(&kc[k].pc, e) < 0) {
+			kerr_wrap(e, "preparing %s:%s", b->name, vm->name);
+			code = e->code;
+			goto out;
+		}
+	}
+
+	struct run_state rs;
+	memset(&rs, 0, sizeof(rs));
+	rs.ex = &ex;
+	rs.sc = &sc;
+	rs.st = st;
+	rs.o = o;
+	rs.prog.tty = isatty(2);
+	rs.prog.quiet = o->quiet;
+	rs.prog.total = sc.n;
+	char *lk = path_join(kiln_libexecdir(), "libkiln.so");
+	if (!file_exists(lk)) {
+		free(lk);
+		lk = xasprintf("%s/../lib/libkiln.so.1", kiln_libexecdir());
+	}
+	rs.libkiln = file_exists(lk) ? lk : NULL;
+	for (size_t i = 0; i < sc.n; i++)
+		if (sc.items[i].status != PX_PENDING && sc.items[i].status != PX_RUNNING)
+			rs.prog.done_before++;
+
+	exec_become_subreaper();
+	install_signals();
+	long ran = 0;
+	for (size_t i = 0; i < sc.n && code == KEXIT_OK; i++) {
+		struct sched_item *it = &sc.items[i];
+		if (it->status != PX_PENDING && it->status != PX_RUNNING)
+			continue;
+		if (exec_interrupted) {
+			code = kerr_setc(e, KEXIT_INTERRUPTED, "interrupted; `kiln run %s` resumes", config);
+			break;
+		}
+		if (o->max_pexecs && ran >= o->max_pexecs)
+			break;
+		int r = run_one(&rs, it, &kc[it->key], e);
+		ran++;
+		if (r == ONE_INTERRUPTED || r == ONE_FATAL)
+			code = e->code ? e->code : KEXIT_FAIL;
+		else
+			it->status = r == ONE_OK ? PX_OK : PX_FAILED;
+	}
+	progress_end(&rs.prog);
+	free(lk);
+	if (code == KEXIT_OK) {
+		size_t pending = 0;
+		for (size_t i = 0; i < sc.n; i++)
+			if (sc.items[i].status == PX_PENDING || sc.items[i].status == PX_RUNNING)
+				pending++;
+		if (!pending) {
+			char ts[32];
+			iso_time(wall_ns(), ts, sizeof(ts));
+			store_meta_set(st, "ended", ts, NULL);
+		}
+		if (!o->quiet)
+			kiln_note("%s: %zu pexecs done, %zu failed, %zu pending", results,
+				  sc.n - pending - rs.failed, rs.failed, pending);
+		if (rs.failed)
+			code = kerr_setc(e, KEXIT_FAIL, "%zu pexec(s) failed: `kiln status %s` lists them", rs.failed, results);
+	}
+out:
+	if (kc)
+		for (size_t k = 0; k < sc.nkeys; k++)
+			keyctx_release(&kc[k]);
+	free(kc);
+	schedule_free(&sc);
+	store_close(st);
+	free(results);
+	config_free(&ex);
+	return code;
+}

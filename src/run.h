@@ -1,0 +1,28 @@
+/*
+ * run.h - `kiln run`: drive an experiment from its config to a complete
+ * results file, one pexec at a time, resumable after any crash.
+ */
+#ifndef KILN_RUN_H
+#define KILN_RUN_H
+
+#include "schedule.h"
+#include "util.h"
+
+struct run_opts {
+	enum sched_order order;
+	int dry_run;
+	int quick;         /* 1 pexec x 3 iterations per key, into <stem>.quick.kiln.db */
+	int force;         /* resume even though the config changed */
+	int tune;          /* platform control (root) */
+	int reboot;        /* reboot between pexecs */
+	int quiet;         /* no progress */
+	const char *results; /* override the results path */
+	long max_pexecs;   /* stop after this many pexecs (0: all) — for tests and reboot mode */
+};
+
+/* returns a KEXIT_* code; e is set when it is not KEXIT_OK */
+int run_experiment(const char *config, const struct run_opts *o, struct kerr *e);
+/* where the results of a config are (honours --quick); for demo and status */
+char *run_results_path(const char *config, int quick, struct kerr *e);
+
+#endif

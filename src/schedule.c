@@ -1,0 +1,73 @@
+/*
+ * schedule.c - plan the pexecs of an experiment.  The random order is a
+ * Fisher-Yates shuffle driven by GSL's MT19937 seeded with the config's
+ * seed, so the same config always gives the same schedule; the schedule is
+ * stored in the results before the first pexec runs (store_init), so a
+ * resumed run follows the stored one, not a re-plan.
+ */
+#include "schedule.h"
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *sched_order_name(enum sched_order o)
+{
+	return o == ORDER_INTERLEAVED ? "interleaved" : "random";
+}
+
+void schedule_plan(const struct experiment *ex, enum sched_order order, long pexecs, long iterations,
+		   struct schedule *sc)
+{
+	memset(sc, 0, sizeof(*sc));
+	sc->pexecs = pexecs > 0 ? pexecs : ex->pexecs;
+	sc->keys = xcalloc(ex->nbenchs * ex->nvms + 1, sizeof(*sc->keys));
+	for (size_t b = 0; b < ex->nbenchs; b++) {
+		for (size_t v = 0; v < ex->nvms; v++) {
+			const struct vm_conf *vm = &ex->vms[v];
+			char *key = xasprintf("%s:%s:%s", ex->benchs[b].name, vm->name, vm->variant);
+			int skipped = config_skipped(ex, key);
+			free(key);
+			if (skipped)
+				continue;
+			struct sched_key *k = &sc->keys[sc->nkeys];
+			k->id = (long)sc->nkeys + 1;
+			k->bench = xstrdup(ex->benchs[b].name);
+			k->vm = xstrdup(vm->name);
+			k->variant = xstrdup(vm->variant);
+			k->iterations = iterations > 0 ? iterations : config_iterations(ex, vm);
+			sc->nkeys++;
+		}
+	}
+	sc->n = sc->nkeys * (size_t)sc->pexecs;
+	sc->items = xcalloc(sc->n + 1, sizeof(*sc->items));
+	size_t i = 0;
+	for (long p = 0; p < sc->pexecs; p++)
+		for (size_t k = 0; k < sc->nkeys; k++, i++) {
+			sc->items[i].key = (long)k;
+			sc->items[i].num = p;
+			sc->items[i].status = PX_PENDING;
+		}
+	if (order == ORDER_RANDOM && sc->n > 1) {
+		gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+		gsl_rng_set(r, ex->seed);
+		gsl_ran_shuffle(r, sc->items, sc->n, sizeof(*sc->items));
+		gsl_rng_free(r);
+	}
+	for (i = 0; i < sc->n; i++)
+		sc->items[i].seq = (long)i;
+}
+
+void schedule_pexec_label(long num, long pexecs, char *buf, size_t n)
+{
+	int width = 1;
+	for (long m = pexecs - 1; m >= 10; m /= 10)
+		width++;
+	snprintf(buf, n, "%0*ld", width, num);
+}
+
+char *schedule_key_name(const struct sched_key *k)
+{
+	return xasprintf("%s:%s:%s", k->bench, k->vm, k->variant);
+}

@@ -1,0 +1,932 @@
+/*
+ * store.c - the results file (see store.h for what it holds and why).
+ *
+ * Schema version 1:
+ *   meta(name, value)             experiment: name, config text/hash, seed, order,
+ *                                 kiln version, schema, started, ended
+ *   keys(id, bench, vm, variant, iterations)
+ *   pexecs(id, key_id, num, seq, status, ...)   the schedule and each outcome
+ *   iterations(pexec_id, n, wall, counter_names, counters)  delta-varint blobs
+ *   series(pexec_id, name, unit, vals)  per-iteration records, float64 blobs
+ *   scalars(pexec_id, name, unit, value)
+ *   events(pexec_id, name, start_ns, end_ns)
+ *   audit(name, value)
+ *   cache(kind, key, value)       analyses and profiles keyed by a hash
+ */
+#include "store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "config.h"
+
+struct store {
+	sqlite3 *db;
+	char *path;
+	int lock_fd;
+};
+
+static const char *const status_names[] = { "pending", "running", "ok", "failed", "timeout", "tainted" };
+
+const char *pexec_status_name(enum pexec_status s)
+{
+	return (unsigned)s < ARRAY_SIZE(status_names) ? status_names[s] : "?";
+}
+
+static enum pexec_status status_parse(const char *s)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(status_names); i++)
+		if (s && !strcmp(s, status_names[i]))
+			return (enum pexec_status)i;
+	return PX_PENDING;
+}
+
+static const char schema_sql[] =
+	"CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value TEXT);"
+	"CREATE TABLE IF NOT EXISTS keys(id INTEGER PRIMARY KEY, bench TEXT NOT NULL, vm TEXT NOT NULL,"
+	" variant TEXT NOT NULL, iterations INTEGER NOT NULL, UNIQUE(bench, vm, variant));"
+	"CREATE TABLE IF NOT EXISTS pexecs(id INTEGER PRIMARY KEY, key_id INTEGER NOT NULL REFERENCES keys(id),"
+	" num INTEGER NOT NULL, seq INTEGER NOT NULL UNIQUE, status TEXT NOT NULL DEFAULT 'pending',"
+	" attempts INTEGER NOT NULL DEFAULT 0, wall_start_ns INTEGER, duration_s REAL, exit_status INTEGER,"
+	" signal INTEGER, user_s REAL, sys_s REAL, maxrss_kb INTEGER, personality INTEGER, error TEXT,"
+	" stdout BLOB, stderr BLOB, instr_error TEXT, taint TEXT, env_hash TEXT, n_iter INTEGER,"
+	" UNIQUE(key_id, num));"
+	"CREATE TABLE IF NOT EXISTS iterations(pexec_id INTEGER PRIMARY KEY REFERENCES pexecs(id), n INTEGER,"
+	" wall BLOB, counter_names TEXT, counters BLOB);"
+	"CREATE TABLE IF NOT EXISTS series(pexec_id INTEGER NOT NULL, name TEXT NOT NULL, unit TEXT, vals BLOB,"
+	" PRIMARY KEY(pexec_id, name));"
+	"CREATE TABLE IF NOT EXISTS scalars(pexec_id INTEGER NOT NULL, name TEXT NOT NULL, unit TEXT, value REAL,"
+	" PRIMARY KEY(pexec_id, name));"
+	"CREATE TABLE IF NOT EXISTS events(pexec_id INTEGER NOT NULL, name TEXT, start_ns INTEGER, end_ns INTEGER);"
+	"CREATE INDEX IF NOT EXISTS events_pexec ON events(pexec_id);"
+	"CREATE TABLE IF NOT EXISTS audit(name TEXT PRIMARY KEY, value TEXT);"
+	"CREATE TABLE IF NOT EXISTS cache(kind TEXT NOT NULL, key TEXT NOT NULL, value BLOB,"
+	" PRIMARY KEY(kind, key));";
+
+static int dberr(struct store *s, struct kerr *e, const char *what)
+{
+	int code = sqlite3_errcode(s->db);
+	int ex = KEXIT_STORE;
+	if (code == SQLITE_FULL)
+		return kerr_setc(e, ex, "%s: %s: the disk is full; nothing of the pexec in flight was "
+			"kept, and `kiln run` resumes once space is freed", s->path, what);
+	return kerr_setc(e, ex, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+}
+
+static int exec_sql(struct store *s, const char *sql, struct kerr *e)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		int r = dberr(s, e, msg ? msg : sql);
+		sqlite3_free(msg);
+		return r;
+	}
+	return 0;
+}
+
+int store_open(const char *path, int create, struct store **out, struct kerr *e)
+{
+	*out = NULL;
+	if (!create && !file_exists(path))
+		return kerr_setc(e, KEXIT_STORE, "%s: no such results file", path);
+	struct store *s = xcalloc(1, sizeof(*s));
+	s->path = xstrdup(path);
+	s->lock_fd = -1;
+	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
+		kerr_setc(e, KEXIT_STORE, "%s: cannot open: %s", path, s->db ? sqlite3_errmsg(s->db) : "out of memory");
+		store_close(s);
+		return -1;
+	}
+	sqlite3_busy_timeout(s->db, 5000);
+	sqlite3_extended_result_codes(s->db, 0);
+	/* a file that is not SQLite, or a damaged one, is caught here */
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "PRAGMA quick_check", -1, &st, NULL) != SQLITE_OK) {
+		kerr_setc(e, KEXIT_STORE, "%s: not a kiln results file (%s)", path, sqlite3_errmsg(s->db));
+		store_close(s);
+		return -1;
+	}
+	int rc = sqlite3_step(st);
+	const char *res = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+	if (!res || strcmp(res, "ok")) {
+		kerr_setc(e, KEXIT_STORE, "%s: the results file is damaged (integrity check: %s)", path,
+			  res ? res : sqlite3_errmsg(s->db));
+		sqlite3_finalize(st);
+		store_close(s);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	if (exec_sql(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;", e) < 0 ||
+	    exec_sql(s, schema_sql, e) < 0) {
+		store_close(s);
+		return -1;
+	}
+	char *ver = NULL;
+	if (store_meta_get(s, "schema", &ver) == 0 && ver) {
+		long v = atol(ver);
+		free(ver);
+		if (v > STORE_SCHEMA) {
+			kerr_setc(e, KEXIT_STORE, "%s: written by a newer kiln (results schema %ld; this kiln "
+				  "reads up to %d): upgrade kiln", path, v, STORE_SCHEMA);
+			store_close(s);
+			return -1;
+		}
+	}
+	*out = s;
+	return 0;
+}
+
+void store_close(struct store *s)
+{
+	if (!s)
+		return;
+	if (s->db)
+		sqlite3_close(s->db);
+	if (s->lock_fd >= 0)
+		close(s->lock_fd);
+	free(s->path);
+	free(s);
+}
+
+int store_lock(struct store *s, struct kerr *e)
+{
+	if (s->lock_fd >= 0)
+		return 0;
+	int fd = open(s->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return kerr_setc(e, KEXIT_STORE, "%s: %s", s->path, strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int err = errno;
+		close(fd);
+		if (err == EWOULDBLOCK)
+			return kerr_setc(e, KEXIT_LOCKED, "%s: another kiln is running this experiment", s->path);
+		return kerr_setc(e, KEXIT_STORE, "%s: lock: %s", s->path, strerror(err));
+	}
+	s->lock_fd = fd;
+	return 0;
+}
+
+const char *store_path(const struct store *s)
+{
+	return s->path;
+}
+
+struct sqlite3 *store_db(struct store *s)
+{
+	return s->db;
+}
+
+static char *col_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return t ? xstrdup((const char *)t) : NULL;
+}
+
+static int kv_get(struct store *s, const char *table, const char *name, char **value)
+{
+	*value = NULL;
+	char sql[96];
+	snprintf(sql, sizeof(sql), "SELECT value FROM %s WHERE name=?", table);
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	int r = -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*value = col_text(st, 0);
+		r = 0;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+static int kv_set(struct store *s, const char *table, const char *name, const char *value, struct kerr *e)
+{
+	char sql[96];
+	snprintf(sql, sizeof(sql), "INSERT OR REPLACE INTO %s(name, value) VALUES(?, ?)", table);
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return dberr(s, e, table);
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : dberr(s, e, table);
+}
+
+int store_meta_get(struct store *s, const char *name, char **value)
+{
+	return kv_get(s, "meta", name, value);
+}
+
+int store_meta_set(struct store *s, const char *name, const char *value, struct kerr *e)
+{
+	return kv_set(s, "meta", name, value, e);
+}
+
+int store_audit_get(struct store *s, const char *name, char **value)
+{
+	return kv_get(s, "audit", name, value);
+}
+
+int store_audit_set(struct store *s, const char *name, const char *value, struct kerr *e)
+{
+	return kv_set(s, "audit", name, value, e);
+}
+
+int store_has_experiment(struct store *s)
+{
+	char *v = NULL;
+	int r = store_meta_get(s, "config_hash", &v) == 0 && v;
+	free(v);
+	return r;
+}
+
+void schedule_free(struct schedule *sc)
+{
+	for (size_t i = 0; i < sc->nkeys; i++) {
+		free(sc->keys[i].bench);
+		free(sc->keys[i].vm);
+		free(sc->keys[i].variant);
+	}
+	free(sc->keys);
+	free(sc->items);
+	memset(sc, 0, sizeof(*sc));
+}
+
+int store_init(struct store *s, const struct experiment *ex, const struct schedule *sc,
+	       const char *order, struct kerr *e)
+{
+	if (exec_sql(s, "BEGIN IMMEDIATE", e) < 0)
+		return -1;
+	char buf[64], ts[32];
+	iso_time(wall_ns(), ts, sizeof(ts));
+	snprintf(buf, sizeof(buf), "%d", STORE_SCHEMA);
+	const char *kv[][2] = {
+		{ "schema", buf }, { "kiln_version", KILN_VERSION }, { "name", ex->name },
+		{ "config_path", ex->path }, { "config_text", ex->text }, { "config_hash", ex->hash },
+		{ "order", order }, { "started", ts },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(kv); i++)
+		if (store_meta_set(s, kv[i][0], kv[i][1], e) < 0)
+			goto fail;
+	snprintf(buf, sizeof(buf), "%lu", ex->seed);
+	if (store_meta_set(s, "seed", buf, e) < 0)
+		goto fail;
+	snprintf(buf, sizeof(buf), "%ld", sc->pexecs);
+	if (store_meta_set(s, "pexecs", buf, e) < 0)
+		goto fail;
+
+	sqlite3_stmt *kst, *pst;
+	if (sqlite3_prepare_v2(s->db, "INSERT INTO keys(id, bench, vm, variant, iterations) VALUES(?,?,?,?,?)",
+			       -1, &kst, NULL) != SQLITE_OK) {
+		dberr(s, e, "keys");
+		goto fail;
+	}
+	for (size_t i = 0; i < sc->nkeys; i++) {
+		sqlite3_bind_int64(kst, 1, (sqlite3_int64)i + 1);
+		sqlite3_bind_text(kst, 2, sc->keys[i].bench, -1, SQLITE_STATIC);
+		sqlite3_bind_text(kst, 3, sc->keys[i].vm, -1, SQLITE_STATIC);
+		sqlite3_bind_text(kst, 4, sc->keys[i].variant, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(kst, 5, sc->keys[i].iterations);
+		if (sqlite3_step(kst) != SQLITE_DONE) {
+			sqlite3_finalize(kst);
+			dberr(s, e, "keys");
+			goto fail;
+		}
+		sqlite3_reset(kst);
+	}
+	sqlite3_finalize(kst);
+	if (sqlite3_prepare_v2(s->db, "INSERT INTO pexecs(key_id, num, seq) VALUES(?,?,?)", -1, &pst, NULL) != SQLITE_OK) {
+		dberr(s, e, "pexecs");
+		goto fail;
+	}
+	for (size_t i = 0; i < sc->n; i++) {
+		sqlite3_bind_int64(pst, 1, sc->items[i].key + 1);
+		sqlite3_bind_int64(pst, 2, sc->items[i].num);
+		sqlite3_bind_int64(pst, 3, (sqlite3_int64)i);
+		if (sqlite3_step(pst) != SQLITE_DONE) {
+			sqlite3_finalize(pst);
+			dberr(s, e, "pexecs");
+			goto fail;
+		}
+		sqlite3_reset(pst);
+	}
+	sqlite3_finalize(pst);
+	return exec_sql(s, "COMMIT", e);
+fail:
+	exec_sql(s, "ROLLBACK", NULL);
+	return -1;
+}
+
+int store_load_schedule(struct store *s, struct schedule *sc, struct kerr *e)
+{
+	memset(sc, 0, sizeof(*sc));
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "SELECT id, bench, vm, variant, iterations FROM keys ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+		return dberr(s, e, "keys");
+	size_t alloc = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (sc->nkeys == alloc) {
+			alloc = alloc ? alloc * 2 : 16;
+			sc->keys = xrealloc(sc->keys, alloc * sizeof(*sc->keys));
+		}
+		struct sched_key *k = &sc->keys[sc->nkeys++];
+		k->id = sqlite3_column_int64(st, 0);
+		k->bench = col_text(st, 1);
+		k->vm = col_text(st, 2);
+		k->variant = col_text(st, 3);
+		k->iterations = sqlite3_column_int64(st, 4);
+		if (!k->bench || !k->vm || !k->variant) {
+			sqlite3_finalize(st);
+			return kerr_setc(e, KEXIT_STORE, "%s: damaged keys table", s->path);
+		}
+	}
+	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(s->db, "SELECT id, seq, key_id, num, status FROM pexecs ORDER BY seq", -1, &st, NULL) != SQLITE_OK)
+		return dberr(s, e, "pexecs");
+	alloc = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (sc->n == alloc) {
+			alloc = alloc ? alloc * 2 : 64;
+			sc->items = xrealloc(sc->items, alloc * sizeof(*sc->items));
+		}
+		struct sched_item *it = &sc->items[sc->n++];
+		it->id = sqlite3_column_int64(st, 0);
+		it->seq = sqlite3_column_int64(st, 1);
+		long kid = sqlite3_column_int64(st, 2);
+		it->key = -1;
+		for (size_t k = 0; k < sc->nkeys; k++)
+			if (sc->keys[k].id == kid)
+				it->key = (long)k;
+		it->num = sqlite3_column_int64(st, 3);
+		it->status = status_parse((const char *)sqlite3_column_text(st, 4));
+		if (it->key < 0) {
+			sqlite3_finalize(st);
+			return kerr_setc(e, KEXIT_STORE, "%s: pexec %ld refers to a missing key", s->path, it->id);
+		}
+		if (it->num + 1 > sc->pexecs)
+			sc->pexecs = it->num + 1;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static int set_status(struct store *s, long id, const char *status, const char *sync, struct kerr *e)
+{
+	char sql[160];
+	snprintf(sql, sizeof(sql), "PRAGMA synchronous=%s", sync);
+	if (exec_sql(s, sql, e) < 0)
+		return -1;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "UPDATE pexecs SET status=?, attempts=attempts+1 WHERE id=?", -1, &st, NULL) != SQLITE_OK)
+		return dberr(s, e, "pexecs");
+	sqlite3_bind_text(st, 1, status, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, id);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	int r = rc == SQLITE_DONE ? 0 : dberr(s, e, "pexecs");
+	if (exec_sql(s, "PRAGMA synchronous=FULL", r < 0 ? NULL : e) < 0)
+		r = -1;
+	return r;
+}
+
+int store_mark_running(struct store *s, long pexec_id, struct kerr *e)
+{
+	/* not durable on purpose: after a crash the pexec is rerun either way */
+	return set_status(s, pexec_id, "running", "NORMAL", e);
+}
+
+int store_reset_running(struct store *s, struct kerr *e)
+{
+	if (exec_sql(s, "UPDATE pexecs SET status='pending' WHERE status='running'", e) < 0)
+		return -1;
+	return sqlite3_changes(s->db);
+}
+
+/* ---- compact int64 series ---- */
+
+void store_encode_i64(const int64_t *v, size_t n, struct strbuf *out)
+{
+	int64_t prev = 0;
+	sb_addc(out, 1); /* format: delta + zigzag + LEB128 varint */
+	for (size_t i = 0; i < n; i++) {
+		uint64_t d = (uint64_t)v[i] - (uint64_t)prev;
+		int64_t sd = (int64_t)d;
+		uint64_t z = ((uint64_t)sd << 1) ^ (uint64_t)(sd >> 63);
+		prev = v[i];
+		do {
+			unsigned char b = z & 0x7f;
+			z >>= 7;
+			if (z)
+				b |= 0x80;
+			sb_addc(out, (char)b);
+		} while (z);
+	}
+}
+
+int store_decode_i64(const void *blob, size_t len, int64_t **out, size_t *n)
+{
+	const unsigned char *p = blob, *end = p + len;
+	*out = NULL;
+	*n = 0;
+	if (!len)
+		return 0;
+	if (*p++ != 1)
+		return -1;
+	size_t alloc = 0, cnt = 0;
+	int64_t *v = NULL, prev = 0;
+	while (p < end) {
+		uint64_t z = 0;
+		int shift = 0;
+		for (;;) {
+			if (p >= end || shift > 63) {
+				free(v);
+				return -1;
+			}
+			unsigned char b = *p++;
+			z |= (uint64_t)(b & 0x7f) << shift;
+			shift += 7;
+			if (!(b & 0x80))
+				break;
+		}
+		int64_t d = (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
+		prev = (int64_t)((uint64_t)prev + (uint64_t)d);
+		if (cnt == alloc) {
+			alloc = alloc ? alloc * 2 : 256;
+			v = xrealloc(v, alloc * sizeof(*v));
+		}
+		v[cnt++] = prev;
+	}
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
+/* ---- committing a pexec ---- */
+
+static int bind_blob_or_null(sqlite3_stmt *st, int i, const void *p, size_t n)
+{
+	if (!p)
+		return sqlite3_bind_null(st, i);
+	return sqlite3_bind_blob64(st, i, p, n, SQLITE_STATIC);
+}
+
+/* per-iteration records become one float64 series per name (sums when repeated) */
+struct series_acc {
+	const char *name, *unit;
+	double *v;
+	size_t n;
+};
+
+static int commit_records(struct store *s, long id, const struct pexec_result *r, struct kerr *e)
+{
+	const struct rec_list *l = r->records;
+	if (!l || !l->n)
+		return 0;
+	struct series_acc *acc = NULL;
+	size_t nacc = 0;
+	sqlite3_stmt *sc = NULL, *ev = NULL, *se = NULL;
+	int rc = -1;
+	if (sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO scalars(pexec_id, name, unit, value) VALUES(?,?,?,?)", -1, &sc, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(s->db, "INSERT INTO events(pexec_id, name, start_ns, end_ns) VALUES(?,?,?,?)", -1, &ev, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO series(pexec_id, name, unit, vals) VALUES(?,?,?,?)", -1, &se, NULL) != SQLITE_OK) {
+		dberr(s, e, "records");
+		goto out;
+	}
+	for (size_t i = 0; i < l->n; i++) {
+		const struct kiln_rec *x = &l->v[i];
+		if (x->kind == REC_PEXEC) {
+			sqlite3_bind_int64(sc, 1, id);
+			sqlite3_bind_text(sc, 2, x->name, -1, SQLITE_STATIC);
+			sqlite3_bind_text(sc, 3, x->unit ? x->unit : "", -1, SQLITE_STATIC);
+			sqlite3_bind_double(sc, 4, x->value);
+			if (sqlite3_step(sc) != SQLITE_DONE) {
+				dberr(s, e, "scalars");
+				goto out;
+			}
+			sqlite3_reset(sc);
+		} else if (x->kind == REC_EVENT) {
+			sqlite3_bind_int64(ev, 1, id);
+			sqlite3_bind_text(ev, 2, x->name, -1, SQLITE_STATIC);
+			sqlite3_bind_int64(ev, 3, x->start_ns);
+			sqlite3_bind_int64(ev, 4, x->end_ns);
+			if (sqlite3_step(ev) != SQLITE_DONE) {
+				dberr(s, e, "events");
+				goto out;
+			}
+			sqlite3_reset(ev);
+		} else {
+			if (x->iter < 0 || x->iter > 100000000)
+				continue;
+			struct series_acc *a = NULL;
+			for (size_t k = 0; k < nacc; k++)
+				if (!strcmp(acc[k].name, x->name))
+					a = &acc[k];
+			if (!a) {
+				acc = xrealloc(acc, (nacc + 1) * sizeof(*acc));
+				a = &acc[nacc++];
+				memset(a, 0, sizeof(*a));
+				a->name = x->name;
+				a->unit = x->unit ? x->unit : "";
+			}
+			size_t need = (size_t)x->iter + 1;
+			if (need < r->n)
+				need = r->n;
+			if (need > a->n) {
+				a->v = xrealloc(a->v, need * sizeof(double));
+				for (size_t k = a->n; k < need; k++)
+					a->v[k] = NAN;
+				a->n = need;
+			}
+			double *slot = &a->v[x->iter];
+			*slot = isnan(*slot) ? x->value : *slot + x->value;
+		}
+	}
+	for (size_t k = 0; k < nacc; k++) {
+		sqlite3_bind_int64(se, 1, id);
+		sqlite3_bind_text(se, 2, acc[k].name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(se, 3, acc[k].unit, -1, SQLITE_STATIC);
+		sqlite3_bind_blob64(se, 4, acc[k].v, acc[k].n * sizeof(double), SQLITE_STATIC);
+		if (sqlite3_step(se) != SQLITE_DONE) {
+			dberr(s, e, "series");
+			goto out;
+		}
+		sqlite3_reset(se);
+	}
+	rc = 0;
+out:
+	for (size_t k = 0; k < nacc; k++)
+		free(acc[k].v);
+	free(acc);
+	sqlite3_finalize(sc);
+	sqlite3_finalize(ev);
+	sqlite3_finalize(se);
+	return rc;
+}
+
+int store_commit_pexec(struct store *s, long id, const struct pexec_result *r, struct kerr *e)
+{
+	struct strbuf wall = STRBUF_INIT, ctr = STRBUF_INIT, names = STRBUF_INIT;
+	sqlite3_stmt *st = NULL;
+	int rc = -1;
+	if (exec_sql(s, "BEGIN IMMEDIATE", e) < 0)
+		return -1;
+	/* a rerun replaces what an earlier attempt left */
+	static const char *const clear[] = {
+		"DELETE FROM iterations WHERE pexec_id=?", "DELETE FROM series WHERE pexec_id=?",
+		"DELETE FROM scalars WHERE pexec_id=?", "DELETE FROM events WHERE pexec_id=?",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(clear); i++) {
+		if (sqlite3_prepare_v2(s->db, clear[i], -1, &st, NULL) != SQLITE_OK) {
+			dberr(s, e, "clear");
+			goto fail;
+		}
+		sqlite3_bind_int64(st, 1, id);
+		int x = sqlite3_step(st);
+		sqlite3_finalize(st);
+		st = NULL;
+		if (x != SQLITE_DONE) {
+			dberr(s, e, "clear");
+			goto fail;
+		}
+	}
+	if (sqlite3_prepare_v2(s->db,
+			       "UPDATE pexecs SET status=?, wall_start_ns=?, duration_s=?, exit_status=?, signal=?,"
+			       " user_s=?, sys_s=?, maxrss_kb=?, personality=?, error=?, stdout=?, stderr=?,"
+			       " instr_error=?, taint=?, env_hash=?, n_iter=? WHERE id=?",
+			       -1, &st, NULL) != SQLITE_OK) {
+		dberr(s, e, "pexecs");
+		goto fail;
+	}
+	int keep_output = r->status != PX_OK;
+	sqlite3_bind_text(st, 1, pexec_status_name(r->status), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, r->wall_start_ns);
+	sqlite3_bind_double(st, 3, r->duration_s);
+	sqlite3_bind_int(st, 4, r->exit_status);
+	sqlite3_bind_int(st, 5, r->signal);
+	sqlite3_bind_double(st, 6, r->user_s);
+	sqlite3_bind_double(st, 7, r->sys_s);
+	sqlite3_bind_int64(st, 8, r->maxrss_kb);
+	sqlite3_bind_int(st, 9, r->personality);
+	if (r->error)
+		sqlite3_bind_text(st, 10, r->error, -1, SQLITE_STATIC);
+	bind_blob_or_null(st, 11, keep_output ? r->out : NULL, r->out_len);
+	bind_blob_or_null(st, 12, keep_output ? r->err : NULL, r->err_len);
+	if (r->instr_error)
+		sqlite3_bind_text(st, 13, r->instr_error, -1, SQLITE_STATIC);
+	if (r->taint)
+		sqlite3_bind_text(st, 14, r->taint, -1, SQLITE_STATIC);
+	if (r->env_hash)
+		sqlite3_bind_text(st, 15, r->env_hash, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 16, (sqlite3_int64)r->n);
+	sqlite3_bind_int64(st, 17, id);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		dberr(s, e, "pexecs");
+		goto fail;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+
+	store_encode_i64(r->wall_ns, r->n, &wall);
+	if (r->ncounters) {
+		for (size_t k = 0; k < r->ncounters; k++)
+			sb_addf(&names, "%s%s", k ? "," : "", r->counter_names[k]);
+		/* column-major so each counter's deltas compress */
+		int64_t *col = xmalloc((r->n ? r->n : 1) * sizeof(int64_t));
+		for (size_t k = 0; k < r->ncounters; k++) {
+			for (size_t i = 0; i < r->n; i++)
+				col[i] = r->counters[i * r->ncounters + k];
+			struct strbuf one = STRBUF_INIT;
+			store_encode_i64(col, r->n, &one);
+			uint32_t len = (uint32_t)one.len;
+			sb_add(&ctr, &len, sizeof(len));
+			sb_add(&ctr, one.buf, one.len);
+			sb_release(&one);
+		}
+		free(col);
+	}
+	if (sqlite3_prepare_v2(s->db, "INSERT INTO iterations(pexec_id, n, wall, counter_names, counters) VALUES(?,?,?,?,?)",
+			       -1, &st, NULL) != SQLITE_OK) {
+		dberr(s, e, "iterations");
+		goto fail;
+	}
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)r->n);
+	sqlite3_bind_blob64(st, 3, wall.buf ? wall.buf : "", wall.len, SQLITE_STATIC);
+	if (r->ncounters) {
+		sqlite3_bind_text(st, 4, names.buf, -1, SQLITE_STATIC);
+		sqlite3_bind_blob64(st, 5, ctr.buf, ctr.len, SQLITE_STATIC);
+	}
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		dberr(s, e, "iterations");
+		goto fail;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (commit_records(s, id, r, e) < 0)
+		goto fail;
+	if (exec_sql(s, "COMMIT", e) < 0)
+		goto fail;
+	rc = 0;
+	goto out;
+fail:
+	if (st)
+		sqlite3_finalize(st);
+	exec_sql(s, "ROLLBACK", NULL);
+out:
+	sb_release(&wall);
+	sb_release(&ctr);
+	sb_release(&names);
+	return rc;
+}
+
+int store_status(struct store *s, const struct schedule *sc, struct key_status **out, struct kerr *e)
+{
+	struct key_status *ks = xcalloc(sc->nkeys ? sc->nkeys : 1, sizeof(*ks));
+	for (size_t k = 0; k < sc->nkeys; k++)
+		ks[k].key = (long)k;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "SELECT key_id, status, COUNT(*), TOTAL(duration_s) FROM pexecs GROUP BY key_id, status",
+			       -1, &st, NULL) != SQLITE_OK) {
+		free(ks);
+		return dberr(s, e, "pexecs");
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		long kid = sqlite3_column_int64(st, 0);
+		enum pexec_status stt = status_parse((const char *)sqlite3_column_text(st, 1));
+		for (size_t k = 0; k < sc->nkeys; k++)
+			if (sc->keys[k].id == kid) {
+				ks[k].n[stt] += sqlite3_column_int64(st, 2);
+				ks[k].seconds += sqlite3_column_double(st, 3);
+			}
+	}
+	sqlite3_finalize(st);
+	*out = ks;
+	return 0;
+}
+
+/* ---- datasets ---- */
+
+static enum ds_status to_ds(enum pexec_status s)
+{
+	switch (s) {
+	case PX_OK: return DS_OK;
+	case PX_FAILED: return DS_FAILED;
+	case PX_TIMEOUT: return DS_TIMEOUT;
+	case PX_TAINTED: return DS_TAINTED;
+	default: return DS_PENDING;
+	}
+}
+
+int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e)
+{
+	struct store *s;
+	memset(ds, 0, sizeof(*ds));
+	if (store_open(path, 0, &s, e) < 0)
+		return -1;
+	struct schedule sc;
+	if (store_load_schedule(s, &sc, e) < 0) {
+		store_close(s);
+		return -1;
+	}
+	char *name = NULL;
+	store_meta_get(s, "name", &name);
+	ds->name = name ? name : xstrdup("experiment");
+	ds->source = xstrdup(path);
+	store_audit_get(s, "hostname", &ds->machine);
+	for (size_t k = 0; k < sc.nkeys; k++) {
+		struct ds_key *dk = ds_add_key(ds, sc.keys[k].bench, sc.keys[k].vm, sc.keys[k].variant);
+		dk->planned_pexecs = sc.pexecs;
+		dk->iterations = sc.keys[k].iterations;
+	}
+	sqlite3_stmt *st, *ss, *sk;
+	int rc = -1;
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT p.id, p.key_id, p.num, p.status, i.wall, i.counter_names, i.counters"
+			       " FROM pexecs p LEFT JOIN iterations i ON i.pexec_id = p.id ORDER BY p.key_id, p.num",
+			       -1, &st, NULL) != SQLITE_OK) {
+		dberr(s, e, "pexecs");
+		goto out0;
+	}
+	sqlite3_prepare_v2(s->db, "SELECT name, unit, vals FROM series WHERE pexec_id=? ORDER BY name", -1, &ss, NULL);
+	sqlite3_prepare_v2(s->db, "SELECT name, unit, value FROM scalars WHERE pexec_id=? ORDER BY name", -1, &sk, NULL);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		long id = sqlite3_column_int64(st, 0), kid = sqlite3_column_int64(st, 1);
+		enum pexec_status stt = status_parse((const char *)sqlite3_column_text(st, 3));
+		if (stt == PX_PENDING || stt == PX_RUNNING)
+			continue;
+		struct ds_key *dk = NULL;
+		for (size_t k = 0; k < sc.nkeys; k++)
+			if (sc.keys[k].id == kid)
+				dk = &ds->keys[k];
+		if (!dk)
+			continue;
+		struct ds_pexec *p = ds_add_pexec(dk, sqlite3_column_int64(st, 2));
+		p->status = to_ds(stt);
+		int64_t *w = NULL;
+		size_t n = 0;
+		if (store_decode_i64(sqlite3_column_blob(st, 4), (size_t)sqlite3_column_bytes(st, 4), &w, &n) < 0) {
+			kerr_setc(e, KEXIT_STORE, "%s: pexec %ld: damaged iteration data", path, id);
+			goto out;
+		}
+		p->wall = xmalloc((n ? n : 1) * sizeof(double));
+		p->n = n;
+		for (size_t i = 0; i < n; i++)
+			p->wall[i] = (double)w[i] / 1e9;
+		free(w);
+		/* counters become series too */
+		const char *cn = (const char *)sqlite3_column_text(st, 5);
+		const unsigned char *cb = sqlite3_column_blob(st, 6);
+		size_t cl = (size_t)sqlite3_column_bytes(st, 6), off = 0;
+		if (cn && cb) {
+			char *names = xstrdup(cn), *save = NULL;
+			for (char *t = strtok_r(names, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+				uint32_t len;
+				if (off + sizeof(len) > cl)
+					break;
+				memcpy(&len, cb + off, sizeof(len));
+				off += sizeof(len);
+				if (off + len > cl)
+					break;
+				int64_t *cv = NULL;
+				size_t cnn = 0;
+				if (store_decode_i64(cb + off, len, &cv, &cnn) == 0) {
+					struct ds_series *se = ds_add_series(p, t, "", cnn);
+					for (size_t i = 0; i < cnn; i++)
+						se->v[i] = cv[i] == INT64_MIN ? NAN : (double)cv[i];
+				}
+				free(cv);
+				off += len;
+			}
+			free(names);
+		}
+		sqlite3_bind_int64(ss, 1, id);
+		while (sqlite3_step(ss) == SQLITE_ROW) {
+			size_t bytes = (size_t)sqlite3_column_bytes(ss, 2);
+			struct ds_series *se = ds_add_series(p, (const char *)sqlite3_column_text(ss, 0),
+							     (const char *)sqlite3_column_text(ss, 1), bytes / sizeof(double));
+			if (bytes)
+				memcpy(se->v, sqlite3_column_blob(ss, 2), (bytes / sizeof(double)) * sizeof(double));
+		}
+		sqlite3_reset(ss);
+		sqlite3_bind_int64(sk, 1, id);
+		while (sqlite3_step(sk) == SQLITE_ROW)
+			ds_add_scalar(p, (const char *)sqlite3_column_text(sk, 0), (const char *)sqlite3_column_text(sk, 1),
+				      sqlite3_column_double(sk, 2));
+		sqlite3_reset(sk);
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(ss);
+	sqlite3_finalize(sk);
+	sqlite3_finalize(st);
+out0:
+	schedule_free(&sc);
+	store_close(s);
+	if (rc < 0)
+		ds_free(ds);
+	return rc;
+}
+
+int store_save_dataset(const char *path, const struct dataset *ds, struct kerr *e)
+{
+	if (file_exists(path))
+		return kerr_setc(e, KEXIT_USAGE, "%s already exists; kiln import writes a new results file", path);
+	struct store *s;
+	if (store_open(path, 1, &s, e) < 0)
+		return -1;
+	int rc = -1;
+	if (exec_sql(s, "BEGIN IMMEDIATE", e) < 0)
+		goto out;
+	char buf[32], ts[32];
+	snprintf(buf, sizeof(buf), "%d", STORE_SCHEMA);
+	iso_time(wall_ns(), ts, sizeof(ts));
+	if (store_meta_set(s, "schema", buf, e) < 0 || store_meta_set(s, "kiln_version", KILN_VERSION, e) < 0 ||
+	    store_meta_set(s, "name", ds->name ? ds->name : "imported", e) < 0 ||
+	    store_meta_set(s, "imported_from", ds->source ? ds->source : "", e) < 0 ||
+	    store_meta_set(s, "started", ts, e) < 0)
+		goto fail;
+	long seq = 0;
+	for (size_t k = 0; k < ds->nkeys; k++) {
+		const struct ds_key *dk = &ds->keys[k];
+		sqlite3_stmt *st;
+		sqlite3_prepare_v2(s->db, "INSERT INTO keys(id, bench, vm, variant, iterations) VALUES(?,?,?,?,?)", -1, &st, NULL);
+		sqlite3_bind_int64(st, 1, (sqlite3_int64)k + 1);
+		sqlite3_bind_text(st, 2, dk->bench, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, dk->vm, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, dk->variant, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 5, dk->iterations);
+		int x = sqlite3_step(st);
+		sqlite3_finalize(st);
+		if (x != SQLITE_DONE) {
+			dberr(s, e, "keys");
+			goto fail;
+		}
+		for (size_t p = 0; p < dk->npexecs; p++) {
+			const struct ds_pexec *dp = &dk->pexecs[p];
+			sqlite3_prepare_v2(s->db, "INSERT INTO pexecs(key_id, num, seq, status, n_iter) VALUES(?,?,?,?,?)", -1, &st, NULL);
+			sqlite3_bind_int64(st, 1, (sqlite3_int64)k + 1);
+			sqlite3_bind_int64(st, 2, dp->num);
+			sqlite3_bind_int64(st, 3, seq++);
+			static const char *const m[] = { "ok", "failed", "timeout", "pending", "tainted" };
+			sqlite3_bind_text(st, 4, m[dp->status], -1, SQLITE_STATIC);
+			sqlite3_bind_int64(st, 5, (sqlite3_int64)dp->n);
+			x = sqlite3_step(st);
+			sqlite3_finalize(st);
+			if (x != SQLITE_DONE) {
+				dberr(s, e, "pexecs");
+				goto fail;
+			}
+			long id = (long)sqlite3_last_insert_rowid(s->db);
+			int64_t *w = xmalloc((dp->n ? dp->n : 1) * sizeof(int64_t));
+			for (size_t i = 0; i < dp->n; i++)
+				w[i] = (int64_t)llround(dp->wall[i] * 1e9);
+			struct strbuf blob = STRBUF_INIT;
+			store_encode_i64(w, dp->n, &blob);
+			free(w);
+			sqlite3_prepare_v2(s->db, "INSERT INTO iterations(pexec_id, n, wall) VALUES(?,?,?)", -1, &st, NULL);
+			sqlite3_bind_int64(st, 1, id);
+			sqlite3_bind_int64(st, 2, (sqlite3_int64)dp->n);
+			sqlite3_bind_blob64(st, 3, blob.buf, blob.len, SQLITE_STATIC);
+			x = sqlite3_step(st);
+			sqlite3_finalize(st);
+			sb_release(&blob);
+			if (x != SQLITE_DONE) {
+				dberr(s, e, "iterations");
+				goto fail;
+			}
+			for (size_t j = 0; j < dp->nseries; j++) {
+				sqlite3_prepare_v2(s->db, "INSERT INTO series(pexec_id, name, unit, vals) VALUES(?,?,?,?)", -1, &st, NULL);
+				sqlite3_bind_int64(st, 1, id);
+				sqlite3_bind_text(st, 2, dp->series[j].name, -1, SQLITE_STATIC);
+				sqlite3_bind_text(st, 3, dp->series[j].unit ? dp->series[j].unit : "", -1, SQLITE_STATIC);
+				sqlite3_bind_blob64(st, 4, dp->series[j].v, dp->series[j].n * sizeof(double), SQLITE_STATIC);
+				x = sqlite3_step(st);
+				sqlite3_finalize(st);
+				if (x != SQLITE_DONE) {
+					dberr(s, e, "series");
+					goto fail;
+				}
+			}
+		}
+	}
+	if (exec_sql(s, "COMMIT", e) < 0)
+		goto fail;
+	rc = 0;
+	goto out;
+fail:
+	exec_sql(s, "ROLLBACK", NULL);
+out:
+	store_close(s);
+	if (rc < 0)
+		unlink(path);
+	return rc;
+}

@@ -1,0 +1,124 @@
+/*
+ * store.h - the results file: one SQLite database per experiment.
+ *
+ * What is in it (schema in store.c): the experiment (config text and hash,
+ * seed, kiln version, start/end), its keys, the schedule (one row per pexec,
+ * in run order, with its status pending|running|ok|failed|timeout|tainted),
+ * every iteration's wall time and counters (delta-varint blobs), the
+ * instrumentation records, the audit, cached analyses and profiles.
+ *
+ * Durability: WAL with synchronous=FULL; each pexec's outcome is one
+ * transaction (store_commit_pexec), so a crash loses at most the pexec in
+ * flight.  One writer at a time: store_lock() takes an exclusive flock on
+ * the file that a second `kiln run` cannot get.
+ */
+#ifndef KILN_STORE_H
+#define KILN_STORE_H
+
+#include <stdint.h>
+#include "dataset.h"
+#include "record.h"
+#include "util.h"
+
+#define STORE_SCHEMA 1
+
+struct store;
+struct experiment;
+
+enum pexec_status { PX_PENDING, PX_RUNNING, PX_OK, PX_FAILED, PX_TIMEOUT, PX_TAINTED };
+const char *pexec_status_name(enum pexec_status s);
+
+/* open (create when `create`), check schema and integrity */
+int store_open(const char *path, int create, struct store **out, struct kerr *e);
+void store_close(struct store *s);
+/* exclusive writer lock (non-blocking): KEXIT_LOCKED when another kiln holds it */
+int store_lock(struct store *s, struct kerr *e);
+const char *store_path(const struct store *s);
+
+/* experiment metadata (name/value) */
+int store_meta_get(struct store *s, const char *name, char **value);
+int store_meta_set(struct store *s, const char *name, const char *value, struct kerr *e);
+int store_has_experiment(struct store *s);
+
+struct sched_key {
+	long id;
+	char *bench, *vm, *variant;
+	long iterations;
+};
+
+/* one pexec as scheduled */
+struct sched_item {
+	long id;         /* pexecs.id */
+	long seq;        /* run order, 0-based */
+	long key;        /* index into the keys array */
+	long num;        /* pexec number of its key */
+	enum pexec_status status;
+};
+
+struct schedule {
+	struct sched_key *keys;
+	size_t nkeys;
+	struct sched_item *items;
+	size_t n;
+	long pexecs;     /* planned pexecs per key */
+};
+void schedule_free(struct schedule *sc);
+
+/* write experiment, keys and the whole schedule in one transaction */
+int store_init(struct store *s, const struct experiment *ex, const struct schedule *sc,
+	       const char *order, struct kerr *e);
+int store_load_schedule(struct store *s, struct schedule *sc, struct kerr *e);
+/* mark a pexec running (cheap, not fsynced: a crash leaves it to be rerun) */
+int store_mark_running(struct store *s, long pexec_id, struct kerr *e);
+
+/* the outcome of one pexec, committed in one durable transaction */
+struct pexec_result {
+	enum pexec_status status;
+	int64_t wall_start_ns;    /* CLOCK_REALTIME at start */
+	double duration_s;
+	int exit_status, signal;
+	double user_s, sys_s;
+	long maxrss_kb;
+	int personality;          /* the child's, read back; -1 unknown */
+	const char *error;        /* why it failed, NULL if ok */
+	const char *out, *err;    /* captured output (kept for failures) */
+	size_t out_len, err_len;
+	const int64_t *wall_ns;   /* iterations (partial when failed) */
+	size_t n;
+	char **counter_names;     /* ncounters names */
+	size_t ncounters;
+	const int64_t *counters;  /* n x ncounters, INT64_MIN where absent */
+	const struct rec_list *records;
+	const char *instr_error;  /* the parser failed: records may be partial */
+	const char *taint;        /* why tainted, NULL if not */
+	const char *env_hash;
+};
+int store_commit_pexec(struct store *s, long pexec_id, const struct pexec_result *r, struct kerr *e);
+/* put every `running` pexec back to pending (after a crash), returns count */
+int store_reset_running(struct store *s, struct kerr *e);
+
+/* counts per key and status for `kiln status` */
+struct key_status {
+	long key;
+	long n[6];      /* by enum pexec_status */
+	double seconds; /* total duration of finished pexecs */
+};
+int store_status(struct store *s, const struct schedule *sc, struct key_status **out, struct kerr *e);
+
+/* the measurements as a dataset (analysis, report, export) */
+int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e);
+/* a new results file from a dataset (kiln import) */
+int store_save_dataset(const char *path, const struct dataset *ds, struct kerr *e);
+
+/* audit entries, text or JSON values */
+int store_audit_set(struct store *s, const char *name, const char *value, struct kerr *e);
+int store_audit_get(struct store *s, const char *name, char **value);
+
+/* small helpers for other parts that keep their own tables */
+struct sqlite3 *store_db(struct store *s);
+
+/* compact encoding of int64 series (delta, zigzag, varint) */
+void store_encode_i64(const int64_t *v, size_t n, struct strbuf *out);
+int store_decode_i64(const void *blob, size_t len, int64_t **out, size_t *n);
+
+#endif

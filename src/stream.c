@@ -1,0 +1,203 @@
+/*
+ * stream.c - the reader and checker of result streams (see stream.h).
+ *
+ * Lines are split incrementally (a line may arrive over several reads),
+ * bounded by STREAM_MAX_LINE, and each is parsed with jansson.  The first
+ * violation is kept in s->error with its line number; after it, nothing
+ * more is taken, so the iterations kept are exactly those before the fault.
+ */
+#include "stream.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+void stream_init(struct stream *s, long expected)
+{
+	memset(s, 0, sizeof(*s));
+	s->expected = expected;
+}
+
+void stream_release(struct stream *s)
+{
+	free(s->clock);
+	for (size_t i = 0; i < s->ncounters; i++)
+		free(s->counter_names[i]);
+	sv_clear(&s->unavailable);
+	free(s->wall);
+	free(s->counters);
+	sb_release(&s->line);
+	sb_release(&s->error);
+	memset(s, 0, sizeof(*s));
+}
+
+KILN_PRINTF(2, 3)
+static int bad(struct stream *s, const char *fmt, ...)
+{
+	if (s->error.len)
+		return -1;
+	va_list ap;
+	sb_addf(&s->error, "result stream line %ld: ", s->lineno);
+	va_start(ap, fmt);
+	sb_vaddf(&s->error, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int header(struct stream *s, json_t *o)
+{
+	json_t *v = json_object_get(o, "kiln");
+	if (!v)
+		return bad(s, "expected the header {\"kiln\":1,...} first");
+	if (!json_is_integer(v) || json_integer_value(v) != 1)
+		return bad(s, "field 'kiln': protocol version 1 expected");
+	json_t *c = json_object_get(o, "clock");
+	if (c && !json_is_string(c))
+		return bad(s, "field 'clock': a string expected");
+	s->clock = xstrdup(c ? json_string_value(c) : "unknown");
+	json_t *ctr = json_object_get(o, "counters");
+	if (ctr) {
+		if (!json_is_array(ctr))
+			return bad(s, "field 'counters': a list of names expected");
+		if (json_array_size(ctr) > STREAM_MAX_COUNTERS)
+			return bad(s, "field 'counters': at most %d counters", STREAM_MAX_COUNTERS);
+		size_t i;
+		json_t *x;
+		json_array_foreach(ctr, i, x) {
+			if (!json_is_string(x) || !*json_string_value(x) || strchr(json_string_value(x), ','))
+				return bad(s, "field 'counters[%zu]': a name expected", i);
+			s->counter_names[s->ncounters++] = xstrdup(json_string_value(x));
+		}
+	}
+	json_t *un = json_object_get(o, "unavailable");
+	if (un) {
+		if (!json_is_array(un))
+			return bad(s, "field 'unavailable': a list of names expected");
+		size_t i;
+		json_t *x;
+		json_array_foreach(un, i, x) {
+			if (!json_is_string(x))
+				return bad(s, "field 'unavailable[%zu]': a name expected", i);
+			sv_push(&s->unavailable, json_string_value(x));
+		}
+	}
+	s->have_header = 1;
+	return 0;
+}
+
+static int iteration(struct stream *s, json_t *o)
+{
+	json_t *i = json_object_get(o, "i"), *w = json_object_get(o, "wall_ns");
+	if (!json_is_integer(i))
+		return bad(s, "field 'i': an integer iteration index expected");
+	if (json_integer_value(i) != (json_int_t)s->n)
+		return bad(s, "field 'i': iteration %lld where %zu was expected", (long long)json_integer_value(i), s->n);
+	if ((long)s->n >= s->expected)
+		return bad(s, "more iterations than the %ld asked for", s->expected);
+	if (!json_is_integer(w) || json_integer_value(w) < 0)
+		return bad(s, "field 'wall_ns': a non-negative integer expected");
+	json_t *c = json_object_get(o, "counters");
+	size_t nc = c ? json_array_size(c) : 0;
+	if (c && (!json_is_array(c) || nc != s->ncounters))
+		return bad(s, "field 'counters': %zu values expected (one per header counter)", s->ncounters);
+	if (!c && s->ncounters)
+		return bad(s, "field 'counters': missing (the header names %zu)", s->ncounters);
+	if (s->n == s->alloc) {
+		s->alloc = s->alloc ? s->alloc * 2 : 256;
+		s->wall = xrealloc(s->wall, s->alloc * sizeof(*s->wall));
+		if (s->ncounters)
+			s->counters = xrealloc(s->counters, s->alloc * s->ncounters * sizeof(*s->counters));
+	}
+	for (size_t k = 0; k < nc; k++) {
+		json_t *x = json_array_get(c, k);
+		int64_t v;
+		if (json_is_null(x))
+			v = INT64_MIN; /* absent, never zero */
+		else if (json_is_integer(x) && json_integer_value(x) >= 0)
+			v = json_integer_value(x);
+		else
+			return bad(s, "field 'counters[%zu]': a non-negative integer or null expected", k);
+		s->counters[s->n * s->ncounters + k] = v;
+	}
+	s->wall[s->n++] = json_integer_value(w);
+	return 0;
+}
+
+static int one_line(struct stream *s, const char *p, size_t n)
+{
+	s->lineno++;
+	while (n && (p[n - 1] == '\r' || p[n - 1] == ' '))
+		n--;
+	if (!n)
+		return 0;
+	if (s->done)
+		return bad(s, "data after {\"done\":true}");
+	json_error_t je;
+	json_t *o = json_loadb(p, n, JSON_REJECT_DUPLICATES, &je);
+	if (!o)
+		return bad(s, "not JSON (%s)", je.text);
+	int r;
+	if (!json_is_object(o))
+		r = bad(s, "a JSON object expected");
+	else if (!s->have_header)
+		r = header(s, o);
+	else if (json_object_get(o, "done")) {
+		if (!json_is_true(json_object_get(o, "done")))
+			r = bad(s, "field 'done': true expected");
+		else
+			s->done = 1, r = 0;
+	} else
+		r = iteration(s, o);
+	json_decref(o);
+	return r;
+}
+
+int stream_feed(struct stream *s, const char *data, size_t n)
+{
+	if (s->error.len)
+		return -1;
+	while (n) {
+		const char *nl = memchr(data, '\n', n);
+		size_t take = nl ? (size_t)(nl - data) : n;
+		if (s->line.len + take > STREAM_MAX_LINE) {
+			s->lineno++;
+			return bad(s, "a line longer than %d bytes", STREAM_MAX_LINE);
+		}
+		if (!nl) {
+			sb_add(&s->line, data, take);
+			return 0;
+		}
+		int r;
+		if (s->line.len) {
+			sb_add(&s->line, data, take);
+			r = one_line(s, s->line.buf, s->line.len);
+			sb_reset(&s->line);
+		} else {
+			r = one_line(s, data, take);
+		}
+		if (r < 0)
+			return -1;
+		data += take + 1;
+		n -= take + 1;
+	}
+	return 0;
+}
+
+int stream_finish(struct stream *s)
+{
+	if (s->error.len)
+		return -1;
+	if (s->line.len) { /* a last line without newline */
+		int r = one_line(s, s->line.buf, s->line.len);
+		sb_reset(&s->line);
+		if (r < 0)
+			return -1;
+	}
+	if (!s->have_header)
+		return bad(s, "no result stream (the runner wrote nothing to KILN_RESULT_FD)");
+	if (!s->done)
+		return bad(s, "the stream ended after %zu of %ld iterations without {\"done\":true}", s->n, s->expected);
+	if ((long)s->n != s->expected)
+		return bad(s, "%zu iterations where %ld were asked for", s->n, s->expected);
+	return 0;
+}

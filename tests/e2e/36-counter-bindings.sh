@@ -1,0 +1,159 @@
+#!/bin/bash
+# 36-counter-bindings.sh - the counter bindings for non-C runners
+# (plugins/python/kiln_counters.py under CPython and PyPy, and
+# plugins/luajit/kiln_counters.lua under LuaJIT) against the real libkiln.so:
+# task-clock read around a busy loop grows by about the loop's wall time,
+# cycles is reported unavailable on a machine without a hardware PMU (in
+# exactly one of the two lists elsewhere), unknown names are unavailable, the
+# stream fragments are valid JSON, and without KILN_LIBKILN every counter is
+# unavailable with the reason.
+source "$KILN_ROOT/tests/lib.sh"
+
+LIB="$KILN_ROOT/${O:-build}/libkiln.so"
+[ -f "$LIB" ] || skip "no $LIB (make O=${O:-build} first)"
+# without a cpu PMU in sysfs there are no hardware counters: cycles must be unavailable
+if [ -e /sys/bus/event_source/devices/cpu ] || [ -e /sys/bus/event_source/devices/cpu_core ]; then
+	HAVE_HW=1
+else
+	HAVE_HW=0
+fi
+
+cat >"$T/check.py" <<'EOF'
+import json, os, sys, time
+sys.path.insert(0, os.path.join(os.environ["KILN_ROOT"], "plugins", "python"))
+import kiln_counters
+
+clk = time.CLOCK_MONOTONIC_RAW
+ctr = kiln_counters.open("task-clock,cycles,bogus")
+names, unav = ctr.names(), dict(ctr.unavailable())
+a = ctr.read()
+t0 = time.clock_gettime_ns(clk)
+x = 0
+while time.clock_gettime_ns(clk) - t0 < 60000000:
+    for i in range(1000):
+        x += i
+t1 = time.clock_gettime_ns(clk)
+b = ctr.read()
+print(json.dumps({"names": names, "unavailable": unav, "wall": t1 - t0,
+                  "deltas": ctr.deltas(a, b),
+                  "header": "{" + ctr.header_json() + "}",
+                  "iter": '{"i":0,"wall_ns":1' + ctr.iter_json(a, b) + "}"}))
+ctr.close()
+EOF
+
+cat >"$T/check.lua" <<'EOF'
+package.path = os.getenv("KILN_ROOT") .. "/plugins/luajit/?.lua;" .. package.path
+local ffi = require("ffi")
+local kc = require("kiln_counters")
+ffi.cdef [[
+struct tspec { long s; long ns; };
+int clock_gettime(int clk, struct tspec *ts);
+]]
+local ts = ffi.new("struct tspec")
+local function now()
+	ffi.C.clock_gettime(4, ts)
+	return tonumber(ts.s) * 1e9 + tonumber(ts.ns)
+end
+local function jstr(s) return '"' .. s:gsub('["\\]', "\\%0") .. '"' end
+local ctr = kc.open("task-clock,cycles,bogus")
+local a = ctr:read()
+local t0 = now()
+local x = 0
+while now() - t0 < 60e6 do
+	for i = 1, 1000 do x = x + i end
+end
+local t1 = now()
+local b = ctr:read()
+local n, u, d = {}, {}, {}
+for k, v in ipairs(ctr:names()) do n[k] = jstr(v) end
+for _, v in ipairs(ctr:unavailable()) do u[#u + 1] = jstr(v[1]) .. ":" .. jstr(v[2]) end
+for k, v in ipairs(ctr:deltas(a, b)) do d[k] = string.format("%.0f", v) end
+print(string.format('{"names":[%s],"unavailable":{%s},"wall":%.0f,"deltas":[%s],"header":%s,"iter":%s}',
+	table.concat(n, ","), table.concat(u, ","), t1 - t0, table.concat(d, ","),
+	jstr("{" .. ctr:header_json() .. "}"), jstr('{"i":0,"wall_ns":1' .. ctr:iter_json(a, b) .. "}")))
+ctr:close()
+EOF
+
+# check OUTPUT-OF-A-CHECK-SCRIPT LABEL
+check() {
+	local out=$1 what=$2
+	jq -e . >/dev/null <<<"$out" || fail "$what: not JSON: $out"
+	local tc
+	tc=$(jq -r '.names | map(select(startswith("task-clock"))) | length' <<<"$out")
+	assert_eq "$tc" 1 "$what: task-clock available"
+	assert_eq "$(jq -r '.names[0]' <<<"$out" | sed 's/:u$//')" task-clock "$what: first counter"
+	assert_eq "$(jq -r '.unavailable.bogus' <<<"$out")" "unknown counter" "$what: bogus reason"
+	local in_names in_unav
+	in_names=$(jq -r '.names | map(select(startswith("cycles"))) | length' <<<"$out")
+	in_unav=$(jq -r '.unavailable | has("cycles")' <<<"$out")
+	if [ $HAVE_HW = 0 ]; then
+		assert_eq "$in_names" 0 "$what: cycles must not be counted here"
+		assert_eq "$in_unav" true "$what: cycles unavailable"
+		jq -e '.unavailable.cycles | test("^E[A-Z]+: ")' >/dev/null <<<"$out" ||
+			fail "$what: cycles' reason should name the errno: $out"
+	else
+		[ "$in_names$in_unav" = 1false ] || [ "$in_names$in_unav" = 0true ] ||
+			fail "$what: cycles must be in exactly one list: $out"
+	fi
+	# task-clock (ns of CPU) across a 60 ms busy loop: at most the wall time
+	# (plus the reads), and a good part of it on a shared machine
+	local wall d
+	wall=$(jq -r '.wall' <<<"$out")
+	d=$(jq -r '.deltas[0]' <<<"$out")
+	[ "$d" -le $((wall + 2000000)) ] || fail "$what: task-clock $d > wall $wall"
+	[ "$d" -ge $((wall / 4)) ] || fail "$what: task-clock $d far below wall $wall"
+	# the stream fragments: header lists cycles under unavailable (here),
+	# the iteration line has one value per available counter
+	local hdr it
+	hdr=$(jq -r '.header' <<<"$out")
+	it=$(jq -r '.iter' <<<"$out")
+	jq -e . >/dev/null <<<"$hdr" || fail "$what: header fragment is not JSON: $hdr"
+	jq -e . >/dev/null <<<"$it" || fail "$what: iteration fragment is not JSON: $it"
+	assert_eq "$(jq -c '.counters' <<<"$hdr")" "$(jq -c '.names' <<<"$out")" "$what: header counters"
+	[ $HAVE_HW = 1 ] || assert_eq "$(jq -c '.unavailable' <<<"$hdr")" '["cycles","bogus"]' "$what: header unavailable"
+	assert_eq "$(jq -r '.counters | length' <<<"$it")" "$(jq -r '.names | length' <<<"$out")" "$what: values per line"
+	assert_eq "$(jq -r '.counters[0]' <<<"$it")" "$d" "$what: iteration value"
+	echo "$what: ok (task-clock $d ns over $wall ns wall)"
+}
+
+ran=0
+export KILN_LIBKILN=$LIB
+for py in python3 pypy3; do
+	command -v $py >/dev/null || { echo "no $py: not checked"; continue; }
+	out=$($py "$T/check.py") || fail "$py: the check script failed"
+	check "$out" "$py"
+	ran=$((ran + 1))
+done
+if command -v luajit >/dev/null; then
+	out=$(luajit "$T/check.lua") || fail "luajit: the check script failed"
+	check "$out" luajit
+	ran=$((ran + 1))
+else
+	echo "no luajit: not checked"
+fi
+[ $ran -gt 0 ] || skip "none of python3, pypy3, luajit is installed"
+
+# without the library: everything requested is unavailable, with the reason
+unset KILN_LIBKILN
+out=$(python3 -c '
+import os, sys
+sys.path.insert(0, os.path.join(os.environ["KILN_ROOT"], "plugins", "python"))
+import kiln_counters
+c = kiln_counters.open("task-clock,cycles")
+print(c.names(), c.read(), c.unavailable(), c.iter_json([], []))')
+assert_contains "$out" "KILN_LIBKILN is not set"
+assert_contains "$out" "^\[\] \[\] \[('task-clock'"
+out=$(KILN_LIBKILN=/nonexistent/libkiln.so luajit -e '
+package.path = os.getenv("KILN_ROOT") .. "/plugins/luajit/?.lua;" .. package.path
+local c = require("kiln_counters").open("task-clock")
+print(#c:names() .. " " .. c:unavailable()[1][1] .. " " .. c:unavailable()[1][2])')
+assert_contains "$out" "^0 task-clock libkiln not loadable"
+# an empty spec (and no KILN_COUNTERS) opens nothing and needs no library
+out=$(env -u KILN_COUNTERS python3 -c '
+import os, sys
+sys.path.insert(0, os.path.join(os.environ["KILN_ROOT"], "plugins", "python"))
+import kiln_counters
+c = kiln_counters.open()
+print(c.names(), c.unavailable(), c.header_json())')
+assert_eq "$out" '[] [] "counters":[]'
+exit 0

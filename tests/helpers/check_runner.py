@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""check_runner.py - checks what one iteration runner wrote, for the e2e tests.
+
+    check_runner.py --stream OUT.jsonl --n N --instr-dir DIR --plugin NAME
+                    [--checksum X] [--instrumented] [--nonzero SERIES]...
+
+The result stream must be protocol v1: a header {"kiln":1,"clock":str,
+"counters":[]}, exactly N lines {"i":0..N-1,"wall_ns":>0} in order, and
+{"done":true} last.  DIR/runner.kiln.jsonl must hold the per-pexec checksum
+record (equal to X when given).  With --instrumented, DIR/<plugin>.kiln.jsonl
+must hold, for each series the plugin promises (SERIES below), exactly one
+record per iteration with a plausible value: non-negative, integral for
+counts, in the declared unit, and for GC/JIT times no more than that
+iteration's wall time.  --nonzero names series whose sum over all iterations
+must be positive (the test picks a benchmark that makes the VM do it).
+Without --instrumented the plugin file must not exist.  Exits 1 with the
+reasons on stderr.
+"""
+import argparse
+import json
+import os
+import sys
+
+# series: (unit or None, kind) - kind "time" is bounded by the wall time,
+# "count" must be integral, "bytes" positive and integral
+SERIES = {
+    "python": {"gc.time": ("s", "time"), "gc.count": (None, "count"),
+               "python.gc.collected": (None, "count"), "python.allocated_blocks": (None, "count"),
+               "rss": ("bytes", "bytes")},
+    "lua": {"heap": ("bytes", "bytes"), "gc.count": (None, "count")},
+    "luajit": {"heap": ("bytes", "bytes"), "gc.count": (None, "count"),
+               "jit.traces_started": (None, "count"), "jit.traces_completed": (None, "count"),
+               "jit.traces_aborted": (None, "count"), "luajit.trace_time": ("s", "time")},
+    "node": {"gc.time": ("s", "time"), "gc.count": (None, "count"), "heap": ("bytes", "bytes"),
+             **{"gc.%s.%s" % (k, f): (("s", "time") if f == "time" else (None, "count"))
+                for k in ("minor", "major", "incremental", "weakcb") for f in ("time", "count")}},
+    "java": {"gc.time": ("s", "time"), "gc.count": (None, "count"), "jit.time": ("s", "time"),
+             "heap": ("bytes", "bytes")},
+}
+# HotSpot's beans count whole milliseconds: a sub-millisecond pause can show as 1 ms
+TIME_SLACK = {"java": 0.0015}
+
+errors = []
+
+
+def err(msg):
+    errors.append(msg)
+
+
+def read_jsonl(path):
+    out = []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            try:
+                out.append(json.loads(line))
+            except ValueError as ex:
+                err("%s:%d: not JSON (%s): %r" % (path, n, ex, line[:80]))
+    return out
+
+
+def check_stream(path, n):
+    lines = read_jsonl(path)
+    if not lines:
+        err("%s: empty result stream" % path)
+        return []
+    h = lines[0]
+    if not (isinstance(h, dict) and h.get("kiln") == 1 and isinstance(h.get("clock"), str)
+            and isinstance(h.get("counters"), list)):
+        err("%s: bad header %r" % (path, h))
+    if lines[-1] != {"done": True}:
+        err("%s: last line is %r, not {\"done\":true}" % (path, lines[-1]))
+    iters = lines[1:-1]
+    if len(iters) != n:
+        err("%s: %d iteration lines, expected %d" % (path, len(iters), n))
+    walls = []
+    for k, it in enumerate(iters):
+        if not isinstance(it, dict) or it.get("i") != k:
+            err("%s: iteration line %d has index %r" % (path, k, it.get("i") if isinstance(it, dict) else it))
+            continue
+        w = it.get("wall_ns")
+        if not isinstance(w, int) or isinstance(w, bool) or w <= 0:
+            err("%s: iteration %d: bad wall_ns %r" % (path, k, w))
+        walls.append(w if isinstance(w, int) else 0)
+    return walls
+
+
+def check_instr(path, plugin, walls, nonzero):
+    recs = read_jsonl(path)
+    spec = SERIES[plugin]
+    seen = {}
+    for r in recs:
+        name = r.get("name")
+        if name in spec or ("i" in r and plugin == "java" and name.startswith("gc.")):
+            seen.setdefault(name, {})
+            i = r.get("i")
+            if not isinstance(i, int) or not 0 <= i < len(walls):
+                err("%s: record %r has a bad iteration index" % (path, r))
+                continue
+            if i in seen[name]:
+                err("%s: two %s records for iteration %d" % (path, name, i))
+            seen[name][i] = r
+    for name, (unit, kind) in spec.items():
+        got = seen.get(name, {})
+        if len(got) != len(walls):
+            err("%s: series %s has %d of %d iterations" % (path, name, len(got), len(walls)))
+        for i, r in got.items():
+            v = r.get("value")
+            if not isinstance(v, (int, float)) or isinstance(v, bool) or v < 0:
+                err("%s: %s[%d] = %r is not a non-negative number" % (path, name, i, v))
+                continue
+            if r.get("unit") != unit:
+                err("%s: %s has unit %r, expected %r" % (path, name, r.get("unit"), unit))
+            if kind in ("count", "bytes") and v != int(v):
+                err("%s: %s[%d] = %r is not integral" % (path, name, i, v))
+            if kind == "bytes" and v <= 0:
+                err("%s: %s[%d] = %r bytes" % (path, name, i, v))
+            if kind == "time" and v > walls[i] / 1e9 + TIME_SLACK.get(plugin, 0):
+                err("%s: %s[%d] = %.6f s exceeds the iteration's wall time %.6f s"
+                    % (path, name, i, v, walls[i] / 1e9))
+    # per-collector Java series sum to the totals
+    if plugin == "java":
+        per = [n for n in seen if n.startswith("gc.") and n.count(".") == 2]
+        if not per:
+            err("%s: no per-collector gc.<collector>.* series" % path)
+        for i in range(len(walls)):
+            tot = sum(seen[n][i]["value"] for n in per if n.endswith(".count") and i in seen[n])
+            if "gc.count" in seen and i in seen["gc.count"] and tot != seen["gc.count"][i]["value"]:
+                err("%s: per-collector counts of iteration %d sum to %r, gc.count is %r"
+                    % (path, i, tot, seen["gc.count"][i]["value"]))
+    for name in nonzero:
+        total = sum(r.get("value", 0) for r in seen.get(name, {}).values())
+        if not total > 0:
+            err("%s: series %s is zero in every iteration" % (path, name))
+    return seen
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--stream", required=True)
+    ap.add_argument("--n", type=int, required=True)
+    ap.add_argument("--instr-dir", required=True)
+    ap.add_argument("--plugin", required=True, choices=sorted(SERIES))
+    ap.add_argument("--checksum", type=int)
+    ap.add_argument("--instrumented", action="store_true")
+    ap.add_argument("--nonzero", action="append", default=[])
+    a = ap.parse_args()
+
+    walls = check_stream(a.stream, a.n)
+    rpath = os.path.join(a.instr_dir, "runner.kiln.jsonl")
+    if not os.path.exists(rpath):
+        err("%s is missing" % rpath)
+    else:
+        ck = [r for r in read_jsonl(rpath) if r.get("name") == "checksum"]
+        if len(ck) != 1 or not isinstance(ck[0].get("value"), int) or "i" in ck[0]:
+            err("%s: expected one per-pexec integer checksum record, got %r" % (rpath, ck))
+        elif a.checksum is not None and ck[0]["value"] != a.checksum:
+            err("%s: checksum %r, expected %r" % (rpath, ck[0]["value"], a.checksum))
+    ipath = os.path.join(a.instr_dir, a.plugin + ".kiln.jsonl")
+    if a.instrumented:
+        if not os.path.exists(ipath):
+            err("%s is missing" % ipath)
+        elif walls:
+            check_instr(ipath, a.plugin, walls, a.nonzero)
+    elif os.path.exists(ipath):
+        err("%s exists although KILN_INSTRUMENT was not set" % ipath)
+    for e in errors:
+        print("check_runner: " + e, file=sys.stderr)
+    sys.exit(1 if errors else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,492 @@
+/*
+ * test_analysis.c - the statistics of src/analysis.c: percentiles and the
+ * outlier rule on hand-checked cases, the fast log against libm, PELT
+ * against plain optimal partitioning (and that against brute-force
+ * enumeration of every partition) on many random series, the classifier on
+ * constructed series of each class, the per-key rules, and the bootstrap on
+ * cases whose answer is known by hand.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+
+/* a small deterministic generator so that the series are the same every run */
+static uint64_t rng_state = 88172645463325252ULL;
+static double urand(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return ((rng_state >> 11) + 0.5) / 9007199254740992.0;
+}
+static double nrand(void)
+{
+	return sqrt(-2 * log(urand())) * cos(2 * M_PI * urand());
+}
+
+static void test_percentile(void **state)
+{
+	(void)state;
+	double a[] = { 1, 2, 3, 4 };
+	/* positions (n-1)p/100: 1.5 -> 2.5, 0.3 -> 1.3, 2.7 -> 3.7 */
+	assert_true(fabs(an_percentile_sorted(a, 4, 50) - 2.5) < 1e-12);
+	assert_true(fabs(an_percentile_sorted(a, 4, 10) - 1.3) < 1e-12);
+	assert_true(fabs(an_percentile_sorted(a, 4, 90) - 3.7) < 1e-12);
+	assert_true(an_percentile_sorted(a, 4, 100) == 4);
+	assert_true(an_percentile_sorted(a, 4, 0) == 1);
+	double one = 7;
+	assert_true(an_percentile_sorted(&one, 1, 95) == 7);
+	double u[] = { 9, 1, 5, 3, 7 }; /* sorted 1 3 5 7 9: p25 at 1.0 -> 3, p5 at 0.2 -> 1.4 */
+	assert_true(fabs(an_percentile(u, 5, 25) - 3) < 1e-12);
+	assert_true(fabs(an_percentile(u, 5, 5) - 1.4) < 1e-12);
+	assert_true(isnan(an_percentile(u, 0, 50)));
+}
+
+static void test_log(void **state)
+{
+	(void)state;
+	for (int i = 0; i < 100000; i++) {
+		double x = exp((urand() - 0.5) * 80); /* 1e-17 .. 1e17 */
+		double a = an_log(x), b = log(x);
+		assert_true(fabs(a - b) <= 4e-16 * fabs(b) + 1e-300);
+	}
+	assert_true(an_log(1.0) == 0.0);
+	assert_true(fabs(an_log(1e-11) - log(1e-11)) < 1e-14);
+}
+
+static void test_outliers_hand(void **state)
+{
+	(void)state;
+	/* w = 20: h = 10, the window of i is x[i-10 .. i+10) clamped to the series */
+	double x[40];
+	for (int i = 0; i < 40; i++)
+		x[i] = 1.0 + 0.01 * (i % 3);
+	x[2] = 5.0;  /* below w/2: never an outlier */
+	x[25] = 5.0;
+	x[32] = 0.5;
+	size_t out[40];
+	size_t n = an_outliers(x, 40, 20, 3.0, out);
+	/*
+	 * i = 25: window x[15..35) sorted = 0.5, 1.00 x6, 1.01 x6, 1.02 x6, 5.0.  P10 at
+	 * 1.9 -> 1.00, P90 at 17.1 -> 1.02, median at 9.5 -> 1.01: band 0.06, 5.0 is out.
+	 * i = 32: window x[22..40) (18 values): P10 at 1.7 -> 1.00, P90 at 15.3 -> 1.02:
+	 * 0.5 < 1.01 - 0.06 is out.  Every 1.0x value stays within 1.01 +- 0.06.
+	 */
+	assert_int_equal(n, 2);
+	assert_int_equal(out[0], 25);
+	assert_int_equal(out[1], 32);
+	/* the threshold is a parameter: with k = 1000 nothing is out */
+	assert_int_equal(an_outliers(x, 40, 20, 1000.0, out), 0);
+	/* a window larger than the series: nothing is ever tested */
+	assert_int_equal(an_outliers(x, 40, 200, 3.0, out), 0);
+	/*
+	 * a spike in a tiny window masks itself: w = 4, window of 8 = {2, 2, 2.0001, 2}:
+	 * P90 at 2.7 -> 2.00007, P10 = 2, band 0.00021 > 0.0001
+	 */
+	double c[12] = { 2, 2, 2, 2, 2, 2, 2, 2, 2.0001, 2, 2, 2 };
+	assert_int_equal(an_outliers(c, 12, 4, 3.0, out), 0);
+}
+
+/* every partition into segments of >= 2, by enumeration */
+static double brute(const double *x, size_t n, double pen, size_t *ends, size_t *ns)
+{
+	double best = INFINITY;
+	for (uint32_t mask = 0; mask < (1u << (n - 1)); mask++) {
+		/* bit i set: a segment ends after x[i] */
+		size_t e[32], k = 0, start = 0;
+		int ok = 1;
+		for (size_t i = 0; i + 1 < n; i++)
+			if (mask & (1u << i)) {
+				if (i + 1 - start < 2) {
+					ok = 0;
+					break;
+				}
+				e[k++] = i + 1;
+				start = i + 1;
+			}
+		if (!ok || n - start < 2)
+			continue;
+		e[k++] = n;
+		double mu = 0;
+		for (size_t i = 0; i < n; i++)
+			mu += x[i];
+		mu /= n;
+		double c = -pen;
+		size_t b = 0;
+		for (size_t s = 0; s < k; s++) {
+			double s1 = 0, s2 = 0;
+			for (size_t i = b; i < e[s]; i++) {
+				s1 += x[i] - mu;
+				s2 += (x[i] - mu) * (x[i] - mu);
+			}
+			c += an_seg_cost(s1, s2, e[s] - b) + pen;
+			b = e[s];
+		}
+		if (c < best - 1e-9) {
+			best = c;
+			memcpy(ends, e, k * sizeof(size_t));
+			*ns = k;
+		}
+	}
+	return best;
+}
+
+/* a random piecewise series: segments of random length, mean and spread */
+static void random_series(double *x, size_t n)
+{
+	size_t i = 0;
+	while (i < n) {
+		size_t len = 2 + (size_t)(urand() * (urand() < 0.3 ? 8 : 120));
+		double mu = 0.05 + urand(), sd = pow(10, -1 - 3 * urand());
+		for (size_t j = 0; j < len && i < n; j++)
+			x[i++] = mu + sd * nrand();
+	}
+}
+
+static void test_pelt_vs_op(void **state)
+{
+	(void)state;
+	double x[400];
+	size_t e1[400], e2[400];
+	int multi = 0;
+	for (int rep = 0; rep < 300; rep++) {
+		size_t n = 4 + (size_t)(urand() * 396);
+		random_series(x, n);
+		double pen = (rep % 3 == 0 ? 2.0 : 15.0) * log((double)n);
+		double c1, c2;
+		size_t n1 = an_pelt(x, n, pen, e1, &c1);
+		size_t n2 = an_op(x, n, pen, e2, &c2);
+		assert_int_equal(n1, n2);
+		assert_memory_equal(e1, e2, n1 * sizeof(size_t));
+		assert_true(c1 == c2); /* same arithmetic in both: the same bits */
+		assert_int_equal(e1[n1 - 1], n);
+		for (size_t s = 0; s < n1; s++)
+			assert_true(e1[s] - (s ? e1[s - 1] : 0) >= 2);
+		multi += n1 > 2;
+	}
+	assert_true(multi > 50); /* the series did have changepoints to find */
+}
+
+static void test_op_vs_brute(void **state)
+{
+	(void)state;
+	double x[16];
+	size_t e1[16], e2[16], nb = 0;
+	for (int rep = 0; rep < 60; rep++) {
+		size_t n = 4 + rep % 10;
+		random_series(x, n);
+		double pen = (rep % 2 ? 0.5 : 3.0) * log((double)n);
+		double c1;
+		size_t n1 = an_op(x, n, pen, e1, &c1);
+		double cb = brute(x, n, pen, e2, &nb);
+		assert_true(fabs(c1 - cb) <= 1e-7 * (1 + fabs(cb)));
+		assert_int_equal(n1, nb);
+		assert_memory_equal(e1, e2, n1 * sizeof(size_t));
+	}
+}
+
+static void test_pelt_finds_step(void **state)
+{
+	(void)state;
+	double x[1000];
+	for (int i = 0; i < 1000; i++)
+		x[i] = (i < 300 ? 0.2 : 0.1) + 1e-4 * nrand();
+	size_t e[1000];
+	double c;
+	size_t n = an_pelt(x, 1000, 15 * log(1000.0), e, &c);
+	assert_int_equal(n, 2);
+	assert_int_equal(e[0], 300);
+	/* a flat series: no changepoint at the default penalty */
+	for (int i = 0; i < 1000; i++)
+		x[i] = 0.1 + 1e-4 * nrand();
+	assert_int_equal(an_pelt(x, 1000, 15 * log(1000.0), e, &c), 1);
+}
+
+/* ---- classification ---- */
+
+enum shape { FLAT, WARM, SLOW, NSS, EQUIV };
+
+static void fill(struct ds_key *k, enum shape sh, size_t n)
+{
+	struct ds_pexec *p = ds_add_pexec(k, (long)k->npexecs);
+	p->n = n;
+	p->wall = malloc(n * sizeof(double));
+	for (size_t i = 0; i < n; i++) {
+		double base = 0.1;
+		switch (sh) {
+		case FLAT: break;
+		case WARM: base = i < 100 ? 0.2 : 0.1; break;
+		case SLOW: base = i < 300 ? 0.1 : 0.2; break;
+		case NSS: base = i < 800 ? 0.1 : 0.2; break;
+		case EQUIV: base = i < 500 ? 0.1 : 0.1005; break;
+		}
+		p->wall[i] = base + 1e-4 * nrand();
+	}
+}
+
+static struct an_key one(enum shape sh, struct dataset *ds)
+{
+	struct ds_key *k = ds_add_key(ds, "b", "vm", "default-c");
+	fill(k, sh, 1000);
+	struct an_opts o;
+	an_opts_default(&o);
+	o.resamples = 2000;
+	struct an_key ak;
+	an_analyse_key(k, &o, &ak);
+	return ak;
+}
+
+static void test_classes(void **state)
+{
+	(void)state;
+	struct dataset ds = { 0 };
+	struct an_key k = one(FLAT, &ds);
+	assert_int_equal(k.p[0].cls, AN_FLAT);
+	assert_int_equal(k.cls, AN_FLAT);
+	assert_int_equal(k.p[0].steady_iter, 1);
+	assert_true(k.p[0].time_to_steady == 0);
+	assert_true(fabs(k.perf_med - 0.1) < 1e-4);
+	an_key_free(&k);
+	ds_free(&ds);
+
+	k = one(WARM, &ds);
+	assert_int_equal(k.p[0].cls, AN_WARMUP);
+	assert_int_equal(k.p[0].steady_iter, 101);
+	double t = 0;
+	for (int i = 0; i < 100; i++)
+		t += ds.keys[0].pexecs[0].wall[i];
+	assert_true(fabs(k.p[0].time_to_steady - t) < 1e-12);
+	assert_true(fabs(k.tts_med - t) < 1e-12);
+	assert_true(k.iter_med == 101);
+	assert_true(k.perf_lo <= k.perf_med && k.perf_med <= k.perf_hi);
+	assert_true(fabs(k.perf_med - 0.1) < 1e-4);
+	an_key_free(&k);
+	ds_free(&ds);
+
+	k = one(SLOW, &ds);
+	assert_int_equal(k.p[0].cls, AN_SLOWDOWN);
+	assert_int_equal(k.p[0].steady_iter, 301);
+	an_key_free(&k);
+	ds_free(&ds);
+
+	k = one(NSS, &ds);
+	assert_int_equal(k.p[0].cls, AN_NO_STEADY);
+	assert_int_equal(k.p[0].steady_iter, -1);
+	assert_false(k.has_steady);
+	assert_true(isnan(k.perf_med) && isnan(k.iter_med));
+	an_key_free(&k);
+	ds_free(&ds);
+
+	/* a real changepoint, but within delta: equivalent, so flat */
+	k = one(EQUIV, &ds);
+	assert_true(k.p[0].nsegs >= 2);
+	assert_int_equal(k.p[0].cls, AN_FLAT);
+	an_key_free(&k);
+	ds_free(&ds);
+}
+
+static void test_key_rules(void **state)
+{
+	(void)state;
+	struct dataset ds = { 0 };
+	struct an_opts o;
+	an_opts_default(&o);
+	o.resamples = 1000;
+	struct ds_key *k = ds_add_key(&ds, "b", "vm", "v");
+	fill(k, FLAT, 1000);
+	fill(k, WARM, 1000);
+	fill(k, FLAT, 1000);
+	struct ds_key *k2 = ds_add_key(&ds, "b2", "vm", "v");
+	fill(k2, FLAT, 1000);
+	fill(k2, SLOW, 1000);
+	fill(k2, FLAT, 1000);
+	struct ds_pexec *bad = ds_add_pexec(k2, 3);
+	bad->status = DS_FAILED;
+	struct ds_key *k3 = ds_add_key(&ds, "b3", "vm", "v");
+	fill(k3, WARM, 1000);
+	fill(k3, NSS, 1000);
+	struct an_result r;
+	struct kerr e = KERR_INIT;
+	o.threads = 2;
+	assert_int_equal(an_analyse(&ds, &o, &r, &e), 0);
+	assert_int_equal(r.keys[0].cls, AN_GOOD_INCONSISTENT);
+	assert_int_equal(r.keys[0].counts[AN_FLAT], 2);
+	assert_int_equal(r.keys[0].counts[AN_WARMUP], 1);
+	/* steady iterations 1, 1, 101: median 1, p95 at 1.9 -> 1 + 0.9*100 = 91 */
+	assert_true(r.keys[0].iter_med == 1);
+	assert_true(fabs(r.keys[0].iter_p95 - 91) < 1e-9);
+	assert_int_equal(r.keys[1].cls, AN_BAD_INCONSISTENT);
+	assert_int_equal(r.keys[1].nskipped, 1);
+	struct strbuf sb = STRBUF_INIT;
+	an_class_text(&r.keys[1], &sb);
+	assert_string_equal(sb.buf, "bad inconsistent (2 flat, 1 slowdown)");
+	assert_int_equal(r.keys[2].cls, AN_BAD_INCONSISTENT);
+	assert_false(r.keys[2].has_steady);
+	/* the threaded driver and the one-key function agree */
+	struct an_key single;
+	an_analyse_key(&ds.keys[0], &o, &single);
+	assert_true(single.perf_med == r.keys[0].perf_med && single.perf_lo == r.keys[0].perf_lo);
+	an_key_free(&single);
+	sb_release(&sb);
+	an_result_free(&r);
+	ds_free(&ds);
+}
+
+static void test_instr_summary(void **state)
+{
+	(void)state;
+	struct dataset ds = { 0 };
+	struct ds_key *k = ds_add_key(&ds, "b", "vm", "v");
+	fill(k, WARM, 1000);
+	struct ds_series *s = ds_add_series(&k->pexecs[0], "gc.time", "s", 1000);
+	for (int i = 0; i < 1000; i++)
+		s->v[i] = i < 100 ? 0.01 : 0.002;
+	s->v[500] = NAN;
+	struct an_opts o;
+	an_opts_default(&o);
+	o.resamples = 100;
+	struct an_key ak;
+	an_analyse_key(k, &o, &ak);
+	assert_int_equal(ak.nseries, 1);
+	assert_string_equal(ak.series[0].name, "gc.time");
+	assert_true(fabs(ak.series[0].before - 0.01) < 1e-15);
+	assert_true(fabs(ak.series[0].after - 0.002) < 1e-15);
+	assert_int_equal(ak.series[0].nbefore, 100);
+	assert_int_equal(ak.series[0].nafter, 899);
+	an_key_free(&ak);
+	ds_free(&ds);
+}
+
+/* ---- bootstrap ---- */
+
+static void test_bootstrap_constant(void **state)
+{
+	(void)state;
+	double a[50];
+	for (int i = 0; i < 50; i++)
+		a[i] = 0.5;
+	const double *segs[] = { a };
+	size_t len[] = { 50 };
+	double med, lo, hi;
+	an_bootstrap(segs, len, 1, 100000, 1, 0.99, &med, &lo, &hi);
+	assert_true(med == 0.5 && lo == 0.5 && hi == 0.5);
+}
+
+static void test_bootstrap_two_values(void **state)
+{
+	(void)state;
+	/* {0, 1}, resampled in pairs: means 0, .5, 1 with p = 1/4, 1/2, 1/4 */
+	double a[] = { 0, 1 };
+	const double *segs[] = { a };
+	size_t len[] = { 2 };
+	double med, lo, hi;
+	an_bootstrap(segs, len, 1, 100000, 7, 0.99, &med, &lo, &hi);
+	assert_true(med == 0.5 && lo == 0 && hi == 1);
+	/* 50 zeros and 50 ones: the mean is Binomial(100, 1/2)/100, whose 0.5% and 99.5% quantiles are 37 and 63 */
+	double b[100];
+	for (int i = 0; i < 100; i++)
+		b[i] = i % 2;
+	segs[0] = b;
+	len[0] = 100;
+	an_bootstrap(segs, len, 1, 100000, 7, 0.99, &med, &lo, &hi);
+	assert_true(med == 0.5);
+	assert_true(lo >= 0.36 && lo <= 0.38);
+	assert_true(hi >= 0.62 && hi <= 0.64);
+	/* two pexecs, constant at 1 and at 2: half the resamples each */
+	double c1[10], c2[10];
+	for (int i = 0; i < 10; i++)
+		c1[i] = 1, c2[i] = 2;
+	const double *two[] = { c1, c2 };
+	size_t l2[] = { 10, 10 };
+	an_bootstrap(two, l2, 2, 100000, 3, 0.99, &med, &lo, &hi);
+	assert_true(med == 1.5 && lo == 1 && hi == 2);
+}
+
+static void test_bootstrap_seeded(void **state)
+{
+	(void)state;
+	double a[300];
+	for (int i = 0; i < 300; i++)
+		a[i] = 0.1 + 0.01 * nrand();
+	const double *segs[] = { a };
+	size_t len[] = { 300 };
+	double m1, l1, h1, m2, l2, h2;
+	an_bootstrap(segs, len, 1, 20000, 42, 0.99, &m1, &l1, &h1);
+	an_bootstrap(segs, len, 1, 20000, 42, 0.99, &m2, &l2, &h2);
+	assert_true(m1 == m2 && l1 == l2 && h1 == h2);
+	an_bootstrap(segs, len, 1, 20000, 43, 0.99, &m2, &l2, &h2);
+	assert_true(m1 != m2 || l1 != l2 || h1 != h2);
+	/* the interval is about the mean +- 2.576 sd/sqrt(n) */
+	double mu = 0, v = 0;
+	for (int i = 0; i < 300; i++)
+		mu += a[i];
+	mu /= 300;
+	for (int i = 0; i < 300; i++)
+		v += (a[i] - mu) * (a[i] - mu);
+	double se = sqrt(v / 300 / 300);
+	assert_true(fabs(m1 - mu) < 0.2 * se);
+	assert_true(fabs((h1 - l1) / 2 - 2.576 * se) < 0.15 * 2.576 * se);
+}
+
+static void test_opts(void **state)
+{
+	(void)state;
+	struct an_opts o, d;
+	an_opts_default(&o);
+	an_opts_default(&d);
+	char *argv[] = { "report", "--window", "10%", "--delta=5%", "--steady", "250", "--seed", "9", "--bogus", "--penalty", "x" };
+	int argc = 11, i = 1;
+	struct kerr e = KERR_INIT;
+	assert_int_equal(an_opts_parse(&o, argc, argv, &i, &e), 1);
+	assert_int_equal(i, 2);
+	assert_true(o.window_pct == 10);
+	i = 3;
+	assert_int_equal(an_opts_parse(&o, argc, argv, &i, &e), 1);
+	assert_true(o.delta_pct == 5);
+	i = 4;
+	assert_int_equal(an_opts_parse(&o, argc, argv, &i, &e), 1);
+	assert_int_equal(o.steady, 250);
+	i = 6;
+	assert_int_equal(an_opts_parse(&o, argc, argv, &i, &e), 1);
+	assert_true(o.seed == 9);
+	i = 8;
+	assert_int_equal(an_opts_parse(&o, argc, argv, &i, &e), 0);
+	i = 9;
+	assert_int_equal(an_opts_parse(&o, argc, argv, &i, &e), -1);
+	assert_non_null(strstr(e.msg.buf, "--penalty"));
+	char h1[65], h2[65];
+	an_opts_hash(&o, h1);
+	an_opts_hash(&d, h2);
+	assert_string_not_equal(h1, h2);
+	d.threads = 7; /* not part of the result */
+	an_opts_hash(&d, h1);
+	assert_string_equal(h1, h2);
+	kerr_release(&e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_percentile),
+		cmocka_unit_test(test_log),
+		cmocka_unit_test(test_outliers_hand),
+		cmocka_unit_test(test_pelt_vs_op),
+		cmocka_unit_test(test_op_vs_brute),
+		cmocka_unit_test(test_pelt_finds_step),
+		cmocka_unit_test(test_classes),
+		cmocka_unit_test(test_key_rules),
+		cmocka_unit_test(test_instr_summary),
+		cmocka_unit_test(test_bootstrap_constant),
+		cmocka_unit_test(test_bootstrap_two_values),
+		cmocka_unit_test(test_bootstrap_seeded),
+		cmocka_unit_test(test_opts),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,353 @@
+/*
+ * test_pypylog.c - the PYPYLOG parser of the pypy plugin on hand-made logs:
+ * PyPy's documented exclusive-time example, iterations delimited by
+ * kiln-iter (including a JIT section that crosses an iteration boundary),
+ * independence from how the bytes are chunked, content lines (short, and
+ * longer than the parse buffer), the calibration, .zst logs, and every
+ * malformed case giving FILE:LINE instead of a crash.
+ *
+ * The calibration used here makes one tick one second (ns_per_tick 1e9), so
+ * tick counts can be compared exactly.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "record.h"
+#include "../../plugins/pypy/pypylog.h"
+
+static const struct pypylog_calib one_s = { 1e9, 0, 0 };
+
+static int parse(const char *text, struct rec_list *l, struct kerr *e)
+{
+	struct rec_sink s = rec_list_sink(l);
+	return pypylog_parse_mem("t.log", text, strlen(text), &one_s, &s, e);
+}
+
+/* the value of a record, failing the test when it is missing or doubled */
+static double get(const struct rec_list *l, enum rec_kind kind, long iter, const char *name)
+{
+	const struct kiln_rec *found = NULL;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct kiln_rec *r = &l->v[i];
+		if (r->kind == kind && !strcmp(r->name, name) && (kind != REC_ITER || r->iter == iter)) {
+			if (found)
+				fail_msg("record %s (iteration %ld) twice", name, iter);
+			found = r;
+		}
+	}
+	if (!found)
+		fail_msg("no record %s (iteration %ld)", name, iter);
+	return found->value;
+}
+
+static size_t count_kind(const struct rec_list *l, enum rec_kind kind)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < l->n; i++)
+		n += l->v[i].kind == kind;
+	return n;
+}
+
+/* PyPy's documentation: foo[2..17] with bar[4..5], bar[7..9]; then bar[20..30] */
+static void test_documented_example(void **state)
+{
+	(void)state;
+	const char *log =
+		"[2] {foo\n"
+		"[4] {bar\n"
+		"[5] bar}\n"
+		"[7] {bar\n"
+		"[9] bar}\n"
+		"[11] foo}\n"
+		"[14] {bar\n"
+		"[1e] bar}\n";
+	struct rec_list l = REC_LIST_INIT;
+	struct kerr e = KERR_INIT;
+	assert_int_equal(parse(log, &l, &e), 0);
+	assert_true(get(&l, REC_PEXEC, 0, "pypy.foo.time") == 12);
+	assert_true(get(&l, REC_PEXEC, 0, "pypy.bar.time") == 13);
+	assert_true(get(&l, REC_PEXEC, 0, "outside.time") == 3);
+	assert_true(get(&l, REC_PEXEC, 0, "other.time") == 25);
+	assert_true(get(&l, REC_PEXEC, 0, "gc.time") == 0);
+	assert_true(get(&l, REC_PEXEC, 0, "pypy.bar.count") == 3);
+	assert_true(get(&l, REC_PEXEC, 0, "pypy.foo.count") == 1);
+	assert_int_equal(count_kind(&l, REC_ITER), 0);
+	rec_list_clear(&l);
+	kerr_release(&e);
+}
+
+/*
+ * Two iterations.  Iteration 0 (ticks 0x10..0x40): gc-minor 0x12..0x1a with
+ * walkroots 0x14..0x16 inside (one pause, 8 ticks of GC), a jit-tracing
+ * 0x20..0x30 with jit-optimize 0x22..0x25.  Iteration 1 (0x50..0x90): a
+ * jit-tracing that began before it at 0x48 and ends inside at 0x58 (crossing
+ * the boundary, as PyPy's tracer can), gc-collect-step 0x60..0x61 and a
+ * gc-minor 0x70..0x78: two GC pauses.  An "import" section is other.
+ */
+static const char *iter_log =
+	"[8] {gc-set-nursery-size\n"
+	"nursery size: 270336\n"
+	"[c] gc-set-nursery-size}\n"
+	"[10] {kiln-iter\n"
+	"[12] {gc-minor\n"
+	"[14] {gc-minor-walkroots\n"
+	"[16] gc-minor-walkroots}\n"
+	"minor collect, total memory used: 0\n"
+	"[1a] gc-minor}\n"
+	"[20] {jit-tracing\n"
+	"[22] {jit-optimize\n"
+	"[p0, p1, p2]\n"
+	"[25] jit-optimize}\n"
+	"[30] jit-tracing}\n"
+	"[40] kiln-iter}\n"
+	"[48] {jit-tracing\n"
+	"[50] {kiln-iter\n"
+	"[58] jit-tracing}\n"
+	"[60] {gc-collect-step\n"
+	"[61] gc-collect-step}\n"
+	"[64] {import\n"
+	"[66] import}\n"
+	"[70] {gc-minor\n"
+	"[78] gc-minor}\n"
+	"[90] kiln-iter}\n"
+	"[a0] {jit-summary\n"
+	"[a1] jit-summary}\n";
+
+static void test_iterations(void **state)
+{
+	(void)state;
+	struct rec_list l = REC_LIST_INIT;
+	struct kerr e = KERR_INIT;
+	assert_int_equal(parse(iter_log, &l, &e), 0);
+	assert_int_equal(count_kind(&l, REC_ITER), 2 * 6);
+	/* iteration 0 */
+	assert_true(get(&l, REC_ITER, 0, "gc.time") == 8);
+	assert_true(get(&l, REC_ITER, 0, "gc.count") == 1);
+	assert_true(get(&l, REC_ITER, 0, "jit.time") == 16);
+	assert_true(get(&l, REC_ITER, 0, "jit.count") == 1);
+	assert_true(get(&l, REC_ITER, 0, "other.time") == 0);
+	assert_true(get(&l, REC_ITER, 0, "outside.time") == 0x30 - 8 - 16);
+	/* iteration 1: the crossing jit-tracing counts only its part inside, and not as a new episode */
+	assert_true(get(&l, REC_ITER, 1, "jit.time") == 8);
+	assert_true(get(&l, REC_ITER, 1, "jit.count") == 0);
+	assert_true(get(&l, REC_ITER, 1, "gc.time") == 1 + 8);
+	assert_true(get(&l, REC_ITER, 1, "gc.count") == 2);
+	assert_true(get(&l, REC_ITER, 1, "other.time") == 2);
+	assert_true(get(&l, REC_ITER, 1, "outside.time") == 0x40 - 8 - 9 - 2);
+	/* the pexec: everything between the first and the last timestamp */
+	double sum = get(&l, REC_PEXEC, 0, "gc.time") + get(&l, REC_PEXEC, 0, "jit.time") +
+		     get(&l, REC_PEXEC, 0, "other.time") + get(&l, REC_PEXEC, 0, "outside.time");
+	assert_true(sum == 0xa1 - 8);
+	assert_true(get(&l, REC_PEXEC, 0, "gc.time") == 4 + 8 + 1 + 8);
+	assert_true(get(&l, REC_PEXEC, 0, "gc.count") == 4);
+	assert_true(get(&l, REC_PEXEC, 0, "jit.count") == 3);
+	assert_true(get(&l, REC_PEXEC, 0, "jit.time") == 16 + 16 + 1);
+	assert_true(get(&l, REC_PEXEC, 0, "pypy.gc-minor.time") == 6 + 8);
+	assert_true(get(&l, REC_PEXEC, 0, "pypy.gc-minor-walkroots.time") == 2);
+	assert_true(get(&l, REC_PEXEC, 0, "pypy.gc-minor.count") == 2);
+	assert_true(get(&l, REC_PEXEC, 0, "pypy.jit-tracing.count") == 2);
+	/* kiln-iter is a marker, not a section of the summary */
+	for (size_t i = 0; i < l.n; i++)
+		assert_null(strstr(l.v[i].name, "kiln-iter"));
+	rec_list_clear(&l);
+	kerr_release(&e);
+}
+
+/* the calibration scales ticks: 2.5 ns per tick */
+static void test_calibration(void **state)
+{
+	(void)state;
+	struct pypylog_calib c;
+	struct kerr e = KERR_INIT;
+	const char *j = "{\"clock\":\"monotonic_raw\",\"pairs\":[[1000,500],[1200,999],[5000,10500]]}";
+	assert_int_equal(pypylog_calib_parse("c.json", j, strlen(j), &c, &e), 0);
+	assert_true(c.ns_per_tick == 2.5);
+	struct rec_list l = REC_LIST_INIT;
+	struct rec_sink s = rec_list_sink(&l);
+	const char *log = "[0] {gc-minor\n[190] gc-minor}\n"; /* 400 ticks = 1 us */
+	assert_int_equal(pypylog_parse_mem("t.log", log, strlen(log), &c, &s, &e), 0);
+	assert_true(get(&l, REC_PEXEC, 0, "gc.time") == 1e-6);
+	rec_list_clear(&l);
+
+	const char *bad[] = {
+		"[1,2]", "{}", "{\"pairs\":[[1,2]]}", "{\"pairs\":[[1,2],[1,3]]}",
+		"{\"pairs\":[[1,2],[3,2]]}", "{\"pairs\":[[1,2],[3,\"4\"]]}", "{\"pairs\":[[1,2],[3]]}", "nope",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		assert_int_equal(pypylog_calib_parse("c.json", bad[i], strlen(bad[i]), &c, &e), -1);
+		assert_non_null(strstr(sb_str(&e.msg), "c.json"));
+	}
+	kerr_release(&e);
+}
+
+static void to_json(const struct rec_list *l, struct strbuf *sb)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		rec_to_json(&l->v[i], sb);
+		sb_addc(sb, '\n');
+	}
+}
+
+/* any chunking of the input gives the same records; over-long content lines are skipped */
+static void test_chunking(void **state)
+{
+	(void)state;
+	struct strbuf text = STRBUF_INIT;
+	sb_adds(&text, iter_log);
+	/* a content line longer than the parse buffer, then more events */
+	sb_adds(&text, "[b0] {jit-backend-dump\nCODE_DUMP @7f8e45e03000 +0  ");
+	for (int i = 0; i < 70000; i++)
+		sb_adds(&text, "48894D48");
+	sb_adds(&text, "\n[b8] jit-backend-dump}\n");
+
+	struct rec_list whole = REC_LIST_INIT, bytes = REC_LIST_INIT, odd = REC_LIST_INIT;
+	struct kerr e = KERR_INIT;
+	assert_int_equal(parse(text.buf, &whole, &e), 0);
+	assert_true(get(&whole, REC_PEXEC, 0, "pypy.jit-backend-dump.time") == 8);
+
+	struct rec_sink s1 = rec_list_sink(&bytes);
+	struct pypylog *p = pypylog_new("t.log", &one_s, &s1);
+	for (size_t i = 0; i < text.len; i++)
+		assert_int_equal(pypylog_feed(p, text.buf + i, 1, &e), 0);
+	assert_int_equal(pypylog_finish(p, &e), 0);
+	pypylog_free(p);
+
+	struct rec_sink s2 = rec_list_sink(&odd);
+	p = pypylog_new("t.log", &one_s, &s2);
+	for (size_t i = 0, step = 1; i < text.len; i += step, step = step * 7 % 65536 + 1) {
+		size_t n = step < text.len - i ? step : text.len - i;
+		assert_int_equal(pypylog_feed(p, text.buf + i, n, &e), 0);
+	}
+	assert_int_equal(pypylog_finish(p, &e), 0);
+	pypylog_free(p);
+
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, c = STRBUF_INIT;
+	to_json(&whole, &a);
+	to_json(&bytes, &b);
+	to_json(&odd, &c);
+	assert_string_equal(a.buf, b.buf);
+	assert_string_equal(a.buf, c.buf);
+	sb_release(&a);
+	sb_release(&b);
+	sb_release(&c);
+	rec_list_clear(&whole);
+	rec_list_clear(&bytes);
+	rec_list_clear(&odd);
+	sb_release(&text);
+	kerr_release(&e);
+}
+
+static void expect_error(const char *log, const char *want)
+{
+	struct rec_list l = REC_LIST_INIT;
+	struct kerr e = KERR_INIT;
+	assert_int_equal(parse(log, &l, &e), -1);
+	if (!strstr(sb_str(&e.msg), want))
+		fail_msg("for\n%s\nexpected '%s' in '%s'", log, want, sb_str(&e.msg));
+	assert_int_equal(e.code, KEXIT_CONFIG);
+	rec_list_clear(&l);
+	kerr_release(&e);
+}
+
+static void test_malformed(void **state)
+{
+	(void)state;
+	expect_error("[1] {a\n[2] {b\n[3] a}\n", "t.log:3: 'a}' does not close the innermost open section 'b' (line 2)");
+	expect_error("[1] {a\n[2] a}\n[3] a}\n", "t.log:3: 'a}' closes no open section");
+	expect_error("[1] {a\n[2] {b\n[3] b}\n", "t.log:1: section 'a' opened here is not finished");
+	expect_error("[1] {a\n[2] a}\n[3] {b", "t.log:3: last line has no newline (truncated log?)");
+	expect_error("[1] {a\n[2] a}\n[3", "t.log:3: last line has no newline");
+	expect_error("[1] {kiln-iter\n[2] {a\n[3] a}\n", "t.log:1: iteration 0 ('{kiln-iter') is not finished");
+	expect_error("[1] kiln-iter}\n", "t.log:1: 'kiln-iter}' without '{kiln-iter'");
+	expect_error("[1] {kiln-iter\n[2] {kiln-iter\n", "t.log:2: '{kiln-iter' inside the unfinished iteration opened at line 1");
+	expect_error("[5] {a\n[4] a}\n", "t.log:2: timestamp 4 is earlier than the one before (5)");
+	expect_error("[11112222333344445] {a\n", "t.log:1: timestamp longer than 16 hex digits");
+	expect_error("", "t.log: no sections in the log");
+	expect_error("just some text\nand more\n", "no sections in the log");
+	struct strbuf deep = STRBUF_INIT, wide = STRBUF_INIT, longname = STRBUF_INIT;
+	for (int i = 0; i < 1100; i++)
+		sb_addf(&deep, "[%x] {d\n", i);
+	expect_error(deep.buf, "t.log:1025: sections nested deeper than 1024");
+	for (int i = 0; i < 5000; i++)
+		sb_addf(&wide, "[%x] {n%d\n[%x] n%d}\n", i, i, i, i);
+	expect_error(wide.buf, "t.log:8191: more than 4096 distinct section names");
+	sb_adds(&longname, "[1] {");
+	for (int i = 0; i < 200; i++)
+		sb_addc(&longname, 'x');
+	sb_adds(&longname, "\n");
+	expect_error(longname.buf, "t.log:1: section name longer than 128 bytes");
+	sb_release(&deep);
+	sb_release(&wide);
+	sb_release(&longname);
+}
+
+/* the plugin's parse function: calibration beside the log, plain and .zst */
+static void test_files(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/kiln-test-pypylog.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char *log = path_join(dir, "pypylog");
+	char *cal = path_join(dir, "calibration.json");
+	char *zst = xasprintf("%s.zst", log);
+	struct kerr e = KERR_INIT;
+	struct rec_list a = REC_LIST_INIT, b = REC_LIST_INIT;
+	struct rec_sink sa = rec_list_sink(&a), sb = rec_list_sink(&b);
+
+	assert_int_equal(write_file(log, iter_log, strlen(iter_log), &e), 0);
+	/* no calibration yet: a clear error */
+	assert_int_equal(pypylog_parse_file(log, &sa, &e), -1);
+	assert_non_null(strstr(sb_str(&e.msg), "calibration.json"));
+	const char *c = "{\"pairs\":[[0,0],[1000,2000]]}\n";
+	assert_int_equal(write_file(cal, c, strlen(c), &e), 0);
+	assert_int_equal(pypylog_parse_file(log, &sa, &e), 0);
+	assert_true(get(&a, REC_ITER, 0, "gc.time") == 8 * 2e-9);
+
+	assert_int_equal(pypylog_compress(log, &e), 0);
+	assert_false(file_exists(log));
+	assert_true(file_exists(zst));
+	if (pypylog_parse_file(zst, &sb, &e)) fail_msg("%s", sb_str(&e.msg));
+	struct strbuf ja = STRBUF_INIT, jb = STRBUF_INIT;
+	to_json(&a, &ja);
+	to_json(&b, &jb);
+	assert_string_equal(ja.buf, jb.buf);
+
+	/* a truncated .zst is an error, not a short parse */
+	struct strbuf z = STRBUF_INIT;
+	assert_int_equal(read_file(zst, &z, &e), 0);
+	assert_int_equal(write_file(zst, z.buf, z.len - 6, &e), 0);
+	rec_list_clear(&b);
+	assert_int_equal(pypylog_parse_file(zst, &sb, &e), -1);
+	assert_non_null(strstr(sb_str(&e.msg), "zst"));
+
+	assert_int_equal(pypylog_parse_file("/nonexistent/pypylog", &sb, &e), -1);
+	sb_release(&z);
+	sb_release(&ja);
+	sb_release(&jb);
+	rec_list_clear(&a);
+	rec_list_clear(&b);
+	rm_rf(dir);
+	free(log);
+	free(cal);
+	free(zst);
+	kerr_release(&e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_documented_example),
+		cmocka_unit_test(test_iterations),
+		cmocka_unit_test(test_calibration),
+		cmocka_unit_test(test_chunking),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_files),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
