@@ -20,7 +20,10 @@ OPT      ?= -O2
 
 PKGS     := libfyaml jansson sqlite3 gsl libzstd capstone libmd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lbz2 -lm
+# linked statically: the libraries' relocations would otherwise cost kiln
+# ~5 MB of resident memory while a benchmark runs (bench/pexec measures it)
+PKG_LIBS   := -Wl,-Bstatic -lfyaml -ljansson -lsqlite3 -lgsl -lgslcblas -lzstd -lcapstone -lmd -lbz2 \
+	-Wl,-Bdynamic -lm -ldl -lpthread
 
 WARN     := -Wall -Wextra -Wshadow -Wno-unused-parameter
 CFLAGS   ?= $(OPT) -g

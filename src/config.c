@@ -639,6 +639,36 @@ static int check_sources(struct cfgctx *c, struct experiment *ex, const char *co
 	return 0;
 }
 
+/* libfyaml's diagnostics arrive as text: keep them to reword the first */
+static void diag_out(struct fy_diag *diag, void *user, const char *buf, size_t len)
+{
+	(void)diag;
+	sb_add(user, buf, len);
+}
+
+/* "<memory-...>:2:1: error: wrongly indented flow mapping" -> "FILE:2:1: YAML: ..." */
+static void yaml_error(const char *path, const char *diag, struct kerr *e)
+{
+	const char *m = strstr(diag, ": error: ");
+	int line = 0, col = 0;
+	if (m) {
+		const char *p = m;
+		int colons = 0;
+		while (p > diag && colons < 2) {
+			p--;
+			if (*p == ':')
+				colons++;
+		}
+		if (colons == 2 && sscanf(p, ":%d:%d:", &line, &col) == 2) {
+			const char *msg = m + 9, *nl = strchr(msg, '\n');
+			kerr_setc(e, KEXIT_CONFIG, "%s:%d:%d: YAML: %.*s", path, line, col,
+				  (int)(nl ? nl - msg : (long)strlen(msg)), msg);
+			return;
+		}
+	}
+	kerr_setc(e, KEXIT_CONFIG, "%s: not valid YAML%s%s", path, *diag ? ": " : "", diag);
+}
+
 int config_parse(const char *path, const char *text, size_t len, const char *datadir,
 		 int check_vms, struct experiment *ex, struct kerr *e)
 {
@@ -657,24 +687,24 @@ int config_parse(const char *path, const char *text, size_t len, const char *dat
 
 	struct cfgctx c = { path, check_vms, e, NULL };
 	struct fy_diag_cfg dcfg;
+	struct strbuf diagout = STRBUF_INIT;
 	fy_diag_cfg_default(&dcfg);
 	dcfg.fp = NULL;
-	dcfg.output_fn = NULL;
+	dcfg.output_fn = diag_out;
+	dcfg.user = &diagout;
+	dcfg.colorize = false;
 	dcfg.level = FYET_ERROR;
 	struct fy_diag *diag = fy_diag_create(&dcfg);
 	struct fy_parse_cfg pcfg = { .flags = FYPCF_QUIET | FYPCF_COLLECT_DIAG, .diag = diag };
 	struct fy_document *doc = fy_document_build_from_string(&pcfg, ex->text, len);
 	if (!doc) {
-		void *it = NULL;
-		struct fy_diag_error *de = diag ? fy_diag_errors_iterate(diag, &it) : NULL;
-		if (de)
-			kerr_setc(e, KEXIT_CONFIG, "%s:%d:%d: YAML: %s", path, de->line + 1, de->column + 1, de->msg);
-		else
-			kerr_setc(e, KEXIT_CONFIG, "%s: not valid YAML", path);
+		yaml_error(path, sb_str(&diagout), e);
+		sb_release(&diagout);
 		if (diag)
 			fy_diag_unref(diag);
 		return -1;
 	}
+	sb_release(&diagout);
 	c.doc = doc;
 	int r = -1;
 	struct fy_node *root = fy_document_root(doc);

@@ -18,7 +18,6 @@
  */
 #include "exec.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -208,44 +207,39 @@ static const char *step_name(int step)
 	return step >= 0 && step < (int)ARRAY_SIZE(names) ? names[step] : "?";
 }
 
-/* kill and reap every process re-parented to us (escaped descendants) */
+/*
+ * Kill and reap every process re-parented to us: descendants that escaped
+ * the process group.  As a subreaper kiln inherits them, so they are in
+ * /proc/self/task/<tid>/children (one small read, not a scan of /proc).
+ */
 static void reap_orphans(pid_t except)
 {
-	pid_t self = getpid();
-	for (int round = 0; round < 5; round++) {
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
+	for (int round = 0; round < 50; round++) {
 		int found = 0;
-		DIR *d = opendir("/proc");
-		if (!d)
-			return;
-		struct dirent *de;
-		while ((de = readdir(d))) {
-			char *end;
-			long pid = strtol(de->d_name, &end, 10);
-			if (*end || pid <= 0 || pid == except)
-				continue;
-			char path[64], buf[512];
-			snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-			int fd = open(path, O_RDONLY | O_CLOEXEC);
-			if (fd < 0)
-				continue;
-			ssize_t n = read(fd, buf, sizeof(buf) - 1);
-			close(fd);
-			if (n <= 0)
-				continue;
-			buf[n] = '\0';
-			char *rp = strrchr(buf, ')');
-			if (!rp)
-				continue;
-			char state;
-			long ppid;
-			if (sscanf(rp + 1, " %c %ld", &state, &ppid) != 2 || ppid != self)
-				continue;
-			found = 1;
-			kill((pid_t)pid, SIGKILL);
-		}
-		closedir(d);
 		while (waitpid(-1, NULL, WNOHANG) > 0)
 			found = 1;
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return;
+		char buf[4096];
+		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n > 0) {
+			buf[n] = '\0';
+			char *p = buf, *end;
+			for (;;) {
+				long pid = strtol(p, &end, 10);
+				if (end == p)
+					break;
+				p = end;
+				if (pid > 0 && pid != except) {
+					kill((pid_t)pid, SIGKILL);
+					found = 1;
+				}
+			}
+		}
 		if (!found)
 			return;
 		usleep(1000);

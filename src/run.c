@@ -595,7 +595,7 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 		if (find_vm(&ex, sc.keys[k].vm)->pl && find_vm(&ex, sc.keys[k].vm)->pl->whole_process)
 			sc.keys[k].iterations = 1;
 	if (!sc.n) {
-		code = kerr_setc(e, KEXIT_CONFIG, "%s: nothing to run (every key is skipped)", config);
+		kerr_setc(e, KEXIT_CONFIG, "%s: nothing to run (every key is skipped)", config);
 		code = KEXIT_CONFIG;
 		goto out;
 	}
@@ -655,8 +655,8 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 		const struct vm_conf *vm = find_vm(&ex, sc.keys[k].vm);
 		const struct bench_conf *b = find_bench(&ex, sc.keys[k].bench);
 		if (!vm || !b) {
-			code = kerr_setc(e, KEXIT_CONFIG, "%s: key %s:%s is in the stored schedule but not in the config",
-					 config, sc.keys[k].bench, sc.keys[k].vm);
+			kerr_setc(e, KEXIT_CONFIG, "%s: key %s:%s is in the stored schedule but not in the config",
+				  config, sc.keys[k].bench, sc.keys[k].vm);
 			code = KEXIT_CONFIG;
 			goto out;
 		}
@@ -695,7 +695,8 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 		if (it->status != PX_PENDING && it->status != PX_RUNNING)
 			continue;
 		if (exec_interrupted) {
-			code = kerr_setc(e, KEXIT_INTERRUPTED, "interrupted; `kiln run %s` resumes", config);
+			kerr_setc(e, KEXIT_INTERRUPTED, "interrupted; `kiln run %s` resumes", config);
+			code = KEXIT_INTERRUPTED;
 			break;
 		}
 		if (o->max_pexecs && ran >= o->max_pexecs)
@@ -722,8 +723,10 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 		if (!o->quiet)
 			kiln_note("%s: %zu pexecs done, %zu failed, %zu pending", results,
 				  sc.n - pending - rs.failed, rs.failed, pending);
-		if (rs.failed)
-			code = kerr_setc(e, KEXIT_FAIL, "%zu pexec(s) failed: `kiln status %s` lists them", rs.failed, results);
+		if (rs.failed) {
+			kerr_setc(e, KEXIT_FAIL, "%zu pexec(s) failed: `kiln status --failures %s` lists them", rs.failed, results);
+			code = KEXIT_FAIL;
+		}
 	}
 out:
 	if (kc)

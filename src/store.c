@@ -30,7 +30,32 @@ struct store {
 	sqlite3 *db;
 	char *path;
 	int lock_fd;
+	/* prepared statements of the per-pexec path, kept for the session */
+	struct {
+		const char *sql;
+		sqlite3_stmt *st;
+	} cache[24];
 };
+
+/* a cached prepared statement, reset and unbound, ready to use */
+static sqlite3_stmt *stmt(struct store *s, const char *sql)
+{
+	size_t i;
+	for (i = 0; i < ARRAY_SIZE(s->cache) && s->cache[i].sql; i++)
+		if (s->cache[i].sql == sql || !strcmp(s->cache[i].sql, sql)) {
+			sqlite3_reset(s->cache[i].st);
+			sqlite3_clear_bindings(s->cache[i].st);
+			return s->cache[i].st;
+		}
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK)
+		return NULL;
+	if (i < ARRAY_SIZE(s->cache)) {
+		s->cache[i].sql = sql;
+		s->cache[i].st = st;
+	}
+	return st;
+}
 
 static const char *const status_names[] = { "pending", "running", "ok", "failed", "timeout", "tainted" };
 
@@ -147,6 +172,8 @@ void store_close(struct store *s)
 {
 	if (!s)
 		return;
+	for (size_t i = 0; i < ARRAY_SIZE(s->cache) && s->cache[i].sql; i++)
+		sqlite3_finalize(s->cache[i].st);
 	if (s->db)
 		sqlite3_close(s->db);
 	if (s->lock_fd >= 0)
@@ -385,13 +412,13 @@ static int set_status(struct store *s, long id, const char *status, const char *
 	snprintf(sql, sizeof(sql), "PRAGMA synchronous=%s", sync);
 	if (exec_sql(s, sql, e) < 0)
 		return -1;
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db, "UPDATE pexecs SET status=?, attempts=attempts+1 WHERE id=?", -1, &st, NULL) != SQLITE_OK)
+	sqlite3_stmt *st = stmt(s, "UPDATE pexecs SET status=?, attempts=attempts+1 WHERE id=?");
+	if (!st)
 		return dberr(s, e, "pexecs");
 	sqlite3_bind_text(st, 1, status, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, id);
 	int rc = sqlite3_step(st);
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	int r = rc == SQLITE_DONE ? 0 : dberr(s, e, "pexecs");
 	if (exec_sql(s, "PRAGMA synchronous=FULL", r < 0 ? NULL : e) < 0)
 		r = -1;
@@ -495,9 +522,10 @@ static int commit_records(struct store *s, long id, const struct pexec_result *r
 	size_t nacc = 0;
 	sqlite3_stmt *sc = NULL, *ev = NULL, *se = NULL;
 	int rc = -1;
-	if (sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO scalars(pexec_id, name, unit, value) VALUES(?,?,?,?)", -1, &sc, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(s->db, "INSERT INTO events(pexec_id, name, start_ns, end_ns) VALUES(?,?,?,?)", -1, &ev, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO series(pexec_id, name, unit, vals) VALUES(?,?,?,?)", -1, &se, NULL) != SQLITE_OK) {
+	sc = stmt(s, "INSERT OR REPLACE INTO scalars(pexec_id, name, unit, value) VALUES(?,?,?,?)");
+	ev = stmt(s, "INSERT INTO events(pexec_id, name, start_ns, end_ns) VALUES(?,?,?,?)");
+	se = stmt(s, "INSERT OR REPLACE INTO series(pexec_id, name, unit, vals) VALUES(?,?,?,?)");
+	if (!sc || !ev || !se) {
 		dberr(s, e, "records");
 		goto out;
 	}
@@ -566,9 +594,13 @@ out:
 	for (size_t k = 0; k < nacc; k++)
 		free(acc[k].v);
 	free(acc);
-	sqlite3_finalize(sc);
-	sqlite3_finalize(ev);
-	sqlite3_finalize(se);
+	/* cached statements: reset so they hold no locks or bound buffers */
+	if (sc)
+		sqlite3_reset(sc);
+	if (ev)
+		sqlite3_reset(ev);
+	if (se)
+		sqlite3_reset(se);
 	return rc;
 }
 
@@ -585,24 +617,22 @@ int store_commit_pexec(struct store *s, long id, const struct pexec_result *r, s
 		"DELETE FROM scalars WHERE pexec_id=?", "DELETE FROM events WHERE pexec_id=?",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(clear); i++) {
-		if (sqlite3_prepare_v2(s->db, clear[i], -1, &st, NULL) != SQLITE_OK) {
+		if (!(st = stmt(s, clear[i]))) {
 			dberr(s, e, "clear");
 			goto fail;
 		}
 		sqlite3_bind_int64(st, 1, id);
 		int x = sqlite3_step(st);
-		sqlite3_finalize(st);
+		sqlite3_reset(st);
 		st = NULL;
 		if (x != SQLITE_DONE) {
 			dberr(s, e, "clear");
 			goto fail;
 		}
 	}
-	if (sqlite3_prepare_v2(s->db,
-			       "UPDATE pexecs SET status=?, wall_start_ns=?, duration_s=?, exit_status=?, signal=?,"
-			       " user_s=?, sys_s=?, maxrss_kb=?, personality=?, error=?, stdout=?, stderr=?,"
-			       " instr_error=?, taint=?, env_hash=?, n_iter=? WHERE id=?",
-			       -1, &st, NULL) != SQLITE_OK) {
+	if (!(st = stmt(s, "UPDATE pexecs SET status=?, wall_start_ns=?, duration_s=?, exit_status=?, signal=?,"
+			   " user_s=?, sys_s=?, maxrss_kb=?, personality=?, error=?, stdout=?, stderr=?,"
+			   " instr_error=?, taint=?, env_hash=?, n_iter=? WHERE id=?"))) {
 		dberr(s, e, "pexecs");
 		goto fail;
 	}
@@ -632,7 +662,7 @@ int store_commit_pexec(struct store *s, long id, const struct pexec_result *r, s
 		dberr(s, e, "pexecs");
 		goto fail;
 	}
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	st = NULL;
 
 	store_encode_i64(r->wall_ns, r->n, &wall);
@@ -653,8 +683,7 @@ int store_commit_pexec(struct store *s, long id, const struct pexec_result *r, s
 		}
 		free(col);
 	}
-	if (sqlite3_prepare_v2(s->db, "INSERT INTO iterations(pexec_id, n, wall, counter_names, counters) VALUES(?,?,?,?,?)",
-			       -1, &st, NULL) != SQLITE_OK) {
+	if (!(st = stmt(s, "INSERT INTO iterations(pexec_id, n, wall, counter_names, counters) VALUES(?,?,?,?,?)"))) {
 		dberr(s, e, "iterations");
 		goto fail;
 	}
@@ -669,7 +698,7 @@ int store_commit_pexec(struct store *s, long id, const struct pexec_result *r, s
 		dberr(s, e, "iterations");
 		goto fail;
 	}
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	st = NULL;
 	if (commit_records(s, id, r, e) < 0)
 		goto fail;
@@ -679,7 +708,7 @@ int store_commit_pexec(struct store *s, long id, const struct pexec_result *r, s
 	goto out;
 fail:
 	if (st)
-		sqlite3_finalize(st);
+		sqlite3_reset(st);
 	exec_sql(s, "ROLLBACK", NULL);
 out:
 	sb_release(&wall);

@@ -9,3 +9,19 @@ skip() { echo "skipped: $*"; exit 77; }
 assert_eq() { [ "$1" = "$2" ] || fail "${3:-values differ}: expected '$2', got '$1'"; }
 assert_contains() { grep -q -- "$2" <<<"$1" || fail "${3:-output}: expected to contain '$2', got: $1"; }
 sql() { sqlite3 "$1" "$2"; }
+FAKE=$KILN_ROOT/${O:-build}/tests/helpers/fakerunner
+
+# a tiny C benchmark suite of our own, so core tests do not depend on the bundled one
+make_suite() {
+	mkdir -p "$T/benchmarks/spin/c" "$T/benchmarks/spin2/c"
+	cat >"$T/benchmarks/spin/c/bench.c" <<'C'
+volatile long kiln_sink;
+void run_iter(long param) { long x = 0; for (long i = 0; i < param; i++) x += i ^ (x >> 3); kiln_sink = x; }
+C
+	cp "$T/benchmarks/spin/c/bench.c" "$T/benchmarks/spin2/c/bench.c"
+}
+
+# count rows: sql FILE QUERY
+count_iterations() {
+	sqlite3 "$1" "SELECT COALESCE(SUM(n),0) FROM iterations i JOIN pexecs p ON p.id=i.pexec_id WHERE p.status='ok'"
+}

@@ -22,7 +22,9 @@ import os
 import sys
 
 # series: (unit or None, kind) - kind "time" is bounded by the wall time,
-# "count" must be integral, "bytes" positive and integral
+# "ctime" is time spent by threads running beside the benchmark (HotSpot's
+# compilers), so only non-negative, "count" must be integral, "bytes"
+# positive and integral
 SERIES = {
     "python": {"gc.time": ("s", "time"), "gc.count": (None, "count"),
                "python.gc.collected": (None, "count"), "python.allocated_blocks": (None, "count"),
@@ -34,7 +36,7 @@ SERIES = {
     "node": {"gc.time": ("s", "time"), "gc.count": (None, "count"), "heap": ("bytes", "bytes"),
              **{"gc.%s.%s" % (k, f): (("s", "time") if f == "time" else (None, "count"))
                 for k in ("minor", "major", "incremental", "weakcb") for f in ("time", "count")}},
-    "java": {"gc.time": ("s", "time"), "gc.count": (None, "count"), "jit.time": ("s", "time"),
+    "java": {"gc.time": ("s", "time"), "gc.count": (None, "count"), "jit.time": ("s", "ctime"),
              "heap": ("bytes", "bytes")},
 }
 # HotSpot's beans count whole milliseconds: a sub-millisecond pause can show as 1 ms
@@ -67,9 +69,11 @@ def check_stream(path, n):
     if not (isinstance(h, dict) and h.get("kiln") == 1 and isinstance(h.get("clock"), str)
             and isinstance(h.get("counters"), list)):
         err("%s: bad header %r" % (path, h))
+    iters = lines[1:]
     if lines[-1] != {"done": True}:
         err("%s: last line is %r, not {\"done\":true}" % (path, lines[-1]))
-    iters = lines[1:-1]
+    else:
+        iters = lines[1:-1]
     if len(iters) != n:
         err("%s: %d iteration lines, expected %d" % (path, len(iters), n))
     walls = []

@@ -917,13 +917,15 @@ static void test_user_sanity(void **state)
 	assert_non_null(strstr(e.msg.buf, "uid 0/0, expected"));
 	assert_non_null(strstr(e.msg.buf, "the benchmark can write"));
 	json_decref(rep);
-	/* an environment that leaked in is reported */
+	/* an environment other than the one meant is reported, both ways */
 	o.set_user = 1;
-	char *env2[] = { "PATH=/usr/bin:/bin", NULL };
-	o.envp = env2;
+	char *env2[] = { "PATH=/usr/bin:/bin", "BAR=1", NULL };
+	x.envp = env2;
 	assert_int_equal(platform_sanity(&o, &x, &rep, &e), -1);
+	assert_non_null(strstr(e.msg.buf, "environment lacks BAR=1"));
+	assert_non_null(strstr(e.msg.buf, "environment has extra FOO=bar"));
 	json_decref(rep);
-	o.envp = env;
+	x.envp = NULL;
 
 	/* remove the test user again */
 	char *argv[] = { "userdel", "kiln-test-bench", NULL };

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 #include "kiln.h"
@@ -152,6 +153,33 @@ static void test_counts_and_units(void **state)
 	assert_true(ns >= 2000000 && ns < 200000000);
 }
 
+/* one buffer (one pointer) holding names that differ only at the end, in
+ * length, or by a prefix, at every alignment and at the very end of a page
+ * whose successor is unmapped: each keeps its own total, nothing faults */
+static void test_same_pointer_names(void **state)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	char *m = mmap(NULL, 2 * (size_t)psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(m != MAP_FAILED);
+	assert_int_equal(mprotect(m + psz, (size_t)psz, PROT_NONE), 0);
+	static const char *names[] = { "num_p7xxxx", "num_p7xxxxy", "num_p7xxxxz", "num_p15xxxxxxxx",
+				       "num_p15xxxxxxxy", "num_p15xxxxxxx", "num_p16xxxxxxxxx", "num_p" };
+	const int nn = sizeof(names) / sizeof(names[0]);
+	for (int place = 0; place < 9; place++) {
+		for (int k = 0; k < nn; k++) {
+			size_t len = strlen(names[k]) + 1;
+			/* at the page's end (place 8) or at offset `place` */
+			char *buf = place == 8 ? m + psz - len : m + place;
+			memcpy(buf, names[k], len);
+			kiln_count(buf, k + 1);
+			kiln_count(buf, k + 1); /* twice: the second hits the cache */
+		}
+	}
+	for (int k = 0; k < nn; k++)
+		assert_int_equal(value_of(names[k]), 9 * 2 * (k + 1));
+	munmap(m, 2 * (size_t)psz);
+}
+
 static void test_reset(void **state)
 {
 	kiln_count("num_x", 5);
@@ -240,6 +268,7 @@ int main(void)
 		cmocka_unit_test_setup(test_nesting_prefix_superset, reset),
 		cmocka_unit_test_setup(test_recursion_counted_once, reset),
 		cmocka_unit_test_setup(test_counts_and_units, reset),
+		cmocka_unit_test_setup(test_same_pointer_names, reset),
 		cmocka_unit_test_setup(test_reset, reset),
 		cmocka_unit_test_setup(test_deep_nesting, reset),
 		cmocka_unit_test_setup(test_threads, reset),

@@ -1,0 +1,94 @@
+# Config errors are found before anything runs and name FILE:LINE:COL and the field.
+source "$KILN_ROOT/tests/lib.sh"
+make_suite
+cd "$T"
+check() { # name expected-exit pattern
+	out=$("$KILN" run "$1" 2>&1); rc=$?
+	[ $rc -eq "$2" ] || fail "$1: exit $rc, expected $2: $out"
+	grep -q -- "$3" <<<"$out" || fail "$1: expected '$3' in: $out"
+	[ ! -e "${1%.yaml}.kiln.db" ] || fail "$1: a results file was created for a bad config"
+}
+cat > unknown.yaml <<'Y'
+pexecs: 2
+iteratons: 5
+vms: {n: {plugin: c}}
+benchmarks: {spin: 10}
+Y
+check unknown.yaml 3 "unknown.yaml:2:1: (document): unknown key 'iteratons'"
+cat > type.yaml <<'Y'
+pexecs: many
+vms: {n: {plugin: c}}
+benchmarks: {spin: 10}
+Y
+check type.yaml 3 "type.yaml:1:9: pexecs: expected an integer, found 'many'"
+cat > vmkey.yaml <<'Y'
+pexecs: 1
+vms:
+  n:
+    plugin: c
+    instrumen: true
+benchmarks: {spin: 10}
+Y
+check vmkey.yaml 3 "vmkey.yaml:5:5: vms.n: unknown key 'instrumen'"
+cat > plugin.yaml <<'Y'
+vms:
+  n:
+    plugin: cobol
+benchmarks: {spin: 10}
+Y
+check plugin.yaml 3 "plugin.yaml:3:13: vms.n.plugin: unknown plugin 'cobol'"
+cat > exe.yaml <<'Y'
+vms:
+  t:
+    plugin: command
+    path: /nonexistent/vm
+benchmarks: {spin: 10}
+Y
+check exe.yaml 3 "exe.yaml:4:11: vms.t.path: VM executable '/nonexistent/vm' not found"
+cat > exe2.yaml <<'Y'
+vms:
+  t: {plugin: command, path: no-such-vm-anywhere}
+benchmarks: {spin: 10}
+Y
+check exe2.yaml 3 "vms.t.path: VM executable 'no-such-vm-anywhere' not found in PATH"
+cat > src.yaml <<'Y'
+vms: {n: {plugin: c}}
+benchmarks:
+  spin: 10
+  nosuch: 10
+Y
+check src.yaml 3 "src.yaml:4:1: benchmarks.nosuch: no source for VM 'n'"
+cat > yaml.yaml <<'Y'
+vms: {n: {plugin: c}
+benchmarks: [
+Y
+check yaml.yaml 3 "yaml.yaml:[0-9]*:[0-9]*: YAML:"
+cat > bool.yaml <<'Y'
+vms: {n: {plugin: c, instrument: maybe}}
+benchmarks: {spin: 10}
+Y
+check bool.yaml 3 "vms.n.instrument: expected true or false, found 'maybe'"
+cat > limits.yaml <<'Y'
+vms: {n: {plugin: c}}
+benchmarks: {spin: 10}
+limits: {timeout: -1}
+Y
+check limits.yaml 3 "limits.yaml:3:19: limits.timeout: must be at least 0"
+cat > novm.yaml <<'Y'
+benchmarks: {spin: 10}
+Y
+check novm.yaml 3 "vms: at least one VM is needed"
+cat > list.yaml <<'Y'
+vms: {n: {plugin: c, args: [a, [b]]}}
+benchmarks: {spin: 10}
+Y
+check list.yaml 3 "vms.n.args\[1\]: expected a scalar, found a list"
+check /nonexistent.yaml 3 "/nonexistent.yaml: No such file"
+# a good config passes --dry-run and writes nothing
+cat > good.yaml <<'Y'
+vms: {n: {plugin: c}}
+benchmarks: {spin: 10}
+Y
+"$KILN" run --dry-run good.yaml >/dev/null || fail "good config rejected"
+[ ! -e good.kiln.db ] || fail "--dry-run wrote a results file"
+echo ok

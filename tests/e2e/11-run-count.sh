@@ -1,0 +1,38 @@
+# 3 keys x 5 pexecs x 50 iterations give exactly 750 stored iterations, and
+# the runner protocol's variables reach the runner.
+source "$KILN_ROOT/tests/lib.sh"
+make_suite
+cd "$T"
+cat > exp.yaml <<Y
+name: count
+pexecs: 5
+iterations: 50
+seed: 3
+vms:
+  native: {plugin: c}
+  fake:
+    plugin: external
+    runner: [$FAKE, env, "{iterations}"]
+    language: c
+    entry: bench.c
+benchmarks:
+  spin: 1000
+  spin2: 2000
+skip: ["spin2:fake:*"]
+Y
+"$KILN" run -q exp.yaml || fail "run failed"
+assert_eq "$(sqlite3 exp.kiln.db "SELECT COUNT(*) FROM keys")" 3 "keys"
+assert_eq "$(sqlite3 exp.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status='ok'")" 15 "ok pexecs"
+assert_eq "$(count_iterations exp.kiln.db)" 750 "iterations"
+assert_eq "$(sqlite3 exp.kiln.db "SELECT COUNT(DISTINCT key_id||'-'||num) FROM pexecs")" 15 "distinct pexecs"
+# wall times are real and positive
+assert_eq "$(sqlite3 exp.kiln.db "SELECT COUNT(*) FROM pexecs WHERE duration_s <= 0")" 0 "durations"
+# the runner saw KILN_PEXEC and a clean environment (PATH + protocol + few others)
+assert_eq "$(sqlite3 exp.kiln.db "SELECT MIN(value) FROM scalars WHERE name='has_pexec'")" 1.0 "KILN_PEXEC"
+envc=$(sqlite3 exp.kiln.db "SELECT MAX(value) FROM scalars WHERE name='env_count'")
+[ "${envc%.*}" -le 14 ] || fail "runner environment not clean: $envc variables"
+# status agrees
+out=$("$KILN" status exp.kiln.db) || fail "status"
+assert_contains "$out" "15 of 15 pexecs done"
+"$KILN" status --json exp.kiln.db | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["finished"]==15 and d["remaining"]==0, d' || fail "status --json"
+echo ok

@@ -1,0 +1,41 @@
+# The command plugin (hyperfine's job): one process per pexec, its wall time
+# the single iteration, with exit status, user/sys time and max RSS kept.
+source "$KILN_ROOT/tests/lib.sh"
+cd "$T"
+cat > c.yaml <<'Y'
+pexecs: 200
+iterations: 1
+vms:
+  t: {plugin: command, path: /bin/true}
+  sl: {plugin: command, path: /bin/sleep}
+benchmarks:
+  nap: {param: "0.02", args: ["{param}"]}
+skip: ["nap:t:*"]
+Y
+cat > c2.yaml <<'Y'
+pexecs: 200
+vms: {t: {plugin: command, path: /bin/true}}
+benchmarks: {noop: 0}
+Y
+"$KILN" run -q c2.yaml || fail "true x 200"
+assert_eq "$(sqlite3 c2.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status='ok' AND n_iter=1")" 200 "200 runs of /bin/true"
+assert_eq "$(sqlite3 c2.kiln.db "SELECT COUNT(*) FROM scalars WHERE name='max_rss' AND value > 0")" 200 "max RSS recorded"
+sed -i 's/pexecs: 200/pexecs: 3/' c.yaml
+"$KILN" run -q c.yaml || fail "sleep"
+min=$(sqlite3 c.kiln.db "SELECT MIN(duration_s) FROM pexecs")
+[ "$(echo "$min >= 0.02" | bc)" = 1 ] || fail "sleep 0.02 measured as $min s"
+# a failing program fails its pexec with its exit status
+cat > f.yaml <<'Y'
+vms: {f: {plugin: command, path: /bin/false}}
+benchmarks: {x: 0}
+Y
+"$KILN" run -q f.yaml; assert_eq $? 1 "exit of a run with a failed pexec"
+assert_eq "$(sqlite3 f.kiln.db "SELECT status||' '||exit_status FROM pexecs")" "failed 1" "false"
+# iterations > 1 makes no sense for whole processes
+cat > g.yaml <<'Y'
+vms: {t: {plugin: command, path: /bin/true, iterations: 5}}
+benchmarks: {x: 0}
+Y
+out=$("$KILN" run -q g.yaml 2>&1); assert_eq $? 3 "iterations on command plugin"
+assert_contains "$out" "vms.t.iterations"
+echo ok

@@ -1,0 +1,20 @@
+# 22-runner-luajit: the LuaJIT runner (plugins/luajit/runner.lua) for real on
+# every benchmark: protocol v1 stream, checksum equal to the C version's,
+# heap, GC-cycle and trace records per iteration (traces must complete).
+source "$KILN_ROOT/tests/lib.sh"
+source "$KILN_ROOT/tests/helpers/runner_lib.sh"
+need luajit
+check_vm luajit --nonzero gc.count --nonzero jit.traces_started --nonzero jit.traces_completed
+
+# trace events balance: every started trace completes or aborts (one may be
+# in flight across an iteration boundary, none at the end of a loop benchmark)
+python3 - "$T/luajit-nbody/instr/luajit.kiln.jsonl" <<'PY' || fail "luajit trace counts do not balance"
+import json, sys
+tot = {}
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    tot[r["name"]] = tot.get(r["name"], 0) + r["value"]
+s, c, a = tot["jit.traces_started"], tot["jit.traces_completed"], tot["jit.traces_aborted"]
+print("traces started %d completed %d aborted %d" % (s, c, a))
+sys.exit(0 if 0 <= s - c - a <= 1 else 1)
+PY

@@ -1,0 +1,99 @@
+#!/bin/bash
+# run.sh - build and run every libFuzzer target (tests/fuzz/fuzz_*.c).
+#
+#   tests/fuzz/run.sh SECONDS [NAME...]     (make fuzz: SECONDS=${FUZZ_SECONDS:-60})
+#
+# Builds kiln's parsers (src/ without kiln.c, lib/, plugins/*/plugin.c and
+# plugins/*/parse*.c) with clang -fsanitize=fuzzer-no-link,address,undefined
+# into build-fuzz/libfuzzcore.a (only what changed is recompiled), links each
+# target against it, then for each target NAME:
+#   1. replays tests/fuzz/regressions/NAME/* (every crash ever found): a
+#      failure there fails the run;
+#   2. fuzzes for SECONDS with the working corpus build-fuzz/corpus/NAME and
+#      the seeds tests/fuzz/corpus/NAME;
+#   3. copies any new crash/leak/timeout input to tests/fuzz/regressions/NAME/
+#      (so it is replayed from then on) and fails the run.
+# Ends with one line per target and exits non-zero when any target failed.
+set -u
+cd "$(dirname "$0")/../.."
+SECS=${1:-60}
+shift || true
+ONLY=("$@")
+B=${FUZZ_BUILD:-build-fuzz}
+CC=${FUZZ_CC:-clang}
+PKGS="libfyaml jansson sqlite3 gsl libzstd capstone libmd"
+command -v "$CC" >/dev/null || { echo "fuzz: $CC not found" >&2; exit 77; }
+SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+CFLAGS="-std=c11 -D_GNU_SOURCE -g -O1 $SAN -Iinclude -Isrc $(pkg-config --cflags $PKGS)
+	-DKILN_PREFIX=\"/usr/local\" -Wno-unused-command-line-argument"
+LIBS="$(pkg-config --libs $PKGS) -lbz2 -lm -ldl"
+mkdir -p "$B/obj"
+
+# ---- the library of everything a target may call ----
+srcs=$(ls src/*.c lib/*.c plugins/*/plugin.c plugins/*/parse*.c 2>/dev/null | grep -v '^src/kiln\.c$')
+newest_h=$(ls -t src/*.h include/*.h plugins/*/*.h 2>/dev/null | head -n 1)
+objs=()
+built=0
+for s in $srcs; do
+	o="$B/obj/${s%.c}.o"
+	objs+=("$o")
+	if [ ! -f "$o" ] || [ "$s" -nt "$o" ] || [ "$newest_h" -nt "$o" ]; then
+		mkdir -p "$(dirname "$o")"
+		# shellcheck disable=SC2086
+		$CC $CFLAGS -fsanitize=fuzzer-no-link -c -o "$o" "$s" || { echo "fuzz: cannot compile $s" >&2; exit 1; }
+		built=1
+	fi
+done
+if [ $built = 1 ] || [ ! -f "$B/libfuzzcore.a" ]; then
+	rm -f "$B/libfuzzcore.a"
+	ar rcs "$B/libfuzzcore.a" "${objs[@]}"
+fi
+
+failed=()
+summary=()
+for t in tests/fuzz/fuzz_*.c; do
+	name=$(basename "$t" .c)
+	name=${name#fuzz_}
+	if [ ${#ONLY[@]} -gt 0 ] && [[ " ${ONLY[*]} " != *" $name "* ]]; then
+		continue
+	fi
+	bin="$B/fuzz_$name"
+	if [ ! -x "$bin" ] || [ "$t" -nt "$bin" ] || [ "$B/libfuzzcore.a" -nt "$bin" ]; then
+		# shellcheck disable=SC2086
+		$CC $CFLAGS -fsanitize=fuzzer -o "$bin" "$t" "$B/libfuzzcore.a" $LIBS \
+			|| { failed+=("$name"); summary+=("$name: does not build"); continue; }
+	fi
+	reg="tests/fuzz/regressions/$name"
+	if [ -d "$reg" ] && [ -n "$(ls -A "$reg" 2>/dev/null)" ]; then
+		if ! "$bin" -runs=1 "$reg"/* >"$B/$name.replay.log" 2>&1; then
+			failed+=("$name")
+			summary+=("$name: a regression input fails again (see $B/$name.replay.log)")
+			tail -n 30 "$B/$name.replay.log" >&2
+			continue
+		fi
+	fi
+	corpus="$B/corpus/$name"
+	art="$B/artifacts/$name"
+	mkdir -p "$corpus" "$art"
+	seeds="tests/fuzz/corpus/$name"
+	[ -d "$seeds" ] || seeds=
+	echo "fuzz: $name for ${SECS}s" >&2
+	"$bin" -max_total_time="$SECS" -max_len=131072 -timeout=10 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix="$art/" "$corpus" $seeds >"$B/$name.log" 2>&1
+	rc=$?
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$B/$name.log" | tail -n 1)
+	found=$(ls "$art" 2>/dev/null)
+	if [ $rc -ne 0 ] || [ -n "$found" ]; then
+		mkdir -p "$reg"
+		for f in $found; do
+			cp "$art/$f" "$reg/$f" && rm -f "$art/$f"
+		done
+		failed+=("$name")
+		summary+=("$name: FAILED after ${execs:-?} runs; inputs kept in $reg (see $B/$name.log)")
+		grep -m 5 -E 'ERROR|SUMMARY|runtime error' "$B/$name.log" >&2
+	else
+		summary+=("$name: ok, ${execs:-?} runs in ${SECS}s, corpus $(ls "$corpus" | wc -l) inputs")
+	fi
+done
+printf '%s\n' "${summary[@]}"
+[ ${#failed[@]} -eq 0 ]
