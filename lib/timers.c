@@ -30,7 +30,8 @@
  * So after the first use of a name on a thread, start/stop allocate nothing,
  * take no lock and cost two clock reads plus a few loads and stores.
  *
- * Times come from kiln_clock_ns (CLOCK_MONOTONIC_RAW, vDSO, no system call).
+ * Times come from CLOCK_MONOTONIC_RAW, the clock of kiln_clock_ns, read
+ * here directly (kt_now, inlined: one call less on each side of the pair).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -38,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "kiln.h"
 
 #define KT_NAMES 512   /* distinct names; a power of two */
@@ -55,13 +57,19 @@ struct kt_frame {
 	uint64_t start;
 };
 
+struct kt_cached {
+	const char *ptr;      /* the caller's pointer */
+	const uint64_t *text; /* the interned copy, zero-padded to whole words */
+	uint32_t len;
+	int slot;
+};
+
 struct kt_thread {
 	_Atomic int64_t total[KT_NAMES];
 	uint16_t running[KT_NAMES]; /* how many frames of each slot are open */
 	struct kt_frame stack[KT_DEPTH];
 	int depth;                  /* may exceed KT_DEPTH: frames past it are not timed */
-	const char *cache_ptr[KT_CACHE];
-	int cache_slot[KT_CACHE];
+	struct kt_cached cache[KT_CACHE];
 	struct kt_thread *next;     /* all blocks, live and retired */
 	int retired;                /* under kt_lock */
 };
@@ -76,17 +84,32 @@ static atomic_int kt_atexit_done;
 /* initial-exec: one pointer of static TLS, no __tls_get_addr call in libkiln.so */
 static _Thread_local struct kt_thread *kt_self __attribute__((tls_model("initial-exec")));
 
+static inline uint64_t kt_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* thread exit (a pthread key destructor, run by the exiting thread itself) */
 static void kt_retire(void *p)
 {
 	struct kt_thread *t = p;
+	kt_self = NULL; /* a later use in another destructor takes a fresh block */
 	pthread_mutex_lock(&kt_lock);
 	t->retired = 1;
 	pthread_mutex_unlock(&kt_lock);
 }
 
+/* a fork() while another thread holds the lock must not leave it held in the child */
+static void kt_fork_prepare(void) { pthread_mutex_lock(&kt_lock); }
+static void kt_fork_parent(void) { pthread_mutex_unlock(&kt_lock); }
+static void kt_fork_child(void) { pthread_mutex_unlock(&kt_lock); }
+
 static void kt_init_key(void)
 {
 	pthread_key_create(&kt_key, kt_retire);
+	pthread_atfork(kt_fork_prepare, kt_fork_parent, kt_fork_child);
 }
 
 /* this thread's block, adopted from a retired thread or made (first use only) */
@@ -114,7 +137,7 @@ static struct kt_thread *kt_thread_slow(void)
 	memset(t->running, 0, sizeof(t->running));
 	t->depth = 0;
 	for (int i = 0; i < KT_CACHE; i++)
-		t->cache_ptr[i] = NULL;
+		t->cache[i].ptr = NULL;
 	pthread_setspecific(kt_key, t);
 	kt_self = t;
 	return t;
@@ -132,6 +155,16 @@ static uint32_t kt_hash(const char *s)
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 16777619u;
 	return h;
+}
+
+/* a copy of name zero-padded to whole 64-bit words, for kt_same() */
+static char *kt_intern_copy(const char *name)
+{
+	size_t n = strlen(name);
+	char *c = calloc(n / 8 + 1, 8);
+	if (c)
+		memcpy(c, name, n);
+	return c;
 }
 
 /* the slot of a name, interning it on first use; -1 when the table is full */
@@ -163,7 +196,7 @@ static int kt_slot_slow(const char *name)
 				int used = 0;
 				for (int k = 0; k < KT_NAMES; k++)
 					used += atomic_load_explicit(&kt_names[k].name, memory_order_relaxed) != NULL;
-				char *copy = used < KT_NAMES - 1 ? strdup(name) : NULL;
+				char *copy = used < KT_NAMES - 1 ? kt_intern_copy(name) : NULL;
 				if (copy)
 					atomic_store_explicit(&kt_names[s].name, copy, memory_order_release);
 				pthread_mutex_unlock(&kt_lock);
@@ -175,8 +208,30 @@ static int kt_slot_slow(const char *name)
 	return -1;
 }
 
-/* strcmp(a, b) == 0 for short names, inline: no call in the fast path */
-static inline int kt_same(const char *a, const char *b)
+/*
+ * Is `name` the interned text (len bytes, zero-padded to whole words)?  The
+ * fast path of every start: it must read the caller's text each time (the
+ * same pointer may hold another name by now) and a byte loop over a typical
+ * name costs a quarter of a start/stop pair, so it compares a word at a
+ * time.  Loads of the caller's string may go past its end, but never past
+ * its page: the page check below makes that sure, a load within a mapped
+ * page cannot fault, and the bytes after the terminator are masked out
+ * (the technique of the C library's own string functions).  Byte by byte
+ * where that does not hold: near a page end, big-endian, under ASan.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define KT_NO_WORDS 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KT_NO_WORDS 1
+#endif
+#endif
+#if !defined(KT_NO_WORDS) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+typedef uint64_t __attribute__((may_alias, aligned(1))) kt_uword;
+#define KT_WORDS 1
+#endif
+
+static inline int kt_same_bytes(const char *a, const char *b)
 {
 	while (*a == *b) {
 		if (!*a)
@@ -186,19 +241,34 @@ static inline int kt_same(const char *a, const char *b)
 	return 0;
 }
 
+static inline int kt_same(const struct kt_cached *e, const char *name)
+{
+#ifdef KT_WORDS
+	size_t nw = e->len / 8 + 1; /* words holding the text and its NUL */
+	if (((uintptr_t)name & 4095) + nw * 8 <= 4096) {
+		const kt_uword *w = (const kt_uword *)name;
+		for (size_t k = 0; k + 1 < nw; k++)
+			if (w[k] != e->text[k])
+				return 0; /* also when name ends early: the text has no NUL there */
+		unsigned keep = (e->len % 8 + 1) * 8; /* bits up to and with the NUL */
+		uint64_t mask = keep == 64 ? ~(uint64_t)0 : ((uint64_t)1 << keep) - 1;
+		return ((w[nw - 1] ^ e->text[nw - 1]) & mask) == 0;
+	}
+#endif
+	return kt_same_bytes((const char *)e->text, name);
+}
+
 static inline int kt_slot(struct kt_thread *t, const char *name)
 {
-	unsigned c = (unsigned)((uintptr_t)name >> 3) & (KT_CACHE - 1);
-	if (t->cache_ptr[c] == name) {
-		int s = t->cache_slot[c];
-		/* the pointer may be a reused buffer: the text decides */
-		if (kt_same(atomic_load_explicit(&kt_names[s].name, memory_order_relaxed), name))
-			return s;
-	}
+	struct kt_cached *e = &t->cache[((uintptr_t)name >> 3) & (KT_CACHE - 1)];
+	if (e->ptr == name && kt_same(e, name))
+		return e->slot;
 	int s = kt_slot_slow(name);
 	if (s >= 0) {
-		t->cache_ptr[c] = name;
-		t->cache_slot[c] = s;
+		e->ptr = name;
+		e->text = (const uint64_t *)atomic_load_explicit(&kt_names[s].name, memory_order_relaxed);
+		e->len = (uint32_t)strlen((const char *)e->text);
+		e->slot = s;
 	} else {
 		atomic_fetch_add_explicit(&kt_dropped, 1, memory_order_relaxed);
 	}
@@ -229,7 +299,7 @@ void kiln_timer_start(const char *name)
 	if (!atomic_load_explicit(&kt_names[s].timer, memory_order_relaxed))
 		atomic_store_explicit(&kt_names[s].timer, 1, memory_order_relaxed);
 	f->timed = 1;
-	f->start = kiln_clock_ns();
+	f->start = kt_now();
 }
 
 void kiln_timer_stop(void)
@@ -246,7 +316,7 @@ void kiln_timer_stop(void)
 			t->running[f->slot]--;
 		return;
 	}
-	uint64_t now = kiln_clock_ns();
+	uint64_t now = kt_now();
 	t->running[f->slot]--;
 	kt_add(t, f->slot, (int64_t)(now - f->start));
 }
@@ -277,7 +347,7 @@ static void kt_dump_to(FILE *f)
 	if (!lines)
 		return;
 	int n = 0;
-	uint64_t now = kiln_clock_ns();
+	uint64_t now = kt_now();
 	struct kt_thread *self = kt_self;
 	pthread_mutex_lock(&kt_lock);
 	for (int s = 0; s < KT_NAMES; s++) {
@@ -358,7 +428,7 @@ void kiln_stats_reset(void)
 	/* this thread's running timers now count from the reset */
 	struct kt_thread *self = kt_self;
 	if (self) {
-		uint64_t now = kiln_clock_ns();
+		uint64_t now = kt_now();
 		for (int d = 0; d < self->depth && d < KT_DEPTH; d++)
 			if (self->stack[d].timed)
 				self->stack[d].start = now;

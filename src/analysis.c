@@ -352,42 +352,77 @@ double an_log(double x)
 	return kd * LN2_HI - ((hfsq - (s * (hfsq + R) + kd * LN2_LO)) - f);
 }
 
-double an_seg_cost(double s1, double s2, size_t len)
+/* 2 L log L: the part of L log(w / L^2) that depends on L alone (a table in PELT) */
+static inline double two_llogl(size_t len)
 {
 	double L = (double)len;
-	double r = 1.0 / L;
-	double v = (s2 - s1 * s1 * r) * r;
-	if (!(v > AN_VAR_FLOOR))
-		v = AN_VAR_FLOOR;
-	return L * (AN_LOG2PI_1 + an_log(v));
+	return 2.0 * L * an_log(L);
 }
 
 /*
- * The PELT inner loop: out[i] = F(tau_i) + cost(tau_i, t) + pen for every
- * candidate, with the candidates' tau, F and prefix sums in parallel arrays.
+ * The cost of a segment of len values with centred sums s1, s2:
+ * len * (log 2pi + 1 + log var) with var = (s2 - s1^2/len)/len floored.
+ * Written without a division as L (log 2pi + 1 + log w) - 2 L log L with
+ * w = L s2 - s1^2 = L^2 var, floored at 1e-11 L^2.
  */
-static void cand_scalar(size_t k, const double *tau, const double *F, const double *c1, const double *c2,
-			double tD, double S1t, double S2t, double pen, double *out)
+double an_seg_cost(double s1, double s2, size_t len)
+{
+	double L = (double)len;
+	double w = L * s2 - s1 * s1;
+	double fl = L * L * AN_VAR_FLOOR;
+	if (!(w > fl))
+		w = fl;
+	return L * (AN_LOG2PI_1 + an_log(w)) - two_llogl(len);
+}
+
+/* what the candidate loop found: min (first argmin) and max of the values */
+struct cand_out {
+	double min, max;
+	size_t argmin;
+};
+
+/*
+ * The PELT inner loop: out[i] = F(tau_i) + cost(tau_i, t) + pen for every
+ * candidate, with the candidates' tau, F and prefix sums in parallel arrays
+ * and T[L] = 2 L log L.
+ */
+static void cand_scalar(size_t k, const int32_t *tau, const double *F, const double *c1, const double *c2,
+			int32_t t, double S1t, double S2t, double pen, const double *T, double *out,
+			struct cand_out *co)
 {
 	for (size_t i = 0; i < k; i++) {
-		double L = tD - tau[i];
-		double r = 1.0 / L;
+		int32_t li = t - tau[i];
+		double L = (double)li;
 		double m1 = S1t - c1[i];
 		double m2 = S2t - c2[i];
-		double v = (m2 - m1 * m1 * r) * r;
-		if (!(v > AN_VAR_FLOOR))
-			v = AN_VAR_FLOOR;
-		double cost = L * (AN_LOG2PI_1 + an_log(v));
-		out[i] = F[i] + cost + pen;
+		double w = L * m2 - m1 * m1;
+		double fl = L * L * AN_VAR_FLOOR;
+		if (!(w > fl))
+			w = fl;
+		double cost = L * (AN_LOG2PI_1 + an_log(w)) - T[li];
+		double v = F[i] + cost + pen;
+		out[i] = v;
+		if (v < co->min) {
+			co->min = v;
+			co->argmin = i;
+		}
+		if (v > co->max)
+			co->max = v;
 	}
 }
 
 #ifdef AN_HAVE_AVX2
-__attribute__((target("avx2"))) static void cand_avx2(size_t k, const double *tau, const double *F,
-						       const double *c1, const double *c2, double tD,
-						       double S1t, double S2t, double pen, double *out)
+__attribute__((target("avx2"))) static void cand_avx2(size_t k, const int32_t *tau, const double *F,
+						       const double *c1, const double *c2, int32_t t,
+						       double S1t, double S2t, double pen, const double *T,
+						       double *out, struct cand_out *co)
 {
-	const __m256d vt = _mm256_set1_pd(tD), vs1 = _mm256_set1_pd(S1t), vs2 = _mm256_set1_pd(S2t);
+	/* T[t - tau] picked by plain loads: gathers are slow on CPUs with the GDS fix */
+	double *Tv = out;
+	for (size_t q = 0; q < k; q++)
+		Tv[q] = T[t - tau[q]];
+	const __m128i vt = _mm_set1_epi32(t);
+	const __m256d vs1 = _mm256_set1_pd(S1t), vs2 = _mm256_set1_pd(S2t);
 	const __m256d one = _mm256_set1_pd(1.0), two = _mm256_set1_pd(2.0), half = _mm256_set1_pd(0.5);
 	const __m256d floor_ = _mm256_set1_pd(AN_VAR_FLOOR), c = _mm256_set1_pd(AN_LOG2PI_1);
 	const __m256d vpen = _mm256_set1_pd(pen), sqrt2 = _mm256_set1_pd(SQRT2);
@@ -395,16 +430,20 @@ __attribute__((target("avx2"))) static void cand_avx2(size_t k, const double *ta
 	const __m256i onebits = _mm256_set1_epi64x(0x3ff0000000000000LL);
 	const __m256i magic = _mm256_set1_epi64x(0x4330000000000000LL);
 	const __m256d magic_bias = _mm256_set1_pd(4503599627370496.0 + 1023.0); /* 2^52 + 1023 */
+	__m256d vmin = _mm256_set1_pd(INFINITY), vmax = _mm256_set1_pd(-INFINITY);
+	__m256d vidx = _mm256_setr_pd(0, 1, 2, 3), vbest = _mm256_setzero_pd(), four = _mm256_set1_pd(4);
 	size_t i = 0;
 	for (; i + 4 <= k; i += 4) {
-		__m256d L = _mm256_sub_pd(vt, _mm256_loadu_pd(tau + i));
-		__m256d r = _mm256_div_pd(one, L);
+		__m128i li = _mm_sub_epi32(vt, _mm_loadu_si128((const __m128i *)(tau + i)));
+		__m256d L = _mm256_cvtepi32_pd(li);
 		__m256d m1 = _mm256_sub_pd(vs1, _mm256_loadu_pd(c1 + i));
 		__m256d m2 = _mm256_sub_pd(vs2, _mm256_loadu_pd(c2 + i));
-		__m256d v = _mm256_mul_pd(_mm256_sub_pd(m2, _mm256_mul_pd(_mm256_mul_pd(m1, m1), r)), r);
-		v = _mm256_max_pd(v, floor_); /* NaN in v gives the floor, as in the scalar */
+		__m256d w = _mm256_sub_pd(_mm256_mul_pd(L, m2), _mm256_mul_pd(m1, m1));
+		__m256d fl = _mm256_mul_pd(_mm256_mul_pd(L, L), floor_);
+		/* w > fl ? w : fl, NaN giving fl as in the scalar */
+		w = _mm256_blendv_pd(fl, w, _mm256_cmp_pd(w, fl, _CMP_GT_OQ));
 		/* an_log, lane by lane */
-		__m256i b = _mm256_castpd_si256(v);
+		__m256i b = _mm256_castpd_si256(w);
 		__m256i ex = _mm256_srli_epi64(b, 52);
 		__m256d kd = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(ex, magic)), magic_bias);
 		__m256d m = _mm256_castsi256_pd(_mm256_or_si256(_mm256_and_si256(b, mant), onebits));
@@ -415,31 +454,149 @@ __attribute__((target("avx2"))) static void cand_avx2(size_t k, const double *ta
 		__m256d hfsq = _mm256_mul_pd(_mm256_mul_pd(half, f), f);
 		__m256d s = _mm256_div_pd(f, _mm256_add_pd(two, f));
 		__m256d z = _mm256_mul_pd(s, s);
-		__m256d w = _mm256_mul_pd(z, z);
-		__m256d t1 = _mm256_mul_pd(w, _mm256_add_pd(_mm256_set1_pd(LG2),
-			_mm256_mul_pd(w, _mm256_add_pd(_mm256_set1_pd(LG4), _mm256_mul_pd(w, _mm256_set1_pd(LG6))))));
+		__m256d w2 = _mm256_mul_pd(z, z);
+		__m256d t1 = _mm256_mul_pd(w2, _mm256_add_pd(_mm256_set1_pd(LG2),
+			_mm256_mul_pd(w2, _mm256_add_pd(_mm256_set1_pd(LG4), _mm256_mul_pd(w2, _mm256_set1_pd(LG6))))));
 		__m256d t2 = _mm256_mul_pd(z, _mm256_add_pd(_mm256_set1_pd(LG1),
-			_mm256_mul_pd(w, _mm256_add_pd(_mm256_set1_pd(LG3),
-			_mm256_mul_pd(w, _mm256_add_pd(_mm256_set1_pd(LG5), _mm256_mul_pd(w, _mm256_set1_pd(LG7))))))));
+			_mm256_mul_pd(w2, _mm256_add_pd(_mm256_set1_pd(LG3),
+			_mm256_mul_pd(w2, _mm256_add_pd(_mm256_set1_pd(LG5), _mm256_mul_pd(w2, _mm256_set1_pd(LG7))))))));
 		__m256d R = _mm256_add_pd(t2, t1);
 		__m256d inner = _mm256_add_pd(_mm256_mul_pd(s, _mm256_add_pd(hfsq, R)),
 					      _mm256_mul_pd(kd, _mm256_set1_pd(LN2_LO)));
 		__m256d lg = _mm256_sub_pd(_mm256_mul_pd(kd, _mm256_set1_pd(LN2_HI)),
 					   _mm256_sub_pd(_mm256_sub_pd(hfsq, inner), f));
-		__m256d cost = _mm256_mul_pd(L, _mm256_add_pd(c, lg));
-		_mm256_storeu_pd(out + i, _mm256_add_pd(_mm256_add_pd(_mm256_loadu_pd(F + i), cost), vpen));
+		__m256d cost = _mm256_sub_pd(_mm256_mul_pd(L, _mm256_add_pd(c, lg)), _mm256_loadu_pd(Tv + i));
+		__m256d v = _mm256_add_pd(_mm256_add_pd(_mm256_loadu_pd(F + i), cost), vpen);
+		_mm256_storeu_pd(out + i, v);
+		/* per lane: the first minimum (strictly less replaces) and the maximum */
+		__m256d lt = _mm256_cmp_pd(v, vmin, _CMP_LT_OQ);
+		vmin = _mm256_blendv_pd(vmin, v, lt);
+		vbest = _mm256_blendv_pd(vbest, vidx, lt);
+		vmax = _mm256_max_pd(vmax, v);
+		vidx = _mm256_add_pd(vidx, four);
 	}
-	cand_scalar(k - i, tau + i, F + i, c1 + i, c2 + i, tD, S1t, S2t, pen, out + i);
+	if (i) {
+		double mn[4], bi[4], mx[4];
+		_mm256_storeu_pd(mn, vmin);
+		_mm256_storeu_pd(bi, vbest);
+		_mm256_storeu_pd(mx, vmax);
+		for (int l = 0; l < 4; l++) {
+			if (mn[l] < co->min || (mn[l] == co->min && (size_t)bi[l] < co->argmin)) {
+				co->min = mn[l];
+				co->argmin = (size_t)bi[l];
+			}
+			if (mx[l] > co->max)
+				co->max = mx[l];
+		}
+	}
+	if (i < k) {
+		struct cand_out tail = { INFINITY, -INFINITY, 0 };
+		cand_scalar(k - i, tau + i, F + i, c1 + i, c2 + i, t, S1t, S2t, pen, T, out + i, &tail);
+		if (tail.min < co->min) {
+			co->min = tail.min;
+			co->argmin = i + tail.argmin;
+		}
+		if (tail.max > co->max)
+			co->max = tail.max;
+	}
+}
+__attribute__((target("avx512f"))) static void cand_avx512(size_t k, const int32_t *tau, const double *F,
+							   const double *c1, const double *c2, int32_t t,
+							   double S1t, double S2t, double pen, const double *T,
+							   double *out, struct cand_out *co)
+{
+	double *Tv = out;
+	for (size_t q = 0; q < k; q++)
+		Tv[q] = T[t - tau[q]];
+	const __m256i vt = _mm256_set1_epi32(t);
+	const __m512d vs1 = _mm512_set1_pd(S1t), vs2 = _mm512_set1_pd(S2t);
+	const __m512d one = _mm512_set1_pd(1.0), two = _mm512_set1_pd(2.0), half = _mm512_set1_pd(0.5);
+	const __m512d floor_ = _mm512_set1_pd(AN_VAR_FLOOR), c = _mm512_set1_pd(AN_LOG2PI_1);
+	const __m512d vpen = _mm512_set1_pd(pen), sqrt2 = _mm512_set1_pd(SQRT2);
+	const __m512i mant = _mm512_set1_epi64(0x000fffffffffffffLL);
+	const __m512i onebits = _mm512_set1_epi64(0x3ff0000000000000LL);
+	const __m512i magic = _mm512_set1_epi64(0x4330000000000000LL);
+	const __m512d magic_bias = _mm512_set1_pd(4503599627370496.0 + 1023.0);
+	__m512d vmin = _mm512_set1_pd(INFINITY), vmax = _mm512_set1_pd(-INFINITY);
+	__m512d vidx = _mm512_setr_pd(0, 1, 2, 3, 4, 5, 6, 7), vbest = _mm512_setzero_pd();
+	const __m512d eight = _mm512_set1_pd(8);
+	size_t i = 0;
+	for (; i + 8 <= k; i += 8) {
+		__m256i li = _mm256_sub_epi32(vt, _mm256_loadu_si256((const __m256i *)(tau + i)));
+		__m512d L = _mm512_cvtepi32_pd(li);
+		__m512d m1 = _mm512_sub_pd(vs1, _mm512_loadu_pd(c1 + i));
+		__m512d m2 = _mm512_sub_pd(vs2, _mm512_loadu_pd(c2 + i));
+		__m512d w = _mm512_sub_pd(_mm512_mul_pd(L, m2), _mm512_mul_pd(m1, m1));
+		__m512d fl = _mm512_mul_pd(_mm512_mul_pd(L, L), floor_);
+		w = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(w, fl, _CMP_GT_OQ), fl, w);
+		__m512i b = _mm512_castpd_si512(w);
+		__m512i ex = _mm512_srli_epi64(b, 52);
+		__m512d kd = _mm512_sub_pd(_mm512_castsi512_pd(_mm512_or_si512(ex, magic)), magic_bias);
+		__m512d m = _mm512_castsi512_pd(_mm512_or_si512(_mm512_and_si512(b, mant), onebits));
+		__mmask8 big = _mm512_cmp_pd_mask(m, sqrt2, _CMP_GT_OQ);
+		m = _mm512_mask_mul_pd(m, big, m, half);
+		kd = _mm512_mask_add_pd(kd, big, kd, one);
+		__m512d f = _mm512_sub_pd(m, one);
+		__m512d hfsq = _mm512_mul_pd(_mm512_mul_pd(half, f), f);
+		__m512d s = _mm512_div_pd(f, _mm512_add_pd(two, f));
+		__m512d z = _mm512_mul_pd(s, s);
+		__m512d w2 = _mm512_mul_pd(z, z);
+		__m512d t1 = _mm512_mul_pd(w2, _mm512_add_pd(_mm512_set1_pd(LG2),
+			_mm512_mul_pd(w2, _mm512_add_pd(_mm512_set1_pd(LG4), _mm512_mul_pd(w2, _mm512_set1_pd(LG6))))));
+		__m512d t2 = _mm512_mul_pd(z, _mm512_add_pd(_mm512_set1_pd(LG1),
+			_mm512_mul_pd(w2, _mm512_add_pd(_mm512_set1_pd(LG3),
+			_mm512_mul_pd(w2, _mm512_add_pd(_mm512_set1_pd(LG5), _mm512_mul_pd(w2, _mm512_set1_pd(LG7))))))));
+		__m512d R = _mm512_add_pd(t2, t1);
+		__m512d inner = _mm512_add_pd(_mm512_mul_pd(s, _mm512_add_pd(hfsq, R)),
+					      _mm512_mul_pd(kd, _mm512_set1_pd(LN2_LO)));
+		__m512d lg = _mm512_sub_pd(_mm512_mul_pd(kd, _mm512_set1_pd(LN2_HI)),
+					   _mm512_sub_pd(_mm512_sub_pd(hfsq, inner), f));
+		__m512d cost = _mm512_sub_pd(_mm512_mul_pd(L, _mm512_add_pd(c, lg)), _mm512_loadu_pd(Tv + i));
+		__m512d v = _mm512_add_pd(_mm512_add_pd(_mm512_loadu_pd(F + i), cost), vpen);
+		_mm512_storeu_pd(out + i, v);
+		__mmask8 lt = _mm512_cmp_pd_mask(v, vmin, _CMP_LT_OQ);
+		vmin = _mm512_mask_blend_pd(lt, vmin, v);
+		vbest = _mm512_mask_blend_pd(lt, vbest, vidx);
+		vmax = _mm512_max_pd(vmax, v);
+		vidx = _mm512_add_pd(vidx, eight);
+	}
+	if (i) {
+		double mn[8], bi[8], mx[8];
+		_mm512_storeu_pd(mn, vmin);
+		_mm512_storeu_pd(bi, vbest);
+		_mm512_storeu_pd(mx, vmax);
+		for (int l = 0; l < 8; l++) {
+			if (mn[l] < co->min || (mn[l] == co->min && (size_t)bi[l] < co->argmin)) {
+				co->min = mn[l];
+				co->argmin = (size_t)bi[l];
+			}
+			if (mx[l] > co->max)
+				co->max = mx[l];
+		}
+	}
+	if (i < k) {
+		struct cand_out tail = { INFINITY, -INFINITY, 0 };
+		cand_scalar(k - i, tau + i, F + i, c1 + i, c2 + i, t, S1t, S2t, pen, T, out + i, &tail);
+		if (tail.min < co->min) {
+			co->min = tail.min;
+			co->argmin = i + tail.argmin;
+		}
+		if (tail.max > co->max)
+			co->max = tail.max;
+	}
 }
 #endif
 
-typedef void (*cand_fn)(size_t, const double *, const double *, const double *, const double *, double, double,
-			double, double, double *);
+typedef void (*cand_fn)(size_t, const int32_t *, const double *, const double *, const double *, int32_t, double,
+			double, double, const double *, double *, struct cand_out *);
 
 static cand_fn pick_kernel(void)
 {
 #ifdef AN_HAVE_AVX2
-	if (!getenv("KILN_NO_SIMD") && __builtin_cpu_supports("avx2"))
+	const char *no = getenv("KILN_NO_SIMD");
+	if (!no && __builtin_cpu_supports("avx512f"))
+		return cand_avx512;
+	if ((!no || !strcmp(no, "512")) && __builtin_cpu_supports("avx2"))
 		return cand_avx2;
 #endif
 	return cand_scalar;
@@ -494,39 +651,33 @@ size_t an_pelt(const double *x, size_t n, double pen, size_t *ends, double *cost
 	if (!kernel)
 		kernel = pick_kernel();
 	double *S1 = xmalloc((n + 1) * sizeof(double)), *S2 = xmalloc((n + 1) * sizeof(double));
-	double *F = xmalloc((n + 1) * sizeof(double));
+	double *F = xmalloc((n + 1) * sizeof(double)), *T = xmalloc((n + 1) * sizeof(double));
 	size_t *last = xcalloc(n + 1, sizeof(size_t));
-	double *ctau = xmalloc(n * sizeof(double)), *cF = xmalloc(n * sizeof(double));
+	int32_t *ctau = xmalloc(n * sizeof(int32_t));
+	double *cF = xmalloc(n * sizeof(double));
 	double *c1 = xmalloc(n * sizeof(double)), *c2 = xmalloc(n * sizeof(double));
 	double *tmp = xmalloc(n * sizeof(double));
-	size_t *cidx = xmalloc(n * sizeof(size_t));
 	prefix_sums(x, n, S1, S2);
+	T[0] = 0;
+	for (size_t L = 1; L <= n; L++)
+		T[L] = two_llogl(L);
 	F[0] = -pen;
 	for (size_t t = AN_MINSEG; t < 2 * AN_MINSEG; t++) {
 		F[t] = F[0] + an_seg_cost(S1[t], S2[t], t) + pen;
 		last[t] = 0;
 	}
 	size_t k = 0;
-#define PUSH(tt) do { ctau[k] = (double)(tt); cF[k] = F[tt]; c1[k] = S1[tt]; c2[k] = S2[tt]; cidx[k] = (tt); k++; } while (0)
+#define PUSH(tt) do { ctau[k] = (int32_t)(tt); cF[k] = F[tt]; c1[k] = S1[tt]; c2[k] = S2[tt]; k++; } while (0)
 	PUSH(0);
 	PUSH(AN_MINSEG);
 	for (size_t t = 2 * AN_MINSEG; t <= n; t++) {
-		kernel(k, ctau, cF, c1, c2, (double)t, S1[t], S2[t], pen, tmp);
-		double best = tmp[0], worst = tmp[0];
-		size_t bi = 0;
-		for (size_t i = 1; i < k; i++) {
-			if (tmp[i] < best) {
-				best = tmp[i];
-				bi = i;
-			}
-			if (tmp[i] > worst)
-				worst = tmp[i];
-		}
-		F[t] = best;
-		last[t] = cidx[bi];
+		struct cand_out co = { INFINITY, -INFINITY, 0 };
+		kernel(k, ctau, cF, c1, c2, (int32_t)t, S1[t], S2[t], pen, T, tmp, &co);
+		F[t] = co.min;
+		last[t] = (size_t)ctau[co.argmin];
 		/* prune candidates that can never be optimal again (K = 0) */
-		double thr = best + pen;
-		if (worst > thr) {
+		double thr = co.min + pen;
+		if (co.max > thr) {
 			size_t j = 0;
 			for (size_t i = 0; i < k; i++) {
 				if (tmp[i] <= thr) {
@@ -534,7 +685,6 @@ size_t an_pelt(const double *x, size_t n, double pen, size_t *ends, double *cost
 					cF[j] = cF[i];
 					c1[j] = c1[i];
 					c2[j] = c2[i];
-					cidx[j] = cidx[i];
 					j++;
 				}
 			}
@@ -548,13 +698,13 @@ size_t an_pelt(const double *x, size_t n, double pen, size_t *ends, double *cost
 	free(S1);
 	free(S2);
 	free(F);
+	free(T);
 	free(last);
 	free(ctau);
 	free(cF);
 	free(c1);
 	free(c2);
 	free(tmp);
-	free(cidx);
 	return ns;
 }
 
@@ -591,9 +741,15 @@ size_t an_op(const double *x, size_t n, double pen, size_t *ends, double *cost)
 
 /* ---- bootstrap ---- */
 
-/* xoshiro256++ (Blackman and Vigna): the fast stream each pexec resamples with */
-struct xo {
-	uint64_t s[4];
+/*
+ * xoshiro256++ (Blackman and Vigna) in four lanes: the fast streams each
+ * pexec resamples with.  Each step gives four 64-bit outputs whose eight
+ * 32-bit halves become eight indices by multiply-shift (bias below m/2^32):
+ * lane l's low half goes to sum a[l], its high half to sum b[l].  The AVX2
+ * version does exactly this with vectors, so both give the same bits.
+ */
+struct xo4 {
+	uint64_t s[4][4]; /* s[word][lane] */
 };
 
 static inline uint64_t rotl64(uint64_t x, int k)
@@ -601,18 +757,19 @@ static inline uint64_t rotl64(uint64_t x, int k)
 	return (x << k) | (x >> (64 - k));
 }
 
-static inline uint64_t xo_next(struct xo *x)
+static inline void xo4_next(struct xo4 *x, uint64_t r[4])
 {
-	uint64_t *s = x->s;
-	uint64_t r = rotl64(s[0] + s[3], 23) + s[0];
-	uint64_t t = s[1] << 17;
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl64(s[3], 45);
-	return r;
+	for (int l = 0; l < 4; l++) {
+		uint64_t *s0 = &x->s[0][l], *s1 = &x->s[1][l], *s2 = &x->s[2][l], *s3 = &x->s[3][l];
+		r[l] = rotl64(*s0 + *s3, 23) + *s0;
+		uint64_t t = *s1 << 17;
+		*s2 ^= *s0;
+		*s3 ^= *s1;
+		*s1 ^= *s2;
+		*s0 ^= *s3;
+		*s2 ^= t;
+		*s3 = rotl64(*s3, 45);
+	}
 }
 
 static uint64_t splitmix64(uint64_t *z)
@@ -623,33 +780,98 @@ static uint64_t splitmix64(uint64_t *z)
 	return r ^ (r >> 31);
 }
 
-static void xo_seed(struct xo *x, gsl_rng *g)
+static void xo4_seed(struct xo4 *x, gsl_rng *g)
 {
 	uint64_t z = ((uint64_t)gsl_rng_get(g) << 32) ^ (uint64_t)gsl_rng_get(g);
-	for (int i = 0; i < 4; i++)
-		x->s[i] = splitmix64(&z);
+	for (int w = 0; w < 4; w++)
+		for (int l = 0; l < 4; l++)
+			x->s[w][l] = splitmix64(&z);
 }
 
-/*
- * The mean of one resample (with replacement, same size) of x[0..m).
- * Indices come from 32-bit halves by multiply-shift (bias below m/2^32);
- * four sums keep the FP adds from serialising.
- */
-static double resample_mean(const double *x, size_t m, struct xo *st)
+/* the last partial step (fewer than 8 draws) and the final sum, shared */
+static double resample_finish(const double *x, size_t m, size_t rem, struct xo4 *st, double a[4], double b[4])
 {
-	double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-	uint64_t mm = m;
-	size_t j = 0;
-	for (; j + 4 <= m; j += 4) {
-		uint64_t r1 = xo_next(st), r2 = xo_next(st);
-		a0 += x[((r1 & 0xffffffffULL) * mm) >> 32];
-		a1 += x[((r1 >> 32) * mm) >> 32];
-		a2 += x[((r2 & 0xffffffffULL) * mm) >> 32];
-		a3 += x[((r2 >> 32) * mm) >> 32];
+	if (rem) {
+		uint64_t r[4];
+		xo4_next(st, r);
+		for (size_t q = 0; q < rem; q++) {
+			uint64_t h = q < 4 ? (r[q] & 0xffffffffULL) : (r[q - 4] >> 32);
+			double v = x[(h * m) >> 32];
+			if (q < 4)
+				a[q] += v;
+			else
+				b[q - 4] += v;
+		}
 	}
-	for (; j < m; j++)
-		a0 += x[((xo_next(st) >> 32) * mm) >> 32];
-	return ((a0 + a1) + (a2 + a3)) / (double)m;
+	return (((a[0] + a[1]) + (a[2] + a[3])) + ((b[0] + b[1]) + (b[2] + b[3]))) / (double)m;
+}
+
+/* the mean of one resample (with replacement, same size) of x[0..m) */
+static double resample_scalar(const double *x, size_t m, struct xo4 *st)
+{
+	double a[4] = { 0, 0, 0, 0 }, b[4] = { 0, 0, 0, 0 };
+	uint64_t r[4];
+	size_t j = 0;
+	for (; j + 8 <= m; j += 8) {
+		xo4_next(st, r);
+		for (int l = 0; l < 4; l++) {
+			a[l] += x[((r[l] & 0xffffffffULL) * m) >> 32];
+			b[l] += x[((r[l] >> 32) * m) >> 32];
+		}
+	}
+	return resample_finish(x, m, m - j, st, a, b);
+}
+
+#ifdef AN_HAVE_AVX2
+__attribute__((target("avx2"))) static inline __m256i rotl_v(__m256i x, int k)
+{
+	return _mm256_or_si256(_mm256_slli_epi64(x, k), _mm256_srli_epi64(x, 64 - k));
+}
+
+__attribute__((target("avx2"))) static double resample_avx2(const double *x, size_t m, struct xo4 *st)
+{
+	__m256i s0 = _mm256_loadu_si256((const __m256i *)st->s[0]);
+	__m256i s1 = _mm256_loadu_si256((const __m256i *)st->s[1]);
+	__m256i s2 = _mm256_loadu_si256((const __m256i *)st->s[2]);
+	__m256i s3 = _mm256_loadu_si256((const __m256i *)st->s[3]);
+	const __m256i mm = _mm256_set1_epi64x((long long)m);
+	__m256d a = _mm256_setzero_pd(), b = _mm256_setzero_pd();
+	size_t j = 0;
+	for (; j + 8 <= m; j += 8) {
+		__m256i r = _mm256_add_epi64(rotl_v(_mm256_add_epi64(s0, s3), 23), s0);
+		__m256i t = _mm256_slli_epi64(s1, 17);
+		s2 = _mm256_xor_si256(s2, s0);
+		s3 = _mm256_xor_si256(s3, s1);
+		s1 = _mm256_xor_si256(s1, s2);
+		s0 = _mm256_xor_si256(s0, s3);
+		s2 = _mm256_xor_si256(s2, t);
+		s3 = rotl_v(s3, 45);
+		/* mul_epu32 multiplies the low 32 bits of each lane: the index is the high half */
+		__m256i lo = _mm256_srli_epi64(_mm256_mul_epu32(r, mm), 32);
+		__m256i hi = _mm256_srli_epi64(_mm256_mul_epu32(_mm256_srli_epi64(r, 32), mm), 32);
+		a = _mm256_add_pd(a, _mm256_i64gather_pd(x, lo, 8));
+		b = _mm256_add_pd(b, _mm256_i64gather_pd(x, hi, 8));
+	}
+	_mm256_storeu_si256((__m256i *)st->s[0], s0);
+	_mm256_storeu_si256((__m256i *)st->s[1], s1);
+	_mm256_storeu_si256((__m256i *)st->s[2], s2);
+	_mm256_storeu_si256((__m256i *)st->s[3], s3);
+	double av[4], bv[4];
+	_mm256_storeu_pd(av, a);
+	_mm256_storeu_pd(bv, b);
+	return resample_finish(x, m, m - j, st, av, bv);
+}
+#endif
+
+typedef double (*resample_fn)(const double *, size_t, struct xo4 *);
+
+static resample_fn pick_resample(void)
+{
+#ifdef AN_HAVE_AVX2
+	if (!getenv("KILN_NO_SIMD") && __builtin_cpu_supports("avx2"))
+		return resample_avx2;
+#endif
+	return resample_scalar;
 }
 
 /* put the k-th smallest of a[0..n) at a[k], smaller before, larger after */
@@ -686,18 +908,18 @@ static void select_kth(double *a, size_t n, size_t k)
 	}
 }
 
-void an_bootstrap(const double *const *segs, const size_t *len, size_t nsegs, long resamples, uint64_t seed,
-		  double conf, double *med, double *lo, double *hi)
+size_t an_bootstrap_means(const double *const *segs, const size_t *len, size_t nsegs, long resamples,
+			  uint64_t seed, double *means)
 {
+	static resample_fn resample;
+	if (!resample)
+		resample = pick_resample();
 	size_t nz = 0;
 	for (size_t i = 0; i < nsegs; i++)
 		nz += len[i] > 0;
-	if (!nz || resamples < 1) {
-		*med = *lo = *hi = NAN;
-		return;
-	}
+	if (!nz || resamples < 1)
+		return 0;
 	size_t N = (size_t)resamples;
-	double *means = xmalloc(N * sizeof(double));
 	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(g, (unsigned long)seed);
 	size_t base = N / nz, extra = N % nz, at = 0, seen = 0;
@@ -705,12 +927,21 @@ void an_bootstrap(const double *const *segs, const size_t *len, size_t nsegs, lo
 		if (!len[i])
 			continue;
 		size_t cnt = base + (seen++ < extra);
-		struct xo st;
-		xo_seed(&st, g);
+		struct xo4 st;
+		xo4_seed(&st, g);
 		for (size_t r = 0; r < cnt; r++)
-			means[at++] = resample_mean(segs[i], len[i], &st);
+			means[at++] = resample(segs[i], len[i], &st);
 	}
 	gsl_rng_free(g);
+	return at;
+}
+
+void an_quantiles(double *v, size_t N, double conf, double *med, double *lo, double *hi)
+{
+	if (!N) {
+		*med = *lo = *hi = NAN;
+		return;
+	}
 	/* libkalibera's indices: floor(excl*N) and ceil((1-excl)*N)-1, rounded first */
 	double excl = (1.0 - conf) / 2.0;
 	size_t li = (size_t)floor(round(excl * (double)N * 1e6) / 1e6);
@@ -729,17 +960,25 @@ void an_bootstrap(const double *const *segs, const size_t *len, size_t nsegs, lo
 	size_t from = 0;
 	for (int q = 0; q < 4; q++) {
 		size_t kk = ks[q];
-		if (kk < from) { /* equal to an earlier one (tiny N) */
-			vals[q] = vals[q - 1];
+		if (kk < from) { /* below an earlier one (tiny N): already in place */
+			vals[q] = v[kk];
 			continue;
 		}
-		select_kth(means + from, N - from, kk - from);
-		vals[q] = means[kk];
+		select_kth(v + from, N - from, kk - from);
+		vals[q] = v[kk];
 		from = kk;
 	}
 	*lo = vals[0];
 	*med = (vals[1] + vals[2]) / 2.0;
 	*hi = vals[3];
+}
+
+void an_bootstrap(const double *const *segs, const size_t *len, size_t nsegs, long resamples, uint64_t seed,
+		  double conf, double *med, double *lo, double *hi)
+{
+	double *means = xmalloc((resamples > 0 ? (size_t)resamples : 1) * sizeof(double));
+	size_t N = an_bootstrap_means(segs, len, nsegs, resamples, seed, means);
+	an_quantiles(means, N, conf, med, lo, hi);
 	free(means);
 }
 
@@ -879,6 +1118,40 @@ static struct an_series_sum *series_slot(struct an_key *k, const struct ds_serie
 	return r;
 }
 
+size_t an_steady_data(const struct an_key *k, double ***segsp, size_t **lenp)
+{
+	double **segs = xcalloc(k->np ? k->np : 1, sizeof(double *));
+	size_t *len = xcalloc(k->np ? k->np : 1, sizeof(size_t));
+	size_t ns = 0;
+	for (size_t i = 0; i < k->np; i++) {
+		const struct an_pexec *p = &k->p[i];
+		if (p->steady_iter < 1)
+			continue;
+		const struct ds_pexec *dp = &k->key->pexecs[p->index];
+		size_t st = (size_t)p->steady_iter - 1, oi = 0;
+		segs[ns] = xmalloc((p->n - st + 1) * sizeof(double));
+		for (size_t j = 0; j < p->n; j++) {
+			while (oi < p->noutliers && p->outliers[oi] < j)
+				oi++;
+			if (j < st || (oi < p->noutliers && p->outliers[oi] == j))
+				continue;
+			segs[ns][len[ns]++] = dp->wall[j];
+		}
+		ns++;
+	}
+	*segsp = segs;
+	*lenp = len;
+	return ns;
+}
+
+void an_steady_data_free(double **segs, size_t *len, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(segs[i]);
+	free(segs);
+	free(len);
+}
+
 static void key_summarise(struct an_key *k, const struct an_opts *o)
 {
 	const struct ds_key *dk = k->key;
@@ -916,28 +1189,13 @@ static void key_summarise(struct an_key *k, const struct an_opts *o)
 		free(it);
 		free(tt);
 		/* each pexec's steady iterations without outliers, resampled separately */
-		double **segs = xcalloc(k->np, sizeof(double *));
-		size_t *len = xcalloc(k->np, sizeof(size_t));
-		for (size_t i = 0; i < k->np; i++) {
-			const struct an_pexec *p = &k->p[i];
-			const struct ds_pexec *dp = &dk->pexecs[p->index];
-			size_t st = (size_t)p->steady_iter - 1, oi = 0;
-			segs[i] = xmalloc((p->n - st + 1) * sizeof(double));
-			for (size_t j = 0; j < p->n; j++) {
-				while (oi < p->noutliers && p->outliers[oi] < j)
-					oi++;
-				if (j < st || (oi < p->noutliers && p->outliers[oi] == j))
-					continue;
-				segs[i][len[i]++] = dp->wall[j];
-			}
-		}
-		an_bootstrap((const double *const *)segs, len, k->np, o->resamples, o->seed, o->confidence,
+		double **segs;
+		size_t *len;
+		size_t ns = an_steady_data(k, &segs, &len);
+		an_bootstrap((const double *const *)segs, len, ns, o->resamples, o->seed, o->confidence,
 			     &k->perf_med, &k->perf_lo, &k->perf_hi);
 		k->perf_ci = ((k->perf_hi - k->perf_med) + (k->perf_med - k->perf_lo)) / 2.0;
-		for (size_t i = 0; i < k->np; i++)
-			free(segs[i]);
-		free(segs);
-		free(len);
+		an_steady_data_free(segs, len, ns);
 	}
 	/* instrumentation: mean per iteration before and after the steady state */
 	for (size_t i = 0; i < k->np; i++) {

@@ -163,4 +163,13 @@ double an_log(double x);
 void an_bootstrap(const double *const *segs, const size_t *len, size_t nsegs, long resamples,
 		  uint64_t seed, double conf, double *med, double *lo, double *hi);
 
+/* the resample means themselves (resamples of them); returns how many were made */
+size_t an_bootstrap_means(const double *const *segs, const size_t *len, size_t nsegs, long resamples,
+			  uint64_t seed, double *means);
+/* median and conf-level interval of v[0..N) as an_bootstrap reports them (reorders v) */
+void an_quantiles(double *v, size_t N, double conf, double *med, double *lo, double *hi);
+/* each steady pexec's steady iterations without outliers (what the bootstrap resamples) */
+size_t an_steady_data(const struct an_key *k, double ***segs, size_t **len);
+void an_steady_data_free(double **segs, size_t *len, size_t n);
+
 #endif

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "platform.h"
 #include "plugin.h"
 
 struct cfgctx {
@@ -217,7 +218,7 @@ static int walk_map(struct cfgctx *c, struct fy_node *map, struct pos p, const c
 
 static const char *const vm_keys[] = { "plugin", "path", "args", "env", "iterations", "instrument",
 				       "variant", "runner", "parser", "language", "entry", "stats_from",
-				       "keep_log", NULL };
+				       "keep_log", "optional", NULL };
 
 struct vmarg {
 	struct experiment *ex;
@@ -271,6 +272,8 @@ static int vm_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, 
 		r = get_str(c, v, kp, f, &vm->entry);
 	else if (!strcmp(key, "keep_log"))
 		r = get_bool(c, v, kp, f, &vm->keep_log);
+	else if (!strcmp(key, "optional"))
+		r = get_bool(c, v, kp, f, &vm->optional);
 	else if (!strcmp(key, "stats_from")) {
 		r = get_str(c, v, kp, f, &vm->stats_from);
 		if (!r && strcmp(vm->stats_from, "stderr") && strcmp(vm->stats_from, "file"))
@@ -333,6 +336,10 @@ static int check_vm(struct cfgctx *c, struct experiment *ex, struct vm_conf *vm,
 		}
 		vm->resolved = find_in_path(rel ? rel : exe);
 		free(rel);
+		if (!vm->resolved && vm->optional) {
+			vm->missing = 1;
+			return 0;
+		}
 		if (!vm->resolved) {
 			f = xasprintf("vms.%s.%s", vm->name, vm->path ? "path" : vm->pl ? "plugin" : "runner");
 			cerr(c, path_pos, f, "VM executable '%s' not found%s", exe,
@@ -435,7 +442,7 @@ static int limits_pair(struct cfgctx *c, void *arg, const char *key, struct pos 
 static const char *const platform_keys[] = {
 	"aslr", "temperature", "temperature_tolerance", "temperature_wait", "load", "load_max",
 	"kmsg", "kmsg_allow", "governor", "settle", "sync", "rerun_tainted", "user", "pin_cpus",
-	"nice", "notify", "counters", NULL
+	"nice", "notify", "counters", "reboot_command", "max_reboots", NULL
 };
 
 static int platform_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
@@ -494,6 +501,10 @@ static int platform_pair(struct cfgctx *c, void *arg, const char *key, struct po
 		r = get_strlist(c, v, kp, f, &p->notify);
 	else if (!strcmp(key, "counters"))
 		r = get_strlist(c, v, kp, f, &p->counters);
+	else if (!strcmp(key, "reboot_command"))
+		r = get_strlist(c, v, kp, f, &p->reboot_command);
+	else if (!strcmp(key, "max_reboots"))
+		r = get_long(c, v, kp, f, 0, &p->max_reboots);
 	free(f);
 	return r;
 }
@@ -614,7 +625,7 @@ static int check_sources(struct cfgctx *c, struct experiment *ex, const char *co
 	for (size_t b = 0; b < ex->nbenchs; b++) {
 		for (size_t v = 0; v < ex->nvms; v++) {
 			struct vm_conf *vm = &ex->vms[v];
-			if (!entries[v])
+			if (!entries[v] || vm->missing)
 				continue;
 			char *key = xasprintf("%s:%s:%s", ex->benchs[b].name, vm->name, vm->variant);
 			int skipped = config_skipped(ex, key);
@@ -680,10 +691,7 @@ int config_parse(const char *path, const char *text, size_t len, const char *dat
 	ex->iterations = 1;
 	ex->seed = 0;
 	ex->limits.output_kb = 64;
-	ex->platform.temp_tolerance_c = 3;
-	ex->platform.temp_wait_max_s = 600;
-	ex->platform.load_max = 1.0;
-	ex->platform.kmsg = CHECK_WARN;
+	platform_conf_defaults(&ex->platform);
 
 	struct cfgctx c = { path, check_vms, e, NULL };
 	struct fy_diag_cfg dcfg;
@@ -820,6 +828,7 @@ void config_free(struct experiment *ex)
 	sv_clear(&p->pin_cpus);
 	sv_clear(&p->notify);
 	sv_clear(&p->counters);
+	sv_clear(&p->reboot_command);
 	free(ex->path);
 	free(ex->text);
 	free(ex->name);

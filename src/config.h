@@ -31,6 +31,8 @@ struct vm_conf {
 	char *entry;           /* entry file for external plugins */
 	char *stats_from;      /* NULL, "stderr" or "file" (stats parser) */
 	int keep_log;          /* keep raw instrumentation (zstd) */
+	int optional;          /* a missing executable skips this VM instead of failing */
+	int missing;           /* optional and not found: none of its keys run */
 	int line, col;         /* where it was defined, for messages */
 };
 
@@ -68,6 +70,8 @@ struct platform_conf {
 	int has_nice;
 	struct strvec notify;      /* argv run on failure/taint/completion */
 	struct strvec counters;    /* KILN_COUNTERS for runners */
+	struct strvec reboot_command; /* --reboot: argv (default systemctl reboot) */
+	long max_reboots;          /* --reboot: bound (0: planned pexecs + 10) */
 };
 
 struct experiment {

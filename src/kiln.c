@@ -16,7 +16,12 @@
 static const struct cmd_entry *const cmd_table[] = {
 	&cmd_run_entry,
 	&cmd_status_entry,
+	&cmd_plugins_entry,
+	&cmd_audit_entry,
 	&cmd_doctor_entry,
+	&cmd_parse_entry,
+	&cmd_plot_entry,
+	&cmd_report_entry,
 	NULL,
 };
 

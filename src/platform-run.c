@@ -289,7 +289,7 @@ static void reason_add(struct strbuf *reason, const char *fmt, ...)
 }
 
 /* one kmsg record: "prio,seq,usec,flags;text\n" followed by " KEY=value" lines */
-static int kmsg_record(struct platform *p, const char *rec, size_t len, struct strbuf *reason, int *bad)
+static int kmsg_record(const struct platform *p, const char *rec, size_t len, struct strbuf *reason, int *bad)
 {
 	const char *semi = memchr(rec, ';', len);
 	if (!semi)
@@ -297,7 +297,7 @@ static int kmsg_record(struct platform *p, const char *rec, size_t len, struct s
 	const char *msg = semi + 1;
 	const char *end = memchr(msg, '\n', (size_t)(rec + len - msg));
 	char *text = xstrndup(msg, end ? (size_t)(end - msg) : (size_t)(rec + len - msg));
-	int allowed = platform_kmsg_allowed(p, text);
+	int allowed = !*text || platform_kmsg_allowed(p, text); /* an empty message says nothing */
 	if (!allowed) {
 		if (*bad < 3)
 			reason_add(reason, "kernel log: %s", text);
@@ -305,6 +305,26 @@ static int kmsg_record(struct platform *p, const char *rec, size_t len, struct s
 	}
 	free(text);
 	return !allowed;
+}
+
+static void kmsg_scan(const struct platform *p, const char *data, size_t n, struct strbuf *reason, int *bad)
+{
+	const char *end = data + n;
+	/* records are lines; continuation lines (" KEY=value") start with a space */
+	for (const char *l = data; l && l < end;) {
+		const char *nl = memchr(l, '\n', (size_t)(end - l));
+		size_t len = nl ? (size_t)(nl - l) : (size_t)(end - l);
+		if (len && *l != ' ')
+			kmsg_record(p, l, len, reason, bad);
+		l = nl ? nl + 1 : NULL;
+	}
+}
+
+int platform_kmsg_scan(const struct platform *p, const char *data, size_t n, struct strbuf *reason)
+{
+	int bad = 0;
+	kmsg_scan(p, data, n, reason, &bad);
+	return bad;
 }
 
 static int check_kmsg(struct platform *p, struct strbuf *reason)
@@ -335,14 +355,7 @@ static int check_kmsg(struct platform *p, struct strbuf *reason)
 		}
 		sb_add(&acc, buf, (size_t)r);
 	}
-	/* a file: records are lines; continuation lines start with a space */
-	for (char *l = acc.buf; l && *l;) {
-		char *nl = strchr(l, '\n');
-		size_t n = nl ? (size_t)(nl - l) : strlen(l);
-		if (*l != ' ' && n)
-			kmsg_record(p, l, n, reason, &bad);
-		l = nl ? nl + 1 : NULL;
-	}
+	kmsg_scan(p, sb_str(&acc), acc.len, reason, &bad);
 	sb_release(&acc);
 	if (bad > 3)
 		reason_add(reason, "kernel log: %d more lines", bad - 3);

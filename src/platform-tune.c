@@ -134,8 +134,8 @@ static size_t tune_plan(struct change **out, struct strbuf *log)
 	for (size_t i = 0; i < govs.n; i++) {
 		if (plat_read(govs.v[i], &cur) < 0)
 			continue;
-		char *ap = xstrdup(govs.v[i]);
-		strcpy(strrchr(ap, '/') + 1, "scaling_available_governors");
+		char *ap = xasprintf("%.*s/scaling_available_governors",
+				     (int)(strrchr(govs.v[i], '/') - govs.v[i]), govs.v[i]);
 		int has = plat_read(ap, &avail) < 0 || strstr(sb_str(&avail), "performance");
 		free(ap);
 		if (!has) {
@@ -246,10 +246,11 @@ int platform_restore(const char *state_path, const json_t *saved, struct strbuf 
 	}
 	const char *root = json_string_value(json_object_get(saved, "root"));
 	if (root && strcmp(root, platform_root())) {
-		json_decref(loaded);
 		/* values saved from a fake tree must never land on the real one */
-		return kerr_set(e, "%s was written with KILN_SYSROOT='%s' but the root now is '%s'",
-				sp, root, platform_root());
+		kerr_set(e, "%s was written with KILN_SYSROOT='%s' but the root now is '%s'",
+			 sp, root, platform_root());
+		json_decref(loaded);
+		return -1;
 	}
 	const json_t *values = json_object_get(saved, "values");
 	if (!json_is_array(values)) {

@@ -364,9 +364,16 @@ int platform_sanity(const struct exec_opts *pexec, const struct sanity_expect *x
 		problem(&bad, "RLIMIT_AS %ld, expected %ld MiB", soft_limit(rep, "as"), x->as_mb);
 	if (x->stack_mb > 0 && soft_limit(rep, "stack") != x->stack_mb * 1024 * 1024)
 		problem(&bad, "RLIMIT_STACK %ld, expected %ld MiB", soft_limit(rep, "stack"), x->stack_mb);
+	if (pexec->aslr == 0 || pexec->aslr == 1) {
+		long pers = (long)json_integer_value(json_object_get(rep, "personality"));
+		int norand = (pers & ADDR_NO_RANDOMIZE) != 0;
+		if (norand != (pexec->aslr == 0))
+			problem(&bad, "ASLR %s in the child, expected %s", norand ? "off" : "on",
+				pexec->aslr == 0 ? "off" : "on");
+	}
 	/* the environment: exactly what was given, nothing inherited */
 	struct strvec want = STRVEC_INIT, got = STRVEC_INIT;
-	for (char **p = pexec->envp; p && *p; p++)
+	for (char *const *p = x->envp ? x->envp : pexec->envp; p && *p; p++)
 		sv_push(&want, *p);
 	json_t *ev;
 	size_t i;

@@ -54,13 +54,13 @@ void platform_conf_defaults(struct platform_conf *c)
 	memset(c, 0, sizeof(*c));
 	c->aslr = ASLR_SYSTEM;
 	c->temperature = CHECK_WARN;
-	c->load = CHECK_WARN;
+	c->load = CHECK_OFF;      /* opt-in: waiting for load stalls runs on shared machines */
 	c->kmsg = CHECK_WARN;
 	c->governor = CHECK_WARN;
 	c->temp_tolerance_c = 3;
 	c->temp_wait_max_s = 600;
 	c->load_max = 1.0;
-	c->sync = 1;
+	c->sync = 0;              /* opt-in: sync(2) before every pexec costs time */
 	c->nice = 0;
 }
 
@@ -203,7 +203,8 @@ static void ck_governor(const struct platform_conf *pc, struct pchecks *c)
 	struct strvec paths = STRVEC_INIT;
 	plat_glob("/sys/devices/system/cpu/cpu[0-9]*/cpufreq/scaling_governor", &paths);
 	if (!paths.n) {
-		add(c, "governor", PS_UNAVAILABLE, "nothing to do in a VM; on hardware load the cpufreq driver",
+		add(c, "governor", pc->governor == CHECK_REQUIRE ? PS_FAIL : PS_UNAVAILABLE,
+		    "nothing to do in a VM; on hardware load the cpufreq driver",
 		    "no cpufreq (no scaling_governor under /sys/devices/system/cpu)");
 		sv_clear(&paths);
 		return;
@@ -434,7 +435,7 @@ static void temp_sensors(struct strvec *out)
 	plat_glob("/sys/class/hwmon/hwmon*/temp*_input", out);
 }
 
-static void ck_temps(struct pchecks *c)
+static void ck_temps(const struct platform_conf *pc, struct pchecks *c)
 {
 	struct strvec s = STRVEC_INIT;
 	temp_sensors(&s);
@@ -453,7 +454,8 @@ static void ck_temps(struct pchecks *c)
 	if (n)
 		add(c, "temperature", PS_OK, NULL, "%zu sensor%s, hottest %.1f °C", n, n > 1 ? "s" : "", max);
 	else
-		add(c, "temperature", PS_UNAVAILABLE, "load the sensor drivers (lm-sensors: sensors-detect); in a VM there are none",
+		add(c, "temperature", pc->temperature == CHECK_REQUIRE ? PS_FAIL : PS_UNAVAILABLE,
+		    "load the sensor drivers (lm-sensors: sensors-detect); in a VM there are none",
 		    "no temperature sensors (thermal_zone*/temp, hwmon*/temp*_input): kiln cannot wait for the machine to cool");
 	sv_clear(&s);
 	sb_release(&val);
@@ -696,7 +698,7 @@ void platform_doctor(const struct experiment *ex, const struct doctor_opts *o, s
 	ck_paranoid(out);
 	if (!o->no_counters)
 		ck_counters(out);
-	ck_temps(out);
+	ck_temps(pc, out);
 	ck_throttle(out);
 	ck_load(pc, o, out);
 	ck_memory(ex, out);

@@ -128,6 +128,12 @@ int platform_after_pexec(struct platform *p, struct strbuf *reason);
 void platform_close(struct platform *p);
 /* is this kernel log message (text after "prio,seq,ts,flags;") allowed? */
 int platform_kmsg_allowed(const struct platform *p, const char *msg);
+/*
+ * Scan kernel log text in /dev/kmsg's format ("prio,seq,usec,flags;text"
+ * lines, continuation lines starting with a space): how many records are not
+ * allowed; the first three are added to `reason`.  (Tests, fuzzing.)
+ */
+int platform_kmsg_scan(const struct platform *p, const char *data, size_t n, struct strbuf *reason);
 /* current temperatures of p's sensors; returns how many (tests, logs) */
 size_t platform_temps(const struct platform *p, double *out);
 
@@ -199,6 +205,7 @@ struct sanity_expect {
 	long as_mb, stack_mb;   /* expected soft limits, 0: not checked */
 	const char *probe;      /* a path the child must NOT be able to create (NULL: none) */
 	const char *home;       /* a dir the child must be able to write (NULL: none) */
+	char *const *envp;      /* the environment expected inside (NULL: pexec->envp) */
 };
 int platform_sanity(const struct exec_opts *pexec, const struct sanity_expect *x,
 		    json_t **report, struct kerr *e);

@@ -25,6 +25,7 @@
 #include "cmd.h"
 #include "config.h"
 #include "exec.h"
+#include "platform.h"
 #include "plugin.h"
 #include "record.h"
 #include "store.h"
@@ -128,7 +129,12 @@ struct run_state {
 	const struct run_opts *o;
 	struct progress prog;
 	const char *libkiln;
-	size_t failed;
+	size_t failed, tainted;
+	struct platform plat;
+	int plat_open;
+	struct puser user;
+	int have_user;
+	char (*env_hash)[65];    /* per key: the first pexec's env hash */
 };
 
 static int result_stream_cb(void *ctx, const char *data, size_t n)
@@ -300,7 +306,7 @@ static void add_scalar(struct rec_list *l, const char *name, double v, const cha
 	s.emit(s.ctx, &r);
 }
 
-enum { ONE_OK, ONE_FAILED, ONE_INTERRUPTED, ONE_FATAL };
+enum { ONE_OK, ONE_FAILED, ONE_TAINTED, ONE_INTERRUPTED, ONE_FATAL };
 
 static int run_one(struct run_state *rs, const struct sched_item *it, struct keyctx *k, struct kerr *e)
 {
@@ -332,6 +338,21 @@ static int run_one(struct run_state *rs, const struct sched_item *it, struct key
 		}
 	}
 	k->pc.instr_dir = instr;
+	if (rs->have_user) {
+		/* the benchmark user writes its instrumentation, and only there */
+		if (instr && chown(instr, rs->user.uid, rs->user.gid) < 0) {
+			kerr_set(e, "chown %s: %s", instr, strerror(errno));
+			rm_rf(instr);
+			free(keyname);
+			return ONE_FATAL;
+		}
+		if (platform_user_fresh_home(&rs->user, e) < 0) {
+			if (instr)
+				rm_rf(instr);
+			free(keyname);
+			return ONE_FATAL;
+		}
+	}
 
 	struct strvec argv = STRVEC_INIT, env = STRVEC_INIT;
 	const char *path = getenv("PATH");
@@ -357,6 +378,10 @@ static int run_one(struct run_state *rs, const struct sched_item *it, struct key
 		sv_setenv(&env, "KILN_RESULT_FD", "3");
 	if (rs->libkiln)
 		sv_setenv(&env, "KILN_LIBKILN", rs->libkiln);
+	if (rs->have_user) {
+		sv_setenv(&env, "HOME", rs->user.home);
+		sv_setenv(&env, "USER", rs->user.name);
+	}
 	if (ex->platform.counters.n) {
 		struct strbuf c = STRBUF_INIT;
 		for (size_t i = 0; i < ex->platform.counters.n; i++)
@@ -389,6 +414,33 @@ static int run_one(struct run_state *rs, const struct sched_item *it, struct key
 	eo.cpus = cpus.len ? cpus.buf : NULL;
 	eo.set_nice = ex->platform.has_nice;
 	eo.nice = ex->platform.nice;
+	if (rs->have_user) {
+		eo.set_user = 1;
+		eo.uid = rs->user.uid;
+		eo.gid = rs->user.gid;
+		eo.cwd = rs->user.home;
+	}
+
+	/* the machine: wait for it to be ready, note what could change */
+	if (rs->plat_open) {
+		struct strbuf plog = STRBUF_INIT;
+		int pr0 = platform_before_pexec(&rs->plat, &plog, e);
+		if (pr0 < 0) {
+			sb_release(&plog);
+			sb_release(&cpus);
+			stream_release(&s);
+			kerr_wrap(e, "platform check before %s pexec %s", keyname, label);
+			outcome = ONE_FATAL;
+			goto out;
+		}
+		if (pr0 > 0 && !rs->o->quiet) {
+			progress_end(&rs->prog);
+			kiln_warn("%s", sb_str(&plog));
+		}
+		sb_release(&plog);
+	}
+	char env_hash[65];
+	platform_env_hash(eo.envp, &eo, env_hash);
 
 	progress_show(&rs->prog, keyname, label, "running", 0);
 	int64_t wall0 = wall_ns();
@@ -467,6 +519,19 @@ static int run_one(struct run_state *rs, const struct sched_item *it, struct key
 		add_scalar(&recs, "sys_time", res.sys_s, "s");
 		add_scalar(&recs, "max_rss", (double)res.maxrss_kb, "KiB");
 	}
+	struct strbuf taint = STRBUF_INIT;
+	if (rs->plat_open && platform_after_pexec(&rs->plat, &taint) > 0 && pr.status == PX_OK)
+		pr.status = PX_TAINTED;
+	if (!rs->env_hash[it->key][0]) {
+		memcpy(rs->env_hash[it->key], env_hash, sizeof(env_hash));
+	} else if (strcmp(rs->env_hash[it->key], env_hash)) {
+		sb_addf(&taint, "%sthe pexec's environment or limits differ from an earlier pexec of this key",
+			taint.len ? "; " : "");
+		if (pr.status == PX_OK)
+			pr.status = PX_TAINTED;
+	}
+	pr.taint = taint.len ? taint.buf : NULL;
+	pr.env_hash = env_hash;
 	if (ex->platform.aslr == ASLR_OFF && pr.status == PX_OK &&
 	    (res.personality < 0 || !(res.personality & ADDR_NO_RANDOMIZE))) {
 		pr.status = PX_FAILED;
@@ -481,7 +546,7 @@ static int run_one(struct run_state *rs, const struct sched_item *it, struct key
 	} else if (store_commit_pexec(rs->st, it->id, &pr, e) < 0) {
 		outcome = ONE_FATAL;
 	} else {
-		outcome = pr.status == PX_OK ? ONE_OK : ONE_FAILED;
+		outcome = pr.status == PX_OK ? ONE_OK : pr.status == PX_TAINTED ? ONE_TAINTED : ONE_FAILED;
 		rs->prog.done++;
 		rs->prog.pexec_s_sum += pr.duration_s;
 		rs->prog.iters_sum += (long)pr.n;
@@ -491,6 +556,24 @@ static int run_one(struct run_state *rs, const struct sched_item *it, struct key
 				progress_end(&rs->prog);
 				kiln_warn("%s pexec %s %s: %s", keyname, label, pexec_status_name(pr.status), pr.error);
 			}
+			struct kerr ne = KERR_INIT;
+			char *msg = xasprintf("%s pexec %s %s: %s", keyname, label, pexec_status_name(pr.status), pr.error);
+			if (platform_notify(&ex->platform, "failure", msg, &ne) < 0)
+				kiln_warn("notify: %s", sb_str(&ne.msg));
+			free(msg);
+			kerr_release(&ne);
+		} else if (outcome == ONE_TAINTED) {
+			rs->tainted++;
+			if (!rs->o->quiet) {
+				progress_end(&rs->prog);
+				kiln_warn("%s pexec %s tainted: %s", keyname, label, pr.taint);
+			}
+			struct kerr ne = KERR_INIT;
+			char *msg = xasprintf("%s pexec %s tainted: %s", keyname, label, pr.taint);
+			if (platform_notify(&ex->platform, "taint", msg, &ne) < 0)
+				kiln_warn("notify: %s", sb_str(&ne.msg));
+			free(msg);
+			kerr_release(&ne);
 		} else if (pr.instr_error && !rs->o->quiet) {
 			progress_end(&rs->prog);
 			kiln_warn("%s pexec %s: instrumentation: %s", keyname, label, pr.instr_error);
@@ -501,6 +584,7 @@ static int run_one(struct run_state *rs, const struct sched_item *it, struct key
 	}
 	rec_list_clear(&recs);
 	sb_release(&err);
+	sb_release(&taint);
 	sb_release(&instr_err);
 	exec_result_release(&res);
 	stream_release(&s);
@@ -555,6 +639,168 @@ static void print_dry_run(const struct experiment *ex, const struct schedule *sc
 	}
 }
 
+
+/*
+ * Before the first pexec of this session: the machine's state goes into the
+ * audit (first session only), --tune, the benchmark user and the sanity
+ * child (the limits a pexec gets, checked inside a child), then the watch.
+ */
+static int run_prepare_machine(struct run_state *rs, const char *config, const char *results,
+			       json_t **tuned, struct kerr *e)
+{
+	const struct experiment *ex = rs->ex;
+	struct store *st = rs->st;
+	char *have = NULL;
+	store_audit_get(st, "start", &have);
+	if (!have) {
+		struct doctor_opts dopt = { .busy_sample_s = 0.2 };
+		json_t *a = platform_audit(ex, &dopt);
+		char *txt = json_dumps(a, JSON_COMPACT);
+		json_t *h = json_object_get(a, "hostname");
+		if (!h) {
+			json_t *u = json_object_get(a, "uname");
+			h = u ? json_object_get(u, "nodename") : NULL;
+		}
+		if (store_audit_set(st, "start", txt, e) < 0 ||
+		    (json_is_string(h) && store_audit_set(st, "hostname", json_string_value(h), e) < 0)) {
+			free(txt);
+			json_decref(a);
+			return -1;
+		}
+		free(txt);
+		json_decref(a);
+	}
+	free(have);
+	if (rs->o->tune) {
+		if (geteuid() != 0)
+			return kerr_setc(e, KEXIT_USAGE, "--tune changes /sys settings and needs root");
+		struct strbuf log = STRBUF_INIT;
+		if (platform_tune(NULL, tuned, &log, e) < 0) {
+			sb_release(&log);
+			return -1;
+		}
+		if (!rs->o->quiet && log.len)
+			kiln_note("tuned:\n%s", log.buf);
+		char *txt = json_dumps(*tuned, JSON_COMPACT);
+		store_audit_set(st, "tune_saved", txt, NULL);
+		free(txt);
+		sb_release(&log);
+	}
+	if (ex->platform.user) {
+		if (geteuid() != 0)
+			return kerr_setc(e, KEXIT_CONFIG, "%s: platform.user needs kiln to run as root", config);
+		if (platform_user_ensure(ex->platform.user, &rs->user, e) < 0 ||
+		    platform_user_fresh_home(&rs->user, e) < 0)
+			return -1;
+		rs->have_user = 1;
+	}
+	if (ex->platform.user || ex->platform.pin_cpus.n || ex->platform.has_nice || ex->limits.heap_mb ||
+	    ex->limits.stack_mb) {
+		/* Krun's dummy-benchmark check: what a pexec gets, verified inside a child */
+		struct exec_opts eo;
+		memset(&eo, 0, sizeof(eo));
+		struct strvec env = STRVEC_INIT;
+		sv_setenv(&env, "PATH", getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+		if (rs->have_user)
+			sv_setenv(&env, "HOME", rs->user.home);
+		eo.envp = sv_array(&env);
+		eo.rlimit_as_mb = ex->limits.heap_mb;
+		eo.rlimit_stack_mb = ex->limits.stack_mb;
+		eo.aslr = ex->platform.aslr == ASLR_OFF ? 0 : ex->platform.aslr == ASLR_ON ? 1 : -1;
+		struct strbuf cpus = STRBUF_INIT;
+		for (size_t i = 0; i < ex->platform.pin_cpus.n; i++)
+			sb_addf(&cpus, "%s%s", i ? "," : "", ex->platform.pin_cpus.v[i]);
+		eo.cpus = cpus.len ? cpus.buf : NULL;
+		eo.set_nice = ex->platform.has_nice;
+		eo.nice = ex->platform.nice;
+		struct sanity_expect x;
+		memset(&x, 0, sizeof(x));
+		if (rs->have_user) {
+			eo.set_user = 1;
+			eo.uid = rs->user.uid;
+			eo.gid = rs->user.gid;
+			eo.cwd = rs->user.home;
+			x.check_uid = 1;
+			x.uid = rs->user.uid;
+			x.gid = rs->user.gid;
+			x.probe = results;
+			x.home = rs->user.home;
+		}
+		x.cpus = eo.cpus;
+		x.check_nice = eo.set_nice;
+		x.nice = eo.nice;
+		x.as_mb = ex->limits.heap_mb;
+		x.stack_mb = ex->limits.stack_mb;
+		json_t *rep = NULL;
+		int r = platform_sanity(&eo, &x, &rep, e);
+		if (rep) {
+			char *txt = json_dumps(rep, JSON_COMPACT);
+			store_audit_set(st, "sanity", txt, NULL);
+			free(txt);
+			json_decref(rep);
+		}
+		sb_release(&cpus);
+		sv_clear(&env);
+		if (r < 0)
+			return kerr_wrap(e, "sanity check of the pexec environment");
+	}
+	if (platform_open(&rs->plat, &ex->platform, e) < 0)
+		return -1;
+	rs->plat_open = 1;
+	return 0;
+}
+
+static void run_release_machine(struct run_state *rs, json_t *tuned)
+{
+	if (rs->plat_open)
+		platform_close(&rs->plat);
+	rs->plat_open = 0;
+	if (tuned) {
+		struct strbuf log = STRBUF_INIT;
+		struct kerr e = KERR_INIT;
+		if (platform_restore(NULL, tuned, &log, &e) < 0)
+			kiln_error("restoring tuned settings: %s (run `kiln doctor --restore`)", sb_str(&e.msg));
+		else if (!rs->o->quiet && log.len)
+			kiln_note("restored:\n%s", log.buf);
+		sb_release(&log);
+		kerr_release(&e);
+		json_decref(tuned);
+	}
+	if (rs->have_user)
+		platform_user_release(&rs->user);
+	rs->have_user = 0;
+}
+
+/*
+ * --reboot: one pexec per boot.  While pexecs remain, make sure the unit
+ * that resumes at boot is installed, count the boot against the bound, and
+ * reboot; when none remain, remove the unit and the counter.
+ */
+static int run_reboot_step(const struct experiment *ex, const char *config, const char *results,
+			   size_t pending, struct kerr *e)
+{
+	char *counter = xasprintf("%s.boots", results);
+	int r = 0;
+	if (!pending) {
+		platform_reboot_remove(NULL, NULL);
+		platform_boot_reset(counter);
+		free(counter);
+		return 0;
+	}
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	char *cfg = realpath(config, NULL);
+	long count, max = ex->platform.max_reboots ? ex->platform.max_reboots : (long)pending + 10;
+	if (platform_reboot_install(NULL, exe, cfg ? cfg : config, e) < 0 ||
+	    platform_boot_count(counter, max, &count, e) < 0 ||
+	    platform_reboot(ex->platform.reboot_command.n ? &ex->platform.reboot_command : NULL, e) < 0)
+		r = -1;
+	free(cfg);
+	free(counter);
+	return r;
+}
+
 int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 {
 	struct experiment ex;
@@ -566,6 +812,8 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 	memset(&sc, 0, sizeof(sc));
 	struct keyctx *kc = NULL;
 	char *results = NULL;
+	struct run_state rs;
+	memset(&rs, 0, sizeof(rs));
 
 	if (o->results)
 		results = xstrdup(o->results);
@@ -578,6 +826,10 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 	} else
 		results = xstrdup(ex.results);
 
+	for (size_t i = 0; i < ex.nvms; i++)
+		if (ex.vms[i].missing && !o->quiet)
+			kiln_note("VM '%s' is optional and '%s' was not found: its keys are skipped", ex.vms[i].name,
+				  ex.vms[i].path ? ex.vms[i].path : ex.vms[i].pl && ex.vms[i].pl->vm_default ? ex.vms[i].pl->vm_default : "?");
 	/* whole-process plugins measure one process per pexec */
 	for (size_t i = 0; i < ex.nvms; i++) {
 		if (ex.vms[i].pl && ex.vms[i].pl->whole_process && ex.vms[i].iterations > 1) {
@@ -668,7 +920,6 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 		}
 	}
 
-	struct run_state rs;
 	memset(&rs, 0, sizeof(rs));
 	rs.ex = &ex;
 	rs.sc = &sc;
@@ -689,6 +940,12 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 
 	exec_become_subreaper();
 	install_signals();
+	rs.env_hash = xcalloc(sc.nkeys, sizeof(*rs.env_hash));
+	json_t *tuned = NULL;
+	if (run_prepare_machine(&rs, config, results, &tuned, e) < 0) {
+		code = e->code ? e->code : KEXIT_FAIL;
+		goto finish;
+	}
 	long ran = 0;
 	for (size_t i = 0; i < sc.n && code == KEXIT_OK; i++) {
 		struct sched_item *it = &sc.items[i];
@@ -699,15 +956,21 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 			code = KEXIT_INTERRUPTED;
 			break;
 		}
-		if (o->max_pexecs && ran >= o->max_pexecs)
+		if ((o->max_pexecs && ran >= o->max_pexecs) || (o->reboot && ran >= 1))
 			break;
-		int r = run_one(&rs, it, &kc[it->key], e);
+		/* a tainted pexec is rerun at once when the config asks, a bounded number of times */
+		int r, tries = 0;
+		do
+			r = run_one(&rs, it, &kc[it->key], e);
+		while (r == ONE_TAINTED && ex.platform.rerun_tainted && ++tries < 3 && !exec_interrupted);
 		ran++;
 		if (r == ONE_INTERRUPTED || r == ONE_FATAL)
 			code = e->code ? e->code : KEXIT_FAIL;
 		else
-			it->status = r == ONE_OK ? PX_OK : PX_FAILED;
+			it->status = r == ONE_OK ? PX_OK : r == ONE_TAINTED ? PX_TAINTED : PX_FAILED;
 	}
+finish:
+	run_release_machine(&rs, tuned);
 	progress_end(&rs.prog);
 	free(lk);
 	if (code == KEXIT_OK) {
@@ -719,16 +982,34 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 			char ts[32];
 			iso_time(wall_ns(), ts, sizeof(ts));
 			store_meta_set(st, "ended", ts, NULL);
+			/* the machine at the end, beside its state at the start */
+			struct doctor_opts dopt = { .busy_sample_s = 0.2 };
+			json_t *a = platform_audit(&ex, &dopt);
+			char *txt = json_dumps(a, JSON_COMPACT);
+			store_audit_set(st, "end", txt, NULL);
+			free(txt);
+			json_decref(a);
 		}
 		if (!o->quiet)
-			kiln_note("%s: %zu pexecs done, %zu failed, %zu pending", results,
-				  sc.n - pending - rs.failed, rs.failed, pending);
+			kiln_note("%s: %zu pexecs done, %zu failed, %zu tainted, %zu pending", results,
+				  sc.n - pending - rs.failed - rs.tainted, rs.failed, rs.tainted, pending);
+		if (!pending) {
+			struct kerr ne = KERR_INIT;
+			char *msg = xasprintf("%s complete: %zu pexecs, %zu failed, %zu tainted", results, sc.n, rs.failed, rs.tainted);
+			if (platform_notify(&ex.platform, "complete", msg, &ne) < 0)
+				kiln_warn("notify: %s", sb_str(&ne.msg));
+			free(msg);
+			kerr_release(&ne);
+		}
+		if (o->reboot && run_reboot_step(&ex, config, results, pending, e) < 0)
+			code = e->code ? e->code : KEXIT_FAIL;
 		if (rs.failed) {
 			kerr_setc(e, KEXIT_FAIL, "%zu pexec(s) failed: `kiln status --failures %s` lists them", rs.failed, results);
 			code = KEXIT_FAIL;
 		}
 	}
 out:
+	free(rs.env_hash);
 	if (kc)
 		for (size_t k = 0; k < sc.nkeys; k++)
 			keyctx_release(&kc[k]);

@@ -26,6 +26,8 @@ void schedule_plan(const struct experiment *ex, enum sched_order order, long pex
 	for (size_t b = 0; b < ex->nbenchs; b++) {
 		for (size_t v = 0; v < ex->nvms; v++) {
 			const struct vm_conf *vm = &ex->vms[v];
+			if (vm->missing)
+				continue;
 			char *key = xasprintf("%s:%s:%s", ex->benchs[b].name, vm->name, vm->variant);
 			int skipped = config_skipped(ex, key);
 			free(key);

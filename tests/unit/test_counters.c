@@ -44,10 +44,12 @@ static int avail_index(const struct kiln_counters *c, const char *name)
 static void busy_ms(int ms)
 {
 	uint64_t end = kiln_clock_ns() + (uint64_t)ms * 1000000u;
-	volatile uint64_t x = 0;
+	uint64_t x = 0;
 	while (kiln_clock_ns() < end)
-		for (int i = 0; i < 1000; i++)
+		for (int i = 0; i < 1000; i++) {
 			x += (uint64_t)i;
+			__asm__ volatile("" : "+r"(x)); /* keep the loop */
+		}
 }
 
 static char *slurp_fd(int fd)
@@ -122,24 +124,41 @@ static void test_unavailable_cycles_in_stream(void **state)
 	kiln_counters_close(c);
 }
 
-/* task-clock across a busy loop grows by about the loop's wall time */
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * task-clock across a busy loop grows by the CPU time the loop got, as the
+ * scheduler's own account (CLOCK_THREAD_CPUTIME_ID) says, and never by more
+ * than the wall time around the reads.  The loop runs for 40 ms of CPU, not
+ * of wall time, so a loaded machine does not starve the check.
+ */
 static void test_task_clock_busy_loop(void **state)
 {
 	struct kiln_counters *c = kiln_counters_open("task-clock");
 	assert_non_null(c);
 	assert_int_equal(kiln_counters_unavailable_count(c), 0);
 	assert_int_equal(kiln_counters_count(c), 1);
-	uint64_t a[1], b[1], e[1];
+	uint64_t a[1], b[1], e[1], x = 0;
+	uint64_t w0 = kiln_clock_ns(), u0 = thread_cpu_ns();
 	kiln_counters_read(c, a);
-	uint64_t t0 = kiln_clock_ns();
-	busy_ms(40);
-	uint64_t t1 = kiln_clock_ns();
+	uint64_t u1 = thread_cpu_ns();
+	while (thread_cpu_ns() - u1 < 40000000u)
+		for (int i = 0; i < 1000; i++) {
+			x += (uint64_t)i;
+			__asm__ volatile("" : "+r"(x));
+		}
+	uint64_t u2 = thread_cpu_ns();
 	kiln_counters_read(c, b);
-	uint64_t wall = t1 - t0, cpu = b[0] - a[0];
-	/* never more than the wall time (plus the reads around it); at least a
-	 * good part of it even when the shared machine takes the CPU away */
-	assert_true(cpu <= wall + 2000000u);
-	assert_true(cpu >= wall / 4);
+	uint64_t u3 = thread_cpu_ns(), w1 = kiln_clock_ns();
+	uint64_t cpu = b[0] - a[0];
+	assert_true(cpu >= (u2 - u1) / 10 * 9);
+	assert_true(cpu <= (u3 - u0) / 10 * 11 + 200000u);
+	assert_true(cpu <= w1 - w0 + 100000u);
 	kiln_counters_read(c, e);
 	assert_true(e[0] >= b[0]);
 	kiln_counters_close(c);

@@ -15,9 +15,11 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -118,6 +120,13 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
+	/* the test user must not outlive a failed test */
+	if (getpwnam("kiln-test-bench")) {
+		char *argv[] = { "userdel", "kiln-test-bench", NULL };
+		struct exec_result r = { 0 };
+		exec_simple(argv, 30, &r, NULL);
+		exec_result_release(&r);
+	}
 	platform_set_root(NULL);
 	rm_rf(root);
 	unsetenv("KILN_TUNE_STATE");
@@ -232,6 +241,42 @@ static void test_doctor_sensors(void **state)
 	free(f);
 	k = doctor_find(&c, NULL, "temperature");
 	assert_int_equal(k->state, PS_UNAVAILABLE);
+	/* required but impossible: a fail, as the run would refuse to start */
+	struct experiment ex;
+	memset(&ex, 0, sizeof(ex));
+	platform_conf_defaults(&ex.platform);
+	ex.platform.temperature = CHECK_REQUIRE;
+	k = doctor_find(&c, &ex, "temperature");
+	assert_int_equal(k->state, PS_FAIL);
+	pchecks_release(&c);
+}
+
+static void *burn_ticks(void *arg)
+{
+	(void)arg;
+	usleep(50000);
+	/* 25 more ticks of utime+stime during a 0.25 s sample: about 100% at 100 Hz */
+	put("/proc/77/stat", "77 (busy (x) y) R 1 77 77 0 -1 0 0 0 0 0 125 0 0 0 20 0 1 0 1 0 0\n");
+	return NULL;
+}
+
+static void test_doctor_busy(void **state)
+{
+	(void)state;
+	if (sysconf(_SC_CLK_TCK) != 100)
+		skip();
+	put("/proc/77/stat", "77 (busy (x) y) R 1 77 77 0 -1 0 0 0 0 0 100 0 0 0 20 0 1 0 1 0 0\n");
+	struct doctor_opts o = { 0.25, 1, 1 };
+	struct pchecks c = PCHECKS_INIT;
+	pthread_t th;
+	pthread_create(&th, NULL, burn_ticks, NULL);
+	platform_doctor(NULL, &o, &c);
+	pthread_join(th, NULL);
+	const struct pcheck *k = pchecks_find(&c, "load");
+	assert_int_equal(k->state, PS_WARN);
+	assert_non_null(strstr(k->value, "busy: busy (x) y[77] 100%"));
+	/* init, whose ticks did not move, is not listed */
+	assert_null(strstr(k->value, "init"));
 	pchecks_release(&c);
 }
 
@@ -480,6 +525,13 @@ static void test_run_taint(void **state)
 		append("/dev/kmsg", "4,8,800,-;oops line\n");
 	assert_int_equal(platform_after_pexec(&p, &why), 1);
 	assert_non_null(strstr(why.buf, "3 more lines"));
+	/* the scanner on odd input: no ';', empty lines, continuation, no final newline */
+	sb_reset(&why);
+	const char odd[] = "no semicolon\n\n ORPHAN=1\n6,1,1,-;\n6,2,2,-;mydriver: fine\n6,3,3,-;last one";
+	assert_int_equal(platform_kmsg_scan(&p, odd, sizeof(odd) - 1, &why), 1);
+	assert_non_null(strstr(why.buf, "kernel log: last one"));
+	assert_int_equal(platform_kmsg_scan(&p, "", 0, &why), 0);
+
 	platform_close(&p);
 
 	/* kmsg off: nothing from the kernel log */
@@ -615,7 +667,9 @@ static void test_tune_restore(void **state)
 	json_decref(saved);
 
 	/* a garbage state file: a clear error, nothing written */
-	mkdir_p(path_dirname(sp), 0755);
+	char *spdir = path_dirname(sp);
+	mkdir_p(spdir, 0755);
+	free(spdir);
 	FILE *f = fopen(sp, "w");
 	fputs("{\"values\": 3", f);
 	fclose(f);
@@ -875,11 +929,14 @@ static void test_user_sanity(void **state)
 	struct exec_opts o;
 	memset(&o, 0, sizeof(o));
 	o.envp = env;
-	o.aslr = -1;
+	o.aslr = 0;
 	o.cpus = "0";
 	o.set_nice = 1;
 	o.nice = 5;
+	/* an ASan-built kiln cannot start under an address-space limit */
+#ifndef __SANITIZE_ADDRESS__
 	o.rlimit_as_mb = 2048;
+#endif
 	o.rlimit_stack_mb = 16;
 	o.set_user = 1;
 	o.uid = u.uid;
@@ -887,6 +944,7 @@ static void test_user_sanity(void **state)
 	struct sanity_expect x = { .kiln_exe = kiln_exe(), .check_uid = 1, .uid = u.uid, .gid = u.gid,
 				   .cpus = "0", .check_nice = 1, .nice = 5, .as_mb = 2048, .stack_mb = 16,
 				   .probe = results, .home = u.home };
+	x.as_mb = o.rlimit_as_mb;
 	json_t *rep = NULL;
 	int rc = platform_sanity(&o, &x, &rep, &e);
 	if (rc < 0)
@@ -894,6 +952,7 @@ static void test_user_sanity(void **state)
 	assert_int_equal(rc, 0);
 	assert_int_equal(json_integer_value(json_object_get(rep, "uid")), u.uid);
 	assert_false(json_is_true(json_object_get(json_object_get(rep, "probe"), "writable")));
+	assert_true(json_integer_value(json_object_get(rep, "personality")) & ADDR_NO_RANDOMIZE);
 	json_decref(rep);
 	/* nor create a new file beside the results */
 	x.probe = newfile;
@@ -927,11 +986,6 @@ static void test_user_sanity(void **state)
 	json_decref(rep);
 	x.envp = NULL;
 
-	/* remove the test user again */
-	char *argv[] = { "userdel", "kiln-test-bench", NULL };
-	struct exec_result r = { 0 };
-	exec_simple(argv, 30, &r, NULL);
-	exec_result_release(&r);
 	platform_user_release(&u);
 	unsetenv("KILN_HOME_BASE");
 	free(newfile);
@@ -960,6 +1014,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_doctor_governor_turbo, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_doctor_sensors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_doctor_system, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_doctor_busy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_temperature_wait, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_temperature_cools, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_load, setup, teardown),

@@ -1,0 +1,155 @@
+/*
+ * KilnRunner - kiln's iteration runner for HotSpot (the `java` plugin).
+ *
+ *     CLASSPATH=plugins/java:BENCH_DIR java [VM args] KilnRunner BENCH_DIR
+ *
+ * Instantiates the benchmark class Bench (a KilnBenchmark, found on the
+ * classpath in BENCH_DIR), times KILN_ITERATIONS calls of runIter(KILN_PARAM)
+ * with System.nanoTime() (CLOCK_MONOTONIC on Linux) and writes the result
+ * stream (runner protocol v1) to the fd KILN_RESULT_FD, opened as
+ * /dev/fd/N: header, one line per iteration after its clock stopped,
+ * {"done":true}.  After the last iteration the checksum goes to
+ * KILN_INSTR_DIR/runner.kiln.jsonl.
+ *
+ * With KILN_INSTRUMENT=1 it reads the JMX beans before and after every
+ * iteration (outside the timed region): collection count and time of each
+ * GarbageCollectorMXBean, total JIT compilation time, used heap.  The deltas
+ * are kept in arrays and written to java.kiln.jsonl at the end.  The beans
+ * count time in whole milliseconds, so per-iteration GC and JIT times are
+ * that coarse.
+ */
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Locale;
+
+public final class KilnRunner {
+	private static String env(String name) {
+		String v = System.getenv(name);
+		if (v == null)
+			fail(name + " is not set");
+		return v;
+	}
+
+	private static void fail(String msg) {
+		System.err.println("kiln java runner: " + msg);
+		System.exit(1);
+	}
+
+	/* "G1 Young Generation" -> "g1_young_generation" */
+	private static String slug(String s) {
+		return s.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "_").replaceAll("^_|_$", "");
+	}
+
+	private static void append(Path file, StringBuilder text) throws IOException {
+		Files.write(file, text.toString().getBytes(StandardCharsets.UTF_8),
+			StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+	}
+
+	public static void main(String[] args) throws Exception {
+		if (args.length != 1)
+			fail("usage: KilnRunner BENCH_DIR");
+		int iters = 0;
+		long param = 0;
+		try {
+			iters = Integer.parseInt(env("KILN_ITERATIONS"));
+			param = Long.parseLong(env("KILN_PARAM"));
+		} catch (NumberFormatException ex) {
+			fail("KILN_ITERATIONS and KILN_PARAM must be integers (" + ex.getMessage() + ")");
+		}
+		String fd = env("KILN_RESULT_FD");
+		String instrDir = System.getenv("KILN_INSTR_DIR");
+		boolean instrument = "1".equals(System.getenv("KILN_INSTRUMENT"));
+
+		KilnBenchmark bench = null;
+		try {
+			bench = (KilnBenchmark) Class.forName("Bench").getDeclaredConstructor().newInstance();
+		} catch (ClassNotFoundException | ClassCastException ex) {
+			fail("no class Bench implementing KilnBenchmark in " + args[0] + " (compiled?): " + ex);
+		}
+
+		List<GarbageCollectorMXBean> gcs = ManagementFactory.getGarbageCollectorMXBeans();
+		CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+		Runtime rt = Runtime.getRuntime();
+		int ng = gcs.size();
+		boolean jitTime = jit != null && jit.isCompilationTimeMonitoringSupported();
+		long[][] gcCount = null, gcTime = null;
+		long[] jitMs = null, heap = null;
+		long[] c0 = new long[ng], t0s = new long[ng];
+		if (instrument) {
+			gcCount = new long[iters][ng];
+			gcTime = new long[iters][ng];
+			jitMs = new long[iters];
+			heap = new long[iters];
+		}
+
+		try (FileOutputStream out = new FileOutputStream("/dev/fd/" + fd, true)) {
+			out.write("{\"kiln\":1,\"clock\":\"monotonic\",\"counters\":[]}\n".getBytes(StandardCharsets.US_ASCII));
+			long j0 = 0;
+			for (int i = 0; i < iters; i++) {
+				if (instrument) {
+					for (int g = 0; g < ng; g++) {
+						c0[g] = gcs.get(g).getCollectionCount();
+						t0s[g] = gcs.get(g).getCollectionTime();
+					}
+					j0 = jitTime ? jit.getTotalCompilationTime() : 0;
+				}
+				long t0 = System.nanoTime();
+				bench.runIter(param);
+				long t1 = System.nanoTime();
+				if (instrument) {
+					for (int g = 0; g < ng; g++) {
+						gcCount[i][g] = gcs.get(g).getCollectionCount() - c0[g];
+						gcTime[i][g] = gcs.get(g).getCollectionTime() - t0s[g];
+					}
+					jitMs[i] = jitTime ? jit.getTotalCompilationTime() - j0 : 0;
+					heap[i] = rt.totalMemory() - rt.freeMemory();
+				}
+				out.write(("{\"i\":" + i + ",\"wall_ns\":" + (t1 - t0) + "}\n").getBytes(StandardCharsets.US_ASCII));
+			}
+
+			if (instrDir != null) {
+				StringBuilder sb = new StringBuilder();
+				sb.append("{\"name\":\"checksum\",\"value\":").append(bench.checksum()).append("}\n");
+				append(Path.of(instrDir, "runner.kiln.jsonl"), sb);
+				if (instrument) {
+					sb.setLength(0);
+					for (int i = 0; i < iters; i++) {
+						long count = 0, ms = 0;
+						for (int g = 0; g < ng; g++) {
+							String n = slug(gcs.get(g).getName());
+							rec(sb, i, "gc." + n + ".count", gcCount[i][g], null);
+							rec(sb, i, "gc." + n + ".time", gcTime[i][g] / 1e3, "s");
+							count += gcCount[i][g];
+							ms += gcTime[i][g];
+						}
+						rec(sb, i, "gc.count", count, null);
+						rec(sb, i, "gc.time", ms / 1e3, "s");
+						if (jitTime)
+							rec(sb, i, "jit.time", jitMs[i] / 1e3, "s");
+						rec(sb, i, "heap", heap[i], "bytes");
+					}
+					append(Path.of(instrDir, "java.kiln.jsonl"), sb);
+				}
+			}
+			out.write("{\"done\":true}\n".getBytes(StandardCharsets.US_ASCII));
+		}
+	}
+
+	private static void rec(StringBuilder sb, int i, String name, long v, String unit) {
+		sb.append("{\"i\":").append(i).append(",\"name\":\"").append(name).append("\",\"value\":").append(v);
+		sb.append(unit == null ? "}\n" : ",\"unit\":\"" + unit + "\"}\n");
+	}
+
+	private static void rec(StringBuilder sb, int i, String name, double v, String unit) {
+		sb.append("{\"i\":").append(i).append(",\"name\":\"").append(name).append("\",\"value\":").append(v);
+		sb.append(unit == null ? "}\n" : ",\"unit\":\"" + unit + "\"}\n");
+	}
+}

@@ -1,0 +1,126 @@
+-- runner.lua - kiln's iteration runner for LuaJIT 2.1 (the `luajit` plugin).
+--
+--     luajit [VM args] runner.lua BENCH.lua
+--
+-- BENCH.lua returns a table {run_iter = function(param), checksum = function()}.
+-- The runner times KILN_ITERATIONS calls of run_iter(KILN_PARAM) with
+-- clock_gettime(CLOCK_MONOTONIC_RAW) through the FFI (seconds and
+-- nanoseconds subtracted separately, so no precision is lost in a double)
+-- and writes the result stream (runner protocol v1) to
+-- /dev/fd/KILN_RESULT_FD: header, one line per iteration after its clock
+-- stopped, {"done":true}.  After the last iteration the checksum goes to
+-- KILN_INSTR_DIR/runner.kiln.jsonl.
+--
+-- With KILN_INSTRUMENT=1 it also records per iteration: heap size at the end
+-- (collectgarbage("count")), GC cycles finished (a self-re-arming finaliser
+-- sentinel), and trace events from jit.attach: traces started, completed,
+-- aborted, and the wall time from each trace's start to its stop or abort
+-- (recording + compilation, interleaved with interpretation).  Buffered in
+-- memory, written to luajit.kiln.jsonl at the end.
+
+local ffi = require("ffi")
+local jit = require("jit")
+
+local function fail(msg)
+	io.stderr:write("kiln luajit runner: ", msg, "\n")
+	os.exit(1)
+end
+
+local function env(name)
+	return os.getenv(name) or fail(name .. " is not set")
+end
+
+ffi.cdef [[
+struct kiln_timespec { long tv_sec; long tv_nsec; };
+int clock_gettime(int clk, struct kiln_timespec *ts);
+]]
+local CLOCK_MONOTONIC_RAW = 4
+local C = ffi.C
+local ts0, ts1 = ffi.new("struct kiln_timespec"), ffi.new("struct kiln_timespec")
+local tsx = ffi.new("struct kiln_timespec")
+
+local function elapsed(a, b)
+	return tonumber(b.tv_sec - a.tv_sec) * 1e9 + tonumber(b.tv_nsec - a.tv_nsec)
+end
+
+local entry = arg[1] or fail("usage: runner.lua BENCH.lua")
+local iters = tonumber(env("KILN_ITERATIONS")) or fail("bad KILN_ITERATIONS")
+local param = tonumber(env("KILN_PARAM")) or fail("bad KILN_PARAM (a number is expected)")
+local out = io.open("/dev/fd/" .. env("KILN_RESULT_FD"), "a") or fail("cannot open the result fd")
+local instr_dir = os.getenv("KILN_INSTR_DIR")
+local instrument = os.getenv("KILN_INSTRUMENT") == "1"
+
+local bench = dofile(entry)
+local run_iter = bench.run_iter
+
+-- per-iteration event counters, reset after each iteration
+local cycles, started, completed, aborted, trace_ns = 0, 0, 0, 0, 0
+local open_traces = {}  -- trace number -> start time (ns since t0 of the run)
+local base = ffi.new("struct kiln_timespec")
+if instrument then
+	C.clock_gettime(CLOCK_MONOTONIC_RAW, base)
+	local function arm()
+		local p = newproxy(true)
+		getmetatable(p).__gc = function() cycles = cycles + 1; arm() end
+	end
+	arm()
+	jit.attach(function(what, tr)
+		C.clock_gettime(CLOCK_MONOTONIC_RAW, tsx)
+		local t = elapsed(base, tsx)
+		if what == "start" then
+			started = started + 1
+			open_traces[tr] = t
+		elseif what == "stop" or what == "abort" then
+			if what == "stop" then completed = completed + 1 else aborted = aborted + 1 end
+			local s = open_traces[tr]
+			if s then
+				trace_ns = trace_ns + (t - s)
+				open_traces[tr] = nil
+			end
+		end
+	end, "trace")
+end
+
+local rec = {}
+out:write('{"kiln":1,"clock":"monotonic_raw","counters":[]}\n')
+out:flush()
+for i = 0, iters - 1 do
+	-- events in the runner's own code between iterations are not counted
+	cycles, started, completed, aborted, trace_ns = 0, 0, 0, 0, 0
+	C.clock_gettime(CLOCK_MONOTONIC_RAW, ts0)
+	run_iter(param)
+	C.clock_gettime(CLOCK_MONOTONIC_RAW, ts1)
+	if instrument then
+		rec[i] = { cycles, started, completed, aborted, trace_ns }
+	end
+	out:write(string.format('{"i":%d,"wall_ns":%d}\n', i, elapsed(ts0, ts1)))
+	out:flush()
+	if instrument then
+		table.insert(rec[i], 1, collectgarbage("count") * 1024)
+	end
+end
+if instrument then
+	jit.attach(function() end)  -- detach: no callbacks while writing
+end
+
+if instr_dir then
+	local f = io.open(instr_dir .. "/runner.kiln.jsonl", "a") or fail("cannot write to KILN_INSTR_DIR")
+	f:write(string.format('{"name":"checksum","value":%d}\n', bench.checksum()))
+	f:close()
+	if instrument then
+		f = io.open(instr_dir .. "/luajit.kiln.jsonl", "a") or fail("cannot write to KILN_INSTR_DIR")
+		local fmt = '{"i":%d,"name":"%s","value":%.0f%s}\n'
+		for i = 0, iters - 1 do
+			local r = rec[i]
+			f:write(string.format(fmt, i, "heap", r[1], ',"unit":"bytes"'))
+			f:write(string.format(fmt, i, "gc.count", r[2], ""))
+			f:write(string.format(fmt, i, "jit.traces_started", r[3], ""))
+			f:write(string.format(fmt, i, "jit.traces_completed", r[4], ""))
+			f:write(string.format(fmt, i, "jit.traces_aborted", r[5], ""))
+			f:write(string.format('{"i":%d,"name":"luajit.trace_time","value":%.9f,"unit":"s"}\n', i, r[6] / 1e9))
+		end
+		f:close()
+	end
+end
+out:write('{"done":true}\n')
+out:close()

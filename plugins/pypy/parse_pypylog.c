@@ -1,0 +1,855 @@
+/*
+ * parse_pypylog.c - the pypy plugin's parser: a PYPYLOG becomes per-iteration
+ * and per-pexec records of where PyPy's time went (GC, JIT, other sections,
+ * outside any section), plus the zstd compressor that keeps a raw log.
+ *
+ * How the time is counted.  Every start/stop line is an event with a
+ * timestamp; the time between two consecutive events belongs to whatever
+ * section is innermost at that moment (or to "outside" when none is open).
+ * That is PyPy's own exclusive-time rule (a parent's time excludes its
+ * children's) computed in one pass with no per-section bookkeeping: for
+ * foo[2..17] containing bar[4..5] and bar[7..9], then bar[20..30], it gives
+ * foo 12, bar 13, outside 3.  Sections are grouped by name into categories:
+ * gc-* -> gc, jit-* -> jit, anything else -> other.
+ *
+ * "kiln-iter" sections (written by runner.py around each iteration) are not
+ * sections of this accounting but cuts in the timeline: they switch the
+ * per-iteration accumulators on and off.  They may therefore cross other
+ * sections (PyPy's tracer can start a trace in the runner's loop, so a
+ * jit-tracing section can contain the start of an iteration and end inside
+ * it); real sections must nest properly.
+ *
+ * Counts: gc.count and jit.count are the numbers of *outermost* sections of
+ * the category (a gc-minor with its nested gc-minor-walkroots is one pause;
+ * a jit-tracing with its nested jit-optimize, jit-backend... is one JIT
+ * episode).  Per-name counts and exclusive times are per-pexec records
+ * ("pypy.gc-minor.count", "pypy.gc-minor.time").
+ *
+ * Streaming: bytes go through one fixed buffer; only complete lines are
+ * parsed and the incomplete tail is moved to the front, so memory is the
+ * buffer plus bounded tables (section names, nesting depth), whatever the
+ * size of the log.  Content lines (full-logging mode) are skipped with
+ * memchr; a line longer than the buffer is skipped without being held.
+ * Because every parsed line ends in '\n' inside the buffer, the scanners
+ * need no bounds checks: '\n' stops every one of them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "pypylog.h"
+
+#define PL_BUF       (256 * 1024)  /* parse buffer: fits in L2 */
+#define PL_SLACK     64            /* readable bytes after the buffer (hash loads) */
+#define PL_MAX_NAMES 4096
+#define PL_HASH      8192          /* open addressing, power of two, > 2x names */
+#define PL_MAX_DEPTH 1024
+#define PL_NAME_MAX  128
+#define PL_ITER_NAME "kiln-iter"
+
+enum { CAT_GC, CAT_JIT, CAT_OTHER, CAT_OUTSIDE, NCAT };
+static const char *const cat_names[NCAT] = { "gc", "jit", "other", "outside" };
+
+struct pl_name {
+	char *s;
+	uint32_t len;
+	uint8_t cat;
+	uint64_t ticks;   /* exclusive, whole log */
+	uint64_t count;
+};
+
+struct pl_frame {
+	uint32_t name;
+	long line;
+};
+
+struct pypylog {
+	char *file;
+	struct pypylog_calib cal;
+	struct rec_sink *sink;
+	char *buf;            /* PL_BUF + PL_SLACK bytes */
+	size_t len;           /* bytes in buf not yet parsed (an incomplete line) */
+	int skipping;         /* inside a content line longer than the buffer */
+	long line;            /* complete lines seen */
+
+	struct pl_name *names;
+	uint32_t nnames;
+	int32_t hash[PL_HASH]; /* index + 1 into names, 0: empty */
+
+	struct pl_frame stack[PL_MAX_DEPTH];
+	uint32_t depth;
+	uint32_t open[NCAT];  /* open sections per category */
+
+	int started;
+	uint64_t first, last; /* timestamps of the first and latest events */
+
+	int in_iter;
+	long iter, iter_line;
+	uint64_t it_ticks[NCAT], it_count[2];
+	uint64_t tot_ticks[NCAT], tot_count[2];
+};
+
+/* character classes: hex digit values (16 = not hex) and section-name bytes */
+static unsigned char hexval[256], namechar[256];
+
+static void pl_tables(void)
+{
+	static int done;
+	if (done)
+		return;
+	for (int c = 0; c < 256; c++) {
+		hexval[c] = 16;
+		namechar[c] = c > 0x20 && c < 0x7f && c != '{' && c != '}' && c != '[' && c != ']';
+	}
+	for (int c = '0'; c <= '9'; c++)
+		hexval[c] = (unsigned char)(c - '0');
+	for (int c = 'a'; c <= 'f'; c++)
+		hexval[c] = hexval[c - 'a' + 'A'] = (unsigned char)(c - 'a' + 10);
+	done = 1;
+}
+
+static int pl_error(struct pypylog *p, struct kerr *e, long line, const char *fmt, ...) KILN_PRINTF(4, 5);
+static int pl_error(struct pypylog *p, struct kerr *e, long line, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	kerr_setc(e, KEXIT_CONFIG, "%s:%ld: %s", p->file, line, sb_str(&sb));
+	sb_release(&sb);
+	return -1;
+}
+
+/* ---- section names ---- */
+
+/* two word loads instead of a byte loop; the buffer's slack makes them safe */
+static uint32_t name_hash(const unsigned char *s, size_t n)
+{
+	uint64_t a, b = 0;
+	memcpy(&a, s, 8);
+	if (n < 8)
+		a &= (UINT64_C(1) << (8 * n)) - 1;
+	else
+		memcpy(&b, s + n - 8, 8);
+	uint64_t h = (a * UINT64_C(0x9E3779B97F4A7C15)) ^ (b * UINT64_C(0xC2B2AE3D27D4EB4F)) ^ n;
+	h ^= h >> 31;
+	h *= UINT64_C(0xBF58476D1CE4E5B9);
+	return (uint32_t)(h >> 32);
+}
+
+static int name_cat(const char *s, size_t n)
+{
+	if (n >= 3 && !memcmp(s, "gc-", 3))
+		return CAT_GC;
+	if (n >= 4 && !memcmp(s, "jit-", 4))
+		return CAT_JIT;
+	return CAT_OTHER;
+}
+
+/* the index of a name, added on first sight; -1 when the table is full */
+static long name_id(struct pypylog *p, const unsigned char *s, size_t n)
+{
+	uint32_t h = name_hash(s, n) & (PL_HASH - 1);
+	for (;;) {
+		int32_t v = p->hash[h];
+		if (!v)
+			break;
+		struct pl_name *nm = &p->names[v - 1];
+		if (nm->len == n && !memcmp(nm->s, s, n))
+			return v - 1;
+		h = (h + 1) & (PL_HASH - 1);
+	}
+	if (p->nnames == PL_MAX_NAMES)
+		return -1;
+	struct pl_name *nm = &p->names[p->nnames];
+	nm->s = xcalloc(1, n + 8); /* zero padding: name_eq reads whole words */
+	memcpy(nm->s, s, n);
+	nm->len = (uint32_t)n;
+	nm->cat = (uint8_t)name_cat(nm->s, n);
+	nm->ticks = nm->count = 0;
+	p->hash[h] = (int32_t)++p->nnames;
+	return p->nnames - 1;
+}
+
+/* ---- records ---- */
+
+static double ticks_s(const struct pypylog *p, uint64_t t)
+{
+	return (double)t * p->cal.ns_per_tick / 1e9;
+}
+
+static int put(struct pypylog *p, struct kerr *e, enum rec_kind kind, const char *name,
+	       double v, const char *unit)
+{
+	struct kiln_rec r = { .kind = kind, .iter = p->iter, .name = name, .value = v, .unit = unit };
+	if (p->sink->emit(p->sink->ctx, &r))
+		return kerr_setc(e, KEXIT_FAIL, "%s:%ld: record '%s' was not accepted", p->file, p->line, name);
+	return 0;
+}
+
+static int emit_group(struct pypylog *p, struct kerr *e, enum rec_kind kind,
+		      const uint64_t *ticks, const uint64_t *count)
+{
+	char name[32];
+	for (int c = 0; c < NCAT; c++) {
+		snprintf(name, sizeof(name), "%s.time", cat_names[c]);
+		if (put(p, e, kind, name, ticks_s(p, ticks[c]), "s") < 0)
+			return -1;
+	}
+	for (int c = 0; c < 2; c++) {
+		snprintf(name, sizeof(name), "%s.count", cat_names[c]);
+		if (put(p, e, kind, name, (double)count[c], "") < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- events ---- */
+
+/* give the time since the last event to the innermost open section */
+static void advance(struct pypylog *p, uint64_t t)
+{
+	uint64_t dt = t - p->last;
+	int cat = CAT_OUTSIDE;
+	if (p->depth) {
+		struct pl_name *nm = &p->names[p->stack[p->depth - 1].name];
+		nm->ticks += dt;
+		cat = nm->cat;
+	}
+	p->tot_ticks[cat] += dt;
+	if (p->in_iter)
+		p->it_ticks[cat] += dt;
+	p->last = t;
+}
+
+static int iter_mark(struct pypylog *p, int start, struct kerr *e)
+{
+	if (start) {
+		if (p->in_iter)
+			return pl_error(p, e, p->line, "'{%s' inside the unfinished iteration opened at line %ld",
+					PL_ITER_NAME, p->iter_line);
+		p->in_iter = 1;
+		p->iter_line = p->line;
+		memset(p->it_ticks, 0, sizeof(p->it_ticks));
+		memset(p->it_count, 0, sizeof(p->it_count));
+		return 0;
+	}
+	if (!p->in_iter)
+		return pl_error(p, e, p->line, "'%s}' without '{%s'", PL_ITER_NAME, PL_ITER_NAME);
+	p->in_iter = 0;
+	if (emit_group(p, e, REC_ITER, p->it_ticks, p->it_count) < 0)
+		return -1;
+	p->iter++;
+	return 0;
+}
+
+static int event(struct pypylog *p, uint64_t t, int start, const unsigned char *s, size_t n,
+		 struct kerr *e)
+{
+	if (!p->started) {
+		p->started = 1;
+		p->first = p->last = t;
+	}
+	if (t < p->last)
+		return pl_error(p, e, p->line, "timestamp %llx is earlier than the one before (%llx)",
+				(unsigned long long)t, (unsigned long long)p->last);
+	advance(p, t);
+	if (n == sizeof(PL_ITER_NAME) - 1 && !memcmp(s, PL_ITER_NAME, n))
+		return iter_mark(p, start, e);
+	if (!start) {
+		if (!p->depth)
+			return pl_error(p, e, p->line, "'%.*s}' closes no open section", (int)n, (const char *)s);
+		struct pl_frame *f = &p->stack[p->depth - 1];
+		struct pl_name *nm = &p->names[f->name];
+		if (nm->len != n || memcmp(nm->s, s, n))
+			return pl_error(p, e, p->line, "'%.*s}' does not close the innermost open section '%s' (line %ld)",
+					(int)n, (const char *)s, nm->s, f->line);
+		p->depth--;
+		p->open[nm->cat]--;
+		return 0;
+	}
+	if (p->depth == PL_MAX_DEPTH)
+		return pl_error(p, e, p->line, "sections nested deeper than %d", PL_MAX_DEPTH);
+	long id = name_id(p, s, n);
+	if (id < 0)
+		return pl_error(p, e, p->line, "more than %d distinct section names", PL_MAX_NAMES);
+	struct pl_name *nm = &p->names[id];
+	nm->count++;
+	if (nm->cat < 2 && !p->open[nm->cat]) {
+		p->tot_count[nm->cat]++;
+		if (p->in_iter)
+			p->it_count[nm->cat]++;
+	}
+	p->open[nm->cat]++;
+	p->stack[p->depth].name = (uint32_t)id;
+	p->stack[p->depth].line = p->line;
+	p->depth++;
+	return 0;
+}
+
+/*
+ * One complete line at s (a '\n' is before `end`); returns where the next
+ * line starts, or NULL with e set.  `[HEX] {name` and `[HEX] name}` are
+ * events; every other line is section content.
+ */
+static const char *pl_line(struct pypylog *p, const char *s, const char *end, struct kerr *e)
+{
+	p->line++;
+	if (*s == '[') {
+		const unsigned char *q = (const unsigned char *)s + 1;
+		uint64_t t = 0;
+		unsigned v;
+		int nd = 0;
+		while ((v = hexval[*q]) < 16) {
+			t = (t << 4) | v;
+			q++;
+			nd++;
+		}
+		if (nd && q[0] == ']' && q[1] == ' ') {
+			q += 2;
+			int start = *q == '{';
+			const unsigned char *nm = q + start, *r = nm;
+			while (namechar[*r])
+				r++;
+			size_t n = (size_t)(r - nm);
+			if (n && (start ? r[0] == '\n' : r[0] == '}' && r[1] == '\n')) {
+				if (nd > 16)
+					return pl_error(p, e, p->line, "timestamp longer than 16 hex digits"), NULL;
+				if (n > PL_NAME_MAX)
+					return pl_error(p, e, p->line, "section name longer than %d bytes", PL_NAME_MAX), NULL;
+				if (event(p, t, start, nm, n, e) < 0)
+					return NULL;
+				return (const char *)r + (start ? 1 : 2);
+			}
+		}
+	}
+	const char *nl = memchr(s, '\n', (size_t)(end - s));
+	return nl + 1;
+}
+
+/*
+ * ---- the fast path ----
+ *
+ * Almost every line of a real log is the start of a section whose name was
+ * seen before, or the stop of the innermost open section.  pl_fast handles
+ * exactly those, a word at a time: the timestamp's digits are found,
+ * checked and converted eight at a time (SWAR), the newline is found a word
+ * at a time, the name is compared a word at a time.  Anything else (content
+ * lines, kiln-iter, new names, every kind of error) returns NULL *before any
+ * state changes*, and pl_line, the byte-by-byte reference, does the line
+ * instead, so both paths give the same result by construction.  Words may be
+ * read past the line: the buffer's slack and the names' zero padding make
+ * that safe.
+ */
+#define ONES  UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
+
+static inline uint64_t ld64(const void *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* high bit set in each byte that is zero (exact up to the first zero byte) */
+static inline uint64_t zero_bytes(uint64_t v)
+{
+	return (v - ONES) & ~v & HIGHS;
+}
+
+/* high bit set in each byte c with lo < c < hi (exact for every byte, hi <= 128) */
+static inline uint64_t between(uint64_t x, unsigned lo, unsigned hi)
+{
+	uint64_t x7 = x & (ONES * 127);
+	return (ONES * (127 + hi) - x7) & ~x & (x7 + ONES * (127 - lo)) & HIGHS;
+}
+
+/* are the bytes selected by `keep` (0xff per byte) all of 0-9a-f? */
+static inline int hex_ok(uint64_t w, uint64_t keep)
+{
+	uint64_t ok = between(w, '0' - 1, '9' + 1) | between(w, 'a' - 1, 'f' + 1);
+	return (ok & keep & HIGHS) == (keep & HIGHS);
+}
+
+/* hex digit characters -> their values, one per byte */
+static inline uint64_t nibbles(uint64_t w)
+{
+	return (w & (ONES * 0x0f)) + ((w >> 6) & ONES) * 9;
+}
+
+/* eight digit values, the first at the lowest address, -> the 32-bit number */
+static inline uint64_t pack8(uint64_t v)
+{
+	v = ((v & UINT64_C(0x000F000F000F000F)) << 4) | ((v & UINT64_C(0x0F000F000F000F00)) >> 8);
+	v = ((v & UINT64_C(0x000000FF000000FF)) << 8) | ((v & UINT64_C(0x00FF000000FF0000)) >> 16);
+	return ((v & 0xFFFF) << 16) | ((v >> 32) & 0xFFFF);
+}
+
+static inline int name_eq(const unsigned char *a, const char *b, size_t n)
+{
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8)
+		if (ld64(a + i) != ld64(b + i))
+			return 0;
+	if (i == n)
+		return 1;
+	uint64_t m = (UINT64_C(1) << (8 * (n - i))) - 1;
+	return ((ld64(a + i) ^ ld64(b + i)) & m) == 0;
+}
+
+/* a known name's index, or -1 (never adds one) */
+static inline long name_find(const struct pypylog *p, const unsigned char *s, size_t n)
+{
+	uint32_t h = name_hash(s, n) & (PL_HASH - 1);
+	for (;;) {
+		int32_t v = p->hash[h];
+		if (!v)
+			return -1;
+		const struct pl_name *nm = &p->names[v - 1];
+		if (nm->len == n && name_eq(s, nm->s, n))
+			return v - 1;
+		h = (h + 1) & (PL_HASH - 1);
+	}
+}
+
+static const char *pl_fast(struct pypylog *p, const char *line)
+{
+	const unsigned char *d = (const unsigned char *)line + 1;
+	if (line[0] != '[')
+		return NULL;
+	/* the timestamp: 1 to 15 lowercase hex digits, then ']' */
+	uint64_t w0 = ld64(d), w1 = ld64(d + 8), t;
+	uint64_t m = zero_bytes(w0 ^ (ONES * ']'));
+	size_t n;
+	if (m) {
+		n = (size_t)__builtin_ctzll(m) >> 3;
+		if (!n)
+			return NULL;
+		uint64_t keep = (UINT64_C(1) << (8 * n)) - 1;
+		if (!hex_ok(w0, keep))
+			return NULL;
+		t = pack8(nibbles(w0) & keep) >> (4 * (8 - n));
+	} else {
+		m = zero_bytes(w1 ^ (ONES * ']'));
+		if (!m || !hex_ok(w0, ~UINT64_C(0)))
+			return NULL;
+		n = 8 + ((size_t)__builtin_ctzll(m) >> 3);
+		t = pack8(nibbles(w0));
+		if (n > 8) {
+			uint64_t keep = (UINT64_C(1) << (8 * (n - 8))) - 1;
+			if (!hex_ok(w1, keep))
+				return NULL;
+			t = (t << (4 * (n - 8))) | (pack8(nibbles(w1) & keep) >> (4 * (16 - n)));
+		}
+	}
+	if (d[n + 1] != ' ' || t < p->last)
+		return NULL;
+	const unsigned char *q = d + n + 2, *r = q;
+	for (;;) {
+		uint64_t z = zero_bytes(ld64(r) ^ (ONES * '\n'));
+		if (z) {
+			r += __builtin_ctzll(z) >> 3;
+			break;
+		}
+		r += 8;
+	}
+	if (!p->started)
+		return NULL;
+	if (*q == '{') {
+		size_t len = (size_t)(r - q - 1);
+		if (!len || len > PL_NAME_MAX || p->depth == PL_MAX_DEPTH)
+			return NULL;
+		long id = name_find(p, q + 1, len);
+		if (id <= 0) /* unknown, or kiln-iter (slot 0) */
+			return NULL;
+		struct pl_name *nm = &p->names[id];
+		advance(p, t);
+		p->line++;
+		nm->count++;
+		if (nm->cat < 2 && !p->open[nm->cat]) {
+			p->tot_count[nm->cat]++;
+			if (p->in_iter)
+				p->it_count[nm->cat]++;
+		}
+		p->open[nm->cat]++;
+		p->stack[p->depth].name = (uint32_t)id;
+		p->stack[p->depth].line = p->line;
+		p->depth++;
+		return (const char *)r + 1;
+	}
+	if (!p->depth || r[-1] != '}')
+		return NULL;
+	size_t len = (size_t)(r - q - 1);
+	struct pl_name *nm = &p->names[p->stack[p->depth - 1].name];
+	if (nm->len != len || !name_eq(q, nm->s, len))
+		return NULL;
+	advance(p, t);
+	p->line++;
+	p->depth--;
+	p->open[nm->cat]--;
+	return (const char *)r + 1;
+}
+
+/* parse every complete line in the buffer and keep the incomplete tail */
+static int pl_drain(struct pypylog *p, struct kerr *e)
+{
+	char *b = p->buf, *end = p->buf + p->len;
+	if (p->skipping) {
+		char *nl = memchr(b, '\n', p->len);
+		if (!nl) {
+			p->len = 0;
+			return 0;
+		}
+		p->skipping = 0;
+		p->line++;
+		b = nl + 1;
+	}
+	char *last = b < end ? memrchr(b, '\n', (size_t)(end - b)) : NULL;
+	if (!last) {
+		if (b == p->buf && p->len == PL_BUF) {
+			/* a line longer than the buffer: content, never an event */
+			p->skipping = 1;
+			p->len = 0;
+			return 0;
+		}
+		memmove(p->buf, b, (size_t)(end - b));
+		p->len = (size_t)(end - b);
+		return 0;
+	}
+	const char *s = b, *stop = last + 1;
+	while (s < stop) {
+		const char *next = pl_fast(p, s);
+		if (next) {
+			s = next;
+			continue;
+		}
+		s = pl_line(p, s, stop, e);
+		if (!s)
+			return -1;
+	}
+	size_t tail = (size_t)(end - stop);
+	memmove(p->buf, stop, tail);
+	p->len = tail;
+	return 0;
+}
+
+/* ---- the public streaming interface ---- */
+
+struct pypylog *pypylog_new(const char *name, const struct pypylog_calib *cal, struct rec_sink *sink)
+{
+	pl_tables();
+	struct pypylog *p = xcalloc(1, sizeof(*p));
+	p->file = xstrdup(name);
+	p->cal = *cal;
+	p->sink = sink;
+	p->buf = xcalloc(1, PL_BUF + PL_SLACK);
+	p->names = xcalloc(PL_MAX_NAMES, sizeof(*p->names));
+	/* the iteration marker takes slot 0 so that it never counts as a section name */
+	name_id(p, (const unsigned char *)PL_ITER_NAME "\0\0\0\0\0\0\0", sizeof(PL_ITER_NAME) - 1);
+	return p;
+}
+
+int pypylog_feed(struct pypylog *p, const char *buf, size_t len, struct kerr *e)
+{
+	while (len) {
+		size_t n = PL_BUF - p->len;
+		if (n > len)
+			n = len;
+		memcpy(p->buf + p->len, buf, n);
+		p->len += n;
+		buf += n;
+		len -= n;
+		if (pl_drain(p, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int pypylog_finish(struct pypylog *p, struct kerr *e)
+{
+	if (p->len || p->skipping)
+		return pl_error(p, e, p->line + 1, "last line has no newline (truncated log?)");
+	if (p->depth) {
+		struct pl_frame *f = &p->stack[p->depth - 1];
+		return pl_error(p, e, f->line, "section '%s' opened here is not finished (truncated log?)",
+				p->names[f->name].s);
+	}
+	if (p->in_iter)
+		return pl_error(p, e, p->iter_line, "iteration %ld ('{%s') is not finished (truncated log?)",
+				p->iter, PL_ITER_NAME);
+	if (!p->started)
+		return kerr_setc(e, KEXIT_CONFIG, "%s: no sections in the log (empty, or PyPy stopped before writing it)",
+				 p->file);
+	if (emit_group(p, e, REC_PEXEC, p->tot_ticks, p->tot_count) < 0)
+		return -1;
+	char name[PL_NAME_MAX + 16];
+	for (uint32_t i = 1; i < p->nnames; i++) {
+		struct pl_name *nm = &p->names[i];
+		snprintf(name, sizeof(name), "pypy.%s.time", nm->s);
+		if (put(p, e, REC_PEXEC, name, ticks_s(p, nm->ticks), "s") < 0)
+			return -1;
+		snprintf(name, sizeof(name), "pypy.%s.count", nm->s);
+		if (put(p, e, REC_PEXEC, name, (double)nm->count, "") < 0)
+			return -1;
+	}
+	return 0;
+}
+
+void pypylog_free(struct pypylog *p)
+{
+	if (!p)
+		return;
+	for (uint32_t i = 0; i < p->nnames; i++)
+		free(p->names[i].s);
+	free(p->names);
+	free(p->buf);
+	free(p->file);
+	free(p);
+}
+
+int pypylog_parse_mem(const char *name, const char *buf, size_t len,
+		      const struct pypylog_calib *cal, struct rec_sink *sink, struct kerr *e)
+{
+	struct pypylog *p = pypylog_new(name, cal, sink);
+	int r = pypylog_feed(p, buf, len, e);
+	if (!r)
+		r = pypylog_finish(p, e);
+	pypylog_free(p);
+	return r;
+}
+
+/* ---- calibration ---- */
+
+int pypylog_calib_parse(const char *name, const char *buf, size_t len,
+			struct pypylog_calib *c, struct kerr *e)
+{
+	json_error_t je;
+	json_t *o = json_loadb(buf, len, JSON_DECODE_ANY, &je);
+	if (!o)
+		return kerr_setc(e, KEXIT_CONFIG, "%s:%d:%d: not valid JSON: %s", name, je.line, je.column, je.text);
+	int r = -1;
+	json_t *pairs = json_is_object(o) ? json_object_get(o, "pairs") : NULL;
+	if (!json_is_object(o)) {
+		kerr_setc(e, KEXIT_CONFIG, "%s: the calibration must be a JSON object", name);
+		goto out;
+	}
+	if (!json_is_array(pairs) || json_array_size(pairs) < 2) {
+		kerr_setc(e, KEXIT_CONFIG, "%s: field 'pairs': missing, or fewer than 2 [tick, ns] pairs", name);
+		goto out;
+	}
+	json_int_t v[2][2];
+	for (int k = 0; k < 2; k++) {
+		json_t *pr = json_array_get(pairs, k ? json_array_size(pairs) - 1 : 0);
+		if (!json_is_array(pr) || json_array_size(pr) != 2 ||
+		    !json_is_integer(json_array_get(pr, 0)) || !json_is_integer(json_array_get(pr, 1))) {
+			kerr_setc(e, KEXIT_CONFIG, "%s: field 'pairs': each pair must be [tick, ns] integers", name);
+			goto out;
+		}
+		v[k][0] = json_integer_value(json_array_get(pr, 0));
+		v[k][1] = json_integer_value(json_array_get(pr, 1));
+	}
+	if (v[1][0] <= v[0][0] || v[1][1] <= v[0][1] || v[0][0] < 0 || v[0][1] < 0) {
+		kerr_setc(e, KEXIT_CONFIG, "%s: field 'pairs': ticks and ns must both increase from the first pair to the last", name);
+		goto out;
+	}
+	c->ns_per_tick = (double)(v[1][1] - v[0][1]) / (double)(v[1][0] - v[0][0]);
+	c->tick0 = v[0][0];
+	c->ns0 = v[0][1];
+	r = 0;
+out:
+	json_decref(o);
+	return r;
+}
+
+int pypylog_calib_load(const char *path, struct pypylog_calib *c, struct kerr *e)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int r = read_file(path, &sb, e);
+	if (!r)
+		r = pypylog_calib_parse(path, sb_str(&sb), sb.len, c, e);
+	sb_release(&sb);
+	return r;
+}
+
+/* ---- files ---- */
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && !strcmp(s + a - b, suf);
+}
+
+static int read_plain(struct pypylog *p, int fd, struct kerr *e)
+{
+	for (;;) {
+		ssize_t n = read(fd, p->buf + p->len, PL_BUF - p->len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return kerr_set(e, "%s: %s", p->file, strerror(errno));
+		}
+		if (n == 0)
+			return 0;
+		p->len += (size_t)n;
+		if (pl_drain(p, e) < 0)
+			return -1;
+	}
+}
+
+/* a .zst log decompressed straight into the parse buffer */
+static int read_zst(struct pypylog *p, int fd, struct kerr *e)
+{
+	ZSTD_DCtx *d = ZSTD_createDCtx();
+	size_t incap = ZSTD_DStreamInSize();
+	char *in = xmalloc(incap);
+	size_t last = 1;
+	int r = -1, eof = 0;
+	while (!eof) {
+		ssize_t n = read(fd, in, incap);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			kerr_set(e, "%s: %s", p->file, strerror(errno));
+			goto out;
+		}
+		eof = n == 0;
+		if (eof && last == 0)
+			break; /* the last frame is complete and flushed */
+		ZSTD_inBuffer ib = { in, (size_t)n, 0 };
+		/* on eof, keep flushing until the decompressor has nothing left */
+		for (;;) {
+			ZSTD_outBuffer ob = { p->buf + p->len, PL_BUF - p->len, 0 };
+			size_t z = ZSTD_decompressStream(d, &ob, &ib);
+			if (ZSTD_isError(z)) {
+				kerr_setc(e, KEXIT_CONFIG, "%s: zstd: %s", p->file, ZSTD_getErrorName(z));
+				goto out;
+			}
+			last = z;
+			p->len += ob.pos;
+			if (pl_drain(p, e) < 0)
+				goto out;
+			if (ib.pos == ib.size && ob.pos < ob.size)
+				break;
+		}
+	}
+	if (last != 0) {
+		kerr_setc(e, KEXIT_CONFIG, "%s: zstd: the compressed stream is truncated", p->file);
+		goto out;
+	}
+	r = 0;
+out:
+	free(in);
+	ZSTD_freeDCtx(d);
+	return r;
+}
+
+int pypylog_parse_file(const char *path, struct rec_sink *sink, struct kerr *e)
+{
+	char *dir = path_dirname(path);
+	char *cpath = path_join(dir, "calibration.json");
+	free(dir);
+	struct pypylog_calib cal;
+	int r = pypylog_calib_load(cpath, &cal, e);
+	free(cpath);
+	if (r < 0)
+		return kerr_wrap(e, "%s: the runner's calibration (ticks to seconds) is needed beside the log", path);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return kerr_setc(e, KEXIT_CONFIG, "%s: %s", path, strerror(errno));
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	struct pypylog *p = pypylog_new(path, &cal, sink);
+	r = ends_with(path, ".zst") ? read_zst(p, fd, e) : read_plain(p, fd, e);
+	if (!r)
+		r = pypylog_finish(p, e);
+	pypylog_free(p);
+	close(fd);
+	return r;
+}
+
+/* ---- keeping the raw log ---- */
+
+int pypylog_compress(const char *path, struct kerr *e)
+{
+	char *out = xasprintf("%s.zst", path);
+	char *tmp = xasprintf("%s.zst.tmp", path);
+	int in = -1, fo = -1, r = -1;
+	ZSTD_CCtx *c = ZSTD_createCCtx();
+	size_t incap = ZSTD_CStreamInSize(), outcap = ZSTD_CStreamOutSize();
+	char *ib = xmalloc(incap), *ob = xmalloc(outcap);
+	ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, 3);
+	ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+
+	in = open(path, O_RDONLY | O_CLOEXEC);
+	if (in < 0) {
+		kerr_set(e, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	fo = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fo < 0) {
+		kerr_set(e, "%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	for (;;) {
+		ssize_t n = read(in, ib, incap);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			kerr_set(e, "%s: %s", path, strerror(errno));
+			goto out;
+		}
+		ZSTD_EndDirective mode = n == 0 ? ZSTD_e_end : ZSTD_e_continue;
+		ZSTD_inBuffer zi = { ib, (size_t)n, 0 };
+		size_t left;
+		do {
+			ZSTD_outBuffer zo = { ob, outcap, 0 };
+			left = ZSTD_compressStream2(c, &zo, &zi, mode);
+			if (ZSTD_isError(left)) {
+				kerr_set(e, "%s: zstd: %s", path, ZSTD_getErrorName(left));
+				goto out;
+			}
+			for (size_t w = 0; w < zo.pos;) {
+				ssize_t k = write(fo, ob + w, zo.pos - w);
+				if (k < 0 && errno == EINTR)
+					continue;
+				if (k < 0) {
+					kerr_set(e, "%s: %s", tmp, strerror(errno));
+					goto out;
+				}
+				w += (size_t)k;
+			}
+		} while (mode == ZSTD_e_end ? left != 0 : zi.pos < zi.size);
+		if (n == 0)
+			break;
+	}
+	if (fsync(fo) < 0 || close(fo) < 0) {
+		fo = -1;
+		kerr_set(e, "%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	fo = -1;
+	if (rename(tmp, out) < 0) {
+		kerr_set(e, "%s: %s", out, strerror(errno));
+		goto out;
+	}
+	unlink(path);
+	r = 0;
+out:
+	if (in >= 0)
+		close(in);
+	if (fo >= 0)
+		close(fo);
+	if (r < 0)
+		unlink(tmp);
+	ZSTD_freeCCtx(c);
+	free(ib);
+	free(ob);
+	free(tmp);
+	free(out);
+	return r;
+}

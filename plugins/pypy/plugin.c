@@ -1,0 +1,54 @@
+/*
+ * plugin.c - the pypy plugin: runs benchmarks/<b>/python/bench.py under PyPy
+ * with plugins/pypy/runner.py, and with `instrument: true` has PyPy write a
+ * PYPYLOG into KILN_INSTR_DIR, which parse_pypylog.c summarises per
+ * iteration (GC, JIT, other sections, time outside any section).
+ *
+ * PYPYLOG is set to "+DIR/pypylog": PyPy's profiling mode, which logs the
+ * start and stop of every section (all categories) and none of their content.
+ * That is all the time accounting needs, every section is seen (so exclusive
+ * times are exact), and the VM writes as little as possible while it is being
+ * measured.  The "+" keeps a ':' in the path from being read as a category
+ * prefix.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "plugin.h"
+#include "pypylog.h"
+
+static int pypy_build(const struct plugin_ctx *c, struct strvec *argv, struct strvec *env,
+		      struct kerr *e)
+{
+	if (!c->vm_path || !c->plugin_dir || !c->entry_path)
+		return kerr_set(e, "pypy: missing VM, plugin or benchmark path");
+	sv_push(argv, c->vm_path);
+	if (c->vm)
+		for (size_t i = 0; i < c->vm->args.n; i++)
+			sv_push(argv, c->vm->args.v[i]);
+	sv_pushf(argv, "%s/runner.py", c->plugin_dir);
+	sv_push(argv, c->entry_path);
+	if (c->instrument && c->instr_dir) {
+		char *log = xasprintf("+%s/pypylog", c->instr_dir);
+		sv_setenv(env, "PYPYLOG", log);
+		free(log);
+		sv_setenv(env, "KILN_INSTRUMENT", "1");
+	}
+	return 0;
+}
+
+const struct kiln_plugin plugin_pypy = {
+	.name = "pypy",
+	.language = "python",
+	.entry = "bench.py",
+	.vm_default = "pypy3",
+	.summary = "PyPy: Python benchmarks timed with time.clock_gettime_ns(CLOCK_MONOTONIC_RAW)",
+	.records = "per iteration: gc.time jit.time other.time outside.time (s), gc.count jit.count "
+		   "(from PYPYLOG); per pexec: the same totals, pypy.<section>.time/.count, checksum",
+	.whole_process = 0,
+	.build = pypy_build,
+	.prepare = NULL,
+	.parse_glob = "pypylog*",
+	.parse = pypylog_parse_file,
+};

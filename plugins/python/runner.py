@@ -1,0 +1,142 @@
+"""runner.py - kiln's iteration runner for CPython (the `python` plugin).
+
+    python3 [VM args] runner.py BENCH.py
+
+Loads BENCH.py (a module with run_iter(param) and checksum()), then runs
+KILN_ITERATIONS iterations of run_iter(KILN_PARAM), timing each with
+CLOCK_MONOTONIC_RAW, and writes the result stream (runner protocol v1) to the
+file descriptor KILN_RESULT_FD: a header, one line per iteration written after
+its clock stopped, then {"done": true}.  Nothing but the call and two clock
+reads happens inside the timed region.
+
+After the last iteration it writes the benchmark's checksum to
+KILN_INSTR_DIR/runner.kiln.jsonl.  With KILN_INSTRUMENT=1 it also records,
+per iteration, the time spent in the cyclic GC and the number of collections
+(gc.callbacks; the callback itself is the only code added to the timed
+region), objects collected, allocated blocks and RSS, kept in memory and
+written to KILN_INSTR_DIR/python.kiln.jsonl at the end.
+"""
+import gc
+import importlib.util
+import json
+import os
+import sys
+import time
+
+
+def env(name):
+    v = os.environ.get(name)
+    if v is None:
+        sys.exit("kiln python runner: %s is not set" % name)
+    return v
+
+
+if hasattr(time, "CLOCK_MONOTONIC_RAW"):
+    CLOCK_NAME = "monotonic_raw"
+    _clk = time.CLOCK_MONOTONIC_RAW
+
+    def now():
+        return time.clock_gettime_ns(_clk)
+else:
+    CLOCK_NAME = "monotonic"
+    now = time.monotonic_ns
+
+
+class GCMeter:
+    """Sums GC pauses reported by gc.callbacks into the current iteration."""
+
+    def __init__(self):
+        self.time_ns = 0
+        self.count = 0
+        self.collected = 0
+        self._start = 0
+
+    def callback(self, phase, info):
+        if phase == "start":
+            self._start = now()
+        else:
+            self.time_ns += now() - self._start
+            self.count += 1
+            self.collected += info.get("collected", 0)
+
+    def take(self):
+        r = (self.time_ns, self.count, self.collected)
+        self.time_ns = self.count = self.collected = 0
+        return r
+
+
+def rss_bytes():
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def load(path):
+    spec = importlib.util.spec_from_file_location("kiln_bench", path)
+    if spec is None:
+        sys.exit("kiln python runner: cannot load %s" % path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: runner.py BENCH.py")
+    try:
+        iters = int(env("KILN_ITERATIONS"))
+        param = int(env("KILN_PARAM"))
+        fd = int(env("KILN_RESULT_FD"))
+    except ValueError as ex:
+        sys.exit("kiln python runner: KILN_ITERATIONS, KILN_PARAM and KILN_RESULT_FD "
+                 "must be integers (%s)" % ex)
+    instr_dir = os.environ.get("KILN_INSTR_DIR")
+    instrument = os.environ.get("KILN_INSTRUMENT") == "1"
+    bench = load(sys.argv[1])
+    run_iter = bench.run_iter
+
+    meter = None
+    samples = []
+    if instrument and not hasattr(gc, "callbacks"):
+        print("kiln python runner: this Python has no gc.callbacks (PyPy? use the pypy "
+              "plugin): no GC records", file=sys.stderr)
+    elif instrument:
+        meter = GCMeter()
+        gc.callbacks.append(meter.callback)
+
+    os.write(fd, b'{"kiln":1,"clock":"%s","counters":[]}\n' % CLOCK_NAME.encode())
+    for i in range(iters):
+        if meter is not None:
+            meter.take()  # collections between iterations are not counted
+        t0 = now()
+        run_iter(param)
+        t1 = now()
+        if meter is not None:
+            gc_sample = meter.take()
+        os.write(fd, b'{"i":%d,"wall_ns":%d}\n' % (i, t1 - t0))
+        if meter is not None:
+            samples.append(gc_sample + (sys.getallocatedblocks(), rss_bytes()))
+    if meter is not None:
+        gc.callbacks.remove(meter.callback)
+
+    if instr_dir:
+        with open(os.path.join(instr_dir, "runner.kiln.jsonl"), "a") as f:
+            f.write(json.dumps({"name": "checksum", "value": bench.checksum()}) + "\n")
+        if meter is not None:
+            with open(os.path.join(instr_dir, "python.kiln.jsonl"), "a") as f:
+                for i, (gc_ns, count, collected, blocks, rss) in enumerate(samples):
+                    recs = [{"name": "gc.time", "value": gc_ns / 1e9, "unit": "s"},
+                            {"name": "gc.count", "value": count},
+                            {"name": "python.gc.collected", "value": collected},
+                            {"name": "python.allocated_blocks", "value": blocks}]
+                    if rss is not None:
+                        recs.append({"name": "rss", "value": rss, "unit": "bytes"})
+                    for r in recs:
+                        f.write(json.dumps(dict(i=i, **r)) + "\n")
+    os.write(fd, b'{"done":true}\n')
+
+
+if __name__ == "__main__":
+    main()

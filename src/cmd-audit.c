@@ -1,0 +1,138 @@
+/*
+ * cmd-audit.c - `kiln audit RESULTS`: what the results file recorded about
+ * the machine and the run: kiln, the config, uname, CPU, kernel command
+ * line, distribution, VM packages and versions, doctor's findings at the
+ * start and at the end, limits and environment.
+ */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "store.h"
+
+static int cmd_audit(int argc, char **argv);
+
+const struct cmd_entry cmd_audit_entry = {
+	.name = "audit",
+	.usage = "RESULTS [--json] [--full]",
+	.summary = "show what the results recorded about the machine, the VMs and the run",
+	.help = "  --json   the whole audit as JSON (start and end)\n"
+		"  --full   also print cpuinfo, environment and limits in the text form\n",
+	.exec = cmd_audit,
+};
+
+static const char *str(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static void print_doctor(const char *title, json_t *a)
+{
+	json_t *d = json_object_get(a, "doctor");
+	if (!json_is_array(d))
+		return;
+	printf("\n%s:\n", title);
+	size_t i;
+	json_t *c;
+	json_array_foreach(d, i, c) {
+		printf("  %-16s %-12s %s\n", str(c, "name") ? str(c, "name") : "?", str(c, "state") ? str(c, "state") : "?",
+		       str(c, "value") ? str(c, "value") : "");
+	}
+}
+
+static int cmd_audit(int argc, char **argv)
+{
+	if (cmd_wants_help(&cmd_audit_entry, argc, argv))
+		return 0;
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' }, { "full", no_argument, NULL, 'f' }, { NULL, 0, NULL, 0 },
+	};
+	int json = 0, full = 0, c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'j')
+			json = 1;
+		else if (c == 'f')
+			full = 1;
+		else
+			return cmd_usage_error(&cmd_audit_entry, "unknown option");
+	}
+	if (optind != argc - 1)
+		return cmd_usage_error(&cmd_audit_entry, "one RESULTS file is needed");
+	struct kerr e = KERR_INIT;
+	struct store *st;
+	if (store_open(argv[optind], 0, &st, &e) < 0) {
+		kerr_print(&e);
+		kerr_release(&e);
+		return KEXIT_STORE;
+	}
+	const char *names[] = { "start", "end", "tune_saved", "sanity" };
+	json_t *all = json_object();
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		char *v = NULL;
+		if (store_audit_get(st, names[i], &v) == 0 && v) {
+			json_t *j = json_loads(v, 0, NULL);
+			json_object_set_new(all, names[i], j ? j : json_string(v));
+		}
+		free(v);
+	}
+	const char *meta[] = { "name", "kiln_version", "config_path", "config_hash", "seed", "order", "started", "ended" };
+	json_t *m = json_object();
+	for (size_t i = 0; i < ARRAY_SIZE(meta); i++) {
+		char *v = NULL;
+		if (store_meta_get(st, meta[i], &v) == 0 && v)
+			json_object_set_new(m, meta[i], json_string(v));
+		free(v);
+	}
+	json_object_set_new(all, "experiment", m);
+	if (json) {
+		char *s = json_dumps(all, JSON_INDENT(2) | JSON_SORT_KEYS);
+		puts(s);
+		free(s);
+	} else {
+		json_t *a = json_object_get(all, "start");
+		printf("experiment %s (config %s, sha256 %.16s...), seed %s, order %s\n", str(m, "name") ? str(m, "name") : "?",
+		       str(m, "config_path") ? str(m, "config_path") : "?", str(m, "config_hash") ? str(m, "config_hash") : "?",
+		       str(m, "seed") ? str(m, "seed") : "?", str(m, "order") ? str(m, "order") : "?");
+		printf("kiln %s, started %s, ended %s\n", str(m, "kiln_version") ? str(m, "kiln_version") : "?",
+		       str(m, "started") ? str(m, "started") : "?", str(m, "ended") ? str(m, "ended") : "(not finished)");
+		if (json_is_object(a)) {
+			json_t *u = json_object_get(a, "uname");
+			if (json_is_object(u))
+				printf("machine %s: %s %s %s\n", str(u, "nodename") ? str(u, "nodename") : "?", str(u, "sysname") ? str(u, "sysname") : "",
+				       str(u, "release") ? str(u, "release") : "", str(u, "machine") ? str(u, "machine") : "");
+			if (str(a, "cpu_model"))
+				printf("cpu %s\n", str(a, "cpu_model"));
+			if (str(a, "distribution"))
+				printf("distribution %s\n", str(a, "distribution"));
+			if (str(a, "cmdline"))
+				printf("kernel command line %s\n", str(a, "cmdline"));
+			json_t *vms = json_object_get(a, "vms");
+			if (vms) {
+				printf("\nVMs:\n");
+				char *s = json_dumps(vms, JSON_INDENT(2));
+				printf("%s\n", s);
+				free(s);
+			}
+			print_doctor("doctor at the start", a);
+			print_doctor("doctor at the end", json_object_get(all, "end"));
+			if (full) {
+				const char *big[] = { "cpuinfo", "environment", "rlimits" };
+				for (size_t i = 0; i < ARRAY_SIZE(big); i++) {
+					json_t *v = json_object_get(a, big[i]);
+					char *s = json_is_string(v) ? xstrdup(json_string_value(v)) : json_dumps(v, JSON_INDENT(2));
+					printf("\n%s:\n%s\n", big[i], s ? s : "");
+					free(s);
+				}
+			}
+		} else {
+			printf("(no audit recorded: results imported or from an older kiln)\n");
+		}
+	}
+	json_decref(all);
+	store_close(st);
+	return 0;
+}

@@ -1,0 +1,750 @@
+/*
+ * import.c - Krun results files and warmup_stats CSV into a struct dataset,
+ * and the writers for the other direction (kiln export).
+ *
+ * Krun: one JSON object, usually bzip2-compressed, with
+ *   wallclock_times   {"bench:vm:variant": [[seconds per iteration] per pexec]}
+ *   pexec_flags       {key: ["C" | "E" | "T" ...]}  completed, error, timeout
+ *   core_cycle_counts {key: [[[cycles per iteration] per core] per pexec]}  optional,
+ *                     likewise aperf_counts and mperf_counts
+ *   instr_data        {key: [{name: [value per iteration]} per pexec]}     optional
+ *   audit, config     kept by the writer; the reader takes the machine name from audit.uname
+ * warmup_stats CSV: a header "pexec_idx,bench,0,1,2,..." then one row per
+ * pexec "0,bench:vm:variant,0.1,0.2,..." where a "crash" cell marks a
+ * crashed pexec.
+ *
+ * Outside data is untrusted (and fuzzed): every error names the file, the
+ * line or key, and the field.  Keys are sorted so that datasets come out
+ * the same whatever order the JSON object had.
+ */
+#include <bzlib.h>
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "import.h"
+#include "store.h"
+
+#define IMP_MAX_BYTES ((size_t)4 << 30) /* refuse to inflate beyond 4 GiB */
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && !strcmp(s + a - b, suf);
+}
+
+enum imp_format imp_detect(const char *path)
+{
+	unsigned char head[16] = { 0 };
+	FILE *f = fopen(path, "rb");
+	size_t n = 0;
+	if (f) {
+		n = fread(head, 1, sizeof(head), f);
+		fclose(f);
+	}
+	if (n >= 16 && !memcmp(head, "SQLite format 3", 16))
+		return IMP_KILN;
+	if (n >= 3 && !memcmp(head, "BZh", 3))
+		return IMP_KRUN;
+	size_t i = 0;
+	while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
+		i++;
+	if (i < n && head[i] == '{')
+		return IMP_KRUN;
+	if (ends_with(path, ".db"))
+		return IMP_KILN;
+	if (ends_with(path, ".json") || ends_with(path, ".json.bz2") || ends_with(path, ".bz2"))
+		return IMP_KRUN;
+	if (ends_with(path, ".csv"))
+		return IMP_CSV;
+	if (n && (head[0] == 'p' || (head[0] >= '0' && head[0] <= '9')))
+		return IMP_CSV;
+	return IMP_UNKNOWN;
+}
+
+/* ---- bzip2 ---- */
+
+int imp_bunzip(const char *name, const char *data, size_t len, struct strbuf *out, struct kerr *e)
+{
+	bz_stream bz;
+	memset(&bz, 0, sizeof(bz));
+	if (BZ2_bzDecompressInit(&bz, 0, 0) != BZ_OK)
+		return kerr_setc(e, KEXIT_CONFIG, "%s: cannot start bzip2 decompression", name);
+	sb_reset(out);
+	bz.next_in = (char *)data;
+	bz.avail_in = len > 0xffffffffu ? 0xffffffffu : (unsigned)len;
+	int rc;
+	for (;;) {
+		sb_grow(out, 1 << 20);
+		bz.next_out = out->buf + out->len;
+		bz.avail_out = (unsigned)(out->alloc - out->len - 1);
+		unsigned before = bz.avail_out;
+		rc = BZ2_bzDecompress(&bz);
+		out->len += before - bz.avail_out;
+		out->buf[out->len] = '\0';
+		if (rc == BZ_STREAM_END)
+			break;
+		if (rc != BZ_OK) {
+			BZ2_bzDecompressEnd(&bz);
+			return kerr_setc(e, KEXIT_CONFIG, "%s: corrupt bzip2 data (error %d)", name, rc);
+		}
+		if (bz.avail_in == 0 && before == bz.avail_out) {
+			BZ2_bzDecompressEnd(&bz);
+			return kerr_setc(e, KEXIT_CONFIG, "%s: truncated bzip2 data", name);
+		}
+		if (out->len > IMP_MAX_BYTES) {
+			BZ2_bzDecompressEnd(&bz);
+			return kerr_setc(e, KEXIT_CONFIG, "%s: more than 4 GiB once decompressed", name);
+		}
+	}
+	BZ2_bzDecompressEnd(&bz);
+	return 0;
+}
+
+int imp_bzip(const char *data, size_t len, struct strbuf *out, struct kerr *e)
+{
+	if (len > 0x7fffffff)
+		return kerr_set(e, "bzip2: %zu bytes is too much for one buffer", len);
+	unsigned dl = (unsigned)(len + len / 100 + 601);
+	sb_reset(out);
+	sb_grow(out, dl);
+	int rc = BZ2_bzBuffToBuffCompress(out->buf, &dl, (char *)data, (unsigned)len, 9, 0, 0);
+	if (rc != BZ_OK)
+		return kerr_set(e, "bzip2 compression failed (error %d)", rc);
+	out->len = dl;
+	out->buf[dl] = '\0';
+	return 0;
+}
+
+/* ---- keys ---- */
+
+/* "bench:vm:variant" (the variant may itself contain ':'); a bare name gets vm "unknown" */
+static int split_key(const char *key, char **b, char **v, char **var)
+{
+	const char *c1 = strchr(key, ':');
+	if (!c1) {
+		if (!*key)
+			return -1;
+		*b = xstrdup(key);
+		*v = xstrdup("unknown");
+		*var = xstrdup("default");
+		return 0;
+	}
+	const char *c2 = strchr(c1 + 1, ':');
+	if (c1 == key || !c2 || c2 == c1 + 1 || !c2[1])
+		return -1;
+	*b = xstrndup(key, (size_t)(c1 - key));
+	*v = xstrndup(c1 + 1, (size_t)(c2 - c1 - 1));
+	*var = xstrdup(c2 + 1);
+	return 0;
+}
+
+static struct ds_key *key_for(struct dataset *ds, const char *key)
+{
+	char *b, *v, *var;
+	if (split_key(key, &b, &v, &var) < 0)
+		return NULL;
+	char *full = xasprintf("%s:%s:%s", b, v, var);
+	struct ds_key *k = ds_find_key(ds, full);
+	free(full);
+	if (!k)
+		k = ds_add_key(ds, b, v, var);
+	free(b);
+	free(v);
+	free(var);
+	return k;
+}
+
+/* ---- Krun ---- */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static const char **sorted_keys(json_t *obj, size_t *n)
+{
+	*n = json_object_size(obj);
+	const char **keys = xmalloc((*n ? *n : 1) * sizeof(char *));
+	size_t i = 0;
+	const char *k;
+	json_t *v;
+	json_object_foreach(obj, k, v) keys[i++] = k;
+	qsort(keys, *n, sizeof(char *), cmp_str);
+	return keys;
+}
+
+/* an array of numbers (nulls become NAN when allow_null) into a new double array */
+static int num_array(json_t *a, int allow_null, double **out, size_t *n)
+{
+	if (!json_is_array(a))
+		return -1;
+	*n = json_array_size(a);
+	double *v = xmalloc((*n ? *n : 1) * sizeof(double));
+	for (size_t i = 0; i < *n; i++) {
+		json_t *x = json_array_get(a, i);
+		if (json_is_number(x))
+			v[i] = json_number_value(x);
+		else if (allow_null && json_is_null(x))
+			v[i] = NAN;
+		else {
+			free(v);
+			*n = i;
+			return -2;
+		}
+	}
+	*out = v;
+	return 0;
+}
+
+/* core_cycle_counts and the like: per pexec, per core, per iteration; summed over cores */
+static int krun_percore(const char *name, json_t *root, const char *field, const char *series, struct dataset *ds,
+			struct kerr *e)
+{
+	json_t *obj = json_object_get(root, field);
+	if (!obj || json_is_null(obj))
+		return 0;
+	if (!json_is_object(obj))
+		return kerr_setc(e, KEXIT_CONFIG, "%s: %s: not an object", name, field);
+	size_t nk;
+	const char **keys = sorted_keys(obj, &nk);
+	for (size_t i = 0; i < nk; i++) {
+		struct ds_key *k = ds_find_key(ds, keys[i]);
+		json_t *pl = json_object_get(obj, keys[i]);
+		if (!k || !json_is_array(pl))
+			continue; /* counts for a key without times: nothing to attach them to */
+		for (size_t p = 0; p < json_array_size(pl) && p < k->npexecs; p++) {
+			json_t *cores = json_array_get(pl, p);
+			if (!json_is_array(cores) || !json_array_size(cores))
+				continue;
+			struct ds_pexec *px = &k->pexecs[p];
+			struct ds_series *s = NULL;
+			for (size_t c = 0; c < json_array_size(cores); c++) {
+				double *v;
+				size_t n;
+				int r = num_array(json_array_get(cores, c), 1, &v, &n);
+				if (r < 0) {
+					free(keys);
+					return kerr_setc(e, KEXIT_CONFIG, "%s: %s: key '%s': pexec %zu: core %zu: %s", name,
+							 field, k->key, p, c,
+							 r == -1 ? "not an array" : "a value is not a number");
+				}
+				if (!s)
+					s = ds_add_series(px, series, "", n);
+				for (size_t j = 0; j < n && j < s->n; j++)
+					s->v[j] = isnan(s->v[j]) ? v[j] : s->v[j] + v[j];
+				free(v);
+			}
+		}
+	}
+	free(keys);
+	return 0;
+}
+
+static int krun_instr(const char *name, json_t *root, struct dataset *ds, struct kerr *e)
+{
+	json_t *obj = json_object_get(root, "instr_data");
+	if (!obj || !json_is_object(obj))
+		return 0;
+	size_t nk;
+	const char **keys = sorted_keys(obj, &nk);
+	for (size_t i = 0; i < nk; i++) {
+		struct ds_key *k = ds_find_key(ds, keys[i]);
+		json_t *pl = json_object_get(obj, keys[i]);
+		if (!k || !json_is_array(pl))
+			continue;
+		for (size_t p = 0; p < json_array_size(pl) && p < k->npexecs; p++) {
+			json_t *po = json_array_get(pl, p);
+			if (!json_is_object(po))
+				continue; /* Krun's VM-specific shapes other than name -> list: not ours */
+			size_t ns;
+			const char **names = sorted_keys(po, &ns);
+			for (size_t s = 0; s < ns; s++) {
+				double *v;
+				size_t n;
+				int r = num_array(json_object_get(po, names[s]), 1, &v, &n);
+				if (r == -1)
+					continue;
+				if (r < 0) {
+					kerr_setc(e, KEXIT_CONFIG, "%s: instr_data: key '%s': pexec %zu: series '%s': a value is not a number",
+						  name, k->key, p, names[s]);
+					free(names);
+					free(keys);
+					return -1;
+				}
+				struct ds_series *ser = ds_add_series(&k->pexecs[p], names[s], "", n);
+				memcpy(ser->v, v, n * sizeof(double));
+				free(v);
+			}
+			free(names);
+		}
+	}
+	free(keys);
+	return 0;
+}
+
+int imp_krun_buf(const char *name, const char *data, size_t len, struct dataset *ds, struct kerr *e)
+{
+	struct strbuf plain = STRBUF_INIT;
+	if (len >= 3 && !memcmp(data, "BZh", 3)) {
+		if (imp_bunzip(name, data, len, &plain, e) < 0) {
+			sb_release(&plain);
+			return -1;
+		}
+		data = plain.buf;
+		len = plain.len;
+	}
+	json_error_t je;
+	json_t *root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je);
+	sb_release(&plain);
+	if (!root)
+		return kerr_setc(e, KEXIT_CONFIG, "%s:%d:%d: not valid JSON: %s", name, je.line, je.column, je.text);
+	int rc = -1;
+	const char **keys = NULL;
+	if (!json_is_object(root)) {
+		kerr_setc(e, KEXIT_CONFIG, "%s: not a Krun results file (the top level is not an object)", name);
+		goto out;
+	}
+	json_t *wt = json_object_get(root, "wallclock_times");
+	if (!json_is_object(wt)) {
+		kerr_setc(e, KEXIT_CONFIG, "%s: wallclock_times: %s", name, wt ? "not an object" : "missing");
+		goto out;
+	}
+	json_t *flags = json_object_get(root, "pexec_flags");
+	if (flags && !json_is_object(flags) && !json_is_null(flags)) {
+		kerr_setc(e, KEXIT_CONFIG, "%s: pexec_flags: not an object", name);
+		goto out;
+	}
+	size_t nk;
+	keys = sorted_keys(wt, &nk);
+	for (size_t i = 0; i < nk; i++) {
+		json_t *pl = json_object_get(wt, keys[i]);
+		if (!json_is_array(pl)) {
+			kerr_setc(e, KEXIT_CONFIG, "%s: wallclock_times: key '%s': not a list of pexecs", name, keys[i]);
+			goto out;
+		}
+		struct ds_key *k = key_for(ds, keys[i]);
+		if (!k) {
+			kerr_setc(e, KEXIT_CONFIG, "%s: wallclock_times: key '%s': not of the form bench:vm:variant", name,
+				  keys[i]);
+			goto out;
+		}
+		json_t *fl = flags ? json_object_get(flags, keys[i]) : NULL;
+		if (fl && !json_is_array(fl)) {
+			kerr_setc(e, KEXIT_CONFIG, "%s: pexec_flags: key '%s': not a list", name, keys[i]);
+			goto out;
+		}
+		size_t np = json_array_size(pl);
+		k->planned_pexecs = (long)np;
+		for (size_t p = 0; p < np; p++) {
+			struct ds_pexec *px = ds_add_pexec(k, (long)p);
+			double *v;
+			size_t n;
+			int r = num_array(json_array_get(pl, p), 0, &v, &n);
+			if (r == -1) {
+				kerr_setc(e, KEXIT_CONFIG, "%s: wallclock_times: key '%s': pexec %zu: not a list of times",
+					  name, keys[i], p);
+				goto out;
+			}
+			if (r == -2) {
+				kerr_setc(e, KEXIT_CONFIG, "%s: wallclock_times: key '%s': pexec %zu: iteration %zu: not a number",
+					  name, keys[i], p, n);
+				goto out;
+			}
+			for (size_t j = 0; j < n; j++)
+				if (!isfinite(v[j]) || v[j] < 0) {
+					kerr_setc(e, KEXIT_CONFIG, "%s: wallclock_times: key '%s': pexec %zu: iteration %zu: %g is not a time",
+						  name, keys[i], p, j, v[j]);
+					free(v);
+					goto out;
+				}
+			px->wall = v;
+			px->n = n;
+			if ((long)n > k->iterations)
+				k->iterations = (long)n;
+			const char *f = fl ? json_string_value(json_array_get(fl, p)) : NULL;
+			if (fl && p < json_array_size(fl) && !f) {
+				kerr_setc(e, KEXIT_CONFIG, "%s: pexec_flags: key '%s': pexec %zu: not a string", name, keys[i], p);
+				goto out;
+			}
+			if (f && !strcmp(f, "E"))
+				px->status = DS_FAILED;
+			else if (f && !strcmp(f, "T"))
+				px->status = DS_TIMEOUT;
+			else if (f && strcmp(f, "C")) {
+				kerr_setc(e, KEXIT_CONFIG, "%s: pexec_flags: key '%s': pexec %zu: unknown flag '%s'", name,
+					  keys[i], p, f);
+				goto out;
+			} else if (!n)
+				px->status = DS_FAILED; /* no flags and no data: it did not complete */
+		}
+	}
+	if (krun_percore(name, root, "core_cycle_counts", "cycles", ds, e) < 0 ||
+	    krun_percore(name, root, "aperf_counts", "aperf", ds, e) < 0 ||
+	    krun_percore(name, root, "mperf_counts", "mperf", ds, e) < 0 || krun_instr(name, root, ds, e) < 0)
+		goto out;
+	if (!ds->machine) {
+		json_t *audit = json_object_get(root, "audit");
+		const char *un = json_string_value(json_object_get(audit, "uname"));
+		const char *sp = un ? strchr(un, ' ') : NULL;
+		if (sp) {
+			const char *end = strchr(sp + 1, ' ');
+			ds->machine = end ? xstrndup(sp + 1, (size_t)(end - sp - 1)) : xstrdup(sp + 1);
+		}
+	}
+	rc = 0;
+out:
+	free(keys);
+	json_decref(root);
+	return rc;
+}
+
+/* ---- warmup_stats CSV ---- */
+
+/* next cell of line [p, end): returns its copy (quotes stripped), advances *p */
+static char *csv_cell(const char **p, const char *end)
+{
+	const char *s = *p;
+	const char *c = memchr(s, ',', (size_t)(end - s));
+	const char *e = c ? c : end;
+	*p = c ? c + 1 : end + 1;
+	while (s < e && (*s == ' ' || *s == '\t'))
+		s++;
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		e--;
+	if (e - s >= 2 && *s == '"' && e[-1] == '"') {
+		s++;
+		e--;
+	}
+	return xstrndup(s, (size_t)(e - s));
+}
+
+int imp_csv_buf(const char *name, const char *data, size_t len, struct dataset *ds, struct kerr *e)
+{
+	const char *p = data, *end = data + len;
+	long line = 0;
+	long ncols = -1;
+	int rc = -1;
+	char *cell = NULL;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		line++;
+		const char *q = p;
+		p = nl ? nl + 1 : end;
+		const char *t = q;
+		while (t < le && (*t == ' ' || *t == '\t' || *t == '\r'))
+			t++;
+		if (t == le)
+			continue; /* blank line */
+		if (memchr(q, '\0', (size_t)(le - q))) {
+			kerr_setc(e, KEXIT_CONFIG, "%s:%ld: a NUL byte: not a CSV file", name, line);
+			goto out;
+		}
+		if (ncols < 0) {
+			/* header: two names, then the iteration numbers 0, 1, 2, ... */
+			long col = 0;
+			while (q <= le) {
+				cell = csv_cell(&q, le);
+				if (col >= 2) {
+					long it;
+					if (!*cell && q > le)
+						break; /* a trailing comma */
+					if (parse_long(cell, &it) || it != col - 2) {
+						kerr_setc(e, KEXIT_CONFIG, "%s:%ld: header column %ld: expected iteration %ld, got '%s'",
+							  name, line, col + 1, col - 2, cell);
+						goto out;
+					}
+				}
+				free(cell);
+				cell = NULL;
+				col++;
+			}
+			if (col < 2) {
+				kerr_setc(e, KEXIT_CONFIG, "%s:%ld: header: expected pexec_idx,bench,0,1,...", name, line);
+				goto out;
+			}
+			ncols = col;
+			continue;
+		}
+		cell = csv_cell(&q, le);
+		long idx;
+		if (parse_long(cell, &idx) || idx < 0) {
+			kerr_setc(e, KEXIT_CONFIG, "%s:%ld: column 1 (pexec_idx): '%s' is not a pexec number", name, line,
+				  cell);
+			goto out;
+		}
+		free(cell);
+		cell = q <= le ? csv_cell(&q, le) : xstrdup("");
+		struct ds_key *k = key_for(ds, cell);
+		if (!k) {
+			kerr_setc(e, KEXIT_CONFIG, "%s:%ld: column 2 (bench): '%s' is not bench or bench:vm:variant", name,
+				  line, cell);
+			goto out;
+		}
+		free(cell);
+		cell = NULL;
+		struct ds_pexec *px = ds_add_pexec(k, idx);
+		k->planned_pexecs = (long)k->npexecs;
+		size_t cap = ncols > 2 ? (size_t)ncols - 2 : 1, n = 0;
+		px->wall = xmalloc(cap * sizeof(double));
+		long col = 2;
+		while (q <= le) {
+			cell = csv_cell(&q, le);
+			col++;
+			if (!*cell) {
+				free(cell);
+				cell = NULL;
+				continue; /* a short row padded with empty cells */
+			}
+			if (!strcmp(cell, "crash")) {
+				px->status = DS_FAILED;
+				free(cell);
+				cell = NULL;
+				break;
+			}
+			double v;
+			if (parse_double(cell, &v) || !isfinite(v) || v < 0) {
+				kerr_setc(e, KEXIT_CONFIG, "%s:%ld: column %ld (iteration %ld): '%s' is not a time in seconds",
+					  name, line, col, col - 3, cell);
+				goto out;
+			}
+			if (n == cap) {
+				cap *= 2;
+				px->wall = xrealloc(px->wall, cap * sizeof(double));
+			}
+			px->wall[n++] = v;
+			free(cell);
+			cell = NULL;
+		}
+		px->n = n;
+		if (!n)
+			px->status = DS_FAILED;
+		if ((long)n > k->iterations)
+			k->iterations = (long)n;
+	}
+	if (ncols < 0) {
+		kerr_setc(e, KEXIT_CONFIG, "%s: empty: no header line", name);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(cell);
+	return rc;
+}
+
+static int load_file(const char *path, struct strbuf *sb, struct kerr *e)
+{
+	return read_file(path, sb, e);
+}
+
+int imp_krun_file(const char *path, struct dataset *ds, struct kerr *e)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int r = load_file(path, &sb, e);
+	if (r == 0)
+		r = imp_krun_buf(path, sb_str(&sb), sb.len, ds, e);
+	sb_release(&sb);
+	if (r == 0 && !ds->source)
+		ds->source = xstrdup(path);
+	return r;
+}
+
+int imp_csv_file(const char *path, struct dataset *ds, struct kerr *e)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int r = load_file(path, &sb, e);
+	if (r == 0)
+		r = imp_csv_buf(path, sb_str(&sb), sb.len, ds, e);
+	sb_release(&sb);
+	if (r == 0 && !ds->source)
+		ds->source = xstrdup(path);
+	return r;
+}
+
+/* the file's base name without .json.bz2/.json/.csv/.db: the default experiment and machine name */
+static char *stem(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	static const char *const sufs[] = { ".json.bz2", ".json", ".csv", ".kiln.db", ".db", ".bz2" };
+	for (size_t i = 0; i < ARRAY_SIZE(sufs); i++)
+		if (ends_with(b, sufs[i]) && strlen(b) > strlen(sufs[i]))
+			return xstrndup(b, strlen(b) - strlen(sufs[i]));
+	return xstrdup(b);
+}
+
+int imp_load(const char *path, struct dataset *ds, struct kerr *e)
+{
+	if (!file_exists(path))
+		return kerr_setc(e, KEXIT_CONFIG, "%s: %s", path, strerror(ENOENT));
+	int r;
+	switch (imp_detect(path)) {
+	case IMP_KILN:
+		r = store_load_dataset(path, ds, e);
+		break;
+	case IMP_KRUN:
+		r = imp_krun_file(path, ds, e);
+		break;
+	case IMP_CSV:
+		r = imp_csv_file(path, ds, e);
+		break;
+	default:
+		return kerr_setc(e, KEXIT_CONFIG,
+				 "%s: not a kiln results file, Krun results file (.json, .json.bz2) or warmup_stats CSV",
+				 path);
+	}
+	if (r < 0)
+		return -1;
+	if (!ds->name)
+		ds->name = stem(path);
+	if (!ds->machine)
+		ds->machine = stem(path);
+	if (!ds->source)
+		ds->source = xstrdup(path);
+	return 0;
+}
+
+/* ---- writers ---- */
+
+static const char *flag_of(enum ds_status s)
+{
+	switch (s) {
+	case DS_OK: return "C";
+	case DS_TIMEOUT: return "T";
+	default: return "E";
+	}
+}
+
+static json_t *num_list(const double *v, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, isfinite(v[i]) ? json_real(v[i]) : json_null());
+	return a;
+}
+
+/* write text to path, compressed when the name ends in .bz2 */
+static int write_maybe_bz2(const char *path, const char *text, size_t len, struct kerr *e)
+{
+	if (!ends_with(path, ".bz2"))
+		return write_file(path, text, len, e);
+	struct strbuf z = STRBUF_INIT;
+	int r = imp_bzip(text, len, &z, e);
+	if (r == 0)
+		r = write_file(path, z.buf, z.len, e);
+	sb_release(&z);
+	return r;
+}
+
+int export_krun(const struct dataset *ds, const char *path, const char *config_text, const char *audit_json,
+		struct kerr *e)
+{
+	json_t *root = json_object();
+	json_t *wt = json_object(), *fl = json_object(), *cyc = json_object(), *instr = json_object();
+	json_t *eta = json_object();
+	int any_cycles = 0, any_instr = 0, any_error = 0;
+	for (size_t i = 0; i < ds->nkeys; i++) {
+		const struct ds_key *k = &ds->keys[i];
+		json_t *pl = json_array(), *fa = json_array(), *ca = json_array(), *ia = json_array();
+		for (size_t p = 0; p < k->npexecs; p++) {
+			const struct ds_pexec *px = &k->pexecs[p];
+			/* Krun keeps no times for failed pexecs; kiln's partial ones are not results */
+			int ok = px->status == DS_OK;
+			json_array_append_new(pl, ok ? num_list(px->wall, px->n) : json_array());
+			json_array_append_new(fa, json_string(flag_of(px->status)));
+			any_error |= !ok;
+			const struct ds_series *c = ds_find_series(px, "cycles");
+			json_t *cores = json_array();
+			if (c && ok) {
+				json_array_append_new(cores, num_list(c->v, c->n));
+				any_cycles = 1;
+			}
+			json_array_append_new(ca, cores);
+			json_t *io = json_object();
+			for (size_t s = 0; ok && s < px->nseries; s++) {
+				if (!strcmp(px->series[s].name, "cycles"))
+					continue;
+				json_object_set_new(io, px->series[s].name, num_list(px->series[s].v, px->series[s].n));
+				any_instr = 1;
+			}
+			json_array_append_new(ia, io);
+		}
+		json_object_set_new(wt, k->key, pl);
+		json_object_set_new(fl, k->key, fa);
+		json_object_set_new(cyc, k->key, ca);
+		json_object_set_new(instr, k->key, ia);
+		json_object_set_new(eta, k->key, json_array());
+	}
+	json_object_set_new(root, "wallclock_times", wt);
+	json_object_set_new(root, "pexec_flags", fl);
+	if (any_cycles)
+		json_object_set_new(root, "core_cycle_counts", cyc);
+	else
+		json_decref(cyc);
+	if (any_instr)
+		json_object_set_new(root, "instr_data", instr);
+	else
+		json_decref(instr);
+	json_object_set_new(root, "eta_estimates", eta);
+	json_object_set_new(root, "error_flag", json_boolean(any_error));
+	json_object_set_new(root, "reboots", json_integer(0));
+	json_object_set_new(root, "config", json_string(config_text ? config_text : ""));
+	json_t *audit = NULL;
+	if (audit_json) {
+		json_error_t je;
+		audit = json_loads(audit_json, 0, &je);
+		if (audit && !json_is_object(audit)) {
+			json_decref(audit);
+			audit = NULL;
+		}
+	}
+	if (!audit)
+		audit = json_object();
+	if (!json_object_get(audit, "uname") && ds->machine)
+		json_object_set_new(audit, "uname", json_sprintf("Linux %s", ds->machine));
+	json_object_set_new(audit, "kiln_version", json_string(KILN_VERSION));
+	json_object_set_new(root, "audit", audit);
+	char *text = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_SORT_KEYS);
+	json_decref(root);
+	if (!text)
+		return kerr_set(e, "%s: cannot encode the results as JSON", path);
+	int r = write_maybe_bz2(path, text, strlen(text), e);
+	free(text);
+	return r;
+}
+
+int export_csv(const struct dataset *ds, const char *path, struct kerr *e)
+{
+	size_t maxn = 0;
+	for (size_t i = 0; i < ds->nkeys; i++)
+		for (size_t p = 0; p < ds->keys[i].npexecs; p++)
+			if (ds->keys[i].pexecs[p].n > maxn)
+				maxn = ds->keys[i].pexecs[p].n;
+	struct strbuf sb = STRBUF_INIT;
+	sb_adds(&sb, "pexec_idx,bench");
+	for (size_t j = 0; j < maxn; j++)
+		sb_addf(&sb, ",%zu", j);
+	sb_addc(&sb, '\n');
+	for (size_t i = 0; i < ds->nkeys; i++) {
+		const struct ds_key *k = &ds->keys[i];
+		for (size_t p = 0; p < k->npexecs; p++) {
+			const struct ds_pexec *px = &k->pexecs[p];
+			if (strchr(k->key, ',') || strchr(k->key, '\n')) {
+				sb_release(&sb);
+				return kerr_set(e, "%s: key '%s' cannot be written to CSV (comma or newline)", path, k->key);
+			}
+			sb_addf(&sb, "%ld,%s", px->num, k->key);
+			for (size_t j = 0; j < px->n; j++)
+				sb_addf(&sb, ",%.17g", px->wall[j]);
+			if (px->status != DS_OK || !px->n)
+				sb_adds(&sb, ",crash");
+			sb_addc(&sb, '\n');
+		}
+	}
+	int r = write_file(path, sb.buf, sb.len, e);
+	sb_release(&sb);
+	return r;
+}

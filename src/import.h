@@ -1,0 +1,51 @@
+/*
+ * import.h - measurements from elsewhere into a struct dataset, and back out:
+ * Krun results files (JSON, optionally bzip2-compressed) and warmup_stats
+ * CSV files.  kiln report/plot/diff/plan read them directly, kiln import
+ * stores them, kiln export writes them.
+ */
+#ifndef KILN_IMPORT_H
+#define KILN_IMPORT_H
+
+#include <stddef.h>
+
+#include "dataset.h"
+#include "util.h"
+
+enum imp_format { IMP_UNKNOWN, IMP_KRUN, IMP_CSV, IMP_KILN };
+
+/* the format of a file from its name (.json, .json.bz2, .csv, .db) and first bytes */
+enum imp_format imp_detect(const char *path);
+
+/* read a Krun results file (.json or .json.bz2, detected by content) */
+int imp_krun_file(const char *path, struct dataset *ds, struct kerr *e);
+/* the same from memory (name is used in messages; data may be bzip2) */
+int imp_krun_buf(const char *name, const char *data, size_t len, struct dataset *ds, struct kerr *e);
+/* read a warmup_stats CSV file */
+int imp_csv_file(const char *path, struct dataset *ds, struct kerr *e);
+int imp_csv_buf(const char *name, const char *data, size_t len, struct dataset *ds, struct kerr *e);
+
+/*
+ * Any input kiln accepts: Krun, CSV or a kiln results file (store.c).
+ * The one entry point report/plot/diff/plan use.
+ */
+int imp_load(const char *path, struct dataset *ds, struct kerr *e);
+
+/*
+ * Write a Krun results file: wallclock_times, core_cycle_counts (when a
+ * "cycles" series exists), pexec_flags (C ok, E failed, T timeout), audit,
+ * config, and every instrumentation series under "instr_data" as Krun's
+ * instrumentation does ({key: [{name: [value per iteration]} per pexec]}).
+ * bzip2-compressed when path ends in .bz2.  config_text and audit_json (a
+ * JSON object as text) may be NULL.
+ */
+int export_krun(const struct dataset *ds, const char *path, const char *config_text, const char *audit_json,
+		struct kerr *e);
+/* write a warmup_stats CSV: pexec_idx,bench,0,1,... with "crash" for failed pexecs */
+int export_csv(const struct dataset *ds, const char *path, struct kerr *e);
+
+/* bzip2 helpers (used by the writers and by the tests) */
+int imp_bunzip(const char *name, const char *data, size_t len, struct strbuf *out, struct kerr *e);
+int imp_bzip(const char *data, size_t len, struct strbuf *out, struct kerr *e);
+
+#endif

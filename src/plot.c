@@ -1,0 +1,267 @@
+/*
+ * plot.c - one gnuplot multiplot per pexec (see plot.h).
+ *
+ * plot_pexec writes the data file (iteration, wall time, the outliers'
+ * times or "?", then one column per instrumentation series), writes a
+ * script that draws it - top panel: the run sequence as a line, outliers as
+ * red dots, each changepoint segment as its mean line with a mean +- var
+ * band, a dashed line where the steady state starts; below it one panel per
+ * series on the same iteration axis - and runs gnuplot on it in the output
+ * directory.  File names inside the script are relative, so the script is
+ * re-runnable by hand from that directory.
+ *
+ * run_gnuplot is the only process start here, kept in one function so that
+ * it can be swapped for the shared exec module.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "plot.h"
+
+extern char **environ;
+
+int plot_parse_format(const char *s, enum plot_fmt *f)
+{
+	if (!strcmp(s, "svg"))
+		*f = PLOT_SVG;
+	else if (!strcmp(s, "pdf"))
+		*f = PLOT_PDF;
+	else if (!strcmp(s, "png"))
+		*f = PLOT_PNG;
+	else
+		return -1;
+	return 0;
+}
+
+const char *plot_ext(enum plot_fmt f)
+{
+	return f == PLOT_PDF ? "pdf" : f == PLOT_PNG ? "png" : "svg";
+}
+
+char *plot_name(const struct ds_key *k, long pexec, long width)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (const char *p = k->key; *p; p++) {
+		char c = *p;
+		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+			 c == '-' || c == '_';
+		sb_addc(&sb, ok ? c : '_');
+	}
+	sb_addf(&sb, "-p%0*ld", (int)(width > 0 ? width : 1), pexec);
+	return sb_detach(&sb);
+}
+
+char *plot_gnuplot_path(void)
+{
+	const char *g = getenv("KILN_GNUPLOT");
+	return find_in_path(g && *g ? g : "gnuplot");
+}
+
+/*
+ * Run gnuplot on script (a name relative to dir) with dir as its working
+ * directory, without a shell; its stderr goes to script.log, which is kept
+ * only when gnuplot fails (its last lines become the error).
+ */
+static int run_gnuplot(const char *dir, const char *script, struct kerr *e)
+{
+	char *gp = plot_gnuplot_path();
+	if (!gp)
+		return kerr_set(e, "gnuplot not found (install gnuplot-nox, or set KILN_GNUPLOT)");
+	char *log = xasprintf("%s.log", script);
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addchdir_np(&fa, dir);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	char *argv[] = { gp, (char *)script, NULL };
+	pid_t pid;
+	int rc = posix_spawn(&pid, gp, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	int ret = 0;
+	char *logpath = path_join(dir, log);
+	if (rc) {
+		ret = kerr_set(e, "cannot run %s: %s", gp, strerror(rc));
+	} else {
+		int st;
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+			struct strbuf msg = STRBUF_INIT;
+			struct kerr ignore = KERR_INIT;
+			read_file(logpath, &msg, &ignore);
+			kerr_release(&ignore);
+			const char *tail = msg.len > 600 ? msg.buf + msg.len - 600 : sb_str(&msg);
+			ret = kerr_set(e, "gnuplot failed on %s/%s (log in %s): %s", dir, script, logpath, tail);
+			sb_release(&msg);
+		} else {
+			unlink(logpath);
+		}
+	}
+	free(logpath);
+	free(log);
+	free(gp);
+	return ret;
+}
+
+/* a name inside a single-quoted gnuplot string */
+static void gp_quote(struct strbuf *sb, const char *s)
+{
+	sb_addc(sb, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			sb_adds(sb, "''");
+		else if (*s != '\n' && *s != '\r')
+			sb_addc(sb, *s);
+	}
+	sb_addc(sb, '\'');
+}
+
+static int series_has_values(const struct ds_series *s)
+{
+	for (size_t j = 0; j < s->n; j++)
+		if (isfinite(s->v[j]))
+			return 1;
+	return 0;
+}
+
+int plot_pexec(const struct an_key *ak, size_t i, const char *dir, enum plot_fmt fmt, char **out, struct kerr *e)
+{
+	const struct ds_key *k = ak->key;
+	const struct an_pexec *ap = &ak->p[i];
+	const struct ds_pexec *dp = &k->pexecs[ap->index];
+	if (mkdir_p(dir, 0755) < 0)
+		return kerr_set(e, "%s: cannot create: %s", dir, strerror(errno));
+	long maxnum = 1;
+	for (size_t q = 0; q < k->npexecs; q++)
+		if (k->pexecs[q].num > maxnum)
+			maxnum = k->pexecs[q].num;
+	int width = snprintf(NULL, 0, "%ld", maxnum);
+	char *name = plot_name(k, dp->num, width);
+	size_t *cols = xmalloc((dp->nseries + 1) * sizeof(size_t));
+	size_t ncols = 0;
+	for (size_t s = 0; s < dp->nseries; s++)
+		if (series_has_values(&dp->series[s]))
+			cols[ncols++] = s;
+
+	/* the data */
+	struct strbuf d = STRBUF_INIT;
+	sb_addf(&d, "# %s pexec %ld: iteration wall_s outlier_s", k->key, dp->num);
+	for (size_t c = 0; c < ncols; c++)
+		sb_addf(&d, " %s", dp->series[cols[c]].name);
+	sb_addc(&d, '\n');
+	size_t oi = 0;
+	for (size_t j = 0; j < dp->n; j++) {
+		int is_out = oi < ap->noutliers && ap->outliers[oi] == j;
+		if (is_out)
+			oi++;
+		sb_addf(&d, "%zu %.17g ", j + 1, dp->wall[j]);
+		if (is_out)
+			sb_addf(&d, "%.17g", dp->wall[j]);
+		else
+			sb_addc(&d, '?');
+		for (size_t c = 0; c < ncols; c++) {
+			const struct ds_series *s = &dp->series[cols[c]];
+			if (j < s->n && isfinite(s->v[j]))
+				sb_addf(&d, " %.17g", s->v[j]);
+			else
+				sb_adds(&d, " ?");
+		}
+		sb_addc(&d, '\n');
+	}
+
+	/* the script */
+	struct strbuf g = STRBUF_INIT;
+	int panels = 1 + (int)ncols;
+	int height = 360 + 170 * (int)ncols;
+	sb_addf(&g, "# %s pexec %ld, written by kiln %s: run as  cd DIR && gnuplot %s.gp\n", k->key, dp->num,
+		KILN_VERSION, name);
+	switch (fmt) {
+	case PLOT_SVG:
+		sb_addf(&g, "set terminal svg size 960,%d noenhanced font 'sans,11' background rgb 'white'\n", height);
+		break;
+	case PLOT_PDF:
+		sb_addf(&g, "set terminal pdfcairo size 10in,%.1fin noenhanced font 'sans,9'\n", height / 96.0);
+		break;
+	case PLOT_PNG:
+		sb_addf(&g, "set terminal pngcairo size 960,%d noenhanced font 'sans,10' background rgb 'white'\n",
+			height);
+		break;
+	}
+	sb_addf(&g, "set output '%s.%s'\n", name, plot_ext(fmt));
+	sb_adds(&g, "set datafile missing '?'\nset grid lc rgb '#dddddd'\nset key top right\nset offsets 0, 0, graph 0.05, graph 0.05\n");
+	sb_addf(&g, "set xrange [1:%zu]\n", dp->n > 1 ? dp->n : 2);
+	struct strbuf title = STRBUF_INIT;
+	sb_addf(&title, "%s, pexec %ld: %s", k->key, dp->num, an_class_name(ap->cls));
+	if (ap->steady_iter > 0 && ap->cls != AN_FLAT)
+		sb_addf(&title, " (steady from iteration %ld)", ap->steady_iter);
+	sb_addf(&title, ", %zu outlier%s, %zu segment%s", ap->noutliers, ap->noutliers == 1 ? "" : "s", ap->nsegs,
+		ap->nsegs == 1 ? "" : "s");
+	sb_addf(&g, "set multiplot layout %d,1 title ", panels);
+	gp_quote(&g, title.buf);
+	sb_addc(&g, '\n');
+	sb_release(&title);
+	if (panels > 1)
+		sb_adds(&g, "set format x ''\n");
+	/* segments: a band mean +- var and the mean line */
+	for (size_t s = 0; s < ap->nsegs; s++) {
+		const struct an_segment *sg = &ap->segs[s];
+		double x1 = (double)sg->start + 1, x2 = (double)sg->end;
+		int steady = s >= ap->first_steady && ap->cls != AN_NO_STEADY;
+		sb_addf(&g, "set object %zu rect from %.17g,%.17g to %.17g,%.17g fc rgb '%s' fs transparent solid 0.25 noborder behind\n",
+			s + 1, x1, sg->mean - sg->var, x2, sg->mean + sg->var, steady ? "#2e8b57" : "#e69f00");
+		sb_addf(&g, "set arrow %zu from %.17g,%.17g to %.17g,%.17g nohead lw 2 lc rgb '%s' front\n", s + 1, x1,
+			sg->mean, x2, sg->mean, steady ? "#2e8b57" : "#e69f00");
+	}
+	if (ap->steady_iter > 1)
+		sb_addf(&g, "set arrow %zu from %ld, graph 0 to %ld, graph 1 nohead dt 2 lc rgb '#2e8b57'\n",
+			ap->nsegs + 1, ap->steady_iter, ap->steady_iter);
+	sb_adds(&g, "set ylabel 'wall time (s)'\n");
+	if (panels == 1)
+		sb_adds(&g, "set xlabel 'iteration'\n");
+	sb_addf(&g, "plot '%s.dat' using 1:2 with lines lw 1 lc rgb '#3b4252' title 'wall time'", name);
+	if (ap->noutliers)
+		sb_adds(&g, ", '' using 1:3 with points pt 7 ps 0.5 lc rgb '#d00000' title 'outliers'");
+	sb_adds(&g, "\nunset object\nunset arrow\nset key top right\n");
+	for (size_t c = 0; c < ncols; c++) {
+		const struct ds_series *s = &dp->series[cols[c]];
+		if (c + 1 == ncols) {
+			sb_adds(&g, "set format x '%g'\nset xlabel 'iteration'\n");
+		}
+		struct strbuf lab = STRBUF_INIT;
+		sb_adds(&lab, s->name);
+		if (s->unit && *s->unit)
+			sb_addf(&lab, " (%s)", s->unit);
+		sb_adds(&g, "set ylabel ");
+		gp_quote(&g, lab.buf);
+		sb_addf(&g, "\nplot '%s.dat' using 1:%zu with lines lw 1 lc rgb '#5e81ac' title ", name, 4 + c);
+		gp_quote(&g, s->name);
+		sb_addc(&g, '\n');
+		sb_release(&lab);
+	}
+	sb_adds(&g, "unset multiplot\n");
+
+	char *dat = xasprintf("%s/%s.dat", dir, name), *gpf = xasprintf("%s/%s.gp", dir, name);
+	char *script = xasprintf("%s.gp", name);
+	int r = write_file(dat, d.buf, d.len, e);
+	if (r == 0)
+		r = write_file(gpf, g.buf, g.len, e);
+	if (r == 0)
+		r = run_gnuplot(dir, script, e);
+	if (r == 0 && out)
+		*out = xasprintf("%s/%s.%s", dir, name, plot_ext(fmt));
+	free(dat);
+	free(gpf);
+	free(script);
+	free(cols);
+	free(name);
+	sb_release(&d);
+	sb_release(&g);
+	return r;
+}

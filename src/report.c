@@ -1,0 +1,753 @@
+/*
+ * report.c - formatting an analysis (see report.h).
+ *
+ * Every format shows, per key: the class (with per-pexec counts when the
+ * pexecs disagree, and failed pexecs noted), the steady-state iteration and
+ * the time to reach it (median, 5th-95th percentile), the steady-state
+ * performance (bootstrap median and confidence interval), and the means per
+ * iteration of each instrumentation series before and after the steady
+ * state.  The text, Markdown and LaTeX forms share the cell strings built by
+ * key_cells(); JSON follows warmup_stats' summary (machines -> vm ->
+ * benchmark) with kiln's additions beside its fields; the HTML page inlines
+ * SVG plots made by plot.c, so it needs no other file.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "plot.h"
+#include "report.h"
+
+int rep_parse_format(const char *s, enum rep_format *f)
+{
+	static const struct { const char *n; enum rep_format f; } t[] = {
+		{ "text", REP_TEXT }, { "markdown", REP_MARKDOWN }, { "md", REP_MARKDOWN }, { "latex", REP_LATEX },
+		{ "tex", REP_LATEX }, { "html", REP_HTML }, { "json", REP_JSON }, { "csv", REP_CSV },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
+		if (!strcmp(s, t[i].n)) {
+			*f = t[i].f;
+			return 0;
+		}
+	return -1;
+}
+
+int rep_format_for_path(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	enum rep_format f;
+	if (!dot || rep_parse_format(dot + 1, &f) < 0)
+		return -1;
+	return (int)f;
+}
+
+/* decimals enough to show the interval's width with two significant digits */
+static int decimals_for(double width)
+{
+	if (!(width > 0) || !isfinite(width))
+		return 6;
+	int d = 1 - (int)floor(log10(width));
+	return d < 0 ? 0 : d > 12 ? 12 : d;
+}
+
+void rep_fmt_ci(struct strbuf *sb, double v, double lo, double hi)
+{
+	if (!isfinite(v)) {
+		sb_adds(sb, "-");
+		return;
+	}
+	double half = ((hi - v) + (v - lo)) / 2;
+	int d = decimals_for(half);
+	if (half > 0)
+		sb_addf(sb, "%.*f ± %.*f", d, v, d, half);
+	else
+		sb_addf(sb, "%.*g ± 0", 6, v);
+}
+
+static void fmt_med_range(struct strbuf *sb, double m, double lo, double hi, int integer)
+{
+	if (!isfinite(m)) {
+		sb_adds(sb, "-");
+		return;
+	}
+	if (integer)
+		sb_addf(sb, "%g (%g–%g)", m, lo, hi);
+	else
+		sb_addf(sb, "%.3g (%.3g–%.3g)", m, lo, hi);
+}
+
+enum { C_KEY, C_CLASS, C_ITER, C_TTS, C_PERF, C_PEXECS, NCOLS };
+static const char *const col_titles[NCOLS] = {
+	"benchmark:vm:variant", "class", "steady iter (5–95%)", "time to steady s (5–95%)", "steady perf s", "pexecs",
+};
+
+static void key_cells(const struct an_key *k, double conf, char *cells[NCOLS])
+{
+	struct strbuf sb = STRBUF_INIT;
+	cells[C_KEY] = xstrdup(k->key->key);
+	an_class_text(k, &sb);
+	cells[C_CLASS] = sb_detach(&sb);
+	fmt_med_range(&sb, k->iter_med, k->iter_p5, k->iter_p95, 1);
+	cells[C_ITER] = sb_detach(&sb);
+	fmt_med_range(&sb, k->tts_med, k->tts_p5, k->tts_p95, 0);
+	cells[C_TTS] = sb_detach(&sb);
+	rep_fmt_ci(&sb, k->perf_med, k->perf_lo, k->perf_hi);
+	cells[C_PERF] = sb_detach(&sb);
+	sb_addf(&sb, "%zu", k->np);
+	if (k->nskipped)
+		sb_addf(&sb, " (+%zu failed)", k->nskipped);
+	cells[C_PEXECS] = sb_detach(&sb);
+	(void)conf;
+}
+
+static void free_cells(char *cells[NCOLS])
+{
+	for (int i = 0; i < NCOLS; i++)
+		free(cells[i]);
+}
+
+/* display width of UTF-8 text: code points, not bytes */
+static size_t u8width(const char *s)
+{
+	size_t w = 0;
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
+static const char *class_color(enum an_class c)
+{
+	switch (c) {
+	case AN_FLAT:
+	case AN_WARMUP: return "\033[32m";
+	case AN_GOOD_INCONSISTENT: return "\033[33m";
+	case AN_NO_DATA: return "\033[2m";
+	default: return "\033[31m";
+	}
+}
+
+static void opts_line(struct strbuf *sb, const struct an_result *r)
+{
+	an_opts_describe(&r->opts, sb);
+}
+
+/* ---- text ---- */
+
+static void pad(FILE *f, const char *s, size_t w)
+{
+	fputs(s, f);
+	for (size_t i = u8width(s); i < w; i++)
+		fputc(' ', f);
+}
+
+static int write_text(FILE *f, const struct dataset *ds, const struct an_result *r, const struct rep_opts *ro)
+{
+	size_t w[NCOLS];
+	char *(*cells)[NCOLS] = xcalloc(r->nkeys ? r->nkeys : 1, sizeof(*cells));
+	for (int c = 0; c < NCOLS; c++)
+		w[c] = u8width(col_titles[c]);
+	for (size_t i = 0; i < r->nkeys; i++) {
+		key_cells(&r->keys[i], r->opts.confidence, cells[i]);
+		for (int c = 0; c < NCOLS; c++)
+			if (u8width(cells[i][c]) > w[c])
+				w[c] = u8width(cells[i][c]);
+	}
+	const char *bold = ro->color ? "\033[1m" : "", *reset = ro->color ? "\033[0m" : "";
+	fprintf(f, "%s%s%s\n", bold, ro->title ? ro->title : ds->name ? ds->name : "kiln report", reset);
+	fputs(bold, f);
+	for (int c = 0; c < NCOLS; c++) {
+		pad(f, col_titles[c], c == NCOLS - 1 ? 0 : w[c] + 2);
+	}
+	fprintf(f, "%s\n", reset);
+	for (size_t i = 0; i < r->nkeys; i++) {
+		for (int c = 0; c < NCOLS; c++) {
+			if (c == C_CLASS && ro->color) {
+				fputs(class_color(r->keys[i].cls), f);
+				pad(f, cells[i][c], 0);
+				fputs(reset, f);
+				for (size_t q = u8width(cells[i][c]); q < w[c] + 2; q++)
+					fputc(' ', f);
+			} else
+				pad(f, cells[i][c], c == NCOLS - 1 ? 0 : w[c] + 2);
+		}
+		fputc('\n', f);
+		free_cells(cells[i]);
+	}
+	free(cells);
+	/* instrumentation: one line per series */
+	int any = 0;
+	for (size_t i = 0; i < r->nkeys; i++)
+		any |= r->keys[i].nseries > 0;
+	if (any) {
+		fprintf(f, "\n%sinstrumentation, mean per iteration before -> after the steady state%s\n", bold, reset);
+		for (size_t i = 0; i < r->nkeys; i++) {
+			const struct an_key *k = &r->keys[i];
+			for (size_t s = 0; s < k->nseries; s++) {
+				const struct an_series_sum *ss = &k->series[s];
+				fprintf(f, "  %s  %s: ", k->key->key, ss->name);
+				if (isnan(ss->before))
+					fputs("-", f);
+				else
+					fprintf(f, "%.4g", ss->before);
+				fputs(" -> ", f);
+				if (isnan(ss->after))
+					fputs("-", f);
+				else
+					fprintf(f, "%.4g", ss->after);
+				fprintf(f, "%s%s\n", *ss->unit ? " " : "", ss->unit);
+			}
+		}
+	}
+	struct strbuf o = STRBUF_INIT;
+	opts_line(&o, r);
+	fprintf(f, "\nsteady perf: bootstrap median ± half the %g%% interval; analysis: %s\n",
+		r->opts.confidence * 100, o.buf);
+	sb_release(&o);
+	return 0;
+}
+
+/* ---- markdown ---- */
+
+static void md_cell(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|')
+			fputs("\\|", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static int write_markdown(FILE *f, const struct dataset *ds, const struct an_result *r, const struct rep_opts *ro)
+{
+	fprintf(f, "# %s\n\n", ro->title ? ro->title : ds->name ? ds->name : "kiln report");
+	fputs("|", f);
+	for (int c = 0; c < NCOLS; c++)
+		fprintf(f, " %s |", col_titles[c]);
+	fputs("\n|", f);
+	for (int c = 0; c < NCOLS; c++)
+		fputs(c >= C_ITER ? " ---: |" : " --- |", f);
+	fputc('\n', f);
+	for (size_t i = 0; i < r->nkeys; i++) {
+		char *cells[NCOLS];
+		key_cells(&r->keys[i], r->opts.confidence, cells);
+		fputc('|', f);
+		for (int c = 0; c < NCOLS; c++) {
+			fputc(' ', f);
+			if (c == C_KEY)
+				fputc('`', f);
+			md_cell(f, cells[c]);
+			if (c == C_KEY)
+				fputc('`', f);
+			fputs(" |", f);
+		}
+		fputc('\n', f);
+		free_cells(cells);
+	}
+	int any = 0;
+	for (size_t i = 0; i < r->nkeys; i++)
+		any |= r->keys[i].nseries > 0;
+	if (any) {
+		fputs("\n## Instrumentation (mean per iteration)\n\n| key | series | before steady state | after | unit |\n"
+		      "| --- | --- | ---: | ---: | --- |\n", f);
+		for (size_t i = 0; i < r->nkeys; i++)
+			for (size_t s = 0; s < r->keys[i].nseries; s++) {
+				const struct an_series_sum *ss = &r->keys[i].series[s];
+				fprintf(f, "| `%s` | ", r->keys[i].key->key);
+				md_cell(f, ss->name);
+				fputs(" | ", f);
+				if (isnan(ss->before))
+					fputs("-", f);
+				else
+					fprintf(f, "%.4g", ss->before);
+				fputs(" | ", f);
+				if (isnan(ss->after))
+					fputs("-", f);
+				else
+					fprintf(f, "%.4g", ss->after);
+				fputs(" | ", f);
+				md_cell(f, ss->unit);
+				fputs(" |\n", f);
+			}
+	}
+	struct strbuf o = STRBUF_INIT;
+	opts_line(&o, r);
+	fprintf(f, "\nSteady perf: bootstrap median ± half the %g%% confidence interval. Analysis: `%s`.\n",
+		r->opts.confidence * 100, o.buf);
+	sb_release(&o);
+	return 0;
+}
+
+/* ---- LaTeX ---- */
+
+static void tex_escape(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '\\': fputs("\\textbackslash{}", f); break;
+		case '&': case '%': case '$': case '#': case '_': case '{': case '}':
+			fputc('\\', f);
+			fputc(*s, f);
+			break;
+		case '~': fputs("\\textasciitilde{}", f); break;
+		case '^': fputs("\\textasciicircum{}", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+static void tex_med_range(FILE *f, double m, double lo, double hi, int integer)
+{
+	if (!isfinite(m)) {
+		fputs("--", f);
+		return;
+	}
+	if (integer)
+		fprintf(f, "%g {\\scriptsize(%g--%g)}", m, lo, hi);
+	else
+		fprintf(f, "%.3g {\\scriptsize(%.3g--%.3g)}", m, lo, hi);
+}
+
+static int write_latex(FILE *f, const struct dataset *ds, const struct an_result *r, const struct rep_opts *ro)
+{
+	fputs("% kiln report (kiln " KILN_VERSION "); needs \\usepackage{booktabs}\n", f);
+	fputs("\\begin{table}[t]\n\\centering\n\\small\n\\begin{tabular}{lllrrr}\n\\toprule\n", f);
+	fputs("Benchmark & VM & Class & Steady iter (\\#) & Steady time (s) & Steady perf (s) \\\\\n\\midrule\n", f);
+	for (size_t i = 0; i < r->nkeys; i++) {
+		const struct an_key *k = &r->keys[i];
+		tex_escape(f, k->key->bench);
+		if (strncmp(k->key->variant, "default", 7)) {
+			fputs(" (", f);
+			tex_escape(f, k->key->variant);
+			fputc(')', f);
+		}
+		fputs(" & ", f);
+		tex_escape(f, k->key->vm);
+		fputs(" & ", f);
+		struct strbuf sb = STRBUF_INIT;
+		an_class_text(k, &sb);
+		tex_escape(f, sb.buf);
+		sb_release(&sb);
+		fputs(" & ", f);
+		tex_med_range(f, k->iter_med, k->iter_p5, k->iter_p95, 1);
+		fputs(" & ", f);
+		tex_med_range(f, k->tts_med, k->tts_p5, k->tts_p95, 0);
+		fputs(" & ", f);
+		if (isfinite(k->perf_med)) {
+			int d = decimals_for(k->perf_ci);
+			fprintf(f, "%.*f {\\scriptsize$\\pm$%.*f}", d, k->perf_med, d, k->perf_ci);
+		} else
+			fputs("--", f);
+		fputs(" \\\\\n", f);
+	}
+	fputs("\\bottomrule\n\\end{tabular}\n\\caption{", f);
+	tex_escape(f, ro->title ? ro->title : ds->name ? ds->name : "kiln report");
+	fprintf(f, ": steady-state iteration and time to reach it as median (5th--95th percentile) over "
+		   "process executions; steady performance as bootstrap median $\\pm$ half the %g\\%% interval.}\n"
+		   "\\end{table}\n", r->opts.confidence * 100);
+	return 0;
+}
+
+/* ---- CSV ---- */
+
+static void csv_num(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, ",%.17g", v);
+	else
+		fputs(",", f);
+}
+
+/* the names of every series of any key, in first-seen order */
+static void all_series(const struct an_result *r, struct strvec *names)
+{
+	for (size_t i = 0; i < r->nkeys; i++)
+		for (size_t s = 0; s < r->keys[i].nseries; s++) {
+			int seen = 0;
+			for (size_t q = 0; q < names->n; q++)
+				seen |= !strcmp(names->v[q], r->keys[i].series[s].name);
+			if (!seen)
+				sv_push(names, r->keys[i].series[s].name);
+		}
+}
+
+static void csv_field(FILE *f, const char *s)
+{
+	if (strpbrk(s, ",\"\n")) {
+		fputc('"', f);
+		for (; *s; s++) {
+			if (*s == '"')
+				fputc('"', f);
+			fputc(*s, f);
+		}
+		fputc('"', f);
+	} else
+		fputs(s, f);
+}
+
+static int write_csv(FILE *f, const struct an_result *r)
+{
+	struct strvec names = STRVEC_INIT;
+	all_series(r, &names);
+	fputs("key,bench,vm,variant,classification,flat,warmup,slowdown,no_steady_state,failed,"
+	      "steady_iter,steady_iter_p5,steady_iter_p95,time_to_steady_s,time_to_steady_p5,time_to_steady_p95,"
+	      "steady_perf_s,steady_perf_lo,steady_perf_hi", f);
+	for (size_t q = 0; q < names.n; q++) {
+		fputs(",", f);
+		csv_field(f, names.v[q]);
+		fputs("_before,", f);
+		csv_field(f, names.v[q]);
+		fputs("_after", f);
+	}
+	fputc('\n', f);
+	for (size_t i = 0; i < r->nkeys; i++) {
+		const struct an_key *k = &r->keys[i];
+		csv_field(f, k->key->key);
+		fputc(',', f);
+		csv_field(f, k->key->bench);
+		fputc(',', f);
+		csv_field(f, k->key->vm);
+		fputc(',', f);
+		csv_field(f, k->key->variant);
+		fprintf(f, ",%s,%zu,%zu,%zu,%zu,%zu", an_class_name(k->cls), k->counts[AN_FLAT], k->counts[AN_WARMUP],
+			k->counts[AN_SLOWDOWN], k->counts[AN_NO_STEADY], k->nskipped);
+		double v[] = { k->iter_med, k->iter_p5, k->iter_p95, k->tts_med, k->tts_p5, k->tts_p95,
+			       k->perf_med, k->perf_lo, k->perf_hi };
+		for (size_t q = 0; q < ARRAY_SIZE(v); q++)
+			csv_num(f, v[q]);
+		for (size_t q = 0; q < names.n; q++) {
+			const struct an_series_sum *ss = NULL;
+			for (size_t s = 0; s < k->nseries; s++)
+				if (!strcmp(k->series[s].name, names.v[q]))
+					ss = &k->series[s];
+			csv_num(f, ss ? ss->before : NAN);
+			csv_num(f, ss ? ss->after : NAN);
+		}
+		fputc('\n', f);
+	}
+	sv_clear(&names);
+	return 0;
+}
+
+/* ---- JSON (warmup_stats summary, version 2) ---- */
+
+static json_t *jnum(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *jpair(double a, double b)
+{
+	if (!isfinite(a) || !isfinite(b))
+		return json_null();
+	return json_pack("[oo]", json_real(a), json_real(b));
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* interquartile range of v (for warmup_stats' *_iqr fields) */
+static json_t *iqr(const double *v, size_t n)
+{
+	if (!n)
+		return json_null();
+	double *c = xmalloc(n * sizeof(double));
+	memcpy(c, v, n * sizeof(double));
+	qsort(c, n, sizeof(double), cmp_d);
+	json_t *r = jpair(an_percentile_sorted(c, n, 25), an_percentile_sorted(c, n, 75));
+	free(c);
+	return r;
+}
+
+static json_t *key_json(const struct an_key *k)
+{
+	json_t *b = json_object();
+	json_object_set_new(b, "classification", json_string(an_class_name(k->cls)));
+	json_t *det = json_object();
+	for (int c = 0; c < AN_NPCLASS; c++)
+		json_object_set_new(det, an_class_name(c), json_integer((json_int_t)k->counts[c]));
+	json_object_set_new(b, "detailed_classification", det);
+	double *it = xmalloc((k->np + 1) * sizeof(double)), *tt = xmalloc((k->np + 1) * sizeof(double));
+	double *sm = xmalloc((k->np + 1) * sizeof(double));
+	json_t *itl = json_array(), *ttl = json_array(), *sml = json_array(), *px = json_array();
+	size_t n = 0;
+	for (size_t i = 0; i < k->np; i++) {
+		const struct an_pexec *p = &k->p[i];
+		if (p->cls != AN_NO_STEADY) {
+			it[n] = (double)p->steady_iter;
+			tt[n] = p->time_to_steady;
+			sm[n] = p->steady_mean;
+			json_array_append_new(itl, json_integer(p->steady_iter));
+			json_array_append_new(ttl, json_real(p->time_to_steady));
+			json_array_append_new(sml, jnum(p->steady_mean));
+			n++;
+		}
+		json_t *o = json_object();
+		json_object_set_new(o, "index", json_integer(p->num));
+		json_object_set_new(o, "classification", json_string(an_class_name(p->cls)));
+		json_t *ol = json_array(), *cp = json_array(), *means = json_array(), *vars = json_array();
+		for (size_t q = 0; q < p->noutliers; q++)
+			json_array_append_new(ol, json_integer((json_int_t)p->outliers[q]));
+		for (size_t s = 0; s < p->nsegs; s++) {
+			if (s + 1 < p->nsegs)
+				json_array_append_new(cp, json_integer((json_int_t)p->segs[s].end - 1));
+			json_array_append_new(means, json_real(p->segs[s].mean));
+			json_array_append_new(vars, json_real(p->segs[s].var));
+		}
+		json_object_set_new(o, "outliers", ol);
+		json_object_set_new(o, "changepoints", cp);
+		json_object_set_new(o, "segment_means", means);
+		json_object_set_new(o, "segment_vars", vars);
+		json_object_set_new(o, "steady_state_iteration", p->steady_iter > 0 ? json_integer(p->steady_iter) : json_null());
+		json_array_append_new(px, o);
+	}
+	int has = k->has_steady;
+	json_object_set_new(b, "steady_state_iteration", has ? jnum(k->iter_med) : json_null());
+	json_object_set_new(b, "steady_state_iteration_iqr", has ? iqr(it, n) : json_null());
+	json_object_set_new(b, "steady_state_iteration_percentiles", has ? jpair(k->iter_p5, k->iter_p95) : json_null());
+	json_object_set_new(b, "steady_state_iteration_list", itl);
+	json_object_set_new(b, "steady_state_time_to_reach_secs", has ? jnum(k->tts_med) : json_null());
+	json_object_set_new(b, "steady_state_time_to_reach_secs_iqr", has ? iqr(tt, n) : json_null());
+	json_object_set_new(b, "steady_state_time_to_reach_secs_percentiles",
+			    has ? jpair(k->tts_p5, k->tts_p95) : json_null());
+	json_object_set_new(b, "steady_state_time_to_reach_secs_list", ttl);
+	json_object_set_new(b, "steady_state_time", has ? jnum(k->perf_med) : json_null());
+	json_object_set_new(b, "steady_state_time_ci", has ? jnum(k->perf_ci) : json_null());
+	json_object_set_new(b, "steady_state_time_interval", has ? jpair(k->perf_lo, k->perf_hi) : json_null());
+	json_object_set_new(b, "steady_state_time_list", sml);
+	json_object_set_new(b, "process_executons", px); /* sic: warmup_stats' spelling */
+	json_object_set_new(b, "key", json_string(k->key->key));
+	json_object_set_new(b, "variant", json_string(k->key->variant));
+	json_object_set_new(b, "failed_pexecs", json_integer((json_int_t)k->nskipped));
+	json_t *ins = json_object();
+	for (size_t s = 0; s < k->nseries; s++) {
+		const struct an_series_sum *ss = &k->series[s];
+		json_object_set_new(ins, ss->name, json_pack("{s:o,s:o,s:s}", "before_steady", jnum(ss->before),
+							      "after_steady", jnum(ss->after), "unit", ss->unit));
+	}
+	json_object_set_new(b, "instrumentation", ins);
+	free(it);
+	free(tt);
+	free(sm);
+	return b;
+}
+
+static int write_json(FILE *f, const struct dataset *ds, const struct an_result *r, struct kerr *e)
+{
+	json_t *root = json_object();
+	json_t *machines = json_object(), *m = json_object();
+	for (size_t i = 0; i < r->nkeys; i++) {
+		const struct an_key *k = &r->keys[i];
+		json_t *vm = json_object_get(m, k->key->vm);
+		if (!vm) {
+			vm = json_object();
+			json_object_set_new(m, k->key->vm, vm);
+		}
+		/* warmup_stats has no variant level: a second variant of a bench gets "bench:variant" */
+		int clash = 0;
+		for (size_t j = 0; j < r->nkeys; j++)
+			clash |= j != i && !strcmp(r->keys[j].key->vm, k->key->vm) &&
+				 !strcmp(r->keys[j].key->bench, k->key->bench);
+		char *name = clash ? xasprintf("%s:%s", k->key->bench, k->key->variant) : xstrdup(k->key->bench);
+		json_object_set_new(vm, name, key_json(k));
+		free(name);
+	}
+	json_object_set_new(machines, ds->machine ? ds->machine : "unknown", m);
+	json_object_set_new(root, "machines", machines);
+	json_object_set_new(root, "warmup_format_version", json_string("2"));
+	char hash[65];
+	an_opts_hash(&r->opts, hash);
+	struct strbuf o = STRBUF_INIT;
+	an_opts_describe(&r->opts, &o);
+	json_object_set_new(root, "kiln", json_pack("{s:s,s:s,s:s,s:s,s:f}", "version", KILN_VERSION, "analysis", o.buf,
+						    "analysis_hash", hash, "source", ds->source ? ds->source : "",
+						    "confidence", r->opts.confidence));
+	sb_release(&o);
+	char *text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+	json_decref(root);
+	if (!text)
+		return kerr_set(e, "cannot encode the report as JSON");
+	fputs(text, f);
+	fputc('\n', f);
+	free(text);
+	return 0;
+}
+
+/* ---- HTML ---- */
+
+static void html_escape(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+static const char *class_css(enum an_class c)
+{
+	switch (c) {
+	case AN_FLAT: case AN_WARMUP: return "good";
+	case AN_GOOD_INCONSISTENT: return "meh";
+	default: return "bad";
+	}
+}
+
+/* inline an SVG file: drop the XML declaration and DOCTYPE */
+static int inline_svg(FILE *f, const char *path, struct kerr *e)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (read_file(path, &sb, e) < 0)
+		return -1;
+	const char *s = strstr(sb_str(&sb), "<svg");
+	if (!s) {
+		sb_release(&sb);
+		return kerr_set(e, "%s: not an SVG file", path);
+	}
+	fputs(s, f);
+	sb_release(&sb);
+	return 0;
+}
+
+/* which pexecs of k to plot: the first of each class, then more up to n */
+static size_t pick_plots(const struct an_key *k, int n, size_t *out)
+{
+	size_t m = 0;
+	for (int c = 0; c < AN_NPCLASS && (int)m < n; c++)
+		for (size_t i = 0; i < k->np; i++)
+			if ((int)k->p[i].cls == c) {
+				out[m++] = i;
+				break;
+			}
+	for (size_t i = 0; i < k->np && (int)m < n; i++) {
+		int seen = 0;
+		for (size_t q = 0; q < m; q++)
+			seen |= out[q] == i;
+		if (!seen)
+			out[m++] = i;
+	}
+	return m;
+}
+
+static int write_html(FILE *f, const struct dataset *ds, const struct an_result *r, const struct rep_opts *ro,
+		      struct kerr *e)
+{
+	const char *title = ro->title ? ro->title : ds->name ? ds->name : "kiln report";
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", f);
+	html_escape(f, title);
+	fputs("</title>\n<style>\n"
+	      "body{font-family:system-ui,sans-serif;margin:2em;color:#222;background:#fff}\n"
+	      "table{border-collapse:collapse;margin:1em 0}\n"
+	      "th,td{padding:.3em .8em;border-bottom:1px solid #ddd;text-align:left}\n"
+	      "td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
+	      "th{background:#f3f3f3}\n.good{color:#1a7f37}.meh{color:#9a6700}.bad{color:#cf222e}\n"
+	      ".plot svg{max-width:100%;height:auto;border:1px solid #eee;margin:.5em 0}\n"
+	      "code{font-size:90%}\n</style>\n</head>\n<body>\n<h1>", f);
+	html_escape(f, title);
+	fputs("</h1>\n<table>\n<tr>", f);
+	for (int c = 0; c < NCOLS; c++) {
+		fputs("<th>", f);
+		html_escape(f, col_titles[c]);
+		fputs("</th>", f);
+	}
+	fputs("</tr>\n", f);
+	for (size_t i = 0; i < r->nkeys; i++) {
+		char *cells[NCOLS];
+		key_cells(&r->keys[i], r->opts.confidence, cells);
+		fputs("<tr>", f);
+		for (int c = 0; c < NCOLS; c++) {
+			if (c == C_KEY)
+				fprintf(f, "<td><a href=\"#k%zu\"><code>", i);
+			else if (c == C_CLASS)
+				fprintf(f, "<td class=\"%s\">", class_css(r->keys[i].cls));
+			else
+				fputs("<td class=\"n\">", f);
+			html_escape(f, cells[c]);
+			fputs(c == C_KEY ? "</code></a></td>" : "</td>", f);
+		}
+		fputs("</tr>\n", f);
+		free_cells(cells);
+	}
+	fputs("</table>\n", f);
+	struct strbuf o = STRBUF_INIT;
+	opts_line(&o, r);
+	fprintf(f, "<p>Steady perf: bootstrap median &plusmn; half the %g%% confidence interval. Analysis: <code>",
+		r->opts.confidence * 100);
+	html_escape(f, o.buf);
+	fputs("</code></p>\n", f);
+	sb_release(&o);
+
+	char tmpl[] = "/tmp/kiln-report.XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	char *gp = plot_gnuplot_path();
+	int nplots = ro->plots_per_key > 0 ? ro->plots_per_key : 3;
+	int rc = 0;
+	for (size_t i = 0; i < r->nkeys && rc == 0; i++) {
+		const struct an_key *k = &r->keys[i];
+		fprintf(f, "<h2 id=\"k%zu\"><code>", i);
+		html_escape(f, k->key->key);
+		fputs("</code></h2>\n", f);
+		if (k->nseries) {
+			fputs("<table><tr><th>series</th><th>mean/iteration before steady state</th><th>after</th><th>unit</th></tr>\n", f);
+			for (size_t s = 0; s < k->nseries; s++) {
+				const struct an_series_sum *ss = &k->series[s];
+				fputs("<tr><td>", f);
+				html_escape(f, ss->name);
+				fprintf(f, "</td><td class=\"n\">%.4g</td><td class=\"n\">%.4g</td><td>", ss->before, ss->after);
+				html_escape(f, ss->unit);
+				fputs("</td></tr>\n", f);
+			}
+			fputs("</table>\n", f);
+		}
+		if (!dir || !gp) {
+			fputs("<p>(plots unavailable: gnuplot not found)</p>\n", f);
+			continue;
+		}
+		size_t *pick = xmalloc((k->np + 1) * sizeof(size_t));
+		size_t m = pick_plots(k, nplots, pick);
+		for (size_t q = 0; q < m && rc == 0; q++) {
+			char *svg = NULL;
+			rc = plot_pexec(k, pick[q], dir, PLOT_SVG, &svg, e);
+			if (rc == 0) {
+				fputs("<div class=\"plot\">\n", f);
+				rc = inline_svg(f, svg, e);
+				fputs("</div>\n", f);
+			}
+			free(svg);
+		}
+		if (m < k->np)
+			fprintf(f, "<p>%zu of %zu pexecs shown (kiln plot draws them all).</p>\n", m, k->np);
+		free(pick);
+	}
+	if (!gp)
+		kiln_warn("gnuplot not found: the HTML report has no plots");
+	fputs("</body>\n</html>\n", f);
+	if (dir)
+		rm_rf(dir);
+	free(gp);
+	return rc;
+}
+
+int rep_write(FILE *f, enum rep_format fmt, const struct dataset *ds, const struct an_result *r,
+	      const struct rep_opts *ro, struct kerr *e)
+{
+	switch (fmt) {
+	case REP_TEXT: return write_text(f, ds, r, ro);
+	case REP_MARKDOWN: return write_markdown(f, ds, r, ro);
+	case REP_LATEX: return write_latex(f, ds, r, ro);
+	case REP_HTML: return write_html(f, ds, r, ro, e);
+	case REP_JSON: return write_json(f, ds, r, e);
+	case REP_CSV: return write_csv(f, r);
+	}
+	return kerr_set(e, "unknown report format");
+}

@@ -1,0 +1,34 @@
+/*
+ * report.h - the results of an analysis as a table, in the formats kiln
+ * report offers: a terminal table, Markdown, LaTeX (for a paper), one
+ * self-contained HTML page with the plots inline, JSON in warmup_stats'
+ * summary layout (version 2) and CSV.  report.c only formats: the numbers
+ * all come from analysis.c.
+ */
+#ifndef KILN_REPORT_H
+#define KILN_REPORT_H
+
+#include <stdio.h>
+
+#include "analysis.h"
+#include "dataset.h"
+#include "util.h"
+
+enum rep_format { REP_TEXT, REP_MARKDOWN, REP_LATEX, REP_HTML, REP_JSON, REP_CSV };
+
+struct rep_opts {
+	int color;           /* text: ANSI colours (decide with kiln_color) */
+	int plots_per_key;   /* html: pexecs plotted per key (default 3, distinct classes first) */
+	const char *title;   /* NULL: "kiln report: <dataset name>" */
+};
+
+int rep_parse_format(const char *s, enum rep_format *f);
+/* the format a file name suggests (.md, .tex, .html, .json, .csv), or -1 */
+int rep_format_for_path(const char *path);
+int rep_write(FILE *f, enum rep_format fmt, const struct dataset *ds, const struct an_result *r,
+	      const struct rep_opts *ro, struct kerr *e);
+
+/* shared by diff: a value and its interval in few digits ("0.10231 ± 0.00012") */
+void rep_fmt_ci(struct strbuf *sb, double v, double lo, double hi);
+
+#endif

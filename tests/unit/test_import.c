@@ -1,0 +1,236 @@
+/*
+ * test_import.c - src/import.c: Krun JSON (plain and bzip2) and warmup_stats
+ * CSV read into a dataset; export_krun/export_csv round trips give back the
+ * same values bit for bit; bad input is refused with the file, the key or
+ * line, and the field in the message.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "import.h"
+
+static char tmpdir[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	strcpy(tmpdir, "/tmp/kiln-test-import.XXXXXX");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	rm_rf(tmpdir);
+	return 0;
+}
+
+static char *tpath(const char *name)
+{
+	return path_join(tmpdir, name);
+}
+
+static void sample(struct dataset *ds)
+{
+	memset(ds, 0, sizeof(*ds));
+	ds->machine = xstrdup("bencher9");
+	struct ds_key *k = ds_add_key(ds, "fannkuch", "pypy", "default-python");
+	for (int p = 0; p < 3; p++) {
+		struct ds_pexec *px = ds_add_pexec(k, p);
+		px->n = 7;
+		px->wall = xmalloc(7 * sizeof(double));
+		for (int i = 0; i < 7; i++)
+			px->wall[i] = 0.1 + i * 1e-3 + p * 1e-7 + 1.0 / 3.0 * 1e-9;
+		struct ds_series *s = ds_add_series(px, "cycles", "", 7);
+		for (int i = 0; i < 7; i++)
+			s->v[i] = 1e8 + i;
+		s = ds_add_series(px, "gc.time", "s", 7);
+		for (int i = 0; i < 7; i++)
+			s->v[i] = i == 3 ? NAN : i * 0.001;
+	}
+	k->pexecs[2].status = DS_TIMEOUT;
+	struct ds_key *k2 = ds_add_key(ds, "nbody", "lua", "default-lua");
+	struct ds_pexec *px = ds_add_pexec(k2, 0);
+	px->n = 2;
+	px->wall = xmalloc(2 * sizeof(double));
+	px->wall[0] = 1.5;
+	px->wall[1] = 1.25;
+}
+
+static void same_times(const struct dataset *a, const struct dataset *b, int with_failed_data)
+{
+	assert_int_equal(a->nkeys, b->nkeys);
+	for (size_t i = 0; i < a->nkeys; i++) {
+		const struct ds_key *ka = &a->keys[i], *kb = ds_find_key(b, a->keys[i].key);
+		assert_non_null(kb);
+		assert_string_equal(ka->bench, kb->bench);
+		assert_string_equal(ka->vm, kb->vm);
+		assert_string_equal(ka->variant, kb->variant);
+		assert_int_equal(ka->npexecs, kb->npexecs);
+		for (size_t p = 0; p < ka->npexecs; p++) {
+			const struct ds_pexec *pa = &ka->pexecs[p], *pb = &kb->pexecs[p];
+			if (pa->status == DS_OK) {
+				assert_int_equal(pb->status, DS_OK);
+			} else {
+				assert_int_not_equal(pb->status, DS_OK);
+				if (!with_failed_data)
+					continue;
+			}
+			assert_int_equal(pa->n, pb->n);
+			assert_memory_equal(pa->wall, pb->wall, pa->n * sizeof(double));
+		}
+	}
+}
+
+static void test_krun_roundtrip(void **state)
+{
+	(void)state;
+	struct dataset ds, back = { 0 }, back2 = { 0 };
+	struct kerr e = KERR_INIT;
+	sample(&ds);
+	char *p1 = tpath("r.json"), *p2 = tpath("r.json.bz2");
+	assert_int_equal(export_krun(&ds, p1, "name: x\n", "{\"uname\": \"Linux bencher9 6.1.0 x86_64\"}", &e), 0);
+	assert_int_equal(export_krun(&ds, p2, NULL, NULL, &e), 0);
+	assert_int_equal(imp_detect(p1), IMP_KRUN);
+	assert_int_equal(imp_detect(p2), IMP_KRUN);
+	/* the .bz2 one really is compressed */
+	struct strbuf raw = STRBUF_INIT;
+	assert_int_equal(read_file(p2, &raw, &e), 0);
+	assert_memory_equal(raw.buf, "BZh", 3);
+	sb_release(&raw);
+	assert_int_equal(imp_load(p1, &back, &e), 0);
+	assert_int_equal(imp_load(p2, &back2, &e), 0);
+	same_times(&ds, &back, 0);
+	same_times(&ds, &back2, 0);
+	assert_string_equal(back.machine, "bencher9");
+	assert_int_equal(back.keys[0].pexecs[2].status, DS_TIMEOUT);
+	/* cycles and the other series come back for completed pexecs, NaN stays NaN */
+	const struct ds_series *c = ds_find_series(&back.keys[0].pexecs[1], "cycles");
+	assert_non_null(c);
+	assert_int_equal(c->n, 7);
+	assert_true(c->v[6] == 1e8 + 6);
+	const struct ds_series *g = ds_find_series(&back.keys[0].pexecs[0], "gc.time");
+	assert_non_null(g);
+	assert_true(isnan(g->v[3]) && g->v[2] == 0.002);
+	free(p1);
+	free(p2);
+	ds_free(&ds);
+	ds_free(&back);
+	ds_free(&back2);
+	kerr_release(&e);
+}
+
+static void test_csv_roundtrip(void **state)
+{
+	(void)state;
+	struct dataset ds, back = { 0 };
+	struct kerr e = KERR_INIT;
+	sample(&ds);
+	char *p = tpath("r.csv");
+	assert_int_equal(export_csv(&ds, p, &e), 0);
+	assert_int_equal(imp_detect(p), IMP_CSV);
+	assert_int_equal(imp_load(p, &back, &e), 0);
+	same_times(&ds, &back, 1);
+	/* the header and a crash cell as warmup_stats writes them */
+	struct strbuf sb = STRBUF_INIT;
+	assert_int_equal(read_file(p, &sb, &e), 0);
+	assert_true(!strncmp(sb.buf, "pexec_idx,bench,0,1,2,3,4,5,6\n", 30));
+	assert_non_null(strstr(sb.buf, "\n2,fannkuch:pypy:default-python,"));
+	assert_non_null(strstr(sb.buf, ",crash\n"));
+	sb_release(&sb);
+	free(p);
+	ds_free(&ds);
+	ds_free(&back);
+}
+
+static void test_krun_handwritten(void **state)
+{
+	(void)state;
+	const char *j = "{\"wallclock_times\": {\"b:vm:v\": [[0.5, 0.25, 1], [], [2]],"
+			" \"a:vm:v\": [[1e-3]]},"
+			" \"pexec_flags\": {\"b:vm:v\": [\"C\", \"E\", \"C\"], \"a:vm:v\": [\"C\"]},"
+			" \"core_cycle_counts\": {\"b:vm:v\": [[[1, 2, 3], [10, 20, 30]], [], [[5]]]},"
+			" \"audit\": {\"uname\": \"Linux box1 5.4\"}}";
+	struct dataset ds = { 0 };
+	struct kerr e = KERR_INIT;
+	assert_int_equal(imp_krun_buf("x.json", j, strlen(j), &ds, &e), 0);
+	assert_int_equal(ds.nkeys, 2);
+	assert_string_equal(ds.keys[0].key, "a:vm:v"); /* sorted */
+	struct ds_key *b = ds_find_key(&ds, "b:vm:v");
+	assert_int_equal(b->npexecs, 3);
+	assert_int_equal(b->pexecs[1].status, DS_FAILED);
+	assert_int_equal(b->pexecs[0].n, 3);
+	assert_true(b->pexecs[0].wall[1] == 0.25);
+	const struct ds_series *c = ds_find_series(&b->pexecs[0], "cycles");
+	assert_true(c->v[0] == 11 && c->v[2] == 33); /* summed over cores */
+	assert_string_equal(ds.machine, "box1");
+	ds_free(&ds);
+	kerr_release(&e);
+}
+
+static void expect_error(int krun, const char *text, const char *needle)
+{
+	struct dataset ds = { 0 };
+	struct kerr e = KERR_INIT;
+	int r = krun ? imp_krun_buf("in.json", text, strlen(text), &ds, &e)
+		     : imp_csv_buf("in.csv", text, strlen(text), &ds, &e);
+	assert_int_equal(r, -1);
+	if (!strstr(sb_str(&e.msg), needle))
+		fail_msg("error '%s' does not contain '%s'", sb_str(&e.msg), needle);
+	ds_free(&ds);
+	kerr_release(&e);
+}
+
+static void test_bad_input(void **state)
+{
+	(void)state;
+	expect_error(1, "{\"wallclock_times\": [1]", "in.json:1:");
+	expect_error(1, "[1, 2]", "top level");
+	expect_error(1, "{\"x\": 1}", "wallclock_times: missing");
+	expect_error(1, "{\"wallclock_times\": {\"nocolon::\": [[1]]}}", "key 'nocolon::'");
+	expect_error(1, "{\"wallclock_times\": {\"a:b:c\": [[1, \"x\"]]}}", "key 'a:b:c': pexec 0: iteration 1");
+	expect_error(1, "{\"wallclock_times\": {\"a:b:c\": [[1, -2]]}}", "iteration 1: -2 is not a time");
+	expect_error(1, "{\"wallclock_times\": {\"a:b:c\": [[1]]}, \"pexec_flags\": {\"a:b:c\": [\"Q\"]}}",
+		     "pexec_flags: key 'a:b:c': pexec 0: unknown flag 'Q'");
+	expect_error(1, "BZh9garbage", "bzip2");
+	expect_error(0, "pexec_idx,bench,0,2\n", "in.csv:1: header column 4: expected iteration 1");
+	expect_error(0, "pexec_idx,bench,0,1\n0,a:b:c,0.1,zz\n", "in.csv:2: column 4 (iteration 1): 'zz'");
+	expect_error(0, "pexec_idx,bench,0\nx,a:b:c,0.1\n", "in.csv:2: column 1 (pexec_idx)");
+	expect_error(0, "", "no header");
+}
+
+static void test_csv_crash_and_bare_names(void **state)
+{
+	(void)state;
+	const char *c = "pexec_idx,bench,0,1,2\r\n0,fasta,0.1,0.2,0.3\r\n1,fasta,0.1,crash\r\n\r\n2,fasta,0.1,0.2,\n";
+	struct dataset ds = { 0 };
+	struct kerr e = KERR_INIT;
+	assert_int_equal(imp_csv_buf("w.csv", c, strlen(c), &ds, &e), 0);
+	assert_int_equal(ds.nkeys, 1);
+	assert_string_equal(ds.keys[0].key, "fasta:unknown:default");
+	assert_int_equal(ds.keys[0].npexecs, 3);
+	assert_int_equal(ds.keys[0].pexecs[0].status, DS_OK);
+	assert_int_equal(ds.keys[0].pexecs[1].status, DS_FAILED);
+	assert_int_equal(ds.keys[0].pexecs[1].n, 1);
+	assert_int_equal(ds.keys[0].pexecs[2].n, 2);
+	ds_free(&ds);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_krun_roundtrip),
+		cmocka_unit_test(test_csv_roundtrip),
+		cmocka_unit_test(test_krun_handwritten),
+		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_csv_crash_and_bare_names),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
