@@ -82,8 +82,9 @@ int kiln_instr_close(struct kiln_instr *w);
  * kiln_timer_stop().  Names starting us_ are reported in microseconds; a name
  * that is a prefix of another (us_compiling, us_compiling_irgen) is, by
  * convention, the superset.  kiln_count("num_traces", 1) adds to a counter.
- * Cheap enough to leave in a release build.  Not thread-safe per name: use
- * one set per thread or guard them.
+ * Cheap enough to leave in a release build.  Thread-safe: each thread has
+ * its own stack of running timers and its own totals, summed at the dump;
+ * stop a timer on the thread that started it.
  */
 void kiln_timer_start(const char *name);
 void kiln_timer_stop(void);

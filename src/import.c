@@ -450,8 +450,11 @@ int imp_csv_buf(const char *name, const char *data, size_t len, struct dataset *
 				cell = csv_cell(&q, le);
 				if (col >= 2) {
 					long it;
-					if (!*cell && q > le)
+					if (!*cell && q > le) {
+						free(cell);
+						cell = NULL;
 						break; /* a trailing comma */
+					}
 					if (parse_long(cell, &it) || it != col - 2) {
 						kerr_setc(e, KEXIT_CONFIG, "%s:%ld: header column %ld: expected iteration %ld, got '%s'",
 							  name, line, col + 1, col - 2, cell);

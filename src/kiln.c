@@ -22,6 +22,9 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_parse_entry,
 	&cmd_plot_entry,
 	&cmd_report_entry,
+	&cmd_diff_entry,
+	&cmd_plan_entry,
+	&cmd_import_entry,
 	NULL,
 };
 

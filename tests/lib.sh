@@ -25,3 +25,19 @@ C
 count_iterations() {
 	sqlite3 "$1" "SELECT COALESCE(SUM(n),0) FROM iterations i JOIN pexecs p ON p.id=i.pexec_id WHERE p.status='ok'"
 }
+
+# peak RSS (VmHWM, KiB) of one process, not of its children: run CMD... in
+# the background and sample /proc/PID/status until it ends; prints the peak
+# on fd 3 of the caller via the file given first.  usage: peak_rss FILE CMD...
+peak_rss() {
+	local out=$1; shift
+	"$@" & local pid=$! peak=0 v
+	while kill -0 $pid 2>/dev/null; do
+		v=$(awk '/^VmHWM:/ {print $2}' /proc/$pid/status 2>/dev/null)
+		[ -n "$v" ] && [ "$v" -gt "$peak" ] && peak=$v
+		sleep 0.02
+	done
+	wait $pid; local rc=$?
+	echo "$peak" > "$out"
+	return $rc
+}

@@ -38,6 +38,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -45,7 +46,7 @@
 #include "pypylog.h"
 
 #define PL_BUF       (256 * 1024)  /* parse buffer: fits in L2 */
-#define PL_SLACK     64            /* readable bytes after the buffer (hash loads) */
+#define PL_SLACK     256           /* readable bytes after the buffer (word reads, name probes) */
 #define PL_MAX_NAMES 4096
 #define PL_HASH      8192          /* open addressing, power of two, > 2x names */
 #define PL_MAX_DEPTH 1024
@@ -53,7 +54,8 @@
 #define PL_ITER_NAME "kiln-iter"
 
 enum { CAT_GC, CAT_JIT, CAT_OTHER, CAT_OUTSIDE, NCAT };
-static const char *const cat_names[NCAT] = { "gc", "jit", "other", "outside" };
+static const char *const cat_time[NCAT] = { "gc.time", "jit.time", "other.time", "outside.time" };
+static const char *const cat_count[2] = { "gc.count", "jit.count" };
 
 struct pl_name {
 	char *s;
@@ -83,6 +85,7 @@ struct pypylog {
 
 	struct pl_frame stack[PL_MAX_DEPTH];
 	uint32_t depth;
+	uint32_t guess[PL_MAX_DEPTH]; /* the name last started at each depth (fast path) */
 	uint32_t open[NCAT];  /* open sections per category */
 
 	int started;
@@ -93,6 +96,8 @@ struct pypylog {
 	uint64_t it_ticks[NCAT], it_count[2];
 	uint64_t tot_ticks[NCAT], tot_count[2];
 };
+
+static void timestamp_init(void);
 
 /* character classes: hex digit values (16 = not hex) and section-name bytes */
 static unsigned char hexval[256], namechar[256];
@@ -110,6 +115,7 @@ static void pl_tables(void)
 		hexval[c] = (unsigned char)(c - '0');
 	for (int c = 'a'; c <= 'f'; c++)
 		hexval[c] = hexval[c - 'a' + 'A'] = (unsigned char)(c - 'a' + 10);
+	timestamp_init();
 	done = 1;
 }
 
@@ -196,24 +202,19 @@ static int put(struct pypylog *p, struct kerr *e, enum rec_kind kind, const char
 static int emit_group(struct pypylog *p, struct kerr *e, enum rec_kind kind,
 		      const uint64_t *ticks, const uint64_t *count)
 {
-	char name[32];
-	for (int c = 0; c < NCAT; c++) {
-		snprintf(name, sizeof(name), "%s.time", cat_names[c]);
-		if (put(p, e, kind, name, ticks_s(p, ticks[c]), "s") < 0)
+	for (int c = 0; c < NCAT; c++)
+		if (put(p, e, kind, cat_time[c], ticks_s(p, ticks[c]), "s") < 0)
 			return -1;
-	}
-	for (int c = 0; c < 2; c++) {
-		snprintf(name, sizeof(name), "%s.count", cat_names[c]);
-		if (put(p, e, kind, name, (double)count[c], "") < 0)
+	for (int c = 0; c < 2; c++)
+		if (put(p, e, kind, cat_count[c], (double)count[c], "") < 0)
 			return -1;
-	}
 	return 0;
 }
 
 /* ---- events ---- */
 
 /* give the time since the last event to the innermost open section */
-static void advance(struct pypylog *p, uint64_t t)
+static inline void advance(struct pypylog *p, uint64_t t)
 {
 	uint64_t dt = t - p->last;
 	int cat = CAT_OUTSIDE;
@@ -418,83 +419,149 @@ static inline long name_find(const struct pypylog *p, const unsigned char *s, si
 	}
 }
 
-static const char *pl_fast(struct pypylog *p, const char *line)
+#if defined(__SSE2__) && defined(__x86_64__)
+#include <emmintrin.h>
+
+/* first_n[n]: n bytes of 0xff, then zeros */
+static unsigned char first_n[17][16];
+
+/*
+ * The timestamp at d: 1 to 15 lowercase hex digits and ']'.  Its length,
+ * or 0 when it is not one; all sixteen bytes are looked at at once: find
+ * ']', check the digits, turn them into values, and pack value pairs into
+ * bytes (the first digit ends up in the top nibble once byte-swapped).
+ */
+static inline size_t timestamp(const unsigned char *d, uint64_t *out)
 {
-	const unsigned char *d = (const unsigned char *)line + 1;
-	if (line[0] != '[')
-		return NULL;
-	/* the timestamp: 1 to 15 lowercase hex digits, then ']' */
-	uint64_t w0 = ld64(d), w1 = ld64(d + 8), t;
+	__m128i c = _mm_loadu_si128((const __m128i *)(const void *)d);
+	unsigned br = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(c, _mm_set1_epi8(']')));
+	if (!br)
+		return 0;
+	size_t n = (size_t)__builtin_ctz(br);
+	__m128i dig = _mm_and_si128(_mm_cmpgt_epi8(c, _mm_set1_epi8('0' - 1)),
+				    _mm_cmplt_epi8(c, _mm_set1_epi8('9' + 1)));
+	__m128i low = _mm_and_si128(_mm_cmpgt_epi8(c, _mm_set1_epi8('a' - 1)),
+				    _mm_cmplt_epi8(c, _mm_set1_epi8('f' + 1)));
+	unsigned ok = (unsigned)_mm_movemask_epi8(_mm_or_si128(dig, low));
+	unsigned want = (1u << n) - 1;
+	if (!n || (ok & want) != want)
+		return 0;
+	__m128i v = _mm_sub_epi8(c, _mm_set1_epi8('0'));
+	v = _mm_sub_epi8(v, _mm_and_si128(low, _mm_set1_epi8('a' - '0' - 10)));
+	v = _mm_and_si128(v, _mm_loadu_si128((const __m128i *)(const void *)first_n[n]));
+	__m128i pairs = _mm_or_si128(_mm_slli_epi16(_mm_and_si128(v, _mm_set1_epi16(0x00ff)), 4),
+				     _mm_srli_epi16(v, 8));
+	uint64_t x = (uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(pairs, pairs));
+	*out = __builtin_bswap64(x) >> (4 * (16 - n));
+	return n;
+}
+
+static void timestamp_init(void)
+{
+	for (int n = 0; n <= 16; n++)
+		for (int i = 0; i < 16; i++)
+			first_n[n][i] = i < n ? 0xff : 0;
+}
+#else
+/* the same a word at a time, for machines without SSE2 */
+static inline size_t timestamp(const unsigned char *d, uint64_t *out)
+{
+	uint64_t w0 = ld64(d), w1 = ld64(d + 8);
 	uint64_t m = zero_bytes(w0 ^ (ONES * ']'));
 	size_t n;
 	if (m) {
 		n = (size_t)__builtin_ctzll(m) >> 3;
 		if (!n)
-			return NULL;
+			return 0;
 		uint64_t keep = (UINT64_C(1) << (8 * n)) - 1;
 		if (!hex_ok(w0, keep))
-			return NULL;
-		t = pack8(nibbles(w0) & keep) >> (4 * (8 - n));
-	} else {
-		m = zero_bytes(w1 ^ (ONES * ']'));
-		if (!m || !hex_ok(w0, ~UINT64_C(0)))
-			return NULL;
-		n = 8 + ((size_t)__builtin_ctzll(m) >> 3);
-		t = pack8(nibbles(w0));
-		if (n > 8) {
-			uint64_t keep = (UINT64_C(1) << (8 * (n - 8))) - 1;
-			if (!hex_ok(w1, keep))
-				return NULL;
-			t = (t << (4 * (n - 8))) | (pack8(nibbles(w1) & keep) >> (4 * (16 - n)));
-		}
+			return 0;
+		*out = pack8(nibbles(w0) & keep) >> (4 * (8 - n));
+		return n;
 	}
-	if (d[n + 1] != ' ' || t < p->last)
-		return NULL;
-	const unsigned char *q = d + n + 2, *r = q;
-	for (;;) {
-		uint64_t z = zero_bytes(ld64(r) ^ (ONES * '\n'));
-		if (z) {
-			r += __builtin_ctzll(z) >> 3;
-			break;
-		}
-		r += 8;
+	m = zero_bytes(w1 ^ (ONES * ']'));
+	if (!m || !hex_ok(w0, ~UINT64_C(0)))
+		return 0;
+	n = 8 + ((size_t)__builtin_ctzll(m) >> 3);
+	uint64_t t = pack8(nibbles(w0));
+	if (n > 8) {
+		uint64_t keep = (UINT64_C(1) << (8 * (n - 8))) - 1;
+		if (!hex_ok(w1, keep))
+			return 0;
+		t = (t << (4 * (n - 8))) | (pack8(nibbles(w1) & keep) >> (4 * (16 - n)));
 	}
-	if (!p->started)
+	*out = t;
+	return n;
+}
+
+static void timestamp_init(void)
+{
+}
+#endif
+
+static inline __attribute__((always_inline)) const char *pl_fast(struct pypylog *p, const char *line)
+{
+	const unsigned char *d = (const unsigned char *)line + 1;
+	uint64_t t;
+	size_t n;
+	if (line[0] != '[' || !(n = timestamp(d, &t)))
 		return NULL;
+	if (d[n + 1] != ' ' || t < p->last || !p->started)
+		return NULL;
+	const unsigned char *q = d + n + 2;
 	if (*q == '{') {
-		size_t len = (size_t)(r - q - 1);
-		if (!len || len > PL_NAME_MAX || p->depth == PL_MAX_DEPTH)
+		/* the name last started at this depth, tried without looking for the newline */
+		long id = p->guess[p->depth];
+		size_t len = p->names[id].len;
+		if (!id || q[1 + len] != '\n' || !name_eq(q + 1, p->names[id].s, len)) {
+			const unsigned char *r = q;
+			for (;;) {
+				uint64_t z = zero_bytes(ld64(r) ^ (ONES * '\n'));
+				if (z) {
+					r += __builtin_ctzll(z) >> 3;
+					break;
+				}
+				r += 8;
+			}
+			len = (size_t)(r - q - 1);
+			if (!len || len > PL_NAME_MAX)
+				return NULL;
+			id = name_find(p, q + 1, len);
+			if (id <= 0) /* unknown, or kiln-iter (slot 0) */
+				return NULL;
+		}
+		if (p->depth == PL_MAX_DEPTH)
 			return NULL;
-		long id = name_find(p, q + 1, len);
-		if (id <= 0) /* unknown, or kiln-iter (slot 0) */
-			return NULL;
+		p->guess[p->depth] = (uint32_t)id;
 		struct pl_name *nm = &p->names[id];
 		advance(p, t);
 		p->line++;
 		nm->count++;
 		if (nm->cat < 2 && !p->open[nm->cat]) {
 			p->tot_count[nm->cat]++;
-			if (p->in_iter)
-				p->it_count[nm->cat]++;
+			p->it_count[nm->cat] += (uint64_t)p->in_iter;
 		}
 		p->open[nm->cat]++;
 		p->stack[p->depth].name = (uint32_t)id;
 		p->stack[p->depth].line = p->line;
 		p->depth++;
-		return (const char *)r + 1;
+		return (const char *)q + len + 2;
 	}
-	if (!p->depth || r[-1] != '}')
+	/* a stop: of the innermost open section, or the reference path decides */
+	if (!p->depth)
 		return NULL;
-	size_t len = (size_t)(r - q - 1);
 	struct pl_name *nm = &p->names[p->stack[p->depth - 1].name];
-	if (nm->len != len || !name_eq(q, nm->s, len))
+	size_t len = nm->len;
+	if (q[len] != '}' || q[len + 1] != '\n' || !name_eq(q, nm->s, len))
 		return NULL;
 	advance(p, t);
 	p->line++;
 	p->depth--;
 	p->open[nm->cat]--;
-	return (const char *)r + 1;
+	return (const char *)q + len + 2;
 }
+
+static int parse_lines(struct pypylog *p, const char *s, const char *stop, struct kerr *e);
 
 /* parse every complete line in the buffer and keep the incomplete tail */
 static int pl_drain(struct pypylog *p, struct kerr *e)
@@ -522,17 +589,9 @@ static int pl_drain(struct pypylog *p, struct kerr *e)
 		p->len = (size_t)(end - b);
 		return 0;
 	}
-	const char *s = b, *stop = last + 1;
-	while (s < stop) {
-		const char *next = pl_fast(p, s);
-		if (next) {
-			s = next;
-			continue;
-		}
-		s = pl_line(p, s, stop, e);
-		if (!s)
-			return -1;
-	}
+	const char *stop = last + 1;
+	if (parse_lines(p, b, stop, e) < 0)
+		return -1;
 	size_t tail = (size_t)(end - stop);
 	memmove(p->buf, stop, tail);
 	p->len = tail;
@@ -702,6 +761,76 @@ static int read_plain(struct pypylog *p, int fd, struct kerr *e)
 	}
 }
 
+/*
+ * A plain file is parsed in place through a sliding read-only mapping
+ * (PL_WIN bytes at a time, unmapped before the next), which saves copying
+ * every byte out of the page cache and keeps memory bounded like the
+ * buffer does.  Lines are parsed where they lie as long as they end in the
+ * window; the pieces around a window's edges (a line split between two
+ * windows, the last bytes of the file) go through the buffer, whose slack
+ * keeps the fast path's word reads in bounds.  Inside a window, reads past
+ * the last whole line stay inside the mapping: either the next page is
+ * mapped too, or the last PL_SLACK bytes of the file go through the buffer.
+ */
+#define PL_WIN (4 << 20)
+
+int pypylog_fast = 1;
+
+static int parse_lines(struct pypylog *p, const char *s, const char *stop, struct kerr *e)
+{
+	while (s < stop) {
+		const char *next = pypylog_fast ? pl_fast(p, s) : NULL;
+		if (next) {
+			s = next;
+			continue;
+		}
+		s = pl_line(p, s, stop, e);
+		if (!s)
+			return -1;
+	}
+	return 0;
+}
+
+static int read_mapped(struct pypylog *p, int fd, off_t size, struct kerr *e)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	for (off_t off = 0; off < size; off += PL_WIN) {
+		size_t len = size - off < PL_WIN ? (size_t)(size - off) : PL_WIN;
+		int last = off + (off_t)len == size;
+		size_t maplen = last ? len : len + (size_t)pg; /* one page beyond the window */
+		if (!last && off + (off_t)maplen > size)
+			maplen = (size_t)(size - off);
+		char *w = mmap(NULL, maplen, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, off);
+		if (w == MAP_FAILED)
+			return kerr_set(e, "%s: mmap: %s", p->file, strerror(errno));
+		int r = 0;
+		const char *s = w, *end = w + len;
+		/* finish the line the previous window left in the buffer */
+		if (p->len || p->skipping) {
+			const char *nl = memchr(s, '\n', len);
+			size_t n = nl ? (size_t)(nl - s) + 1 : len;
+			r = pypylog_feed(p, s, n, e);
+			s += n;
+		}
+		/* whole lines in place, up to the last newline safely inside */
+		const char *limit = last ? (len > PL_SLACK ? end - PL_SLACK : w) : end;
+		if (!r && s < limit) {
+			const char *nl = memrchr(s, '\n', (size_t)(limit - s));
+			if (nl) {
+				r = parse_lines(p, s, nl + 1, e);
+				s = nl + 1;
+			}
+		}
+		/* the rest (a partial line, or the file's last bytes) through the buffer */
+		if (!r && s < end)
+			r = pypylog_feed(p, s, (size_t)(end - s), e);
+		munmap(w, maplen);
+		if (r)
+			return -1;
+	}
+	return 0;
+}
+
 /* a .zst log decompressed straight into the parse buffer */
 static int read_zst(struct pypylog *p, int fd, struct kerr *e)
 {
@@ -764,7 +893,13 @@ int pypylog_parse_file(const char *path, struct rec_sink *sink, struct kerr *e)
 		return kerr_setc(e, KEXIT_CONFIG, "%s: %s", path, strerror(errno));
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	struct pypylog *p = pypylog_new(path, &cal, sink);
-	r = ends_with(path, ".zst") ? read_zst(p, fd, e) : read_plain(p, fd, e);
+	struct stat st;
+	if (ends_with(path, ".zst"))
+		r = read_zst(p, fd, e);
+	else if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+		r = read_mapped(p, fd, st.st_size, e);
+	else
+		r = read_plain(p, fd, e);
 	if (!r)
 		r = pypylog_finish(p, e);
 	pypylog_free(p);

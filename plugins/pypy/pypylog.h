@@ -42,6 +42,13 @@ int pypylog_feed(struct pypylog *p, const char *buf, size_t len, struct kerr *e)
 int pypylog_finish(struct pypylog *p, struct kerr *e);
 void pypylog_free(struct pypylog *p);
 
+/*
+ * 1 (default): lines go through the word-at-a-time fast path first; 0: only
+ * through the byte-by-byte reference.  Both give the same records; tests
+ * and the fuzzer check that.
+ */
+extern int pypylog_fast;
+
 /* all of it on a buffer (tests, fuzzing) */
 int pypylog_parse_mem(const char *name, const char *buf, size_t len,
 		      const struct pypylog_calib *cal, struct rec_sink *sink, struct kerr *e);

@@ -106,8 +106,8 @@ static void test_nesting_prefix_superset(void **state)
 	long long all = value_of("us_compiling");
 	long long parse = value_of("us_compiling_parse");
 	long long irgen = value_of("us_compiling_irgen");
-	assert_true(parse >= 5000 && parse < 5000 + 20000);
-	assert_true(irgen >= 2000 && irgen < 2000 + 20000);
+	assert_true(parse >= 5000 && parse <= (long long)wall_us);
+	assert_true(irgen >= 2000 && irgen <= (long long)wall_us);
 	/* inclusive: the outer timer is the superset of its nested ones */
 	assert_true(all >= parse + irgen + 3000);
 	assert_true(all <= (long long)wall_us);
@@ -150,7 +150,7 @@ static void test_counts_and_units(void **state)
 	sleep_us(2000);
 	kiln_timer_stop();
 	long long ns = value_of("gc_pause");
-	assert_true(ns >= 2000000 && ns < 200000000);
+	assert_true(ns >= 2000000 && ns < 2000000000);
 }
 
 /* one buffer (one pointer) holding names that differ only at the end, in
@@ -185,15 +185,18 @@ static void test_reset(void **state)
 	kiln_count("num_x", 5);
 	kiln_timer_start("us_outer");
 	sleep_us(3000);
+	uint64_t t0 = kiln_clock_ns();
 	kiln_stats_reset();
 	assert_int_equal(value_of("num_x"), 0);
-	/* a running timer counts from the reset */
+	/* a running timer counts from the reset: not the 3 ms before it */
 	long long v = value_of("us_outer");
-	assert_true(v >= 0 && v < 2500);
+	uint64_t t1 = kiln_clock_ns();
+	assert_true(v >= 0 && v <= (long long)((t1 - t0) / 1000));
 	sleep_us(1000);
 	kiln_timer_stop();
+	uint64_t t2 = kiln_clock_ns();
 	v = value_of("us_outer");
-	assert_true(v >= 1000 && v < 3000 + 20000);
+	assert_true(v >= 1000 && v <= (long long)((t2 - t0) / 1000));
 }
 
 static void test_deep_nesting(void **state)

@@ -1,0 +1,242 @@
+/*
+ * cmd-diff.c - `kiln diff A B [--json] [analysis options]`: what changed
+ * between two experiments (a VM before and after a change), key by key:
+ * the classification, whether the steady-state confidence intervals
+ * overlap, and the ratio B/A of the steady-state means with a bootstrap
+ * confidence interval.
+ *
+ * The ratio's interval: A's and B's bootstrap distributions of the steady
+ * mean are made exactly as the report makes them (each pexec resampled
+ * separately, the same seed), B's resamples are shuffled (GSL), and each
+ * pair gives one ratio; the median and the --confidence interval of those
+ * ratios are reported.  An interval that excludes 1 says "faster"/"slower".
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <jansson.h>
+
+#include "analysis.h"
+#include "cmd.h"
+#include "import.h"
+#include "report.h"
+
+static int cmd_diff(int argc, char **argv);
+
+const struct cmd_entry cmd_diff_entry = {
+	.name = "diff",
+	.usage = "A B [--json] [--key K] [analysis options]",
+	.summary = "compare two experiments key by key: class, CI overlap, ratio of steady means",
+	.help = "A and B are kiln results files, Krun results files or warmup_stats CSVs.\n"
+		"  --json             machine-readable output\n"
+		"  --key K            only keys matching K ('*' wildcards)\n" AN_OPTS_HELP,
+	.exec = cmd_diff,
+};
+
+struct ratio {
+	double med, lo, hi;
+	int ok;
+};
+
+/* the bootstrap distribution of B/A for one key (both analysed with o) */
+static struct ratio ratio_ci(const struct an_key *a, const struct an_key *b, const struct an_opts *o)
+{
+	struct ratio r = { NAN, NAN, NAN, 0 };
+	if (!a->has_steady || !b->has_steady)
+		return r;
+	double **sa, **sb;
+	size_t *la, *lb;
+	size_t na = an_steady_data(a, &sa, &la), nb = an_steady_data(b, &sb, &lb);
+	size_t N = (size_t)o->resamples;
+	double *ma = xmalloc(N * sizeof(double)), *mb = xmalloc(N * sizeof(double));
+	size_t ga = an_bootstrap_means((const double *const *)sa, la, na, o->resamples, o->seed, ma);
+	size_t gb = an_bootstrap_means((const double *const *)sb, lb, nb, o->resamples, o->seed + 1, mb);
+	if (ga == N && gb == N) {
+		gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+		gsl_rng_set(g, (unsigned long)(o->seed + 2));
+		gsl_ran_shuffle(g, mb, N, sizeof(double));
+		gsl_rng_free(g);
+		for (size_t i = 0; i < N; i++)
+			mb[i] = mb[i] / ma[i];
+		an_quantiles(mb, N, o->confidence, &r.med, &r.lo, &r.hi);
+		r.ok = 1;
+	}
+	free(ma);
+	free(mb);
+	an_steady_data_free(sa, la, na);
+	an_steady_data_free(sb, lb, nb);
+	return r;
+}
+
+static const char *verdict(const struct ratio *r)
+{
+	if (!r->ok)
+		return "-";
+	if (r->hi < 1)
+		return "faster";
+	if (r->lo > 1)
+		return "slower";
+	return "no change";
+}
+
+static const char *overlap(const struct an_key *a, const struct an_key *b)
+{
+	if (!a->has_steady || !b->has_steady)
+		return "-";
+	return (a->perf_hi < b->perf_lo || b->perf_hi < a->perf_lo) ? "no" : "yes";
+}
+
+static json_t *jnum_(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static int load(const char *path, struct dataset *ds, const struct an_opts *o, struct an_result *r)
+{
+	struct kerr e = KERR_INIT;
+	if (imp_load(path, ds, &e) < 0 || an_analyse(ds, o, r, &e) < 0) {
+		kerr_print(&e);
+		int code = e.code ? e.code : KEXIT_FAIL;
+		kerr_release(&e);
+		return code;
+	}
+	return 0;
+}
+
+static const struct an_key *find(const struct an_result *r, const char *key)
+{
+	for (size_t i = 0; i < r->nkeys; i++)
+		if (!strcmp(r->keys[i].key->key, key))
+			return &r->keys[i];
+	return NULL;
+}
+
+static int cmd_diff(int argc, char **argv)
+{
+	const struct cmd_entry *c = &cmd_diff_entry;
+	if (cmd_wants_help(c, argc, argv))
+		return 0;
+	const char *in[2] = { NULL, NULL }, *keypat = NULL;
+	int json = 0, nin = 0;
+	struct an_opts o;
+	an_opts_default(&o);
+	struct kerr e = KERR_INIT;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int r = an_opts_parse(&o, argc, argv, &i, &e);
+		if (r < 0) {
+			kiln_error("%s", e.msg.buf);
+			kerr_release(&e);
+			return KEXIT_USAGE;
+		}
+		if (r > 0)
+			continue;
+		if (!strcmp(a, "--json"))
+			json = 1;
+		else if ((!strcmp(a, "--key") || !strcmp(a, "-k")) && i + 1 < argc)
+			keypat = argv[++i];
+		else if (a[0] == '-' && a[1])
+			return cmd_usage_error(c, "unknown option '%s' (or missing value)", a);
+		else if (nin < 2)
+			in[nin++] = a;
+		else
+			return cmd_usage_error(c, "two inputs only ('%s' is extra)", a);
+	}
+	if (nin != 2)
+		return cmd_usage_error(c, "needs two inputs, A and B");
+	struct dataset da = { 0 }, db = { 0 };
+	struct an_result ra = { 0 }, rb = { 0 };
+	int rc = load(in[0], &da, &o, &ra);
+	if (rc == 0)
+		rc = load(in[1], &db, &o, &rb);
+	if (rc) {
+		an_result_free(&ra);
+		an_result_free(&rb);
+		ds_free(&da);
+		ds_free(&db);
+		return rc;
+	}
+	if (da.machine && db.machine && strcmp(da.machine, db.machine))
+		kiln_warn("A ran on '%s' and B on '%s': differences may be the machines'", da.machine, db.machine);
+	/* every key of A, then the keys only B has */
+	struct strvec keys = STRVEC_INIT;
+	for (size_t i = 0; i < ra.nkeys; i++)
+		sv_push(&keys, ra.keys[i].key->key);
+	for (size_t i = 0; i < rb.nkeys; i++)
+		if (!find(&ra, rb.keys[i].key->key))
+			sv_push(&keys, rb.keys[i].key->key);
+	json_t *jout = json ? json_array() : NULL;
+	struct strbuf row = STRBUF_INIT;
+	int shown = 0;
+	if (!json)
+		printf("%-34s %-34s %-22s %-22s %-28s %-7s %s\n", "key", "class A -> B", "A steady perf s",
+		       "B steady perf s", "B/A (CI)", "overlap", "verdict");
+	for (size_t i = 0; i < keys.n; i++) {
+		const char *key = keys.v[i];
+		if (keypat && !star_match(keypat, key))
+			continue;
+		shown++;
+		const struct an_key *a = find(&ra, key), *b = find(&rb, key);
+		struct ratio r = { NAN, NAN, NAN, 0 };
+		if (a && b)
+			r = ratio_ci(a, b, &o);
+		if (json) {
+			json_t *j = json_object();
+			json_object_set_new(j, "key", json_string(key));
+			json_object_set_new(j, "class_a", a ? json_string(an_class_name(a->cls)) : json_null());
+			json_object_set_new(j, "class_b", b ? json_string(an_class_name(b->cls)) : json_null());
+			json_object_set_new(j, "class_changed", json_boolean(!a || !b || a->cls != b->cls));
+			json_object_set_new(j, "steady_a", a ? json_pack("[ooo]", jnum_(a->perf_med), jnum_(a->perf_lo), jnum_(a->perf_hi)) : json_null());
+			json_object_set_new(j, "steady_b", b ? json_pack("[ooo]", jnum_(b->perf_med), jnum_(b->perf_lo), jnum_(b->perf_hi)) : json_null());
+			const char *ov = a && b ? overlap(a, b) : "-";
+			json_object_set_new(j, "cis_overlap", !strcmp(ov, "-") ? json_null() : json_boolean(!strcmp(ov, "yes")));
+			json_object_set_new(j, "ratio", jnum_(r.med));
+			json_object_set_new(j, "ratio_ci", r.ok ? json_pack("[ff]", r.lo, r.hi) : json_null());
+			json_object_set_new(j, "verdict", json_string(a && b ? verdict(&r) : a ? "only in A" : "only in B"));
+			json_array_append_new(jout, j);
+			continue;
+		}
+		sb_reset(&row);
+		sb_addf(&row, "%s -> %s", a ? an_class_name(a->cls) : "(absent)", b ? an_class_name(b->cls) : "(absent)");
+		struct strbuf pa = STRBUF_INIT, pb = STRBUF_INIT, pr = STRBUF_INIT;
+		if (a)
+			rep_fmt_ci(&pa, a->perf_med, a->perf_lo, a->perf_hi);
+		if (b)
+			rep_fmt_ci(&pb, b->perf_med, b->perf_lo, b->perf_hi);
+		if (r.ok)
+			sb_addf(&pr, "%.4f (%.4f–%.4f)", r.med, r.lo, r.hi);
+		else
+			sb_adds(&pr, "-");
+		/* %-Ns pads bytes, and ± and – are two bytes each: widen by their count */
+		printf("%-34s %-34s %-*s %-*s %-*s %-7s %s\n", key, row.buf, 22 + 1, pa.len ? pa.buf : "-", 22 + 1,
+		       pb.len ? pb.buf : "-", 28 + 2 * r.ok, pr.buf, a && b ? overlap(a, b) : "-",
+		       a && b ? verdict(&r) : a ? "only in A" : "only in B");
+		sb_release(&pa);
+		sb_release(&pb);
+		sb_release(&pr);
+	}
+	if (json) {
+		json_t *root = json_pack("{s:s,s:s,s:o}", "a", in[0], "b", in[1], "keys", jout);
+		char *t = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+		puts(t);
+		free(t);
+		json_decref(root);
+	} else {
+		printf("\nB/A: ratio of steady-state means, bootstrap median and %g%% interval; "
+		       "verdict 'faster'/'slower' when that interval excludes 1.\n", o.confidence * 100);
+	}
+	if (!shown && keypat) {
+		kiln_error("no key matches '%s'", keypat);
+		rc = KEXIT_USAGE;
+	}
+	sb_release(&row);
+	sv_clear(&keys);
+	an_result_free(&ra);
+	an_result_free(&rb);
+	ds_free(&da);
+	ds_free(&db);
+	return rc;
+}

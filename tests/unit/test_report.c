@@ -1,0 +1,281 @@
+/*
+ * test_report.c - plots (src/plot.c) and reports (src/report.c) of an
+ * analysed in-memory dataset.  The SVG that gnuplot draws is parsed: the
+ * wall-time line has a point per iteration, every outlier has its marker,
+ * each instrumentation series has its own panel; the .gp and .dat files stay
+ * beside it.  The HTML report is one file with inline SVG and no outside
+ * reference; the JSON follows warmup_stats' layout; text, Markdown, LaTeX
+ * and CSV carry the numbers of the analysis.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plot.h"
+#include "report.h"
+
+static char tmpdir[64];
+static struct dataset ds;
+static struct an_result res;
+
+static uint64_t st = 12345;
+static double urand(void)
+{
+	st ^= st << 13;
+	st ^= st >> 7;
+	st ^= st << 17;
+	return ((st >> 11) + 0.5) / 9007199254740992.0;
+}
+
+#define N 400
+
+static int setup(void **state)
+{
+	(void)state;
+	strcpy(tmpdir, "/tmp/kiln-test-report.XXXXXX");
+	if (!mkdtemp(tmpdir))
+		return -1;
+	memset(&ds, 0, sizeof(ds));
+	ds.name = xstrdup("demo");
+	ds.machine = xstrdup("box");
+	struct ds_key *k = ds_add_key(&ds, "fannkuch", "pypy", "default-python");
+	for (int p = 0; p < 2; p++) {
+		struct ds_pexec *px = ds_add_pexec(k, p);
+		px->n = N;
+		px->wall = xmalloc(N * sizeof(double));
+		struct ds_series *gc = ds_add_series(px, "gc.time", "s", N);
+		for (int i = 0; i < N; i++) {
+			px->wall[i] = (i < 40 ? 0.3 : 0.1) + 0.0002 * (urand() - 0.5);
+			gc->v[i] = i < 40 ? 0.01 : 0.001;
+		}
+		/* three spikes well inside the series: outliers */
+		px->wall[150] = px->wall[260] = px->wall[333] = 0.5;
+	}
+	struct ds_key *k2 = ds_add_key(&ds, "nbody", "lua", "default-lua");
+	struct ds_pexec *px = ds_add_pexec(k2, 0);
+	px->n = N;
+	px->wall = xmalloc(N * sizeof(double));
+	for (int i = 0; i < N; i++)
+		px->wall[i] = 0.05 + 0.0001 * (urand() - 0.5);
+	ds_add_pexec(k2, 1)->status = DS_FAILED;
+	struct an_opts o;
+	an_opts_default(&o);
+	o.window = 100;
+	o.steady = 100;
+	o.resamples = 5000;
+	struct kerr e = KERR_INIT;
+	return an_analyse(&ds, &o, &res, &e);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	an_result_free(&res);
+	ds_free(&ds);
+	rm_rf(tmpdir);
+	return 0;
+}
+
+static size_t count(const char *s, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = strstr(s, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/* points (M and L commands) of all paths stroked in colour col */
+static size_t path_points(const char *svg, const char *col)
+{
+	size_t pts = 0;
+	for (const char *p = strstr(svg, "<path"); p; p = strstr(p + 1, "<path")) {
+		const char *end = strchr(p, '>');
+		char *tag = xstrndup(p, (size_t)(end - p));
+		if (strstr(tag, col)) {
+			const char *d = strstr(tag, " d='");
+			for (; d && *d; d++)
+				pts += *d == 'M' || *d == 'L';
+		}
+		free(tag);
+	}
+	return pts;
+}
+
+static void test_plot_svg(void **state)
+{
+	(void)state;
+	char *gp = plot_gnuplot_path();
+	if (!gp)
+		skip();
+	free(gp);
+	const struct an_key *k = &res.keys[0];
+	assert_int_equal(k->p[0].cls, AN_WARMUP);
+	assert_int_equal(k->p[0].noutliers, 3);
+	char *dir = path_join(tmpdir, "plots"), *out = NULL;
+	struct kerr e = KERR_INIT;
+	if (plot_pexec(k, 0, dir, PLOT_SVG, &out, &e) < 0)
+		fail_msg("%s", e.msg.buf);
+	assert_true(strstr(out, "fannkuch_pypy_default-python-p0.svg") != NULL);
+	struct strbuf svg = STRBUF_INIT;
+	assert_int_equal(read_file(out, &svg, &e), 0);
+	assert_non_null(strstr(svg.buf, "<svg"));
+	/* the wall-time line: one point per iteration, plus the legend's sample (2) */
+	assert_int_equal(path_points(svg.buf, "rgb( 59,  66,  82)"), N + 2);
+	/* the gc.time panel: a line of its own over the same iterations */
+	assert_int_equal(path_points(svg.buf, "rgb( 94, 129, 172)"), N + 2);
+	/* outlier markers in red: one per outlier and one in the legend */
+	assert_int_equal(count(svg.buf, "color='rgb(208,   0,   0)'"), 3 + 1);
+	/* segments: a mean line per segment in the steady colour or the warmup colour */
+	assert_true(path_points(svg.buf, "rgb( 46, 139,  87)") >= 2);
+	assert_true(path_points(svg.buf, "rgb(230, 159,   0)") >= 2);
+	/* script and data kept beside it */
+	char *gpf = path_join(dir, "fannkuch_pypy_default-python-p0.gp");
+	char *dat = path_join(dir, "fannkuch_pypy_default-python-p0.dat");
+	struct strbuf d = STRBUF_INIT;
+	assert_int_equal(read_file(dat, &d, &e), 0);
+	assert_int_equal(count(d.buf, "\n"), N + 1);
+	assert_true(file_exists(gpf));
+	/* PNG too */
+	char *png = NULL;
+	assert_int_equal(plot_pexec(k, 1, dir, PLOT_PNG, &png, &e), 0);
+	struct strbuf pb = STRBUF_INIT;
+	assert_int_equal(read_file(png, &pb, &e), 0);
+	assert_memory_equal(pb.buf, "\x89PNG", 4);
+	sb_release(&pb);
+	free(png);
+	sb_release(&d);
+	sb_release(&svg);
+	free(gpf);
+	free(dat);
+	free(out);
+	free(dir);
+}
+
+static char *render(enum rep_format f)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mf = open_memstream(&buf, &len);
+	struct rep_opts ro = { 0 };
+	ro.plots_per_key = 2;
+	struct kerr e = KERR_INIT;
+	if (rep_write(mf, f, &ds, &res, &ro, &e) < 0)
+		fail_msg("%s", e.msg.buf);
+	fclose(mf);
+	return buf;
+}
+
+static void test_html_self_contained(void **state)
+{
+	(void)state;
+	char *gp = plot_gnuplot_path();
+	if (!gp)
+		skip();
+	free(gp);
+	char *h = render(REP_HTML);
+	assert_true(!strncmp(h, "<!DOCTYPE html>", 15));
+	/* 2 pexecs of fannkuch, 1 of nbody */
+	assert_int_equal(count(h, "<svg"), 3);
+	assert_null(strstr(h, "src="));
+	assert_null(strstr(h, "http://www.w3.org/1999/xhtml")); /* no foreign HTML islands */
+	assert_null(strstr(h, "<link"));
+	assert_null(strstr(h, "<script"));
+	assert_null(strstr(h, "<?xml"));
+	assert_non_null(strstr(h, "warmup"));
+	assert_non_null(strstr(h, "gc.time"));
+	free(h);
+}
+
+static void test_json_layout(void **state)
+{
+	(void)state;
+	char *t = render(REP_JSON);
+	json_error_t je;
+	json_t *j = json_loads(t, 0, &je);
+	assert_non_null(j);
+	assert_string_equal(json_string_value(json_object_get(j, "warmup_format_version")), "2");
+	json_t *b = json_object_get(json_object_get(json_object_get(json_object_get(j, "machines"), "box"), "pypy"),
+				    "fannkuch");
+	assert_non_null(b);
+	assert_string_equal(json_string_value(json_object_get(b, "classification")), "warmup");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(b, "detailed_classification"), "warmup")), 2);
+	assert_true(json_number_value(json_object_get(b, "steady_state_iteration")) == res.keys[0].iter_med);
+	assert_true(json_number_value(json_object_get(b, "steady_state_time")) == res.keys[0].perf_med);
+	assert_int_equal(json_array_size(json_object_get(b, "steady_state_time_list")), 2);
+	json_t *px = json_object_get(b, "process_executons");
+	assert_int_equal(json_array_size(px), 2);
+	assert_int_equal(json_array_size(json_object_get(json_array_get(px, 0), "outliers")), 3);
+	json_t *ins = json_object_get(json_object_get(b, "instrumentation"), "gc.time");
+	assert_true(fabs(json_number_value(json_object_get(ins, "before_steady")) - 0.01) < 1e-12);
+	json_t *nb = json_object_get(json_object_get(json_object_get(json_object_get(j, "machines"), "box"), "lua"),
+				     "nbody");
+	assert_string_equal(json_string_value(json_object_get(nb, "classification")), "flat");
+	assert_int_equal(json_integer_value(json_object_get(nb, "failed_pexecs")), 1);
+	json_decref(j);
+	free(t);
+}
+
+static void test_text_formats(void **state)
+{
+	(void)state;
+	char *t = render(REP_TEXT);
+	assert_non_null(strstr(t, "fannkuch:pypy:default-python"));
+	assert_non_null(strstr(t, "warmup"));
+	assert_non_null(strstr(t, "1 (+1 failed)"));
+	assert_null(strstr(t, "\033[")); /* colour only when asked */
+	struct strbuf want = STRBUF_INIT;
+	rep_fmt_ci(&want, res.keys[0].perf_med, res.keys[0].perf_lo, res.keys[0].perf_hi);
+	assert_non_null(strstr(t, want.buf));
+	free(t);
+	t = render(REP_MARKDOWN);
+	assert_non_null(strstr(t, "| `fannkuch:pypy:default-python` | warmup |"));
+	assert_non_null(strstr(t, "| --- |"));
+	free(t);
+	t = render(REP_LATEX);
+	assert_non_null(strstr(t, "\\begin{tabular}"));
+	assert_non_null(strstr(t, "fannkuch & pypy & warmup"));
+	assert_null(strstr(t, "default_python")); /* underscores would be escaped, and defaults are hidden */
+	free(t);
+	t = render(REP_CSV);
+	assert_true(!strncmp(t, "key,bench,vm,variant,classification", 35));
+	assert_non_null(strstr(t, "gc.time_before,gc.time_after"));
+	assert_int_equal(count(t, "\n"), 3);
+	free(t);
+	sb_release(&want);
+}
+
+static void test_fmt(void **state)
+{
+	(void)state;
+	struct strbuf sb = STRBUF_INIT;
+	rep_fmt_ci(&sb, 0.102314, 0.102194, 0.102434);
+	assert_string_equal(sb.buf, "0.10231 ± 0.00012");
+	sb_reset(&sb);
+	rep_fmt_ci(&sb, NAN, NAN, NAN);
+	assert_string_equal(sb.buf, "-");
+	sb_release(&sb);
+	enum rep_format f;
+	assert_int_equal(rep_parse_format("latex", &f), 0);
+	assert_int_equal(f, REP_LATEX);
+	assert_int_equal(rep_parse_format("pdf", &f), -1);
+	assert_int_equal(rep_format_for_path("out/r.html"), REP_HTML);
+	assert_int_equal(rep_format_for_path("r.txt"), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plot_svg),
+		cmocka_unit_test(test_html_self_contained),
+		cmocka_unit_test(test_json_layout),
+		cmocka_unit_test(test_text_formats),
+		cmocka_unit_test(test_fmt),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
