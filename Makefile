@@ -52,7 +52,7 @@ KILN     := $(O)/kiln
 RUNNER_C := $(O)/kiln-runner-c
 
 .PHONY: all test test-unit test-e2e test-asan demo install uninstall clean fuzz bench deps java
-all: $(KILN) $(O)/libkiln.a $(O)/libkiln.so $(RUNNER_C) $(BENCH_SO) $(HELPERS) java
+all: $(KILN) $(O)/libkiln.a $(O)/libkiln.so $(RUNNER_C) $(BENCH_SO) $(LUA_CLOCK) $(HELPERS) java
 
 $(O)/obj/%.o: %.c $(wildcard src/*.h include/*.h)
 	@mkdir -p $(dir $@)
@@ -81,7 +81,13 @@ $(RUNNER_C): plugins/c/runner.c $(O)/libkiln.a
 
 # C benchmarks: never sanitized (they are what is measured)
 benchmarks/%/c/bench.so: benchmarks/%/c/bench.c
-	$(CC) -std=c11 -O2 -g -Wall -Wextra -shared -fPIC -o $@ $<
+	$(CC) -std=c11 -O2 -g -Wall -Wextra -shared -fPIC -o $@ $< -lm
+
+# the Lua 5.4 runner's clock module (liblua5.4-dev), built beside its source
+LUA_CFLAGS := $(shell pkg-config --cflags lua5.4 2>/dev/null)
+LUA_CLOCK  := $(if $(shell pkg-config --exists lua5.4 2>/dev/null && echo y),plugins/lua/kilnclock.so)
+plugins/lua/kilnclock.so: plugins/lua/kilnclock.c
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -shared -fPIC $(LUA_CFLAGS) -o $@ $<
 
 java: $(if $(JAVA_SRC),$(O)/java.stamp)
 $(O)/java.stamp: $(JAVA_SRC)
@@ -150,5 +156,5 @@ uninstall:
 	  $(DESTDIR)$(PREFIX)/lib/libkiln.* $(DESTDIR)$(PREFIX)/lib/pkgconfig/kiln.pc $(DESTDIR)$(PREFIX)/include/kiln.h
 
 clean:
-	rm -rf build build-asan benchmarks/*/c/bench.so $(O)/java.stamp
+	rm -rf build build-asan benchmarks/*/c/bench.so plugins/lua/kilnclock.so $(O)/java.stamp
 	find benchmarks plugins -name '*.class' -delete

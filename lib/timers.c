@@ -27,12 +27,37 @@
  *   - a tiny per-thread cache from the caller's name pointer to its slot,
  *     verified with strcmp, so the usual call with a string literal skips
  *     hashing.
+ *   - the clock (kt_now): the CPU's timestamp counter where it is usable,
+ *     CLOCK_MONOTONIC_RAW otherwise.  Picked once, at the first use of
+ *     libkiln's timers in the process (kt_init), and never changed, so every
+ *     start, stop and total is in one unit, "ticks": TSC cycles or
+ *     nanoseconds.  Totals stay in ticks; only the dump converts them.
  * So after the first use of a name on a thread, start/stop allocate nothing,
  * take no lock and cost two clock reads plus a few loads and stores.
  *
- * Times come from CLOCK_MONOTONIC_RAW, the clock of kiln_clock_ns, read
- * here directly (kt_now, inlined: one call less on each side of the pair).
+ * The TSC.  One clock_gettime through the vDSO is ~20-25 ns on the
+ * development VM (it reads the TSC itself and scales it), and a pair costs
+ * two of them; a bare rdtsc is about half that.  It is used when it is an
+ * invariant TSC (CPUID 0x80000007 EDX bit 8, Linux's nonstop_tsc: constant
+ * rate, not stopped in idle states) and the kernel itself keeps time with it
+ * (clocksource "tsc"): the kernel drops that clocksource when it finds the
+ * CPUs' counters out of sync or drifting, which a per-process check could
+ * not see, and a thread may move between CPUs between its start and stop.
+ * KILN_TIMERS_CLOCK=tsc skips the clocksource check (the invariant TSC is
+ * still required), =clock_gettime forces the fallback, =auto (or unset) is
+ * the default.  Plain rdtsc, not rdtscp or lfence+rdtsc: those only stop the
+ * read from moving past neighbouring instructions, an error of a few dozen
+ * cycles at each end of intervals that are microseconds long (a compile
+ * pass, a GC), and they cost a quarter more (5-10 ns a pair here).
+ *
+ * Calibration.  kt_init reads a (tick, ns) pair at first use; each dump
+ * reads another and converts ticks to ns by the ratio of the two intervals.
+ * The rate is constant, so the longest interval is the best estimate, and
+ * since a thread's total never exceeds that interval, the pairs' error (tens
+ * of ns each: kt_pair takes the tightest of several reads) moves a total by
+ * about that much at most, however soon after first use the dump comes.
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -40,6 +65,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #include "kiln.h"
 
 #define KT_NAMES 512   /* distinct names; a power of two */
@@ -84,12 +113,146 @@ static atomic_int kt_atexit_done;
 /* initial-exec: one pointer of static TLS, no __tls_get_addr call in libkiln.so */
 static _Thread_local struct kt_thread *kt_self __attribute__((tls_model("initial-exec")));
 
-static inline uint64_t kt_now(void)
+/* ---- the clock ---- */
+
+static int kt_tsc;               /* ticks are TSC cycles (1) or ns (0); set once by kt_init */
+static char kt_clock_text[160];  /* which clock and why */
+static uint64_t kt_base_tick, kt_base_ns; /* the calibration's start, at first use */
+
+static inline uint64_t kt_gettime(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+
+#if defined(__x86_64__)
+static inline uint64_t kt_rdtsc(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+}
+#endif
+
+/* the timers' clock, in ticks; inlined into start and stop */
+static inline uint64_t kt_now(void)
+{
+#if defined(__x86_64__)
+	if (kt_tsc)
+		return kt_rdtsc();
+#endif
+	return kt_gettime();
+}
+
+/*
+ * A tick reading and the CLOCK_MONOTONIC_RAW reading taken at the same
+ * moment: the ns read bracketed by two tick reads, the tightest bracket of a
+ * few (a preemption inside one bracket would skew the calibration by the
+ * length of the preemption).
+ */
+static void kt_pair(uint64_t *tick, uint64_t *ns)
+{
+	if (!kt_tsc) {
+		*tick = *ns = kt_gettime();
+		return;
+	}
+	uint64_t best = UINT64_MAX;
+	for (int i = 0; i < 8; i++) {
+		uint64_t a = kt_now();
+		uint64_t n = kt_gettime();
+		uint64_t b = kt_now();
+		if (b >= a && b - a < best) {
+			best = b - a;
+			*tick = a + (b - a) / 2;
+			*ns = n;
+		}
+	}
+	if (best == UINT64_MAX) /* never ordered: cannot happen with a usable TSC */
+		*tick = kt_now(), *ns = kt_gettime();
+}
+
+/* a total in ticks as ns, by the rate over first use .. (tick, ns) */
+static int64_t kt_ticks_ns(int64_t v, uint64_t tick, uint64_t ns)
+{
+	if (!kt_tsc || tick <= kt_base_tick)
+		return v;
+	return (int64_t)((__int128)v * (__int128)(ns - kt_base_ns) / (__int128)(tick - kt_base_tick));
+}
+
+/* the kernel's clocksource into buf; 0, or -1 when it cannot be read */
+static int kt_clocksource(char *buf, size_t n)
+{
+	int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t r = read(fd, buf, n - 1);
+	close(fd);
+	if (r <= 0)
+		return -1;
+	buf[r] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+/* does the CPU have an invariant TSC (and rdtsc at all)? */
+static int kt_invariant_tsc(void)
+{
+#if defined(__x86_64__)
+	unsigned a, b, c, d;
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(d & (1u << 4)))
+		return 0;
+	if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
+		return 0;
+	__get_cpuid(0x80000007u, &a, &b, &c, &d);
+	return (d >> 8) & 1;
+#else
+	return 0;
+#endif
+}
+
+/* choose the clock (see the top of the file) and start the calibration */
+static void kt_pick_clock(void)
+{
+	const char *env = getenv("KILN_TIMERS_CLOCK");
+	int force_tsc = 0, force_gettime = 0;
+	if (env && *env && strcmp(env, "auto")) {
+		force_tsc = !strcmp(env, "tsc");
+		force_gettime = !strcmp(env, "clock_gettime");
+		if (!force_tsc && !force_gettime)
+			fprintf(stderr, "kiln: KILN_TIMERS_CLOCK=%.40s is not auto, tsc or clock_gettime: using auto\n",
+				env);
+	}
+	char cs[64];
+	int cs_known = kt_clocksource(cs, sizeof(cs)) == 0;
+	size_t n = sizeof(kt_clock_text);
+	kt_tsc = 0;
+	if (force_gettime) {
+		snprintf(kt_clock_text, n, "clock_gettime: forced by KILN_TIMERS_CLOCK");
+	} else if (!kt_invariant_tsc()) {
+#if defined(__x86_64__)
+		snprintf(kt_clock_text, n, "clock_gettime: the CPU has no invariant TSC");
+#else
+		snprintf(kt_clock_text, n, "clock_gettime: not x86-64");
+#endif
+	} else if (force_tsc) {
+		kt_tsc = 1;
+		snprintf(kt_clock_text, n, "tsc: invariant TSC, forced by KILN_TIMERS_CLOCK");
+	} else if (cs_known && strcmp(cs, "tsc")) {
+		snprintf(kt_clock_text, n, "clock_gettime: invariant TSC, but the kernel's clocksource is %s", cs);
+	} else {
+		kt_tsc = 1;
+		snprintf(kt_clock_text, n, "tsc: invariant TSC, kernel clocksource %s", cs_known ? cs : "unknown");
+	}
+	kt_pair(&kt_base_tick, &kt_base_ns);
+}
+
+/*
+ * Which clock the timers use and why: "tsc: ..." or "clock_gettime: ...".
+ * Not in kiln.h, and hidden from libkiln.so's symbols: for bench/overhead
+ * and tests/unit/test_timers.c, which link libkiln statically.
+ */
+__attribute__((visibility("hidden"))) const char *kt_clock_desc(void);
 
 /* thread exit (a pthread key destructor, run by the exiting thread itself) */
 static void kt_retire(void *p)
@@ -106,16 +269,24 @@ static void kt_fork_prepare(void) { pthread_mutex_lock(&kt_lock); }
 static void kt_fork_parent(void) { pthread_mutex_unlock(&kt_lock); }
 static void kt_fork_child(void) { pthread_mutex_unlock(&kt_lock); }
 
-static void kt_init_key(void)
+/* once per process, before any tick is read */
+static void kt_init(void)
 {
+	kt_pick_clock();
 	pthread_key_create(&kt_key, kt_retire);
 	pthread_atfork(kt_fork_prepare, kt_fork_parent, kt_fork_child);
+}
+
+const char *kt_clock_desc(void)
+{
+	pthread_once(&kt_once, kt_init);
+	return kt_clock_text;
 }
 
 /* this thread's block, adopted from a retired thread or made (first use only) */
 static struct kt_thread *kt_thread_slow(void)
 {
-	pthread_once(&kt_once, kt_init_key);
+	pthread_once(&kt_once, kt_init);
 	struct kt_thread *t;
 	pthread_mutex_lock(&kt_lock);
 	for (t = kt_threads; t; t = t->next)
@@ -316,9 +487,10 @@ void kiln_timer_stop(void)
 			t->running[f->slot]--;
 		return;
 	}
-	uint64_t now = kt_now();
+	int64_t el = (int64_t)(kt_now() - f->start);
 	t->running[f->slot]--;
-	kt_add(t, f->slot, (int64_t)(now - f->start));
+	/* the thread may have moved to a CPU whose counter is a few cycles behind */
+	kt_add(t, f->slot, el > 0 ? el : 0);
 }
 
 void kiln_count(const char *name, int64_t n)
@@ -347,7 +519,9 @@ static void kt_dump_to(FILE *f)
 	if (!lines)
 		return;
 	int n = 0;
-	uint64_t now = kt_now();
+	uint64_t now, now_ns;
+	pthread_once(&kt_once, kt_init);
+	kt_pair(&now, &now_ns);
 	struct kt_thread *self = kt_self;
 	pthread_mutex_lock(&kt_lock);
 	for (int s = 0; s < KT_NAMES; s++) {
@@ -362,8 +536,11 @@ static void kt_dump_to(FILE *f)
 			for (int d = 0; d < self->depth && d < KT_DEPTH; d++)
 				if (self->stack[d].slot == s && self->stack[d].timed)
 					v += (int64_t)(now - self->stack[d].start);
-		if (atomic_load_explicit(&kt_names[s].timer, memory_order_relaxed) && !strncmp(name, "us_", 3))
-			v /= 1000;
+		if (atomic_load_explicit(&kt_names[s].timer, memory_order_relaxed)) {
+			v = kt_ticks_ns(v, now, now_ns);
+			if (!strncmp(name, "us_", 3))
+				v /= 1000;
+		}
 		lines[n].name = name;
 		lines[n].value = v;
 		n++;
@@ -427,7 +604,7 @@ void kiln_stats_reset(void)
 	atomic_store_explicit(&kt_dropped, 0, memory_order_relaxed);
 	/* this thread's running timers now count from the reset */
 	struct kt_thread *self = kt_self;
-	if (self) {
+	if (self) { /* kt_init has run: this thread has a block */
 		uint64_t now = kt_now();
 		for (int d = 0; d < self->depth && d < KT_DEPTH; d++)
 			if (self->stack[d].timed)

@@ -505,9 +505,6 @@ __attribute__((target("avx512f"))) static void cand_avx512(size_t k, const int32
 							   double S1t, double S2t, double pen, const double *T,
 							   double *out, struct cand_out *co)
 {
-	double *Tv = out;
-	for (size_t q = 0; q < k; q++)
-		Tv[q] = T[t - tau[q]];
 	const __m256i vt = _mm256_set1_epi32(t);
 	const __m512d vs1 = _mm512_set1_pd(S1t), vs2 = _mm512_set1_pd(S2t);
 	const __m512d one = _mm512_set1_pd(1.0), two = _mm512_set1_pd(2.0), half = _mm512_set1_pd(0.5);
@@ -551,7 +548,7 @@ __attribute__((target("avx512f"))) static void cand_avx512(size_t k, const int32
 					      _mm512_mul_pd(kd, _mm512_set1_pd(LN2_LO)));
 		__m512d lg = _mm512_sub_pd(_mm512_mul_pd(kd, _mm512_set1_pd(LN2_HI)),
 					   _mm512_sub_pd(_mm512_sub_pd(hfsq, inner), f));
-		__m512d cost = _mm512_sub_pd(_mm512_mul_pd(L, _mm512_add_pd(c, lg)), _mm512_loadu_pd(Tv + i));
+		__m512d cost = _mm512_sub_pd(_mm512_mul_pd(L, _mm512_add_pd(c, lg)), _mm512_i32gather_pd(li, T, 8));
 		__m512d v = _mm512_add_pd(_mm512_add_pd(_mm512_loadu_pd(F + i), cost), vpen);
 		_mm512_storeu_pd(out + i, v);
 		__mmask8 lt = _mm512_cmp_pd_mask(v, vmin, _CMP_LT_OQ);
@@ -742,14 +739,16 @@ size_t an_op(const double *x, size_t n, double pen, size_t *ends, double *cost)
 /* ---- bootstrap ---- */
 
 /*
- * xoshiro256++ (Blackman and Vigna) in four lanes: the fast streams each
- * pexec resamples with.  Each step gives four 64-bit outputs whose eight
- * 32-bit halves become eight indices by multiply-shift (bias below m/2^32):
- * lane l's low half goes to sum a[l], its high half to sum b[l].  The AVX2
- * version does exactly this with vectors, so both give the same bits.
+ * xoshiro256++ (Blackman and Vigna) in eight lanes: the fast streams each
+ * pexec resamples with.  Each step gives eight 64-bit outputs whose sixteen
+ * 32-bit halves become sixteen indices by multiply-shift (bias below
+ * m/2^32): lane l's low half goes to sum a[l], its high half to sum b[l].
+ * The AVX-512 and AVX2 versions do exactly this with vectors (one or two
+ * registers per state word), so every path gives the same bits.
  */
-struct xo4 {
-	uint64_t s[4][4]; /* s[word][lane] */
+#define XL 8
+struct xo8 {
+	uint64_t s[4][XL]; /* s[word][lane] */
 };
 
 static inline uint64_t rotl64(uint64_t x, int k)
@@ -757,9 +756,9 @@ static inline uint64_t rotl64(uint64_t x, int k)
 	return (x << k) | (x >> (64 - k));
 }
 
-static inline void xo4_next(struct xo4 *x, uint64_t r[4])
+static inline void xo8_next(struct xo8 *x, uint64_t r[XL])
 {
-	for (int l = 0; l < 4; l++) {
+	for (int l = 0; l < XL; l++) {
 		uint64_t *s0 = &x->s[0][l], *s1 = &x->s[1][l], *s2 = &x->s[2][l], *s3 = &x->s[3][l];
 		r[l] = rotl64(*s0 + *s3, 23) + *s0;
 		uint64_t t = *s1 << 17;
@@ -780,41 +779,43 @@ static uint64_t splitmix64(uint64_t *z)
 	return r ^ (r >> 31);
 }
 
-static void xo4_seed(struct xo4 *x, gsl_rng *g)
+static void xo8_seed(struct xo8 *x, gsl_rng *g)
 {
 	uint64_t z = ((uint64_t)gsl_rng_get(g) << 32) ^ (uint64_t)gsl_rng_get(g);
 	for (int w = 0; w < 4; w++)
-		for (int l = 0; l < 4; l++)
+		for (int l = 0; l < XL; l++)
 			x->s[w][l] = splitmix64(&z);
 }
 
-/* the last partial step (fewer than 8 draws) and the final sum, shared */
-static double resample_finish(const double *x, size_t m, size_t rem, struct xo4 *st, double a[4], double b[4])
+/* the last partial step (fewer than 16 draws) and the final sum, shared */
+static double resample_finish(const double *x, size_t m, size_t rem, struct xo8 *st, double a[XL], double b[XL])
 {
 	if (rem) {
-		uint64_t r[4];
-		xo4_next(st, r);
+		uint64_t r[XL];
+		xo8_next(st, r);
 		for (size_t q = 0; q < rem; q++) {
-			uint64_t h = q < 4 ? (r[q] & 0xffffffffULL) : (r[q - 4] >> 32);
+			uint64_t h = q < XL ? (r[q] & 0xffffffffULL) : (r[q - XL] >> 32);
 			double v = x[(h * m) >> 32];
-			if (q < 4)
+			if (q < XL)
 				a[q] += v;
 			else
-				b[q - 4] += v;
+				b[q - XL] += v;
 		}
 	}
-	return (((a[0] + a[1]) + (a[2] + a[3])) + ((b[0] + b[1]) + (b[2] + b[3]))) / (double)m;
+	double sa = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+	double sb = ((b[0] + b[1]) + (b[2] + b[3])) + ((b[4] + b[5]) + (b[6] + b[7]));
+	return (sa + sb) / (double)m;
 }
 
 /* the mean of one resample (with replacement, same size) of x[0..m) */
-static double resample_scalar(const double *x, size_t m, struct xo4 *st)
+static double resample_scalar(const double *x, size_t m, struct xo8 *st)
 {
-	double a[4] = { 0, 0, 0, 0 }, b[4] = { 0, 0, 0, 0 };
-	uint64_t r[4];
+	double a[XL] = { 0 }, b[XL] = { 0 };
+	uint64_t r[XL];
 	size_t j = 0;
-	for (; j + 8 <= m; j += 8) {
-		xo4_next(st, r);
-		for (int l = 0; l < 4; l++) {
+	for (; j + 2 * XL <= m; j += 2 * XL) {
+		xo8_next(st, r);
+		for (int l = 0; l < XL; l++) {
 			a[l] += x[((r[l] & 0xffffffffULL) * m) >> 32];
 			b[l] += x[((r[l] >> 32) * m) >> 32];
 		}
@@ -828,47 +829,91 @@ __attribute__((target("avx2"))) static inline __m256i rotl_v(__m256i x, int k)
 	return _mm256_or_si256(_mm256_slli_epi64(x, k), _mm256_srli_epi64(x, 64 - k));
 }
 
-__attribute__((target("avx2"))) static double resample_avx2(const double *x, size_t m, struct xo4 *st)
+/* one xoshiro step on four lanes, and its two index vectors */
+#define XO_STEP_256(s0, s1, s2, s3, lo, hi)                                                          \
+	do {                                                                                         \
+		__m256i r_ = _mm256_add_epi64(rotl_v(_mm256_add_epi64(s0, s3), 23), s0);             \
+		__m256i t_ = _mm256_slli_epi64(s1, 17);                                              \
+		s2 = _mm256_xor_si256(s2, s0);                                                       \
+		s3 = _mm256_xor_si256(s3, s1);                                                       \
+		s1 = _mm256_xor_si256(s1, s2);                                                       \
+		s0 = _mm256_xor_si256(s0, s3);                                                       \
+		s2 = _mm256_xor_si256(s2, t_);                                                       \
+		s3 = rotl_v(s3, 45);                                                                 \
+		lo = _mm256_srli_epi64(_mm256_mul_epu32(r_, mm), 32);                                \
+		hi = _mm256_srli_epi64(_mm256_mul_epu32(_mm256_srli_epi64(r_, 32), mm), 32);        \
+	} while (0)
+
+__attribute__((target("avx2"))) static double resample_avx2(const double *x, size_t m, struct xo8 *st)
 {
-	__m256i s0 = _mm256_loadu_si256((const __m256i *)st->s[0]);
-	__m256i s1 = _mm256_loadu_si256((const __m256i *)st->s[1]);
-	__m256i s2 = _mm256_loadu_si256((const __m256i *)st->s[2]);
-	__m256i s3 = _mm256_loadu_si256((const __m256i *)st->s[3]);
+	__m256i s[4][2];
+	for (int w = 0; w < 4; w++)
+		for (int h = 0; h < 2; h++)
+			s[w][h] = _mm256_loadu_si256((const __m256i *)&st->s[w][4 * h]);
 	const __m256i mm = _mm256_set1_epi64x((long long)m);
-	__m256d a = _mm256_setzero_pd(), b = _mm256_setzero_pd();
+	__m256d a0 = _mm256_setzero_pd(), a1 = a0, b0 = a0, b1 = a0;
 	size_t j = 0;
-	for (; j + 8 <= m; j += 8) {
-		__m256i r = _mm256_add_epi64(rotl_v(_mm256_add_epi64(s0, s3), 23), s0);
-		__m256i t = _mm256_slli_epi64(s1, 17);
-		s2 = _mm256_xor_si256(s2, s0);
-		s3 = _mm256_xor_si256(s3, s1);
-		s1 = _mm256_xor_si256(s1, s2);
-		s0 = _mm256_xor_si256(s0, s3);
-		s2 = _mm256_xor_si256(s2, t);
-		s3 = rotl_v(s3, 45);
-		/* mul_epu32 multiplies the low 32 bits of each lane: the index is the high half */
-		__m256i lo = _mm256_srli_epi64(_mm256_mul_epu32(r, mm), 32);
-		__m256i hi = _mm256_srli_epi64(_mm256_mul_epu32(_mm256_srli_epi64(r, 32), mm), 32);
-		a = _mm256_add_pd(a, _mm256_i64gather_pd(x, lo, 8));
-		b = _mm256_add_pd(b, _mm256_i64gather_pd(x, hi, 8));
+	for (; j + 2 * XL <= m; j += 2 * XL) {
+		__m256i lo, hi;
+		XO_STEP_256(s[0][0], s[1][0], s[2][0], s[3][0], lo, hi);
+		a0 = _mm256_add_pd(a0, _mm256_i64gather_pd(x, lo, 8));
+		b0 = _mm256_add_pd(b0, _mm256_i64gather_pd(x, hi, 8));
+		XO_STEP_256(s[0][1], s[1][1], s[2][1], s[3][1], lo, hi);
+		a1 = _mm256_add_pd(a1, _mm256_i64gather_pd(x, lo, 8));
+		b1 = _mm256_add_pd(b1, _mm256_i64gather_pd(x, hi, 8));
 	}
-	_mm256_storeu_si256((__m256i *)st->s[0], s0);
-	_mm256_storeu_si256((__m256i *)st->s[1], s1);
-	_mm256_storeu_si256((__m256i *)st->s[2], s2);
-	_mm256_storeu_si256((__m256i *)st->s[3], s3);
-	double av[4], bv[4];
-	_mm256_storeu_pd(av, a);
-	_mm256_storeu_pd(bv, b);
+	for (int w = 0; w < 4; w++)
+		for (int h = 0; h < 2; h++)
+			_mm256_storeu_si256((__m256i *)&st->s[w][4 * h], s[w][h]);
+	double av[XL], bv[XL];
+	_mm256_storeu_pd(av, a0);
+	_mm256_storeu_pd(av + 4, a1);
+	_mm256_storeu_pd(bv, b0);
+	_mm256_storeu_pd(bv + 4, b1);
+	return resample_finish(x, m, m - j, st, av, bv);
+}
+
+__attribute__((target("avx512f"))) static double resample_avx512(const double *x, size_t m, struct xo8 *st)
+{
+	__m512i s0 = _mm512_loadu_si512(st->s[0]), s1 = _mm512_loadu_si512(st->s[1]);
+	__m512i s2 = _mm512_loadu_si512(st->s[2]), s3 = _mm512_loadu_si512(st->s[3]);
+	const __m512i mm = _mm512_set1_epi64((long long)m);
+	__m512d a = _mm512_setzero_pd(), b = _mm512_setzero_pd();
+	size_t j = 0;
+	for (; j + 2 * XL <= m; j += 2 * XL) {
+		__m512i r = _mm512_add_epi64(_mm512_rol_epi64(_mm512_add_epi64(s0, s3), 23), s0);
+		__m512i t = _mm512_slli_epi64(s1, 17);
+		s2 = _mm512_xor_si512(s2, s0);
+		s3 = _mm512_xor_si512(s3, s1);
+		s1 = _mm512_xor_si512(s1, s2);
+		s0 = _mm512_xor_si512(s0, s3);
+		s2 = _mm512_xor_si512(s2, t);
+		s3 = _mm512_rol_epi64(s3, 45);
+		__m512i lo = _mm512_srli_epi64(_mm512_mul_epu32(r, mm), 32);
+		__m512i hi = _mm512_srli_epi64(_mm512_mul_epu32(_mm512_srli_epi64(r, 32), mm), 32);
+		a = _mm512_add_pd(a, _mm512_i64gather_pd(lo, x, 8));
+		b = _mm512_add_pd(b, _mm512_i64gather_pd(hi, x, 8));
+	}
+	_mm512_storeu_si512(st->s[0], s0);
+	_mm512_storeu_si512(st->s[1], s1);
+	_mm512_storeu_si512(st->s[2], s2);
+	_mm512_storeu_si512(st->s[3], s3);
+	double av[XL], bv[XL];
+	_mm512_storeu_pd(av, a);
+	_mm512_storeu_pd(bv, b);
 	return resample_finish(x, m, m - j, st, av, bv);
 }
 #endif
 
-typedef double (*resample_fn)(const double *, size_t, struct xo4 *);
+typedef double (*resample_fn)(const double *, size_t, struct xo8 *);
 
 static resample_fn pick_resample(void)
 {
 #ifdef AN_HAVE_AVX2
-	if (!getenv("KILN_NO_SIMD") && __builtin_cpu_supports("avx2"))
+	const char *no = getenv("KILN_NO_SIMD");
+	if (!no && __builtin_cpu_supports("avx512f"))
+		return resample_avx512;
+	if ((!no || !strcmp(no, "512")) && __builtin_cpu_supports("avx2"))
 		return resample_avx2;
 #endif
 	return resample_scalar;
@@ -927,8 +972,8 @@ size_t an_bootstrap_means(const double *const *segs, const size_t *len, size_t n
 		if (!len[i])
 			continue;
 		size_t cnt = base + (seen++ < extra);
-		struct xo4 st;
-		xo4_seed(&st, g);
+		struct xo8 st;
+		xo8_seed(&st, g);
 		for (size_t r = 0; r < cnt; r++)
 			means[at++] = resample(segs[i], len[i], &st);
 	}

@@ -59,7 +59,7 @@ static int c_prepare(const struct plugin_ctx *c, struct kerr *e)
 		mkdir_p(dir, 0755);
 		free(dir);
 		const char *cc = getenv("CC") ? getenv("CC") : "cc";
-		char *argv[] = { (char *)cc, "-std=c11", "-O2", "-g", "-shared", "-fPIC", "-o", so, src, NULL };
+		char *argv[] = { (char *)cc, "-std=c11", "-O2", "-g", "-shared", "-fPIC", "-o", so, src, "-lm", NULL };
 		struct exec_result res;
 		if (exec_simple(argv, 120, &res, e) < 0) {
 			r = -1;

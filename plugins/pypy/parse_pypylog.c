@@ -85,7 +85,7 @@ struct pypylog {
 
 	struct pl_frame stack[PL_MAX_DEPTH];
 	uint32_t depth;
-	uint32_t guess[PL_MAX_DEPTH]; /* the name last started at each depth (fast path) */
+	uint32_t guess[PL_MAX_DEPTH][2]; /* the two names last started at each depth (fast path) */
 	uint32_t open[NCAT];  /* open sections per category */
 
 	int started;
@@ -174,7 +174,7 @@ static long name_id(struct pypylog *p, const unsigned char *s, size_t n)
 	if (p->nnames == PL_MAX_NAMES)
 		return -1;
 	struct pl_name *nm = &p->names[p->nnames];
-	nm->s = xcalloc(1, n + 8); /* zero padding: name_eq reads whole words */
+	nm->s = xcalloc(1, n + 32); /* zero padding: name_eq reads whole words, up to 24 bytes */
 	memcpy(nm->s, s, n);
 	nm->len = (uint32_t)n;
 	nm->cat = (uint8_t)name_cat(nm->s, n);
@@ -224,8 +224,7 @@ static inline void advance(struct pypylog *p, uint64_t t)
 		cat = nm->cat;
 	}
 	p->tot_ticks[cat] += dt;
-	if (p->in_iter)
-		p->it_ticks[cat] += dt;
+	p->it_ticks[cat] += dt & -(uint64_t)p->in_iter;
 	p->last = t;
 }
 
@@ -392,8 +391,26 @@ static inline uint64_t pack8(uint64_t v)
 	return ((v & 0xFFFF) << 16) | ((v >> 32) & 0xFFFF);
 }
 
+/* the low k bytes of a word, k = 0..8 */
+static const uint64_t low_bytes[9] = {
+	0, 0xff, 0xffff, 0xffffff, 0xffffffff, UINT64_C(0xffffffffff), UINT64_C(0xffffffffffff),
+	UINT64_C(0xffffffffffffff), ~UINT64_C(0),
+};
+
+static inline size_t clamp8(size_t x, size_t sub)
+{
+	return x <= sub ? 0 : x - sub >= 8 ? 8 : x - sub;
+}
+
+/* a[0..n) == b[0..n): names up to 24 bytes in three words without branching on n */
 static inline int name_eq(const unsigned char *a, const char *b, size_t n)
 {
+	if (n <= 24) {
+		uint64_t x = ((ld64(a) ^ ld64(b)) & low_bytes[clamp8(n, 0)]) |
+			     ((ld64(a + 8) ^ ld64(b + 8)) & low_bytes[clamp8(n, 8)]) |
+			     ((ld64(a + 16) ^ ld64(b + 16)) & low_bytes[clamp8(n, 16)]);
+		return x == 0;
+	}
 	size_t i = 0;
 	for (; i + 8 <= n; i += 8)
 		if (ld64(a + i) != ld64(b + i))
@@ -499,7 +516,14 @@ static void timestamp_init(void)
 }
 #endif
 
-static inline __attribute__((always_inline)) const char *pl_fast(struct pypylog *p, const char *line)
+/*
+ * One line: where the next line starts when it was the start of a known
+ * section or the stop of the innermost one and has been accounted, NULL
+ * (nothing changed) when the reference path must decide.  The expected
+ * name is compared first and the newline checked right after it, so the
+ * newline is only searched for when the guess was wrong.
+ */
+static inline const char *pl_fast(struct pypylog *p, const char *line)
 {
 	const unsigned char *d = (const unsigned char *)line + 1;
 	uint64_t t;
@@ -510,10 +534,18 @@ static inline __attribute__((always_inline)) const char *pl_fast(struct pypylog 
 		return NULL;
 	const unsigned char *q = d + n + 2;
 	if (*q == '{') {
-		/* the name last started at this depth, tried without looking for the newline */
-		long id = p->guess[p->depth];
+		/* the two names last started at this depth, else the table */
+		uint32_t *g = p->guess[p->depth];
+		long id = g[0];
 		size_t len = p->names[id].len;
-		if (!id || q[1 + len] != '\n' || !name_eq(q + 1, p->names[id].s, len)) {
+		if (id && q[1 + len] == '\n' && name_eq(q + 1, p->names[id].s, len))
+			goto known;
+		id = g[1];
+		len = p->names[id].len;
+		if (id && q[1 + len] == '\n' && name_eq(q + 1, p->names[id].s, len)) {
+			g[1] = g[0];
+			g[0] = (uint32_t)id;
+		} else {
 			const unsigned char *r = q;
 			for (;;) {
 				uint64_t z = zero_bytes(ld64(r) ^ (ONES * '\n'));
@@ -529,10 +561,12 @@ static inline __attribute__((always_inline)) const char *pl_fast(struct pypylog 
 			id = name_find(p, q + 1, len);
 			if (id <= 0) /* unknown, or kiln-iter (slot 0) */
 				return NULL;
+			g[1] = g[0];
+			g[0] = (uint32_t)id;
 		}
+	known:
 		if (p->depth == PL_MAX_DEPTH)
 			return NULL;
-		p->guess[p->depth] = (uint32_t)id;
 		struct pl_name *nm = &p->names[id];
 		advance(p, t);
 		p->line++;
@@ -776,6 +810,7 @@ static int read_plain(struct pypylog *p, int fd, struct kerr *e)
 
 int pypylog_fast = 1;
 
+/* every line of [s, stop), which ends with a newline */
 static int parse_lines(struct pypylog *p, const char *s, const char *stop, struct kerr *e)
 {
 	while (s < stop) {

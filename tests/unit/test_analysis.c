@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis.h"
 
@@ -471,8 +472,63 @@ static void test_opts(void **state)
 	kerr_release(&e);
 }
 
-int main(void)
+/* results that depend on the SIMD path taken, printed exactly (hex floats) */
+static void print_fingerprint(FILE *f)
 {
+	rng_state = 99;
+	double x[1500];
+	size_t ends[1500];
+	for (int rep = 0; rep < 4; rep++) {
+		random_series(x, 1500);
+		double c;
+		size_t n = an_pelt(x, 1500 - rep * 7, 15 * log(1500.0), ends, &c);
+		fprintf(f, "pelt %zu %a\n", n, c);
+		const double *segs[] = { x, x + 700 };
+		size_t len[] = { 700 - rep, 777 + rep };
+		double m, lo, hi;
+		an_bootstrap(segs, len, 2, 30001, 5 + rep, 0.99, &m, &lo, &hi);
+		fprintf(f, "boot %a %a %a\n", m, lo, hi);
+	}
+}
+
+static char *run_self(const char *simd)
+{
+	char *cmd = xasprintf("KILN_NO_SIMD=%s /proc/%d/exe --fingerprint", simd, (int)getpid());
+	FILE *p = popen(cmd, "r");
+	free(cmd);
+	struct strbuf sb = STRBUF_INIT;
+	char buf[512];
+	while (p && fgets(buf, sizeof(buf), p))
+		sb_adds(&sb, buf);
+	if (p)
+		pclose(p);
+	return sb_detach(&sb);
+}
+
+/* the AVX-512, AVX2 and scalar paths give the same bits (where the CPU has them) */
+static void test_simd_paths_agree(void **state)
+{
+	(void)state;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	print_fingerprint(f);
+	fclose(f);
+	char *scalar = run_self("1"), *avx2 = run_self("512");
+	assert_true(strlen(scalar) > 100);
+	assert_string_equal(buf, scalar);
+	assert_string_equal(buf, avx2);
+	free(scalar);
+	free(avx2);
+	free(buf);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--fingerprint")) {
+		print_fingerprint(stdout);
+		return 0;
+	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_percentile),
 		cmocka_unit_test(test_log),
@@ -487,6 +543,7 @@ int main(void)
 		cmocka_unit_test(test_bootstrap_two_values),
 		cmocka_unit_test(test_bootstrap_seeded),
 		cmocka_unit_test(test_opts),
+		cmocka_unit_test(test_simd_paths_agree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -339,6 +339,127 @@ static void test_files(void **state)
 	kerr_release(&e);
 }
 
+/*
+ * A log of several parse windows (files are read through a 4 MB sliding
+ * mapping) with every kind of line crossing window edges, sized to end
+ * exactly on a page boundary: the file path (mapped, fast path) must give
+ * exactly the records of the byte-by-byte reference on the same bytes.
+ */
+static void test_big_file_paths(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "gc-minor", "gc-minor-walkroots", "jit-tracing",
+					      "jit-backend-dump", "gc-collect-step", "import" };
+	struct strbuf text = STRBUF_INIT;
+	uint64_t t = 0x2f1dd6c3b8b;
+	unsigned seed = 12345;
+	long iter = 0;
+	while (text.len < (9u << 20)) {
+		sb_addf(&text, "[%llx] {kiln-iter\n", (unsigned long long)(t += 7));
+		for (int k = 0; k < 20; k++) {
+			seed = seed * 1103515245u + 12345u;
+			const char *a = names[(seed >> 16) % ARRAY_SIZE(names)];
+			const char *b = names[(seed >> 20) % ARRAY_SIZE(names)];
+			sb_addf(&text, "[%llx] {%s\n", (unsigned long long)(t += seed % 97), a);
+			if (seed & 1) {
+				sb_addf(&text, "[%llx] {%s\n", (unsigned long long)(t += 3), b);
+				sb_addf(&text, "[%llx] %s}\n", (unsigned long long)(t += (seed >> 8) % 300), b);
+			}
+			if ((seed & 6) == 6)
+				sb_adds(&text, "some content [p0, p1] {not a section\n");
+			sb_addf(&text, "[%llx] %s}\n", (unsigned long long)(t += 11), a);
+		}
+		sb_addf(&text, "[%llx] kiln-iter}\n", (unsigned long long)(t += 5));
+		if (++iter % 3000 == 0) { /* a content line longer than the parse buffer */
+			sb_adds(&text, "CODE_DUMP ");
+			for (int i = 0; i < 40000; i++)
+				sb_adds(&text, "48894D48");
+			sb_addc(&text, '\n');
+		}
+	}
+	/* pad with content so the file ends exactly at a page boundary */
+	size_t pad = 4096 - (text.len + 2) % 4096;
+	for (size_t i = 0; i < pad; i++)
+		sb_addc(&text, 'x');
+	sb_adds(&text, "\n\n");
+	assert_int_equal(text.len % 4096, 0);
+
+	char dir[] = "/tmp/kiln-test-pypylog-big.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char *log = path_join(dir, "pypylog"), *cal = path_join(dir, "calibration.json");
+	struct kerr e = KERR_INIT;
+	const char *c = "{\"pairs\":[[0,0],[1000000000,1000000000000000000]]}\n";
+	assert_int_equal(write_file(cal, c, strlen(c), &e), 0);
+	assert_int_equal(write_file(log, text.buf, text.len, &e), 0);
+
+	struct rec_list ref = REC_LIST_INIT, fast = REC_LIST_INIT;
+	struct rec_sink sr = rec_list_sink(&ref), sf = rec_list_sink(&fast);
+	pypylog_fast = 0;
+	assert_int_equal(pypylog_parse_mem("t.log", text.buf, text.len, &one_s, &sr, &e), 0);
+	pypylog_fast = 1;
+	if (pypylog_parse_file(log, &sf, &e))
+		fail_msg("%s", sb_str(&e.msg));
+	assert_int_equal(count_kind(&ref, REC_ITER), 6 * iter);
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	to_json(&ref, &a);
+	to_json(&fast, &b);
+	assert_string_equal(a.buf, b.buf);
+
+	/* cut at every kind of place near a window edge: the same error either way */
+	for (size_t cut = (4u << 20) - 40; cut < (4u << 20) + 40; cut += 7) {
+		struct rec_list r1 = REC_LIST_INIT, r2 = REC_LIST_INIT;
+		struct rec_sink s1 = rec_list_sink(&r1), s2 = rec_list_sink(&r2);
+		struct kerr e1 = KERR_INIT, e2 = KERR_INIT;
+		assert_int_equal(write_file(log, text.buf, cut, &e), 0);
+		pypylog_fast = 0;
+		int x1 = pypylog_parse_mem(log, text.buf, cut, &one_s, &s1, &e1);
+		pypylog_fast = 1;
+		int x2 = pypylog_parse_file(log, &s2, &e2);
+		assert_int_equal(x1, -1);
+		assert_int_equal(x2, -1);
+		assert_string_equal(sb_str(&e1.msg), sb_str(&e2.msg));
+		assert_int_equal(r1.n, r2.n);
+		rec_list_clear(&r1);
+		rec_list_clear(&r2);
+		kerr_release(&e1);
+		kerr_release(&e2);
+	}
+	sb_release(&a);
+	sb_release(&b);
+	rec_list_clear(&ref);
+	rec_list_clear(&fast);
+	rm_rf(dir);
+	free(log);
+	free(cal);
+	sb_release(&text);
+	kerr_release(&e);
+}
+
+/* the fast path and the reference agree on the hand-made logs too */
+static void test_fast_equals_reference(void **state)
+{
+	(void)state;
+	const char *logs[] = { iter_log, "[2] {foo\n[4] {bar\n[5] bar}\n[11] foo}\n",
+			       "[1] {a\n[2] {b\n[3] a}\n", "[5] {a\n[4] a}\n", "[1] {A\n[2] A}\n[3] {A\n[4] a}\n" };
+	for (size_t i = 0; i < ARRAY_SIZE(logs); i++) {
+		struct strbuf out[2] = { STRBUF_INIT, STRBUF_INIT };
+		for (int f = 0; f < 2; f++) {
+			struct rec_list l = REC_LIST_INIT;
+			struct kerr e = KERR_INIT;
+			pypylog_fast = f;
+			int r = parse(logs[i], &l, &e);
+			to_json(&l, &out[f]);
+			sb_addf(&out[f], "%d %s", r, sb_str(&e.msg));
+			rec_list_clear(&l);
+			kerr_release(&e);
+		}
+		pypylog_fast = 1;
+		assert_string_equal(out[0].buf, out[1].buf);
+		sb_release(&out[0]);
+		sb_release(&out[1]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -348,6 +469,8 @@ int main(void)
 		cmocka_unit_test(test_chunking),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_big_file_paths),
+		cmocka_unit_test(test_fast_equals_reference),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

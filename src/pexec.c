@@ -1,0 +1,178 @@
+/*
+ * pexec.c - a single pexec of a key, built the way run.c's run_one() builds
+ * one (same variables, same order of precedence, same exec_opts), for
+ * `kiln profile` and `kiln stat`.  run.c keeps its own copy inside its loop;
+ * if the two ever disagree, this file is the one to bring in line.
+ */
+#include "pexec.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+
+int pexec_find_key(const struct experiment *ex, const char *spec, const struct vm_conf **vmp,
+		   const struct bench_conf **bp, struct kerr *e)
+{
+	char *s = xstrdup(spec);
+	char *c1 = strchr(s, ':');
+	char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	if (!c1 || c1 == s || !c1[1] || c1[1] == ':') {
+		free(s);
+		return kerr_setc(e, KEXIT_USAGE, "--key '%s': expected BENCH:VM[:VARIANT]", spec);
+	}
+	*c1 = '\0';
+	if (c2)
+		*c2 = '\0';
+	const char *bname = s, *vname = c1 + 1, *variant = c2 ? c2 + 1 : NULL;
+	const struct vm_conf *vm = NULL;
+	const struct bench_conf *b = NULL;
+	for (size_t i = 0; i < ex->nvms; i++)
+		if (!strcmp(ex->vms[i].name, vname))
+			vm = &ex->vms[i];
+	for (size_t i = 0; i < ex->nbenchs; i++)
+		if (!strcmp(ex->benchs[i].name, bname))
+			b = &ex->benchs[i];
+	struct strbuf have = STRBUF_INIT;
+	int r = 0;
+	if (!b) {
+		for (size_t i = 0; i < ex->nbenchs; i++)
+			sb_addf(&have, "%s%s", i ? ", " : "", ex->benchs[i].name);
+		r = kerr_setc(e, KEXIT_CONFIG, "%s: no benchmark '%s' (benchmarks: %s)", ex->path, bname, sb_str(&have));
+	} else if (!vm) {
+		for (size_t i = 0; i < ex->nvms; i++)
+			sb_addf(&have, "%s%s", i ? ", " : "", ex->vms[i].name);
+		r = kerr_setc(e, KEXIT_CONFIG, "%s: no VM '%s' (vms: %s)", ex->path, vname, sb_str(&have));
+	} else if (variant && *variant && strcmp(variant, vm->variant)) {
+		r = kerr_setc(e, KEXIT_CONFIG, "%s: VM '%s' has variant '%s', not '%s'", ex->path, vname,
+			      vm->variant, variant);
+	} else if (vm->missing) {
+		r = kerr_setc(e, KEXIT_CONFIG, "%s: VM '%s' is not installed (optional and not found)", ex->path, vname);
+	}
+	sb_release(&have);
+	free(s);
+	if (r < 0)
+		return -1;
+	*vmp = vm;
+	*bp = b;
+	return 0;
+}
+
+void pexec_refresh(struct pexec_spec *p)
+{
+	p->eo.argv = sv_array(&p->argv);
+	p->eo.envp = sv_array(&p->env);
+}
+
+int pexec_build(struct pexec_spec *p, const struct experiment *ex, const struct vm_conf *vm,
+		const struct bench_conf *b, long iterations, int profile, struct kerr *e)
+{
+	memset(p, 0, sizeof(*p));
+	p->vm = vm;
+	p->bench = b;
+	p->key = xasprintf("%s:%s:%s", b->name, vm->name, vm->variant);
+	p->whole = vm->pl && vm->pl->whole_process;
+	if (iterations <= 0)
+		iterations = config_iterations(ex, vm);
+	if (p->whole)
+		iterations = 1;
+	p->bench_dir = xasprintf("%s/%s/%s", ex->benchmarks_dir, b->name, vm->language);
+	const char *entry = vm->pl ? vm->pl->entry : vm->entry;
+	p->entry_path = entry ? path_join(p->bench_dir, entry) : NULL;
+	p->plugin_dir = xasprintf("%s/plugins/%s", kiln_datadir(), vm->pl ? vm->pl->name : vm->name);
+	struct plugin_ctx *pc = &p->pc;
+	pc->vm = vm;
+	pc->bench = b;
+	pc->vm_path = vm->resolved;
+	pc->bench_dir = p->bench_dir;
+	pc->entry_path = p->entry_path;
+	pc->plugin_dir = p->plugin_dir;
+	pc->libexec_dir = kiln_libexecdir();
+	pc->param = b->param;
+	pc->iterations = iterations;
+	pc->instrument = vm->instrument;
+	pc->profile = profile;
+	if (vm->pl && vm->pl->prepare && vm->pl->prepare(pc, e) < 0)
+		return kerr_wrap(e, "preparing %s", p->key);
+	if (!p->whole) {
+		char tmpl[] = "/tmp/kiln-instr.XXXXXX";
+		if (!mkdtemp(tmpl))
+			return kerr_set(e, "mkdtemp: %s", strerror(errno));
+		p->instr_dir = xstrdup(tmpl);
+		pc->instr_dir = p->instr_dir;
+	}
+
+	const char *path = getenv("PATH");
+	sv_setenv(&p->env, "PATH", path ? path : "/usr/local/bin:/usr/bin:/bin");
+	for (size_t i = 0; i < vm->env.n; i++) {
+		char *eq = strchr(vm->env.v[i], '=');
+		char *name = xstrndup(vm->env.v[i], (size_t)(eq - vm->env.v[i]));
+		sv_setenv(&p->env, name, eq + 1);
+		free(name);
+	}
+	char buf[64];
+	sv_setenv(&p->env, "KILN_BENCHMARK", b->name);
+	sv_setenv(&p->env, "KILN_VM", vm->name);
+	sv_setenv(&p->env, "KILN_VARIANT", vm->variant);
+	sv_setenv(&p->env, "KILN_KEY", p->key);
+	sv_setenv(&p->env, "KILN_PEXEC", "0");
+	snprintf(buf, sizeof(buf), "%ld", iterations);
+	sv_setenv(&p->env, "KILN_ITERATIONS", buf);
+	sv_setenv(&p->env, "KILN_PARAM", b->param);
+	if (p->instr_dir)
+		sv_setenv(&p->env, "KILN_INSTR_DIR", p->instr_dir);
+	if (!p->whole)
+		sv_setenv(&p->env, "KILN_RESULT_FD", "3");
+	char *lk = path_join(kiln_libexecdir(), "libkiln.so");
+	if (!file_exists(lk)) {
+		free(lk);
+		lk = xasprintf("%s/../lib/libkiln.so.1", kiln_libexecdir());
+	}
+	if (file_exists(lk)) {
+		p->libkiln = lk;
+		sv_setenv(&p->env, "KILN_LIBKILN", lk);
+	} else {
+		free(lk);
+	}
+	if (ex->platform.counters.n) {
+		struct strbuf c = STRBUF_INIT;
+		for (size_t i = 0; i < ex->platform.counters.n; i++)
+			sb_addf(&c, "%s%s", i ? "," : "", ex->platform.counters.v[i]);
+		sv_setenv(&p->env, "KILN_COUNTERS", c.buf);
+		sb_release(&c);
+	}
+	if (plugin_build(pc, "0", &p->argv, &p->env, e) < 0)
+		return kerr_wrap(e, "%s", p->key);
+
+	struct exec_opts *eo = &p->eo;
+	eo->timeout_s = ex->limits.timeout_s;
+	eo->capture_bytes = (size_t)ex->limits.output_kb * 1024;
+	eo->result_fd = p->whole ? 0 : 3;
+	eo->rlimit_as_mb = ex->limits.heap_mb;
+	eo->rlimit_stack_mb = ex->limits.stack_mb;
+	eo->aslr = ex->platform.aslr == ASLR_OFF ? 0 : ex->platform.aslr == ASLR_ON ? 1 : -1;
+	for (size_t i = 0; i < ex->platform.pin_cpus.n; i++)
+		sb_addf(&p->cpus, "%s%s", i ? "," : "", ex->platform.pin_cpus.v[i]);
+	eo->cpus = p->cpus.len ? p->cpus.buf : NULL;
+	eo->set_nice = ex->platform.has_nice;
+	eo->nice = ex->platform.nice;
+	pexec_refresh(p);
+	return 0;
+}
+
+void pexec_release(struct pexec_spec *p)
+{
+	if (p->instr_dir)
+		rm_rf(p->instr_dir);
+	free(p->instr_dir);
+	free(p->key);
+	free(p->bench_dir);
+	free(p->entry_path);
+	free(p->plugin_dir);
+	free(p->libkiln);
+	sv_clear(&p->argv);
+	sv_clear(&p->env);
+	sb_release(&p->cpus);
+	memset(p, 0, sizeof(*p));
+}
