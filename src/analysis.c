@@ -386,21 +386,28 @@ struct cand_out {
  * candidate, with the candidates' tau, F and prefix sums in parallel arrays
  * and T[L] = 2 L log L.
  */
+/* one candidate's value, exactly as every path computes it */
+static inline double cand_value(int32_t tau, double F, double c1, double c2, int32_t t, double S1t, double S2t,
+				double pen, const double *T)
+{
+	int32_t li = t - tau;
+	double L = (double)li;
+	double m1 = S1t - c1;
+	double m2 = S2t - c2;
+	double w = L * m2 - m1 * m1;
+	double fl = L * L * AN_VAR_FLOOR;
+	if (!(w > fl))
+		w = fl;
+	double cost = L * (AN_LOG2PI_1 + an_log(w)) - T[li];
+	return F + cost + pen;
+}
+
 static void cand_scalar(size_t k, const int32_t *tau, const double *F, const double *c1, const double *c2,
 			int32_t t, double S1t, double S2t, double pen, const double *T, double *out,
 			struct cand_out *co)
 {
 	for (size_t i = 0; i < k; i++) {
-		int32_t li = t - tau[i];
-		double L = (double)li;
-		double m1 = S1t - c1[i];
-		double m2 = S2t - c2[i];
-		double w = L * m2 - m1 * m1;
-		double fl = L * L * AN_VAR_FLOOR;
-		if (!(w > fl))
-			w = fl;
-		double cost = L * (AN_LOG2PI_1 + an_log(w)) - T[li];
-		double v = F[i] + cost + pen;
+		double v = cand_value(tau[i], F[i], c1[i], c2[i], t, S1t, S2t, pen, T);
 		out[i] = v;
 		if (v < co->min) {
 			co->min = v;
@@ -500,25 +507,56 @@ __attribute__((target("avx2"))) static void cand_avx2(size_t k, const int32_t *t
 			co->max = tail.max;
 	}
 }
+/*
+ * The AVX-512 kernel screens instead of computing every value exactly.  A
+ * cheap logarithm (getexp/getmant and a degree-6 polynomial, error below
+ * 1.7e-6, bounded here by AN_SCR_EPS) gives each candidate's value to within
+ * E = L * AN_SCR_EPS + AN_SCR_ABS.  Only the candidates that could be the
+ * minimum (approx - E <= the smallest approx + E) and those whose pruning
+ * cannot be decided from the approximation (|approx - threshold| < E) are
+ * computed exactly, with cand_value; with few changepoints that is a
+ * handful of the thousands of candidates.  F(t), the argmin and every
+ * pruning decision are therefore exactly those of the other paths.
+ */
+#define AN_SCR_EPS 1e-5
+#define AN_SCR_ABS 1e-6
+/* log(1 + x) on [-0.25, 0.5): Chebyshev-node interpolation, max error 1.7e-6 */
+#define SP0 -9.147988727492851e-07
+#define SP1 0.9999818425874724
+#define SP2 -0.4997954587783354
+#define SP3 0.3341795501342141
+#define SP4 -0.2576759145635993
+#define SP5 0.2000127217856634
+#define SP6 -0.09568351848194218
+
+double an_log_approx(double w)
+{
+	int e;
+	double m = frexp(w, &e) * 2.0; /* [1, 2) */
+	double k = (double)(e - 1);
+	if (m >= 1.5) {
+		m *= 0.5;
+		k += 1.0;
+	}
+	double x = m - 1.0;
+	double p = ((((((SP6 * x + SP5) * x + SP4) * x + SP3) * x + SP2) * x + SP1) * x + SP0);
+	return k * 0.69314718055994530942 + p;
+}
+
 __attribute__((target("avx512f"))) static void cand_avx512(size_t k, const int32_t *tau, const double *F,
 							   const double *c1, const double *c2, int32_t t,
 							   double S1t, double S2t, double pen, const double *T,
 							   double *out, struct cand_out *co)
 {
 	const __m256i vt = _mm256_set1_epi32(t);
-	const __m512d vs1 = _mm512_set1_pd(S1t), vs2 = _mm512_set1_pd(S2t);
-	const __m512d one = _mm512_set1_pd(1.0), two = _mm512_set1_pd(2.0), half = _mm512_set1_pd(0.5);
+	const __m512d vs1 = _mm512_set1_pd(S1t), vs2 = _mm512_set1_pd(S2t), one = _mm512_set1_pd(1.0);
 	const __m512d floor_ = _mm512_set1_pd(AN_VAR_FLOOR), c = _mm512_set1_pd(AN_LOG2PI_1);
-	const __m512d vpen = _mm512_set1_pd(pen), sqrt2 = _mm512_set1_pd(SQRT2);
-	const __m512i mant = _mm512_set1_epi64(0x000fffffffffffffLL);
-	const __m512i onebits = _mm512_set1_epi64(0x3ff0000000000000LL);
-	const __m512i magic = _mm512_set1_epi64(0x4330000000000000LL);
-	const __m512d magic_bias = _mm512_set1_pd(4503599627370496.0 + 1023.0);
-	__m512d vmin = _mm512_set1_pd(INFINITY), vmax = _mm512_set1_pd(-INFINITY);
-	__m512d vidx = _mm512_setr_pd(0, 1, 2, 3, 4, 5, 6, 7), vbest = _mm512_setzero_pd();
-	const __m512d eight = _mm512_set1_pd(8);
-	size_t i = 0;
-	for (; i + 8 <= k; i += 8) {
+	const __m512d vpen = _mm512_set1_pd(pen), ln2 = _mm512_set1_pd(0.69314718055994530942);
+	const __m512d eps = _mm512_set1_pd(AN_SCR_EPS), eabs = _mm512_set1_pd(AN_SCR_ABS);
+	__m512d vU = _mm512_set1_pd(INFINITY), vUmax = _mm512_set1_pd(-INFINITY);
+	size_t kv = k & ~(size_t)7, i;
+	/* pass 1: approximate values, and the smallest and largest upper bounds */
+	for (i = 0; i < kv; i += 8) {
 		__m256i li = _mm256_sub_epi32(vt, _mm256_loadu_si256((const __m256i *)(tau + i)));
 		__m512d L = _mm512_cvtepi32_pd(li);
 		__m512d m1 = _mm512_sub_pd(vs1, _mm512_loadu_pd(c1 + i));
@@ -526,61 +564,79 @@ __attribute__((target("avx512f"))) static void cand_avx512(size_t k, const int32
 		__m512d w = _mm512_sub_pd(_mm512_mul_pd(L, m2), _mm512_mul_pd(m1, m1));
 		__m512d fl = _mm512_mul_pd(_mm512_mul_pd(L, L), floor_);
 		w = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(w, fl, _CMP_GT_OQ), fl, w);
-		__m512i b = _mm512_castpd_si512(w);
-		__m512i ex = _mm512_srli_epi64(b, 52);
-		__m512d kd = _mm512_sub_pd(_mm512_castsi512_pd(_mm512_or_si512(ex, magic)), magic_bias);
-		__m512d m = _mm512_castsi512_pd(_mm512_or_si512(_mm512_and_si512(b, mant), onebits));
-		__mmask8 big = _mm512_cmp_pd_mask(m, sqrt2, _CMP_GT_OQ);
-		m = _mm512_mask_mul_pd(m, big, m, half);
-		kd = _mm512_mask_add_pd(kd, big, kd, one);
-		__m512d f = _mm512_sub_pd(m, one);
-		__m512d hfsq = _mm512_mul_pd(_mm512_mul_pd(half, f), f);
-		__m512d s = _mm512_div_pd(f, _mm512_add_pd(two, f));
-		__m512d z = _mm512_mul_pd(s, s);
-		__m512d w2 = _mm512_mul_pd(z, z);
-		__m512d t1 = _mm512_mul_pd(w2, _mm512_add_pd(_mm512_set1_pd(LG2),
-			_mm512_mul_pd(w2, _mm512_add_pd(_mm512_set1_pd(LG4), _mm512_mul_pd(w2, _mm512_set1_pd(LG6))))));
-		__m512d t2 = _mm512_mul_pd(z, _mm512_add_pd(_mm512_set1_pd(LG1),
-			_mm512_mul_pd(w2, _mm512_add_pd(_mm512_set1_pd(LG3),
-			_mm512_mul_pd(w2, _mm512_add_pd(_mm512_set1_pd(LG5), _mm512_mul_pd(w2, _mm512_set1_pd(LG7))))))));
-		__m512d R = _mm512_add_pd(t2, t1);
-		__m512d inner = _mm512_add_pd(_mm512_mul_pd(s, _mm512_add_pd(hfsq, R)),
-					      _mm512_mul_pd(kd, _mm512_set1_pd(LN2_LO)));
-		__m512d lg = _mm512_sub_pd(_mm512_mul_pd(kd, _mm512_set1_pd(LN2_HI)),
-					   _mm512_sub_pd(_mm512_sub_pd(hfsq, inner), f));
-		__m512d cost = _mm512_sub_pd(_mm512_mul_pd(L, _mm512_add_pd(c, lg)), _mm512_i32gather_pd(li, T, 8));
-		__m512d v = _mm512_add_pd(_mm512_add_pd(_mm512_loadu_pd(F + i), cost), vpen);
-		_mm512_storeu_pd(out + i, v);
-		__mmask8 lt = _mm512_cmp_pd_mask(v, vmin, _CMP_LT_OQ);
-		vmin = _mm512_mask_blend_pd(lt, vmin, v);
-		vbest = _mm512_mask_blend_pd(lt, vbest, vidx);
-		vmax = _mm512_max_pd(vmax, v);
-		vidx = _mm512_add_pd(vidx, eight);
+		__m512d ex = _mm512_getexp_pd(w);
+		__m512d m = _mm512_getmant_pd(w, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_src);
+		ex = _mm512_mask_add_pd(ex, _mm512_cmp_pd_mask(m, one, _CMP_LT_OQ), ex, one);
+		__m512d x = _mm512_sub_pd(m, one);
+		__m512d p = _mm512_fmadd_pd(_mm512_set1_pd(SP6), x, _mm512_set1_pd(SP5));
+		p = _mm512_fmadd_pd(p, x, _mm512_set1_pd(SP4));
+		p = _mm512_fmadd_pd(p, x, _mm512_set1_pd(SP3));
+		p = _mm512_fmadd_pd(p, x, _mm512_set1_pd(SP2));
+		p = _mm512_fmadd_pd(p, x, _mm512_set1_pd(SP1));
+		p = _mm512_fmadd_pd(p, x, _mm512_set1_pd(SP0));
+		__m512d lg = _mm512_fmadd_pd(ex, ln2, p);
+		__m512d cost = _mm512_fmsub_pd(L, _mm512_add_pd(c, lg), _mm512_i32gather_pd(li, T, 8));
+		__m512d a = _mm512_add_pd(_mm512_add_pd(_mm512_loadu_pd(F + i), cost), vpen);
+		_mm512_storeu_pd(out + i, a);
+		__m512d up = _mm512_add_pd(a, _mm512_fmadd_pd(L, eps, eabs));
+		vU = _mm512_min_pd(vU, up);
+		vUmax = _mm512_max_pd(vUmax, up);
 	}
-	if (i) {
-		double mn[8], bi[8], mx[8];
-		_mm512_storeu_pd(mn, vmin);
-		_mm512_storeu_pd(bi, vbest);
-		_mm512_storeu_pd(mx, vmax);
-		for (int l = 0; l < 8; l++) {
-			if (mn[l] < co->min || (mn[l] == co->min && (size_t)bi[l] < co->argmin)) {
-				co->min = mn[l];
-				co->argmin = (size_t)bi[l];
+	double U = _mm512_reduce_min_pd(vU), Umax = _mm512_reduce_max_pd(vUmax);
+	for (i = kv; i < k; i++) {
+		out[i] = cand_value(tau[i], F[i], c1[i], c2[i], t, S1t, S2t, pen, T);
+		if (out[i] < U)
+			U = out[i];
+		if (out[i] > Umax)
+			Umax = out[i];
+	}
+	/* pass 2: the exact minimum among those that could be it (ascending: the first on ties) */
+	double best = INFINITY;
+	size_t bi = 0;
+	for (i = 0; i < kv; i += 8) {
+		__m256i li = _mm256_sub_epi32(vt, _mm256_loadu_si256((const __m256i *)(tau + i)));
+		__m512d E = _mm512_fmadd_pd(_mm512_cvtepi32_pd(li), eps, eabs);
+		__mmask8 mk = _mm512_cmp_pd_mask(_mm512_sub_pd(_mm512_loadu_pd(out + i), E), _mm512_set1_pd(U), _CMP_LE_OQ);
+		while (mk) {
+			int l = __builtin_ctz(mk);
+			mk &= (__mmask8)(mk - 1);
+			size_t q = i + (size_t)l;
+			double v = cand_value(tau[q], F[q], c1[q], c2[q], t, S1t, S2t, pen, T);
+			out[q] = v;
+			if (v < best) {
+				best = v;
+				bi = q;
 			}
-			if (mx[l] > co->max)
-				co->max = mx[l];
 		}
 	}
-	if (i < k) {
-		struct cand_out tail = { INFINITY, -INFINITY, 0 };
-		cand_scalar(k - i, tau + i, F + i, c1 + i, c2 + i, t, S1t, S2t, pen, T, out + i, &tail);
-		if (tail.min < co->min) {
-			co->min = tail.min;
-			co->argmin = i + tail.argmin;
+	for (i = kv; i < k; i++)
+		if (out[i] < best) {
+			best = out[i];
+			bi = i;
 		}
-		if (tail.max > co->max)
-			co->max = tail.max;
+	co->min = best;
+	co->argmin = bi;
+	/* pass 3: settle the pruning decisions the approximation cannot */
+	double thr = best + pen;
+	if (Umax <= thr) {
+		co->max = thr; /* everything is kept */
+		return;
 	}
+	const __m512d vthr = _mm512_set1_pd(thr);
+	for (i = 0; i < kv; i += 8) {
+		__m256i li = _mm256_sub_epi32(vt, _mm256_loadu_si256((const __m256i *)(tau + i)));
+		__m512d E = _mm512_fmadd_pd(_mm512_cvtepi32_pd(li), eps, eabs);
+		__m512d a = _mm512_loadu_pd(out + i);
+		__mmask8 mk = _mm512_cmp_pd_mask(_mm512_add_pd(a, E), vthr, _CMP_GT_OQ) &
+			      _mm512_cmp_pd_mask(_mm512_sub_pd(a, E), vthr, _CMP_LE_OQ);
+		while (mk) {
+			int l = __builtin_ctz(mk);
+			mk &= (__mmask8)(mk - 1);
+			size_t q = i + (size_t)l;
+			out[q] = cand_value(tau[q], F[q], c1[q], c2[q], t, S1t, S2t, pen, T);
+		}
+	}
+	co->max = INFINITY; /* let the caller compact with out[i] <= thr */
 }
 #endif
 

@@ -155,6 +155,8 @@ size_t an_op(const double *x, size_t n, double pen, size_t *ends, double *cost);
 double an_seg_cost(double s1, double s2, size_t len);
 /* the logarithm the cost uses (same result in the scalar and vector paths) */
 double an_log(double x);
+/* the cheap logarithm the AVX-512 PELT kernel screens with (|error| < 1e-5; scalar twin for tests) */
+double an_log_approx(double x);
 /*
  * Bootstrap of the mean of steady-state data: segs[i] (len[i] values) are
  * resampled separately, `resamples` resample means in all, seeded.  Median

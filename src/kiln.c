@@ -16,6 +16,8 @@
 static const struct cmd_entry *const cmd_table[] = {
 	&cmd_run_entry,
 	&cmd_status_entry,
+	&cmd_export_entry,
+	&cmd_demo_entry,
 	&cmd_plugins_entry,
 	&cmd_audit_entry,
 	&cmd_doctor_entry,
@@ -25,6 +27,7 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_diff_entry,
 	&cmd_plan_entry,
 	&cmd_import_entry,
+	&cmd_profile_entry,
 	NULL,
 };
 

@@ -310,6 +310,31 @@ static void add_scalar(struct rec_list *l, const char *name, double v, const cha
 
 enum { ONE_OK, ONE_FAILED, ONE_TAINTED, ONE_INTERRUPTED, ONE_FATAL };
 
+/*
+ * The env log hash of a pexec, equal across the pexecs of a key: the
+ * per-pexec instrumentation folder may appear inside other variables
+ * (PYPYLOG=...:<dir>/pypylog), so it is replaced by a fixed word first.
+ */
+static void pexec_env_hash(const struct strvec *env, const char *instr, const struct exec_opts *eo, char out[65])
+{
+	struct strvec norm = STRVEC_INIT;
+	size_t il = instr ? strlen(instr) : 0;
+	for (size_t i = 0; i < env->n; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		const char *p = env->v[i], *hit;
+		while (il && (hit = strstr(p, instr))) {
+			sb_add(&sb, p, (size_t)(hit - p));
+			sb_adds(&sb, "$KILN_INSTR_DIR");
+			p = hit + il;
+		}
+		sb_adds(&sb, p);
+		sv_push(&norm, sb.buf);
+		sb_release(&sb);
+	}
+	platform_env_hash(sv_array(&norm), eo, out);
+	sv_clear(&norm);
+}
+
 static int run_one(struct run_state *rs, const struct sched_item *it, struct keyctx *k, struct kerr *e)
 {
 	const struct experiment *ex = rs->ex;
@@ -442,7 +467,7 @@ static int run_one(struct run_state *rs, const struct sched_item *it, struct key
 		sb_release(&plog);
 	}
 	char env_hash[65];
-	platform_env_hash(eo.envp, &eo, env_hash);
+	pexec_env_hash(&env, instr, &eo, env_hash);
 
 	progress_show(&rs->prog, keyname, label, "running", 0);
 	int64_t wall0 = wall_ns();

@@ -4,6 +4,15 @@
  * reset, threads adding to one total, and the `stats` dump format parsed
  * back line by line (sorted names, us_ timers in microseconds, the
  * KILN_INSTR_DIR/stats.txt destination).
+ *
+ * The timers' clock (TSC or clock_gettime) is chosen once per process, so
+ * test_clock_paths runs this program again as a child ("--clock-child") once
+ * per KILN_TIMERS_CLOCK setting; the child times known intervals (a sleep,
+ * a CPU-bound loop, two threads, a timer still running at the dump, a dump
+ * right after first use) and checks each total against CLOCK_MONOTONIC_RAW
+ * read just inside and just outside the timer, and against the thread's CPU
+ * time.  Those brackets hold however loaded the machine is, and 0.1% is far
+ * tighter than any mistake in converting TSC ticks would be.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,9 +23,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "kiln.h"
+
+/* lib/timers.c: which clock the timers use ("tsc: ..." or "clock_gettime: ...");
+ * hidden, not in kiln.h, reachable because this test links libkiln statically */
+const char *kt_clock_desc(void);
 
 #define MAXL 256
 
@@ -265,8 +279,211 @@ static void test_dump_to_instr_dir(void **state)
 	rmdir(dir);
 }
 
-int main(void)
+/* ---- the two clocks, in a child process per KILN_TIMERS_CLOCK setting ---- */
+
+static int child_failed;
+
+/*
+ * lo_ns..hi_ns: the interval read just inside and just outside the timer;
+ * the total must lie in it, give or take 2 us (truncation to us, the
+ * calibration's pairs) and 0.1% (the calibration's rate)
+ */
+static void child_check(const char *name, uint64_t lo_ns, uint64_t hi_ns)
 {
+	long long v = value_of(name);
+	long long unit = strncmp(name, "us_", 3) ? 1 : 1000;
+	long long lo = (long long)lo_ns / unit, hi = (long long)hi_ns / unit;
+	long long slack = 2000 / unit + hi / 1000;
+	int ok = v >= lo - slack && v <= hi + slack;
+	printf("%s %s: %lld %s, expected %lld..%lld\n", ok ? "ok" : "FAIL", name, v, unit == 1 ? "ns" : "us", lo,
+	       hi);
+	child_failed |= !ok;
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+struct child_span {
+	uint64_t in, out;
+};
+
+static void *child_thread(void *arg)
+{
+	struct child_span *sp = arg;
+	uint64_t t0 = kiln_clock_ns();
+	kiln_timer_start("us_threads");
+	uint64_t t1 = kiln_clock_ns();
+	sleep_us(10000);
+	uint64_t t2 = kiln_clock_ns();
+	kiln_timer_stop();
+	uint64_t t3 = kiln_clock_ns();
+	sp->in = t2 - t1;
+	sp->out = t3 - t0;
+	return NULL;
+}
+
+static int clock_child(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* a dump soon after the first use: the calibration interval is short */
+	uint64_t t0 = kiln_clock_ns();
+	kiln_timer_start("us_first");
+	uint64_t t1 = kiln_clock_ns();
+	while (kiln_clock_ns() - t1 < 300000)
+		;
+	uint64_t t2 = kiln_clock_ns();
+	kiln_timer_stop();
+	uint64_t t3 = kiln_clock_ns();
+	child_check("us_first", t2 - t1, t3 - t0);
+	printf("clock: %s\n", kt_clock_desc());
+
+	/* a sleep */
+	t0 = kiln_clock_ns();
+	kiln_timer_start("us_sleep");
+	t1 = kiln_clock_ns();
+	sleep_us(30000);
+	t2 = kiln_clock_ns();
+	kiln_timer_stop();
+	t3 = kiln_clock_ns();
+	child_check("us_sleep", t2 - t1, t3 - t0);
+
+	/* 20 ms of this thread's CPU time, however long that takes on a busy machine */
+	uint64_t c0 = thread_cpu_ns();
+	t0 = kiln_clock_ns();
+	kiln_timer_start("cpu_busy"); /* not us_: in ns */
+	t1 = kiln_clock_ns();
+	while (thread_cpu_ns() - c0 < 20000000)
+		;
+	t2 = kiln_clock_ns();
+	kiln_timer_stop();
+	t3 = kiln_clock_ns();
+	uint64_t c1 = thread_cpu_ns();
+	child_check("cpu_busy", t2 - t1, t3 - t0);
+	long long busy = value_of("cpu_busy");
+	/* wall time covers the CPU time spent in it (less the bits outside the timer) */
+	int ok = busy >= (long long)(c1 - c0) - 20000 - busy / 1000 && busy <= (long long)(t3 - t0) + 2000;
+	printf("%s cpu_busy: %lld ns, thread CPU time %llu ns\n", ok ? "ok" : "FAIL", busy,
+	       (unsigned long long)(c1 - c0));
+	child_failed |= !ok;
+
+	/* two threads, possibly on two CPUs, adding to one total */
+	pthread_t th[2];
+	struct child_span sp[2];
+	for (int i = 0; i < 2; i++)
+		pthread_create(&th[i], NULL, child_thread, &sp[i]);
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	child_check("us_threads", sp[0].in + sp[1].in, sp[0].out + sp[1].out);
+
+	/* a timer still running at the dump counts up to it */
+	t0 = kiln_clock_ns();
+	kiln_timer_start("us_running");
+	t1 = kiln_clock_ns();
+	sleep_us(5000);
+	t2 = kiln_clock_ns();
+	long long run = value_of("us_running");
+	t3 = kiln_clock_ns();
+	kiln_timer_stop();
+	ok = run >= (long long)((t2 - t1) / 1000) - 2 && run <= (long long)((t3 - t0) / 1000) + 2;
+	printf("%s us_running: %lld us, expected %llu..%llu us\n", ok ? "ok" : "FAIL", run,
+	       (unsigned long long)((t2 - t1) / 1000), (unsigned long long)((t3 - t0) / 1000));
+	child_failed |= !ok;
+	return child_failed;
+}
+
+/* run this program as a clock child with KILN_TIMERS_CLOCK=env (NULL: unset);
+ * its stdout and stderr in out, its exit status returned */
+static int run_child(const char *env, char *out, size_t n)
+{
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		close(p[0]);
+		close(p[1]);
+		if (env)
+			setenv("KILN_TIMERS_CLOCK", env, 1);
+		else
+			unsetenv("KILN_TIMERS_CLOCK");
+		execl("/proc/self/exe", "test_timers", "--clock-child", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	size_t len = 0;
+	ssize_t r;
+	while (len + 1 < n && (r = read(p[0], out + len, n - 1 - len)) > 0)
+		len += (size_t)r;
+	out[len] = 0;
+	close(p[0]);
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* the "clock: ..." line of a child's output, into desc */
+static void child_clock(const char *out, char *desc, size_t n)
+{
+	const char *c = strstr(out, "clock: ");
+	assert_non_null(c);
+	c += strlen("clock: ");
+	snprintf(desc, n, "%.*s", (int)strcspn(c, "\n"), c);
+}
+
+static void test_clock_paths(void **state)
+{
+	char out[4096], desc[256];
+	char self[256];
+	snprintf(self, sizeof(self), "%s", kt_clock_desc());
+	int tsc_here = !strncmp(self, "tsc:", 4);
+
+	/* the fallback, forced */
+	int st = run_child("clock_gettime", out, sizeof(out));
+	printf("KILN_TIMERS_CLOCK=clock_gettime:\n%s", out);
+	assert_int_equal(st, 0);
+	child_clock(out, desc, sizeof(desc));
+	assert_string_equal(desc, "clock_gettime: forced by KILN_TIMERS_CLOCK");
+
+	/* the default: what this process chose (the TSC on an invariant-TSC machine) */
+	st = run_child(NULL, out, sizeof(out));
+	printf("KILN_TIMERS_CLOCK unset:\n%s", out);
+	assert_int_equal(st, 0);
+	child_clock(out, desc, sizeof(desc));
+	if (!getenv("KILN_TIMERS_CLOCK"))
+		assert_string_equal(desc, self);
+
+	/* tsc: never where the CPU lacks an invariant TSC, always where auto took it */
+	st = run_child("tsc", out, sizeof(out));
+	assert_int_equal(st, 0);
+	child_clock(out, desc, sizeof(desc));
+	if (tsc_here)
+		assert_string_equal(desc, "tsc: invariant TSC, forced by KILN_TIMERS_CLOCK");
+	else
+		assert_true(!strncmp(desc, "tsc: invariant TSC, forced", 26) || !strncmp(desc, "clock_gettime: ", 15));
+
+	/* a value it does not know: said on stderr, auto used */
+	st = run_child("rdtsc", out, sizeof(out));
+	assert_int_equal(st, 0);
+	assert_non_null(strstr(out, "kiln: KILN_TIMERS_CLOCK=rdtsc is not auto, tsc or clock_gettime: using auto\n"));
+	if (!getenv("KILN_TIMERS_CLOCK")) {
+		child_clock(out, desc, sizeof(desc));
+		assert_string_equal(desc, self);
+	}
+	if (!tsc_here)
+		printf("note: the TSC is not used here (%s): only the clock_gettime path was tested\n", self);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--clock-child"))
+		return clock_child();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_nesting_prefix_superset, reset),
 		cmocka_unit_test_setup(test_recursion_counted_once, reset),
@@ -276,6 +493,7 @@ int main(void)
 		cmocka_unit_test_setup(test_deep_nesting, reset),
 		cmocka_unit_test_setup(test_threads, reset),
 		cmocka_unit_test_setup(test_dump_to_instr_dir, reset),
+		cmocka_unit_test(test_clock_paths),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
