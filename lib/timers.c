@@ -45,10 +45,13 @@
  * not see, and a thread may move between CPUs between its start and stop.
  * KILN_TIMERS_CLOCK=tsc skips the clocksource check (the invariant TSC is
  * still required), =clock_gettime forces the fallback, =auto (or unset) is
- * the default.  Plain rdtsc, not rdtscp or lfence+rdtsc: those only stop the
- * read from moving past neighbouring instructions, an error of a few dozen
- * cycles at each end of intervals that are microseconds long (a compile
- * pass, a GC), and they cost a quarter more (5-10 ns a pair here).
+ * the default.  Plain rdtsc, not rdtscp or lfence+rdtsc: those only keep
+ * the read from executing before earlier instructions finish, and without
+ * them the error is at most the out-of-order window (typically tens of
+ * cycles, a few hundred at worst) at each end of intervals that are
+ * microseconds long (a compile pass, a GC); but they drain the pipeline,
+ * which made a pair cost 41 ns (rdtscp) and 46-52 ns (lfence+rdtsc) against
+ * 27 ns for rdtsc on the development VM.
  *
  * Calibration.  kt_init reads a (tick, ns) pair at first use; each dump
  * reads another and converts ticks to ns by the ratio of the two intervals.

@@ -11,13 +11,18 @@
  *                  of a sort;
  *   PELT           changepoints in mean and variance with the normal cost
  *                  from prefix sums.  With few changepoints PELT prunes
- *                  little and is quadratic, so the candidate loop is an AVX2
- *                  kernel (with a scalar twin giving bit-identical results:
- *                  same operations, no FMA, the same fdlibm-style log);
+ *                  little and is quadratic, so the candidate loop is a
+ *                  vector kernel: AVX2 computes every value exactly with
+ *                  the same operations as the scalar code (no FMA, the same
+ *                  fdlibm-style log, bit-identical results); AVX-512 screens
+ *                  with a cheap log and computes exactly only the
+ *                  candidates the screen cannot decide - the same results
+ *                  again, checked by the tests;
  *   classification per pexec, then per key;
- *   bootstrap      GSL's mt19937 (seeded by --seed) seeds one fast
- *                  xoshiro256++ stream per pexec, which draws the resample
- *                  indices; order statistics by selection, not sorting;
+ *   bootstrap      GSL's mt19937 (seeded by --seed) seeds eight
+ *                  xoshiro256++ lanes per pexec, which draw the resample
+ *                  indices (AVX-512, AVX2 or scalar: the same numbers);
+ *                  order statistics by selection, not sorting;
  *   drivers        an_analyse_key (one key, pure) and an_analyse (threads
  *                  over pexecs, then over keys).
  */
@@ -329,7 +334,7 @@ size_t an_outliers(const double *x, size_t n, long w, double k, size_t *out)
  * same operations lane by lane, gives the same bits: PELT and the
  * exhaustive search in the tests then agree exactly.
  */
-double an_log(double x)
+static inline __attribute__((always_inline)) double log_core(double x)
 {
 	uint64_t b;
 	memcpy(&b, &x, sizeof(b));
@@ -350,6 +355,11 @@ double an_log(double x)
 	double t2 = z * (LG1 + w * (LG3 + w * (LG5 + w * LG7)));
 	double R = t2 + t1;
 	return kd * LN2_HI - ((hfsq - (s * (hfsq + R) + kd * LN2_LO)) - f);
+}
+
+double an_log(double x)
+{
+	return log_core(x);
 }
 
 /* 2 L log L: the part of L log(w / L^2) that depends on L alone (a table in PELT) */
@@ -387,7 +397,7 @@ struct cand_out {
  * and T[L] = 2 L log L.
  */
 /* one candidate's value, exactly as every path computes it */
-static inline double cand_value(int32_t tau, double F, double c1, double c2, int32_t t, double S1t, double S2t,
+static inline __attribute__((always_inline)) double cand_value(int32_t tau, double F, double c1, double c2, int32_t t, double S1t, double S2t,
 				double pen, const double *T)
 {
 	int32_t li = t - tau;
@@ -398,7 +408,7 @@ static inline double cand_value(int32_t tau, double F, double c1, double c2, int
 	double fl = L * L * AN_VAR_FLOOR;
 	if (!(w > fl))
 		w = fl;
-	double cost = L * (AN_LOG2PI_1 + an_log(w)) - T[li];
+	double cost = L * (AN_LOG2PI_1 + log_core(w)) - T[li];
 	return F + cost + pen;
 }
 
@@ -496,15 +506,15 @@ __attribute__((target("avx2"))) static void cand_avx2(size_t k, const int32_t *t
 				co->max = mx[l];
 		}
 	}
-	if (i < k) {
-		struct cand_out tail = { INFINITY, -INFINITY, 0 };
-		cand_scalar(k - i, tau + i, F + i, c1 + i, c2 + i, t, S1t, S2t, pen, T, out + i, &tail);
-		if (tail.min < co->min) {
-			co->min = tail.min;
-			co->argmin = i + tail.argmin;
+	for (; i < k; i++) { /* the tail, after the vector lanes: later indices, so strictly less */
+		double v = cand_value(tau[i], F[i], c1[i], c2[i], t, S1t, S2t, pen, T);
+		out[i] = v;
+		if (v < co->min) {
+			co->min = v;
+			co->argmin = i;
 		}
-		if (tail.max > co->max)
-			co->max = tail.max;
+		if (v > co->max)
+			co->max = v;
 	}
 }
 /*
@@ -623,6 +633,7 @@ __attribute__((target("avx512f"))) static void cand_avx512(size_t k, const int32
 		return;
 	}
 	const __m512d vthr = _mm512_set1_pd(thr);
+	__m512d vmax = _mm512_set1_pd(-INFINITY);
 	for (i = 0; i < kv; i += 8) {
 		__m256i li = _mm256_sub_epi32(vt, _mm256_loadu_si256((const __m256i *)(tau + i)));
 		__m512d E = _mm512_fmadd_pd(_mm512_cvtepi32_pd(li), eps, eabs);
@@ -635,8 +646,13 @@ __attribute__((target("avx512f"))) static void cand_avx512(size_t k, const int32
 			size_t q = i + (size_t)l;
 			out[q] = cand_value(tau[q], F[q], c1[q], c2[q], t, S1t, S2t, pen, T);
 		}
+		vmax = _mm512_max_pd(vmax, _mm512_loadu_pd(out + i));
 	}
-	co->max = INFINITY; /* let the caller compact with out[i] <= thr */
+	/* above thr: something to prune (the caller compacts with out[i] <= thr) */
+	co->max = _mm512_reduce_max_pd(vmax);
+	for (i = kv; i < k; i++)
+		if (out[i] > co->max)
+			co->max = out[i];
 }
 #endif
 
@@ -844,7 +860,7 @@ static void xo8_seed(struct xo8 *x, gsl_rng *g)
 }
 
 /* the last partial step (fewer than 16 draws) and the final sum, shared */
-static double resample_finish(const double *x, size_t m, size_t rem, struct xo8 *st, double a[XL], double b[XL])
+static inline __attribute__((always_inline)) double resample_finish(const double *x, size_t m, size_t rem, struct xo8 *st, double a[XL], double b[XL])
 {
 	if (rem) {
 		uint64_t r[XL];

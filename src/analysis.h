@@ -131,6 +131,16 @@ void an_result_free(struct an_result *r);
 /* one key, single-threaded: a pure function of the key's data and o */
 void an_analyse_key(const struct ds_key *k, const struct an_opts *o, struct an_key *out);
 void an_key_free(struct an_key *k);
+/*
+ * For a cache of results (analysis-cache.c): a hash of one key's data (its
+ * name, pexecs, statuses, times and series); with an_opts_hash() the pair
+ * identifies an an_analyse_key() result.  The result's lossless text form
+ * and its reading back against the same ds_key (-1 with e set if the text
+ * does not fit the data).
+ */
+void an_key_data_hash(const struct ds_key *k, char out[65]);
+char *an_key_serialize(const struct an_key *k);
+int an_key_deserialize(const char *text, const struct ds_key *k, struct an_key *out, struct kerr *e);
 /* "bad inconsistent (3 flat, 2 slowdown)" or "warmup" */
 void an_class_text(const struct an_key *k, struct strbuf *out);
 

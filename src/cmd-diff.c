@@ -59,10 +59,16 @@ static struct ratio ratio_ci(const struct an_key *a, const struct an_key *b, con
 		gsl_rng_set(g, (unsigned long)(o->seed + 2));
 		gsl_ran_shuffle(g, mb, N, sizeof(double));
 		gsl_rng_free(g);
-		for (size_t i = 0; i < N; i++)
+		int finite = 1;
+		for (size_t i = 0; i < N; i++) {
 			mb[i] = mb[i] / ma[i];
-		an_quantiles(mb, N, o->confidence, &r.med, &r.lo, &r.hi);
-		r.ok = 1;
+			finite &= isfinite(mb[i]);
+		}
+		/* a zero steady time (an empty benchmark) has no ratio */
+		if (finite) {
+			an_quantiles(mb, N, o->confidence, &r.med, &r.lo, &r.hi);
+			r.ok = 1;
+		}
 	}
 	free(ma);
 	free(mb);

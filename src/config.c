@@ -650,6 +650,45 @@ static int check_sources(struct cfgctx *c, struct experiment *ex, const char *co
 	return 0;
 }
 
+/*
+ * YAML allows only printable Unicode (plus tab, CR, LF) in UTF-8.  Checking
+ * that before libfyaml sees the text gives a precise message, and keeps
+ * libfyaml 0.7.12 away from inputs it loops on (a directive followed by an
+ * invalid UTF-8 byte, found by fuzzing: tests/fuzz/regressions/config).
+ */
+static int check_text(const char *path, const char *text, size_t len, struct kerr *e)
+{
+	const unsigned char *p = (const unsigned char *)text, *end = p + len;
+	int line = 1, col = 1;
+	while (p < end) {
+		unsigned char c = *p;
+		size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+		int ok = n && p + n <= end;
+		for (size_t k = 1; ok && k < n; k++)
+			ok = (p[k] & 0xc0) == 0x80;
+		/* overlong forms, surrogates and code points past U+10FFFF */
+		if (ok && n == 2)
+			ok = c >= 0xc2;
+		else if (ok && n == 3)
+			ok = !(c == 0xe0 && p[1] < 0xa0) && !(c == 0xed && p[1] >= 0xa0);
+		else if (ok && n == 4)
+			ok = c <= 0xf4 && !(c == 0xf0 && p[1] < 0x90) && !(c == 0xf4 && p[1] >= 0x90);
+		if (!ok)
+			return kerr_setc(e, KEXIT_CONFIG, "%s:%d:%d: YAML: not valid UTF-8 (byte 0x%02x)", path, line, col, c);
+		if (n == 1 && c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+			return kerr_setc(e, KEXIT_CONFIG, "%s:%d:%d: YAML: control character 0x%02x is not allowed", path,
+					 line, col, c);
+		if (n == 1 && c == 0x7f)
+			return kerr_setc(e, KEXIT_CONFIG, "%s:%d:%d: YAML: control character 0x7f is not allowed", path, line, col);
+		if (c == '\n')
+			line++, col = 1;
+		else
+			col++;
+		p += n;
+	}
+	return 0;
+}
+
 /* libfyaml's diagnostics arrive as text: keep them to reword the first */
 static void diag_out(struct fy_diag *diag, void *user, const char *buf, size_t len)
 {
@@ -693,6 +732,8 @@ int config_parse(const char *path, const char *text, size_t len, const char *dat
 	ex->limits.output_kb = 64;
 	platform_conf_defaults(&ex->platform);
 
+	if (check_text(path, text, len, e) < 0)
+		return -1;
 	struct cfgctx c = { path, check_vms, e, NULL };
 	struct fy_diag_cfg dcfg;
 	struct strbuf diagout = STRBUF_INIT;

@@ -28,6 +28,8 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_plan_entry,
 	&cmd_import_entry,
 	&cmd_profile_entry,
+	&cmd_annotate_entry,
+	&cmd_stat_entry,
 	NULL,
 };
 

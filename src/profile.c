@@ -251,6 +251,7 @@ void pscript_parse(struct pscript *ps, const char *buf, size_t n)
 		pscript_init(ps);
 	const char *p = buf, *end = buf + n;
 	struct ps_sample cur;
+	memset(&cur, 0, sizeof(cur));
 	int want_frame = 0; /* a header without its frame: the next frame line is the leaf */
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -258,9 +259,21 @@ void pscript_parse(struct pscript *ps, const char *buf, size_t n)
 		const char *q = p;
 		while (q < le && isspace((unsigned char)*q))
 			q++;
+		struct ps_sample h;
+		memset(&h, 0, sizeof(h));
+		h.t_ns = -1;
+		int r = q == le ? 0 : parse_header(ps, p, le, &h);
 		if (q == le) {
 			/* a blank line ends a call chain */
-		} else if (q > p && is_hex_word(q, memchr(q, ' ', (size_t)(le - q)) ? memchr(q, ' ', (size_t)(le - q)) : le)) {
+		} else if (r > 0) {
+			/* a header ("C2 CompilerThre" starts with a hex-looking word: headers first) */
+			if (want_frame) /* the previous sample had no frame at all: unknown place */
+				ps_push(ps, &cur);
+			cur = h;
+			want_frame = r == 2;
+			if (r == 1)
+				ps_push(ps, &cur);
+		} else if (q > p) {
 			/* an indented frame: the first one after a header is where the sample hit */
 			if (want_frame) {
 				struct ps_sample f = cur;
@@ -272,20 +285,10 @@ void pscript_parse(struct pscript *ps, const char *buf, size_t n)
 				}
 			}
 		} else {
-			if (want_frame) /* a sample with no frame at all: keep it, unknown place */
+			if (want_frame)
 				ps_push(ps, &cur);
-			memset(&cur, 0, sizeof(cur));
-			cur.t_ns = -1;
-			int r = parse_header(ps, p, le, &cur);
-			if (r == 1) {
-				ps_push(ps, &cur);
-				want_frame = 0;
-			} else if (r == 2) {
-				want_frame = 1;
-			} else {
-				ps->bad_lines++;
-				want_frame = 0;
-			}
+			want_frame = 0;
+			ps->bad_lines++;
 		}
 		p = nl ? nl + 1 : end;
 	}
@@ -439,7 +442,8 @@ static json_t *cats_json(const struct tally *t)
 
 static json_t *top_json(const struct pscript *ps, struct tally *t, int top)
 {
-	qsort(t->v, t->n, sizeof(*t->v), cmp_count);
+	if (t->n)
+		qsort(t->v, t->n, sizeof(*t->v), cmp_count);
 	json_t *a = json_array();
 	for (size_t i = 0; i < t->n && (int)i < top; i++) {
 		const struct symcount *s = &t->v[i];

@@ -25,13 +25,19 @@
  * episode).  Per-name counts and exclusive times are per-pexec records
  * ("pypy.gc-minor.count", "pypy.gc-minor.time").
  *
- * Streaming: bytes go through one fixed buffer; only complete lines are
- * parsed and the incomplete tail is moved to the front, so memory is the
- * buffer plus bounded tables (section names, nesting depth), whatever the
- * size of the log.  Content lines (full-logging mode) are skipped with
- * memchr; a line longer than the buffer is skipped without being held.
- * Because every parsed line ends in '\n' inside the buffer, the scanners
- * need no bounds checks: '\n' stops every one of them.
+ * Streaming: memory does not depend on the size of the log.  A plain file
+ * is parsed in place through a sliding read-only mapping (read_mapped);
+ * anything else goes through one fixed buffer where only complete lines are
+ * parsed and the incomplete tail is moved to the front (pl_drain).  Content
+ * lines (full-logging mode) are skipped with memchr; a line longer than the
+ * buffer is skipped without being held.  Every parsed line ends in '\n'
+ * inside readable memory, so the byte scanners need no bounds checks.
+ *
+ * Speed: lines go first through pl_fast, which handles the common cases
+ * (start of a known section, stop of the innermost one) a word or sixteen
+ * bytes at a time and changes nothing unless it is sure; everything else
+ * goes to pl_line, the byte-by-byte reference.  `pypylog_fast = 0` turns the
+ * fast path off: tests and the fuzzer check both give the same result.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -338,9 +344,13 @@ static const char *pl_line(struct pypylog *p, const char *s, const char *end, st
  *
  * Almost every line of a real log is the start of a section whose name was
  * seen before, or the stop of the innermost open section.  pl_fast handles
- * exactly those, a word at a time: the timestamp's digits are found,
- * checked and converted eight at a time (SWAR), the newline is found a word
- * at a time, the name is compared a word at a time.  Anything else (content
+ * exactly those without a byte loop: the timestamp's digits are found,
+ * checked and converted sixteen bytes at a time (SSE2; eight at a time in
+ * plain word arithmetic elsewhere), the name is taken to be the innermost
+ * open one (a stop) or one of the two last started at this depth (a start)
+ * and checked a word at a time together with the newline right after it;
+ * only when the guess is wrong is the newline searched for and the name
+ * looked up in the table.  Anything else (content
  * lines, kiln-iter, new names, every kind of error) returns NULL *before any
  * state changes*, and pl_line, the byte-by-byte reference, does the line
  * instead, so both paths give the same result by construction.  Words may be
@@ -361,34 +371,6 @@ static inline uint64_t ld64(const void *p)
 static inline uint64_t zero_bytes(uint64_t v)
 {
 	return (v - ONES) & ~v & HIGHS;
-}
-
-/* high bit set in each byte c with lo < c < hi (exact for every byte, hi <= 128) */
-static inline uint64_t between(uint64_t x, unsigned lo, unsigned hi)
-{
-	uint64_t x7 = x & (ONES * 127);
-	return (ONES * (127 + hi) - x7) & ~x & (x7 + ONES * (127 - lo)) & HIGHS;
-}
-
-/* are the bytes selected by `keep` (0xff per byte) all of 0-9a-f? */
-static inline int hex_ok(uint64_t w, uint64_t keep)
-{
-	uint64_t ok = between(w, '0' - 1, '9' + 1) | between(w, 'a' - 1, 'f' + 1);
-	return (ok & keep & HIGHS) == (keep & HIGHS);
-}
-
-/* hex digit characters -> their values, one per byte */
-static inline uint64_t nibbles(uint64_t w)
-{
-	return (w & (ONES * 0x0f)) + ((w >> 6) & ONES) * 9;
-}
-
-/* eight digit values, the first at the lowest address, -> the 32-bit number */
-static inline uint64_t pack8(uint64_t v)
-{
-	v = ((v & UINT64_C(0x000F000F000F000F)) << 4) | ((v & UINT64_C(0x0F000F000F000F00)) >> 8);
-	v = ((v & UINT64_C(0x000000FF000000FF)) << 8) | ((v & UINT64_C(0x00FF000000FF0000)) >> 16);
-	return ((v & 0xFFFF) << 16) | ((v >> 32) & 0xFFFF);
 }
 
 /* the low k bytes of a word, k = 0..8 */
@@ -436,7 +418,7 @@ static inline long name_find(const struct pypylog *p, const unsigned char *s, si
 	}
 }
 
-#if defined(__SSE2__) && defined(__x86_64__)
+#if defined(__SSE2__) && defined(__x86_64__) && !defined(PL_NO_SIMD)
 #include <emmintrin.h>
 
 /* first_n[n]: n bytes of 0xff, then zeros */
@@ -480,6 +462,34 @@ static void timestamp_init(void)
 			first_n[n][i] = i < n ? 0xff : 0;
 }
 #else
+/* high bit set in each byte c with lo < c < hi (exact for every byte, hi <= 128) */
+static inline uint64_t between(uint64_t x, unsigned lo, unsigned hi)
+{
+	uint64_t x7 = x & (ONES * 127);
+	return (ONES * (127 + hi) - x7) & ~x & (x7 + ONES * (127 - lo)) & HIGHS;
+}
+
+/* are the bytes selected by `keep` (0xff per byte) all of 0-9a-f? */
+static inline int hex_ok(uint64_t w, uint64_t keep)
+{
+	uint64_t ok = between(w, '0' - 1, '9' + 1) | between(w, 'a' - 1, 'f' + 1);
+	return (ok & keep & HIGHS) == (keep & HIGHS);
+}
+
+/* hex digit characters -> their values, one per byte */
+static inline uint64_t nibbles(uint64_t w)
+{
+	return (w & (ONES * 0x0f)) + ((w >> 6) & ONES) * 9;
+}
+
+/* eight digit values, the first at the lowest address, -> the 32-bit number */
+static inline uint64_t pack8(uint64_t v)
+{
+	v = ((v & UINT64_C(0x000F000F000F000F)) << 4) | ((v & UINT64_C(0x0F000F000F000F00)) >> 8);
+	v = ((v & UINT64_C(0x000000FF000000FF)) << 8) | ((v & UINT64_C(0x00FF000000FF0000)) >> 16);
+	return ((v & 0xFFFF) << 16) | ((v >> 32) & 0xFFFF);
+}
+
 /* the same a word at a time, for machines without SSE2 */
 static inline size_t timestamp(const unsigned char *d, uint64_t *out)
 {

@@ -175,6 +175,45 @@ static void test_pelt_vs_op(void **state)
 	assert_true(multi > 50); /* the series did have changepoints to find */
 }
 
+/* series made of ties: constant stretches (variance at the floor), repeated patterns */
+static void test_pelt_vs_op_ties(void **state)
+{
+	(void)state;
+	double x[600];
+	size_t e1[600], e2[600];
+	for (int rep = 0; rep < 24; rep++) {
+		size_t n = 50 + (size_t)rep * 23;
+		for (size_t i = 0; i < n; i++) {
+			switch (rep % 4) {
+			case 0: x[i] = 0.25; break;                                   /* constant */
+			case 1: x[i] = i < n / 3 ? 0.5 : 0.25; break;                 /* two constants */
+			case 2: x[i] = 0.1 + 1e-4 * (double)((i * 7919) % 10); break; /* sawtooth */
+			case 3: x[i] = (i % 2) ? 1.0 : 1.0 + 1e-7; break;             /* tiny alternation */
+			}
+		}
+		double c1, c2;
+		size_t n1 = an_pelt(x, n, 15 * log((double)n), e1, &c1);
+		size_t n2 = an_op(x, n, 15 * log((double)n), e2, &c2);
+		assert_int_equal(n1, n2);
+		assert_memory_equal(e1, e2, n1 * sizeof(size_t));
+		assert_true(c1 == c2);
+	}
+}
+
+/* the screening log of the AVX-512 kernel stays within its stated bound */
+static void test_log_approx(void **state)
+{
+	(void)state;
+	double worst = 0;
+	for (int i = 0; i < 1000000; i++) {
+		double x = exp((urand() - 0.5) * 120);
+		double d = fabs(an_log_approx(x) - log(x));
+		if (d > worst)
+			worst = d;
+	}
+	assert_true(worst < 2e-6); /* the kernel assumes 1e-5 */
+}
+
 static void test_op_vs_brute(void **state)
 {
 	(void)state;
@@ -365,6 +404,54 @@ static void test_instr_summary(void **state)
 	ds_free(&ds);
 }
 
+static void test_cache_roundtrip(void **state)
+{
+	(void)state;
+	struct dataset ds = { 0 };
+	struct ds_key *k = ds_add_key(&ds, "b", "vm", "v");
+	fill(k, WARM, 1000);
+	fill(k, FLAT, 1000);
+	ds_add_pexec(k, 2)->status = DS_FAILED;
+	struct ds_series *s = ds_add_series(&k->pexecs[0], "gc.time", "s", 1000);
+	for (int i = 0; i < 1000; i++)
+		s->v[i] = i < 100 ? 0.01 : 0.002;
+	struct an_opts o;
+	an_opts_default(&o);
+	o.resamples = 500;
+	struct an_key a, b;
+	an_analyse_key(k, &o, &a);
+	char *t = an_key_serialize(&a);
+	struct kerr e = KERR_INIT;
+	assert_int_equal(an_key_deserialize(t, k, &b, &e), 0);
+	/* everything comes back bit for bit: serialising again gives the same text */
+	char *t2 = an_key_serialize(&b);
+	assert_string_equal(t, t2);
+	assert_int_equal(b.np, 2);
+	assert_int_equal(b.counts[AN_WARMUP], 1);
+	assert_true(b.perf_med == a.perf_med && b.perf_lo == a.perf_lo && b.iter_p95 == a.iter_p95);
+	assert_true(b.p[0].segs[0].mean == a.p[0].segs[0].mean && b.p[0].nsegs == a.p[0].nsegs);
+	assert_true(b.series[0].before == a.series[0].before);
+	/* the data hash follows the data */
+	char h1[65], h2[65];
+	an_key_data_hash(k, h1);
+	k->pexecs[1].wall[500] += 1e-9;
+	an_key_data_hash(k, h2);
+	assert_string_not_equal(h1, h2);
+	/* a result that does not fit the data is refused */
+	k->pexecs[0].n = 999;
+	struct an_key c;
+	assert_int_equal(an_key_deserialize(t, k, &c, &e), -1);
+	k->pexecs[0].n = 1000;
+	assert_int_equal(an_key_deserialize("{\"v\": 2}", k, &c, &e), -1);
+	assert_int_equal(an_key_deserialize("nope", k, &c, &e), -1);
+	free(t);
+	free(t2);
+	an_key_free(&a);
+	an_key_free(&b);
+	kerr_release(&e);
+	ds_free(&ds);
+}
+
 /* ---- bootstrap ---- */
 
 static void test_bootstrap_constant(void **state)
@@ -534,11 +621,14 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_log),
 		cmocka_unit_test(test_outliers_hand),
 		cmocka_unit_test(test_pelt_vs_op),
+		cmocka_unit_test(test_pelt_vs_op_ties),
+		cmocka_unit_test(test_log_approx),
 		cmocka_unit_test(test_op_vs_brute),
 		cmocka_unit_test(test_pelt_finds_step),
 		cmocka_unit_test(test_classes),
 		cmocka_unit_test(test_key_rules),
 		cmocka_unit_test(test_instr_summary),
+		cmocka_unit_test(test_cache_roundtrip),
 		cmocka_unit_test(test_bootstrap_constant),
 		cmocka_unit_test(test_bootstrap_two_values),
 		cmocka_unit_test(test_bootstrap_seeded),

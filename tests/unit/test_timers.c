@@ -352,6 +352,9 @@ static int clock_child(void)
 	child_check("us_sleep", t2 - t1, t3 - t0);
 
 	/* 20 ms of this thread's CPU time, however long that takes on a busy machine */
+	kiln_timer_start("cpu_busy"); /* interned now, not inside the CPU-time bracket */
+	kiln_timer_stop();
+	kiln_stats_reset();
 	uint64_t c0 = thread_cpu_ns();
 	t0 = kiln_clock_ns();
 	kiln_timer_start("cpu_busy"); /* not us_: in ns */
@@ -364,8 +367,9 @@ static int clock_child(void)
 	uint64_t c1 = thread_cpu_ns();
 	child_check("cpu_busy", t2 - t1, t3 - t0);
 	long long busy = value_of("cpu_busy");
-	/* wall time covers the CPU time spent in it (less the bits outside the timer) */
-	int ok = busy >= (long long)(c1 - c0) - 20000 - busy / 1000 && busy <= (long long)(t3 - t0) + 2000;
+	/* wall time covers the CPU time spent in it, less the bits outside the timer:
+	 * 100 us (0.5%) for those under a sanitizer on a loaded machine */
+	int ok = busy >= (long long)(c1 - c0) - 100000 && busy <= (long long)(t3 - t0) + 2000;
 	printf("%s cpu_busy: %lld ns, thread CPU time %llu ns\n", ok ? "ok" : "FAIL", busy,
 	       (unsigned long long)(c1 - c0));
 	child_failed |= !ok;

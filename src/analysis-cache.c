@@ -1,0 +1,187 @@
+/*
+ * analysis-cache.c - what a cache of analysis results needs: a hash of one
+ * key's data (with an_opts_hash() for the options, the pair is the cache
+ * key) and a lossless text form of an an_key (JSON, doubles to 17 digits,
+ * NaN as null) to store and read back.
+ *
+ * an_analyse_key() is a pure function of the key's data and the options,
+ * so a stored result is valid exactly as long as both hashes match.  The
+ * store decides where the text lives; nothing here touches SQLite.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+
+void an_key_data_hash(const struct ds_key *k, char out[65])
+{
+	struct strbuf sb = STRBUF_INIT;
+	sb_addf(&sb, "kiln-key v1\n%s\n%zu\n", k->key, k->npexecs);
+	for (size_t p = 0; p < k->npexecs; p++) {
+		const struct ds_pexec *px = &k->pexecs[p];
+		sb_addf(&sb, "p %ld %d %zu\n", px->num, (int)px->status, px->n);
+		if (px->n)
+			sb_add(&sb, px->wall, px->n * sizeof(double));
+		for (size_t s = 0; s < px->nseries; s++) {
+			const struct ds_series *ser = &px->series[s];
+			sb_addf(&sb, "s %s %s %zu\n", ser->name, ser->unit ? ser->unit : "", ser->n);
+			if (ser->n)
+				sb_add(&sb, ser->v, ser->n * sizeof(double));
+		}
+	}
+	hash_hex(sb.buf, sb.len, out);
+	sb_release(&sb);
+}
+
+static json_t *num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static double getnum(json_t *o, const char *name)
+{
+	json_t *v = json_object_get(o, name);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+char *an_key_serialize(const struct an_key *k)
+{
+	json_t *root = json_object();
+	json_object_set_new(root, "v", json_integer(1));
+	json_object_set_new(root, "key", json_string(k->key->key));
+	json_object_set_new(root, "cls", json_integer(k->cls));
+	json_object_set_new(root, "nskipped", json_integer((json_int_t)k->nskipped));
+	json_object_set_new(root, "has_steady", json_integer(k->has_steady));
+	const double nums[] = { k->iter_med, k->iter_p5, k->iter_p95, k->tts_med, k->tts_p5, k->tts_p95,
+				k->perf_med, k->perf_lo, k->perf_hi, k->perf_ci };
+	json_t *na = json_array();
+	for (size_t i = 0; i < ARRAY_SIZE(nums); i++)
+		json_array_append_new(na, num(nums[i]));
+	json_object_set_new(root, "nums", na);
+	json_t *pa = json_array();
+	for (size_t i = 0; i < k->np; i++) {
+		const struct an_pexec *p = &k->p[i];
+		json_t *o = json_pack("{s:I,s:I,s:I,s:i,s:I,s:I,s:o,s:o}", "num", (json_int_t)p->num, "index",
+				      (json_int_t)p->index, "n", (json_int_t)p->n, "cls", (int)p->cls, "first_steady",
+				      (json_int_t)p->first_steady, "steady_iter", (json_int_t)p->steady_iter, "tts",
+				      num(p->time_to_steady), "steady_mean", num(p->steady_mean));
+		json_t *ol = json_array();
+		for (size_t q = 0; q < p->noutliers; q++)
+			json_array_append_new(ol, json_integer((json_int_t)p->outliers[q]));
+		json_object_set_new(o, "outliers", ol);
+		json_t *sl = json_array();
+		for (size_t q = 0; q < p->nsegs; q++)
+			json_array_append_new(sl, json_pack("[I,I,o,o]", (json_int_t)p->segs[q].start,
+							    (json_int_t)p->segs[q].end, num(p->segs[q].mean),
+							    num(p->segs[q].var)));
+		json_object_set_new(o, "segs", sl);
+		json_array_append_new(pa, o);
+	}
+	json_object_set_new(root, "pexecs", pa);
+	json_t *sa = json_array();
+	for (size_t i = 0; i < k->nseries; i++) {
+		const struct an_series_sum *s = &k->series[i];
+		json_array_append_new(sa, json_pack("{s:s,s:s,s:o,s:o,s:I,s:I}", "name", s->name, "unit", s->unit,
+						    "before", num(s->before), "after", num(s->after), "nbefore",
+						    (json_int_t)s->nbefore, "nafter", (json_int_t)s->nafter));
+	}
+	json_object_set_new(root, "series", sa);
+	char *t = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	json_decref(root);
+	return t;
+}
+
+static int bad(struct kerr *e, const char *what)
+{
+	return kerr_set(e, "analysis cache: %s", what);
+}
+
+int an_key_deserialize(const char *text, const struct ds_key *k, struct an_key *out, struct kerr *e)
+{
+	memset(out, 0, sizeof(*out));
+	json_error_t je;
+	json_t *root = json_loads(text, 0, &je);
+	if (!root)
+		return kerr_set(e, "analysis cache: not JSON: %s", je.text);
+	int rc = -1;
+	json_t *pa = json_object_get(root, "pexecs"), *sa = json_object_get(root, "series");
+	json_t *na = json_object_get(root, "nums");
+	const char *key = json_string_value(json_object_get(root, "key"));
+	if (json_integer_value(json_object_get(root, "v")) != 1 || !key || strcmp(key, k->key) ||
+	    !json_is_array(pa) || !json_is_array(sa) || json_array_size(na) != 10) {
+		bad(e, "wrong version, key or shape");
+		goto out;
+	}
+	out->key = k;
+	out->cls = (enum an_class)json_integer_value(json_object_get(root, "cls"));
+	out->nskipped = (size_t)json_integer_value(json_object_get(root, "nskipped"));
+	out->has_steady = (int)json_integer_value(json_object_get(root, "has_steady"));
+	double *dst[] = { &out->iter_med, &out->iter_p5, &out->iter_p95, &out->tts_med, &out->tts_p5, &out->tts_p95,
+			  &out->perf_med, &out->perf_lo, &out->perf_hi, &out->perf_ci };
+	for (size_t i = 0; i < ARRAY_SIZE(dst); i++) {
+		json_t *v = json_array_get(na, i);
+		*dst[i] = json_is_number(v) ? json_number_value(v) : NAN;
+	}
+	out->np = json_array_size(pa);
+	out->p = xcalloc(out->np ? out->np : 1, sizeof(*out->p));
+	for (size_t i = 0; i < out->np; i++) {
+		json_t *o = json_array_get(pa, i);
+		struct an_pexec *p = &out->p[i];
+		p->num = (long)json_integer_value(json_object_get(o, "num"));
+		p->index = (size_t)json_integer_value(json_object_get(o, "index"));
+		p->n = (size_t)json_integer_value(json_object_get(o, "n"));
+		p->cls = (enum an_class)json_integer_value(json_object_get(o, "cls"));
+		p->first_steady = (size_t)json_integer_value(json_object_get(o, "first_steady"));
+		p->steady_iter = (long)json_integer_value(json_object_get(o, "steady_iter"));
+		p->time_to_steady = getnum(o, "tts");
+		p->steady_mean = getnum(o, "steady_mean");
+		json_t *ol = json_object_get(o, "outliers"), *sl = json_object_get(o, "segs");
+		if (p->index >= k->npexecs || k->pexecs[p->index].n != p->n || !json_is_array(ol) ||
+		    !json_is_array(sl) || !json_array_size(sl) || p->cls > AN_NO_STEADY) {
+			bad(e, "a pexec does not match the data");
+			goto out;
+		}
+		p->noutliers = json_array_size(ol);
+		p->outliers = xmalloc((p->noutliers + 1) * sizeof(size_t));
+		for (size_t q = 0; q < p->noutliers; q++)
+			p->outliers[q] = (size_t)json_integer_value(json_array_get(ol, q));
+		p->nsegs = json_array_size(sl);
+		p->segs = xcalloc(p->nsegs, sizeof(*p->segs));
+		for (size_t q = 0; q < p->nsegs; q++) {
+			json_t *sg = json_array_get(sl, q);
+			p->segs[q].start = (size_t)json_integer_value(json_array_get(sg, 0));
+			p->segs[q].end = (size_t)json_integer_value(json_array_get(sg, 1));
+			json_t *m = json_array_get(sg, 2), *v = json_array_get(sg, 3);
+			p->segs[q].mean = json_is_number(m) ? json_number_value(m) : NAN;
+			p->segs[q].var = json_is_number(v) ? json_number_value(v) : NAN;
+		}
+		if (p->first_steady >= p->nsegs) {
+			bad(e, "first steady segment out of range");
+			goto out;
+		}
+	}
+	out->nseries = json_array_size(sa);
+	out->series = xcalloc(out->nseries ? out->nseries : 1, sizeof(*out->series));
+	for (size_t i = 0; i < out->nseries; i++) {
+		json_t *o = json_array_get(sa, i);
+		struct an_series_sum *s = &out->series[i];
+		const char *nm = json_string_value(json_object_get(o, "name"));
+		const char *un = json_string_value(json_object_get(o, "unit"));
+		s->name = xstrdup(nm ? nm : "");
+		s->unit = xstrdup(un ? un : "");
+		s->before = getnum(o, "before");
+		s->after = getnum(o, "after");
+		s->nbefore = (size_t)json_integer_value(json_object_get(o, "nbefore"));
+		s->nafter = (size_t)json_integer_value(json_object_get(o, "nafter"));
+	}
+	for (size_t i = 0; i < out->np; i++)
+		out->counts[out->p[i].cls]++;
+	rc = 0;
+out:
+	json_decref(root);
+	if (rc < 0)
+		an_key_free(out);
+	return rc;
+}

@@ -1,0 +1,314 @@
+/*
+ * cmd-stat.c - `kiln stat CONFIG --key BENCH:VM[:VARIANT]`: perf stat-like
+ * counters of one whole pexec, built as `kiln run` builds it (pexec.c).
+ *
+ * Why `perf stat` around the pexec rather than libkiln's counters in the
+ * runner: it counts every thread and child of the VM (JIT compiler and GC
+ * threads included) for every plugin, external ones too, without the runner's
+ * cooperation, and it says for itself when an event is not supported or not
+ * counted.  libkiln's counters stay the per-iteration tool (issue 5 item 2).
+ *
+ * perf writes its CSV to a file of ours (-o), so the benchmark's own stderr
+ * cannot mix into it; fields are tab-separated because event specs may hold
+ * commas (cpu/event=0x3c,umask=0/).  "<not supported>" and "<not counted>"
+ * become unavailable values, never zeros.  The result is stored in the
+ * results file's cache table (kind 'stat').
+ */
+#include <ctype.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cmd.h"
+#include "config.h"
+#include "exec.h"
+#include "pexec.h"
+#include "store.h"
+#include "stream.h"
+
+static int cmd_stat(int argc, char **argv);
+
+#define STAT_DEFAULT_EVENTS "task-clock,context-switches,cpu-migrations,page-faults,cycles,instructions,branches,branch-misses"
+
+const struct cmd_entry cmd_stat_entry = {
+	.name = "stat",
+	.usage = "CONFIG --key BENCH:VM[:VARIANT] [--events LIST] [--iterations N] [--json]",
+	.summary = "perf stat counters of one whole pexec (software everywhere, hardware where present)",
+	.help = "  -k, --key KEY        the key (bench:vm[:variant]) (required)\n"
+		"  -e, --events LIST    perf events, comma-separated (default:\n"
+		"                       " STAT_DEFAULT_EVENTS ")\n"
+		"  -n, --iterations N   iterations of the pexec (default: the config's)\n"
+		"  --json               print JSON\n"
+		"Events the machine cannot count are reported as not supported, never as zero.\n"
+		"The result is stored in the config's results file (cache kind 'stat').\n",
+	.exec = cmd_stat,
+};
+
+struct stat_ev {
+	char *name, *unit, *why;  /* why: NULL when counted */
+	double value;
+	double running;           /* % of the time the counter ran (multiplexing), -1 unknown */
+};
+
+/* split a line on one separator character into at most max fields (in place) */
+static int split_fields(char *line, char sep, char **f, int max)
+{
+	int n = 0;
+	f[n++] = line;
+	for (char *p = line; *p && n < max; p++)
+		if (*p == sep) {
+			*p = '\0';
+			f[n++] = p + 1;
+		}
+	return n;
+}
+
+/*
+ * perf stat -x'\t' output: "VALUE\tUNIT\tEVENT\tRUNTIME\tPCT\t..." per
+ * line, comments (#) and blank lines between.  Returns the events parsed.
+ */
+static size_t parse_perf_stat(char *text, struct stat_ev **out)
+{
+	struct stat_ev *ev = NULL;
+	size_t n = 0;
+	char *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		while (*line == ' ')
+			line++;
+		if (!*line || *line == '#')
+			continue;
+		char *f[8];
+		int nf = split_fields(line, '\t', f, 8);
+		if (nf < 3 || !*f[2])
+			continue;
+		struct stat_ev e = { xstrdup(f[2]), xstrdup(f[1]), NULL, 0, -1 };
+		if (f[0][0] == '<') {
+			char *end = strchr(f[0], '>');
+			e.why = end ? xstrndup(f[0] + 1, (size_t)(end - f[0] - 1)) : xstrdup(f[0] + 1);
+		} else {
+			char *end;
+			e.value = strtod(f[0], &end);
+			if (end == f[0] || *end)
+				e.why = xasprintf("unreadable value '%s'", f[0]);
+		}
+		if (nf >= 5 && *f[4]) {
+			char *end;
+			double p = strtod(f[4], &end);
+			if (end != f[4] && !*end)
+				e.running = p;
+		}
+		ev = xrealloc(ev, (n + 1) * sizeof(*ev));
+		ev[n++] = e;
+	}
+	*out = ev;
+	return n;
+}
+
+static int stat_stream_cb(void *ctx, const char *data, size_t n)
+{
+	stream_feed(ctx, data, n);
+	return 0;
+}
+
+static int stat_store(const char *results, const char *id, const char *json, struct kerr *e)
+{
+	struct store *st;
+	if (store_open(results, 1, &st, e) < 0)
+		return -1;
+	sqlite3 *db = store_db(st);
+	sqlite3_stmt *q = NULL;
+	int r = -1;
+	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO cache(kind, key, value) VALUES('stat', ?, ?)", -1, &q, NULL) ==
+	    SQLITE_OK) {
+		sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 2, json, -1, SQLITE_STATIC);
+		r = sqlite3_step(q) == SQLITE_DONE ? 0 : -1;
+	}
+	if (r < 0)
+		kerr_setc(e, KEXIT_STORE, "%s: storing the counts: %s", results, sqlite3_errmsg(db));
+	sqlite3_finalize(q);
+	store_close(st);
+	return r;
+}
+
+static int stat_run(const char *config, const char *key, const char *events, long iterations, int json, struct kerr *e)
+{
+	struct experiment ex;
+	if (config_load(config, kiln_datadir(), 1, &ex, e) < 0)
+		return -1;
+	const struct vm_conf *vm;
+	const struct bench_conf *b;
+	struct pexec_spec px;
+	memset(&px, 0, sizeof(px));
+	struct stream s;
+	stream_init(&s, 0);
+	int ret = -1, have_res = 0;
+	struct exec_result res;
+	char *perf = NULL;
+	char out[] = "/tmp/kiln-stat.XXXXXX";
+	int ofd = -1;
+	struct stat_ev *ev = NULL;
+	size_t nev = 0;
+	struct strbuf text = STRBUF_INIT;
+
+	if (pexec_find_key(&ex, key, &vm, &b, e) < 0 || pexec_build(&px, &ex, vm, b, iterations, 0, e) < 0)
+		goto out;
+	if (!(perf = find_in_path("perf"))) {
+		kerr_set(e, "perf is not installed (Debian: linux-perf)");
+		goto out;
+	}
+	if ((ofd = mkstemp(out)) < 0) {
+		kerr_set(e, "mkstemp: %m");
+		goto out;
+	}
+	stream_release(&s);
+	stream_init(&s, px.pc.iterations);
+	struct strvec argv = STRVEC_INIT;
+	sv_push(&argv, perf);
+	sv_push(&argv, "stat");
+	sv_push(&argv, "-x");
+	sv_push(&argv, "\t");
+	sv_push(&argv, "-o");
+	sv_push(&argv, out);
+	sv_push(&argv, "-e");
+	sv_push(&argv, events);
+	sv_push(&argv, "--");
+	for (size_t i = 0; i < px.argv.n; i++)
+		sv_push(&argv, px.argv.v[i]);
+	sv_clear(&px.argv);
+	px.argv = argv;
+	pexec_refresh(&px);
+	px.eo.on_stream = stat_stream_cb;
+	px.eo.stream_ctx = &s;
+	if (exec_run(&px.eo, &res, e) < 0)
+		goto out;
+	have_res = 1;
+	if (!res.exited || res.status) {
+		struct strbuf pe = STRBUF_INIT;
+		read_file(out, &pe, NULL);
+		kerr_set(e, "%s under perf stat %s %d:\n%s%s", px.key, res.exited ? "exited with status" : "killed by signal",
+			 res.exited ? res.status : res.signal, sb_str(&res.err), sb_str(&pe));
+		sb_release(&pe);
+		goto out;
+	}
+	if (!px.whole && stream_finish(&s) < 0)
+		kiln_warn("%s: the result stream is incomplete: %s", px.key, sb_str(&s.error));
+	if (read_file(out, &text, e) < 0)
+		goto out;
+	nev = parse_perf_stat(text.buf ? text.buf : (char *)"", &ev);
+	if (!nev) {
+		kerr_set(e, "perf stat printed no counts (events '%s')", events);
+		goto out;
+	}
+
+	char ts[32];
+	iso_time(wall_ns(), ts, sizeof(ts));
+	char *id = xasprintf("%s@%s", px.key, ts);
+	json_t *rep = json_pack("{s:s,s:s,s:s,s:I,s:f,s:f,s:f,s:I}", "id", id, "key", px.key, "time", ts,
+				"iterations", (json_int_t)(px.whole ? 1 : (long)s.n),
+				"elapsed_s", (double)(res.end_ns - res.start_ns) / 1e9, "user_s", res.user_s, "sys_s", res.sys_s,
+				"maxrss_kb", (json_int_t)res.maxrss_kb);
+	json_t *arr = json_array();
+	for (size_t i = 0; i < nev; i++) {
+		json_t *o = json_pack("{s:s,s:s,s:b}", "name", ev[i].name, "unit", ev[i].unit, "available", !ev[i].why);
+		json_object_set_new(o, "value", ev[i].why ? json_null() : json_real(ev[i].value));
+		if (ev[i].why)
+			json_object_set_new(o, "reason", json_string(ev[i].why));
+		if (ev[i].running >= 0)
+			json_object_set_new(o, "running_pct", json_real(ev[i].running));
+		json_array_append_new(arr, o);
+	}
+	json_object_set_new(rep, "events", arr);
+	char *txt = json_dumps(rep, JSON_INDENT(2));
+	struct kerr se = KERR_INIT;
+	if (stat_store(ex.results, id, txt, &se) < 0)
+		kiln_warn("%s", sb_str(&se.msg));
+	kerr_release(&se);
+	if (json) {
+		printf("%s\n", txt);
+	} else {
+		printf("%s: one pexec, %zu iterations, %.3f s elapsed, %.3f s user, %.3f s sys, max RSS %ld KiB\n\n",
+		       px.key, px.whole ? (size_t)1 : s.n, (double)(res.end_ns - res.start_ns) / 1e9, res.user_s,
+		       res.sys_s, res.maxrss_kb);
+		for (size_t i = 0; i < nev; i++) {
+			if (ev[i].why)
+				printf("%20s %-6s %s\n", ev[i].why, "", ev[i].name);
+			else if (ev[i].value == (double)(long long)ev[i].value)
+				printf("%20lld %-6s %s", (long long)ev[i].value, ev[i].unit, ev[i].name);
+			else
+				printf("%20.2f %-6s %s", ev[i].value, ev[i].unit, ev[i].name);
+			if (!ev[i].why && ev[i].running >= 0 && ev[i].running < 100)
+				printf("  (counted %.1f%% of the time, scaled)", ev[i].running);
+			if (!ev[i].why)
+				putchar('\n');
+		}
+	}
+	free(txt);
+	free(id);
+	json_decref(rep);
+	ret = 0;
+out:
+	if (ofd >= 0) {
+		close(ofd);
+		unlink(out);
+	}
+	for (size_t i = 0; i < nev; i++) {
+		free(ev[i].name);
+		free(ev[i].unit);
+		free(ev[i].why);
+	}
+	free(ev);
+	sb_release(&text);
+	if (have_res)
+		exec_result_release(&res);
+	stream_release(&s);
+	free(perf);
+	pexec_release(&px);
+	config_free(&ex);
+	return ret;
+}
+
+static int cmd_stat(int argc, char **argv)
+{
+	const struct cmd_entry *c = &cmd_stat_entry;
+	if (cmd_wants_help(c, argc, argv))
+		return 0;
+	const char *config = NULL, *key = NULL, *events = STAT_DEFAULT_EVENTS;
+	long iterations = 0;
+	int json = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if ((!strcmp(a, "--key") || !strcmp(a, "-k")) && i + 1 < argc)
+			key = argv[++i];
+		else if ((!strcmp(a, "--events") || !strcmp(a, "-e")) && i + 1 < argc) {
+			events = argv[++i];
+			if (!*events || strchr(events, '\t') || strchr(events, '\n'))
+				return cmd_usage_error(c, "--events: '%s' is not an event list", events);
+		} else if ((!strcmp(a, "--iterations") || !strcmp(a, "-n")) && i + 1 < argc) {
+			if (parse_long(argv[++i], &iterations) || iterations < 1)
+				return cmd_usage_error(c, "--iterations: '%s' is not a positive number", argv[i]);
+		} else if (!strcmp(a, "--json"))
+			json = 1;
+		else if (a[0] == '-' && a[1])
+			return cmd_usage_error(c, "unknown option '%s'", a);
+		else if (!config)
+			config = a;
+		else
+			return cmd_usage_error(c, "unexpected argument '%s'", a);
+	}
+	if (!config)
+		return cmd_usage_error(c, "no CONFIG given");
+	if (!key)
+		return cmd_usage_error(c, "--key BENCH:VM[:VARIANT] is required");
+	struct kerr e = KERR_INIT;
+	int r = stat_run(config, key, events, iterations, json, &e);
+	if (r < 0) {
+		kerr_print(&e);
+		r = e.code ? e.code : KEXIT_FAIL;
+	}
+	kerr_release(&e);
+	return r;
+}
