@@ -190,7 +190,7 @@ static int stat_run(const char *config, const char *key, const char *events, lon
 		struct strbuf pe = STRBUF_INIT;
 		read_file(out, &pe, NULL);
 		kerr_set(e, "%s under perf stat %s %d:\n%s%s", px.key, res.exited ? "exited with status" : "killed by signal",
-			 res.exited ? res.status : res.signal, sb_str(&res.err), sb_str(&pe));
+			 res.exited ? res.status : res.signal, sb_str(&res.err), pe.len ? pe.buf : "");
 		sb_release(&pe);
 		goto out;
 	}
@@ -198,7 +198,7 @@ static int stat_run(const char *config, const char *key, const char *events, lon
 		kiln_warn("%s: the result stream is incomplete: %s", px.key, sb_str(&s.error));
 	if (read_file(out, &text, e) < 0)
 		goto out;
-	nev = parse_perf_stat(text.buf ? text.buf : (char *)"", &ev);
+	nev = text.len ? parse_perf_stat(text.buf, &ev) : 0;
 	if (!nev) {
 		kerr_set(e, "perf stat printed no counts (events '%s')", events);
 		goto out;
@@ -206,7 +206,7 @@ static int stat_run(const char *config, const char *key, const char *events, lon
 
 	char ts[32];
 	iso_time(wall_ns(), ts, sizeof(ts));
-	char *id = xasprintf("%s@%s", px.key, ts);
+	char *id = xasprintf("%s@%s#%d", px.key, ts, (int)res.pid);
 	json_t *rep = json_pack("{s:s,s:s,s:s,s:I,s:f,s:f,s:f,s:I}", "id", id, "key", px.key, "time", ts,
 				"iterations", (json_int_t)(px.whole ? 1 : (long)s.n),
 				"elapsed_s", (double)(res.end_ns - res.start_ns) / 1e9, "user_s", res.user_s, "sys_s", res.sys_s,

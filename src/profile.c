@@ -339,6 +339,24 @@ static const char *const gc_syms[] = { "Scaveng", "MarkCompact", "MinorMC", "Swe
 	"IncrementalMarking", "Heap::CollectGarbage", "Heap::PerformGarbageCollection", "GCTracer", "Evacuat",
 	"gc_", "_gc", "GC", "collect", "luaC_", "MiniMark", "G1", "PSScavenge", "PSParallelCompact", "Shenandoah",
 	"ZHeap", "sweep", "Sweep", NULL };
+/*
+ * perf maps also name code that is the VM's own, generated at start-up:
+ * HotSpot's template interpreter and stubs, V8's builtins and bytecode
+ * handlers (embedded or copied), trampolines
+ */
+static const char *const vm_in_maps[] = { " stub", "_stub", "Stub", "adapter", "Adapter", "BufferBlob",
+	"Trampoline", NULL };
+static const char *const vm_map_prefixes[] = { "Builtin:", "BytecodeHandler:", "Stub:", "Interpreter", NULL };
+/* names a JIT gives its compiled user code: always JIT'd, whatever words they hold */
+static const char *const jit_map_prefixes[] = { "JS:", "py::", "RegExp:", "LazyCompile:", "Function:", NULL };
+
+static int any_prefix(const char *s, const char *const *pats)
+{
+	for (; *pats; pats++)
+		if (!strncmp(s, *pats, strlen(*pats)))
+			return 1;
+	return 0;
+}
 static const char *const vm_libs[] = { "libjvm", "libjli", "libpython", "libnode", "libv8", "libluajit",
 	"liblua", "libpypy", NULL };
 
@@ -350,7 +368,8 @@ enum prof_cat prof_classify(const struct prof_vm *vm, const char *comm, const ch
 	if (!strncmp(dso, "[kernel", 7) || strstr(dso, ".ko") || (!strncmp(dso, "[", 1) && strstr(dso, "kallsyms")))
 		return PC_KERNEL;
 	if (prof_is_jit_dso(dso))
-		return PC_JIT;
+		return !any_prefix(sym, jit_map_prefixes) && (any_prefix(sym, vm_map_prefixes) || any_in(sym, vm_in_maps))
+			       ? PC_VM : PC_JIT;
 	if (any_in(comm, compiler_comms) || any_in(sym, compiler_syms))
 		return PC_COMPILER;
 	if (any_in(comm, gc_comms) || any_in(sym, gc_syms))
@@ -598,6 +617,10 @@ void prof_print(FILE *f, const json_t *rep)
 	json_array_foreach(json_object_get(rep, "phases"), i, p) {
 		json_t *r = json_object_get(p, "iterations");
 		json_int_t n = json_integer_value(json_object_get(p, "samples"));
+		if (r && !json_integer_value(json_array_get(r, 0)))
+			fprintf(f, "%s: no iterations\n", json_string_value(json_object_get(p, "name")));
+		if (r && !json_integer_value(json_array_get(r, 0)))
+			continue;
 		if (r)
 			fprintf(f, "%s (iterations %lld-%lld): %lld samples\n ", json_string_value(json_object_get(p, "name")),
 				(long long)json_integer_value(json_array_get(r, 0)),

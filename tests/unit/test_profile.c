@@ -95,6 +95,12 @@ static void test_classify(void **state)
 			 PC_COMPILER);
 	assert_int_equal(prof_classify(&java, "GC Thread#0", "[unknown]", "/usr/lib/jvm/x/libjvm.so"), PC_GC);
 	assert_int_equal(prof_classify(&java, "java", "JVM_DoPrivileged", "/usr/lib/jvm/x/libjvm.so"), PC_VM);
+	/* HotSpot's perf map names its interpreter and stubs beside the compiled methods */
+	assert_int_equal(prof_classify(&java, "java", "void Bench.advance(Bench$Body[], double)", "/tmp/perf-5.map"), PC_JIT);
+	assert_int_equal(prof_classify(&java, "java", "Interpreter", "/tmp/perf-5.map"), PC_VM);
+	assert_int_equal(prof_classify(&java, "java", "flush_icache_stub", "/tmp/perf-5.map"), PC_VM);
+	assert_int_equal(prof_classify(&node, "node", "Builtin:ArgumentsAdaptorTrampoline", "/tmp/perf-5.map"), PC_VM);
+	assert_int_equal(prof_classify(&node, "node", "JS:*myStubAdapter a.js:1:1", "/tmp/perf-5.map"), PC_JIT);
 	struct prof_vm py = { "python", "/usr/bin/python3.11" };
 	assert_int_equal(prof_classify(&py, "python3", "gc_collect_main", "/usr/bin/python3.11"), PC_GC);
 	assert_int_equal(prof_classify(&py, "python3", "_PyEval_EvalFrameDefault", "/usr/bin/python3.11"), PC_VM);

@@ -1,0 +1,373 @@
+/*
+ * test_core.c - unit tests of the core parts: util (strbuf, strvec, star
+ * patterns, number parsing), the result-stream checker, the compact series
+ * encoding, the store (commit then load as a dataset), the config parser's
+ * defaults and positions, and the schedule.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "schedule.h"
+#include "store.h"
+#include "stream.h"
+#include "util.h"
+
+static void test_strbuf(void **state)
+{
+	(void)state;
+	struct strbuf sb = STRBUF_INIT;
+	assert_string_equal(sb_str(&sb), "");
+	for (int i = 0; i < 1000; i++)
+		sb_addf(&sb, "%d,", i);
+	assert_int_equal(sb.len, strlen(sb.buf));
+	assert_true(!strncmp(sb.buf, "0,1,2,", 6));
+	assert_true(strstr(sb.buf, "999,") != NULL);
+	sb_reset(&sb);
+	sb_add(&sb, "a\0b", 3);
+	assert_int_equal(sb.len, 3);
+	assert_int_equal(sb.buf[3], '\0');
+	char *d = sb_detach(&sb);
+	assert_null(sb.buf);
+	free(d);
+}
+
+static void test_strvec_env(void **state)
+{
+	(void)state;
+	struct strvec sv = STRVEC_INIT;
+	assert_null(sv_array(&sv)[0]);
+	sv_setenv(&sv, "A", "1");
+	sv_setenv(&sv, "AB", "2");
+	sv_setenv(&sv, "A", "3");
+	assert_int_equal(sv.n, 2);
+	assert_string_equal(sv_getenv(&sv, "A"), "3");
+	assert_string_equal(sv_getenv(&sv, "AB"), "2");
+	assert_null(sv_getenv(&sv, "B"));
+	assert_null(sv.v[sv.n]);
+	sv_clear(&sv);
+}
+
+static void test_star_and_numbers(void **state)
+{
+	(void)state;
+	assert_true(star_match("*", "nbody:pypy:default-python"));
+	assert_true(star_match("nbody:*:*", "nbody:pypy:default-python"));
+	assert_true(star_match("*:pypy:*", "nbody:pypy:default-python"));
+	assert_false(star_match("*:pypy", "nbody:pypy:default-python"));
+	assert_true(star_match("a*b*c", "aXXbYYc"));
+	assert_false(star_match("a*b*c", "aXXbYY"));
+	assert_true(star_match("", ""));
+	long l;
+	double d;
+	assert_int_equal(parse_long("42", &l), 0);
+	assert_int_equal(l, 42);
+	assert_int_equal(parse_long("4x", &l), -1);
+	assert_int_equal(parse_long(" 4", &l), -1);
+	assert_int_equal(parse_long("", &l), -1);
+	assert_int_equal(parse_long("99999999999999999999999", &l), -1);
+	assert_int_equal(parse_double("1e-3", &d), 0);
+	assert_true(fabs(d - 0.001) < 1e-15);
+	assert_int_equal(parse_double("1.5s", &d), -1);
+}
+
+static const char header[] = "{\"kiln\":1,\"clock\":\"monotonic_raw\",\"counters\":[\"task-clock\"],\"unavailable\":[\"cycles\"]}\n";
+
+static void feed_bytes(struct stream *s, const char *text, size_t chunk)
+{
+	size_t n = strlen(text);
+	for (size_t off = 0; off < n; off += chunk)
+		stream_feed(s, text + off, n - off < chunk ? n - off : chunk);
+}
+
+static void test_stream_ok_any_chunking(void **state)
+{
+	(void)state;
+	struct strbuf sb = STRBUF_INIT;
+	sb_adds(&sb, header);
+	for (int i = 0; i < 50; i++)
+		sb_addf(&sb, "{\"i\":%d,\"wall_ns\":%d,\"counters\":[%s]}\n", i, 1000 + i, i == 7 ? "null" : "5");
+	sb_adds(&sb, "{\"done\":true}");
+	for (size_t chunk = 1; chunk < 200; chunk += 37) {
+		struct stream s;
+		stream_init(&s, 50);
+		feed_bytes(&s, sb.buf, chunk);
+		assert_int_equal(stream_finish(&s), 0);
+		assert_int_equal(s.n, 50);
+		assert_int_equal(s.ncounters, 1);
+		assert_string_equal(s.counter_names[0], "task-clock");
+		assert_int_equal(s.unavailable.n, 1);
+		assert_int_equal(s.wall[49], 1049);
+		assert_true(s.counters[7] == INT64_MIN); /* absent, not zero */
+		assert_int_equal(s.counters[8], 5);
+		stream_release(&s);
+	}
+	sb_release(&sb);
+}
+
+struct bad_case {
+	const char *body;
+	long expected;
+	size_t kept;
+	const char *msg;
+};
+
+static void test_stream_violations(void **state)
+{
+	(void)state;
+	static const struct bad_case cases[] = {
+		{ "", 1, 0, "no result stream" },
+		{ "{\"i\":0,\"wall_ns\":1}\n", 1, 0, "expected the header" },
+		{ "{\"kiln\":2}\n", 1, 0, "protocol version 1" },
+		{ "{\"kiln\":1}\n{\"i\":0,\"wall_ns\":1}\n", 1, 1, "without {\"done\":true}" },
+		{ "{\"kiln\":1}\n{\"i\":1,\"wall_ns\":1}\n{\"done\":true}\n", 2, 0, "iteration 1 where 0" },
+		{ "{\"kiln\":1}\n{\"i\":0,\"wall_ns\":-1}\n", 1, 0, "wall_ns" },
+		{ "{\"kiln\":1}\n{\"i\":0,\"wall_ns\":1.5}\n", 1, 0, "wall_ns" },
+		{ "{\"kiln\":1}\n{\"i\":0,\"wall_ns\":1}\n{\"i\":1,\"wall_ns\":1}\n{\"done\":true}\n", 1, 1, "more iterations" },
+		{ "{\"kiln\":1}\n{\"i\":0,\"wall_ns\":1}\n{\"done\":true}\n{\"i\":1}\n", 1, 1, "after {\"done\":true}" },
+		{ "{\"kiln\":1}\n{\"i\":0,\"wall_ns\":1}\n{\"done\":true}\n", 3, 1, "1 iterations where 3" },
+		{ "{\"kiln\":1,\"counters\":[\"a\"]}\n{\"i\":0,\"wall_ns\":1}\n", 1, 0, "counters" },
+		{ "{\"kiln\":1,\"counters\":[\"a\"]}\n{\"i\":0,\"wall_ns\":1,\"counters\":[1,2]}\n", 1, 0, "1 values expected" },
+		{ "{\"kiln\":1}\nnot json\n", 1, 0, "not JSON" },
+		{ "{\"kiln\":1}\n[1,2]\n", 1, 0, "a JSON object expected" },
+		{ "{\"kiln\":1}\n{\"i\":0,\"i\":0,\"wall_ns\":1}\n", 1, 0, "not JSON" },
+		{ "{\"kiln\":1}\n{\"done\":false}\n", 1, 0, "true expected" },
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct stream s;
+		stream_init(&s, cases[k].expected);
+		feed_bytes(&s, cases[k].body, 3);
+		assert_int_equal(stream_finish(&s), -1);
+		if (!strstr(s.error.buf, cases[k].msg))
+			fail_msg("case %zu: '%s' lacks '%s'", k, s.error.buf, cases[k].msg);
+		assert_int_equal(s.n, cases[k].kept);
+		stream_release(&s);
+	}
+}
+
+static void test_stream_long_line(void **state)
+{
+	(void)state;
+	struct stream s;
+	stream_init(&s, 1);
+	stream_feed(&s, header, strlen(header));
+	char *big = malloc(STREAM_MAX_LINE + 10);
+	memset(big, 'x', STREAM_MAX_LINE + 10);
+	assert_int_equal(stream_feed(&s, big, STREAM_MAX_LINE + 10), -1);
+	assert_non_null(strstr(s.error.buf, "longer than"));
+	assert_true(s.line.alloc <= STREAM_MAX_LINE + 2); /* memory stays bounded */
+	free(big);
+	stream_release(&s);
+}
+
+static void test_encode_roundtrip(void **state)
+{
+	(void)state;
+	int64_t v[] = { 0, 1, -1, 12345678901LL, INT64_MAX, INT64_MIN, 5, 5, 1000000, 999999 };
+	size_t n = sizeof(v) / sizeof(v[0]);
+	struct strbuf sb = STRBUF_INIT;
+	store_encode_i64(v, n, &sb);
+	int64_t *out;
+	size_t m;
+	assert_int_equal(store_decode_i64(sb.buf, sb.len, &out, &m), 0);
+	assert_int_equal(m, n);
+	for (size_t i = 0; i < n; i++)
+		assert_true(out[i] == v[i]);
+	free(out);
+	/* similar values take few bytes each: the point of the encoding */
+	int64_t series[1000];
+	for (int i = 0; i < 1000; i++)
+		series[i] = 10000000 + (i * 7919) % 20000;
+	sb_reset(&sb);
+	store_encode_i64(series, 1000, &sb);
+	assert_true(sb.len < 1000 * 4);
+	/* truncated or foreign data is refused */
+	assert_int_equal(store_decode_i64("\x02\x01", 2, &out, &m), -1);
+	assert_int_equal(store_decode_i64("\x01\x80", 2, &out, &m), -1);
+	sb_release(&sb);
+}
+
+static const char *cfg_text =
+	"name: unit\n"
+	"pexecs: 3\n"
+	"iterations: 4\n"
+	"seed: 9\n"
+	"vms:\n"
+	"  t: {plugin: command, path: /bin/true}\n"
+	"  u: {plugin: command, path: /bin/true, variant: v2}\n"
+	"benchmarks:\n"
+	"  a: 1\n"
+	"  b: {param: 2, args: [x]}\n"
+	"skip: [\"b:u:*\"]\n";
+
+static void test_config_and_schedule(void **state)
+{
+	(void)state;
+	struct experiment ex;
+	struct kerr e = KERR_INIT;
+	assert_int_equal(config_parse("/tmp/unit.yaml", cfg_text, strlen(cfg_text), "/nonexistent", 1, &ex, &e), 0);
+	assert_string_equal(ex.name, "unit");
+	assert_int_equal(ex.pexecs, 3);
+	assert_string_equal(ex.results, "/tmp/unit.kiln.db");
+	assert_string_equal(ex.vms[0].variant, "default-command");
+	assert_string_equal(ex.vms[1].variant, "v2");
+	assert_string_equal(ex.benchs[1].param, "2");
+	assert_int_equal(ex.benchs[1].args.n, 1);
+	assert_true(config_skipped(&ex, "b:u:v2"));
+	assert_false(config_skipped(&ex, "b:t:default-command"));
+	assert_int_equal(strlen(ex.hash), 64);
+
+	struct schedule a, b, c;
+	schedule_plan(&ex, ORDER_RANDOM, 0, 0, &a);
+	schedule_plan(&ex, ORDER_RANDOM, 0, 0, &b);
+	assert_int_equal(a.nkeys, 3);
+	assert_int_equal(a.n, 9);
+	int same = 1;
+	for (size_t i = 0; i < a.n; i++)
+		same &= a.items[i].key == b.items[i].key && a.items[i].num == b.items[i].num;
+	assert_true(same);
+	ex.seed = 10;
+	schedule_plan(&ex, ORDER_RANDOM, 0, 0, &c);
+	int differ = 0;
+	for (size_t i = 0; i < a.n; i++)
+		differ |= a.items[i].key != c.items[i].key || a.items[i].num != c.items[i].num;
+	assert_true(differ);
+	schedule_free(&c);
+	schedule_plan(&ex, ORDER_INTERLEAVED, 0, 0, &c);
+	for (size_t i = 0; i < c.n; i++)
+		assert_int_equal(c.items[i].num, (long)(i / 3));
+	char label[16];
+	schedule_pexec_label(7, 30, label, sizeof(label));
+	assert_string_equal(label, "07");
+	schedule_pexec_label(7, 10, label, sizeof(label));
+	assert_string_equal(label, "7");
+	schedule_pexec_label(7, 101, label, sizeof(label));
+	assert_string_equal(label, "007");
+	schedule_free(&a);
+	schedule_free(&b);
+	schedule_free(&c);
+	config_free(&ex);
+	kerr_release(&e);
+}
+
+static void test_config_positions(void **state)
+{
+	(void)state;
+	struct experiment ex;
+	struct kerr e = KERR_INIT;
+	const char *t = "vms:\n  t: {plugin: command, path: /bin/true}\nbenchmarks: {a: 1}\nlimits:\n  heap_mb: lots\n";
+	assert_int_equal(config_parse("x.yaml", t, strlen(t), "/nonexistent", 1, &ex, &e), -1);
+	assert_string_equal(e.msg.buf, "x.yaml:5:12: limits.heap_mb: expected an integer, found 'lots'");
+	assert_int_equal(e.code, KEXIT_CONFIG);
+	config_free(&ex);
+	const char *u = "vms:\n  t: {plugin: command, path: /bin/true}\nbenchmarks: {a: 1}\nfoo: 1\n";
+	assert_int_equal(config_parse("x.yaml", u, strlen(u), "/nonexistent", 1, &ex, &e), -1);
+	assert_non_null(strstr(e.msg.buf, "x.yaml:4:1: (document): unknown key 'foo'"));
+	config_free(&ex);
+	const char *bad = "vms: {t: {plugin: command, path: /bin/true}}\nbenchmarks: {a: \"\xff\"}\n";
+	assert_int_equal(config_parse("x.yaml", bad, strlen(bad), "/nonexistent", 1, &ex, &e), -1);
+	assert_non_null(strstr(e.msg.buf, "x.yaml:2:18: YAML: not valid UTF-8"));
+	config_free(&ex);
+	kerr_release(&e);
+}
+
+static void test_store_roundtrip(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/kiln-unit.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char *path = xasprintf("%s/r.kiln.db", dir);
+	struct experiment ex;
+	struct kerr e = KERR_INIT;
+	assert_int_equal(config_parse("/tmp/unit.yaml", cfg_text, strlen(cfg_text), "/nonexistent", 1, &ex, &e), 0);
+	struct schedule sc;
+	schedule_plan(&ex, ORDER_RANDOM, 0, 0, &sc);
+	struct store *st;
+	assert_int_equal(store_open(path, 1, &st, &e), 0);
+	assert_int_equal(store_lock(st, &e), 0);
+	assert_int_equal(store_init(st, &ex, &sc, "random", &e), 0);
+	schedule_free(&sc);
+	assert_int_equal(store_load_schedule(st, &sc, &e), 0);
+	assert_int_equal(sc.n, 9);
+	/* a second writer is refused while the lock is held */
+	struct store *st2;
+	assert_int_equal(store_open(path, 0, &st2, &e), 0);
+	assert_int_equal(store_lock(st2, &e), -1);
+	assert_int_equal(e.code, KEXIT_LOCKED);
+	store_close(st2);
+
+	int64_t wall[4] = { 1000000000, 2000000000, 1500000000, 1500000001 };
+	struct rec_list recs = REC_LIST_INIT;
+	struct rec_sink sink = rec_list_sink(&recs);
+	struct kiln_rec r1 = { .kind = REC_ITER, .iter = 1, .name = "gc.time", .value = 0.25, .unit = "s" };
+	struct kiln_rec r2 = { .kind = REC_ITER, .iter = 1, .name = "gc.time", .value = 0.25, .unit = "s" };
+	struct kiln_rec r3 = { .kind = REC_PEXEC, .name = "checksum", .value = 42 };
+	sink.emit(sink.ctx, &r1);
+	sink.emit(sink.ctx, &r2);
+	sink.emit(sink.ctx, &r3);
+	struct pexec_result pr;
+	memset(&pr, 0, sizeof(pr));
+	pr.status = PX_OK;
+	pr.wall_ns = wall;
+	pr.n = 4;
+	pr.records = &recs;
+	for (size_t i = 0; i < sc.n; i++) {
+		assert_int_equal(store_mark_running(st, sc.items[i].id, &e), 0);
+		pr.status = i == 4 ? PX_FAILED : PX_OK;
+		assert_int_equal(store_commit_pexec(st, sc.items[i].id, &pr, &e), 0);
+	}
+	/* committing the same pexec again replaces it: nothing duplicated */
+	assert_int_equal(store_commit_pexec(st, sc.items[0].id, &pr, &e), 0);
+	store_close(st);
+	rec_list_clear(&recs);
+
+	struct dataset ds;
+	assert_int_equal(store_load_dataset(path, &ds, &e), 0);
+	assert_int_equal(ds.nkeys, 3);
+	size_t pexecs = 0, failed = 0;
+	for (size_t k = 0; k < ds.nkeys; k++)
+		for (size_t p = 0; p < ds.keys[k].npexecs; p++) {
+			struct ds_pexec *dp = &ds.keys[k].pexecs[p];
+			pexecs++;
+			failed += dp->status == DS_FAILED;
+			assert_int_equal(dp->n, 4);
+			assert_true(fabs(dp->wall[3] - 1.500000001) < 1e-12);
+			const struct ds_series *gs = ds_find_series(dp, "gc.time");
+			assert_non_null(gs);
+			assert_true(isnan(gs->v[0]));
+			assert_true(fabs(gs->v[1] - 0.5) < 1e-12); /* repeated records add up */
+			assert_int_equal(dp->nscalars, 1);
+			assert_true(dp->scalars[0].value == 42);
+		}
+	assert_int_equal(pexecs, 9);
+	assert_int_equal(failed, 1);
+	ds_free(&ds);
+	schedule_free(&sc);
+	config_free(&ex);
+	kerr_release(&e);
+	rm_rf(dir);
+	free(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_strbuf),
+		cmocka_unit_test(test_strvec_env),
+		cmocka_unit_test(test_star_and_numbers),
+		cmocka_unit_test(test_stream_ok_any_chunking),
+		cmocka_unit_test(test_stream_violations),
+		cmocka_unit_test(test_stream_long_line),
+		cmocka_unit_test(test_encode_roundtrip),
+		cmocka_unit_test(test_config_and_schedule),
+		cmocka_unit_test(test_config_positions),
+		cmocka_unit_test(test_store_roundtrip),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
