@@ -1372,6 +1372,7 @@ struct job {
 	const struct an_opts *o;
 	struct an_key *keys;
 	size_t nkeys;
+	const char *cached; /* per key: 1 when the cache gave its result */
 	size_t (*pairs)[2]; /* (key, analysed pexec) */
 	size_t npairs;
 	atomic_size_t next;
@@ -1398,7 +1399,8 @@ static void *key_worker(void *arg)
 		size_t i = atomic_fetch_add(&j->next, 1);
 		if (i >= j->nkeys)
 			break;
-		key_summarise(&j->keys[i], j->o);
+		if (!j->cached[i])
+			key_summarise(&j->keys[i], j->o);
 	}
 	return NULL;
 }
@@ -1421,24 +1423,43 @@ static void run_phase(void *(*fn)(void *), struct job *j, long nt)
 
 int an_analyse(const struct dataset *ds, const struct an_opts *o, struct an_result *r, struct kerr *e)
 {
+	return an_analyse_cached(ds, o, NULL, r, e);
+}
+
+int an_analyse_cached(const struct dataset *ds, const struct an_opts *o, const struct an_cache *c,
+		      struct an_result *r, struct kerr *e)
+{
 	(void)e;
 	memset(r, 0, sizeof(*r));
 	r->opts = *o;
 	r->nkeys = ds->nkeys;
 	r->keys = xcalloc(ds->nkeys ? ds->nkeys : 1, sizeof(*r->keys));
+	char *cached = xcalloc(ds->nkeys ? ds->nkeys : 1, 1);
+	char (*dhash)[65] = c ? xcalloc(ds->nkeys ? ds->nkeys : 1, 65) : NULL;
+	char ohash[65];
+	if (c)
+		an_opts_hash(o, ohash);
 	struct job j;
 	memset(&j, 0, sizeof(j));
 	j.o = o;
 	j.keys = r->keys;
 	j.nkeys = ds->nkeys;
+	j.cached = cached;
 	size_t total = 0;
 	for (size_t i = 0; i < ds->nkeys; i++) {
+		if (c) {
+			an_key_data_hash(&ds->keys[i], dhash[i]);
+			if (c->get && c->get(c->ctx, &ds->keys[i], dhash[i], ohash, &r->keys[i]) == 0) {
+				cached[i] = 1;
+				continue;
+			}
+		}
 		key_init(&ds->keys[i], &r->keys[i]);
 		total += r->keys[i].np;
 	}
 	j.pairs = xmalloc((total ? total : 1) * sizeof(*j.pairs));
 	for (size_t i = 0; i < ds->nkeys; i++)
-		for (size_t p = 0; p < r->keys[i].np; p++) {
+		for (size_t p = 0; !cached[i] && p < r->keys[i].np; p++) {
 			j.pairs[j.npairs][0] = i;
 			j.pairs[j.npairs][1] = p;
 			j.npairs++;
@@ -1450,7 +1471,13 @@ int an_analyse(const struct dataset *ds, const struct an_opts *o, struct an_resu
 		nt = 64;
 	run_phase(pexec_worker, &j, nt);
 	run_phase(key_worker, &j, nt);
+	/* store what was computed, from this thread only (the store need not be thread-safe) */
+	for (size_t i = 0; c && c->put && i < ds->nkeys; i++)
+		if (!cached[i])
+			c->put(c->ctx, &ds->keys[i], dhash[i], ohash, &r->keys[i]);
 	free(j.pairs);
+	free(cached);
+	free(dhash);
 	return 0;
 }
 

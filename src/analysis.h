@@ -127,6 +127,23 @@ struct an_result {
 
 /* analyse every key (threads over pexecs, then over keys) */
 int an_analyse(const struct dataset *ds, const struct an_opts *o, struct an_result *r, struct kerr *e);
+/*
+ * A cache of per-key results, e.g. in the results DB.  get() fills out (for
+ * instance with an_key_deserialize) and returns 0 on a hit, -1 on a miss;
+ * put() stores a computed result (an_key_serialize).  Both are called from
+ * the calling thread only, with the key's an_key_data_hash() and the
+ * options' an_opts_hash().  Either may be NULL.
+ */
+struct an_cache {
+	int (*get)(void *ctx, const struct ds_key *k, const char *data_hash, const char *opts_hash,
+		   struct an_key *out);
+	void (*put)(void *ctx, const struct ds_key *k, const char *data_hash, const char *opts_hash,
+		    const struct an_key *ak);
+	void *ctx;
+};
+/* an_analyse, taking what it can from cache c (NULL: none) and storing the rest there */
+int an_analyse_cached(const struct dataset *ds, const struct an_opts *o, const struct an_cache *c,
+		      struct an_result *r, struct kerr *e);
 void an_result_free(struct an_result *r);
 /* one key, single-threaded: a pure function of the key's data and o */
 void an_analyse_key(const struct ds_key *k, const struct an_opts *o, struct an_key *out);

@@ -60,6 +60,7 @@ static void ps_rehash(struct pscript *ps, size_t cap)
 /* samples repeat a few hundred names many thousand times: keep one copy each */
 static uint32_t ps_intern(struct pscript *ps, const char *s, size_t n)
 {
+	n = strnlen(s, n); /* a NUL in the input ends the name: the stored copy is what is compared */
 	if (!n)
 		return 0;
 	if ((ps->strs.n + 1) * 2 > ps->hcap)

@@ -84,7 +84,7 @@ static const char *const col_titles[NCOLS] = {
 	"benchmark:vm:variant", "class", "steady iter (5–95%)", "time to steady s (5–95%)", "steady perf s", "pexecs",
 };
 
-static void key_cells(const struct an_key *k, double conf, char *cells[NCOLS])
+static void key_cells(const struct an_key *k, char *cells[NCOLS])
 {
 	struct strbuf sb = STRBUF_INIT;
 	cells[C_KEY] = xstrdup(k->key->key);
@@ -100,7 +100,6 @@ static void key_cells(const struct an_key *k, double conf, char *cells[NCOLS])
 	if (k->nskipped)
 		sb_addf(&sb, " (+%zu failed)", k->nskipped);
 	cells[C_PEXECS] = sb_detach(&sb);
-	(void)conf;
 }
 
 static void free_cells(char *cells[NCOLS])
@@ -150,7 +149,7 @@ static int write_text(FILE *f, const struct dataset *ds, const struct an_result 
 	for (int c = 0; c < NCOLS; c++)
 		w[c] = u8width(col_titles[c]);
 	for (size_t i = 0; i < r->nkeys; i++) {
-		key_cells(&r->keys[i], r->opts.confidence, cells[i]);
+		key_cells(&r->keys[i], cells[i]);
 		for (int c = 0; c < NCOLS; c++)
 			if (u8width(cells[i][c]) > w[c])
 				w[c] = u8width(cells[i][c]);
@@ -233,7 +232,7 @@ static int write_markdown(FILE *f, const struct dataset *ds, const struct an_res
 	fputc('\n', f);
 	for (size_t i = 0; i < r->nkeys; i++) {
 		char *cells[NCOLS];
-		key_cells(&r->keys[i], r->opts.confidence, cells);
+		key_cells(&r->keys[i], cells);
 		fputc('|', f);
 		for (int c = 0; c < NCOLS; c++) {
 			fputc(' ', f);
@@ -663,7 +662,7 @@ static int write_html(FILE *f, const struct dataset *ds, const struct an_result 
 	fputs("</tr>\n", f);
 	for (size_t i = 0; i < r->nkeys; i++) {
 		char *cells[NCOLS];
-		key_cells(&r->keys[i], r->opts.confidence, cells);
+		key_cells(&r->keys[i], cells);
 		fputs("<tr>", f);
 		for (int c = 0; c < NCOLS; c++) {
 			if (c == C_KEY)

@@ -226,6 +226,11 @@ static int parse_with(const char *plugin, const char *path, struct rec_sink *sin
 	return p->parse(path, sink, e);
 }
 
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /*
  * Turn what the pexec left behind into records: generic *.kiln.jsonl files,
  * the plugin's own files, a stats dump (stderr or file), an external parser.
@@ -246,7 +251,8 @@ static void collect_instr(const struct keyctx *k, const char *label, const char 
 				sv_push(&files, de->d_name);
 		closedir(d);
 	}
-	qsort(files.v, files.n, sizeof(char *), (int (*)(const void *, const void *))strcmp);
+	if (files.n)
+		qsort(files.v, files.n, sizeof(char *), cmp_names);
 	for (size_t i = 0; i < files.n; i++) {
 		const char *name = files.v[i];
 		char *path = path_join(dir, name);

@@ -156,6 +156,38 @@ out=$("$KILN" plan a.json $OPTS --ci-width 2) || fail "plan: $out"
 assert_contains "$out" "fannkuch:pypy:default-python"
 assert_contains "$out" "pexecs:"
 
+# the plan's numbers are Kalibera & Jones' formulas (checked on a flat pilot:
+# every iteration is steady, so python can redo the computation)
+python3 - <<'PY'
+import json, random
+rnd = random.Random(7)
+wt = {"flat:vm:v": []}
+for p in range(6):
+    mu = 0.2 + rnd.gauss(0, 0.0004)          # pexecs differ a little
+    wt["flat:vm:v"].append([mu + rnd.gauss(0, 0.001) for _ in range(300)])
+json.dump({"wallclock_times": wt}, open("pilot.json", "w"))
+PY
+"$KILN" plan pilot.json --window 100 --steady 100 --ci-width 0.1 --json >plan.json || fail "plan json"
+python3 - <<'PY' || fail "plan does not follow Kalibera & Jones"
+import json, math
+data = json.load(open("pilot.json"))["wallclock_times"]["flat:vm:v"]
+k = json.load(open("plan.json"))["keys"][0]
+n = len(data)
+means = [sum(x) / len(x) for x in data]
+s1 = sum(sum((v - m) ** 2 for v in x) for x, m in zip(data, means)) / sum(len(x) - 1 for x in data)
+grand = sum(means) / n
+s2 = sum((m - grand) ** 2 for m in means) / (n - 1)
+m = n / sum(1 / len(x) for x in data)
+t1, t2 = s1, max(0.0, s2 - s1 / m)
+c1, c2 = grand, sum(x[0] for x in data) / n
+z = 2.5758293035489004
+h = 0.1 / 200 * grand
+r1 = math.ceil(math.sqrt(c2 * t1 / (c1 * t2)))
+r2 = max(2, math.ceil(z * z * (t2 + t1 / r1) / (h * h)))
+assert abs(k["within_var"] - t1) < 1e-9 * t1 and abs(k["between_var"] - t2) < 1e-6 * t2, (k, t1, t2)
+assert k["steady_iterations"] == r1 and k["pexecs"] == r2 and k["iterations"] == r1, (k, r1, r2)
+PY
+
 # ---- import into a kiln results file, report from it ----
 out=$("$KILN" import a.json -o a.kiln.db) || fail "import: $out"
 assert_contains "$out" "3 keys, 11 pexecs, 6000 iterations"

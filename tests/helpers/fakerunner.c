@@ -153,6 +153,7 @@ int main(int argc, char **argv)
 		say("{\"kiln\":1,\"clock\":\"monotonic_raw\",\"counters\":[]}\n");
 		iter(0, 1000);
 		iter(1, 1000);
+		signal(SIGSEGV, SIG_DFL); /* a sanitizer may have its own handler */
 		raise(SIGSEGV);
 	} else if (!strcmp(mode, "env")) {
 		extern char **environ;

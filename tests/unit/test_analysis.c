@@ -452,6 +452,77 @@ static void test_cache_roundtrip(void **state)
 	ds_free(&ds);
 }
 
+/* a cache in memory: texts by (data hash, options hash) */
+struct memcache {
+	struct strvec keys, texts;
+	int hits, puts;
+};
+
+static int mc_get(void *ctx, const struct ds_key *k, const char *dh, const char *oh, struct an_key *out)
+{
+	struct memcache *m = ctx;
+	for (size_t i = 0; i < m->keys.n; i++) {
+		char *want = xasprintf("%s/%s", dh, oh);
+		int same = !strcmp(m->keys.v[i], want);
+		free(want);
+		if (same && an_key_deserialize(m->texts.v[i], k, out, NULL) == 0) {
+			m->hits++;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static void mc_put(void *ctx, const struct ds_key *k, const char *dh, const char *oh, const struct an_key *ak)
+{
+	(void)k;
+	struct memcache *m = ctx;
+	sv_pushf(&m->keys, "%s/%s", dh, oh);
+	char *t = an_key_serialize(ak);
+	sv_push(&m->texts, t);
+	free(t);
+	m->puts++;
+}
+
+static void test_cached_analyse(void **state)
+{
+	(void)state;
+	struct dataset ds = { 0 };
+	fill(ds_add_key(&ds, "a", "vm", "v"), WARM, 1000);
+	fill(ds_add_key(&ds, "b", "vm", "v"), FLAT, 1000);
+	struct an_opts o;
+	an_opts_default(&o);
+	o.resamples = 1000;
+	struct memcache m = { STRVEC_INIT, STRVEC_INIT, 0, 0 };
+	struct an_cache c = { mc_get, mc_put, &m };
+	struct an_result r1, r2, r3, plain;
+	assert_int_equal(an_analyse_cached(&ds, &o, &c, &r1, NULL), 0);
+	assert_int_equal(m.puts, 2);
+	assert_int_equal(m.hits, 0);
+	assert_int_equal(an_analyse_cached(&ds, &o, &c, &r2, NULL), 0);
+	assert_int_equal(m.hits, 2); /* nothing recomputed */
+	assert_int_equal(m.puts, 2);
+	assert_int_equal(an_analyse(&ds, &o, &plain, NULL), 0);
+	for (size_t i = 0; i < 2; i++) {
+		char *a = an_key_serialize(&plain.keys[i]), *b = an_key_serialize(&r2.keys[i]);
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+	}
+	/* other options or other data: a miss */
+	o.seed = 2;
+	assert_int_equal(an_analyse_cached(&ds, &o, &c, &r3, NULL), 0);
+	assert_int_equal(m.hits, 2);
+	assert_int_equal(m.puts, 4);
+	an_result_free(&r1);
+	an_result_free(&r2);
+	an_result_free(&r3);
+	an_result_free(&plain);
+	sv_clear(&m.keys);
+	sv_clear(&m.texts);
+	ds_free(&ds);
+}
+
 /* ---- bootstrap ---- */
 
 static void test_bootstrap_constant(void **state)
@@ -629,6 +700,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_key_rules),
 		cmocka_unit_test(test_instr_summary),
 		cmocka_unit_test(test_cache_roundtrip),
+		cmocka_unit_test(test_cached_analyse),
 		cmocka_unit_test(test_bootstrap_constant),
 		cmocka_unit_test(test_bootstrap_two_values),
 		cmocka_unit_test(test_bootstrap_seeded),
