@@ -51,7 +51,7 @@ BENCH_BIN:= $(patsubst bench/%.c,$(O)/bench/%,$(wildcard bench/*.c))
 KILN     := $(O)/kiln
 RUNNER_C := $(O)/kiln-runner-c
 
-.PHONY: all test test-unit test-e2e test-asan demo install uninstall clean fuzz bench deps java
+.PHONY: all test test-unit test-e2e test-asan test-valgrind demo install uninstall clean fuzz bench deps java
 all: $(KILN) $(O)/libkiln.a $(O)/libkiln.so $(RUNNER_C) $(BENCH_SO) $(LUA_CLOCK) $(HELPERS) java
 
 $(O)/obj/%.o: %.c $(wildcard src/*.h include/*.h)
@@ -123,6 +123,11 @@ test-e2e: all
 
 test-asan:
 	$(MAKE) O=build-asan SANITIZE=1 OPT=-O1 test
+
+# kiln under valgrind memcheck in the end-to-end tests that exercise its core
+VALGRIND_TESTS ?= 10-config 11-run 12-schedule 15-bad 17-sigint 18-command 19-store 40-report
+test-valgrind: all
+	@for t in $(VALGRIND_TESTS); do O=$(O) KILN_VALGRIND=1 tests/run.sh e2e $$t || exit 1; done
 
 demo: deps
 	@$(MAKE) --no-print-directory all >/dev/null

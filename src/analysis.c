@@ -47,9 +47,16 @@
 void an_opts_default(struct an_opts *o)
 {
 	memset(o, 0, sizeof(*o));
+	/*
+	 * warmup_stats' front end: the outlier window is 10% and the steady
+	 * window 25% of each pexec's iterations (200 and 500 for Barrett et al.'s
+	 * 2000 iterations), so short pilot runs are judged on the same scale.
+	 */
 	o->window = 200;
+	o->window_pct = 10;
 	o->delta = 0.001;
 	o->steady = 500;
+	o->steady_pct = 25;
 	o->penalty = 15.0;
 	o->resamples = 100000;
 	o->seed = 1;

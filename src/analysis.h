@@ -50,9 +50,9 @@ int an_opts_parse(struct an_opts *o, int argc, char **argv, int *i, struct kerr 
 /* help text for those options, for the commands' help strings */
 #define AN_OPTS_HELP \
 	"analysis options (defaults are warmup_stats'):\n" \
-	"  --window N|P%      outlier window, iterations or % of iterations (200)\n" \
+	"  --window N|P%      outlier window, iterations or % of iterations (10%)\n" \
 	"  --delta S|P%       band half-width floor, seconds or % of mean (0.001)\n" \
-	"  --steady N|P%      a steady state must start before the last N iterations (500)\n" \
+	"  --steady N|P%      a steady state must start before the last N iterations (25%)\n" \
 	"  --penalty M        changepoint penalty M*log(n) (15)\n" \
 	"  --resamples N      bootstrap resamples per key (100000)\n" \
 	"  --seed N           bootstrap seed (1)\n" \

@@ -246,6 +246,14 @@ static void ps_push(struct pscript *ps, const struct ps_sample *s)
 	ps->s[ps->n++] = *s;
 }
 
+static void set_jit_frame(struct pscript *ps, struct ps_sample *s, uint32_t sym, uint32_t dso)
+{
+	if (!s->jdso && dso && prof_is_jit_dso(ps_str(ps, dso))) {
+		s->jsym = sym;
+		s->jdso = dso;
+	}
+}
+
 void pscript_parse(struct pscript *ps, const char *buf, size_t n)
 {
 	if (!ps->strs.n)
@@ -254,6 +262,7 @@ void pscript_parse(struct pscript *ps, const char *buf, size_t n)
 	struct ps_sample cur;
 	memset(&cur, 0, sizeof(cur));
 	int want_frame = 0; /* a header without its frame: the next frame line is the leaf */
+	size_t chain = SIZE_MAX; /* the sample whose call chain the frame lines are */
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl ? nl : end;
@@ -265,30 +274,39 @@ void pscript_parse(struct pscript *ps, const char *buf, size_t n)
 		h.t_ns = -1;
 		int r = q == le ? 0 : parse_header(ps, p, le, &h);
 		if (q == le) {
-			/* a blank line ends a call chain */
+			chain = SIZE_MAX; /* a blank line ends a call chain */
 		} else if (r > 0) {
 			/* a header ("C2 CompilerThre" starts with a hex-looking word: headers first) */
 			if (want_frame) /* the previous sample had no frame at all: unknown place */
 				ps_push(ps, &cur);
 			cur = h;
 			want_frame = r == 2;
-			if (r == 1)
+			chain = SIZE_MAX;
+			if (r == 1) {
+				set_jit_frame(ps, &cur, cur.sym, cur.dso);
 				ps_push(ps, &cur);
+				chain = ps->n - 1;
+			}
 		} else if (q > p) {
 			/* an indented frame: the first one after a header is where the sample hit */
-			if (want_frame) {
-				struct ps_sample f = cur;
-				if (parse_frame(ps, q, le, &f) == 0) {
-					ps_push(ps, &f);
-					want_frame = 0;
-				} else {
-					ps->bad_lines++;
-				}
+			struct ps_sample f = cur;
+			if (!want_frame && chain == SIZE_MAX) {
+				/* a frame of no sample: ignored */
+			} else if (parse_frame(ps, q, le, &f) < 0) {
+				ps->bad_lines++;
+			} else if (want_frame) {
+				set_jit_frame(ps, &f, f.sym, f.dso);
+				ps_push(ps, &f);
+				want_frame = 0;
+				chain = ps->n - 1;
+			} else {
+				set_jit_frame(ps, &ps->s[chain], f.sym, f.dso);
 			}
 		} else {
 			if (want_frame)
 				ps_push(ps, &cur);
 			want_frame = 0;
+			chain = SIZE_MAX;
 			ps->bad_lines++;
 		}
 		p = nl ? nl + 1 : end;
@@ -506,8 +524,10 @@ json_t *prof_report(const struct prof_input *in)
 	const struct pscript *ps = in->ps;
 	int top = in->top > 0 ? in->top : 20;
 	size_t ni = in->niters;
-	struct tally all, ph[3], *per = xcalloc(ni ? ni : 1, sizeof(*per));
+	struct tally all, jf, ph[3], jph[2], *per = xcalloc(ni ? ni : 1, sizeof(*per));
 	memset(&all, 0, sizeof(all));
+	memset(&jf, 0, sizeof(jf));
+	memset(jph, 0, sizeof(jph));
 	memset(ph, 0, sizeof(ph));
 	long split = in->split < 0 ? 0 : in->split > (long)ni ? (long)ni : in->split;
 	for (size_t i = 0; i < ps->n; i++) {
@@ -515,6 +535,11 @@ json_t *prof_report(const struct prof_input *in)
 		enum prof_cat c = prof_classify(&in->vm, ps_str(ps, s->comm), ps_str(ps, s->sym), ps_str(ps, s->dso));
 		tally_add(&all, s->sym, s->dso, c);
 		long k = s->t_ns >= 0 ? iter_of(in->iters, ni, s->t_ns) : -1;
+		if (s->jdso) {
+			tally_add(&jf, s->jsym, s->jdso, PC_JIT);
+			if (k >= 0)
+				tally_add(&jph[k < split ? 0 : 1], s->jsym, s->jdso, PC_JIT);
+		}
 		if (k < 0) {
 			tally_add(&ph[2], s->sym, s->dso, c);
 		} else {
@@ -536,6 +561,9 @@ json_t *prof_report(const struct prof_input *in)
 	json_object_set_new(rep, "hottest_jit", hj ? json_pack("{s:s,s:s,s:I}", "symbol", ps_str(ps, hj->sym),
 							       "dso", ps_str(ps, hj->dso), "samples", (json_int_t)hj->n)
 						   : json_null());
+	/* by the innermost JIT'd frame: a JIT'd function with the VM code it called (builtins, runtime, GC) */
+	json_object_set_new(rep, "jit_frame_samples", json_integer(jf.total));
+	json_object_set_new(rep, "jit_frames", top_json(ps, &jf, top));
 	json_t *phases = json_array();
 	const char *pname[3] = { "before", "after", "outside" };
 	for (int p = 0; p < 3; p++) {
@@ -547,6 +575,8 @@ json_t *prof_report(const struct prof_input *in)
 								       (json_int_t)(split < (long)ni ? (long)ni : 0)));
 		json_object_set_new(o, "categories", cats_json(&ph[p]));
 		json_object_set_new(o, "top", top_json(ps, &ph[p], top / 2 > 3 ? top / 2 : 3));
+		if (p < 2)
+			json_object_set_new(o, "jit_frames", top_json(ps, &jph[p], top / 2 > 3 ? top / 2 : 3));
 		json_array_append_new(phases, o);
 	}
 	json_object_set_new(rep, "split", json_pack("{s:I,s:s}", "k", (json_int_t)split, "how",
@@ -565,8 +595,11 @@ json_t *prof_report(const struct prof_input *in)
 	json_object_set_new(rep, "iterations", its);
 	free(per);
 	tally_release(&all);
+	tally_release(&jf);
 	for (int p = 0; p < 3; p++)
 		tally_release(&ph[p]);
+	for (int p = 0; p < 2; p++)
+		tally_release(&jph[p]);
 	return rep;
 }
 
@@ -610,6 +643,12 @@ void prof_print(FILE *f, const json_t *rep)
 			(long long)json_integer_value(json_object_get(hj, "samples")));
 	fprintf(f, "\nhottest symbols:\n");
 	print_top(f, json_object_get(rep, "top"), "  ");
+	json_int_t jn = json_integer_value(json_object_get(rep, "jit_frame_samples"));
+	if (jn) {
+		fprintf(f, "\nJIT'd functions with what they called (the innermost JIT'd frame of %lld samples):\n",
+			(long long)jn);
+		print_top(f, json_object_get(rep, "jit_frames"), "  ");
+	}
 	json_t *sp = json_object_get(rep, "split");
 	fprintf(f, "\nphases (split after iteration %lld: %s):\n", (long long)json_integer_value(json_object_get(sp, "k")),
 		json_string_value(json_object_get(sp, "how")));
@@ -908,7 +947,7 @@ int profile_run(const struct profile_opts *o, struct kerr *e)
 	}
 
 	/* the samples */
-	char *sargv[] = { perf, "script", "-i", perfdata, "-F", "comm,pid,tid,time,event,ip,sym,dso", "--ns", "-G",
+	char *sargv[] = { perf, "script", "-i", perfdata, "-F", "comm,pid,tid,time,event,ip,sym,dso", "--ns",
 			  "--no-inline", NULL };
 	struct exec_opts so;
 	memset(&so, 0, sizeof(so));

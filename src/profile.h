@@ -28,7 +28,9 @@ struct ps_sample {
 	int64_t t_ns;            /* perf time (CLOCK_MONOTONIC with -k mono), -1 if absent */
 	int pid, tid;            /* pid -1 when the pid field was not printed */
 	uint64_t ip;
-	uint32_t comm, sym, dso; /* indices into pscript.strs */
+	uint32_t comm, sym, dso; /* indices into pscript.strs: where the sample hit (the leaf) */
+	uint32_t jsym, jdso;     /* the innermost frame of the call chain in JIT'd code (the leaf
+				    itself, or the JIT'd caller of the VM code that was hit); 0: none */
 };
 
 struct pscript {
@@ -41,7 +43,11 @@ struct pscript {
 };
 
 void pscript_init(struct pscript *ps);
-/* parse a whole `perf script` output; never fails, counts what it skips */
+/*
+ * Parse a whole `perf script` output; never fails, counts what it skips.
+ * With call chains (no -G) the first frame is the leaf and the chain is
+ * searched for the innermost JIT'd frame.
+ */
 void pscript_parse(struct pscript *ps, const char *buf, size_t n);
 void pscript_release(struct pscript *ps);
 static inline const char *ps_str(const struct pscript *ps, uint32_t i) { return ps->strs.v[i]; }

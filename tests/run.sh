@@ -9,6 +9,8 @@ cd "$(dirname "$0")/.."
 O=${O:-build}
 export KILN_ROOT=$PWD
 export KILN="$PWD/$O/kiln"
+# make test-valgrind: kiln runs under memcheck
+[ -n "${KILN_VALGRIND:-}" ] && KILN="$PWD/tests/valgrind-kiln.sh"
 export O
 which=${1:-all}
 filter=${2:-}

@@ -1,9 +1,9 @@
-# kill -9 of kiln at random moments, resumed each time, ends with exactly the
+# kill -9 of kiln at 50 random moments (KILN_KILLS), resumed each time, ends with exactly the
 # planned pexecs and iterations: nothing lost, nothing duplicated.
 source "$KILN_ROOT/tests/lib.sh"
 make_suite
 cd "$T"
-KILLS=${KILN_KILLS:-12}
+KILLS=${KILN_KILLS:-50}
 cat > k.yaml <<Y
 pexecs: 8
 iterations: 30

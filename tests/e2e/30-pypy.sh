@@ -7,7 +7,9 @@
 # than that iteration's wall time, the categories adding up to the wall time
 # (the calibration is right), GC pauses really seen, the checksum record,
 # the same records from a zstd-compressed log, and a truncated log refused
-# with exit 3 and FILE:LINE.
+# with exit 3 and FILE:LINE.  Then the same through `kiln run` (plugin
+# build(), the harness's parse and store, read back from the Krun export),
+# and every bundled benchmark's checksum under PyPy against its C version.
 source "$KILN_ROOT/tests/lib.sh"
 
 PYPY=$(command -v pypy3) || skip "pypy3 not installed"
@@ -80,6 +82,58 @@ assert px.get("pypy.gc-minor.count", 0) > 0, "no gc-minor section"
 print("ok: %d iterations, GC %.4f s in %d pauses, JIT %.4f s" %
       (n, total_gc, sum(it[i]["gc.count"] for i in range(n)), sum(it[i]["jit.time"] for i in range(n))))
 EOF
+
+# the same through `kiln run` (the plugin's build(), the harness's parse and
+# store), checked from the Krun export: series per iteration next to wall times
+cat >"$T/exp.yaml" <<Y
+name: pypy
+pexecs: 2
+iterations: 6
+seed: 1
+benchmarks_dir: $T/benchmarks
+vms:
+  pypy: {plugin: pypy, path: $PYPY, instrument: true, env: {PYPY_GC_NURSERY: 256KB}}
+benchmarks:
+  gcb: 8
+Y
+mkdir -p "$T/benchmarks/gcb/python"
+cp "$T/bench.py" "$T/benchmarks/gcb/python/bench.py"
+( cd "$T" && "$KILN" run -q exp.yaml ) || fail "kiln run failed"
+"$KILN" export "$T/exp.kiln.db" --format krun -o "$T/exp.json" || fail "export failed"
+python3 - "$T/exp.json" <<'EOF2' || fail "run records are not plausible"
+import json, sys
+d = json.load(open(sys.argv[1]))
+key = "gcb:pypy:default-python"
+walls, instr = d["wallclock_times"][key], d["instr_data"][key]
+assert len(walls) == 2 and len(instr) == 2, (len(walls), len(instr))
+for w, r in zip(walls, instr):
+    assert len(w) == 6 and all(len(r[n]) == 6 for n in ("gc.time", "jit.time", "outside.time", "gc.count")), r.keys()
+    for i in range(6):
+        s = r["gc.time"][i] + r["jit.time"][i] + r["other.time"][i] + r["outside.time"][i]
+        assert 0 <= r["gc.time"][i] <= w[i], (i, r["gc.time"][i], w[i])
+        assert s <= w[i] * 1.001, (i, s, w[i])
+    assert sum(r["gc.count"]) > 0
+print("ok: kiln run stored", sum(len(w) for w in walls), "iterations with PYPYLOG series")
+EOF2
+[ "$(sqlite3 "$T/exp.kiln.db" "SELECT COUNT(*) FROM scalars WHERE name='checksum'")" = 2 ] || fail "no checksum scalars"
+
+# every bundled benchmark under PyPy gives the checksum of its C version
+source "$KILN_ROOT/tests/helpers/runner_lib.sh"
+if [ -x "$REFSUM" ]; then
+	for b in $BENCHES; do
+		param=$(small_param "$b")
+		want=$(ref_checksum "$b" "$param")
+		mkdir -p "$T/ck-$b"
+		env -i PATH="$PATH" KILN_ITERATIONS=2 KILN_PARAM="$param" KILN_INSTR_DIR="$T/ck-$b" \
+			KILN_RESULT_FD=3 "$PYPY" "$KILN_ROOT/plugins/pypy/runner.py" \
+			"$KILN_ROOT/benchmarks/$b/python/bench.py" 3>/dev/null || fail "pypy runner on $b failed"
+		got=$("$KILN" parse generic "$T/ck-$b/runner.kiln.jsonl")
+		assert_eq "$got" "{\"name\":\"checksum\",\"value\":$want}" "checksum of $b under PyPy"
+	done
+	echo "ok: checksums of $BENCHES under PyPy equal the C versions'"
+else
+	echo "note: $REFSUM not built, checksums against C not compared"
+fi
 
 # the checksum, as a generic record
 out=$("$KILN" parse generic "$T/instr/runner.kiln.jsonl") || fail "kiln parse generic failed"
