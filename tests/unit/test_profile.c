@@ -73,6 +73,29 @@ static void test_call_chains_and_garbage(void **state)
 	assert_true(ps.s[1].t_ns == 5000000200LL);
 	assert_int_equal(ps.s[1].sym, 0);
 	assert_int_equal(ps.bad_lines, 2);
+	assert_int_equal(ps.s[0].jdso, 0); /* no JIT'd frame in that chain */
+	pscript_release(&ps);
+
+	/* the innermost JIT'd frame of a chain: the JIT'd caller of a builtin */
+	parse(&ps,
+	      "node 5/5 1.000000001: cpu-clock:\n"
+	      "\t    55550010 Builtins_LoadIC (/usr/bin/node)\n"
+	      "\t    7f000100 JS:*inner a.js:2:1 (/tmp/perf-5.map)\n"
+	      "\t    7f000200 JS:*outer a.js:9:1 (/tmp/perf-5.map)\n"
+	      "\n"
+	      "node 5/5 1.000000002: cpu-clock:\n"
+	      "\t    7f000100 JS:*inner a.js:2:1 (/tmp/perf-5.map)\n"
+	      "\t    7f000200 JS:*outer a.js:9:1 (/tmp/perf-5.map)\n"
+	      "\n"
+	      "node 5/5 1.000000003: cpu-clock: 55550010 Builtins_LoadIC (/usr/bin/node)\n"
+	      "\t    7f000200 JS:*outer a.js:9:1 (/tmp/perf-5.map)\n");
+	assert_int_equal(ps.n, 3);
+	assert_string_equal(ps_str(&ps, ps.s[0].sym), "Builtins_LoadIC");
+	assert_string_equal(ps_str(&ps, ps.s[0].jsym), "JS:*inner a.js:2:1");
+	assert_string_equal(ps_str(&ps, ps.s[1].jsym), "JS:*inner a.js:2:1");
+	assert_int_equal(ps.s[1].jsym, ps.s[1].sym);
+	/* frame lines after a one-line sample are its chain */
+	assert_string_equal(ps_str(&ps, ps.s[2].jsym), "JS:*outer a.js:9:1");
 	pscript_release(&ps);
 }
 
