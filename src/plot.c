@@ -16,12 +16,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "exec.h"
 #include "plot.h"
 
 extern char **environ;
@@ -73,39 +72,30 @@ static int run_gnuplot(const char *dir, const char *script, struct kerr *e)
 	char *gp = plot_gnuplot_path();
 	if (!gp)
 		return kerr_set(e, "gnuplot not found (install gnuplot-nox, or set KILN_GNUPLOT)");
-	char *log = xasprintf("%s.log", script);
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addchdir_np(&fa, dir);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	/* started in `dir` so the kept script's relative paths work when rerun by hand */
+	struct exec_opts o;
+	memset(&o, 0, sizeof(o));
 	char *argv[] = { gp, (char *)script, NULL };
-	pid_t pid;
-	int rc = posix_spawn(&pid, gp, &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
+	o.argv = argv;
+	o.envp = environ;
+	o.cwd = dir;
+	o.aslr = -1;
+	o.timeout_s = 300;
+	struct exec_result r;
 	int ret = 0;
-	char *logpath = path_join(dir, log);
-	if (rc) {
-		ret = kerr_set(e, "cannot run %s: %s", gp, strerror(rc));
+	if (exec_run(&o, &r, e) < 0) {
+		ret = -1;
 	} else {
-		int st;
-		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-			;
-		if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-			struct strbuf msg = STRBUF_INIT;
-			struct kerr ignore = KERR_INIT;
-			read_file(logpath, &msg, &ignore);
-			kerr_release(&ignore);
-			const char *tail = msg.len > 600 ? msg.buf + msg.len - 600 : sb_str(&msg);
+		if (!r.exited || r.status) {
+			char *logpath = xasprintf("%s/%s.log", dir, script);
+			write_file(logpath, r.err.buf ? r.err.buf : "", r.err.len, NULL);
+			const char *msg = sb_str(&r.err);
+			const char *tail = r.err.len > 600 ? msg + r.err.len - 600 : msg;
 			ret = kerr_set(e, "gnuplot failed on %s/%s (log in %s): %s", dir, script, logpath, tail);
-			sb_release(&msg);
-		} else {
-			unlink(logpath);
+			free(logpath);
 		}
+		exec_result_release(&r);
 	}
-	free(logpath);
-	free(log);
 	free(gp);
 	return ret;
 }

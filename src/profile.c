@@ -503,6 +503,19 @@ static const struct symcount *hottest_jit(const struct tally *t)
 	return NULL;
 }
 
+size_t prof_windows_fix(struct prof_iter *it, size_t n)
+{
+	size_t moved = 0;
+	for (size_t i = n > 1 ? n - 1 : 0; i-- > 0;) {
+		if (it[i].end_ns > it[i + 1].start_ns) {
+			it[i].end_ns = it[i + 1].start_ns;
+			it[i].start_ns = it[i].end_ns - it[i].wall_ns;
+			moved++;
+		}
+	}
+	return moved;
+}
+
 /* iteration index of time t, -1 outside every window (windows sorted, disjoint) */
 static long iter_of(const struct prof_iter *it, size_t n, int64_t t)
 {
@@ -1010,6 +1023,7 @@ int profile_run(const struct profile_opts *o, struct kerr *e)
 		free(dst);
 	}
 
+	size_t moved = prof_windows_fix(ps_in.it, ps_in.n);
 	struct strbuf how = STRBUF_INIT;
 	long split = o->split;
 	if (split > 0) {
@@ -1031,6 +1045,7 @@ int profile_run(const struct profile_opts *o, struct kerr *e)
 	json_object_set_new(rep, "dir", json_string(dir));
 	json_object_set_new(rep, "files", files);
 	json_object_set_new(rep, "personality", json_integer(res.personality));
+	json_object_set_new(rep, "windows_moved", json_integer((json_int_t)moved));
 	char ts[32];
 	iso_time(wall_ns(), ts, sizeof(ts));
 	char *id = xasprintf("%s@%s#%d", px.key, ts, pid);

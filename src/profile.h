@@ -72,6 +72,14 @@ struct prof_iter {
 	int64_t wall_ns;
 };
 
+/*
+ * Iteration windows from arrival stamps: lines read in one chunk share a
+ * stamp, so an earlier window may overlap the next.  Iterations run one after
+ * another, so iteration i ended before i+1 began: pull such windows back.
+ * Returns how many were moved.
+ */
+size_t prof_windows_fix(struct prof_iter *it, size_t n);
+
 struct prof_input {
 	const char *key;
 	const char *event;

@@ -185,6 +185,23 @@ static void test_report_split(void **state)
 	pscript_release(&ps);
 }
 
+static void test_windows_fix(void **state)
+{
+	(void)state;
+	/* lines 1 and 2 read in one chunk with line 3: all stamped 1000 */
+	struct prof_iter it[4] = { { 800, 900, 100 }, { 900, 1000, 100 }, { 900, 1000, 100 }, { 950, 1000, 50 } };
+	assert_int_equal(prof_windows_fix(it, 4), 3);
+	assert_true(it[3].start_ns == 950 && it[3].end_ns == 1000);
+	assert_true(it[2].start_ns == 850 && it[2].end_ns == 950);
+	assert_true(it[1].start_ns == 750 && it[1].end_ns == 850);
+	assert_true(it[0].start_ns == 650 && it[0].end_ns == 750);
+	/* consistent windows stay */
+	struct prof_iter ok[2] = { { 0, 10, 10 }, { 15, 20, 5 } };
+	assert_int_equal(prof_windows_fix(ok, 2), 0);
+	assert_true(ok[0].end_ns == 10);
+	assert_int_equal(prof_windows_fix(ok, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -192,6 +209,7 @@ int main(void)
 		cmocka_unit_test(test_call_chains_and_garbage),
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_report_split),
+		cmocka_unit_test(test_windows_fix),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
