@@ -1,0 +1,35 @@
+# make install into a fresh prefix; the installed kiln runs a config from
+# another folder with the bundled suite (C and Python), finds its runners,
+# and libkiln builds a program through pkg-config.
+source "$KILN_ROOT/tests/lib.sh"
+P="$T/prefix"
+make -s -C "$KILN_ROOT" O="${O:-build}" install PREFIX="$P" >"$T/install.log" 2>&1 || { cat "$T/install.log"; fail "make install"; }
+[ -x "$P/bin/kiln" ] || fail "no bin/kiln"
+[ -x "$P/libexec/kiln/kiln-runner-c" ] || fail "no runner"
+[ -f "$P/include/kiln.h" ] && [ -f "$P/lib/pkgconfig/kiln.pc" ] || fail "no header or pkg-config file"
+[ -f "$P/share/kiln/benchmarks/nbody/c/bench.c" ] || fail "no bundled suite"
+mkdir "$T/elsewhere" && cd "$T/elsewhere"
+cat > e.yaml <<'Y'
+pexecs: 2
+iterations: 3
+vms:
+  native: {plugin: c}
+  cpython: {plugin: python, optional: true}
+benchmarks:
+  nbody: 1000
+Y
+# nothing of the source tree may leak in: a clean PATH and no KILN_* overrides
+env -i PATH="/usr/local/bin:/usr/bin:/bin" HOME="$T" "$P/bin/kiln" run -q e.yaml || fail "installed kiln run"
+assert_eq "$(sqlite3 e.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status='ok'")" \
+	"$(sqlite3 e.kiln.db "SELECT COUNT(*) FROM pexecs")" "all pexecs ok"
+assert_eq "$(sqlite3 e.kiln.db "SELECT COUNT(DISTINCT value) FROM scalars WHERE name='checksum'")" 1 "C and Python agree"
+"$P/bin/kiln" --version | grep -q "^kiln " || fail "--version"
+"$P/bin/kiln" plugins | grep -q "^python" || fail "plugins"
+cat > t.c <<'C'
+#include <kiln.h>
+#include <stdio.h>
+int main(void) { unsigned long long a = kiln_clock_ns(), b = kiln_clock_ns(); printf("%d\n", b >= a); return 0; }
+C
+PKG_CONFIG_PATH="$P/lib/pkgconfig" cc -o t t.c $(PKG_CONFIG_PATH="$P/lib/pkgconfig" pkg-config --cflags --libs kiln) || fail "pkg-config build"
+assert_eq "$(LD_LIBRARY_PATH="$P/lib" ./t)" 1 "libkiln program"
+echo ok
