@@ -91,6 +91,10 @@ struct pypylog {
 
 	struct pl_frame stack[PL_MAX_DEPTH];
 	uint32_t depth;
+	/* tops[d]: the name of the innermost section when d are open; tops[0] is
+	 * `outside`, a sentinel whose category is CAT_OUTSIDE (no branch on depth) */
+	struct pl_name *tops[PL_MAX_DEPTH + 1];
+	struct pl_name outside;
 	uint32_t guess[PL_MAX_DEPTH][2]; /* the two names last started at each depth (fast path) */
 	uint32_t open[NCAT];  /* open sections per category */
 
@@ -99,11 +103,12 @@ struct pypylog {
 
 	int in_iter;
 	long iter, iter_line;
-	uint64_t it_ticks[NCAT], it_count[2];
-	uint64_t tot_ticks[NCAT], tot_count[2];
+	uint64_t it_ticks[NCAT], it_count[NCAT];   /* counts: only gc and jit are reported */
+	uint64_t tot_ticks[NCAT], tot_count[NCAT];
 };
 
 static void timestamp_init(void);
+static void name_masks_init(void);
 
 /* character classes: hex digit values (16 = not hex) and section-name bytes */
 static unsigned char hexval[256], namechar[256];
@@ -122,6 +127,7 @@ static void pl_tables(void)
 	for (int c = 'a'; c <= 'f'; c++)
 		hexval[c] = hexval[c - 'a' + 'A'] = (unsigned char)(c - 'a' + 10);
 	timestamp_init();
+	name_masks_init();
 	done = 1;
 }
 
@@ -223,12 +229,9 @@ static int emit_group(struct pypylog *p, struct kerr *e, enum rec_kind kind,
 static inline void advance(struct pypylog *p, uint64_t t)
 {
 	uint64_t dt = t - p->last;
-	int cat = CAT_OUTSIDE;
-	if (p->depth) {
-		struct pl_name *nm = &p->names[p->stack[p->depth - 1].name];
-		nm->ticks += dt;
-		cat = nm->cat;
-	}
+	struct pl_name *top = p->tops[p->depth];
+	int cat = top->cat;
+	top->ticks += dt;
 	p->tot_ticks[cat] += dt;
 	p->it_ticks[cat] += dt & -(uint64_t)p->in_iter;
 	p->last = t;
@@ -296,6 +299,7 @@ static int event(struct pypylog *p, uint64_t t, int start, const unsigned char *
 	p->stack[p->depth].name = (uint32_t)id;
 	p->stack[p->depth].line = p->line;
 	p->depth++;
+	p->tops[p->depth] = nm;
 	return 0;
 }
 
@@ -379,18 +383,25 @@ static const uint64_t low_bytes[9] = {
 	UINT64_C(0xffffffffffffff), ~UINT64_C(0),
 };
 
-static inline size_t clamp8(size_t x, size_t sub)
+/* name_masks[n]: which bytes of the three words of an n-byte name count */
+static uint64_t name_masks[25][3];
+
+static void name_masks_init(void)
 {
-	return x <= sub ? 0 : x - sub >= 8 ? 8 : x - sub;
+	for (int n = 0; n <= 24; n++)
+		for (int w = 0; w < 3; w++) {
+			int k = n - 8 * w;
+			name_masks[n][w] = low_bytes[k < 0 ? 0 : k > 8 ? 8 : k];
+		}
 }
 
 /* a[0..n) == b[0..n): names up to 24 bytes in three words without branching on n */
 static inline int name_eq(const unsigned char *a, const char *b, size_t n)
 {
 	if (n <= 24) {
-		uint64_t x = ((ld64(a) ^ ld64(b)) & low_bytes[clamp8(n, 0)]) |
-			     ((ld64(a + 8) ^ ld64(b + 8)) & low_bytes[clamp8(n, 8)]) |
-			     ((ld64(a + 16) ^ ld64(b + 16)) & low_bytes[clamp8(n, 16)]);
+		const uint64_t *m = name_masks[n];
+		uint64_t x = ((ld64(a) ^ ld64(b)) & m[0]) | ((ld64(a + 8) ^ ld64(b + 8)) & m[1]) |
+			     ((ld64(a + 16) ^ ld64(b + 16)) & m[2]);
 		return x == 0;
 	}
 	size_t i = 0;
@@ -533,14 +544,15 @@ static void timestamp_init(void)
  * name is compared first and the newline checked right after it, so the
  * newline is only searched for when the guess was wrong.
  */
-static inline const char *pl_fast(struct pypylog *p, const char *line)
+static inline __attribute__((always_inline)) const char *pl_fast(struct pypylog *p, const char *line)
 {
 	const unsigned char *d = (const unsigned char *)line + 1;
 	uint64_t t;
 	size_t n;
 	if (line[0] != '[' || !(n = timestamp(d, &t)))
 		return NULL;
-	if (d[n + 1] != ' ' || t < p->last || !p->started)
+	/* before the first event p->last is UINT64_MAX: the reference path starts the log */
+	if (d[n + 1] != ' ' || t < p->last)
 		return NULL;
 	const unsigned char *q = d + n + 2;
 	if (*q == '{') {
@@ -581,20 +593,21 @@ static inline const char *pl_fast(struct pypylog *p, const char *line)
 		advance(p, t);
 		p->line++;
 		nm->count++;
-		if (nm->cat < 2 && !p->open[nm->cat]) {
-			p->tot_count[nm->cat]++;
-			p->it_count[nm->cat] += (uint64_t)p->in_iter;
-		}
+		/* an outermost gc or jit section counts, without a branch */
+		uint64_t outer = (uint64_t)(nm->cat < 2) & (uint64_t)(p->open[nm->cat] == 0);
+		p->tot_count[nm->cat] += outer;
+		p->it_count[nm->cat] += outer & (uint64_t)p->in_iter;
 		p->open[nm->cat]++;
 		p->stack[p->depth].name = (uint32_t)id;
 		p->stack[p->depth].line = p->line;
 		p->depth++;
+		p->tops[p->depth] = nm;
 		return (const char *)q + len + 2;
 	}
 	/* a stop: of the innermost open section, or the reference path decides */
 	if (!p->depth)
 		return NULL;
-	struct pl_name *nm = &p->names[p->stack[p->depth - 1].name];
+	struct pl_name *nm = p->tops[p->depth];
 	size_t len = nm->len;
 	if (q[len] != '}' || q[len + 1] != '\n' || !name_eq(q, nm->s, len))
 		return NULL;
@@ -653,6 +666,10 @@ struct pypylog *pypylog_new(const char *name, const struct pypylog_calib *cal, s
 	p->sink = sink;
 	p->buf = xcalloc(1, PL_BUF + PL_SLACK);
 	p->names = xcalloc(PL_MAX_NAMES, sizeof(*p->names));
+	p->last = UINT64_MAX; /* no event yet: see pl_fast */
+	p->outside.cat = CAT_OUTSIDE;
+	p->outside.s = (char *)"";
+	p->tops[0] = &p->outside;
 	/* the iteration marker takes slot 0 so that it never counts as a section name */
 	name_id(p, (const unsigned char *)PL_ITER_NAME "\0\0\0\0\0\0\0", sizeof(PL_ITER_NAME) - 1);
 	return p;
@@ -824,10 +841,12 @@ int pypylog_fast = 1;
 static int parse_lines(struct pypylog *p, const char *s, const char *stop, struct kerr *e)
 {
 	while (s < stop) {
-		const char *next = pypylog_fast ? pl_fast(p, s) : NULL;
-		if (next) {
-			s = next;
-			continue;
+		if (pypylog_fast) {
+			const char *next;
+			while ((next = pl_fast(p, s)) && next < stop)
+				s = next;
+			if (next) /* the last line */
+				return 0;
 		}
 		s = pl_line(p, s, stop, e);
 		if (!s)
