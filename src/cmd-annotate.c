@@ -26,7 +26,7 @@ static int cmd_annotate(int argc, char **argv);
 
 const struct cmd_entry cmd_annotate_entry = {
 	.name = "annotate",
-	.usage = "PROFILE_DIR SYMBOL [--index N] [--json]",
+	.usage = "PROFILE_DIR SYMBOL [--index N] [--hot N] [--json]",
 	.summary = "instruction-level sample counts of a JIT'd function (jitdump + capstone)",
 	.help = "PROFILE_DIR is a `kiln profile -o` directory (perf-script.txt and jit-PID.dump).\n"
 		"SYMBOL is the JIT'd function's name as the profile shows it (e.g. 'JS:*advance ...'),\n"

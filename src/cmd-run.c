@@ -11,7 +11,8 @@ static int cmd_run(int argc, char **argv);
 
 const struct cmd_entry cmd_run_entry = {
 	.name = "run",
-	.usage = "CONFIG [--dry-run] [--quick] [--order random|interleaved] [--force] [-o RESULTS] [-q]",
+	.usage = "CONFIG [--dry-run] [--quick] [--order random|interleaved] [--force] [-o RESULTS]\n"
+		 "                [--max-pexecs N] [--tune] [--reboot] [-q]",
 	.summary = "run (or resume) an experiment, storing every iteration in its results file",
 	.help = "  --dry-run           print the schedule and exit; nothing is written\n"
 		"  --quick             1 pexec x 3 iterations per key, into <stem>.quick.kiln.db\n"

@@ -6,7 +6,7 @@
  * later are checked now (plugins exist, VM executables exist, every
  * benchmark has a source for every VM's language).  Every message names
  * FILE:LINE:COL and the field, e.g.
- *   demo.yaml:12:11: vms.pypy.path: 'pypy9' not found in PATH
+ *   demo.yaml:12:11: vms.pypy.path: VM executable 'pypy9' not found in PATH
  * Scalars carry their own position; a mapping or sequence is located by
  * the key that holds it.
  */
@@ -224,7 +224,7 @@ struct vmarg {
 	struct experiment *ex;
 	int check_vms;
 	struct vm_conf *vm;
-	struct pos *plugin_pos, *path_pos;
+	struct pos *plugin_pos, *path_pos, *iter_pos;
 };
 
 static int env_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
@@ -256,8 +256,10 @@ static int vm_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, 
 		r = get_strlist(c, v, kp, f, &vm->args);
 	else if (!strcmp(key, "env"))
 		r = walk_map(c, v, kp, f, NULL, env_pair, vm);
-	else if (!strcmp(key, "iterations"))
+	else if (!strcmp(key, "iterations")) {
 		r = get_long(c, v, kp, f, 1, &vm->iterations);
+		*a->iter_pos = node_pos(v, kp);
+	}
 	else if (!strcmp(key, "instrument"))
 		r = get_bool(c, v, kp, f, &vm->instrument);
 	else if (!strcmp(key, "variant"))
@@ -314,6 +316,12 @@ static int check_vm(struct cfgctx *c, struct experiment *ex, struct vm_conf *vm,
 			return -1;
 		}
 		vm->language = xstrdup(vm->pl->language);
+		if (vm->pl->needs_path && !vm->path) {
+			f = xasprintf("vms.%s.path", vm->name);
+			cerr(c, vp, f, "the %s plugin needs the program to run", vm->pl->name);
+			free(f);
+			return -1;
+		}
 	}
 	if (!vm->variant)
 		vm->variant = xasprintf("default-%s", vm->language);
@@ -368,15 +376,28 @@ static int vms_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp,
 	memset(vm, 0, sizeof(*vm));
 	vm->name = xstrdup(key);
 	vm->line = kp.line;
-	struct pos pp = kp, ph = kp;
-	struct vmarg a = { ex, c->check_vms, vm, &pp, &ph };
+	struct pos pp = kp, ph = kp, pi = kp;
+	struct vmarg a = { ex, c->check_vms, vm, &pp, &ph, &pi };
 	char *f = xasprintf("vms.%s", key);
 	int r = walk_map(c, v, kp, f, vm_keys, vm_pair, &a);
 	free(f);
 	if (r < 0)
 		return -1;
 	vm->col = kp.col;
-	return check_vm(c, ex, vm, kp, pp, ph, a.check_vms);
+	if (check_vm(c, ex, vm, kp, pp, ph, a.check_vms) < 0)
+		return -1;
+	/* whole-process plugins measure one process per pexec */
+	if (vm->pl && vm->pl->whole_process) {
+		if (vm->iterations > 1) {
+			f = xasprintf("vms.%s.iterations", vm->name);
+			cerr(c, pi, f, "the %s plugin runs one iteration per process; use pexecs for repetitions",
+			     vm->pl->name);
+			free(f);
+			return -1;
+		}
+		vm->iterations = 1;
+	}
+	return 0;
 }
 
 /* ---- benchmarks ---- */
@@ -734,6 +755,11 @@ int config_parse(const char *path, const char *text, size_t len, const char *dat
 
 	if (check_text(path, text, len, e) < 0)
 		return -1;
+	size_t blank = 0;
+	while (blank < len && strchr(" \t\r\n", text[blank]))
+		blank++;
+	if (blank == len)
+		return kerr_setc(e, KEXIT_CONFIG, "%s:1:1: (document): the file is empty", path);
 	struct cfgctx c = { path, check_vms, e, NULL };
 	struct fy_diag_cfg dcfg;
 	struct strbuf diagout = STRBUF_INIT;

@@ -12,12 +12,44 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include "platform.h"
 
 extern char **environ;
+
+/*
+ * The audit travels (Krun exports, shared results): variables whose names
+ * suggest credentials keep their name but not their value.
+ */
+static int secret_name(const char *var)
+{
+	static const char *const words[] = { "TOKEN", "SECRET", "PASSW", "PASSPHRASE", "KEY", "CREDENTIAL",
+					     "AUTH", "COOKIE", "SESSION", "PRIVATE" };
+	const char *eq = strchr(var, '=');
+	size_t n = eq ? (size_t)(eq - var) : strlen(var);
+	for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
+		size_t wl = strlen(words[w]);
+		for (size_t i = 0; i + wl <= n; i++)
+			if (!strncasecmp(var + i, words[w], wl))
+				return 1;
+	}
+	return 0;
+}
+
+static const char *hide_value(const char *var)
+{
+	static char buf[256];
+	const char *eq = strchr(var, '=');
+	size_t n = eq ? (size_t)(eq - var) : strlen(var);
+	if (n > sizeof(buf) - 16)
+		n = sizeof(buf) - 16;
+	snprintf(buf, sizeof(buf), "%.*s=(hidden)", (int)n, var);
+	return buf;
+}
+
 
 /* first line of `text` starting with "key" up to ':'; value trimmed */
 static char *field(const char *text, const char *key)
@@ -188,7 +220,7 @@ json_t *platform_audit(const struct experiment *ex, const struct doctor_opts *o)
 	json_object_set_new(a, "rlimits", platform_rlimits_json());
 	json_t *env = json_array();
 	for (char **p = environ; p && *p; p++)
-		json_array_append_new(env, json_string(*p));
+		json_array_append_new(env, json_string(secret_name(*p) ? hide_value(*p) : *p));
 	json_object_set_new(a, "environment", env);
 	char cwd[4096];
 	if (getcwd(cwd, sizeof(cwd)))

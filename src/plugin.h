@@ -42,6 +42,7 @@ struct kiln_plugin {
 	const char *summary;     /* one line for `kiln plugins` */
 	const char *records;     /* what instrumentation it records */
 	int whole_process;       /* 1: one process is one iteration (command) */
+	int needs_path;          /* 1: the VM's `path` is required (no default VM) */
 	/*
 	 * Fill argv (argv[0] is the program) and add the plugin's own variables
 	 * to env (the KILN_* protocol variables are already there).

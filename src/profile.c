@@ -10,7 +10,12 @@
  * clock stops, so kiln stamps each line with CLOCK_MONOTONIC as it arrives
  * (perf's -k mono clock) and iteration i spans [arrival_i - wall_i,
  * arrival_i].  The pipe's latency shifts both ends by the same few
- * microseconds.
+ * microseconds; lines read in one chunk share a stamp and are pulled back
+ * so that no window overlaps the next (prof_windows_fix).
+ *
+ * Samples are read with their call chains: the leaf says where the CPU was
+ * (categories, hottest symbols, as perf report --no-children counts), the
+ * innermost JIT'd frame says which JIT'd function it was working for.
  */
 #include "profile.h"
 
@@ -966,7 +971,6 @@ int profile_run(const struct profile_opts *o, struct kerr *e)
 	memset(&so, 0, sizeof(so));
 	so.argv = sargv;
 	so.capture_bytes = (size_t)1 << 30;
-	extern char **environ;
 	so.envp = environ;
 	so.cwd = dir;
 	so.timeout_s = 3600;

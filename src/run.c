@@ -137,6 +137,7 @@ struct run_state {
 	struct puser user;
 	int have_user;
 	char (*env_hash)[65];    /* per key: the first pexec's env hash */
+	char *cwd;               /* runners start in the config's folder */
 };
 
 static int result_stream_cb(void *ctx, const char *data, size_t n)
@@ -447,6 +448,7 @@ static int run_one(struct run_state *rs, const struct sched_item *it, struct key
 	eo.cpus = cpus.len ? cpus.buf : NULL;
 	eo.set_nice = ex->platform.has_nice;
 	eo.nice = ex->platform.nice;
+	eo.cwd = rs->cwd;
 	if (rs->have_user) {
 		eo.set_user = 1;
 		eo.uid = rs->user.uid;
@@ -498,7 +500,7 @@ static int run_one(struct run_state *rs, const struct sched_item *it, struct key
 	struct pexec_result pr;
 	memset(&pr, 0, sizeof(pr));
 	struct rec_list recs = REC_LIST_INIT;
-	struct strbuf err = STRBUF_INIT, instr_err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, instr_err = STRBUF_INIT, unavail = STRBUF_INIT;
 	int64_t one_wall;
 	pr.wall_start_ns = wall0;
 	pr.duration_s = (double)(res.end_ns - res.start_ns) / 1e9;
@@ -540,6 +542,10 @@ static int run_one(struct run_state *rs, const struct sched_item *it, struct key
 		pr.counter_names = s.counter_names;
 		pr.ncounters = s.ncounters;
 		pr.counters = s.counters;
+		pr.clock = s.clock;
+		for (size_t u = 0; u < s.unavailable.n; u++)
+			sb_addf(&unavail, "%s%s", u ? "," : "", s.unavailable.v[u]);
+		pr.unavailable = unavail.buf;
 		collect_instr(k, label, instr, &res, &recs, &instr_err);
 	} else {
 		one_wall = res.end_ns - res.start_ns;
@@ -619,6 +625,7 @@ static int run_one(struct run_state *rs, const struct sched_item *it, struct key
 	sb_release(&err);
 	sb_release(&taint);
 	sb_release(&instr_err);
+	sb_release(&unavail);
 	exec_result_release(&res);
 	stream_release(&s);
 	kerr_release(&xe);
@@ -876,6 +883,8 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 	memset(&sc, 0, sizeof(sc));
 	struct keyctx *kc = NULL;
 	char *results = NULL;
+	int forced = 0;
+	long ran = 0;
 	struct run_state rs;
 	memset(&rs, 0, sizeof(rs));
 
@@ -894,22 +903,7 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 		if (ex.vms[i].missing && !o->quiet)
 			kiln_note("VM '%s' is optional and '%s' was not found: its keys are skipped", ex.vms[i].name,
 				  ex.vms[i].path ? ex.vms[i].path : ex.vms[i].pl && ex.vms[i].pl->vm_default ? ex.vms[i].pl->vm_default : "?");
-	/* whole-process plugins measure one process per pexec */
-	for (size_t i = 0; i < ex.nvms; i++) {
-		if (ex.vms[i].pl && ex.vms[i].pl->whole_process && ex.vms[i].iterations > 1) {
-			kerr_setc(e, KEXIT_CONFIG, "%s:%d: vms.%s.iterations: the %s plugin runs one iteration per "
-				  "process; use pexecs for repetitions", config, ex.vms[i].line, ex.vms[i].name,
-				  ex.vms[i].pl->name);
-			code = e->code;
-			goto out;
-		}
-		if (ex.vms[i].pl && ex.vms[i].pl->whole_process)
-			ex.vms[i].iterations = 1;
-	}
 	schedule_plan(&ex, o->order, o->quick ? 1 : 0, o->quick ? 3 : 0, &sc);
-	for (size_t k = 0; k < sc.nkeys; k++) /* whole-process keys stay at 1 even in --quick */
-		if (find_vm(&ex, sc.keys[k].vm)->pl && find_vm(&ex, sc.keys[k].vm)->pl->whole_process)
-			sc.keys[k].iterations = 1;
 	if (!sc.n) {
 		kerr_setc(e, KEXIT_CONFIG, "%s: nothing to run (every key is skipped)", config);
 		code = KEXIT_CONFIG;
@@ -919,8 +913,28 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 		print_dry_run(&ex, &sc, results);
 		goto out;
 	}
-	if (o->quick)
+	if (o->quick && file_exists(results)) {
+		/* a quick run starts afresh, but never over a real experiment's results */
+		char *q = NULL;
+		struct store *old;
+		if (store_open(results, 0, &old, e) == 0) {
+			store_meta_get(old, "quick", &q);
+			store_close(old);
+		}
+		if (!q || strcmp(q, "1")) {
+			free(q);
+			kerr_setc(e, KEXIT_USAGE, "%s holds results that are not from --quick: not overwriting them", results);
+			code = KEXIT_USAGE;
+			goto out;
+		}
+		free(q);
+		char *wal = xasprintf("%s-wal", results), *shm = xasprintf("%s-shm", results);
 		unlink(results);
+		unlink(wal);
+		unlink(shm);
+		free(wal);
+		free(shm);
+	}
 
 	if (store_open(results, 1, &st, e) < 0 || store_lock(st, e) < 0) {
 		code = e->code;
@@ -939,9 +953,9 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 				code = e->code;
 				goto out;
 			}
-			kiln_warn("the config changed; continuing the stored schedule as --force asks");
-			store_meta_set(st, "config_text", ex.text, NULL);
-			store_meta_set(st, "config_hash", ex.hash, NULL);
+			kiln_warn("the config changed; --force continues the stored schedule (its keys, pexecs and "
+				  "iterations) with the new config's settings");
+			forced = 1;
 		}
 		free(hash);
 		schedule_free(&sc);
@@ -954,7 +968,8 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 			kiln_note("%d pexec(s) left running by an interrupted run will be rerun", reset);
 	} else {
 		/* the stored schedule is the one that runs, fresh or resumed */
-		if (store_init(st, &ex, &sc, sched_order_name(o->order), e) < 0) {
+		if (store_init(st, &ex, &sc, sched_order_name(o->order), e) < 0 ||
+		    (o->quick && store_meta_set(st, "quick", "1", e) < 0)) {
 			code = e->code;
 			goto out;
 		}
@@ -984,6 +999,30 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 		}
 	}
 
+	if (forced) {
+		/* keys all found and prepared: keep the earlier config beside the new one */
+		char *old = NULL, *oldhash = NULL;
+		store_meta_get(st, "config_text", &old);
+		store_meta_get(st, "config_hash", &oldhash);
+		char name[64];
+		for (int n = 1;; n++) {
+			char *have = NULL;
+			snprintf(name, sizeof(name), "config_text_before_force_%d", n);
+			if (store_meta_get(st, name, &have) < 0 || !have)
+				break;
+			free(have);
+		}
+		if (store_meta_set(st, name, old ? old : "", e) < 0 ||
+		    store_meta_set(st, "config_text", ex.text, e) < 0 || store_meta_set(st, "config_hash", ex.hash, e) < 0) {
+			free(old);
+			free(oldhash);
+			code = e->code;
+			goto out;
+		}
+		free(old);
+		free(oldhash);
+	}
+
 	memset(&rs, 0, sizeof(rs));
 	rs.ex = &ex;
 	rs.sc = &sc;
@@ -1005,13 +1044,13 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 	exec_become_subreaper();
 	install_signals();
 	rs.env_hash = xcalloc(sc.nkeys, sizeof(*rs.env_hash));
+	rs.cwd = path_dirname(ex.path);
 	json_t *tuned = NULL;
 	if (run_prepare_machine(&rs, config, results, &tuned, e) < 0) {
 		code = e->code ? e->code : KEXIT_FAIL;
 		goto finish;
 	}
 	run_shed_memory();
-	long ran = 0;
 	for (size_t i = 0; i < sc.n && code == KEXIT_OK; i++) {
 		struct sched_item *it = &sc.items[i];
 		if (it->status != PX_PENDING && it->status != PX_RUNNING)
@@ -1043,7 +1082,7 @@ finish:
 		for (size_t i = 0; i < sc.n; i++)
 			if (sc.items[i].status == PX_PENDING || sc.items[i].status == PX_RUNNING)
 				pending++;
-		if (!pending) {
+		if (!pending && ran) {
 			char ts[32];
 			iso_time(wall_ns(), ts, sizeof(ts));
 			store_meta_set(st, "ended", ts, NULL);
@@ -1058,7 +1097,7 @@ finish:
 		if (!o->quiet)
 			kiln_note("%s: %zu pexecs done, %zu failed, %zu tainted, %zu pending", results,
 				  sc.n - pending - rs.failed - rs.tainted, rs.failed, rs.tainted, pending);
-		if (!pending) {
+		if (!pending && ran) {
 			struct kerr ne = KERR_INIT;
 			char *msg = xasprintf("%s complete: %zu pexecs, %zu failed, %zu tainted", results, sc.n, rs.failed, rs.tainted);
 			if (platform_notify(&ex.platform, "complete", msg, &ne) < 0)
@@ -1075,6 +1114,7 @@ finish:
 	}
 out:
 	free(rs.env_hash);
+	free(rs.cwd);
 	if (kc)
 		for (size_t k = 0; k < sc.nkeys; k++)
 			keyctx_release(&kc[k]);

@@ -6,6 +6,7 @@
  * resumed run follows the stored one, not a re-plan.
  */
 #include "schedule.h"
+#include "plugin.h"
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -38,7 +39,9 @@ void schedule_plan(const struct experiment *ex, enum sched_order order, long pex
 			k->bench = xstrdup(ex->benchs[b].name);
 			k->vm = xstrdup(vm->name);
 			k->variant = xstrdup(vm->variant);
-			k->iterations = iterations > 0 ? iterations : config_iterations(ex, vm);
+			/* a whole-process plugin's pexec is one iteration, --quick or not */
+			k->iterations = vm->pl && vm->pl->whole_process ? 1
+					: iterations > 0 ? iterations : config_iterations(ex, vm);
 			sc->nkeys++;
 		}
 	}

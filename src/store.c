@@ -83,7 +83,7 @@ static const char schema_sql[] =
 	" stdout BLOB, stderr BLOB, instr_error TEXT, taint TEXT, env_hash TEXT, n_iter INTEGER,"
 	" UNIQUE(key_id, num));"
 	"CREATE TABLE IF NOT EXISTS iterations(pexec_id INTEGER PRIMARY KEY REFERENCES pexecs(id), n INTEGER,"
-	" wall BLOB, counter_names TEXT, counters BLOB);"
+	" wall BLOB, counter_names TEXT, counters BLOB, clock TEXT, unavailable TEXT);"
 	"CREATE TABLE IF NOT EXISTS series(pexec_id INTEGER NOT NULL, name TEXT NOT NULL, unit TEXT, vals BLOB,"
 	" PRIMARY KEY(pexec_id, name));"
 	"CREATE TABLE IF NOT EXISTS scalars(pexec_id INTEGER NOT NULL, name TEXT NOT NULL, unit TEXT, value REAL,"
@@ -115,15 +115,34 @@ static int exec_sql(struct store *s, const char *sql, struct kerr *e)
 	return 0;
 }
 
-int store_open(const char *path, int create, struct store **out, struct kerr *e)
+/* does the database hold kiln's tables (or nothing at all yet)? */
+static int kiln_or_empty(struct store *s, int *empty)
+{
+	sqlite3_stmt *st;
+	*empty = 0;
+	if (sqlite3_prepare_v2(s->db, "SELECT COUNT(*), SUM(name='meta') FROM sqlite_master WHERE type='table'", -1,
+			       &st, NULL) != SQLITE_OK)
+		return 0;
+	int ok = 0;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		int tables = sqlite3_column_int(st, 0), meta = sqlite3_column_int(st, 1);
+		*empty = tables == 0;
+		ok = tables == 0 || meta == 1;
+	}
+	sqlite3_finalize(st);
+	return ok;
+}
+
+int store_open(const char *path, int writable, struct store **out, struct kerr *e)
 {
 	*out = NULL;
-	if (!create && !file_exists(path))
+	if (!writable && !file_exists(path))
 		return kerr_setc(e, KEXIT_STORE, "%s: no such results file", path);
 	struct store *s = xcalloc(1, sizeof(*s));
 	s->path = xstrdup(path);
 	s->lock_fd = -1;
-	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+	/* readers (status, report, export...) never change the file */
+	int flags = writable ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
 	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
 		kerr_setc(e, KEXIT_STORE, "%s: cannot open: %s", path, s->db ? sqlite3_errmsg(s->db) : "out of memory");
 		store_close(s);
@@ -148,8 +167,14 @@ int store_open(const char *path, int create, struct store **out, struct kerr *e)
 		return -1;
 	}
 	sqlite3_finalize(st);
-	if (exec_sql(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;", e) < 0 ||
-	    exec_sql(s, schema_sql, e) < 0) {
+	int empty;
+	if (!kiln_or_empty(s, &empty) || (!writable && empty)) {
+		kerr_setc(e, KEXIT_STORE, "%s: not a kiln results file (an SQLite database without kiln's tables)", path);
+		store_close(s);
+		return -1;
+	}
+	if (writable && (exec_sql(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;", e) < 0 ||
+			 exec_sql(s, schema_sql, e) < 0)) {
 		store_close(s);
 		return -1;
 	}
@@ -683,7 +708,8 @@ int store_commit_pexec(struct store *s, long id, const struct pexec_result *r, s
 		}
 		free(col);
 	}
-	if (!(st = stmt(s, "INSERT INTO iterations(pexec_id, n, wall, counter_names, counters) VALUES(?,?,?,?,?)"))) {
+	if (!(st = stmt(s, "INSERT INTO iterations(pexec_id, n, wall, counter_names, counters, clock, unavailable)"
+			   " VALUES(?,?,?,?,?,?,?)"))) {
 		dberr(s, e, "iterations");
 		goto fail;
 	}
@@ -694,6 +720,10 @@ int store_commit_pexec(struct store *s, long id, const struct pexec_result *r, s
 		sqlite3_bind_text(st, 4, names.buf, -1, SQLITE_STATIC);
 		sqlite3_bind_blob64(st, 5, ctr.buf, ctr.len, SQLITE_STATIC);
 	}
+	if (r->clock)
+		sqlite3_bind_text(st, 6, r->clock, -1, SQLITE_STATIC);
+	if (r->unavailable && *r->unavailable)
+		sqlite3_bind_text(st, 7, r->unavailable, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_DONE) {
 		dberr(s, e, "iterations");
 		goto fail;

@@ -28,8 +28,12 @@ struct experiment;
 enum pexec_status { PX_PENDING, PX_RUNNING, PX_OK, PX_FAILED, PX_TIMEOUT, PX_TAINTED };
 const char *pexec_status_name(enum pexec_status s);
 
-/* open (create when `create`), check schema and integrity */
-int store_open(const char *path, int create, struct store **out, struct kerr *e);
+/*
+ * Open a results file and check it (integrity, kiln's tables, schema).
+ * writable 0: read-only, for readers (status, report, export); the file is
+ * never changed.  1: read-write, created when missing (run, import, profile).
+ */
+int store_open(const char *path, int writable, struct store **out, struct kerr *e);
 void store_close(struct store *s);
 /* exclusive writer lock (non-blocking): KEXIT_LOCKED when another kiln holds it */
 int store_lock(struct store *s, struct kerr *e);
@@ -88,6 +92,8 @@ struct pexec_result {
 	char **counter_names;     /* ncounters names */
 	size_t ncounters;
 	const int64_t *counters;  /* n x ncounters, INT64_MIN where absent */
+	const char *clock;        /* the runner's clock, from the stream's header */
+	const char *unavailable;  /* counters asked for that the machine lacks, comma-separated */
 	const struct rec_list *records;
 	const char *instr_error;  /* the parser failed: records may be partial */
 	const char *taint;        /* why tainted, NULL if not */

@@ -193,8 +193,11 @@ int stream_finish(struct stream *s)
 		if (r < 0)
 			return -1;
 	}
-	if (!s->have_header)
-		return bad(s, "no result stream (the runner wrote nothing to KILN_RESULT_FD)");
+	if (!s->have_header) {
+		sb_reset(&s->error);
+		sb_adds(&s->error, "no result stream (the runner wrote nothing to KILN_RESULT_FD)");
+		return -1;
+	}
 	if (!s->done)
 		return bad(s, "the stream ended after %zu of %ld iterations without {\"done\":true}", s->n, s->expected);
 	if ((long)s->n != s->expected)

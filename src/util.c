@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <sha2.h>
 #include <stdlib.h>
 #include <string.h>
@@ -454,7 +455,7 @@ int parse_double(const char *s, double *out)
 		return -1;
 	errno = 0;
 	double v = strtod(s, &end);
-	if (errno || *end)
+	if (errno || *end || !isfinite(v))
 		return -1;
 	*out = v;
 	return 0;

@@ -3,7 +3,9 @@
  *
  *   kiln-runner-c BENCH.so ITERATIONS PARAM
  *
- * dlopen()s a benchmark shared object exporting `void run_iter(long param)`,
+ * dlopen()s a benchmark shared object exporting `void run_iter(long param)`
+ * (and, optionally, `long checksum(void)`, the result of the last call,
+ * written as a per-pexec record after the last iteration),
  * then, for each iteration, reads the clock and the counters, calls
  * run_iter, reads them again, and only then writes the iteration's line to
  * the result stream (KILN_RESULT_FD).  Nothing else happens between the two
@@ -17,6 +19,7 @@
 #include "kiln.h"
 
 typedef void (*run_iter_fn)(long);
+typedef long (*checksum_fn)(void);
 
 int main(int argc, char **argv)
 {
@@ -72,5 +75,14 @@ int main(int argc, char **argv)
 	if (kiln_stream_done(s) < 0)
 		return 1;
 	kiln_counters_close(ctr);
+	/* the benchmark's result, for comparing implementations (after timing) */
+	checksum_fn sum = (checksum_fn)(uintptr_t)dlsym(h, "checksum");
+	if (sum) {
+		struct kiln_instr *w = kiln_instr_open("runner");
+		if (w) {
+			kiln_instr_pexec(w, "checksum", (double)sum(), NULL);
+			kiln_instr_close(w);
+		}
+	}
 	return 0;
 }

@@ -48,5 +48,6 @@ const struct kiln_plugin plugin_command = {
 	.summary = "any program, timed as a whole process (one process = one iteration)",
 	.records = "process wall time; exit status, user/sys time (s), max RSS (KiB) per pexec",
 	.whole_process = 1,
+	.needs_path = 1,
 	.build = command_build,
 };

@@ -51,12 +51,19 @@
 
 #include "pypylog.h"
 
+/* SSE2 (every x86-64) for the fast path; plain word arithmetic elsewhere */
+#if defined(__SSE2__) && defined(__x86_64__) && !defined(PL_NO_SIMD)
+#define PL_SIMD 1
+#include <emmintrin.h>
+#endif
+
 #define PL_BUF       (256 * 1024)  /* parse buffer: fits in L2 */
 #define PL_SLACK     256           /* readable bytes after the buffer (word reads, name probes) */
 #define PL_MAX_NAMES 4096
 #define PL_HASH      8192          /* open addressing, power of two, > 2x names */
 #define PL_MAX_DEPTH 1024
 #define PL_NAME_MAX  128
+#define PL_FORM_MAX  30            /* names the fast path compares in one go */
 #define PL_ITER_NAME "kiln-iter"
 
 enum { CAT_GC, CAT_JIT, CAT_OTHER, CAT_OUTSIDE, NCAT };
@@ -64,7 +71,10 @@ static const char *const cat_time[NCAT] = { "gc.time", "jit.time", "other.time",
 static const char *const cat_count[2] = { "gc.count", "jit.count" };
 
 struct pl_name {
-	char *s;
+	char *s;          /* zero-padded (word reads) */
+	/* the fast path's forms, "name\n" and "name}\n" zero-padded to 64 bytes,
+	 * compared with a line in one go (names up to PL_FORM_MAX bytes) */
+	char *open_form, *close_form;
 	uint32_t len;
 	uint8_t cat;
 	uint64_t ticks;   /* exclusive, whole log */
@@ -188,6 +198,14 @@ static long name_id(struct pypylog *p, const unsigned char *s, size_t n)
 	struct pl_name *nm = &p->names[p->nnames];
 	nm->s = xcalloc(1, n + 32); /* zero padding: name_eq reads whole words, up to 24 bytes */
 	memcpy(nm->s, s, n);
+	nm->open_form = xcalloc(1, 128);
+	nm->close_form = nm->open_form + 64;
+	if (n <= PL_FORM_MAX) {
+		memcpy(nm->open_form, s, n);
+		nm->open_form[n] = '\n';
+		memcpy(nm->close_form, s, n);
+		memcpy(nm->close_form + n, "}\n", 2);
+	}
 	nm->len = (uint32_t)n;
 	nm->cat = (uint8_t)name_cat(nm->s, n);
 	nm->ticks = nm->count = 0;
@@ -414,6 +432,42 @@ static inline int name_eq(const unsigned char *a, const char *b, size_t n)
 	return ((ld64(a + i) ^ ld64(b + i)) & m) == 0;
 }
 
+#ifdef PL_SIMD
+/* do the first k (<= 32) bytes at a equal those of the padded form f? */
+static inline int form_eq(const unsigned char *a, const char *f, size_t k)
+{
+	__m128i a0 = _mm_loadu_si128((const __m128i *)(const void *)a);
+	__m128i a1 = _mm_loadu_si128((const __m128i *)(const void *)(a + 16));
+	__m128i f0 = _mm_loadu_si128((const __m128i *)(const void *)f);
+	__m128i f1 = _mm_loadu_si128((const __m128i *)(const void *)(f + 16));
+	uint32_t m = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a0, f0)) |
+		     ((uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a1, f1)) << 16);
+	uint32_t want = (uint32_t)((UINT64_C(1) << k) - 1);
+	return (m & want) == want;
+}
+#else
+static inline int form_eq(const unsigned char *a, const char *f, size_t k)
+{
+	return name_eq(a, f, k);
+}
+#endif
+
+/* is the line at q (after "] ") "{name\n" for this name? */
+static inline int is_open_of(const unsigned char *q, const struct pl_name *nm)
+{
+	if (nm->len <= PL_FORM_MAX)
+		return form_eq(q + 1, nm->open_form, nm->len + 1);
+	return q[1 + nm->len] == '\n' && name_eq(q + 1, nm->s, nm->len);
+}
+
+/* is the line at q "name}\n" for this name? */
+static inline int is_close_of(const unsigned char *q, const struct pl_name *nm)
+{
+	if (nm->len <= PL_FORM_MAX)
+		return form_eq(q, nm->close_form, nm->len + 2);
+	return q[nm->len] == '}' && q[nm->len + 1] == '\n' && name_eq(q, nm->s, nm->len);
+}
+
 /* a known name's index, or -1 (never adds one) */
 static inline long name_find(const struct pypylog *p, const unsigned char *s, size_t n)
 {
@@ -429,8 +483,7 @@ static inline long name_find(const struct pypylog *p, const unsigned char *s, si
 	}
 }
 
-#if defined(__SSE2__) && defined(__x86_64__) && !defined(PL_NO_SIMD)
-#include <emmintrin.h>
+#ifdef PL_SIMD
 
 /* first_n[n]: n bytes of 0xff, then zeros */
 static unsigned char first_n[17][16];
@@ -448,10 +501,11 @@ static inline size_t timestamp(const unsigned char *d, uint64_t *out)
 	if (!br)
 		return 0;
 	size_t n = (size_t)__builtin_ctz(br);
-	__m128i dig = _mm_and_si128(_mm_cmpgt_epi8(c, _mm_set1_epi8('0' - 1)),
-				    _mm_cmplt_epi8(c, _mm_set1_epi8('9' + 1)));
-	__m128i low = _mm_and_si128(_mm_cmpgt_epi8(c, _mm_set1_epi8('a' - 1)),
-				    _mm_cmplt_epi8(c, _mm_set1_epi8('f' + 1)));
+	/* lo <= c < lo + w in one signed compare: c - lo + 0x80 < -128 + w */
+	__m128i dig = _mm_cmpgt_epi8(_mm_set1_epi8((char)(-128 + 10)),
+				     _mm_add_epi8(c, _mm_set1_epi8((char)(0x80 - '0'))));
+	__m128i low = _mm_cmpgt_epi8(_mm_set1_epi8((char)(-128 + 6)),
+				     _mm_add_epi8(c, _mm_set1_epi8((char)(0x80 - 'a'))));
 	unsigned ok = (unsigned)_mm_movemask_epi8(_mm_or_si128(dig, low));
 	unsigned want = (1u << n) - 1;
 	if (!n || (ok & want) != want)
@@ -560,11 +614,11 @@ static inline __attribute__((always_inline)) const char *pl_fast(struct pypylog 
 		uint32_t *g = p->guess[p->depth];
 		long id = g[0];
 		size_t len = p->names[id].len;
-		if (id && q[1 + len] == '\n' && name_eq(q + 1, p->names[id].s, len))
+		if (id && is_open_of(q, &p->names[id]))
 			goto known;
 		id = g[1];
 		len = p->names[id].len;
-		if (id && q[1 + len] == '\n' && name_eq(q + 1, p->names[id].s, len)) {
+		if (id && is_open_of(q, &p->names[id])) {
 			g[1] = g[0];
 			g[0] = (uint32_t)id;
 		} else {
@@ -609,7 +663,7 @@ static inline __attribute__((always_inline)) const char *pl_fast(struct pypylog 
 		return NULL;
 	struct pl_name *nm = p->tops[p->depth];
 	size_t len = nm->len;
-	if (q[len] != '}' || q[len + 1] != '\n' || !name_eq(q, nm->s, len))
+	if (!is_close_of(q, nm))
 		return NULL;
 	advance(p, t);
 	p->line++;
@@ -669,6 +723,9 @@ struct pypylog *pypylog_new(const char *name, const struct pypylog_calib *cal, s
 	p->last = UINT64_MAX; /* no event yet: see pl_fast */
 	p->outside.cat = CAT_OUTSIDE;
 	p->outside.s = (char *)"";
+	static char nothing[128];
+	p->outside.open_form = nothing;
+	p->outside.close_form = nothing + 64;
 	p->tops[0] = &p->outside;
 	/* the iteration marker takes slot 0 so that it never counts as a section name */
 	name_id(p, (const unsigned char *)PL_ITER_NAME "\0\0\0\0\0\0\0", sizeof(PL_ITER_NAME) - 1);
@@ -725,8 +782,10 @@ void pypylog_free(struct pypylog *p)
 {
 	if (!p)
 		return;
-	for (uint32_t i = 0; i < p->nnames; i++)
+	for (uint32_t i = 0; i < p->nnames; i++) {
 		free(p->names[i].s);
+		free(p->names[i].open_form);
+	}
 	free(p->names);
 	free(p->buf);
 	free(p->file);
@@ -843,8 +902,16 @@ static int parse_lines(struct pypylog *p, const char *s, const char *stop, struc
 	while (s < stop) {
 		if (pypylog_fast) {
 			const char *next;
-			while ((next = pl_fast(p, s)) && next < stop)
+			while ((next = pl_fast(p, s)) && next < stop) {
+				/*
+				 * The log comes from memory, not cache, one 4 KB page
+				 * at a time, and the hardware prefetcher stops at page
+				 * ends: asking for the bytes 2 KB ahead overlaps the
+				 * fetching with the parsing.
+				 */
+				__builtin_prefetch(next + 2048);
 				s = next;
+			}
 			if (next) /* the last line */
 				return 0;
 		}

@@ -84,6 +84,29 @@ benchmarks: {spin: 10}
 Y
 check list.yaml 3 "vms.n.args\[1\]: expected a scalar, found a list"
 check /nonexistent.yaml 3 "/nonexistent.yaml: No such file"
+cat > nopath.yaml <<'Y'
+vms:
+  t: {plugin: command}
+benchmarks: {spin: 10}
+Y
+check nopath.yaml 3 "nopath.yaml:2:3: vms.t.path: the command plugin needs the program to run"
+cat > nan.yaml <<'Y'
+vms: {n: {plugin: c}}
+benchmarks: {spin: 10}
+limits: {timeout: nan}
+Y
+check nan.yaml 3 "limits.timeout: expected a number, found 'nan'"
+: > empty.yaml
+check empty.yaml 3 "empty.yaml:1:1: (document): the file is empty"
+cat > iters.yaml <<'Y'
+vms:
+  t:
+    plugin: command
+    path: /bin/true
+    iterations: 5
+benchmarks: {spin: 10}
+Y
+check iters.yaml 3 "iters.yaml:5:17: vms.t.iterations: the command plugin runs one iteration per process"
 # a good config passes --dry-run and writes nothing
 cat > good.yaml <<'Y'
 vms: {n: {plugin: c}}

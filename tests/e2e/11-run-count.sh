@@ -35,4 +35,17 @@ envc=$(sqlite3 exp.kiln.db "SELECT MAX(value) FROM scalars WHERE name='env_count
 out=$("$KILN" status exp.kiln.db) || fail "status"
 assert_contains "$out" "15 of 15 pexecs done"
 "$KILN" status --json exp.kiln.db | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["finished"]==15 and d["remaining"]==0, d' || fail "status --json"
+# the C runner records the benchmark's checksum
+cat >> "$T/benchmarks/spin/c/bench.c" <<'C'
+long checksum(void) { return kiln_sink % 1000003; }
+C
+rm -f "$T/benchmarks/spin/c/bench.so"
+cat > c.yaml <<Y
+pexecs: 2
+iterations: 3
+vms: {native: {plugin: c}}
+benchmarks: {spin: 1000}
+Y
+"$KILN" run -q c.yaml || fail "c run"
+assert_eq "$(sqlite3 c.kiln.db "SELECT COUNT(DISTINCT value) || ' ' || COUNT(*) FROM scalars WHERE name='checksum'")" "1 2" "C checksums"
 echo ok

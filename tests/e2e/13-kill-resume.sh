@@ -39,4 +39,16 @@ assert_eq $rc 3 "changed config exit"
 assert_contains "$out" "the config changed"
 assert_contains "$out" "+seed: 6"
 "$KILN" run -q --force k.yaml || fail "--force"
+# the earlier config is kept beside the new one
+assert_contains "$(sqlite3 k.kiln.db "SELECT value FROM meta WHERE name='config_text_before_force_1'")" "seed: 5"
+assert_contains "$(sqlite3 k.kiln.db "SELECT value FROM meta WHERE name='config_text'")" "seed: 6"
+"$KILN" run -q k.yaml || fail "after --force the new config is the stored one"
+# --quick never overwrites a real experiment's results
+out=$("$KILN" run -q --quick -o k.kiln.db k.yaml 2>&1); assert_eq $? 2 "--quick over real results"
+assert_contains "$out" "not from --quick"
+assert_eq "$(sqlite3 k.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status='ok'")" $planned "results untouched"
+"$KILN" run -q --quick k.yaml || fail "--quick"
+"$KILN" run -q --quick k.yaml || fail "--quick again (replaces the quick results)"
+assert_eq "$(sqlite3 k.quick.kiln.db "SELECT COUNT(*) FROM pexecs")" 4 "quick: 1 pexec per key"
+assert_eq "$(count_iterations k.quick.kiln.db)" 12 "quick: 3 iterations each"
 echo ok

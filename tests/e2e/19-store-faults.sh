@@ -58,4 +58,16 @@ assert_contains "$out" "damaged\|not a kiln results file\|malformed"
 echo "hello" > junk.kiln.db
 out=$("$KILN" status junk.kiln.db 2>&1); assert_eq $? 5 "junk file"
 assert_contains "$out" "not a kiln results file\|damaged"
+# an SQLite file that is not kiln's is refused by readers and left unchanged
+sqlite3 other.db "CREATE TABLE t(x); INSERT INTO t VALUES(1)"
+before=$(sha256sum other.db)
+out=$("$KILN" status other.db 2>&1); assert_eq $? 5 "foreign database"
+assert_contains "$out" "without kiln's tables"
+out=$("$KILN" run -q -o other.db n.yaml 2>&1); assert_eq $? 5 "run into a foreign database"
+assert_eq "$(sha256sum other.db)" "$before" "foreign database unchanged"
+# readers work on a read-only results file
+sqlite3 n.kiln.db "UPDATE meta SET value='1' WHERE name='schema'"
+chmod a-w n.kiln.db
+"$KILN" status n.kiln.db >/dev/null || fail "status on a read-only results file"
+chmod u+w n.kiln.db
 echo ok
