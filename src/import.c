@@ -47,7 +47,7 @@ enum imp_format imp_detect(const char *path)
 	if (n >= 16 && !memcmp(head, "SQLite format 3", 16))
 		return IMP_KILN;
 	if (n >= 3 && !memcmp(head, "BZh", 3))
-		return IMP_KRUN;
+		return ends_with(path, ".csv.bz2") ? IMP_CSV : IMP_KRUN;
 	size_t i = 0;
 	while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
 		i++;
@@ -538,9 +538,21 @@ out:
 	return rc;
 }
 
+/* a whole input file, bunzipped when it is bzip2 (Krun's .json.bz2, a .csv.bz2) */
 static int load_file(const char *path, struct strbuf *sb, struct kerr *e)
 {
-	return read_file(path, sb, e);
+	if (read_file(path, sb, e) < 0)
+		return -1;
+	if (sb->len >= 3 && !memcmp(sb->buf, "BZh", 3)) {
+		struct strbuf out = STRBUF_INIT;
+		if (imp_bunzip(path, sb->buf, sb->len, &out, e) < 0) {
+			sb_release(&out);
+			return -1;
+		}
+		sb_release(sb);
+		*sb = out;
+	}
+	return 0;
 }
 
 int imp_krun_file(const char *path, struct dataset *ds, struct kerr *e)
@@ -747,7 +759,17 @@ int export_csv(const struct dataset *ds, const char *path, struct kerr *e)
 			sb_addc(&sb, '\n');
 		}
 	}
-	int r = write_file(path, sb.buf, sb.len, e);
+	size_t pl = strlen(path);
+	int r;
+	if (pl > 4 && !strcmp(path + pl - 4, ".bz2")) {
+		struct strbuf z = STRBUF_INIT;
+		r = imp_bzip(sb.buf, sb.len, &z, e);
+		if (r == 0)
+			r = write_file(path, z.buf, z.len, e);
+		sb_release(&z);
+	} else {
+		r = write_file(path, sb.buf, sb.len, e);
+	}
 	sb_release(&sb);
 	return r;
 }
