@@ -165,7 +165,7 @@ static int stat_run(const char *config, const char *key, const char *events, lon
 		goto out;
 	}
 	stream_release(&s);
-	stream_init(&s, px.pc.iterations);
+	stream_init(&s, px.k.pc.iterations);
 	struct strvec argv = STRVEC_INIT;
 	sv_push(&argv, perf);
 	sv_push(&argv, "stat");
@@ -189,13 +189,13 @@ static int stat_run(const char *config, const char *key, const char *events, lon
 	if (!res.exited || res.status) {
 		struct strbuf pe = STRBUF_INIT;
 		read_file(out, &pe, NULL);
-		kerr_set(e, "%s under perf stat %s %d:\n%s%s", px.key, res.exited ? "exited with status" : "killed by signal",
+		kerr_set(e, "%s under perf stat %s %d:\n%s%s", px.k.key, res.exited ? "exited with status" : "killed by signal",
 			 res.exited ? res.status : res.signal, sb_str(&res.err), pe.len ? pe.buf : "");
 		sb_release(&pe);
 		goto out;
 	}
-	if (!px.whole && stream_finish(&s) < 0)
-		kiln_warn("%s: the result stream is incomplete: %s", px.key, sb_str(&s.error));
+	if (!px.k.whole && stream_finish(&s) < 0)
+		kiln_warn("%s: the result stream is incomplete: %s", px.k.key, sb_str(&s.error));
 	if (read_file(out, &text, e) < 0)
 		goto out;
 	nev = text.len ? parse_perf_stat(text.buf, &ev) : 0;
@@ -206,9 +206,9 @@ static int stat_run(const char *config, const char *key, const char *events, lon
 
 	char ts[32];
 	iso_time(wall_ns(), ts, sizeof(ts));
-	char *id = xasprintf("%s@%s#%d", px.key, ts, (int)res.pid);
-	json_t *rep = json_pack("{s:s,s:s,s:s,s:I,s:f,s:f,s:f,s:I}", "id", id, "key", px.key, "time", ts,
-				"iterations", (json_int_t)(px.whole ? 1 : (long)s.n),
+	char *id = xasprintf("%s@%s#%d", px.k.key, ts, (int)res.pid);
+	json_t *rep = json_pack("{s:s,s:s,s:s,s:I,s:f,s:f,s:f,s:I}", "id", id, "key", px.k.key, "time", ts,
+				"iterations", (json_int_t)(px.k.whole ? 1 : (long)s.n),
 				"elapsed_s", (double)(res.end_ns - res.start_ns) / 1e9, "user_s", res.user_s, "sys_s", res.sys_s,
 				"maxrss_kb", (json_int_t)res.maxrss_kb);
 	json_t *arr = json_array();
@@ -231,7 +231,7 @@ static int stat_run(const char *config, const char *key, const char *events, lon
 		printf("%s\n", txt);
 	} else {
 		printf("%s: one pexec, %zu iterations, %.3f s elapsed, %.3f s user, %.3f s sys, max RSS %ld KiB\n\n",
-		       px.key, px.whole ? (size_t)1 : s.n, (double)(res.end_ns - res.start_ns) / 1e9, res.user_s,
+		       px.k.key, px.k.whole ? (size_t)1 : s.n, (double)(res.end_ns - res.start_ns) / 1e9, res.user_s,
 		       res.sys_s, res.maxrss_kb);
 		for (size_t i = 0; i < nev; i++) {
 			if (ev[i].why)

@@ -1,8 +1,7 @@
 /*
- * pexec.c - a single pexec of a key, built the way run.c's run_one() builds
- * one (same variables, same order of precedence, same exec_opts), for
- * `kiln profile` and `kiln stat`.  run.c keeps its own copy inside its loop;
- * if the two ever disagree, this file is the one to bring in line.
+ * pexec.c - how a pexec is built (see pexec.h): the key's paths, the
+ * environment of the runner protocol, the exec options from the config;
+ * run.c and the single-pexec commands (profile, stat) share all of it.
  */
 #include "pexec.h"
 
@@ -65,98 +64,136 @@ void pexec_refresh(struct pexec_spec *p)
 	p->eo.envp = sv_array(&p->env);
 }
 
+void pexec_key_init(struct pexec_key *k, const struct experiment *ex, const struct vm_conf *vm,
+		    const struct bench_conf *b, long iterations, int profile)
+{
+	memset(k, 0, sizeof(*k));
+	k->key = xasprintf("%s:%s:%s", b->name, vm->name, vm->variant);
+	k->whole = vm->pl && vm->pl->whole_process;
+	if (iterations <= 0)
+		iterations = config_iterations(ex, vm);
+	if (k->whole)
+		iterations = 1;
+	k->bench_dir = xasprintf("%s/%s/%s", ex->benchmarks_dir, b->name, vm->language);
+	const char *entry = vm->pl ? vm->pl->entry : vm->entry;
+	k->entry_path = entry ? path_join(k->bench_dir, entry) : NULL;
+	k->plugin_dir = xasprintf("%s/plugins/%s", kiln_datadir(), vm->pl ? vm->pl->name : vm->name);
+	struct plugin_ctx *pc = &k->pc;
+	pc->vm = vm;
+	pc->bench = b;
+	pc->vm_path = vm->resolved;
+	pc->bench_dir = k->bench_dir;
+	pc->entry_path = k->entry_path;
+	pc->plugin_dir = k->plugin_dir;
+	pc->libexec_dir = kiln_libexecdir();
+	pc->param = b->param;
+	pc->iterations = iterations;
+	pc->instrument = vm->instrument;
+	pc->profile = profile;
+}
+
+void pexec_key_release(struct pexec_key *k)
+{
+	free(k->key);
+	free(k->bench_dir);
+	free(k->entry_path);
+	free(k->plugin_dir);
+	memset(k, 0, sizeof(*k));
+}
+
+const char *pexec_libkiln(void)
+{
+	static int done;
+	static char *lk;
+	if (done)
+		return lk;
+	done = 1;
+	lk = path_join(kiln_libexecdir(), "libkiln.so"); /* the build tree */
+	if (!file_exists(lk)) {
+		free(lk);
+		lk = xasprintf("%s/../lib/libkiln.so.1", kiln_libexecdir()); /* installed */
+	}
+	if (!file_exists(lk)) {
+		free(lk);
+		lk = NULL;
+	}
+	return lk;
+}
+
+void pexec_env(const struct experiment *ex, const struct pexec_key *k, const char *label,
+	       const char *instr_dir, struct strvec *env)
+{
+	const struct vm_conf *vm = k->pc.vm;
+	const char *path = getenv("PATH");
+	sv_setenv(env, "PATH", path ? path : "/usr/local/bin:/usr/bin:/bin");
+	for (size_t i = 0; i < vm->env.n; i++) {
+		char *eq = strchr(vm->env.v[i], '=');
+		char *name = xstrndup(vm->env.v[i], (size_t)(eq - vm->env.v[i]));
+		sv_setenv(env, name, eq + 1);
+		free(name);
+	}
+	char buf[64];
+	sv_setenv(env, "KILN_BENCHMARK", k->pc.bench->name);
+	sv_setenv(env, "KILN_VM", vm->name);
+	sv_setenv(env, "KILN_VARIANT", vm->variant);
+	sv_setenv(env, "KILN_KEY", k->key);
+	sv_setenv(env, "KILN_PEXEC", label);
+	snprintf(buf, sizeof(buf), "%ld", k->pc.iterations);
+	sv_setenv(env, "KILN_ITERATIONS", buf);
+	sv_setenv(env, "KILN_PARAM", k->pc.param);
+	if (instr_dir)
+		sv_setenv(env, "KILN_INSTR_DIR", instr_dir);
+	if (!k->whole)
+		sv_setenv(env, "KILN_RESULT_FD", "3");
+	if (pexec_libkiln())
+		sv_setenv(env, "KILN_LIBKILN", pexec_libkiln());
+	if (ex->platform.counters.n) {
+		struct strbuf c = STRBUF_INIT;
+		for (size_t i = 0; i < ex->platform.counters.n; i++)
+			sb_addf(&c, "%s%s", i ? "," : "", ex->platform.counters.v[i]);
+		sv_setenv(env, "KILN_COUNTERS", c.buf);
+		sb_release(&c);
+	}
+}
+
+void pexec_opts(const struct experiment *ex, const struct pexec_key *k, struct strbuf *cpus,
+		struct exec_opts *eo)
+{
+	eo->timeout_s = ex->limits.timeout_s;
+	eo->capture_bytes = (size_t)ex->limits.output_kb * 1024;
+	eo->result_fd = k->whole ? 0 : 3;
+	eo->rlimit_as_mb = ex->limits.heap_mb;
+	eo->rlimit_stack_mb = ex->limits.stack_mb;
+	eo->aslr = ex->platform.aslr == ASLR_OFF ? 0 : ex->platform.aslr == ASLR_ON ? 1 : -1;
+	sb_reset(cpus);
+	for (size_t i = 0; i < ex->platform.pin_cpus.n; i++)
+		sb_addf(cpus, "%s%s", i ? "," : "", ex->platform.pin_cpus.v[i]);
+	eo->cpus = cpus->len ? cpus->buf : NULL;
+	eo->set_nice = ex->platform.has_nice;
+	eo->nice = ex->platform.nice;
+}
+
 int pexec_build(struct pexec_spec *p, const struct experiment *ex, const struct vm_conf *vm,
 		const struct bench_conf *b, long iterations, int profile, struct kerr *e)
 {
 	memset(p, 0, sizeof(*p));
 	p->vm = vm;
 	p->bench = b;
-	p->key = xasprintf("%s:%s:%s", b->name, vm->name, vm->variant);
-	p->whole = vm->pl && vm->pl->whole_process;
-	if (iterations <= 0)
-		iterations = config_iterations(ex, vm);
-	if (p->whole)
-		iterations = 1;
-	p->bench_dir = xasprintf("%s/%s/%s", ex->benchmarks_dir, b->name, vm->language);
-	const char *entry = vm->pl ? vm->pl->entry : vm->entry;
-	p->entry_path = entry ? path_join(p->bench_dir, entry) : NULL;
-	p->plugin_dir = xasprintf("%s/plugins/%s", kiln_datadir(), vm->pl ? vm->pl->name : vm->name);
-	struct plugin_ctx *pc = &p->pc;
-	pc->vm = vm;
-	pc->bench = b;
-	pc->vm_path = vm->resolved;
-	pc->bench_dir = p->bench_dir;
-	pc->entry_path = p->entry_path;
-	pc->plugin_dir = p->plugin_dir;
-	pc->libexec_dir = kiln_libexecdir();
-	pc->param = b->param;
-	pc->iterations = iterations;
-	pc->instrument = vm->instrument;
-	pc->profile = profile;
+	pexec_key_init(&p->k, ex, vm, b, iterations, profile);
+	struct plugin_ctx *pc = &p->k.pc;
 	if (vm->pl && vm->pl->prepare && vm->pl->prepare(pc, e) < 0)
-		return kerr_wrap(e, "preparing %s", p->key);
-	if (!p->whole) {
+		return kerr_wrap(e, "preparing %s", p->k.key);
+	if (!p->k.whole) {
 		char tmpl[] = "/tmp/kiln-instr.XXXXXX";
 		if (!mkdtemp(tmpl))
 			return kerr_set(e, "mkdtemp: %s", strerror(errno));
 		p->instr_dir = xstrdup(tmpl);
 		pc->instr_dir = p->instr_dir;
 	}
-
-	const char *path = getenv("PATH");
-	sv_setenv(&p->env, "PATH", path ? path : "/usr/local/bin:/usr/bin:/bin");
-	for (size_t i = 0; i < vm->env.n; i++) {
-		char *eq = strchr(vm->env.v[i], '=');
-		char *name = xstrndup(vm->env.v[i], (size_t)(eq - vm->env.v[i]));
-		sv_setenv(&p->env, name, eq + 1);
-		free(name);
-	}
-	char buf[64];
-	sv_setenv(&p->env, "KILN_BENCHMARK", b->name);
-	sv_setenv(&p->env, "KILN_VM", vm->name);
-	sv_setenv(&p->env, "KILN_VARIANT", vm->variant);
-	sv_setenv(&p->env, "KILN_KEY", p->key);
-	sv_setenv(&p->env, "KILN_PEXEC", "0");
-	snprintf(buf, sizeof(buf), "%ld", iterations);
-	sv_setenv(&p->env, "KILN_ITERATIONS", buf);
-	sv_setenv(&p->env, "KILN_PARAM", b->param);
-	if (p->instr_dir)
-		sv_setenv(&p->env, "KILN_INSTR_DIR", p->instr_dir);
-	if (!p->whole)
-		sv_setenv(&p->env, "KILN_RESULT_FD", "3");
-	char *lk = path_join(kiln_libexecdir(), "libkiln.so");
-	if (!file_exists(lk)) {
-		free(lk);
-		lk = xasprintf("%s/../lib/libkiln.so.1", kiln_libexecdir());
-	}
-	if (file_exists(lk)) {
-		p->libkiln = lk;
-		sv_setenv(&p->env, "KILN_LIBKILN", lk);
-	} else {
-		free(lk);
-	}
-	if (ex->platform.counters.n) {
-		struct strbuf c = STRBUF_INIT;
-		for (size_t i = 0; i < ex->platform.counters.n; i++)
-			sb_addf(&c, "%s%s", i ? "," : "", ex->platform.counters.v[i]);
-		sv_setenv(&p->env, "KILN_COUNTERS", c.buf);
-		sb_release(&c);
-	}
+	pexec_env(ex, &p->k, "0", p->instr_dir, &p->env);
 	if (plugin_build(pc, "0", &p->argv, &p->env, e) < 0)
-		return kerr_wrap(e, "%s", p->key);
-
-	struct exec_opts *eo = &p->eo;
-	eo->timeout_s = ex->limits.timeout_s;
-	eo->capture_bytes = (size_t)ex->limits.output_kb * 1024;
-	eo->result_fd = p->whole ? 0 : 3;
-	eo->rlimit_as_mb = ex->limits.heap_mb;
-	eo->rlimit_stack_mb = ex->limits.stack_mb;
-	eo->aslr = ex->platform.aslr == ASLR_OFF ? 0 : ex->platform.aslr == ASLR_ON ? 1 : -1;
-	for (size_t i = 0; i < ex->platform.pin_cpus.n; i++)
-		sb_addf(&p->cpus, "%s%s", i ? "," : "", ex->platform.pin_cpus.v[i]);
-	eo->cpus = p->cpus.len ? p->cpus.buf : NULL;
-	eo->set_nice = ex->platform.has_nice;
-	eo->nice = ex->platform.nice;
+		return kerr_wrap(e, "%s", p->k.key);
+	pexec_opts(ex, &p->k, &p->cpus, &p->eo);
 	pexec_refresh(p);
 	return 0;
 }
@@ -166,11 +203,7 @@ void pexec_release(struct pexec_spec *p)
 	if (p->instr_dir)
 		rm_rf(p->instr_dir);
 	free(p->instr_dir);
-	free(p->key);
-	free(p->bench_dir);
-	free(p->entry_path);
-	free(p->plugin_dir);
-	free(p->libkiln);
+	pexec_key_release(&p->k);
 	sv_clear(&p->argv);
 	sv_clear(&p->env);
 	sb_release(&p->cpus);

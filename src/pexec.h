@@ -1,11 +1,12 @@
 /*
- * pexec.h - one pexec of a key built exactly as `kiln run` builds it, for
- * the commands that run a single pexec outside a schedule (`kiln profile`,
- * `kiln stat`): the key looked up in the config, the plugin's preparation,
- * its argv and environment (the KILN_* protocol variables, the VM's env, the
- * plugin's own variables) and the exec_opts (limits, ASLR, pinning, nice).
- *
- * The caller may wrap argv (perf record ... -- ARGV) before exec_run().
+ * pexec.h - how one pexec of a key is built: the one place that knows it.
+ * run.c uses the pieces for every pexec of a schedule (pexec_key_init once
+ * per key, pexec_env and pexec_opts per pexec); `kiln profile` and
+ * `kiln stat` use pexec_build, which puts them together for a single pexec
+ * outside a schedule: the key looked up in the config, the plugin's
+ * preparation, argv and environment (the KILN_* protocol variables, the
+ * VM's env, the plugin's own variables) and the exec_opts (limits, ASLR,
+ * pinning, nice).  The caller may wrap argv (perf record ... -- ARGV).
  */
 #ifndef KILN_PEXEC_H
 #define KILN_PEXEC_H
@@ -15,13 +16,33 @@
 #include "plugin.h"
 #include "util.h"
 
+/* what every pexec of a key shares: its paths and the plugin's context */
+struct pexec_key {
+	struct plugin_ctx pc;    /* instr_dir is set per pexec */
+	char *key;               /* bench:vm:variant */
+	char *bench_dir, *entry_path, *plugin_dir;
+	int whole;               /* whole-process plugin: no result stream, no instr dir */
+};
+void pexec_key_init(struct pexec_key *k, const struct experiment *ex, const struct vm_conf *vm,
+		    const struct bench_conf *b, long iterations, int profile);
+void pexec_key_release(struct pexec_key *k);
+/*
+ * The environment of one pexec: PATH, the VM's env, the KILN_* protocol
+ * variables (label is KILN_PEXEC; instr_dir may be NULL), KILN_LIBKILN and
+ * KILN_COUNTERS.  The plugin adds its own in plugin_build().
+ */
+void pexec_env(const struct experiment *ex, const struct pexec_key *k, const char *label,
+	       const char *instr_dir, struct strvec *env);
+/* limits, ASLR, pinning (the CPU list is kept in cpus), nice and the result fd */
+void pexec_opts(const struct experiment *ex, const struct pexec_key *k, struct strbuf *cpus,
+		struct exec_opts *eo);
+/* libkiln.so for runners' FFI (KILN_LIBKILN), NULL when not installed */
+const char *pexec_libkiln(void);
+
 struct pexec_spec {
 	const struct vm_conf *vm;
 	const struct bench_conf *bench;
-	char *key;               /* bench:vm:variant */
-	int whole;               /* whole-process plugin: no result stream */
-	struct plugin_ctx pc;
-	char *bench_dir, *entry_path, *plugin_dir, *libkiln;
+	struct pexec_key k;
 	char *instr_dir;         /* a fresh KILN_INSTR_DIR (removed by pexec_release) */
 	struct strvec argv, env;
 	struct strbuf cpus;

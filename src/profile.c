@@ -944,24 +944,24 @@ int profile_run(const struct profile_opts *o, struct kerr *e)
 	px.eo.on_stream = prof_stream_cb;
 	px.eo.stream_ctx = &ps_in;
 	if (!o->json)
-		kiln_note("profiling %s (%ld iterations, %s) into %s", px.key, px.pc.iterations, event, dir);
+		kiln_note("profiling %s (%ld iterations, %s) into %s", px.k.key, px.k.pc.iterations, event, dir);
 	if (exec_run(&px.eo, &res, e) < 0)
 		goto out;
 	have_res = 1;
 	if (!res.exited || res.status) {
-		kerr_set(e, "%s under perf %s %d:\n%s%s", px.key, res.exited ? "exited with status" : "killed by signal",
+		kerr_set(e, "%s under perf %s %d:\n%s%s", px.k.key, res.exited ? "exited with status" : "killed by signal",
 			 res.exited ? res.status : res.signal, sb_str(&res.err), sb_str(&res.out));
 		goto out;
 	}
 	if (!(res.personality >= 0 && (res.personality & 0x0040000)))
 		kiln_warn("the child's personality (%#x) does not show ADDR_NO_RANDOMIZE", res.personality);
-	if (px.whole) {
+	if (px.k.whole) {
 		/* one process, one iteration: the whole run */
 		ps_in.it = xmalloc(sizeof(*ps_in.it));
 		ps_in.it[0] = (struct prof_iter){ res.start_ns, res.end_ns, res.end_ns - res.start_ns };
 		ps_in.n = 1;
-	} else if ((long)ps_in.n != px.pc.iterations) {
-		kiln_warn("the result stream had %zu of %ld iterations", ps_in.n, px.pc.iterations);
+	} else if ((long)ps_in.n != px.k.pc.iterations) {
+		kiln_warn("the result stream had %zu of %ld iterations", ps_in.n, px.k.pc.iterations);
 	}
 
 	/* the samples */
@@ -1040,7 +1040,7 @@ int profile_run(const struct profile_opts *o, struct kerr *e)
 		}
 	}
 	struct prof_input in = {
-		.key = px.key, .event = event, .pid = pid, .ps = &ps, .iters = ps_in.it, .niters = ps_in.n,
+		.key = px.k.key, .event = event, .pid = pid, .ps = &ps, .iters = ps_in.it, .niters = ps_in.n,
 		.split = split, .split_how = how.buf, .vm = { vm->pl ? vm->pl->name : vm->plugin, vm->resolved },
 		.top = o->top,
 	};
@@ -1052,7 +1052,7 @@ int profile_run(const struct profile_opts *o, struct kerr *e)
 	json_object_set_new(rep, "windows_moved", json_integer((json_int_t)moved));
 	char ts[32];
 	iso_time(wall_ns(), ts, sizeof(ts));
-	char *id = xasprintf("%s@%s#%d", px.key, ts, pid);
+	char *id = xasprintf("%s@%s#%d", px.k.key, ts, pid);
 	json_object_set_new(rep, "id", json_string(id));
 	json_object_set_new(rep, "time", json_string(ts));
 

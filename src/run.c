@@ -27,6 +27,7 @@
 #include "cmd.h"
 #include "config.h"
 #include "exec.h"
+#include "pexec.h"
 #include "platform.h"
 #include "plugin.h"
 #include "record.h"
@@ -130,7 +131,6 @@ struct run_state {
 	struct store *st;
 	const struct run_opts *o;
 	struct progress prog;
-	const char *libkiln;
 	size_t failed, tainted;
 	struct platform plat;
 	int plat_open;
@@ -159,39 +159,6 @@ static const struct bench_conf *find_bench(const struct experiment *ex, const ch
 		if (!strcmp(ex->benchs[i].name, name))
 			return &ex->benchs[i];
 	return NULL;
-}
-
-/* paths and names shared by every pexec of a key */
-struct keyctx {
-	struct plugin_ctx pc;
-	char *bench_dir, *entry_path, *plugin_dir;
-};
-
-static void keyctx_init(struct keyctx *k, const struct experiment *ex, const struct vm_conf *vm,
-			const struct bench_conf *b, long iterations)
-{
-	memset(k, 0, sizeof(*k));
-	k->bench_dir = xasprintf("%s/%s/%s", ex->benchmarks_dir, b->name, vm->language);
-	const char *entry = vm->pl ? vm->pl->entry : vm->entry;
-	k->entry_path = entry ? path_join(k->bench_dir, entry) : NULL;
-	k->plugin_dir = xasprintf("%s/plugins/%s", kiln_datadir(), vm->pl ? vm->pl->name : vm->name);
-	k->pc.vm = vm;
-	k->pc.bench = b;
-	k->pc.vm_path = vm->resolved;
-	k->pc.bench_dir = k->bench_dir;
-	k->pc.entry_path = k->entry_path;
-	k->pc.plugin_dir = k->plugin_dir;
-	k->pc.libexec_dir = kiln_libexecdir();
-	k->pc.param = b->param;
-	k->pc.iterations = iterations;
-	k->pc.instrument = vm->instrument;
-}
-
-static void keyctx_release(struct keyctx *k)
-{
-	free(k->bench_dir);
-	free(k->entry_path);
-	free(k->plugin_dir);
 }
 
 /* run one argv list of pre/post commands (flattened, "" separated) */
@@ -237,7 +204,7 @@ static int cmp_names(const void *a, const void *b)
  * the plugin's own files, a stats dump (stderr or file), an external parser.
  * The first error is kept in instr_err; records parsed before it stand.
  */
-static void collect_instr(const struct keyctx *k, const char *label, const char *dir,
+static void collect_instr(const struct pexec_key *k, const char *label, const char *dir,
 			  const struct exec_result *res, struct rec_list *recs, struct strbuf *instr_err)
 {
 	const struct vm_conf *vm = k->pc.vm;
@@ -342,32 +309,23 @@ static void pexec_env_hash(const struct strvec *env, const char *instr, const st
 	sv_clear(&norm);
 }
 
-static int run_one(struct run_state *rs, const struct sched_item *it, struct keyctx *k, struct kerr *e)
+static int run_one(struct run_state *rs, const struct sched_item *it, struct pexec_key *k, struct kerr *e)
 {
 	const struct experiment *ex = rs->ex;
-	const struct sched_key *key = &rs->sc->keys[it->key];
-	const struct vm_conf *vm = k->pc.vm;
-	int whole = vm->pl && vm->pl->whole_process;
+	int whole = k->whole;
 	char label[32];
 	schedule_pexec_label(it->num, rs->sc->pexecs, label, sizeof(label));
-	char *keyname = schedule_key_name(key);
+	const char *keyname = k->key;
 	int outcome = ONE_FATAL;
 
-	if (store_mark_running(rs->st, it->id, e) < 0) {
-		free(keyname);
+	if (store_mark_running(rs->st, it->id, e) < 0 || run_hooks(&ex->pre_exec, "pre_execution", e) < 0)
 		return ONE_FATAL;
-	}
-	if (run_hooks(&ex->pre_exec, "pre_execution", e) < 0) {
-		free(keyname);
-		return ONE_FATAL;
-	}
 	char tmpl[] = "/tmp/kiln-instr.XXXXXX";
 	char *instr = NULL;
 	if (!whole) {
 		instr = mkdtemp(tmpl);
 		if (!instr) {
 			kerr_set(e, "mkdtemp: %s", strerror(errno));
-			free(keyname);
 			return ONE_FATAL;
 		}
 	}
@@ -377,51 +335,20 @@ static int run_one(struct run_state *rs, const struct sched_item *it, struct key
 		if (instr && chown(instr, rs->user.uid, rs->user.gid) < 0) {
 			kerr_set(e, "chown %s: %s", instr, strerror(errno));
 			rm_rf(instr);
-			free(keyname);
 			return ONE_FATAL;
 		}
 		if (platform_user_fresh_home(&rs->user, e) < 0) {
 			if (instr)
 				rm_rf(instr);
-			free(keyname);
 			return ONE_FATAL;
 		}
 	}
 
 	struct strvec argv = STRVEC_INIT, env = STRVEC_INIT;
-	const char *path = getenv("PATH");
-	sv_setenv(&env, "PATH", path ? path : "/usr/local/bin:/usr/bin:/bin");
-	for (size_t i = 0; i < vm->env.n; i++) {
-		char *eq = strchr(vm->env.v[i], '=');
-		char *name = xstrndup(vm->env.v[i], (size_t)(eq - vm->env.v[i]));
-		sv_setenv(&env, name, eq + 1);
-		free(name);
-	}
-	char buf[64];
-	sv_setenv(&env, "KILN_BENCHMARK", key->bench);
-	sv_setenv(&env, "KILN_VM", key->vm);
-	sv_setenv(&env, "KILN_VARIANT", key->variant);
-	sv_setenv(&env, "KILN_KEY", keyname);
-	sv_setenv(&env, "KILN_PEXEC", label);
-	snprintf(buf, sizeof(buf), "%ld", k->pc.iterations);
-	sv_setenv(&env, "KILN_ITERATIONS", buf);
-	sv_setenv(&env, "KILN_PARAM", k->pc.param);
-	if (instr)
-		sv_setenv(&env, "KILN_INSTR_DIR", instr);
-	if (!whole)
-		sv_setenv(&env, "KILN_RESULT_FD", "3");
-	if (rs->libkiln)
-		sv_setenv(&env, "KILN_LIBKILN", rs->libkiln);
+	pexec_env(ex, k, label, instr, &env);
 	if (rs->have_user) {
 		sv_setenv(&env, "HOME", rs->user.home);
 		sv_setenv(&env, "USER", rs->user.name);
-	}
-	if (ex->platform.counters.n) {
-		struct strbuf c = STRBUF_INIT;
-		for (size_t i = 0; i < ex->platform.counters.n; i++)
-			sb_addf(&c, "%s%s", i ? "," : "", ex->platform.counters.v[i]);
-		sv_setenv(&env, "KILN_COUNTERS", c.buf);
-		sb_release(&c);
 	}
 	if (plugin_build(&k->pc, label, &argv, &env, e) < 0) {
 		kerr_wrap(e, "%s", keyname);
@@ -432,22 +359,12 @@ static int run_one(struct run_state *rs, const struct sched_item *it, struct key
 	stream_init(&s, k->pc.iterations);
 	struct exec_opts eo;
 	memset(&eo, 0, sizeof(eo));
+	struct strbuf cpus = STRBUF_INIT;
+	pexec_opts(ex, k, &cpus, &eo);
 	eo.argv = sv_array(&argv);
 	eo.envp = sv_array(&env);
-	eo.timeout_s = ex->limits.timeout_s;
-	eo.capture_bytes = (size_t)ex->limits.output_kb * 1024;
-	eo.result_fd = whole ? 0 : 3;
 	eo.on_stream = result_stream_cb;
 	eo.stream_ctx = &s;
-	eo.rlimit_as_mb = ex->limits.heap_mb;
-	eo.rlimit_stack_mb = ex->limits.stack_mb;
-	eo.aslr = ex->platform.aslr == ASLR_OFF ? 0 : ex->platform.aslr == ASLR_ON ? 1 : -1;
-	struct strbuf cpus = STRBUF_INIT;
-	for (size_t i = 0; i < ex->platform.pin_cpus.n; i++)
-		sb_addf(&cpus, "%s%s", i ? "," : "", ex->platform.pin_cpus.v[i]);
-	eo.cpus = cpus.len ? cpus.buf : NULL;
-	eo.set_nice = ex->platform.has_nice;
-	eo.nice = ex->platform.nice;
 	eo.cwd = rs->cwd;
 	if (rs->have_user) {
 		eo.set_user = 1;
@@ -634,7 +551,6 @@ out:
 		rm_rf(instr);
 	sv_clear(&argv);
 	sv_clear(&env);
-	free(keyname);
 	return outcome;
 }
 
@@ -881,7 +797,7 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 	struct store *st = NULL;
 	struct schedule sc;
 	memset(&sc, 0, sizeof(sc));
-	struct keyctx *kc = NULL;
+	struct pexec_key *kc = NULL;
 	char *results = NULL;
 	int forced = 0;
 	long ran = 0;
@@ -991,7 +907,7 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 			code = KEXIT_CONFIG;
 			goto out;
 		}
-		keyctx_init(&kc[k], &ex, vm, b, sc.keys[k].iterations);
+		pexec_key_init(&kc[k], &ex, vm, b, sc.keys[k].iterations, 0);
 		if (vm->pl && vm->pl->prepare && vm->pl->prepare(&kc[k].pc, e) < 0) {
 			kerr_wrap(e, "preparing %s:%s", b->name, vm->name);
 			code = e->code;
@@ -1031,12 +947,6 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 	rs.prog.tty = isatty(2);
 	rs.prog.quiet = o->quiet;
 	rs.prog.total = sc.n;
-	char *lk = path_join(kiln_libexecdir(), "libkiln.so");
-	if (!file_exists(lk)) {
-		free(lk);
-		lk = xasprintf("%s/../lib/libkiln.so.1", kiln_libexecdir());
-	}
-	rs.libkiln = file_exists(lk) ? lk : NULL;
 	for (size_t i = 0; i < sc.n; i++)
 		if (sc.items[i].status != PX_PENDING && sc.items[i].status != PX_RUNNING)
 			rs.prog.done_before++;
@@ -1076,7 +986,6 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 finish:
 	run_release_machine(&rs, tuned);
 	progress_end(&rs.prog);
-	free(lk);
 	if (code == KEXIT_OK) {
 		size_t pending = 0;
 		for (size_t i = 0; i < sc.n; i++)
@@ -1117,7 +1026,7 @@ out:
 	free(rs.cwd);
 	if (kc)
 		for (size_t k = 0; k < sc.nkeys; k++)
-			keyctx_release(&kc[k]);
+			pexec_key_release(&kc[k]);
 	free(kc);
 	schedule_free(&sc);
 	store_close(st);

@@ -359,6 +359,8 @@ int read_file(const char *path, struct strbuf *out, struct kerr *e)
 	if (fd < 0)
 		return kerr_setc(e, KEXIT_CONFIG, "%s: %s", path, strerror(errno));
 	sb_reset(out);
+	sb_grow(out, 65536);
+	out->buf[out->len] = '\0'; /* an empty file is "" too */
 	for (;;) {
 		sb_grow(out, 65536);
 		ssize_t r = read(fd, out->buf + out->len, out->alloc - out->len - 1);

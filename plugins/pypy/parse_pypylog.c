@@ -117,7 +117,6 @@ struct pypylog {
 	uint64_t tot_ticks[NCAT], tot_count[NCAT];
 };
 
-static void timestamp_init(void);
 static void name_masks_init(void);
 
 /* character classes: hex digit values (16 = not hex) and section-name bytes */
@@ -136,7 +135,6 @@ static void pl_tables(void)
 		hexval[c] = (unsigned char)(c - '0');
 	for (int c = 'a'; c <= 'f'; c++)
 		hexval[c] = hexval[c - 'a' + 'A'] = (unsigned char)(c - 'a' + 10);
-	timestamp_init();
 	name_masks_init();
 	done = 1;
 }
@@ -484,10 +482,6 @@ static inline long name_find(const struct pypylog *p, const unsigned char *s, si
 }
 
 #ifdef PL_SIMD
-
-/* first_n[n]: n bytes of 0xff, then zeros */
-static unsigned char first_n[17][16];
-
 /*
  * The timestamp at d: 1 to 15 lowercase hex digits and ']'.  Its length,
  * or 0 when it is not one; all sixteen bytes are looked at at once: find
@@ -506,13 +500,19 @@ static inline size_t timestamp(const unsigned char *d, uint64_t *out)
 				     _mm_add_epi8(c, _mm_set1_epi8((char)(0x80 - '0'))));
 	__m128i low = _mm_cmpgt_epi8(_mm_set1_epi8((char)(-128 + 6)),
 				     _mm_add_epi8(c, _mm_set1_epi8((char)(0x80 - 'a'))));
-	unsigned ok = (unsigned)_mm_movemask_epi8(_mm_or_si128(dig, low));
+	__m128i hex = _mm_or_si128(dig, low);
+	unsigned ok = (unsigned)_mm_movemask_epi8(hex);
 	unsigned want = (1u << n) - 1;
 	if (!n || (ok & want) != want)
 		return 0;
+	/*
+	 * Digit values, 0 for bytes that are not hex digits, so that every
+	 * pair packs without carry; whatever follows ']' lands in nibbles
+	 * that the final shift drops.
+	 */
 	__m128i v = _mm_sub_epi8(c, _mm_set1_epi8('0'));
 	v = _mm_sub_epi8(v, _mm_and_si128(low, _mm_set1_epi8('a' - '0' - 10)));
-	v = _mm_and_si128(v, _mm_loadu_si128((const __m128i *)(const void *)first_n[n]));
+	v = _mm_and_si128(v, hex);
 	__m128i pairs = _mm_or_si128(_mm_slli_epi16(_mm_and_si128(v, _mm_set1_epi16(0x00ff)), 4),
 				     _mm_srli_epi16(v, 8));
 	uint64_t x = (uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(pairs, pairs));
@@ -520,12 +520,6 @@ static inline size_t timestamp(const unsigned char *d, uint64_t *out)
 	return n;
 }
 
-static void timestamp_init(void)
-{
-	for (int n = 0; n <= 16; n++)
-		for (int i = 0; i < 16; i++)
-			first_n[n][i] = i < n ? 0xff : 0;
-}
 #else
 /* high bit set in each byte c with lo < c < hi (exact for every byte, hi <= 128) */
 static inline uint64_t between(uint64_t x, unsigned lo, unsigned hi)
@@ -586,9 +580,6 @@ static inline size_t timestamp(const unsigned char *d, uint64_t *out)
 	return n;
 }
 
-static void timestamp_init(void)
-{
-}
 #endif
 
 /*
