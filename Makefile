@@ -54,7 +54,7 @@ RUNNER_C := $(O)/kiln-runner-c
 .PHONY: all test test-unit test-e2e test-asan test-valgrind demo install uninstall clean fuzz bench deps java
 all: $(KILN) $(O)/libkiln.a $(O)/libkiln.so $(RUNNER_C) $(BENCH_SO) $(LUA_CLOCK) $(HELPERS) java
 
-$(O)/obj/%.o: %.c $(wildcard src/*.h include/*.h)
+$(O)/obj/%.o: %.c $(wildcard src/*.h include/*.h plugins/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 

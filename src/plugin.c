@@ -83,3 +83,22 @@ int plugin_build(const struct plugin_ctx *c, const char *pexec_label, struct str
 		return kerr_setc(e, KEXIT_CONFIG, "vms.%s.runner: empty", c->vm->name);
 	return 0;
 }
+
+int plugin_build_script(const struct plugin_ctx *c, const char *runner, const char *const *profile_flags,
+			struct strvec *argv, struct strvec *env, struct kerr *e)
+{
+	if (!c->vm_path || !c->plugin_dir || !c->entry_path)
+		return kerr_set(e, "%s: missing VM, plugin or benchmark path", c->vm && c->vm->pl ? c->vm->pl->name : "?");
+	sv_push(argv, c->vm_path);
+	if (c->profile && profile_flags)
+		for (size_t i = 0; profile_flags[i]; i++)
+			sv_push(argv, profile_flags[i]);
+	if (c->vm)
+		for (size_t i = 0; i < c->vm->args.n; i++)
+			sv_push(argv, c->vm->args.v[i]);
+	sv_pushf(argv, "%s/%s", c->plugin_dir, runner);
+	sv_push(argv, c->entry_path);
+	if (c->instrument)
+		sv_setenv(env, "KILN_INSTRUMENT", "1");
+	return 0;
+}

@@ -70,6 +70,14 @@ const struct kiln_plugin *plugin_find(const char *name);
  */
 int plugin_build(const struct plugin_ctx *c, const char *pexec_label, struct strvec *argv,
 		 struct strvec *env, struct kerr *e);
+/*
+ * The usual runner command of a VM plugin: the VM, its switches for
+ * profiling (`profile_flags`, NULL-terminated, used when c->profile), the
+ * VM's configured args, the runner `runner` from the plugin's folder, and
+ * the benchmark's entry file; KILN_INSTRUMENT=1 when instrumenting.
+ */
+int plugin_build_script(const struct plugin_ctx *c, const char *runner, const char *const *profile_flags,
+			struct strvec *argv, struct strvec *env, struct kerr *e);
 /* substitute the same placeholders in one template word */
 void plugin_subst(const struct plugin_ctx *c, const char *pexec_label, const char *tmpl, struct strbuf *out);
 /* the table, NULL-terminated */

@@ -16,6 +16,7 @@
 #include <dirent.h>
 #include <malloc.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -138,6 +139,7 @@ struct run_state {
 	int have_user;
 	char (*env_hash)[65];    /* per key: the first pexec's env hash */
 	char *cwd;               /* runners start in the config's folder */
+	const char *results;     /* the results file */
 };
 
 static int result_stream_cb(void *ctx, const char *data, size_t n)
@@ -229,7 +231,8 @@ static void collect_instr(const struct pexec_key *k, const char *label, const ch
 			r = rec_parse_jsonl_file(path, &sink, &e);
 		else if (vm->pl && vm->pl->parse && vm->pl->parse_glob && star_match(vm->pl->parse_glob, name))
 			r = vm->pl->parse(path, &sink, &e);
-		else if (vm->stats_from && !strcmp(vm->stats_from, "file") && star_match("stats*", name))
+		else if (vm->stats_from && !strcmp(vm->stats_from, "file") && plugin_find("stats") &&
+			 star_match(plugin_find("stats")->parse_glob, name))
 			r = parse_with("stats", path, &sink, &e);
 		else
 			tried = 0;
@@ -273,6 +276,44 @@ static void collect_instr(const struct pexec_key *k, const char *label, const ch
 		sv_clear(&argv);
 	}
 	kerr_release(&e);
+}
+
+/*
+ * keep_log: what the VM wrote into the instrumentation folder survives the
+ * pexec, zstd-compressed, in <results>.logs/<key>/<pexec>/ (the records
+ * parsed from it are in the results either way).  A failure only warns:
+ * the measurements matter more than the raw log.
+ */
+static void keep_logs(const struct run_state *rs, const struct pexec_key *k, const char *label, const char *instr)
+{
+	char *dest = xasprintf("%s.logs/%s/%s", rs->results, k->key, label);
+	struct kerr e = KERR_INIT;
+	DIR *d = opendir(instr);
+	if (!d || mkdir_p(dest, 0755) < 0) {
+		kiln_warn("keep_log: cannot keep the logs of %s pexec %s in %s", k->key, label, dest);
+		goto out;
+	}
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || star_match("*.zst", de->d_name))
+			continue;
+		char *src = path_join(instr, de->d_name);
+		struct stat stt;
+		/* small files (calibration, records) stay readable as they are */
+		int small = stat(src, &stt) == 0 && stt.st_size < 4096;
+		char *zsrc = small ? xstrdup(src) : xasprintf("%s.zst", src);
+		char *to = xasprintf("%s/%s%s", dest, de->d_name, small ? "" : ".zst");
+		if ((!small && zstd_compress_file(src, &e) < 0) || rename(zsrc, to) < 0)
+			kiln_warn("keep_log: %s: %s", src, e.msg.len ? e.msg.buf : strerror(errno));
+		free(src);
+		free(zsrc);
+		free(to);
+	}
+out:
+	if (d)
+		closedir(d);
+	kerr_release(&e);
+	free(dest);
 }
 
 static void add_scalar(struct rec_list *l, const char *name, double v, const char *unit)
@@ -464,6 +505,8 @@ static int run_one(struct run_state *rs, const struct sched_item *it, struct pex
 			sb_addf(&unavail, "%s%s", u ? "," : "", s.unavailable.v[u]);
 		pr.unavailable = unavail.buf;
 		collect_instr(k, label, instr, &res, &recs, &instr_err);
+		if (k->pc.vm->keep_log)
+			keep_logs(rs, k, label, instr);
 	} else {
 		one_wall = res.end_ns - res.start_ns;
 		if (xr == 0 && !res.timed_out) {
@@ -955,6 +998,7 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 	install_signals();
 	rs.env_hash = xcalloc(sc.nkeys, sizeof(*rs.env_hash));
 	rs.cwd = path_dirname(ex.path);
+	rs.results = results;
 	json_t *tuned = NULL;
 	if (run_prepare_machine(&rs, config, results, &tuned, e) < 0) {
 		code = e->code ? e->code : KEXIT_FAIL;

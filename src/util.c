@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <zstd.h>
 
 static KILN_NORETURN void oom(size_t n)
 {
@@ -587,4 +588,85 @@ char *find_in_path(const char *name)
 void hash_hex(const void *data, size_t n, char out[65])
 {
 	SHA256Data(data, n, out);
+}
+
+/* used by keep_log (run.c) and the pypy plugin's tests */
+int zstd_compress_file(const char *path, struct kerr *e)
+{
+	char *out = xasprintf("%s.zst", path);
+	char *tmp = xasprintf("%s.zst.tmp", path);
+	int in = -1, fo = -1, r = -1;
+	ZSTD_CCtx *c = ZSTD_createCCtx();
+	size_t incap = ZSTD_CStreamInSize(), outcap = ZSTD_CStreamOutSize();
+	char *ib = xmalloc(incap), *ob = xmalloc(outcap);
+	ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, 3);
+	ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+
+	in = open(path, O_RDONLY | O_CLOEXEC);
+	if (in < 0) {
+		kerr_set(e, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	fo = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fo < 0) {
+		kerr_set(e, "%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	for (;;) {
+		ssize_t n = read(in, ib, incap);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			kerr_set(e, "%s: %s", path, strerror(errno));
+			goto out;
+		}
+		ZSTD_EndDirective mode = n == 0 ? ZSTD_e_end : ZSTD_e_continue;
+		ZSTD_inBuffer zi = { ib, (size_t)n, 0 };
+		size_t left;
+		do {
+			ZSTD_outBuffer zo = { ob, outcap, 0 };
+			left = ZSTD_compressStream2(c, &zo, &zi, mode);
+			if (ZSTD_isError(left)) {
+				kerr_set(e, "%s: zstd: %s", path, ZSTD_getErrorName(left));
+				goto out;
+			}
+			for (size_t w = 0; w < zo.pos;) {
+				ssize_t k = write(fo, ob + w, zo.pos - w);
+				if (k < 0 && errno == EINTR)
+					continue;
+				if (k < 0) {
+					kerr_set(e, "%s: %s", tmp, strerror(errno));
+					goto out;
+				}
+				w += (size_t)k;
+			}
+		} while (mode == ZSTD_e_end ? left != 0 : zi.pos < zi.size);
+		if (n == 0)
+			break;
+	}
+	if (fsync(fo) < 0 || close(fo) < 0) {
+		fo = -1;
+		kerr_set(e, "%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	fo = -1;
+	if (rename(tmp, out) < 0) {
+		kerr_set(e, "%s: %s", out, strerror(errno));
+		goto out;
+	}
+	unlink(path);
+	r = 0;
+out:
+	if (in >= 0)
+		close(in);
+	if (fo >= 0)
+		close(fo);
+	if (r < 0)
+		unlink(tmp);
+	ZSTD_freeCCtx(c);
+	free(ib);
+	free(ob);
+	free(tmp);
+	free(out);
+	return r;
 }

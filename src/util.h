@@ -110,6 +110,9 @@ int parse_double(const char *s, double *out);
 /* glob-style match with '*' only (used for skip patterns) */
 int star_match(const char *pat, const char *s);
 
+/* compress PATH to PATH.zst (streaming, level 3, with checksum), then remove PATH */
+int zstd_compress_file(const char *path, struct kerr *e);
+
 /* directory helpers */
 int mkdir_p(const char *path, int mode);
 int rm_rf(const char *path);

@@ -13,17 +13,7 @@
 static int luajit_build(const struct plugin_ctx *c, struct strvec *argv, struct strvec *env,
 			struct kerr *e)
 {
-	if (!c->vm_path || !c->plugin_dir || !c->entry_path)
-		return kerr_set(e, "luajit: missing VM, plugin or benchmark path");
-	sv_push(argv, c->vm_path);
-	if (c->vm)
-		for (size_t i = 0; i < c->vm->args.n; i++)
-			sv_push(argv, c->vm->args.v[i]);
-	sv_pushf(argv, "%s/runner.lua", c->plugin_dir);
-	sv_push(argv, c->entry_path);
-	if (c->instrument)
-		sv_setenv(env, "KILN_INSTRUMENT", "1");
-	return 0;
+	return plugin_build_script(c, "runner.lua", NULL, argv, env, e);
 }
 
 const struct kiln_plugin plugin_luajit = {

@@ -15,22 +15,9 @@
 static int node_build(const struct plugin_ctx *c, struct strvec *argv, struct strvec *env,
 		      struct kerr *e)
 {
-	if (!c->vm_path || !c->plugin_dir || !c->entry_path)
-		return kerr_set(e, "node: missing VM, plugin or benchmark path");
-	sv_push(argv, c->vm_path);
-	if (c->profile) {
-		sv_push(argv, "--perf-basic-prof");
-		sv_push(argv, "--perf-prof");
-		sv_push(argv, "--interpreted-frames-native-stack");
-	}
-	if (c->vm)
-		for (size_t i = 0; i < c->vm->args.n; i++)
-			sv_push(argv, c->vm->args.v[i]);
-	sv_pushf(argv, "%s/runner.js", c->plugin_dir);
-	sv_push(argv, c->entry_path);
-	if (c->instrument)
-		sv_setenv(env, "KILN_INSTRUMENT", "1");
-	return 0;
+	static const char *const prof[] = { "--perf-basic-prof", "--perf-prof", "--interpreted-frames-native-stack",
+					    NULL };
+	return plugin_build_script(c, "runner.js", prof, argv, env, e);
 }
 
 const struct kiln_plugin plugin_node = {

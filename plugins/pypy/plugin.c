@@ -21,19 +21,12 @@
 static int pypy_build(const struct plugin_ctx *c, struct strvec *argv, struct strvec *env,
 		      struct kerr *e)
 {
-	if (!c->vm_path || !c->plugin_dir || !c->entry_path)
-		return kerr_set(e, "pypy: missing VM, plugin or benchmark path");
-	sv_push(argv, c->vm_path);
-	if (c->vm)
-		for (size_t i = 0; i < c->vm->args.n; i++)
-			sv_push(argv, c->vm->args.v[i]);
-	sv_pushf(argv, "%s/runner.py", c->plugin_dir);
-	sv_push(argv, c->entry_path);
+	if (plugin_build_script(c, "runner.py", NULL, argv, env, e) < 0)
+		return -1;
 	if (c->instrument && c->instr_dir) {
 		char *log = xasprintf("+%s/pypylog", c->instr_dir);
 		sv_setenv(env, "PYPYLOG", log);
 		free(log);
-		sv_setenv(env, "KILN_INSTRUMENT", "1");
 	}
 	return 0;
 }

@@ -35,21 +35,10 @@ static int has_perf_trampoline(const char *python)
 static int python_build(const struct plugin_ctx *c, struct strvec *argv, struct strvec *env,
 			struct kerr *e)
 {
-	if (!c->vm_path || !c->plugin_dir || !c->entry_path)
-		return kerr_set(e, "python: missing VM, plugin or benchmark path");
-	sv_push(argv, c->vm_path);
-	if (c->profile && has_perf_trampoline(c->vm_path)) {
-		sv_push(argv, "-X");
-		sv_push(argv, "perf");
-	}
-	if (c->vm)
-		for (size_t i = 0; i < c->vm->args.n; i++)
-			sv_push(argv, c->vm->args.v[i]);
-	sv_pushf(argv, "%s/runner.py", c->plugin_dir);
-	sv_push(argv, c->entry_path);
-	if (c->instrument)
-		sv_setenv(env, "KILN_INSTRUMENT", "1");
-	return 0;
+	static const char *const prof[] = { "-X", "perf", NULL };
+	/* -X perf exists from CPython 3.12 on */
+	return plugin_build_script(c, "runner.py", c->profile && has_perf_trampoline(c->vm_path) ? prof : NULL, argv,
+				   env, e);
 }
 
 const struct kiln_plugin plugin_python = {
