@@ -448,6 +448,7 @@ static void test_run_load(void **state)
 	struct platform_conf pc;
 	run_conf(&pc);
 	pc.temperature = CHECK_OFF;
+	pc.load = CHECK_WARN; /* off by default: opt in */
 	pc.load_max = 1.0;
 	struct platform p;
 	struct kerr e = KERR_INIT;
