@@ -33,6 +33,9 @@ LDFLAGS  += -fsanitize=address,undefined
 endif
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude -Isrc $(PKG_CFLAGS) \
 	-DKILN_PREFIX='"$(PREFIX)"'
+# libkiln as shipped (libkiln.a, libkiln.so) is never sanitized: VMs and
+# runners link it without a sanitizer runtime
+LIBKILN_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(OPT) -g -Iinclude
 
 SRC      := $(wildcard src/*.c)
 LIB_SRC  := $(wildcard lib/*.c)
@@ -60,7 +63,7 @@ $(O)/obj/%.o: %.c $(wildcard src/*.h include/*.h plugins/*/*.h)
 
 $(O)/pic/%.o: %.c include/kiln.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=default -c -o $@ $<
+	$(CC) $(LIBKILN_CFLAGS) -fPIC -fvisibility=default -c -o $@ $<
 
 $(O)/libkilncore.a: $(CORE_OBJ) $(LIB_OBJ)
 	@rm -f $@
@@ -69,15 +72,15 @@ $(O)/libkilncore.a: $(CORE_OBJ) $(LIB_OBJ)
 $(KILN): $(O)/obj/src/kiln.o $(O)/libkilncore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -ldl
 
-$(O)/libkiln.a: $(LIB_OBJ)
+$(O)/libkiln.a: $(LIB_PIC)
 	@rm -f $@
 	ar rcs $@ $^
 
 $(O)/libkiln.so: $(LIB_PIC)
-	$(CC) $(LDFLAGS) -shared -Wl,-soname,libkiln.so.1 -o $@ $^
+	$(CC) -shared -Wl,-soname,libkiln.so.1 -o $@ $^
 
 $(RUNNER_C): plugins/c/runner.c $(O)/libkiln.a
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libkiln.a -ldl
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libkiln.a -ldl -lpthread
 
 # C benchmarks: never sanitized (they are what is measured)
 benchmarks/%/c/bench.so: benchmarks/%/c/bench.c

@@ -740,8 +740,8 @@ static void yaml_error(const char *path, const char *diag, struct kerr *e)
 	kerr_setc(e, KEXIT_CONFIG, "%s: not valid YAML%s%s", path, *diag ? ": " : "", diag);
 }
 
-int config_parse(const char *path, const char *text, size_t len, const char *datadir,
-		 int check_vms, struct experiment *ex, struct kerr *e)
+static int parse_experiment(const char *path, const char *text, size_t len, const char *datadir,
+			    int check_vms, struct experiment *ex, struct kerr *e)
 {
 	memset(ex, 0, sizeof(*ex));
 	ex->path = abspath(path);
@@ -847,6 +847,15 @@ out:
 	fy_document_destroy(doc);
 	if (diag)
 		fy_diag_unref(diag);
+	return r;
+}
+
+int config_parse(const char *path, const char *text, size_t len, const char *datadir,
+		 int check_vms, struct experiment *ex, struct kerr *e)
+{
+	int r = parse_experiment(path, text, len, datadir, check_vms, ex, e);
+	if (r < 0)
+		config_free(ex); /* a failed parse leaves nothing to free */
 	return r;
 }
 

@@ -100,7 +100,8 @@ struct experiment {
  */
 int config_load(const char *path, const char *datadir, int check_vms,
 		struct experiment *ex, struct kerr *e);
-/* the same from text (fuzzing, tests); `path` names it in messages */
+/* the same from text (fuzzing, tests); `path` names it in messages.  On
+ * failure ex is left empty (config_free is harmless but not needed). */
 int config_parse(const char *path, const char *text, size_t len, const char *datadir,
 		 int check_vms, struct experiment *ex, struct kerr *e);
 void config_free(struct experiment *ex);
