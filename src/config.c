@@ -564,7 +564,7 @@ static int get_cmdlist(struct cfgctx *c, struct fy_node *n, struct pos p, const 
 
 static const char *const top_keys[] = { "name", "pexecs", "iterations", "seed", "results",
 					"benchmarks_dir", "vms", "benchmarks", "skip", "limits",
-					"pre_execution", "post_execution", "platform", NULL };
+					"pre_execution", "post_execution", "platform", "durability", NULL };
 
 struct toparg {
 	struct experiment *ex;
@@ -609,6 +609,18 @@ static int top_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp,
 		return get_strlist(c, v, kp, key, &ex->skip);
 	if (!strcmp(key, "limits"))
 		return walk_map(c, v, kp, key, limits_keys, limits_pair, &ex->limits);
+	if (!strcmp(key, "durability")) {
+		char *d = NULL;
+		int r = get_str(c, v, kp, key, &d);
+		if (!r && !strcmp(d, "power"))
+			ex->durable_power = 1;
+		else if (!r && !strcmp(d, "crash"))
+			ex->durable_power = 0;
+		else if (!r)
+			r = cerr(c, node_pos(v, kp), key, "expected power or crash, found '%s'", d);
+		free(d);
+		return r;
+	}
 	if (!strcmp(key, "pre_execution"))
 		return get_cmdlist(c, v, kp, key, &ex->pre_exec);
 	if (!strcmp(key, "post_execution"))
@@ -749,6 +761,7 @@ static int parse_experiment(const char *path, const char *text, size_t len, cons
 	hash_hex(text, len, ex->hash);
 	ex->pexecs = 1;
 	ex->iterations = 1;
+	ex->durable_power = 1;
 	ex->seed = 0;
 	ex->limits.output_kb = 64;
 	platform_conf_defaults(&ex->platform);

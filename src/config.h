@@ -91,6 +91,7 @@ struct experiment {
 	struct strvec skip;    /* bench:vm:variant patterns */
 	struct limits_conf limits;
 	struct strvec pre_exec, post_exec;
+	int durable_power;     /* durability: power (1, default) or crash (0) */
 	struct platform_conf platform;
 };
 

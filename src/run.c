@@ -895,7 +895,8 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 		free(shm);
 	}
 
-	if (store_open(results, 1, &st, e) < 0 || store_lock(st, e) < 0) {
+	if (store_open(results, 1, &st, e) < 0 || store_lock(st, e) < 0 ||
+	    store_set_durable(st, ex.durable_power, e) < 0) {
 		code = e->code;
 		goto out;
 	}

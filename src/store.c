@@ -30,6 +30,7 @@ struct store {
 	sqlite3 *db;
 	char *path;
 	int lock_fd;
+	int durable;    /* 1: every commit reaches the disk (synchronous=FULL) */
 	/* prepared statements of the per-pexec path, kept for the session */
 	struct {
 		const char *sql;
@@ -141,6 +142,7 @@ int store_open(const char *path, int writable, struct store **out, struct kerr *
 	struct store *s = xcalloc(1, sizeof(*s));
 	s->path = xstrdup(path);
 	s->lock_fd = -1;
+	s->durable = 1;
 	/* readers (status, report, export...) never change the file */
 	int flags = writable ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
 	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
@@ -173,7 +175,7 @@ int store_open(const char *path, int writable, struct store **out, struct kerr *
 		store_close(s);
 		return -1;
 	}
-	if (writable && (exec_sql(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;", e) < 0 ||
+	if (writable && (exec_sql(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-256;", e) < 0 ||
 			 exec_sql(s, schema_sql, e) < 0)) {
 		store_close(s);
 		return -1;
@@ -223,6 +225,12 @@ int store_lock(struct store *s, struct kerr *e)
 	}
 	s->lock_fd = fd;
 	return 0;
+}
+
+int store_set_durable(struct store *s, int durable, struct kerr *e)
+{
+	s->durable = durable;
+	return exec_sql(s, durable ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL", e);
 }
 
 const char *store_path(const struct store *s)
@@ -445,7 +453,7 @@ static int set_status(struct store *s, long id, const char *status, const char *
 	int rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	int r = rc == SQLITE_DONE ? 0 : dberr(s, e, "pexecs");
-	if (exec_sql(s, "PRAGMA synchronous=FULL", r < 0 ? NULL : e) < 0)
+	if (exec_sql(s, s->durable ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL", r < 0 ? NULL : e) < 0)
 		r = -1;
 	return r;
 }

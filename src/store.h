@@ -38,6 +38,14 @@ void store_close(struct store *s);
 /* exclusive writer lock (non-blocking): KEXIT_LOCKED when another kiln holds it */
 int store_lock(struct store *s, struct kerr *e);
 const char *store_path(const struct store *s);
+/*
+ * 1 (default): each commit is fsynced, so even a power loss costs at most
+ * the pexec in flight.  0: commits reach the OS but are fsynced only at WAL
+ * checkpoints: a crash or kill -9 of kiln still loses at most the pexec in
+ * flight, a power loss may lose the pexecs since the last checkpoint (the
+ * file stays consistent).  Config: `durability: power|crash`.
+ */
+int store_set_durable(struct store *s, int durable, struct kerr *e);
 
 /* experiment metadata (name/value) */
 int store_meta_get(struct store *s, const char *name, char **value);

@@ -107,6 +107,12 @@ vms:
 benchmarks: {spin: 10}
 Y
 check iters.yaml 3 "iters.yaml:5:17: vms.t.iterations: the command plugin runs one iteration per process"
+cat > dur.yaml <<'Y'
+durability: sometimes
+vms: {n: {plugin: c}}
+benchmarks: {spin: 10}
+Y
+check dur.yaml 3 "dur.yaml:1:13: durability: expected power or crash, found 'sometimes'"
 # a good config passes --dry-run and writes nothing
 cat > good.yaml <<'Y'
 vms: {n: {plugin: c}}
