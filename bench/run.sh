@@ -9,11 +9,12 @@ cd "$(dirname "$0")/.."
 O=${O:-build}
 export O
 names=("$@")
-[ ${#names[@]} -eq 0 ] && names=(pexec overhead pypylog analysis)
+[ ${#names[@]} -eq 0 ] && names=(pexec overhead storage pypylog analysis)
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 for n in "${names[@]}"; do
 	b="$O/bench/$n"
+	[ -x "bench/$n.sh" ] && b="bench/$n.sh"
 	if [ ! -x "$b" ]; then
 		echo "bench: $b is not built" >&2
 		continue
