@@ -554,6 +554,17 @@ int file_exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
+int file_up_to_date(const char *target, const char *source)
+{
+	struct stat st, ss;
+	if (stat(target, &st) < 0)
+		return 0;
+	if (stat(source, &ss) < 0)
+		return 1;
+	return st.st_mtim.tv_sec > ss.st_mtim.tv_sec ||
+	       (st.st_mtim.tv_sec == ss.st_mtim.tv_sec && st.st_mtim.tv_nsec >= ss.st_mtim.tv_nsec);
+}
+
 int is_executable(const char *path)
 {
 	struct stat st;

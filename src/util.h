@@ -119,6 +119,8 @@ int rm_rf(const char *path);
 char *path_join(const char *a, const char *b);
 char *path_dirname(const char *path);
 int file_exists(const char *path);
+/* is `target` present and at least as new as `source` (make's rule)? */
+int file_up_to_date(const char *target, const char *source);
 int is_executable(const char *path);
 /* search PATH (or take an absolute/relative path as is); NULL if not found */
 char *find_in_path(const char *name);

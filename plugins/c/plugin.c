@@ -17,23 +17,12 @@
 #include "exec.h"
 #include "plugin.h"
 
-static int newer(const char *a, const char *b)
-{
-	struct stat sa, sb;
-	if (stat(a, &sa) < 0)
-		return 0;
-	if (stat(b, &sb) < 0)
-		return 1;
-	return sa.st_mtim.tv_sec > sb.st_mtim.tv_sec ||
-	       (sa.st_mtim.tv_sec == sb.st_mtim.tv_sec && sa.st_mtim.tv_nsec >= sb.st_mtim.tv_nsec);
-}
-
 /* where the shared object of a benchmark folder is (or will be) */
 static char *so_path(const char *bench_dir)
 {
 	char *src = path_join(bench_dir, "bench.c");
 	char *so = path_join(bench_dir, "bench.so");
-	if (newer(so, src) || access(bench_dir, W_OK) == 0) {
+	if (file_up_to_date(so, src) || access(bench_dir, W_OK) == 0) {
 		free(src);
 		return so;
 	}
@@ -54,7 +43,7 @@ static int c_prepare(const struct plugin_ctx *c, struct kerr *e)
 	char *src = path_join(c->bench_dir, "bench.c");
 	char *so = so_path(c->bench_dir);
 	int r = 0;
-	if (!newer(so, src)) {
+	if (!file_up_to_date(so, src)) {
 		char *dir = path_dirname(so);
 		mkdir_p(dir, 0755);
 		free(dir);

@@ -19,18 +19,6 @@
 #include "exec.h"
 #include "plugin.h"
 
-/* is file a at least as new as b (and present)? */
-static int up_to_date(const char *a, const char *b)
-{
-	struct stat sa, sb;
-	if (stat(a, &sa) < 0)
-		return 0;
-	if (stat(b, &sb) < 0)
-		return 1;
-	return sa.st_mtim.tv_sec > sb.st_mtim.tv_sec ||
-	       (sa.st_mtim.tv_sec == sb.st_mtim.tv_sec && sa.st_mtim.tv_nsec >= sb.st_mtim.tv_nsec);
-}
-
 /* javac beside the java that runs the benchmarks, so the versions agree */
 static char *find_javac(const char *java)
 {
@@ -73,14 +61,14 @@ static int java_prepare(const struct plugin_ctx *c, struct kerr *e)
 	for (size_t i = 0; i < ARRAY_SIZE(plugin_classes) && r == 0; i++) {
 		char *src = xasprintf("%s/%s.java", c->plugin_dir, plugin_classes[i]);
 		char *cls = xasprintf("%s/%s.class", c->plugin_dir, plugin_classes[i]);
-		if (!up_to_date(cls, src))
+		if (!file_up_to_date(cls, src))
 			r = javac(c, src, c->plugin_dir, e);
 		free(src);
 		free(cls);
 	}
 	char *src = path_join(c->bench_dir, "Bench.java");
 	char *cls = path_join(c->bench_dir, "Bench.class");
-	if (r == 0 && !up_to_date(cls, src)) {
+	if (r == 0 && !file_up_to_date(cls, src)) {
 		if (access(c->bench_dir, W_OK) != 0)
 			r = kerr_setc(e, KEXIT_CONFIG, "java: %s is missing or stale and %s is not writable",
 				      cls, c->bench_dir);
