@@ -156,12 +156,11 @@ void pexec_env(const struct experiment *ex, const struct pexec_key *k, const cha
 	}
 }
 
-void pexec_opts(const struct experiment *ex, const struct pexec_key *k, struct strbuf *cpus,
-		struct exec_opts *eo)
+void pexec_opts(const struct experiment *ex, int whole, struct strbuf *cpus, struct exec_opts *eo)
 {
 	eo->timeout_s = ex->limits.timeout_s;
 	eo->capture_bytes = (size_t)ex->limits.output_kb * 1024;
-	eo->result_fd = k->whole ? 0 : 3;
+	eo->result_fd = whole ? 0 : 3;
 	eo->rlimit_as_mb = ex->limits.heap_mb;
 	eo->rlimit_stack_mb = ex->limits.stack_mb;
 	eo->aslr = ex->platform.aslr == ASLR_OFF ? 0 : ex->platform.aslr == ASLR_ON ? 1 : -1;
@@ -193,7 +192,7 @@ int pexec_build(struct pexec_spec *p, const struct experiment *ex, const struct 
 	pexec_env(ex, &p->k, "0", p->instr_dir, &p->env);
 	if (plugin_build(pc, "0", &p->argv, &p->env, e) < 0)
 		return kerr_wrap(e, "%s", p->k.key);
-	pexec_opts(ex, &p->k, &p->cpus, &p->eo);
+	pexec_opts(ex, p->k.whole, &p->cpus, &p->eo);
 	pexec_refresh(p);
 	return 0;
 }

@@ -33,9 +33,11 @@ void pexec_key_release(struct pexec_key *k);
  */
 void pexec_env(const struct experiment *ex, const struct pexec_key *k, const char *label,
 	       const char *instr_dir, struct strvec *env);
-/* limits, ASLR, pinning (the CPU list is kept in cpus), nice and the result fd */
-void pexec_opts(const struct experiment *ex, const struct pexec_key *k, struct strbuf *cpus,
-		struct exec_opts *eo);
+/*
+ * Limits, ASLR, pinning (the CPU list is kept in cpus), nice, and the result
+ * fd unless `whole` (a whole-process plugin: no result stream).
+ */
+void pexec_opts(const struct experiment *ex, int whole, struct strbuf *cpus, struct exec_opts *eo);
 /* libkiln.so for runners' FFI (KILN_LIBKILN), NULL when not installed */
 const char *pexec_libkiln(void);
 

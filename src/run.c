@@ -401,7 +401,7 @@ static int run_one(struct run_state *rs, const struct sched_item *it, struct pex
 	struct exec_opts eo;
 	memset(&eo, 0, sizeof(eo));
 	struct strbuf cpus = STRBUF_INIT;
-	pexec_opts(ex, k, &cpus, &eo);
+	pexec_opts(ex, k->whole, &cpus, &eo);
 	eo.argv = sv_array(&argv);
 	eo.envp = sv_array(&env);
 	eo.on_stream = result_stream_cb;
@@ -733,16 +733,10 @@ static int run_prepare_machine(struct run_state *rs, const char *config, const c
 		sv_setenv(&env, "PATH", getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
 		if (rs->have_user)
 			sv_setenv(&env, "HOME", rs->user.home);
-		eo.envp = sv_array(&env);
-		eo.rlimit_as_mb = ex->limits.heap_mb;
-		eo.rlimit_stack_mb = ex->limits.stack_mb;
-		eo.aslr = ex->platform.aslr == ASLR_OFF ? 0 : ex->platform.aslr == ASLR_ON ? 1 : -1;
 		struct strbuf cpus = STRBUF_INIT;
-		for (size_t i = 0; i < ex->platform.pin_cpus.n; i++)
-			sb_addf(&cpus, "%s%s", i ? "," : "", ex->platform.pin_cpus.v[i]);
-		eo.cpus = cpus.len ? cpus.buf : NULL;
-		eo.set_nice = ex->platform.has_nice;
-		eo.nice = ex->platform.nice;
+		pexec_opts(ex, 1, &cpus, &eo);
+		eo.timeout_s = 60;
+		eo.envp = sv_array(&env);
 		struct sanity_expect x;
 		memset(&x, 0, sizeof(x));
 		if (rs->have_user) {
