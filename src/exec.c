@@ -125,6 +125,29 @@ static int parse_cpus(const char *s, cpu_set_t *set)
 	return 0;
 }
 
+/*
+ * Signals the child must have reset: execve() resets handled signals by
+ * itself, but ignored ones (kiln's SIGPIPE, a SIGHUP ignored by nohup) would
+ * be inherited by the benchmark.  Found once, so the child makes one system
+ * call per such signal instead of one per signal.
+ */
+static int ignored_sigs[NSIG], nignored = -1;
+
+void exec_signals_changed(void)
+{
+	nignored = -1;
+}
+
+static void find_ignored(void)
+{
+	nignored = 0;
+	for (int s = 1; s < NSIG; s++) {
+		struct sigaction sa;
+		if (s != SIGKILL && s != SIGSTOP && sigaction(s, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+			ignored_sigs[nignored++] = s;
+	}
+}
+
 /* the child, between fork and execve: system calls only */
 static KILN_NORETURN void child(const struct exec_opts *o, const char *prog, int out_w, int err_w,
 				int res_w, int errpipe, const cpu_set_t *cpus)
@@ -134,9 +157,8 @@ static KILN_NORETURN void child(const struct exec_opts *o, const char *prog, int
 	sigset_t all;
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
-	for (int s = 1; s < NSIG; s++)
-		if (s != SIGKILL && s != SIGSTOP)
-			signal(s, SIG_DFL);
+	for (int i = 0; i < nignored; i++)
+		signal(ignored_sigs[i], SIG_DFL);
 
 	int in = open(o->stdin_path ? o->stdin_path : "/dev/null", O_RDONLY);
 	step = 1;
@@ -285,6 +307,8 @@ int exec_run(const struct exec_opts *o, struct exec_result *r, struct kerr *e)
 	cap_init(&co, cap);
 	cap_init(&ce, cap);
 
+	if (nignored < 0)
+		find_ignored();
 	r->start_ns = mono_ns();
 	/*
 	 * vfork: the child borrows kiln's memory until execve, so starting a

@@ -67,6 +67,8 @@ void exec_result_release(struct exec_result *r);
  */
 int exec_simple(char *const argv[], double timeout_s, struct exec_result *r, struct kerr *e);
 
+/* call after changing signal dispositions: children reset what kiln ignores */
+void exec_signals_changed(void);
 /* make kiln a child subreaper (called once at start of a run) */
 void exec_become_subreaper(void);
 /* signals that interrupt a run set this; exec_run then stops the child */

@@ -51,6 +51,7 @@ static void install_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	exec_signals_changed();
 }
 
 char *run_results_path(const char *config, int quick, struct kerr *e)

@@ -31,6 +31,14 @@ benchmarks: {x: 0}
 Y
 "$KILN" run -q f.yaml; assert_eq $? 1 "exit of a run with a failed pexec"
 assert_eq "$(sqlite3 f.kiln.db "SELECT status||' '||exit_status FROM pexecs")" "failed 1" "false"
+# the benchmark starts with default signal dispositions, even those kiln ignores
+cat > sig.yaml <<'Y'
+vms:
+  s: {plugin: command, path: /bin/sh, args: ["-c", "grep SigIgn /proc/self/status >&2; exit 1"]}
+benchmarks: {x: 0}
+Y
+"$KILN" run -q sig.yaml
+assert_contains "$(sqlite3 sig.kiln.db "SELECT stderr FROM pexecs")" "SigIgn:	0000000000000000"
 # iterations > 1 makes no sense for whole processes
 cat > g.yaml <<'Y'
 vms: {t: {plugin: command, path: /bin/true, iterations: 5}}
