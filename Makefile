@@ -51,6 +51,11 @@ JAVA_SRC := $(wildcard plugins/java/*.java benchmarks/*/java/*.java)
 HELPERS  := $(patsubst tests/helpers/%.c,$(O)/tests/helpers/%,$(wildcard tests/helpers/*.c))
 BENCH_BIN:= $(patsubst bench/%.c,$(O)/bench/%,$(wildcard bench/*.c))
 
+# the Lua 5.4 runner's clock module, when liblua5.4-dev is there (defined
+# before `all`, whose prerequisites are expanded where the rule is read)
+LUA_CFLAGS := $(shell pkg-config --cflags lua5.4 2>/dev/null)
+LUA_CLOCK  := $(if $(shell pkg-config --exists lua5.4 2>/dev/null && echo y),plugins/lua/kilnclock.so)
+
 KILN     := $(O)/kiln
 RUNNER_C := $(O)/kiln-runner-c
 
@@ -90,8 +95,6 @@ benchmarks/%/c/bench.so: benchmarks/%/c/bench.c
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -shared -fPIC -o $@ $< -lm
 
 # the Lua 5.4 runner's clock module (liblua5.4-dev), built beside its source
-LUA_CFLAGS := $(shell pkg-config --cflags lua5.4 2>/dev/null)
-LUA_CLOCK  := $(if $(shell pkg-config --exists lua5.4 2>/dev/null && echo y),plugins/lua/kilnclock.so)
 plugins/lua/kilnclock.so: plugins/lua/kilnclock.c
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -shared -fPIC $(LUA_CFLAGS) -o $@ $<
 
