@@ -144,6 +144,12 @@ struct an_cache {
 /* an_analyse, taking what it can from cache c (NULL: none) and storing the rest there */
 int an_analyse_cached(const struct dataset *ds, const struct an_opts *o, const struct an_cache *c,
 		      struct an_result *r, struct kerr *e);
+/*
+ * The analysis of the dataset read from `path`: when that is a kiln results
+ * file, per-key results are cached in it (analysis-store.c).
+ */
+int an_analyse_input(const char *path, const struct dataset *ds, const struct an_opts *o, struct an_result *r,
+		     struct kerr *e);
 void an_result_free(struct an_result *r);
 /* one key, single-threaded: a pure function of the key's data and o */
 void an_analyse_key(const struct ds_key *k, const struct an_opts *o, struct an_key *out);

@@ -73,7 +73,7 @@ static int cmd_demo(int argc, char **argv)
 	struct an_opts ao;
 	struct an_result ar;
 	an_opts_default(&ao);
-	if (imp_load(results, &ds, &e) < 0 || an_analyse(&ds, &ao, &ar, &e) < 0) {
+	if (imp_load(results, &ds, &e) < 0 || an_analyse_input(results, &ds, &ao, &ar, &e) < 0) {
 		kerr_print(&e);
 		code = e.code ? e.code : KEXIT_FAIL;
 		goto out;

@@ -103,7 +103,7 @@ static json_t *jnum_(double v)
 static int load(const char *path, struct dataset *ds, const struct an_opts *o, struct an_result *r)
 {
 	struct kerr e = KERR_INIT;
-	if (imp_load(path, ds, &e) < 0 || an_analyse(ds, o, r, &e) < 0) {
+	if (imp_load(path, ds, &e) < 0 || an_analyse_input(path, ds, o, r, &e) < 0) {
 		kerr_print(&e);
 		int code = e.code ? e.code : KEXIT_FAIL;
 		kerr_release(&e);

@@ -175,7 +175,7 @@ static int cmd_plan(int argc, char **argv)
 		return cmd_usage_error(c, "PILOT is missing");
 	struct dataset ds = { 0 };
 	struct an_result r;
-	if (imp_load(input, &ds, &e) < 0 || an_analyse(&ds, &o, &r, &e) < 0) {
+	if (imp_load(input, &ds, &e) < 0 || an_analyse_input(input, &ds, &o, &r, &e) < 0) {
 		kerr_print(&e);
 		int code = e.code;
 		kerr_release(&e);

@@ -118,7 +118,7 @@ static int cmd_report(int argc, char **argv)
 		}
 	}
 	struct an_result r;
-	if (an_analyse(&ds, &o, &r, &e) < 0) {
+	if (an_analyse_input(input, &ds, &o, &r, &e) < 0) {
 		kerr_print(&e);
 		kerr_release(&e);
 		ds_free(&ds);

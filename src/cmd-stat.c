@@ -115,23 +115,7 @@ static int stat_stream_cb(void *ctx, const char *data, size_t n)
 
 static int stat_store(const char *results, const char *id, const char *json, struct kerr *e)
 {
-	struct store *st;
-	if (store_open(results, 1, &st, e) < 0)
-		return -1;
-	sqlite3 *db = store_db(st);
-	sqlite3_stmt *q = NULL;
-	int r = -1;
-	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO cache(kind, key, value) VALUES('stat', ?, ?)", -1, &q, NULL) ==
-	    SQLITE_OK) {
-		sqlite3_bind_text(q, 1, id, -1, SQLITE_STATIC);
-		sqlite3_bind_text(q, 2, json, -1, SQLITE_STATIC);
-		r = sqlite3_step(q) == SQLITE_DONE ? 0 : -1;
-	}
-	if (r < 0)
-		kerr_setc(e, KEXIT_STORE, "%s: storing the counts: %s", results, sqlite3_errmsg(db));
-	sqlite3_finalize(q);
-	store_close(st);
-	return r;
+	return store_cache_put_file(results, "stat", id, json, e);
 }
 
 static int stat_run(const char *config, const char *key, const char *events, long iterations, int json, struct kerr *e)

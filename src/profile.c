@@ -859,25 +859,7 @@ static int copy_file(const char *from, const char *to, struct kerr *e)
 /* the profile in the results DB: cache(kind 'profile', key = id, value = JSON) */
 static int prof_store(const char *results, const char *id, const char *json, struct kerr *e)
 {
-	struct store *st;
-	if (store_open(results, 1, &st, e) < 0)
-		return -1;
-	sqlite3 *db = store_db(st);
-	sqlite3_stmt *q = NULL;
-	int r = -1;
-	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO cache(kind, key, value) VALUES(?, ?, ?)", -1, &q, NULL) ==
-	    SQLITE_OK) {
-		sqlite3_bind_text(q, 1, "profile", -1, SQLITE_STATIC);
-		sqlite3_bind_text(q, 2, id, -1, SQLITE_STATIC);
-		sqlite3_bind_text(q, 3, json, -1, SQLITE_STATIC);
-		if (sqlite3_step(q) == SQLITE_DONE)
-			r = 0;
-	}
-	if (r < 0)
-		kerr_setc(e, KEXIT_STORE, "%s: storing the profile: %s", results, sqlite3_errmsg(db));
-	sqlite3_finalize(q);
-	store_close(st);
-	return r;
+	return store_cache_put_file(results, "profile", id, json, e);
 }
 
 int profile_run(const struct profile_opts *o, struct kerr *e)

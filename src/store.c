@@ -997,3 +997,40 @@ out:
 		unlink(path);
 	return rc;
 }
+
+int store_cache_put(struct store *s, const char *kind, const char *key, const char *value, struct kerr *e)
+{
+	sqlite3_stmt *st = stmt(s, "INSERT OR REPLACE INTO cache(kind, key, value) VALUES(?, ?, ?)");
+	if (!st)
+		return dberr(s, e, "cache");
+	sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, value, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : dberr(s, e, "cache");
+}
+
+int store_cache_get(struct store *s, const char *kind, const char *key, char **value)
+{
+	*value = NULL;
+	sqlite3_stmt *st = stmt(s, "SELECT value FROM cache WHERE kind=? AND key=?");
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*value = col_text(st, 0);
+	sqlite3_reset(st);
+	return *value ? 0 : -1;
+}
+
+int store_cache_put_file(const char *path, const char *kind, const char *key, const char *value, struct kerr *e)
+{
+	struct store *s;
+	if (store_open(path, 1, &s, e) < 0)
+		return -1;
+	int r = store_cache_put(s, kind, key, value, e);
+	store_close(s);
+	return r;
+}

@@ -128,6 +128,15 @@ int store_save_dataset(const char *path, const struct dataset *ds, struct kerr *
 int store_audit_set(struct store *s, const char *name, const char *value, struct kerr *e);
 int store_audit_get(struct store *s, const char *name, char **value);
 
+/*
+ * The cache table: derived results kept with the data they come from
+ * (kind "analysis", "profile", "stat").  put replaces; get returns -1 on a
+ * miss (value NULL).  store_cache_put_file opens, writes and closes.
+ */
+int store_cache_put(struct store *s, const char *kind, const char *key, const char *value, struct kerr *e);
+int store_cache_get(struct store *s, const char *kind, const char *key, char **value);
+int store_cache_put_file(const char *path, const char *kind, const char *key, const char *value, struct kerr *e);
+
 /* small helpers for other parts that keep their own tables */
 struct sqlite3 *store_db(struct store *s);
 

@@ -1,0 +1,29 @@
+# Analyses are cached in the results file: the second report takes every key
+# from the cache and says the same; other options or new data recompute.
+source "$KILN_ROOT/tests/lib.sh"
+make_suite
+cd "$T"
+cat > a.yaml <<Y
+pexecs: 4
+iterations: 30
+vms: {native: {plugin: c}, fake: {plugin: external, runner: [$FAKE, ok, "{iterations}", "0"], language: c, entry: bench.c}}
+benchmarks: {spin: 3000, spin2: 1000}
+Y
+"$KILN" run -q --max-pexecs 12 a.yaml || fail run
+r1=$(KILN_DEBUG_CACHE=1 "$KILN" report a.kiln.db --format json 2>err1) || fail report1
+assert_contains "$(cat err1)" "0 hits, 4 misses"
+r2=$(KILN_DEBUG_CACHE=1 "$KILN" report a.kiln.db --format json 2>err2) || fail report2
+assert_contains "$(cat err2)" "4 hits, 0 misses"
+assert_eq "$r2" "$r1" "cached report"
+KILN_DEBUG_CACHE=1 "$KILN" report a.kiln.db --steady 40% >/dev/null 2>err3 || fail report3
+assert_contains "$(cat err3)" "0 hits, 4 misses"
+# the remaining pexecs change the data of every key
+"$KILN" run -q a.yaml || fail resume
+KILN_DEBUG_CACHE=1 "$KILN" report a.kiln.db >/dev/null 2>err4 || fail report4
+assert_contains "$(cat err4)" "misses"
+grep -q "4 hits" err4 && fail "stale cache used after new pexecs"
+# a read-only results file is still reported (without caching)
+chmod a-w a.kiln.db
+"$KILN" report a.kiln.db >/dev/null || fail "report of a read-only file"
+chmod u+w a.kiln.db
+echo ok
