@@ -133,6 +133,23 @@ static int parse_cpus(const char *s, cpu_set_t *set)
  */
 static int ignored_sigs[NSIG], nignored = -1;
 
+/*
+ * The kernel's own sigaction, through the raw system call: glibc's
+ * sigaction() refuses the signals it reserves (32, 33), which a sanitizer
+ * runtime or a parent may still have left ignored.
+ */
+struct ksigaction {
+	void (*handler)(int);
+	unsigned long flags;
+	void (*restorer)(void);
+	unsigned long mask;
+};
+
+static int ksigaction(int sig, const struct ksigaction *act, struct ksigaction *old)
+{
+	return (int)syscall(SYS_rt_sigaction, sig, act, old, sizeof(unsigned long));
+}
+
 void exec_signals_changed(void)
 {
 	nignored = -1;
@@ -142,8 +159,8 @@ static void find_ignored(void)
 {
 	nignored = 0;
 	for (int s = 1; s < NSIG; s++) {
-		struct sigaction sa;
-		if (s != SIGKILL && s != SIGSTOP && sigaction(s, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+		struct ksigaction ka;
+		if (s != SIGKILL && s != SIGSTOP && ksigaction(s, NULL, &ka) == 0 && ka.handler == SIG_IGN)
 			ignored_sigs[nignored++] = s;
 	}
 }
@@ -157,8 +174,9 @@ static KILN_NORETURN void child(const struct exec_opts *o, const char *prog, int
 	sigset_t all;
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
+	struct ksigaction dfl = { SIG_DFL, 0, NULL, 0 };
 	for (int i = 0; i < nignored; i++)
-		signal(ignored_sigs[i], SIG_DFL);
+		ksigaction(ignored_sigs[i], &dfl, NULL);
 
 	int in = open(o->stdin_path ? o->stdin_path : "/dev/null", O_RDONLY);
 	step = 1;
