@@ -817,10 +817,14 @@ static int run_reboot_step(const struct experiment *ex, const char *config, cons
 	exe[n > 0 ? n : 0] = '\0';
 	char *cfg = realpath(config, NULL);
 	long count, max = ex->platform.max_reboots ? ex->platform.max_reboots : (long)pending + 10;
-	if (platform_reboot_install(NULL, exe, cfg ? cfg : config, e) < 0 ||
-	    platform_boot_count(counter, max, &count, e) < 0 ||
-	    platform_reboot(ex->platform.reboot_command.n ? &ex->platform.reboot_command : NULL, e) < 0)
+	if (platform_boot_count(counter, max, &count, e) < 0) {
+		/* the bound is reached: nothing may start kiln at the next boot either */
+		platform_reboot_remove(NULL, NULL);
 		r = -1;
+	} else if (platform_reboot_install(NULL, exe, cfg ? cfg : config, e) < 0 ||
+		   platform_reboot(ex->platform.reboot_command.n ? &ex->platform.reboot_command : NULL, e) < 0) {
+		r = -1;
+	}
 	free(cfg);
 	free(counter);
 	return r;

@@ -1,0 +1,53 @@
+# kiln run --reboot, with the reboot simulated: one pexec per boot, the
+# resume unit installed while pexecs remain and removed at the end, and a
+# bound on reboots so a failing machine cannot loop.
+source "$KILN_ROOT/tests/lib.sh"
+make_suite
+cd "$T"
+export KILN_UNIT_DIR="$T/units"
+cat > r.yaml <<Y
+pexecs: 3
+iterations: 2
+vms: {native: {plugin: c}}
+benchmarks: {spin: 100}
+platform:
+  reboot_command: [touch, $T/rebooted]
+Y
+boots=0
+while :; do
+	rm -f rebooted
+	"$KILN" run -q --reboot r.yaml || fail "boot $boots: kiln run --reboot failed"
+	done_n=$(sqlite3 r.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status='ok'")
+	if [ "$done_n" -lt 3 ]; then
+		[ -e rebooted ] || fail "pexecs remain but no reboot was asked for"
+		[ -f units/kiln-reboot.service ] || fail "no resume unit installed"
+		[ -L units/multi-user.target.wants/kiln-reboot.service ] || fail "resume unit not enabled"
+		grep -q "ExecStart=.* run .*r.yaml.* --reboot" units/kiln-reboot.service || fail "unit command: $(cat units/kiln-reboot.service)"
+		assert_eq "$done_n" $((boots + 1)) "one pexec per boot"
+	else
+		break
+	fi
+	boots=$((boots + 1))
+	[ $boots -lt 10 ] || fail "never finished"
+done
+assert_eq "$boots" 2 "reboots for 3 pexecs"
+[ ! -e rebooted ] || fail "rebooted after the last pexec"
+[ ! -e units/kiln-reboot.service ] || fail "resume unit left installed"
+[ ! -e units/multi-user.target.wants/kiln-reboot.service ] || fail "enable link left"
+# the bound: a machine that keeps rebooting is stopped
+cat > b.yaml <<Y
+pexecs: 5
+iterations: 2
+vms: {native: {plugin: c}}
+benchmarks: {spin: 100}
+platform:
+  reboot_command: [touch, $T/rebooted]
+  max_reboots: 2
+Y
+"$KILN" run -q --reboot b.yaml || fail "boot 1"
+"$KILN" run -q --reboot b.yaml || fail "boot 2"
+out=$("$KILN" run -q --reboot b.yaml 2>&1); rc=$?
+[ $rc -ne 0 ] || fail "a third reboot past max_reboots 2 was allowed"
+assert_contains "$out" "reboot"
+[ ! -e units/kiln-reboot.service ] || fail "resume unit left installed past the bound"
+echo ok
