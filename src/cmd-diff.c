@@ -21,6 +21,8 @@
 
 #include "analysis.h"
 #include "cmd.h"
+#include "store.h"
+#include "platform.h"
 #include "import.h"
 #include "report.h"
 
@@ -120,6 +122,46 @@ static const struct an_key *find(const struct an_result *r, const char *key)
 	return NULL;
 }
 
+/* the audit a kiln results file recorded at its start, NULL for other inputs */
+static json_t *audit_of(const char *path)
+{
+	struct store *st;
+	struct kerr e = KERR_INIT;
+	json_t *a = NULL;
+	if (imp_detect(path) == IMP_KILN && store_open(path, 0, &st, &e) == 0) {
+		char *text = NULL;
+		if (store_audit_get(st, "start", &text) == 0 && text)
+			a = json_loads(text, 0, NULL);
+		free(text);
+		store_close(st);
+	}
+	kerr_release(&e);
+	return a;
+}
+
+/*
+ * Numbers from different machines or settings are not comparable as if
+ * only the VM changed: say so before the table (hosts, CPU, kernel,
+ * governor, VM versions... as platform_audit_diff sees them).
+ */
+static void warn_audits(const char *a, const char *b, const struct dataset *da, const struct dataset *db)
+{
+	json_t *ja = audit_of(a), *jb = audit_of(b);
+	if (ja && jb) {
+		struct strvec lines = STRVEC_INIT;
+		if (platform_audit_diff(ja, jb, &lines)) {
+			kiln_warn("A and B come from different machines or settings:");
+			for (size_t i = 0; i < lines.n; i++)
+				fprintf(stderr, "  %s\n", lines.v[i]);
+		}
+		sv_clear(&lines);
+	} else if (da->machine && db->machine && strcmp(da->machine, db->machine)) {
+		kiln_warn("A ran on '%s' and B on '%s': differences may be the machines'", da->machine, db->machine);
+	}
+	json_decref(ja);
+	json_decref(jb);
+}
+
 static int cmd_diff(int argc, char **argv)
 {
 	const struct cmd_entry *c = &cmd_diff_entry;
@@ -165,8 +207,7 @@ static int cmd_diff(int argc, char **argv)
 		ds_free(&db);
 		return rc;
 	}
-	if (da.machine && db.machine && strcmp(da.machine, db.machine))
-		kiln_warn("A ran on '%s' and B on '%s': differences may be the machines'", da.machine, db.machine);
+	warn_audits(in[0], in[1], &da, &db);
 	/* every key of A, then the keys only B has */
 	struct strvec keys = STRVEC_INIT;
 	for (size_t i = 0; i < ra.nkeys; i++)

@@ -22,6 +22,14 @@ assert_contains "$(cat err3)" "0 hits, 4 misses"
 KILN_DEBUG_CACHE=1 "$KILN" report a.kiln.db >/dev/null 2>err4 || fail report4
 assert_contains "$(cat err4)" "misses"
 grep -q "4 hits" err4 && fail "stale cache used after new pexecs"
+# kiln diff says when two results come from different machines or settings
+cp a.kiln.db b.kiln.db
+"$KILN" diff a.kiln.db b.kiln.db >/dev/null 2>same.txt || fail "diff"
+grep -q "different machines" same.txt && fail "same machine reported as different"
+sqlite3 b.kiln.db "UPDATE audit SET value=json_set(value,'\$.uname.release','0.0.1-elsewhere') WHERE name='start'"
+"$KILN" diff a.kiln.db b.kiln.db >/dev/null 2>other.txt || fail "diff 2"
+assert_contains "$(cat other.txt)" "different machines or settings"
+assert_contains "$(cat other.txt)" "kernel: .* vs 0.0.1-elsewhere"
 # a read-only results file is still reported (without caching)
 chmod a-w a.kiln.db
 "$KILN" report a.kiln.db >/dev/null || fail "report of a read-only file"
