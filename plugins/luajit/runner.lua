@@ -81,19 +81,29 @@ if instrument then
 	end, "trace")
 end
 
+-- libkiln's counters (KILN_COUNTERS) through the FFI binding beside this
+-- runner, read into fixed buffers just outside the clock reads
+local ctr = nil
+if (os.getenv("KILN_COUNTERS") or "") ~= "" then
+	local dir = (debug.getinfo(1, "S").source:match("^@(.*/)") or "./")
+	ctr = dofile(dir .. "kiln_counters.lua").open()
+end
+
 local rec = {}
-out:write('{"kiln":1,"clock":"monotonic_raw","counters":[]}\n')
+out:write('{"kiln":1,"clock":"monotonic_raw",' .. (ctr and ctr:header_json() or '"counters":[]') .. '}\n')
 out:flush()
 for i = 0, iters - 1 do
 	-- events in the runner's own code between iterations are not counted
 	cycles, started, completed, aborted, trace_ns = 0, 0, 0, 0, 0
+	if ctr then ctr:start() end
 	C.clock_gettime(CLOCK_MONOTONIC_RAW, ts0)
 	run_iter(param)
 	C.clock_gettime(CLOCK_MONOTONIC_RAW, ts1)
+	if ctr then ctr:stop() end
 	if instrument then
 		rec[i] = { cycles, started, completed, aborted, trace_ns }
 	end
-	out:write(string.format('{"i":%d,"wall_ns":%d}\n', i, elapsed(ts0, ts1)))
+	out:write(string.format('{"i":%d,"wall_ns":%d%s}\n', i, elapsed(ts0, ts1), ctr and ctr:iter_json() or ""))
 	out:flush()
 	if instrument then
 		table.insert(rec[i], 1, collectgarbage("count") * 1024)

@@ -55,6 +55,11 @@
 #if defined(__SSE2__) && defined(__x86_64__) && !defined(PL_NO_SIMD)
 #define PL_SIMD 1
 #include <emmintrin.h>
+/* the AVX2 line scanner, compiled for every x86-64, used when the CPU has it */
+#if defined(__GNUC__)
+#define PL_AVX2 1
+#include <immintrin.h>
+#endif
 #endif
 
 #define PL_BUF       (256 * 1024)  /* parse buffer: fits in L2 */
@@ -86,6 +91,21 @@ struct pl_frame {
 	long line;
 };
 
+/*
+ * The AVX2 path's cache of event lines: what follows "] " on a line ("{name"
+ * for a start, "name}" for a stop, zero-padded) -> the name, direct-mapped
+ * by a hash of those bytes.  A miss is resolved through the name table.
+ */
+#define PL_RC      1024
+#define PL_RC_MAX  31      /* longest "{name" / "name}" cached */
+struct pl_rc {
+	unsigned char form[32];
+	struct pl_name *nm;
+	uint32_t id;
+	uint8_t rl;           /* length of form; 0: empty slot */
+	uint8_t start;
+};
+
 struct pypylog {
 	char *file;
 	struct pypylog_calib cal;
@@ -115,6 +135,8 @@ struct pypylog {
 	long iter, iter_line;
 	uint64_t it_ticks[NCAT], it_count[NCAT];   /* counts: only gc and jit are reported */
 	uint64_t tot_ticks[NCAT], tot_count[NCAT];
+
+	struct pl_rc *rc;     /* PL_RC slots, allocated on the AVX2 path's first use */
 };
 
 static void name_masks_init(void);

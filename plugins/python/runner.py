@@ -106,16 +106,29 @@ def main():
         meter = GCMeter()
         gc.callbacks.append(meter.callback)
 
-    os.write(fd, b'{"kiln":1,"clock":"%s","counters":[]}\n' % CLOCK_NAME.encode())
+    # libkiln's counters (KILN_COUNTERS) through ctypes: read into fixed
+    # buffers just outside the clock reads, so nothing is allocated there
+    ctr = None
+    if os.environ.get("KILN_COUNTERS"):
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import kiln_counters
+        ctr = kiln_counters.open()
+    head = ctr.header_json() if ctr is not None else '"counters":[]'
+    os.write(fd, b'{"kiln":1,"clock":"%s",%s}\n' % (CLOCK_NAME.encode(), head.encode()))
     for i in range(iters):
         if meter is not None:
             meter.take()  # collections between iterations are not counted
+        if ctr is not None:
+            ctr.start()
         t0 = now()
         run_iter(param)
         t1 = now()
+        if ctr is not None:
+            ctr.stop()
         if meter is not None:
             gc_sample = meter.take()
-        os.write(fd, b'{"i":%d,"wall_ns":%d}\n' % (i, t1 - t0))
+        extra = ctr.iter_json().encode() if ctr is not None else b""
+        os.write(fd, b'{"i":%d,"wall_ns":%d%s}\n' % (i, t1 - t0, extra))
         if meter is not None:
             samples.append(gc_sample + (sys.getallocatedblocks(), rss_bytes()))
     if meter is not None:
