@@ -82,6 +82,7 @@ struct pl_name {
 	char *open_form, *close_form;
 	uint32_t len;
 	uint8_t cat;
+	uint8_t cbit;     /* 1 << cat for gc and jit (whose outermost sections count), else 0 */
 	uint64_t ticks;   /* exclusive, whole log */
 	uint64_t count;
 };
@@ -104,7 +105,7 @@ struct pl_rc {
 	uint32_t id;
 	uint8_t rl;           /* length of form; 0: empty slot */
 	uint8_t start;
-};
+} __attribute__((aligned(64)));
 
 struct pypylog {
 	char *file;
@@ -126,20 +127,31 @@ struct pypylog {
 	struct pl_name *tops[PL_MAX_DEPTH + 1];
 	struct pl_name outside;
 	uint32_t guess[PL_MAX_DEPTH][2]; /* the two names last started at each depth (fast path) */
-	uint32_t open[NCAT];  /* open sections per category */
+	/* omask[d]: the cbits of the sections open when d are open: a start is
+	 * outermost in its category when its cbit is not in there */
+	uint8_t omask[PL_MAX_DEPTH + 1];
 
 	int started;
 	uint64_t first, last; /* timestamps of the first and latest events */
 
 	int in_iter;
 	long iter, iter_line;
-	uint64_t it_ticks[NCAT], it_count[NCAT];   /* counts: only gc and jit are reported */
-	uint64_t tot_ticks[NCAT], tot_count[NCAT];
+	/* per category, the exclusive ticks and the outermost starts (gc and jit
+	 * only) of the whole log, and their values when the iteration started */
+	uint64_t cat_ticks[NCAT], cat_count[NCAT];
+	uint64_t it_ticks[NCAT], it_count[NCAT];
 
-	struct pl_rc *rc;     /* PL_RC slots, allocated on the AVX2 path's first use */
+	struct pl_rc *rc;     /* PL_RC slots (64-byte aligned in rc_mem), on the AVX2 path's first use */
+	void *rc_mem;
+	struct pl_rc *miss;   /* where pl_avx2 stopped on a cache miss, for rc_fill */
+	const unsigned char *miss_q;
+	size_t miss_rl;
 };
 
 static void name_masks_init(void);
+#ifdef PL_AVX2
+static void pl_avx2_init(void);
+#endif
 
 /* character classes: hex digit values (16 = not hex) and section-name bytes */
 static unsigned char hexval[256], namechar[256];
@@ -158,6 +170,9 @@ static void pl_tables(void)
 	for (int c = 'a'; c <= 'f'; c++)
 		hexval[c] = hexval[c - 'a' + 'A'] = (unsigned char)(c - 'a' + 10);
 	name_masks_init();
+#ifdef PL_AVX2
+	pl_avx2_init();
+#endif
 	done = 1;
 }
 
@@ -228,6 +243,7 @@ static long name_id(struct pypylog *p, const unsigned char *s, size_t n)
 	}
 	nm->len = (uint32_t)n;
 	nm->cat = (uint8_t)name_cat(nm->s, n);
+	nm->cbit = (uint8_t)(nm->cat < 2 ? 1 << nm->cat : 0);
 	nm->ticks = nm->count = 0;
 	p->hash[h] = (int32_t)++p->nnames;
 	return p->nnames - 1;
@@ -266,15 +282,13 @@ static int emit_group(struct pypylog *p, struct kerr *e, enum rec_kind kind,
 /* give the time since the last event to the innermost open section */
 static inline void advance(struct pypylog *p, uint64_t t)
 {
-	uint64_t dt = t - p->last;
 	struct pl_name *top = p->tops[p->depth];
-	int cat = top->cat;
-	top->ticks += dt;
-	p->tot_ticks[cat] += dt;
-	p->it_ticks[cat] += dt & -(uint64_t)p->in_iter;
+	top->ticks += t - p->last;
+	p->cat_ticks[top->cat] += t - p->last;
 	p->last = t;
 }
 
+/* an iteration's figures are the difference of the sums at its two ends */
 static int iter_mark(struct pypylog *p, int start, struct kerr *e)
 {
 	if (start) {
@@ -283,17 +297,35 @@ static int iter_mark(struct pypylog *p, int start, struct kerr *e)
 					PL_ITER_NAME, p->iter_line);
 		p->in_iter = 1;
 		p->iter_line = p->line;
-		memset(p->it_ticks, 0, sizeof(p->it_ticks));
-		memset(p->it_count, 0, sizeof(p->it_count));
+		memcpy(p->it_ticks, p->cat_ticks, sizeof(p->it_ticks));
+		memcpy(p->it_count, p->cat_count, sizeof(p->it_count));
 		return 0;
 	}
 	if (!p->in_iter)
 		return pl_error(p, e, p->line, "'%s}' without '{%s'", PL_ITER_NAME, PL_ITER_NAME);
 	p->in_iter = 0;
-	if (emit_group(p, e, REC_ITER, p->it_ticks, p->it_count) < 0)
+	uint64_t ticks[NCAT], count[NCAT];
+	for (int c = 0; c < NCAT; c++) {
+		ticks[c] = p->cat_ticks[c] - p->it_ticks[c];
+		count[c] = p->cat_count[c] - p->it_count[c];
+	}
+	if (emit_group(p, e, REC_ITER, ticks, count) < 0)
 		return -1;
 	p->iter++;
 	return 0;
+}
+
+/* the bookkeeping of a start (the time is advanced already) */
+static inline void push(struct pypylog *p, struct pl_name *nm, uint32_t id)
+{
+	uint32_t d = p->depth;
+	nm->count++;
+	p->cat_count[nm->cat] += (nm->cbit & ~p->omask[d]) != 0;
+	p->omask[d + 1] = p->omask[d] | nm->cbit;
+	p->stack[d].name = id;
+	p->stack[d].line = p->line;
+	p->tops[d + 1] = nm;
+	p->depth = d + 1;
 }
 
 static int event(struct pypylog *p, uint64_t t, int start, const unsigned char *s, size_t n,
@@ -318,7 +350,6 @@ static int event(struct pypylog *p, uint64_t t, int start, const unsigned char *
 			return pl_error(p, e, p->line, "'%.*s}' does not close the innermost open section '%s' (line %ld)",
 					(int)n, (const char *)s, nm->s, f->line);
 		p->depth--;
-		p->open[nm->cat]--;
 		return 0;
 	}
 	if (p->depth == PL_MAX_DEPTH)
@@ -326,18 +357,7 @@ static int event(struct pypylog *p, uint64_t t, int start, const unsigned char *
 	long id = name_id(p, s, n);
 	if (id < 0)
 		return pl_error(p, e, p->line, "more than %d distinct section names", PL_MAX_NAMES);
-	struct pl_name *nm = &p->names[id];
-	nm->count++;
-	if (nm->cat < 2 && !p->open[nm->cat]) {
-		p->tot_count[nm->cat]++;
-		if (p->in_iter)
-			p->it_count[nm->cat]++;
-	}
-	p->open[nm->cat]++;
-	p->stack[p->depth].name = (uint32_t)id;
-	p->stack[p->depth].line = p->line;
-	p->depth++;
-	p->tops[p->depth] = nm;
+	push(p, &p->names[id], (uint32_t)id);
 	return 0;
 }
 
@@ -659,16 +679,7 @@ static inline __attribute__((always_inline)) const char *pl_fast(struct pypylog 
 		struct pl_name *nm = &p->names[id];
 		advance(p, t);
 		p->line++;
-		nm->count++;
-		/* an outermost gc or jit section counts, without a branch */
-		uint64_t outer = (uint64_t)(nm->cat < 2) & (uint64_t)(p->open[nm->cat] == 0);
-		p->tot_count[nm->cat] += outer;
-		p->it_count[nm->cat] += outer & (uint64_t)p->in_iter;
-		p->open[nm->cat]++;
-		p->stack[p->depth].name = (uint32_t)id;
-		p->stack[p->depth].line = p->line;
-		p->depth++;
-		p->tops[p->depth] = nm;
+		push(p, nm, (uint32_t)id);
 		return (const char *)q + len + 2;
 	}
 	/* a stop: of the innermost open section, or the reference path decides */
@@ -681,9 +692,183 @@ static inline __attribute__((always_inline)) const char *pl_fast(struct pypylog 
 	advance(p, t);
 	p->line++;
 	p->depth--;
-	p->open[nm->cat]--;
 	return (const char *)q + len + 2;
 }
+
+#ifdef PL_AVX2
+/*
+ * ---- the AVX2 path ----
+ *
+ * On CPUs with AVX2 and BMI2 (checked at run time) runs of lines go through
+ * pl_avx2 before pl_fast.  It finds the newlines of 64 bytes at once, so
+ * the next line's start never waits for this line's parse; the timestamp is
+ * located, checked and converted in one 16-byte register (pshufb puts the
+ * digits in place, pmaddubsw and packus pack them); what follows "] " is
+ * then looked up whole in a small cache (struct pl_rc) that says which
+ * name it starts or stops: one hash and one 32-byte compare, no guessing,
+ * so no branch depends on which section comes next.  The section
+ * accounting is the same as pl_fast's, on local copies of the parser's
+ * state.  Like pl_fast it stops *before* any line it is not sure of (new
+ * names, kiln-iter, every kind of error), and the other paths take that
+ * line.
+ */
+#define PL_TGT __attribute__((target("avx2,bmi,bmi2")))
+
+static int pl_has_avx2;
+/* pl_rev[n]: the pshufb control reversing n digits (last digit first), zeros above */
+static unsigned char pl_rev[16][16] __attribute__((aligned(16)));
+
+static void pl_avx2_init(void)
+{
+	__builtin_cpu_init();
+	pl_has_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+		      __builtin_cpu_supports("bmi2");
+	for (int n = 0; n < 16; n++)
+		for (int k = 0; k < 16; k++)
+			pl_rev[n][k] = (unsigned char)(k < n ? n - 1 - k : 0x80);
+}
+
+/* the cache slot of the rl (2..31) bytes at q: their first and last eight */
+static inline PL_TGT uint32_t rc_hash(const unsigned char *q, size_t rl)
+{
+	uint64_t a = _bzhi_u64(ld64(q), (unsigned)rl * 8);
+	uint64_t b = rl >= 8 ? ld64(q + rl - 8) : 0;
+	return (uint32_t)((((a * UINT64_C(0x9E3779B97F4A7C15)) ^ b) * UINT64_C(0xC2B2AE3D27D4EB4F)) >> 54);
+}
+
+/*
+ * a cache miss: is q[0..rl) "{name" or "name}" of a known name (not
+ * kiln-iter)?  Then it goes into the slot r.  Kept out of pl_avx2's loop, so
+ * that the loop makes no call and keeps its state in registers.
+ */
+static int rc_fill(struct pypylog *p, struct pl_rc *r, const unsigned char *q, size_t rl)
+{
+	int start = q[0] == '{';
+	if (!start && q[rl - 1] != '}')
+		return 0;
+	long id = name_find(p, q + start, rl - 1);
+	if (id <= 0)
+		return 0;
+	memset(r->form, 0, sizeof(r->form));
+	memcpy(r->form, q, rl);
+	r->rl = (uint8_t)rl;
+	r->start = (uint8_t)start;
+	r->id = (uint32_t)id;
+	r->nm = &p->names[id];
+	return 1;
+}
+
+/*
+ * The lines from s, up to stop (just after a newline), while the path is
+ * sure of them; returns the first line left to the others (stop: none).
+ * Reads up to 63 bytes past a line's newline, which the buffer's slack and
+ * the mapping's extra page cover.
+ */
+static PL_TGT const char *pl_avx2(struct pypylog *p, const char *s, const char *stop)
+{
+	if (!p->rc) {
+		p->rc_mem = xcalloc(1, (PL_RC + 1) * sizeof(struct pl_rc));
+		p->rc = (struct pl_rc *)(((uintptr_t)p->rc_mem + 63) & ~(uintptr_t)63);
+	}
+	struct pl_rc *rc = p->rc;
+	p->miss = NULL;
+	uint32_t depth = p->depth;
+	uint64_t last = p->last;
+	long line = p->line;
+	/*
+	 * The constants, made opaque so that the compiler keeps them in
+	 * registers instead of rebuilding them on every line.
+	 */
+	__m256i nlv = _mm256_set1_epi8('\n');
+	__m128i k_br = _mm_set1_epi8(']'), k_0 = _mm_set1_epi8((char)(0x80 - '0')),
+		k_a = _mm_set1_epi8((char)(0x80 - 'a')), k_10 = _mm_set1_epi8((char)(-128 + 10)),
+		k_6 = _mm_set1_epi8((char)(-128 + 6)), k_f = _mm_set1_epi8(0x0f), k_9 = _mm_set1_epi8(9),
+		k_pair = _mm_set1_epi16(0x1001);
+	__asm__("" : "+x"(nlv), "+x"(k_br), "+x"(k_0), "+x"(k_a), "+x"(k_10));
+	__asm__("" : "+x"(k_6), "+x"(k_f), "+x"(k_9), "+x"(k_pair));
+	const char *blk = s;
+	uint64_t nl = 0; /* the newlines at and after s in the 64 bytes at blk */
+	while (s < stop) {
+		if (!nl) {
+			blk = s;
+			__m256i c0 = _mm256_loadu_si256((const __m256i *)(const void *)blk);
+			__m256i c1 = _mm256_loadu_si256((const __m256i *)(const void *)(blk + 32));
+			nl = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(c0, nlv)) |
+			     (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(c1, nlv)) << 32;
+			if (!nl)
+				break; /* a line longer than 64 bytes */
+			__builtin_prefetch(blk + 2048);
+		}
+		const char *e = blk + _tzcnt_u64(nl);
+		if (s[0] != '[') {
+			/* section content, as for the reference */
+			line++;
+			goto next;
+		}
+		__m128i c = _mm_loadu_si128((const __m128i *)(const void *)(s + 1));
+		unsigned n = _tzcnt_u32((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(c, k_br)));
+		if (n - 1 >= 15) /* 1 to 15 digits */
+			break;
+		/* lo <= c < lo + w in one signed compare: c - lo + 0x80 < -128 + w */
+		__m128i dig = _mm_cmpgt_epi8(k_10, _mm_add_epi8(c, k_0));
+		__m128i low = _mm_cmpgt_epi8(k_6, _mm_add_epi8(c, k_a));
+		unsigned ok = (unsigned)_mm_movemask_epi8(_mm_or_si128(dig, low));
+		if (_bzhi_u32(~ok, n) || s[n + 2] != ' ')
+			break;
+		const unsigned char *q = (const unsigned char *)s + n + 3;
+		size_t rl = (size_t)((const unsigned char *)e - q);
+		if (rl - 2 > PL_RC_MAX - 2)
+			break;
+		/* digit values, last digit first, two per byte */
+		__m128i v = _mm_add_epi8(_mm_and_si128(c, k_f), _mm_and_si128(low, k_9));
+		v = _mm_shuffle_epi8(v, _mm_load_si128((const __m128i *)(const void *)pl_rev[n]));
+		v = _mm_maddubs_epi16(v, k_pair);
+		uint64_t t = (uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(v, v));
+		if (t < last)
+			break;
+		struct pl_rc *r = &rc[rc_hash(q, rl)];
+		uint32_t m = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(
+			_mm256_loadu_si256((const __m256i *)(const void *)q),
+			_mm256_load_si256((const __m256i *)(const void *)r->form)));
+		if (r->rl != rl || _bzhi_u32(~m, (unsigned)rl)) {
+			p->miss = r;
+			p->miss_q = q;
+			p->miss_rl = rl;
+			break;
+		}
+		struct pl_name *nm = r->nm;
+		if (r->start) {
+			if (depth == PL_MAX_DEPTH)
+				break;
+			struct pl_name *top = p->tops[depth];
+			top->ticks += t - last;
+			p->cat_ticks[top->cat] += t - last;
+			line++;
+			nm->count++;
+			p->cat_count[nm->cat] += (nm->cbit & ~p->omask[depth]) != 0;
+			p->omask[depth + 1] = p->omask[depth] | nm->cbit;
+			p->stack[depth].name = r->id;
+			p->stack[depth].line = line;
+			p->tops[++depth] = nm;
+		} else {
+			if (p->tops[depth] != nm)
+				break;
+			nm->ticks += t - last;
+			p->cat_ticks[nm->cat] += t - last;
+			line++;
+			depth--;
+		}
+		last = t;
+	next:
+		nl = _blsr_u64(nl);
+		s = e + 1;
+	}
+	p->depth = depth;
+	p->last = last;
+	p->line = line;
+	return s;
+}
+#endif
 
 static int parse_lines(struct pypylog *p, const char *s, const char *stop, struct kerr *e);
 
@@ -776,7 +961,7 @@ int pypylog_finish(struct pypylog *p, struct kerr *e)
 	if (!p->started)
 		return kerr_setc(e, KEXIT_CONFIG, "%s: no sections in the log (empty, or PyPy stopped before writing it)",
 				 p->file);
-	if (emit_group(p, e, REC_PEXEC, p->tot_ticks, p->tot_count) < 0)
+	if (emit_group(p, e, REC_PEXEC, p->cat_ticks, p->cat_count) < 0)
 		return -1;
 	char name[PL_NAME_MAX + 16];
 	for (uint32_t i = 1; i < p->nnames; i++) {
@@ -801,6 +986,7 @@ void pypylog_free(struct pypylog *p)
 	}
 	free(p->names);
 	free(p->buf);
+	free(p->rc_mem);
 	free(p->file);
 	free(p);
 }
@@ -907,12 +1093,28 @@ static int read_plain(struct pypylog *p, int fd, struct kerr *e)
  */
 #define PL_WIN (4 << 20)
 
-int pypylog_fast = 1;
+int pypylog_fast = 2;
 
 /* every line of [s, stop), which ends with a newline */
 static int parse_lines(struct pypylog *p, const char *s, const char *stop, struct kerr *e)
 {
 	while (s < stop) {
+#ifdef PL_AVX2
+		if (pypylog_fast > 1 && pl_has_avx2) {
+			/* runs of lines, and the one line in between through the others */
+			s = pl_avx2(p, s, stop);
+			if (s == stop)
+				return 0;
+			/* a line of a known name not in the cache yet: again, from the cache */
+			if (p->miss && rc_fill(p, p->miss, p->miss_q, p->miss_rl))
+				continue;
+			const char *next = pl_fast(p, s);
+			s = next ? next : pl_line(p, s, stop, e);
+			if (!s)
+				return -1;
+			continue;
+		}
+#endif
 		if (pypylog_fast) {
 			const char *next;
 			while ((next = pl_fast(p, s)) && next < stop) {

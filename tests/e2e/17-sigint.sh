@@ -10,7 +10,12 @@ vms: {slow: {plugin: external, runner: [$FAKE, slow, "{iterations}"], language: 
 benchmarks: {spin: 1}
 Y
 "$KILN" run -q s.yaml 2>err.txt & pid=$!
-sleep 1
+# wait until a pexec is running (slow starts: valgrind), then a little more
+for i in $(seq 200); do
+	[ "$(sqlite3 s.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status='running'" 2>/dev/null)" = 1 ] && break
+	sleep 0.1
+done
+sleep 0.5
 kill -INT $pid
 wait $pid; rc=$?
 assert_eq $rc 130 "exit status after SIGINT"
