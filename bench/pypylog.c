@@ -339,7 +339,8 @@ int main(int argc, char **argv)
 	printf("PYPYLOG parse throughput (real pypy3 logs, %.1f MB, repeated with shifted timestamps)\n",
 	       real_bytes / 1e6);
 	printf("  log           : %.1f MB, %.2f M lines, %ld records\n", mb, large_lines / 1e6, nrec);
-	printf("  kiln parser   : %8.1f MB/s  (best of %ld: %.3f s, whole process)\n", p_mbps, runs, p_ns / 1e9);
+	printf("  kiln parser   : %8.1f MB/s  (best of %ld: %.3f s, whole process, %s path)\n", p_mbps, runs,
+	       p_ns / 1e9, pypylog_path());
 	printf("  wc -l         : %8.1f MB/s  (best of %ld: %.3f s)\n", wc_mbps, runs, wc_ns / 1e9);
 	printf("  ratio         : %.2fx wc -l (target >= 0.5x)\n", p_mbps / wc_mbps);
 	printf("  parser max RSS: %ld KB on %.0f MB, %ld KB on %.0f MB\n", rss_small, ss.st_size / 1e6,

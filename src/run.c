@@ -317,13 +317,6 @@ out:
 	free(dest);
 }
 
-static void add_scalar(struct rec_list *l, const char *name, double v, const char *unit)
-{
-	struct rec_sink s = rec_list_sink(l);
-	struct kiln_rec r = { .kind = REC_PEXEC, .name = name, .value = v, .unit = unit };
-	s.emit(s.ctx, &r);
-}
-
 enum { ONE_OK, ONE_FAILED, ONE_TAINTED, ONE_INTERRUPTED, ONE_FATAL };
 
 /*
@@ -351,7 +344,13 @@ static void pexec_env_hash(const struct strvec *env, const char *instr, const st
 	sv_clear(&norm);
 }
 
-static int run_one(struct run_state *rs, const struct sched_item *it, struct pexec_key *k, struct kerr *e)
+/*
+ * One pexec.  `marked`: it is already marked running (by the previous
+ * pexec's commit); `next_id`: the pexec after it, which this commit marks
+ * running, so that each pexec costs one transaction.
+ */
+static int run_one(struct run_state *rs, const struct sched_item *it, struct pexec_key *k, int marked,
+		   long next_id, struct kerr *e)
 {
 	const struct experiment *ex = rs->ex;
 	int whole = k->whole;
@@ -360,7 +359,7 @@ static int run_one(struct run_state *rs, const struct sched_item *it, struct pex
 	const char *keyname = k->key;
 	int outcome = ONE_FATAL;
 
-	if (store_mark_running(rs->st, it->id, e) < 0 || run_hooks(&ex->pre_exec, "pre_execution", e) < 0)
+	if ((!marked && store_mark_running(rs->st, it->id, e) < 0) || run_hooks(&ex->pre_exec, "pre_execution", e) < 0)
 		return ONE_FATAL;
 	char tmpl[] = "/tmp/kiln-instr.XXXXXX";
 	char *instr = NULL;
@@ -514,10 +513,6 @@ static int run_one(struct run_state *rs, const struct sched_item *it, struct pex
 			pr.wall_ns = &one_wall;
 			pr.n = 1;
 		}
-		add_scalar(&recs, "exit_status", res.exited ? res.status : -1, "");
-		add_scalar(&recs, "user_time", res.user_s, "s");
-		add_scalar(&recs, "sys_time", res.sys_s, "s");
-		add_scalar(&recs, "max_rss", (double)res.maxrss_kb, "KiB");
 	}
 	struct strbuf taint = STRBUF_INIT;
 	if (rs->plat_open && platform_after_pexec(&rs->plat, &taint) > 0 && pr.status == PX_OK)
@@ -540,6 +535,7 @@ static int run_one(struct run_state *rs, const struct sched_item *it, struct pex
 	pr.error = err.len ? err.buf : NULL;
 	pr.instr_error = instr_err.len ? instr_err.buf : NULL;
 	pr.records = &recs;
+	pr.next_id = next_id;
 
 	if (run_hooks(&ex->post_exec, "post_execution", e) < 0) {
 		outcome = ONE_FATAL;
@@ -842,7 +838,7 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 	struct pexec_key *kc = NULL;
 	char *results = NULL;
 	int forced = 0;
-	long ran = 0;
+	long ran = 0, marked_id = 0;
 	struct run_state rs;
 	memset(&rs, 0, sizeof(rs));
 
@@ -1016,11 +1012,21 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 		}
 		if ((o->max_pexecs && ran >= o->max_pexecs) || (o->reboot && ran >= 1))
 			break;
+		/* the pexec after this one, marked running by this one's commit */
+		long next_id = 0;
+		if (!o->reboot && !(o->max_pexecs && ran + 1 >= o->max_pexecs))
+			for (size_t j = i + 1; j < sc.n; j++)
+				if (sc.items[j].status == PX_PENDING || sc.items[j].status == PX_RUNNING) {
+					next_id = sc.items[j].id;
+					break;
+				}
 		/* a tainted pexec is rerun at once when the config asks, a bounded number of times */
 		int r, tries = 0;
 		do
-			r = run_one(&rs, it, &kc[it->key], e);
+			r = run_one(&rs, it, &kc[it->key], marked_id == it->id,
+				    ex.platform.rerun_tainted ? 0 : next_id, e);
 		while (r == ONE_TAINTED && ex.platform.rerun_tainted && ++tries < 3 && !exec_interrupted);
+		marked_id = ex.platform.rerun_tainted ? 0 : next_id;
 		ran++;
 		if (r == ONE_INTERRUPTED || r == ONE_FATAL)
 			code = e->code ? e->code : KEXIT_FAIL;
@@ -1028,6 +1034,9 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 			it->status = r == ONE_OK ? PX_OK : r == ONE_TAINTED ? PX_TAINTED : PX_FAILED;
 	}
 finish:
+	/* nothing runs once the loop is left: the pexec marked next is pending again */
+	if (st)
+		store_reset_running(st, NULL);
 	run_release_machine(&rs, tuned);
 	progress_end(&rs.prog);
 	if (code == KEXIT_OK) {

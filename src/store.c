@@ -740,6 +740,20 @@ int store_commit_pexec(struct store *s, long id, const struct pexec_result *r, s
 	st = NULL;
 	if (commit_records(s, id, r, e) < 0)
 		goto fail;
+	if (r->next_id > 0) {
+		/* the next pexec is marked running here: one transaction per pexec */
+		if (!(st = stmt(s, "UPDATE pexecs SET status='running', attempts=attempts+1 WHERE id=?"))) {
+			dberr(s, e, "pexecs");
+			goto fail;
+		}
+		sqlite3_bind_int64(st, 1, r->next_id);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			dberr(s, e, "pexecs");
+			goto fail;
+		}
+		sqlite3_reset(st);
+		st = NULL;
+	}
 	if (exec_sql(s, "COMMIT", e) < 0)
 		goto fail;
 	rc = 0;
@@ -817,7 +831,8 @@ int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e)
 	sqlite3_stmt *st, *ss, *sk;
 	int rc = -1;
 	if (sqlite3_prepare_v2(s->db,
-			       "SELECT p.id, p.key_id, p.num, p.status, i.wall, i.counter_names, i.counters"
+			       "SELECT p.id, p.key_id, p.num, p.status, i.wall, i.counter_names, i.counters,"
+			       " p.exit_status, p.user_s, p.sys_s, p.maxrss_kb"
 			       " FROM pexecs p LEFT JOIN iterations i ON i.pexec_id = p.id ORDER BY p.key_id, p.num",
 			       -1, &st, NULL) != SQLITE_OK) {
 		dberr(s, e, "pexecs");
@@ -884,6 +899,11 @@ int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e)
 				memcpy(se->v, sqlite3_column_blob(ss, 2), (bytes / sizeof(double)) * sizeof(double));
 		}
 		sqlite3_reset(ss);
+		/* what every pexec's process did, kept as columns of pexecs */
+		ds_add_scalar(p, "exit_status", "", sqlite3_column_double(st, 7));
+		ds_add_scalar(p, "user_time", "s", sqlite3_column_double(st, 8));
+		ds_add_scalar(p, "sys_time", "s", sqlite3_column_double(st, 9));
+		ds_add_scalar(p, "max_rss", "KiB", sqlite3_column_double(st, 10));
 		sqlite3_bind_int64(sk, 1, id);
 		while (sqlite3_step(sk) == SQLITE_ROW)
 			ds_add_scalar(p, (const char *)sqlite3_column_text(sk, 0), (const char *)sqlite3_column_text(sk, 1),

@@ -106,6 +106,7 @@ struct pexec_result {
 	const char *instr_error;  /* the parser failed: records may be partial */
 	const char *taint;        /* why tainted, NULL if not */
 	const char *env_hash;
+	long next_id;             /* > 0: the pexec that runs next, marked running in the same transaction */
 };
 int store_commit_pexec(struct store *s, long pexec_id, const struct pexec_result *r, struct kerr *e);
 /* put every `running` pexec back to pending (after a crash), returns count */

@@ -33,11 +33,17 @@
  * buffer is skipped without being held.  Every parsed line ends in '\n'
  * inside readable memory, so the byte scanners need no bounds checks.
  *
- * Speed: lines go first through pl_fast, which handles the common cases
- * (start of a known section, stop of the innermost one) a word or sixteen
- * bytes at a time and changes nothing unless it is sure; everything else
- * goes to pl_line, the byte-by-byte reference.  `pypylog_fast = 0` turns the
- * fast path off: tests and the fuzzer check both give the same result.
+ * Speed: on CPUs with AVX2 (checked at run time; the binary runs on any
+ * x86-64) runs of lines go through pl_avx2, which finds newlines 64 bytes at
+ * a time and recognises a line whole from a small cache.  The line it stops
+ * at goes through pl_fast, which handles the common cases (start of a known
+ * section, stop of the innermost one) a word or sixteen bytes at a time, and
+ * then pl_line, the byte-by-byte reference.  The fast paths change nothing
+ * unless they are sure.  Per event only the name's time is added to; the
+ * categories' totals are kept alongside and an iteration's figures are the
+ * difference of the totals at its two ends.  `pypylog_fast` picks the paths
+ * (0: the reference alone): tests and the fuzzer check all give the same
+ * result.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -87,24 +93,23 @@ struct pl_name {
 	uint64_t count;
 };
 
+/* an open section: its name is tops[d + 1] for stack[d] */
 struct pl_frame {
-	uint32_t name;
 	long line;
 };
 
 /*
- * The AVX2 path's cache of event lines: what follows "] " on a line ("{name"
- * for a start, "name}" for a stop, zero-padded) -> the name, direct-mapped
- * by a hash of those bytes.  A miss is resolved through the name table.
+ * The AVX2 path's cache of event lines: what follows "] " on a line ("{name\n"
+ * for a start, "name}\n" for a stop, zero-padded: only that exact line
+ * matches) -> the name, direct-mapped by a hash of those bytes.  A miss is
+ * resolved through the name table.
  */
 #define PL_RC      1024
-#define PL_RC_MAX  31      /* longest "{name" / "name}" cached */
+#define PL_RC_MAX  31      /* longest "{name" / "name}" cached, without the newline */
 struct pl_rc {
 	unsigned char form[32];
 	struct pl_name *nm;
-	uint32_t id;
-	uint8_t rl;           /* length of form; 0: empty slot */
-	uint8_t start;
+	uint8_t start;        /* a start (1) or a stop (0); +2 for kiln-iter */
 } __attribute__((aligned(64)));
 
 struct pypylog {
@@ -146,6 +151,9 @@ struct pypylog {
 	struct pl_rc *miss;   /* where pl_avx2 stopped on a cache miss, for rc_fill */
 	const unsigned char *miss_q;
 	size_t miss_rl;
+	const char *at_iter;  /* where pl_avx2 stopped on a kiln-iter line: its end, */
+	uint64_t at_t;        /* timestamp */
+	int at_start;         /* and kind, for event() */
 };
 
 static void name_masks_init(void);
@@ -316,13 +324,12 @@ static int iter_mark(struct pypylog *p, int start, struct kerr *e)
 }
 
 /* the bookkeeping of a start (the time is advanced already) */
-static inline void push(struct pypylog *p, struct pl_name *nm, uint32_t id)
+static inline void push(struct pypylog *p, struct pl_name *nm)
 {
 	uint32_t d = p->depth;
 	nm->count++;
 	p->cat_count[nm->cat] += (nm->cbit & ~p->omask[d]) != 0;
 	p->omask[d + 1] = p->omask[d] | nm->cbit;
-	p->stack[d].name = id;
 	p->stack[d].line = p->line;
 	p->tops[d + 1] = nm;
 	p->depth = d + 1;
@@ -345,7 +352,7 @@ static int event(struct pypylog *p, uint64_t t, int start, const unsigned char *
 		if (!p->depth)
 			return pl_error(p, e, p->line, "'%.*s}' closes no open section", (int)n, (const char *)s);
 		struct pl_frame *f = &p->stack[p->depth - 1];
-		struct pl_name *nm = &p->names[f->name];
+		struct pl_name *nm = p->tops[p->depth];
 		if (nm->len != n || memcmp(nm->s, s, n))
 			return pl_error(p, e, p->line, "'%.*s}' does not close the innermost open section '%s' (line %ld)",
 					(int)n, (const char *)s, nm->s, f->line);
@@ -357,7 +364,7 @@ static int event(struct pypylog *p, uint64_t t, int start, const unsigned char *
 	long id = name_id(p, s, n);
 	if (id < 0)
 		return pl_error(p, e, p->line, "more than %d distinct section names", PL_MAX_NAMES);
-	push(p, &p->names[id], (uint32_t)id);
+	push(p, &p->names[id]);
 	return 0;
 }
 
@@ -679,7 +686,7 @@ static inline __attribute__((always_inline)) const char *pl_fast(struct pypylog 
 		struct pl_name *nm = &p->names[id];
 		advance(p, t);
 		p->line++;
-		push(p, nm, (uint32_t)id);
+		push(p, nm);
 		return (const char *)q + len + 2;
 	}
 	/* a stop: of the innermost open section, or the reference path decides */
@@ -712,7 +719,7 @@ static inline __attribute__((always_inline)) const char *pl_fast(struct pypylog 
  * names, kiln-iter, every kind of error), and the other paths take that
  * line.
  */
-#define PL_TGT __attribute__((target("avx2,bmi,bmi2")))
+#define PL_TGT __attribute__((target("avx2,bmi,bmi2,sse4.2")))
 
 static int pl_has_avx2;
 /* pl_rev[n]: the pshufb control reversing n digits (last digit first), zeros above */
@@ -722,7 +729,7 @@ static void pl_avx2_init(void)
 {
 	__builtin_cpu_init();
 	pl_has_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
-		      __builtin_cpu_supports("bmi2");
+		      __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("sse4.2");
 	for (int n = 0; n < 16; n++)
 		for (int k = 0; k < 16; k++)
 			pl_rev[n][k] = (unsigned char)(k < n ? n - 1 - k : 0x80);
@@ -733,7 +740,7 @@ static inline PL_TGT uint32_t rc_hash(const unsigned char *q, size_t rl)
 {
 	uint64_t a = _bzhi_u64(ld64(q), (unsigned)rl * 8);
 	uint64_t b = rl >= 8 ? ld64(q + rl - 8) : 0;
-	return (uint32_t)((((a * UINT64_C(0x9E3779B97F4A7C15)) ^ b) * UINT64_C(0xC2B2AE3D27D4EB4F)) >> 54);
+	return (uint32_t)_mm_crc32_u64(_mm_crc32_u64(0, a), b) & (PL_RC - 1);
 }
 
 /*
@@ -747,13 +754,11 @@ static int rc_fill(struct pypylog *p, struct pl_rc *r, const unsigned char *q, s
 	if (!start && q[rl - 1] != '}')
 		return 0;
 	long id = name_find(p, q + start, rl - 1);
-	if (id <= 0)
+	if (id < 0)
 		return 0;
 	memset(r->form, 0, sizeof(r->form));
-	memcpy(r->form, q, rl);
-	r->rl = (uint8_t)rl;
-	r->start = (uint8_t)start;
-	r->id = (uint32_t)id;
+	memcpy(r->form, q, rl + 1);
+	r->start = (uint8_t)(start + (id ? 0 : 2));
 	r->nm = &p->names[id];
 	return 1;
 }
@@ -772,6 +777,7 @@ static PL_TGT const char *pl_avx2(struct pypylog *p, const char *s, const char *
 	}
 	struct pl_rc *rc = p->rc;
 	p->miss = NULL;
+	p->at_iter = NULL;
 	uint32_t depth = p->depth;
 	uint64_t last = p->last;
 	long line = p->line;
@@ -787,14 +793,18 @@ static PL_TGT const char *pl_avx2(struct pypylog *p, const char *s, const char *
 	__asm__("" : "+x"(nlv), "+x"(k_br), "+x"(k_0), "+x"(k_a), "+x"(k_10));
 	__asm__("" : "+x"(k_6), "+x"(k_f), "+x"(k_9), "+x"(k_pair));
 	const char *blk = s;
-	uint64_t nl = 0; /* the newlines at and after s in the 64 bytes at blk */
-	while (s < stop) {
+	uint64_t nl = 0; /* the newlines at and after s, before stop, in the 64 bytes at blk */
+	for (;;) {
 		if (!nl) {
+			if (s >= stop)
+				break;
 			blk = s;
 			__m256i c0 = _mm256_loadu_si256((const __m256i *)(const void *)blk);
 			__m256i c1 = _mm256_loadu_si256((const __m256i *)(const void *)(blk + 32));
 			nl = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(c0, nlv)) |
 			     (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(c1, nlv)) << 32;
+			if (stop - blk < 64)
+				nl = _bzhi_u64(nl, (unsigned)(stop - blk));
 			if (!nl)
 				break; /* a line longer than 64 bytes */
 			__builtin_prefetch(blk + 2048);
@@ -826,18 +836,46 @@ static PL_TGT const char *pl_avx2(struct pypylog *p, const char *s, const char *
 		uint64_t t = (uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(v, v));
 		if (t < last)
 			break;
+		__m256i rest = _mm256_loadu_si256((const __m256i *)(const void *)q);
+		if (*q != '{') {
+			/*
+			 * A stop, of the innermost section as a rule: "name}\n" is
+			 * compared with its close form (zero-padded, so that only
+			 * this exact line matches) without a lookup.
+			 */
+			struct pl_name *top = p->tops[depth];
+			uint32_t m = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(
+				rest, _mm256_loadu_si256((const __m256i *)(const void *)top->close_form)));
+			if (!_bzhi_u32(~m, (unsigned)rl + 1)) {
+				top->ticks += t - last;
+				p->cat_ticks[top->cat] += t - last;
+				line++;
+				depth--;
+				last = t;
+				goto next;
+			}
+		}
 		struct pl_rc *r = &rc[rc_hash(q, rl)];
 		uint32_t m = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(
-			_mm256_loadu_si256((const __m256i *)(const void *)q),
-			_mm256_load_si256((const __m256i *)(const void *)r->form)));
-		if (r->rl != rl || _bzhi_u32(~m, (unsigned)rl)) {
+			rest, _mm256_load_si256((const __m256i *)(const void *)r->form)));
+		if (_bzhi_u32(~m, (unsigned)rl + 1)) {
 			p->miss = r;
 			p->miss_q = q;
 			p->miss_rl = rl;
 			break;
 		}
 		struct pl_name *nm = r->nm;
-		if (r->start) {
+		if (r->start != 1) {
+			/* kiln-iter: records to emit, which the caller does */
+			if (r->start > 1) {
+				p->at_iter = e + 1;
+				p->at_t = t;
+				p->at_start = r->start & 1;
+			}
+			/* else a stop of another section than the innermost: an error */
+			break;
+		}
+		{
 			if (depth == PL_MAX_DEPTH)
 				break;
 			struct pl_name *top = p->tops[depth];
@@ -847,16 +885,8 @@ static PL_TGT const char *pl_avx2(struct pypylog *p, const char *s, const char *
 			nm->count++;
 			p->cat_count[nm->cat] += (nm->cbit & ~p->omask[depth]) != 0;
 			p->omask[depth + 1] = p->omask[depth] | nm->cbit;
-			p->stack[depth].name = r->id;
 			p->stack[depth].line = line;
 			p->tops[++depth] = nm;
-		} else {
-			if (p->tops[depth] != nm)
-				break;
-			nm->ticks += t - last;
-			p->cat_ticks[nm->cat] += t - last;
-			line++;
-			depth--;
 		}
 		last = t;
 	next:
@@ -953,7 +983,7 @@ int pypylog_finish(struct pypylog *p, struct kerr *e)
 	if (p->depth) {
 		struct pl_frame *f = &p->stack[p->depth - 1];
 		return pl_error(p, e, f->line, "section '%s' opened here is not finished (truncated log?)",
-				p->names[f->name].s);
+				p->tops[p->depth]->s);
 	}
 	if (p->in_iter)
 		return pl_error(p, e, p->iter_line, "iteration %ld ('{%s') is not finished (truncated log?)",
@@ -1095,6 +1125,20 @@ static int read_plain(struct pypylog *p, int fd, struct kerr *e)
 
 int pypylog_fast = 2;
 
+const char *pypylog_path(void)
+{
+	pl_tables();
+#ifdef PL_AVX2
+	if (pl_has_avx2)
+		return "avx2";
+#endif
+#ifdef PL_SIMD
+	return "sse2";
+#else
+	return "portable";
+#endif
+}
+
 /* every line of [s, stop), which ends with a newline */
 static int parse_lines(struct pypylog *p, const char *s, const char *stop, struct kerr *e)
 {
@@ -1108,6 +1152,15 @@ static int parse_lines(struct pypylog *p, const char *s, const char *stop, struc
 			/* a line of a known name not in the cache yet: again, from the cache */
 			if (p->miss && rc_fill(p, p->miss, p->miss_q, p->miss_rl))
 				continue;
+			/* an iteration mark: what pl_line would do with it */
+			if (p->at_iter) {
+				p->line++;
+				if (event(p, p->at_t, p->at_start, (const unsigned char *)PL_ITER_NAME,
+					  sizeof(PL_ITER_NAME) - 1, e) < 0)
+					return -1;
+				s = p->at_iter;
+				continue;
+			}
 			const char *next = pl_fast(p, s);
 			s = next ? next : pl_line(p, s, stop, e);
 			if (!s)
@@ -1137,40 +1190,63 @@ static int parse_lines(struct pypylog *p, const char *s, const char *stop, struc
 	return 0;
 }
 
+/* window k of a file: its offset, length, and how much of it to map */
+struct pl_win {
+	off_t off;
+	size_t len, maplen;
+	int last;
+};
+
+static struct pl_win win_of(off_t size, long pg, off_t k)
+{
+	struct pl_win w;
+	w.off = k * (off_t)PL_WIN;
+	w.len = size - w.off < PL_WIN ? (size_t)(size - w.off) : PL_WIN;
+	w.last = w.off + (off_t)w.len == size;
+	w.maplen = w.last ? w.len : w.len + (size_t)pg; /* one page beyond the window */
+	if (!w.last && w.off + (off_t)w.maplen > size)
+		w.maplen = (size_t)(size - w.off);
+	return w;
+}
+
+/* the lines of one mapped window */
+static int parse_window(struct pypylog *p, const char *w, const struct pl_win *g, struct kerr *e)
+{
+	int r = 0;
+	size_t len = g->len;
+	const char *s = w, *end = w + len;
+	/* finish the line the previous window left in the buffer */
+	if (p->len || p->skipping) {
+		const char *nl = memchr(s, '\n', len);
+		size_t n = nl ? (size_t)(nl - s) + 1 : len;
+		r = pypylog_feed(p, s, n, e);
+		s += n;
+	}
+	/* whole lines in place, up to the last newline safely inside */
+	const char *limit = g->last ? (len > PL_SLACK ? end - PL_SLACK : w) : end;
+	if (!r && s < limit) {
+		const char *nl = memrchr(s, '\n', (size_t)(limit - s));
+		if (nl) {
+			r = parse_lines(p, s, nl + 1, e);
+			s = nl + 1;
+		}
+	}
+	/* the rest (a partial line, or the file's last bytes) through the buffer */
+	if (!r && s < end)
+		r = pypylog_feed(p, s, (size_t)(end - s), e);
+	return r;
+}
+
 static int read_mapped(struct pypylog *p, int fd, off_t size, struct kerr *e)
 {
 	long pg = sysconf(_SC_PAGESIZE);
-	for (off_t off = 0; off < size; off += PL_WIN) {
-		size_t len = size - off < PL_WIN ? (size_t)(size - off) : PL_WIN;
-		int last = off + (off_t)len == size;
-		size_t maplen = last ? len : len + (size_t)pg; /* one page beyond the window */
-		if (!last && off + (off_t)maplen > size)
-			maplen = (size_t)(size - off);
-		char *w = mmap(NULL, maplen, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, off);
+	for (off_t k = 0; k * (off_t)PL_WIN < size; k++) {
+		struct pl_win g = win_of(size, pg, k);
+		char *w = mmap(NULL, g.maplen, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, g.off);
 		if (w == MAP_FAILED)
 			return kerr_set(e, "%s: mmap: %s", p->file, strerror(errno));
-		int r = 0;
-		const char *s = w, *end = w + len;
-		/* finish the line the previous window left in the buffer */
-		if (p->len || p->skipping) {
-			const char *nl = memchr(s, '\n', len);
-			size_t n = nl ? (size_t)(nl - s) + 1 : len;
-			r = pypylog_feed(p, s, n, e);
-			s += n;
-		}
-		/* whole lines in place, up to the last newline safely inside */
-		const char *limit = last ? (len > PL_SLACK ? end - PL_SLACK : w) : end;
-		if (!r && s < limit) {
-			const char *nl = memrchr(s, '\n', (size_t)(limit - s));
-			if (nl) {
-				r = parse_lines(p, s, nl + 1, e);
-				s = nl + 1;
-			}
-		}
-		/* the rest (a partial line, or the file's last bytes) through the buffer */
-		if (!r && s < end)
-			r = pypylog_feed(p, s, (size_t)(end - s), e);
-		munmap(w, maplen);
+		int r = parse_window(p, w, &g, e);
+		munmap(w, g.maplen);
 		if (r)
 			return -1;
 	}

@@ -43,11 +43,15 @@ int pypylog_finish(struct pypylog *p, struct kerr *e);
 void pypylog_free(struct pypylog *p);
 
 /*
- * 1 (default): lines go through the word-at-a-time fast path first; 0: only
- * through the byte-by-byte reference.  Both give the same records; tests
- * and the fuzzer check that.
+ * Which paths lines go through before the byte-by-byte reference: 2
+ * (default): the AVX2 path when the CPU has AVX2 and BMI2 (checked at run
+ * time; else as 1), then the word-at-a-time one; 1: only the word-at-a-time
+ * one; 0: only the reference.  All give the same records; tests and the
+ * fuzzer check that.
  */
 extern int pypylog_fast;
+/* the widest path this CPU runs: "avx2", "sse2" or "portable" */
+const char *pypylog_path(void);
 
 /* all of it on a buffer (tests, fuzzing) */
 int pypylog_parse_mem(const char *name, const char *buf, size_t len,

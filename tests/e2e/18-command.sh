@@ -19,7 +19,10 @@ benchmarks: {noop: 0}
 Y
 "$KILN" run -q c2.yaml || fail "true x 200"
 assert_eq "$(sqlite3 c2.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status='ok' AND n_iter=1")" 200 "200 runs of /bin/true"
-assert_eq "$(sqlite3 c2.kiln.db "SELECT COUNT(*) FROM scalars WHERE name='max_rss' AND value > 0")" 200 "max RSS recorded"
+assert_eq "$(sqlite3 c2.kiln.db "SELECT COUNT(*) FROM pexecs WHERE maxrss_kb > 0 AND exit_status = 0")" 200 "max RSS recorded"
+# and they reach reports as per-pexec scalars
+"$KILN" export c2.kiln.db --format krun -o c2.json >/dev/null || fail "export"
+python3 -c 'import json; d=json.load(open("c2.json")); assert d["wallclock_times"]' || fail "export content"
 sed -i 's/pexecs: 200/pexecs: 3/' c.yaml
 "$KILN" run -q c.yaml || fail "sleep"
 min=$(sqlite3 c.kiln.db "SELECT MIN(duration_s) FROM pexecs")

@@ -2,11 +2,13 @@
  * fuzz_pypylog.c - libFuzzer target for the PYPYLOG parser
  * (plugins/pypy/parse_pypylog.c) and its calibration reader.
  *
- * The input is parsed twice and the two must agree exactly (records, and
+ * The input is parsed three times and all must agree exactly (records, and
  * the error message when there is one):
- *  - in one piece through the reference path only (pypylog_fast = 0), and
- *  - with the fast path, fed in chunks whose size the first byte picks, so
- *    that lines split across chunks and over-long lines are exercised.
+ *  - in one piece through the reference path only (pypylog_fast = 0),
+ *  - in one piece through the word-at-a-time fast path (pypylog_fast = 1),
+ *  - with the widest fast path the CPU has (pypylog_fast = 2: AVX2), fed in
+ *    chunks whose size the first byte picks, so that lines split across
+ *    chunks and over-long lines are exercised.
  * Any difference is a bug in the fast path or in the streaming; any crash or
  * sanitizer report is a bug anywhere.
  */
@@ -41,12 +43,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t chunk = (size_t)data[0] % 64 + 1;
 	data++, size--;
 
-	struct rec_list one = REC_LIST_INIT, many = REC_LIST_INIT;
-	struct rec_sink s1 = rec_list_sink(&one), s2 = rec_list_sink(&many);
+	struct rec_list one = REC_LIST_INIT, many = REC_LIST_INIT, word = REC_LIST_INIT;
+	struct rec_sink s1 = rec_list_sink(&one), s2 = rec_list_sink(&many), s3 = rec_list_sink(&word);
+	struct kerr e3 = KERR_INIT;
 	sb_reset(&e.msg);
 	pypylog_fast = 0;
 	int r1 = pypylog_parse_mem("fuzz", (const char *)data, size, &cal, &s1, &e);
 	pypylog_fast = 1;
+	int r3 = pypylog_parse_mem("fuzz", (const char *)data, size, &cal, &s3, &e3);
+	pypylog_fast = 2;
 
 	struct pypylog *p = pypylog_new("fuzz", &cal, &s2);
 	int r2 = 0;
@@ -56,16 +61,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		r2 = pypylog_finish(p, &e2);
 	pypylog_free(p);
 
-	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, c = STRBUF_INIT;
 	dump(&one, r1, &e, &a);
 	dump(&many, r2, &e2, &b);
-	if (strcmp(sb_str(&a), sb_str(&b)))
+	dump(&word, r3, &e3, &c);
+	if (strcmp(sb_str(&a), sb_str(&b)) || strcmp(sb_str(&a), sb_str(&c)))
 		abort();
 	sb_release(&a);
 	sb_release(&b);
+	sb_release(&c);
 	rec_list_clear(&one);
 	rec_list_clear(&many);
+	rec_list_clear(&word);
 	kerr_release(&e);
 	kerr_release(&e2);
+	kerr_release(&e3);
 	return 0;
 }

@@ -396,14 +396,19 @@ static void test_big_file_paths(void **state)
 	struct rec_sink sr = rec_list_sink(&ref), sf = rec_list_sink(&fast);
 	pypylog_fast = 0;
 	assert_int_equal(pypylog_parse_mem("t.log", text.buf, text.len, &one_s, &sr, &e), 0);
-	pypylog_fast = 1;
-	if (pypylog_parse_file(log, &sf, &e))
-		fail_msg("%s", sb_str(&e.msg));
 	assert_int_equal(count_kind(&ref, REC_ITER), 6 * iter);
 	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
 	to_json(&ref, &a);
-	to_json(&fast, &b);
-	assert_string_equal(a.buf, b.buf);
+	/* the mapped file through the word path (1) and the widest one (2) */
+	for (int f = 1; f <= 2; f++) {
+		pypylog_fast = f;
+		rec_list_clear(&fast);
+		if (pypylog_parse_file(log, &sf, &e))
+			fail_msg("%s", sb_str(&e.msg));
+		sb_reset(&b);
+		to_json(&fast, &b);
+		assert_string_equal(a.buf, b.buf);
+	}
 
 	/* cut at every kind of place near a window edge: the same error either way */
 	for (size_t cut = (4u << 20) - 40; cut < (4u << 20) + 40; cut += 7) {
@@ -413,7 +418,7 @@ static void test_big_file_paths(void **state)
 		assert_int_equal(write_file(log, text.buf, cut, &e), 0);
 		pypylog_fast = 0;
 		int x1 = pypylog_parse_mem(log, text.buf, cut, &one_s, &s1, &e1);
-		pypylog_fast = 1;
+		pypylog_fast = 2;
 		int x2 = pypylog_parse_file(log, &s2, &e2);
 		assert_int_equal(x1, -1);
 		assert_int_equal(x2, -1);
@@ -435,29 +440,98 @@ static void test_big_file_paths(void **state)
 	kerr_release(&e);
 }
 
-/* the fast path and the reference agree on the hand-made logs too */
+/*
+ * every path (0: reference, 1: word at a time, 2: widest the CPU has) on a
+ * log; the reference's result and number of records
+ */
+static int all_paths_agree(const char *text, size_t len, size_t *nrec)
+{
+	struct strbuf out[3] = { STRBUF_INIT, STRBUF_INIT, STRBUF_INIT };
+	int r0 = 0;
+	for (int f = 0; f < 3; f++) {
+		struct rec_list l = REC_LIST_INIT;
+		struct rec_sink s = rec_list_sink(&l);
+		struct kerr e = KERR_INIT;
+		pypylog_fast = f;
+		int r = pypylog_parse_mem("t.log", text, len, &one_s, &s, &e);
+		if (!f) {
+			r0 = r;
+			*nrec = l.n;
+		}
+		to_json(&l, &out[f]);
+		sb_addf(&out[f], "%d %s", r, sb_str(&e.msg));
+		rec_list_clear(&l);
+		kerr_release(&e);
+	}
+	pypylog_fast = 2;
+	assert_string_equal(out[0].buf, out[1].buf);
+	assert_string_equal(out[0].buf, out[2].buf);
+	for (int f = 0; f < 3; f++)
+		sb_release(&out[f]);
+	return r0;
+}
+
+/* the fast paths and the reference agree on the hand-made logs too */
 static void test_fast_equals_reference(void **state)
 {
 	(void)state;
-	const char *logs[] = { iter_log, "[2] {foo\n[4] {bar\n[5] bar}\n[11] foo}\n",
-			       "[1] {a\n[2] {b\n[3] a}\n", "[5] {a\n[4] a}\n", "[1] {A\n[2] A}\n[3] {A\n[4] a}\n" };
-	for (size_t i = 0; i < ARRAY_SIZE(logs); i++) {
-		struct strbuf out[2] = { STRBUF_INIT, STRBUF_INIT };
-		for (int f = 0; f < 2; f++) {
-			struct rec_list l = REC_LIST_INIT;
-			struct kerr e = KERR_INIT;
-			pypylog_fast = f;
-			int r = parse(logs[i], &l, &e);
-			to_json(&l, &out[f]);
-			sb_addf(&out[f], "%d %s", r, sb_str(&e.msg));
-			rec_list_clear(&l);
-			kerr_release(&e);
+	static const char nul[] = "[1] {ab\n[2] ab}\n[3] {ab\n[4] {ab\0\n[5] ab}\n[6] ab}\n";
+	const char *logs[] = {
+		iter_log, "[2] {foo\n[4] {bar\n[5] bar}\n[11] foo}\n",
+		"[1] {a\n[2] {b\n[3] a}\n", "[5] {a\n[4] a}\n", "[1] {A\n[2] A}\n[3] {A\n[4] a}\n",
+		/* stops of no section, of the wrong one, iteration marks out of place */
+		"[1] {a\n[2] a}\n[3] a}\n", "[1] kiln-iter}\n", "[1] {kiln-iter\n[2] {a\n[3] {kiln-iter\n",
+		"[1] {kiln-iter\n[2] {a\n[3] kiln-iter}\n[4] a}\n[5] {kiln-iter\n[6] kiln-iter}\n",
+		/* timestamps: 15 and 16 digits, uppercase, none, not hex, going back */
+		"[1] {a\n[123456789abcdef] a}\n", "[1] {a\n[123456789abcdef0] a}\n",
+		"[1] {a\n[1234567890abcdef1] a}\n", "[a] {b\n[B] b}\n[C] {b\n[d] b}\n",
+		"[] {a\n[1] {a\n[2] a}\n", "[1] {a\n[1g] a}\n[2] a}\n", "[10] {a\n[f] a}\n",
+		/* not quite events: content */
+		"[1] {a\n[2] \n[3] {\n[4] }\n[5]  {b\n[6] {b}\n[7] b}}\n[8] a}\n",
+		"[1] {a\n[2]{b\n[3] a} \n[4] a}\n", "[1] {a\n[2] {a\n[3] a}\n[4] a}\n",
+	};
+	size_t n;
+	for (size_t i = 0; i < ARRAY_SIZE(logs); i++)
+		all_paths_agree(logs[i], strlen(logs[i]), &n);
+	all_paths_agree(nul, sizeof(nul) - 1, &n);
+
+	/*
+	 * Names of 1 to 40 bytes (the AVX2 path caches up to 30), timestamps of
+	 * 1 to 15 digits and content lines of 1 to 130 bytes put lines at
+	 * every offset of its 64-byte blocks and across them.
+	 */
+	struct strbuf text = STRBUF_INIT;
+	char name[64];
+	uint64_t t = 1;
+	for (int k = 0; k < 400; k++) {
+		int len = 1 + k % 40, m = 1 + (k * 7) % 23;
+		for (int j = 0; j < len; j++)
+			name[j] = "abcdefghijklmnopqrstuvwxyz-0123456789"[(j + k) % 37];
+		name[len] = '\0';
+		if (k % 5 == 0)
+			memcpy(name, "gc-", 3 < len ? 3 : len);
+		t += (uint64_t)k * 131;
+		int d = 1 + (int)(t % 3); /* more digits: leading zeros */
+		sb_addf(&text, "[%0*llx] {%s\n", d + k % 13, (unsigned long long)t, name);
+		if (k % 3 == 0)
+			sb_addf(&text, "[%llx] {kiln-iter\n", (unsigned long long)++t);
+		for (int j = 0; j < k % 4; j++) {
+			sb_addf(&text, "[%llx] {jit-%s\n", (unsigned long long)(t += 5), name);
+			for (int c = 0; c < m * 5 + j; c++)
+				sb_addc(&text, (char)('!' + (c * 13 + k) % 90));
+			sb_addc(&text, '\n');
+			sb_addf(&text, "[%llx] jit-%s}\n", (unsigned long long)(t += 3), name);
 		}
-		pypylog_fast = 1;
-		assert_string_equal(out[0].buf, out[1].buf);
-		sb_release(&out[0]);
-		sb_release(&out[1]);
+		if (k % 3 == 0)
+			sb_addf(&text, "[%llx] kiln-iter}\n", (unsigned long long)++t);
+		sb_addf(&text, "[%llx] %s}\n", (unsigned long long)++t, name);
 	}
+	assert_int_equal(all_paths_agree(text.buf, text.len, &n), 0);
+	assert_true(n > 134 * 6); /* the 134 iterations were all seen */
+	/* and cut at many places: the same error, from the same line */
+	for (size_t cut = 1; cut < text.len; cut += text.len / 97)
+		assert_int_equal(all_paths_agree(text.buf, cut, &n), -1);
+	sb_release(&text);
 }
 
 int main(void)
