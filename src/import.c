@@ -555,28 +555,29 @@ static int load_file(const char *path, struct strbuf *sb, struct kerr *e)
 	return 0;
 }
 
-int imp_krun_file(const char *path, struct dataset *ds, struct kerr *e)
+typedef int (*buf_parser)(const char *name, const char *data, size_t len, struct dataset *ds, struct kerr *e);
+
+/* a whole file through one of the buffer parsers, remembering where it came from */
+static int parse_file(const char *path, buf_parser parse, struct dataset *ds, struct kerr *e)
 {
 	struct strbuf sb = STRBUF_INIT;
 	int r = load_file(path, &sb, e);
 	if (r == 0)
-		r = imp_krun_buf(path, sb_str(&sb), sb.len, ds, e);
+		r = parse(path, sb_str(&sb), sb.len, ds, e);
 	sb_release(&sb);
 	if (r == 0 && !ds->source)
 		ds->source = xstrdup(path);
 	return r;
 }
 
+int imp_krun_file(const char *path, struct dataset *ds, struct kerr *e)
+{
+	return parse_file(path, imp_krun_buf, ds, e);
+}
+
 int imp_csv_file(const char *path, struct dataset *ds, struct kerr *e)
 {
-	struct strbuf sb = STRBUF_INIT;
-	int r = load_file(path, &sb, e);
-	if (r == 0)
-		r = imp_csv_buf(path, sb_str(&sb), sb.len, ds, e);
-	sb_release(&sb);
-	if (r == 0 && !ds->source)
-		ds->source = xstrdup(path);
-	return r;
+	return parse_file(path, imp_csv_buf, ds, e);
 }
 
 /* the file's base name without .json.bz2/.json/.csv/.db: the default experiment and machine name */
