@@ -171,15 +171,11 @@ static int cmd_diff(int argc, char **argv)
 	int json = 0, nin = 0;
 	struct an_opts o;
 	an_opts_default(&o);
-	struct kerr e = KERR_INIT;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		int r = an_opts_parse(&o, argc, argv, &i, &e);
-		if (r < 0) {
-			kiln_error("%s", e.msg.buf);
-			kerr_release(&e);
+		int r = an_opts_arg(&o, argc, argv, &i);
+		if (r < 0)
 			return KEXIT_USAGE;
-		}
 		if (r > 0)
 			continue;
 		if (!strcmp(a, "--json"))

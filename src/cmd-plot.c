@@ -41,12 +41,9 @@ static int cmd_plot(int argc, char **argv)
 	struct kerr e = KERR_INIT;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		int r = an_opts_parse(&o, argc, argv, &i, &e);
-		if (r < 0) {
-			kerr_print(&e);
-			kerr_release(&e);
+		int r = an_opts_arg(&o, argc, argv, &i);
+		if (r < 0)
 			return KEXIT_USAGE;
-		}
 		if (r > 0)
 			continue;
 		if ((!strcmp(a, "--key") || !strcmp(a, "-k")) && i + 1 < argc)
