@@ -139,6 +139,7 @@ struct run_state {
 	struct puser user;
 	int have_user;
 	char (*env_hash)[65];    /* per key: the first pexec's env hash */
+	char (*session_hash)[65]; /* per key: this session's env hash (computed once) */
 	char *cwd;               /* runners start in the config's folder */
 	const char *results;     /* the results file */
 };
@@ -432,8 +433,11 @@ static int run_one(struct run_state *rs, const struct sched_item *it, struct pex
 		}
 		sb_release(&plog);
 	}
+	/* the env log hash: one per key and session, from what kiln controls */
 	char env_hash[65];
-	pexec_env_hash(&env, instr, &eo, env_hash);
+	if (!rs->session_hash[it->key][0])
+		pexec_env_hash(&env, instr, &eo, rs->session_hash[it->key]);
+	memcpy(env_hash, rs->session_hash[it->key], sizeof(env_hash));
 
 	progress_show(&rs->prog, keyname, label, "running", 0);
 	int64_t wall0 = wall_ns();
@@ -520,7 +524,7 @@ static int run_one(struct run_state *rs, const struct sched_item *it, struct pex
 	if (!rs->env_hash[it->key][0]) {
 		memcpy(rs->env_hash[it->key], env_hash, sizeof(env_hash));
 	} else if (strcmp(rs->env_hash[it->key], env_hash)) {
-		sb_addf(&taint, "%sthe pexec's environment or limits differ from an earlier pexec of this key",
+		sb_addf(&taint, "%sthe pexec's environment or limits differ from the first pexec of this key",
 			taint.len ? "; " : "");
 		if (pr.status == PX_OK)
 			pr.status = PX_TAINTED;
@@ -993,6 +997,10 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 	exec_become_subreaper();
 	install_signals();
 	rs.env_hash = xcalloc(sc.nkeys, sizeof(*rs.env_hash));
+	rs.session_hash = xcalloc(sc.nkeys, sizeof(*rs.session_hash));
+	/* a resumed run compares its pexecs with the first ones, whenever they ran */
+	for (size_t k = 0; k < sc.nkeys; k++)
+		store_key_env_hash(st, sc.keys[k].id, rs.env_hash[k]);
 	rs.cwd = path_dirname(ex.path);
 	rs.results = results;
 	json_t *tuned = NULL;
@@ -1076,6 +1084,7 @@ finish:
 	}
 out:
 	free(rs.env_hash);
+	free(rs.session_hash);
 	free(rs.cwd);
 	if (kc)
 		for (size_t k = 0; k < sc.nkeys; k++)

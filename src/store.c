@@ -1054,3 +1054,21 @@ int store_cache_put_file(const char *path, const char *kind, const char *key, co
 	store_close(s);
 	return r;
 }
+
+int store_key_env_hash(struct store *s, long key_id, char out[65])
+{
+	sqlite3_stmt *st = stmt(s, "SELECT env_hash FROM pexecs WHERE key_id=? AND env_hash IS NOT NULL ORDER BY seq LIMIT 1");
+	int r = -1;
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, key_id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const char *h = (const char *)sqlite3_column_text(st, 0);
+		if (h && strlen(h) == 64) {
+			memcpy(out, h, 65);
+			r = 0;
+		}
+	}
+	sqlite3_reset(st);
+	return r;
+}

@@ -109,6 +109,8 @@ struct pexec_result {
 	long next_id;             /* > 0: the pexec that runs next, marked running in the same transaction */
 };
 int store_commit_pexec(struct store *s, long pexec_id, const struct pexec_result *r, struct kerr *e);
+/* the env log hash of the key's first pexec with one; -1 when none yet */
+int store_key_env_hash(struct store *s, long key_id, char out[65]);
 /* put every `running` pexec back to pending (after a crash), returns count */
 int store_reset_running(struct store *s, struct kerr *e);
 
