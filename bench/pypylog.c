@@ -16,9 +16,11 @@
  *    whole process: this program re-executed as `--parse FILE`
  *    (pypylog_parse_file, the plugin's parse function, into a counting
  *    sink) and `wc -l FILE`.
- * 4. Prints MB/s of both, the ratio (target >= 0.5x wc -l) and the parser's
- *    peak RSS (ru_maxrss of the --parse process) on the small and the large
- *    log: equal figures mean memory does not grow with the log.
+ * 4. Prints MB/s of both, the ratio (target >= 0.5x wc -l), which of the
+ *    parser's paths this CPU ran (pypylog_path: avx2, sse2 or portable)
+ *    and the parser's peak RSS (ru_maxrss of the --parse process) on the
+ *    small and the large log: equal figures mean memory does not grow with
+ *    the log.
  * The last line is machine-readable for bench/run.sh:
  *   pypylog: parse_mbps=.. wc_mbps=.. ratio=.. rss_small_kb=.. rss_large_kb=..
  */

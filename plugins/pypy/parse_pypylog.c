@@ -143,8 +143,10 @@ struct pypylog {
 	long iter, iter_line;
 	/* per category, the exclusive ticks and the outermost starts (gc and jit
 	 * only) of the whole log, and their values when the iteration started */
-	uint64_t cat_ticks[NCAT], cat_count[NCAT];
-	uint64_t it_ticks[NCAT], it_count[NCAT];
+	uint64_t cat_ticks[NCAT], it_ticks[NCAT];
+	/* outer[b]: the starts whose cbit b was not yet in omask: [1] gc, [2]
+	 * jit ([0]: every other start), indexed without a branch */
+	uint64_t outer[3], it_outer[3];
 
 	struct pl_rc *rc;     /* PL_RC slots (64-byte aligned in rc_mem), on the AVX2 path's first use */
 	void *rc_mem;
@@ -306,7 +308,7 @@ static int iter_mark(struct pypylog *p, int start, struct kerr *e)
 		p->in_iter = 1;
 		p->iter_line = p->line;
 		memcpy(p->it_ticks, p->cat_ticks, sizeof(p->it_ticks));
-		memcpy(p->it_count, p->cat_count, sizeof(p->it_count));
+		memcpy(p->it_outer, p->outer, sizeof(p->it_outer));
 		return 0;
 	}
 	if (!p->in_iter)
@@ -315,7 +317,7 @@ static int iter_mark(struct pypylog *p, int start, struct kerr *e)
 	uint64_t ticks[NCAT], count[NCAT];
 	for (int c = 0; c < NCAT; c++) {
 		ticks[c] = p->cat_ticks[c] - p->it_ticks[c];
-		count[c] = p->cat_count[c] - p->it_count[c];
+		count[c] = c < 2 ? p->outer[1 + c] - p->it_outer[1 + c] : 0;
 	}
 	if (emit_group(p, e, REC_ITER, ticks, count) < 0)
 		return -1;
@@ -328,7 +330,7 @@ static inline void push(struct pypylog *p, struct pl_name *nm)
 {
 	uint32_t d = p->depth;
 	nm->count++;
-	p->cat_count[nm->cat] += (nm->cbit & ~p->omask[d]) != 0;
+	p->outer[nm->cbit & ~p->omask[d]]++;
 	p->omask[d + 1] = p->omask[d] | nm->cbit;
 	p->stack[d].line = p->line;
 	p->tops[d + 1] = nm;
@@ -706,18 +708,19 @@ static inline __attribute__((always_inline)) const char *pl_fast(struct pypylog 
 /*
  * ---- the AVX2 path ----
  *
- * On CPUs with AVX2 and BMI2 (checked at run time) runs of lines go through
- * pl_avx2 before pl_fast.  It finds the newlines of 64 bytes at once, so
- * the next line's start never waits for this line's parse; the timestamp is
- * located, checked and converted in one 16-byte register (pshufb puts the
- * digits in place, pmaddubsw and packus pack them); what follows "] " is
- * then looked up whole in a small cache (struct pl_rc) that says which
- * name it starts or stops: one hash and one 32-byte compare, no guessing,
- * so no branch depends on which section comes next.  The section
- * accounting is the same as pl_fast's, on local copies of the parser's
- * state.  Like pl_fast it stops *before* any line it is not sure of (new
- * names, kiln-iter, every kind of error), and the other paths take that
- * line.
+ * On CPUs with AVX2, BMI2 and SSE4.2 (checked at run time) runs of lines go
+ * through pl_avx2 before pl_fast.  It finds the newlines of 64 bytes at
+ * once, so the next line's start never waits for this line's parse; the
+ * timestamp is located, checked and converted in one 16-byte register
+ * (pshufb puts the digits in place, pmaddubsw and packus pack them).  What
+ * follows "] ", with its newline, is then compared whole: a stop with the
+ * innermost section's close form, anything else with the slot of a small
+ * cache (struct pl_rc, CRC-hashed) that says which name it starts, so no
+ * branch depends on a guess of which section comes next.  The accounting
+ * is pl_fast's, on local copies of the parser's state.  Like pl_fast it
+ * stops *before* any line it is not sure of (a name not cached yet, a new
+ * name, kiln-iter, every kind of error); the caller fills the cache,
+ * records an iteration mark, or gives the line to the other paths.
  */
 #define PL_TGT __attribute__((target("avx2,bmi,bmi2,sse4.2")))
 
@@ -744,9 +747,10 @@ static inline PL_TGT uint32_t rc_hash(const unsigned char *q, size_t rl)
 }
 
 /*
- * a cache miss: is q[0..rl) "{name" or "name}" of a known name (not
- * kiln-iter)?  Then it goes into the slot r.  Kept out of pl_avx2's loop, so
- * that the loop makes no call and keeps its state in registers.
+ * a cache miss: is q[0..rl) "{name" or "name}" of a known name (kiln-iter
+ * included)?  Then it goes into the slot r, and pl_avx2 finds it there when
+ * it starts again from this line.  Kept out of pl_avx2's loop, so that the
+ * loop makes no call and keeps its state in registers.
  */
 static int rc_fill(struct pypylog *p, struct pl_rc *r, const unsigned char *q, size_t rl)
 {
@@ -786,11 +790,11 @@ static PL_TGT const char *pl_avx2(struct pypylog *p, const char *s, const char *
 	 * registers instead of rebuilding them on every line.
 	 */
 	__m256i nlv = _mm256_set1_epi8('\n');
-	__m128i k_br = _mm_set1_epi8(']'), k_0 = _mm_set1_epi8((char)(0x80 - '0')),
+	__m128i k_0 = _mm_set1_epi8((char)(0x80 - '0')),
 		k_a = _mm_set1_epi8((char)(0x80 - 'a')), k_10 = _mm_set1_epi8((char)(-128 + 10)),
 		k_6 = _mm_set1_epi8((char)(-128 + 6)), k_f = _mm_set1_epi8(0x0f), k_9 = _mm_set1_epi8(9),
 		k_pair = _mm_set1_epi16(0x1001);
-	__asm__("" : "+x"(nlv), "+x"(k_br), "+x"(k_0), "+x"(k_a), "+x"(k_10));
+	__asm__("" : "+x"(nlv), "+x"(k_0), "+x"(k_a), "+x"(k_10));
 	__asm__("" : "+x"(k_6), "+x"(k_f), "+x"(k_9), "+x"(k_pair));
 	const char *blk = s;
 	uint64_t nl = 0; /* the newlines at and after s, before stop, in the 64 bytes at blk */
@@ -815,15 +819,19 @@ static PL_TGT const char *pl_avx2(struct pypylog *p, const char *s, const char *
 			line++;
 			goto next;
 		}
+		/*
+		 * The digits: the run of 0-9a-f after '[' (lo <= c < lo + w in one
+		 * signed compare: c - lo + 0x80 < -128 + w), 1 to 15 of them,
+		 * then "] " (anything else, uppercase digits included, is left
+		 * to the reference)
+		 */
 		__m128i c = _mm_loadu_si128((const __m128i *)(const void *)(s + 1));
-		unsigned n = _tzcnt_u32((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(c, k_br)));
-		if (n - 1 >= 15) /* 1 to 15 digits */
-			break;
-		/* lo <= c < lo + w in one signed compare: c - lo + 0x80 < -128 + w */
 		__m128i dig = _mm_cmpgt_epi8(k_10, _mm_add_epi8(c, k_0));
 		__m128i low = _mm_cmpgt_epi8(k_6, _mm_add_epi8(c, k_a));
-		unsigned ok = (unsigned)_mm_movemask_epi8(_mm_or_si128(dig, low));
-		if (_bzhi_u32(~ok, n) || s[n + 2] != ' ')
+		unsigned n = _tzcnt_u32(~(unsigned)_mm_movemask_epi8(_mm_or_si128(dig, low)));
+		uint16_t sep;
+		memcpy(&sep, s + n + 1, 2);
+		if (n - 1 >= 15 || sep != (']' | ' ' << 8))
 			break;
 		const unsigned char *q = (const unsigned char *)s + n + 3;
 		size_t rl = (size_t)((const unsigned char *)e - q);
@@ -883,7 +891,7 @@ static PL_TGT const char *pl_avx2(struct pypylog *p, const char *s, const char *
 			p->cat_ticks[top->cat] += t - last;
 			line++;
 			nm->count++;
-			p->cat_count[nm->cat] += (nm->cbit & ~p->omask[depth]) != 0;
+			p->outer[nm->cbit & ~p->omask[depth]]++;
 			p->omask[depth + 1] = p->omask[depth] | nm->cbit;
 			p->stack[depth].line = line;
 			p->tops[++depth] = nm;
@@ -991,7 +999,7 @@ int pypylog_finish(struct pypylog *p, struct kerr *e)
 	if (!p->started)
 		return kerr_setc(e, KEXIT_CONFIG, "%s: no sections in the log (empty, or PyPy stopped before writing it)",
 				 p->file);
-	if (emit_group(p, e, REC_PEXEC, p->cat_ticks, p->cat_count) < 0)
+	if (emit_group(p, e, REC_PEXEC, p->cat_ticks, p->outer + 1) < 0)
 		return -1;
 	char name[PL_NAME_MAX + 16];
 	for (uint32_t i = 1; i < p->nnames; i++) {
