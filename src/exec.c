@@ -345,7 +345,9 @@ int exec_run(const struct exec_opts *o, struct exec_result *r, struct kerr *e)
 	if (pid == 0)
 		child(o, prog, outp[1], errp[1], resp[1], ep[1], o->cpus ? &cpus : NULL);
 	r->pid = pid;
-	setpgid(pid, pid);
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+	setpgid(pid, pid); /* after fork the parent may run first; after vfork the child has exec'd */
+#endif
 	close(ep[1]);
 	ep[1] = -1;
 	if (outp[1] >= 0)

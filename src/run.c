@@ -348,10 +348,12 @@ static void pexec_env_hash(const struct strvec *env, const char *instr, const st
 /*
  * One pexec.  `marked`: it is already marked running (by the previous
  * pexec's commit); `next_id`: the pexec after it, which this commit marks
- * running, so that each pexec costs one transaction.
+ * running, so that each pexec costs one transaction; `rerun`: an earlier
+ * attempt in this session stored rows that the commit replaces (a pending
+ * or crashed pexec has none: commits are atomic).
  */
 static int run_one(struct run_state *rs, const struct sched_item *it, struct pexec_key *k, int marked,
-		   long next_id, struct kerr *e)
+		   long next_id, int rerun, struct kerr *e)
 {
 	const struct experiment *ex = rs->ex;
 	int whole = k->whole;
@@ -540,6 +542,7 @@ static int run_one(struct run_state *rs, const struct sched_item *it, struct pex
 	pr.instr_error = instr_err.len ? instr_err.buf : NULL;
 	pr.records = &recs;
 	pr.next_id = next_id;
+	pr.rerun = rerun;
 
 	if (run_hooks(&ex->post_exec, "post_execution", e) < 0) {
 		outcome = ONE_FATAL;
@@ -1032,7 +1035,7 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 		int r, tries = 0;
 		do
 			r = run_one(&rs, it, &kc[it->key], marked_id == it->id,
-				    ex.platform.rerun_tainted ? 0 : next_id, e);
+				    ex.platform.rerun_tainted ? 0 : next_id, tries > 0, e);
 		while (r == ONE_TAINTED && ex.platform.rerun_tainted && ++tries < 3 && !exec_interrupted);
 		marked_id = ex.platform.rerun_tainted ? 0 : next_id;
 		ran++;

@@ -649,7 +649,7 @@ int store_commit_pexec(struct store *s, long id, const struct pexec_result *r, s
 		"DELETE FROM iterations WHERE pexec_id=?", "DELETE FROM series WHERE pexec_id=?",
 		"DELETE FROM scalars WHERE pexec_id=?", "DELETE FROM events WHERE pexec_id=?",
 	};
-	for (size_t i = 0; i < ARRAY_SIZE(clear); i++) {
+	for (size_t i = 0; r->rerun && i < ARRAY_SIZE(clear); i++) {
 		if (!(st = stmt(s, clear[i]))) {
 			dberr(s, e, "clear");
 			goto fail;

@@ -107,6 +107,7 @@ struct pexec_result {
 	const char *taint;        /* why tainted, NULL if not */
 	const char *env_hash;
 	long next_id;             /* > 0: the pexec that runs next, marked running in the same transaction */
+	int rerun;                /* an earlier attempt of this pexec may have stored rows: replace them */
 };
 int store_commit_pexec(struct store *s, long pexec_id, const struct pexec_result *r, struct kerr *e);
 /* the env log hash of the key's first pexec with one; -1 when none yet */

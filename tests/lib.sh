@@ -3,7 +3,7 @@
 set -u
 KILN=${KILN:-$KILN_ROOT/build/kiln}
 T=$(mktemp -d /tmp/kiln-e2e.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "skipped: $*"; exit 77; }
 assert_eq() { [ "$1" = "$2" ] || fail "${3:-values differ}: expected '$2', got '$1'"; }

@@ -322,7 +322,9 @@ static void test_store_roundtrip(void **state)
 		pr.status = i == 4 ? PX_FAILED : PX_OK;
 		assert_int_equal(store_commit_pexec(st, sc.items[i].id, &pr, &e), 0);
 	}
-	/* committing the same pexec again replaces it: nothing duplicated */
+	/* committing the same pexec again replaces it (a rerun): nothing duplicated */
+	assert_int_equal(store_commit_pexec(st, sc.items[0].id, &pr, &e), -1); /* not said to be a rerun */
+	pr.rerun = 1;
 	assert_int_equal(store_commit_pexec(st, sc.items[0].id, &pr, &e), 0);
 	store_close(st);
 	rec_list_clear(&recs);
