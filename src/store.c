@@ -175,7 +175,7 @@ int store_open(const char *path, int writable, struct store **out, struct kerr *
 		store_close(s);
 		return -1;
 	}
-	if (writable && (exec_sql(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-256;", e) < 0 ||
+	if (writable && (exec_sql(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-64;", e) < 0 ||
 			 exec_sql(s, schema_sql, e) < 0)) {
 		store_close(s);
 		return -1;
