@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -320,6 +321,24 @@ out:
 
 enum { ONE_OK, ONE_FAILED, ONE_TAINTED, ONE_INTERRUPTED, ONE_FATAL };
 
+/* platform.notify; a notify command that fails only warns: the run goes on */
+KILN_PRINTF(3, 4)
+static void run_notify(const struct experiment *ex, const char *event, const char *fmt, ...)
+{
+	if (!ex->platform.notify.n)
+		return;
+	struct strbuf msg = STRBUF_INIT;
+	struct kerr e = KERR_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	if (platform_notify(&ex->platform, event, msg.buf, &e) < 0)
+		kiln_warn("notify: %s", sb_str(&e.msg));
+	sb_release(&msg);
+	kerr_release(&e);
+}
+
 /*
  * The env log hash of a pexec, equal across the pexecs of a key: the
  * per-pexec instrumentation folder may appear inside other variables
@@ -559,24 +578,14 @@ static int run_one(struct run_state *rs, const struct sched_item *it, struct pex
 				progress_end(&rs->prog);
 				kiln_warn("%s pexec %s %s: %s", keyname, label, pexec_status_name(pr.status), pr.error);
 			}
-			struct kerr ne = KERR_INIT;
-			char *msg = xasprintf("%s pexec %s %s: %s", keyname, label, pexec_status_name(pr.status), pr.error);
-			if (platform_notify(&ex->platform, "failure", msg, &ne) < 0)
-				kiln_warn("notify: %s", sb_str(&ne.msg));
-			free(msg);
-			kerr_release(&ne);
+			run_notify(ex, "failure", "%s pexec %s %s: %s", keyname, label, pexec_status_name(pr.status), pr.error);
 		} else if (outcome == ONE_TAINTED) {
 			rs->tainted++;
 			if (!rs->o->quiet) {
 				progress_end(&rs->prog);
 				kiln_warn("%s pexec %s tainted: %s", keyname, label, pr.taint);
 			}
-			struct kerr ne = KERR_INIT;
-			char *msg = xasprintf("%s pexec %s tainted: %s", keyname, label, pr.taint);
-			if (platform_notify(&ex->platform, "taint", msg, &ne) < 0)
-				kiln_warn("notify: %s", sb_str(&ne.msg));
-			free(msg);
-			kerr_release(&ne);
+			run_notify(ex, "taint", "%s pexec %s tainted: %s", keyname, label, pr.taint);
 		} else if (pr.instr_error && !rs->o->quiet) {
 			progress_end(&rs->prog);
 			kiln_warn("%s pexec %s: instrumentation: %s", keyname, label, pr.instr_error);
@@ -1071,12 +1080,8 @@ finish:
 			kiln_note("%s: %zu pexecs done, %zu failed, %zu tainted, %zu pending", results,
 				  sc.n - pending - rs.failed - rs.tainted, rs.failed, rs.tainted, pending);
 		if (!pending && ran) {
-			struct kerr ne = KERR_INIT;
-			char *msg = xasprintf("%s complete: %zu pexecs, %zu failed, %zu tainted", results, sc.n, rs.failed, rs.tainted);
-			if (platform_notify(&ex.platform, "complete", msg, &ne) < 0)
-				kiln_warn("notify: %s", sb_str(&ne.msg));
-			free(msg);
-			kerr_release(&ne);
+			run_notify(&ex, "complete", "%s complete: %zu pexecs, %zu failed, %zu tainted", results, sc.n,
+				   rs.failed, rs.tainted);
 		}
 		if (o->reboot && run_reboot_step(&ex, config, results, pending, e) < 0)
 			code = e->code ? e->code : KEXIT_FAIL;
