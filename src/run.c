@@ -683,6 +683,22 @@ static void run_shed_memory(void)
 #endif
 }
 
+/* the audit of the machine now, stored under `name` (and the host name) */
+static int record_audit(struct store *st, const struct experiment *ex, const char *name, struct kerr *e)
+{
+	struct doctor_opts dopt = { .busy_sample_s = 0.2 };
+	json_t *a = platform_audit(ex, &dopt);
+	char *txt = json_dumps(a, JSON_COMPACT);
+	json_t *u = json_object_get(a, "uname");
+	json_t *h = u ? json_object_get(u, "nodename") : NULL;
+	int r = store_audit_set(st, name, txt, e);
+	if (r == 0 && json_is_string(h))
+		r = store_audit_set(st, "hostname", json_string_value(h), e);
+	free(txt);
+	json_decref(a);
+	return r;
+}
+
 /*
  * Before the first pexec of this session: the machine's state goes into the
  * audit (first session only), --tune, the benchmark user and the sanity
@@ -695,24 +711,8 @@ static int run_prepare_machine(struct run_state *rs, const char *config, const c
 	struct store *st = rs->st;
 	char *have = NULL;
 	store_audit_get(st, "start", &have);
-	if (!have) {
-		struct doctor_opts dopt = { .busy_sample_s = 0.2 };
-		json_t *a = platform_audit(ex, &dopt);
-		char *txt = json_dumps(a, JSON_COMPACT);
-		json_t *h = json_object_get(a, "hostname");
-		if (!h) {
-			json_t *u = json_object_get(a, "uname");
-			h = u ? json_object_get(u, "nodename") : NULL;
-		}
-		if (store_audit_set(st, "start", txt, e) < 0 ||
-		    (json_is_string(h) && store_audit_set(st, "hostname", json_string_value(h), e) < 0)) {
-			free(txt);
-			json_decref(a);
-			return -1;
-		}
-		free(txt);
-		json_decref(a);
-	}
+	if (!have && record_audit(st, ex, "start", e) < 0)
+		return -1;
 	free(have);
 	if (rs->o->tune) {
 		if (geteuid() != 0)
@@ -1069,12 +1069,7 @@ finish:
 			iso_time(wall_ns(), ts, sizeof(ts));
 			store_meta_set(st, "ended", ts, NULL);
 			/* the machine at the end, beside its state at the start */
-			struct doctor_opts dopt = { .busy_sample_s = 0.2 };
-			json_t *a = platform_audit(&ex, &dopt);
-			char *txt = json_dumps(a, JSON_COMPACT);
-			store_audit_set(st, "end", txt, NULL);
-			free(txt);
-			json_decref(a);
+			record_audit(st, &ex, "end", NULL);
 		}
 		if (!o->quiet)
 			kiln_note("%s: %zu pexecs done, %zu failed, %zu tainted, %zu pending", results,
