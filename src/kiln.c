@@ -14,22 +14,23 @@
 #include "util.h"
 
 static const struct cmd_entry *const cmd_table[] = {
+	/* in the order of the flow: run, look, compare, exchange, profile, the machine, tools */
 	&cmd_run_entry,
 	&cmd_status_entry,
-	&cmd_export_entry,
-	&cmd_demo_entry,
-	&cmd_plugins_entry,
-	&cmd_audit_entry,
-	&cmd_doctor_entry,
-	&cmd_parse_entry,
-	&cmd_plot_entry,
 	&cmd_report_entry,
+	&cmd_plot_entry,
 	&cmd_diff_entry,
 	&cmd_plan_entry,
+	&cmd_export_entry,
 	&cmd_import_entry,
 	&cmd_profile_entry,
 	&cmd_annotate_entry,
 	&cmd_stat_entry,
+	&cmd_doctor_entry,
+	&cmd_audit_entry,
+	&cmd_plugins_entry,
+	&cmd_parse_entry,
+	&cmd_demo_entry,
 	NULL,
 };
 
