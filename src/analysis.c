@@ -676,14 +676,29 @@ __attribute__((target("avx512f"))) static void cand_avx512(size_t k, const int32
 typedef void (*cand_fn)(size_t, const int32_t *, const double *, const double *, const double *, int32_t, double,
 			double, double, const double *, double *, struct cand_out *);
 
-static cand_fn pick_kernel(void)
+/*
+ * The widest vector unit to use: 2 AVX-512, 1 AVX2, 0 scalar.
+ * KILN_NO_SIMD=512 stops at AVX2, any other value at scalar (tests compare them).
+ */
+static __attribute__((unused)) int simd_level(void)
 {
 #ifdef AN_HAVE_AVX2
 	const char *no = getenv("KILN_NO_SIMD");
 	if (!no && __builtin_cpu_supports("avx512f"))
-		return cand_avx512;
+		return 2;
 	if ((!no || !strcmp(no, "512")) && __builtin_cpu_supports("avx2"))
-		return cand_avx2;
+		return 1;
+#endif
+	return 0;
+}
+
+static cand_fn pick_kernel(void)
+{
+#ifdef AN_HAVE_AVX2
+	switch (simd_level()) {
+	case 2: return cand_avx512;
+	case 1: return cand_avx2;
+	}
 #endif
 	return cand_scalar;
 }
@@ -999,11 +1014,10 @@ typedef double (*resample_fn)(const double *, size_t, struct xo8 *);
 static resample_fn pick_resample(void)
 {
 #ifdef AN_HAVE_AVX2
-	const char *no = getenv("KILN_NO_SIMD");
-	if (!no && __builtin_cpu_supports("avx512f"))
-		return resample_avx512;
-	if ((!no || !strcmp(no, "512")) && __builtin_cpu_supports("avx2"))
-		return resample_avx2;
+	switch (simd_level()) {
+	case 2: return resample_avx512;
+	case 1: return resample_avx2;
+	}
 #endif
 	return resample_scalar;
 }

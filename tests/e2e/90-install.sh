@@ -14,7 +14,12 @@ pexecs: 2
 iterations: 3
 vms:
   native: {plugin: c}
-  cpython: {plugin: python, optional: true}
+  cpython: {plugin: python, optional: true, instrument: true}
+  pypy: {plugin: pypy, optional: true, instrument: true}
+  lua: {plugin: lua, optional: true}
+  luajit: {plugin: luajit, optional: true}
+  node: {plugin: node, optional: true}
+  hotspot: {plugin: java, optional: true}
 benchmarks:
   nbody: 1000
 Y
@@ -22,7 +27,10 @@ Y
 env -i PATH="/usr/local/bin:/usr/bin:/bin" HOME="$T" "$P/bin/kiln" run -q e.yaml || fail "installed kiln run"
 assert_eq "$(sqlite3 e.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status='ok'")" \
 	"$(sqlite3 e.kiln.db "SELECT COUNT(*) FROM pexecs")" "all pexecs ok"
-assert_eq "$(sqlite3 e.kiln.db "SELECT COUNT(DISTINCT value) FROM scalars WHERE name='checksum'")" 1 "C and Python agree"
+assert_eq "$(sqlite3 e.kiln.db "SELECT COUNT(DISTINCT value) FROM scalars WHERE name='checksum'")" 1 "every VM's checksum agrees"
+echo "installed kiln ran: $(sqlite3 e.kiln.db "SELECT GROUP_CONCAT(vm) FROM keys")"
+# the installed parsers and reports work too
+"$P/bin/kiln" report e.kiln.db >/dev/null || fail "installed kiln report"
 "$P/bin/kiln" --version | grep -q "^kiln " || fail "--version"
 "$P/bin/kiln" plugins | grep -q "^python" || fail "plugins"
 cat > t.c <<'C'
