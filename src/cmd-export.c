@@ -55,11 +55,7 @@ static int cmd_export(int argc, char **argv)
 	if (out) {
 		path = xstrdup(out);
 	} else {
-		size_t n = strlen(in);
-		const char *suf = ".kiln.db";
-		size_t sl = strlen(suf);
-		int stem = n > sl && !strcmp(in + n - sl, suf) ? (int)(n - sl) : (int)n;
-		path = xasprintf("%.*s%s", stem, in, krun ? ".json.bz2" : ".csv");
+		path = store_sibling(in, krun ? ".json.bz2" : ".csv");
 	}
 	struct kerr e = KERR_INIT;
 	struct dataset ds;

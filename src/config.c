@@ -658,12 +658,7 @@ static int check_sources(struct cfgctx *c, struct experiment *ex, const char *co
 	for (size_t b = 0; b < ex->nbenchs; b++) {
 		for (size_t v = 0; v < ex->nvms; v++) {
 			struct vm_conf *vm = &ex->vms[v];
-			if (!entries[v] || vm->missing)
-				continue;
-			char *key = xasprintf("%s:%s:%s", ex->benchs[b].name, vm->name, vm->variant);
-			int skipped = config_skipped(ex, key);
-			free(key);
-			if (skipped)
+			if (!entries[v] || !config_runs(ex, &ex->benchs[b], vm))
 				continue;
 			char *dir = xasprintf("%s/%s/%s", ex->benchmarks_dir, ex->benchs[b].name, vm->language);
 			char *entry = path_join(dir, entries[v]);
@@ -937,4 +932,14 @@ int config_skipped(const struct experiment *ex, const char *key)
 		if (star_match(ex->skip.v[i], key))
 			return 1;
 	return 0;
+}
+
+int config_runs(const struct experiment *ex, const struct bench_conf *b, const struct vm_conf *vm)
+{
+	if (vm->missing)
+		return 0;
+	char *key = xasprintf("%s:%s:%s", b->name, vm->name, vm->variant);
+	int skipped = config_skipped(ex, key);
+	free(key);
+	return !skipped;
 }

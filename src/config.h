@@ -111,5 +111,7 @@ void config_free(struct experiment *ex);
 long config_iterations(const struct experiment *ex, const struct vm_conf *vm);
 /* is bench:vm:variant skipped? */
 int config_skipped(const struct experiment *ex, const char *key);
+/* does bench x vm run: the VM is there and no skip pattern matches the key? */
+int config_runs(const struct experiment *ex, const struct bench_conf *b, const struct vm_conf *vm);
 
 #endif

@@ -29,12 +29,6 @@
 
 #define IMP_MAX_BYTES ((size_t)4 << 30) /* refuse to inflate beyond 4 GiB */
 
-static int ends_with(const char *s, const char *suf)
-{
-	size_t a = strlen(s), b = strlen(suf);
-	return a >= b && !strcmp(s + a - b, suf);
-}
-
 enum imp_format imp_detect(const char *path)
 {
 	unsigned char head[16] = { 0 };
@@ -47,17 +41,17 @@ enum imp_format imp_detect(const char *path)
 	if (n >= 16 && !memcmp(head, "SQLite format 3", 16))
 		return IMP_KILN;
 	if (n >= 3 && !memcmp(head, "BZh", 3))
-		return ends_with(path, ".csv.bz2") ? IMP_CSV : IMP_KRUN;
+		return str_ends_with(path, ".csv.bz2") ? IMP_CSV : IMP_KRUN;
 	size_t i = 0;
 	while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
 		i++;
 	if (i < n && head[i] == '{')
 		return IMP_KRUN;
-	if (ends_with(path, ".db"))
+	if (str_ends_with(path, ".db"))
 		return IMP_KILN;
-	if (ends_with(path, ".json") || ends_with(path, ".json.bz2") || ends_with(path, ".bz2"))
+	if (str_ends_with(path, ".json") || str_ends_with(path, ".json.bz2") || str_ends_with(path, ".bz2"))
 		return IMP_KRUN;
-	if (ends_with(path, ".csv"))
+	if (str_ends_with(path, ".csv"))
 		return IMP_CSV;
 	if (n && (head[0] == 'p' || (head[0] >= '0' && head[0] <= '9')))
 		return IMP_CSV;
@@ -587,7 +581,7 @@ static char *stem(const char *path)
 	b = b ? b + 1 : path;
 	static const char *const sufs[] = { ".json.bz2", ".json", ".csv", ".kiln.db", ".db", ".bz2" };
 	for (size_t i = 0; i < ARRAY_SIZE(sufs); i++)
-		if (ends_with(b, sufs[i]) && strlen(b) > strlen(sufs[i]))
+		if (str_ends_with(b, sufs[i]) && strlen(b) > strlen(sufs[i]))
 			return xstrndup(b, strlen(b) - strlen(sufs[i]));
 	return xstrdup(b);
 }
@@ -645,7 +639,7 @@ static json_t *num_list(const double *v, size_t n)
 /* write text to path, compressed when the name ends in .bz2 */
 static int write_maybe_bz2(const char *path, const char *text, size_t len, struct kerr *e)
 {
-	if (!ends_with(path, ".bz2"))
+	if (!str_ends_with(path, ".bz2"))
 		return write_file(path, text, len, e);
 	struct strbuf z = STRBUF_INIT;
 	int r = imp_bzip(text, len, &z, e);
@@ -760,17 +754,7 @@ int export_csv(const struct dataset *ds, const char *path, struct kerr *e)
 			sb_addc(&sb, '\n');
 		}
 	}
-	size_t pl = strlen(path);
-	int r;
-	if (pl > 4 && !strcmp(path + pl - 4, ".bz2")) {
-		struct strbuf z = STRBUF_INIT;
-		r = imp_bzip(sb.buf, sb.len, &z, e);
-		if (r == 0)
-			r = write_file(path, z.buf, z.len, e);
-		sb_release(&z);
-	} else {
-		r = write_file(path, sb.buf, sb.len, e);
-	}
+	int r = write_maybe_bz2(path, sb.buf, sb.len, e);
 	sb_release(&sb);
 	return r;
 }

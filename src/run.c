@@ -55,25 +55,12 @@ static void install_signals(void)
 	exec_signals_changed();
 }
 
-char *run_results_path(const char *config, int quick, struct kerr *e)
+/* --quick results go beside the experiment's own: <stem>.quick.kiln.db */
+static char *quick_results(const char *results)
 {
-	struct experiment ex;
-	if (config_load(config, kiln_datadir(), 0, &ex, e) < 0)
-		return NULL;
-	char *r;
-	if (quick) {
-		size_t n = strlen(ex.results);
-		const char *suf = ".kiln.db";
-		size_t sl = strlen(suf);
-		if (n > sl && !strcmp(ex.results + n - sl, suf))
-			r = xasprintf("%.*s.quick.kiln.db", (int)(n - sl), ex.results);
-		else
-			r = xasprintf("%s.quick", ex.results);
-	} else {
-		r = xstrdup(ex.results);
-	}
-	config_free(&ex);
-	return r;
+	if (str_ends_with(results, ".kiln.db"))
+		return store_sibling(results, ".quick.kiln.db");
+	return xasprintf("%s.quick", results);
 }
 
 /* ---- progress ---- */
@@ -860,13 +847,9 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 
 	if (o->results)
 		results = xstrdup(o->results);
-	else if (o->quick) {
-		results = run_results_path(config, 1, e);
-		if (!results) {
-			config_free(&ex);
-			return e->code;
-		}
-	} else
+	else if (o->quick)
+		results = quick_results(ex.results);
+	else
 		results = xstrdup(ex.results);
 
 	for (size_t i = 0; i < ex.nvms; i++)

@@ -22,7 +22,5 @@ struct run_opts {
 
 /* returns a KEXIT_* code; e is set when it is not KEXIT_OK */
 int run_experiment(const char *config, const struct run_opts *o, struct kerr *e);
-/* where the results of a config are (honours --quick); for demo and status */
-char *run_results_path(const char *config, int quick, struct kerr *e);
 
 #endif

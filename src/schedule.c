@@ -27,12 +27,7 @@ void schedule_plan(const struct experiment *ex, enum sched_order order, long pex
 	for (size_t b = 0; b < ex->nbenchs; b++) {
 		for (size_t v = 0; v < ex->nvms; v++) {
 			const struct vm_conf *vm = &ex->vms[v];
-			if (vm->missing)
-				continue;
-			char *key = xasprintf("%s:%s:%s", ex->benchs[b].name, vm->name, vm->variant);
-			int skipped = config_skipped(ex, key);
-			free(key);
-			if (skipped)
+			if (!config_runs(ex, &ex->benchs[b], vm))
 				continue;
 			struct sched_key *k = &sc->keys[sc->nkeys];
 			k->id = (long)sc->nkeys + 1;

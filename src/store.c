@@ -233,6 +233,14 @@ int store_set_durable(struct store *s, int durable, struct kerr *e)
 	return exec_sql(s, durable ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL", e);
 }
 
+char *store_sibling(const char *results, const char *suffix)
+{
+	size_t n = strlen(results);
+	if (str_ends_with(results, ".kiln.db"))
+		n -= strlen(".kiln.db");
+	return xasprintf("%.*s%s", (int)n, results, suffix);
+}
+
 const char *store_path(const struct store *s)
 {
 	return s->path;

@@ -38,6 +38,8 @@ void store_close(struct store *s);
 /* exclusive writer lock (non-blocking): KEXIT_LOCKED when another kiln holds it */
 int store_lock(struct store *s, struct kerr *e);
 const char *store_path(const struct store *s);
+/* a file named after a results file: its stem (without .kiln.db) + suffix */
+char *store_sibling(const char *results, const char *suffix);
 /*
  * 1 (default): each commit is fsynced, so even a power loss costs at most
  * the pexec in flight.  0: commits reach the OS but are fsynced only at WAL

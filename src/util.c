@@ -464,6 +464,12 @@ int parse_double(const char *s, double *out)
 	return 0;
 }
 
+int str_ends_with(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+	return n >= m && !memcmp(s + n - m, suf, m);
+}
+
 int star_match(const char *pat, const char *s)
 {
 	const char *star = NULL, *ss = NULL;

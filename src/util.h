@@ -107,6 +107,9 @@ void iso_time(int64_t ns, char *buf, size_t n); /* 2026-11-29T16:46:18Z */
 int parse_long(const char *s, long *out);
 int parse_double(const char *s, double *out);
 
+/* does s end with suf? */
+int str_ends_with(const char *s, const char *suf);
+
 /* glob-style match with '*' only (used for skip patterns) */
 int star_match(const char *pat, const char *s);
 
