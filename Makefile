@@ -76,9 +76,11 @@ $(O)/libkilncore.a: $(CORE_OBJ) $(LIB_OBJ)
 
 # not PIE: the statically linked libraries' pointer tables (capstone, sqlite)
 # then need no relocation at start, so their pages stay clean and shared
-# instead of becoming ~2 MB of kiln's private memory
+# instead of becoming ~2 MB of kiln's private memory; -z now binds libc's
+# functions at start, so the pexec loop never runs the dynamic linker's
+# lazy-binding code (which would stay mapped in kiln while benchmarks run)
 $(KILN): $(O)/obj/src/kiln.o $(O)/libkilncore.a
-	$(CC) $(LDFLAGS) -no-pie -o $@ $^ $(PKG_LIBS) -ldl
+	$(CC) $(LDFLAGS) -no-pie -Wl,-z,now -o $@ $^ $(PKG_LIBS) -ldl
 
 $(O)/libkiln.a: $(LIB_PIC)
 	@rm -f $@

@@ -167,7 +167,7 @@ static void find_ignored(void)
 
 /* the child, between fork and execve: system calls only */
 static KILN_NORETURN void child(const struct exec_opts *o, const char *prog, int out_w, int err_w,
-				int res_w, int errpipe, const cpu_set_t *cpus)
+				int res_w, int errpipe, volatile int *errmem, const cpu_set_t *cpus)
 {
 	int step = 0;
 	setpgid(0, 0);
@@ -235,8 +235,13 @@ static KILN_NORETURN void child(const struct exec_opts *o, const char *prog, int
 	execve(prog, o->argv, o->envp ? o->envp : empty);
 fail:;
 	int msg[2] = { errno, step };
-	ssize_t w = write(errpipe, msg, sizeof(msg));
-	(void)w;
+	if (errmem) { /* vfork: the parent's memory, read once the child is gone */
+		errmem[0] = msg[0];
+		errmem[1] = msg[1];
+	} else {
+		ssize_t w = write(errpipe, msg, sizeof(msg));
+		(void)w;
+	}
 	_exit(127);
 }
 
@@ -254,12 +259,16 @@ static const char *step_name(int step)
  */
 static void reap_orphans(pid_t except)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
+	static char path[64];
+	if (!path[0])
+		snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
 	for (int round = 0; round < 50; round++) {
 		int found = 0;
-		while (waitpid(-1, NULL, WNOHANG) > 0)
+		pid_t w;
+		while ((w = waitpid(-1, NULL, WNOHANG)) > 0)
 			found = 1;
+		if (w < 0 && errno == ECHILD) /* no child left at all: nothing escaped */
+			return;
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			return;
@@ -315,7 +324,20 @@ int exec_run(const struct exec_opts *o, struct exec_result *r, struct kerr *e)
 		free(prog);
 		return kerr_set(e, "result fd must be 3 or above");
 	}
-	if (pipe2(ep, O_CLOEXEC) < 0 || (!o->no_capture && (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0)) ||
+	/*
+	 * How the child tells a failed execve from a program that ran: under
+	 * vfork it writes errno into `errmem` (kiln's own memory, which it
+	 * borrows, read after the child has exec'd or exited); under fork a
+	 * CLOEXEC pipe that execve closes.
+	 */
+	volatile int errmem[2] = { 0, 0 };
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+	int use_errpipe = 1;
+#else
+	int use_errpipe = 0;
+#endif
+	if ((use_errpipe && pipe2(ep, O_CLOEXEC) < 0) ||
+	    (!o->no_capture && (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0)) ||
 	    (o->result_fd && pipe2(resp, O_CLOEXEC) < 0)) {
 		kerr_set(e, "pipe: %s", strerror(errno));
 		goto out;
@@ -343,13 +365,13 @@ int exec_run(const struct exec_opts *o, struct exec_result *r, struct kerr *e)
 		goto out;
 	}
 	if (pid == 0)
-		child(o, prog, outp[1], errp[1], resp[1], ep[1], o->cpus ? &cpus : NULL);
+		child(o, prog, outp[1], errp[1], resp[1], ep[1], use_errpipe ? NULL : errmem, o->cpus ? &cpus : NULL);
 	r->pid = pid;
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 	setpgid(pid, pid); /* after fork the parent may run first; after vfork the child has exec'd */
 #endif
-	close(ep[1]);
-	ep[1] = -1;
+	if (ep[1] >= 0)
+		close(ep[1]), ep[1] = -1;
 	if (outp[1] >= 0)
 		close(outp[1]), outp[1] = -1;
 	if (errp[1] >= 0)
@@ -357,12 +379,14 @@ int exec_run(const struct exec_opts *o, struct exec_result *r, struct kerr *e)
 	if (resp[1] >= 0)
 		close(resp[1]), resp[1] = -1;
 
-	/* wait for exec to succeed or fail */
-	int msg[2];
-	ssize_t n;
-	do
-		n = read(ep[0], msg, sizeof(msg));
-	while (n < 0 && errno == EINTR);
+	/* did exec succeed? */
+	int msg[2] = { errmem[0], errmem[1] };
+	ssize_t n = msg[0] ? (ssize_t)sizeof(msg) : 0;
+	if (use_errpipe) {
+		do
+			n = read(ep[0], msg, sizeof(msg));
+		while (n < 0 && errno == EINTR);
+	}
 	if (n == (ssize_t)sizeof(msg)) {
 		r->spawn_errno = msg[0];
 		waitpid(pid, NULL, 0);

@@ -577,9 +577,11 @@ static int run_one(struct run_state *rs, const struct sched_item *it, struct pex
 			progress_end(&rs->prog);
 			kiln_warn("%s pexec %s: instrumentation: %s", keyname, label, pr.instr_error);
 		}
-		char what[64];
-		snprintf(what, sizeof(what), "%s %zu it %.2fs", pexec_status_name(pr.status), pr.n, pr.duration_s);
-		progress_show(&rs->prog, keyname, label, what, outcome == ONE_FAILED);
+		if (!rs->o->quiet) {
+			char what[64];
+			snprintf(what, sizeof(what), "%s %zu it %.2fs", pexec_status_name(pr.status), pr.n, pr.duration_s);
+			progress_show(&rs->prog, keyname, label, what, outcome == ONE_FAILED);
+		}
 	}
 	rec_list_clear(&recs);
 	sb_release(&err);
@@ -642,15 +644,18 @@ static void print_dry_run(const struct experiment *ex, const struct schedule *sc
 /*
  * kiln shares the machine with the benchmark: once set up (config, audit,
  * sanity checks, plugins prepared), give back what only the start needed.
- * Freed heap goes back to the system, and clean file-backed pages (code and
- * read-only data of kiln and its libraries that the start touched) are paged
- * out; the pexec loop faults back in the little it uses.  Nothing breaks if
- * the kernel lacks MADV_PAGEOUT (before 5.4): the pages just stay.
+ * Freed heap goes back to the system, and the code pages the start touched
+ * are unmapped from kiln (MADV_DONTNEED on executable mappings: code is
+ * never written, so it comes back unchanged from the page cache, which
+ * keeps it; shared pages of libc go too, which MADV_PAGEOUT would skip).
+ * Other read-only mappings are left alone: relocated data (RELRO) is a
+ * private copy that DONTNEED would throw away; MADV_PAGEOUT (5.4+) pages
+ * out what of them is clean and only kiln's.  The pexec loop faults back
+ * in the little it uses.
  */
 static void run_shed_memory(void)
 {
 	malloc_trim(0);
-#ifdef MADV_PAGEOUT
 	FILE *f = fopen("/proc/self/maps", "re");
 	if (!f)
 		return;
@@ -664,10 +669,14 @@ static void run_shed_memory(void)
 			continue;
 		if (perms[1] == 'w') /* private writable pages are not clean */
 			continue;
-		madvise((void *)lo, hi - lo, MADV_PAGEOUT);
+		if (perms[2] == 'x' && perms[3] == 'p')
+			madvise((void *)lo, hi - lo, MADV_DONTNEED);
+#ifdef MADV_PAGEOUT
+		else
+			madvise((void *)lo, hi - lo, MADV_PAGEOUT);
+#endif
 	}
 	fclose(f);
-#endif
 }
 
 /* the audit of the machine now, stored under `name` (and the host name) */
@@ -1001,6 +1010,10 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 	json_t *tuned = NULL;
 	if (run_prepare_machine(&rs, config, results, &tuned, e) < 0) {
 		code = e->code ? e->code : KEXIT_FAIL;
+		goto finish;
+	}
+	if (store_prepare(st, e) < 0) {
+		code = e->code ? e->code : KEXIT_STORE;
 		goto finish;
 	}
 	run_shed_memory();

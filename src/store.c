@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -36,6 +37,34 @@ struct store {
 		const char *sql;
 		sqlite3_stmt *st;
 	} cache[24];
+};
+
+/*
+ * The statements of the per-pexec path, prepared once (store_prepare()
+ * before the run loop, so that SQLite's parser is not needed, nor kept in
+ * memory, while benchmarks run).
+ */
+enum {
+	Q_BEGIN, Q_COMMIT, Q_SET_STATUS, Q_CLEAR_ITER, Q_CLEAR_SERIES, Q_CLEAR_SCALARS, Q_CLEAR_EVENTS,
+	Q_PEXEC, Q_ITER, Q_NEXT_RUNNING, Q_SCALAR, Q_EVENT, Q_SERIES, NQ
+};
+static const char *const pexec_sql[NQ] = {
+	[Q_BEGIN] = "BEGIN IMMEDIATE",
+	[Q_COMMIT] = "COMMIT",
+	[Q_SET_STATUS] = "UPDATE pexecs SET status=?, attempts=attempts+1 WHERE id=?",
+	[Q_CLEAR_ITER] = "DELETE FROM iterations WHERE pexec_id=?",
+	[Q_CLEAR_SERIES] = "DELETE FROM series WHERE pexec_id=?",
+	[Q_CLEAR_SCALARS] = "DELETE FROM scalars WHERE pexec_id=?",
+	[Q_CLEAR_EVENTS] = "DELETE FROM events WHERE pexec_id=?",
+	[Q_PEXEC] = "UPDATE pexecs SET status=?, wall_start_ns=?, duration_s=?, exit_status=?, signal=?,"
+		    " user_s=?, sys_s=?, maxrss_kb=?, personality=?, error=?, stdout=?, stderr=?,"
+		    " instr_error=?, taint=?, env_hash=?, n_iter=? WHERE id=?",
+	[Q_ITER] = "INSERT INTO iterations(pexec_id, n, wall, counter_names, counters, clock, unavailable)"
+		   " VALUES(?,?,?,?,?,?,?)",
+	[Q_NEXT_RUNNING] = "UPDATE pexecs SET status='running', attempts=attempts+1 WHERE id=?",
+	[Q_SCALAR] = "INSERT OR REPLACE INTO scalars(pexec_id, name, unit, value) VALUES(?,?,?,?)",
+	[Q_EVENT] = "INSERT INTO events(pexec_id, name, start_ns, end_ns) VALUES(?,?,?,?)",
+	[Q_SERIES] = "INSERT OR REPLACE INTO series(pexec_id, name, unit, vals) VALUES(?,?,?,?)",
 };
 
 /* a cached prepared statement, reset and unbound, ready to use */
@@ -113,6 +142,67 @@ static int exec_sql(struct store *s, const char *sql, struct kerr *e)
 		sqlite3_free(msg);
 		return r;
 	}
+	return 0;
+}
+
+/* BEGIN and COMMIT, prepared once per session like the per-pexec statements */
+static int txn(struct store *s, const char *sql, struct kerr *e)
+{
+	sqlite3_stmt *st = stmt(s, sql);
+	if (!st)
+		return dberr(s, e, sql);
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : dberr(s, e, sql);
+}
+
+/*
+ * Give the WAL file the size it will grow to before the first checkpoint
+ * (SQLite's default of 1000 pages), written with zeros and flushed once.
+ * Commits then overwrite blocks the file already has, so a commit's flush
+ * is the data alone: growing the file would also make every fdatasync
+ * commit the filesystem's journal (size and block allocation), which on
+ * the reference VM is 50-100 us more per pexec.  It is safe by the WAL
+ * format: a reader takes frames only while their salts and running
+ * checksum match the header, so zeros past the last commit are never
+ * read as data, and SQLite writes frames at offsets of their own, reusing
+ * the file from the start after each checkpoint (it never truncates it
+ * while kiln has it open: journal_size_limit stays at its default, -1).
+ */
+static void wal_reserve(struct store *s)
+{
+	static const char zeros[65536];
+	int page = 4096;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "PRAGMA page_size", -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			page = sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+	}
+	off_t want = 32 + (off_t)1024 * (page + 24);
+	char *wal = xasprintf("%s-wal", s->path);
+	int fd = open(wal, O_WRONLY | O_CLOEXEC);
+	free(wal);
+	struct stat sb;
+	if (fd < 0 || fstat(fd, &sb) < 0 || sb.st_size >= want || sb.st_size < 32) {
+		/* no WAL yet (nothing committed) or already that large: nothing to do */
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	for (off_t at = sb.st_size; at < want; at += (off_t)sizeof(zeros))
+		if (pwrite(fd, zeros, sizeof(zeros), at) < 0)
+			break; /* a full disk shows at the next commit, with its own error */
+	fdatasync(fd);
+	close(fd);
+}
+
+int store_prepare(struct store *s, struct kerr *e)
+{
+	for (int q = 0; q < NQ; q++)
+		if (!stmt(s, pexec_sql[q]))
+			return dberr(s, e, pexec_sql[q]);
+	wal_reserve(s);
 	return 0;
 }
 
@@ -332,7 +422,7 @@ void schedule_free(struct schedule *sc)
 int store_init(struct store *s, const struct experiment *ex, const struct schedule *sc,
 	       const char *order, struct kerr *e)
 {
-	if (exec_sql(s, "BEGIN IMMEDIATE", e) < 0)
+	if (txn(s, pexec_sql[Q_BEGIN], e) < 0)
 		return -1;
 	char buf[64], ts[32];
 	iso_time(wall_ns(), ts, sizeof(ts));
@@ -388,7 +478,7 @@ int store_init(struct store *s, const struct experiment *ex, const struct schedu
 		sqlite3_reset(pst);
 	}
 	sqlite3_finalize(pst);
-	return exec_sql(s, "COMMIT", e);
+	return txn(s, pexec_sql[Q_COMMIT], e);
 fail:
 	exec_sql(s, "ROLLBACK", NULL);
 	return -1;
@@ -447,29 +537,22 @@ int store_load_schedule(struct store *s, struct schedule *sc, struct kerr *e)
 	return 0;
 }
 
-static int set_status(struct store *s, long id, const char *status, const char *sync, struct kerr *e)
-{
-	char sql[160];
-	snprintf(sql, sizeof(sql), "PRAGMA synchronous=%s", sync);
-	if (exec_sql(s, sql, e) < 0)
-		return -1;
-	sqlite3_stmt *st = stmt(s, "UPDATE pexecs SET status=?, attempts=attempts+1 WHERE id=?");
-	if (!st)
-		return dberr(s, e, "pexecs");
-	sqlite3_bind_text(st, 1, status, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, id);
-	int rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	int r = rc == SQLITE_DONE ? 0 : dberr(s, e, "pexecs");
-	if (exec_sql(s, s->durable ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL", r < 0 ? NULL : e) < 0)
-		r = -1;
-	return r;
-}
-
+/*
+ * Only a session's first pexec is marked on its own (the later ones are
+ * marked by the commit before them), so this is one small commit per
+ * session, with the session's durability: no PRAGMA to switch it, which
+ * would bring SQLite's parser back into memory inside the run loop.
+ */
 int store_mark_running(struct store *s, long pexec_id, struct kerr *e)
 {
-	/* not durable on purpose: after a crash the pexec is rerun either way */
-	return set_status(s, pexec_id, "running", "NORMAL", e);
+	sqlite3_stmt *st = stmt(s, pexec_sql[Q_SET_STATUS]);
+	if (!st)
+		return dberr(s, e, "pexecs");
+	sqlite3_bind_text(st, 1, "running", -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, pexec_id);
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : dberr(s, e, "pexecs");
 }
 
 int store_reset_running(struct store *s, struct kerr *e)
@@ -563,9 +646,9 @@ static int commit_records(struct store *s, long id, const struct pexec_result *r
 	size_t nacc = 0;
 	sqlite3_stmt *sc = NULL, *ev = NULL, *se = NULL;
 	int rc = -1;
-	sc = stmt(s, "INSERT OR REPLACE INTO scalars(pexec_id, name, unit, value) VALUES(?,?,?,?)");
-	ev = stmt(s, "INSERT INTO events(pexec_id, name, start_ns, end_ns) VALUES(?,?,?,?)");
-	se = stmt(s, "INSERT OR REPLACE INTO series(pexec_id, name, unit, vals) VALUES(?,?,?,?)");
+	sc = stmt(s, pexec_sql[Q_SCALAR]);
+	ev = stmt(s, pexec_sql[Q_EVENT]);
+	se = stmt(s, pexec_sql[Q_SERIES]);
 	if (!sc || !ev || !se) {
 		dberr(s, e, "records");
 		goto out;
@@ -650,15 +733,11 @@ int store_commit_pexec(struct store *s, long id, const struct pexec_result *r, s
 	struct strbuf wall = STRBUF_INIT, ctr = STRBUF_INIT, names = STRBUF_INIT;
 	sqlite3_stmt *st = NULL;
 	int rc = -1;
-	if (exec_sql(s, "BEGIN IMMEDIATE", e) < 0)
+	if (txn(s, pexec_sql[Q_BEGIN], e) < 0)
 		return -1;
 	/* a rerun replaces what an earlier attempt left */
-	static const char *const clear[] = {
-		"DELETE FROM iterations WHERE pexec_id=?", "DELETE FROM series WHERE pexec_id=?",
-		"DELETE FROM scalars WHERE pexec_id=?", "DELETE FROM events WHERE pexec_id=?",
-	};
-	for (size_t i = 0; r->rerun && i < ARRAY_SIZE(clear); i++) {
-		if (!(st = stmt(s, clear[i]))) {
+	for (int q = Q_CLEAR_ITER; r->rerun && q <= Q_CLEAR_EVENTS; q++) {
+		if (!(st = stmt(s, pexec_sql[q]))) {
 			dberr(s, e, "clear");
 			goto fail;
 		}
@@ -671,9 +750,7 @@ int store_commit_pexec(struct store *s, long id, const struct pexec_result *r, s
 			goto fail;
 		}
 	}
-	if (!(st = stmt(s, "UPDATE pexecs SET status=?, wall_start_ns=?, duration_s=?, exit_status=?, signal=?,"
-			   " user_s=?, sys_s=?, maxrss_kb=?, personality=?, error=?, stdout=?, stderr=?,"
-			   " instr_error=?, taint=?, env_hash=?, n_iter=? WHERE id=?"))) {
+	if (!(st = stmt(s, pexec_sql[Q_PEXEC]))) {
 		dberr(s, e, "pexecs");
 		goto fail;
 	}
@@ -724,8 +801,7 @@ int store_commit_pexec(struct store *s, long id, const struct pexec_result *r, s
 		}
 		free(col);
 	}
-	if (!(st = stmt(s, "INSERT INTO iterations(pexec_id, n, wall, counter_names, counters, clock, unavailable)"
-			   " VALUES(?,?,?,?,?,?,?)"))) {
+	if (!(st = stmt(s, pexec_sql[Q_ITER]))) {
 		dberr(s, e, "iterations");
 		goto fail;
 	}
@@ -750,7 +826,7 @@ int store_commit_pexec(struct store *s, long id, const struct pexec_result *r, s
 		goto fail;
 	if (r->next_id > 0) {
 		/* the next pexec is marked running here: one transaction per pexec */
-		if (!(st = stmt(s, "UPDATE pexecs SET status='running', attempts=attempts+1 WHERE id=?"))) {
+		if (!(st = stmt(s, pexec_sql[Q_NEXT_RUNNING]))) {
 			dberr(s, e, "pexecs");
 			goto fail;
 		}
@@ -762,7 +838,7 @@ int store_commit_pexec(struct store *s, long id, const struct pexec_result *r, s
 		sqlite3_reset(st);
 		st = NULL;
 	}
-	if (exec_sql(s, "COMMIT", e) < 0)
+	if (txn(s, pexec_sql[Q_COMMIT], e) < 0)
 		goto fail;
 	rc = 0;
 	goto out;
@@ -939,7 +1015,7 @@ int store_save_dataset(const char *path, const struct dataset *ds, struct kerr *
 	if (store_open(path, 1, &s, e) < 0)
 		return -1;
 	int rc = -1;
-	if (exec_sql(s, "BEGIN IMMEDIATE", e) < 0)
+	if (txn(s, pexec_sql[Q_BEGIN], e) < 0)
 		goto out;
 	char buf[32], ts[32];
 	snprintf(buf, sizeof(buf), "%d", STORE_SCHEMA);
@@ -1013,7 +1089,7 @@ int store_save_dataset(const char *path, const struct dataset *ds, struct kerr *
 			}
 		}
 	}
-	if (exec_sql(s, "COMMIT", e) < 0)
+	if (txn(s, pexec_sql[Q_COMMIT], e) < 0)
 		goto fail;
 	rc = 0;
 	goto out;

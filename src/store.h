@@ -82,7 +82,12 @@ void schedule_free(struct schedule *sc);
 int store_init(struct store *s, const struct experiment *ex, const struct schedule *sc,
 	       const char *order, struct kerr *e);
 int store_load_schedule(struct store *s, struct schedule *sc, struct kerr *e);
-/* mark a pexec running (cheap, not fsynced: a crash leaves it to be rerun) */
+/*
+ * Before the run loop: prepare the per-pexec statements, and reserve the
+ * WAL's space so that commits overwrite instead of growing the file.
+ */
+int store_prepare(struct store *s, struct kerr *e);
+/* mark a session's first pexec running (the commit of each pexec marks the next) */
 int store_mark_running(struct store *s, long pexec_id, struct kerr *e);
 
 /* the outcome of one pexec, committed in one durable transaction */
