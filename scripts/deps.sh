@@ -13,7 +13,7 @@ libzstd-dev libbz2-dev libcapstone-dev libmd-dev liblua5.4-dev gnuplot-nox"
 VMS="python3 pypy3 lua5.4 luajit default-jdk-headless"
 # the test suite and the harness benchmarks
 TEST="libcmocka-dev sqlite3 bzip2 zstd linux-perf hyperfine clang libclang-rt-14-dev
-valgrind chromium procps util-linux kmod"
+valgrind chromium procps util-linux kmod strace"
 
 want="$BUILD $VMS"
 [ "${1:-}" = "--test" ] && want="$want $TEST"

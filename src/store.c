@@ -102,7 +102,9 @@ static enum pexec_status status_parse(const char *s)
 	return PX_PENDING;
 }
 
+/* one transaction: one flush when a results file is created */
 static const char schema_sql[] =
+	"BEGIN;"
 	"CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value TEXT);"
 	"CREATE TABLE IF NOT EXISTS keys(id INTEGER PRIMARY KEY, bench TEXT NOT NULL, vm TEXT NOT NULL,"
 	" variant TEXT NOT NULL, iterations INTEGER NOT NULL, UNIQUE(bench, vm, variant));"
@@ -122,7 +124,8 @@ static const char schema_sql[] =
 	"CREATE INDEX IF NOT EXISTS events_pexec ON events(pexec_id);"
 	"CREATE TABLE IF NOT EXISTS audit(name TEXT PRIMARY KEY, value TEXT);"
 	"CREATE TABLE IF NOT EXISTS cache(kind TEXT NOT NULL, key TEXT NOT NULL, value BLOB,"
-	" PRIMARY KEY(kind, key));";
+	" PRIMARY KEY(kind, key));"
+	"COMMIT;";
 
 static int dberr(struct store *s, struct kerr *e, const char *what)
 {
