@@ -15,6 +15,7 @@
  */
 #include "store.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -633,6 +634,39 @@ static int bind_blob_or_null(sqlite3_stmt *st, int i, const void *p, size_t n)
 	return sqlite3_bind_blob64(st, i, p, n, SQLITE_STATIC);
 }
 
+/*
+ * Blobs are little-endian on every host: float64 series as IEEE-754 binary64
+ * words, counter lengths as uint32 (the delta-varints are bytes already).
+ * On little-endian hosts both are plain copies.
+ */
+static int bind_f64(sqlite3_stmt *st, int col, const double *v, size_t n)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return sqlite3_bind_blob64(st, col, v, n * sizeof(double), SQLITE_STATIC);
+#else
+	uint64_t *w = xmalloc((n ? n : 1) * sizeof(uint64_t));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t u;
+		memcpy(&u, &v[i], sizeof(u));
+		w[i] = htole64(u);
+	}
+	return sqlite3_bind_blob64(st, col, w, n * sizeof(uint64_t), free);
+#endif
+}
+
+static void f64_from_le(const void *p, size_t n, double *out)
+{
+	memcpy(out, p, n * sizeof(double));
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+	for (size_t i = 0; i < n; i++) {
+		uint64_t u;
+		memcpy(&u, &out[i], sizeof(u));
+		u = le64toh(u);
+		memcpy(&out[i], &u, sizeof(u));
+	}
+#endif
+}
+
 /* per-iteration records become one float64 series per name (sums when repeated) */
 struct series_acc {
 	const char *name, *unit;
@@ -709,7 +743,7 @@ static int commit_records(struct store *s, long id, const struct pexec_result *r
 		sqlite3_bind_int64(se, 1, id);
 		sqlite3_bind_text(se, 2, acc[k].name, -1, SQLITE_STATIC);
 		sqlite3_bind_text(se, 3, acc[k].unit, -1, SQLITE_STATIC);
-		sqlite3_bind_blob64(se, 4, acc[k].v, acc[k].n * sizeof(double), SQLITE_STATIC);
+		bind_f64(se, 4, acc[k].v, acc[k].n);
 		if (sqlite3_step(se) != SQLITE_DONE) {
 			dberr(s, e, "series");
 			goto out;
@@ -797,7 +831,7 @@ int store_commit_pexec(struct store *s, long id, const struct pexec_result *r, s
 				col[i] = r->counters[i * r->ncounters + k];
 			struct strbuf one = STRBUF_INIT;
 			store_encode_i64(col, r->n, &one);
-			uint32_t len = (uint32_t)one.len;
+			uint32_t len = htole32((uint32_t)one.len);
 			sb_add(&ctr, &len, sizeof(len));
 			sb_add(&ctr, one.buf, one.len);
 			sb_release(&one);
@@ -962,6 +996,7 @@ int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e)
 				if (off + sizeof(len) > cl)
 					break;
 				memcpy(&len, cb + off, sizeof(len));
+				len = le32toh(len);
 				off += sizeof(len);
 				if (off + len > cl)
 					break;
@@ -983,7 +1018,7 @@ int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e)
 			struct ds_series *se = ds_add_series(p, (const char *)sqlite3_column_text(ss, 0),
 							     (const char *)sqlite3_column_text(ss, 1), bytes / sizeof(double));
 			if (bytes)
-				memcpy(se->v, sqlite3_column_blob(ss, 2), (bytes / sizeof(double)) * sizeof(double));
+				f64_from_le(sqlite3_column_blob(ss, 2), bytes / sizeof(double), se->v);
 		}
 		sqlite3_reset(ss);
 		/* what every pexec's process did, kept as columns of pexecs */
@@ -1082,7 +1117,7 @@ int store_save_dataset(const char *path, const struct dataset *ds, struct kerr *
 				sqlite3_bind_int64(st, 1, id);
 				sqlite3_bind_text(st, 2, dp->series[j].name, -1, SQLITE_STATIC);
 				sqlite3_bind_text(st, 3, dp->series[j].unit ? dp->series[j].unit : "", -1, SQLITE_STATIC);
-				sqlite3_bind_blob64(st, 4, dp->series[j].v, dp->series[j].n * sizeof(double), SQLITE_STATIC);
+				bind_f64(st, 4, dp->series[j].v, dp->series[j].n);
 				x = sqlite3_step(st);
 				sqlite3_finalize(st);
 				if (x != SQLITE_DONE) {
