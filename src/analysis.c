@@ -64,16 +64,6 @@ void an_opts_default(struct an_opts *o)
 	o->outlier_k = 3.0;
 }
 
-int an_opts_arg(struct an_opts *o, int argc, char **argv, int *i)
-{
-	struct kerr e = KERR_INIT;
-	int r = an_opts_parse(o, argc, argv, i, &e);
-	if (r < 0)
-		kerr_print(&e);
-	kerr_release(&e);
-	return r;
-}
-
 /* "200" or "10%": a count or a percentage */
 static int parse_count_pct(const char *v, long *n, double *pct)
 {

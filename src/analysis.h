@@ -47,8 +47,6 @@ void an_opts_default(struct an_opts *o);
  * is bad.
  */
 int an_opts_parse(struct an_opts *o, int argc, char **argv, int *i, struct kerr *e);
-/* the same for a command's option loop: a bad value is reported here (-1) */
-int an_opts_arg(struct an_opts *o, int argc, char **argv, int *i);
 /* help text for those options, for the commands' help strings */
 #define AN_OPTS_HELP \
 	"analysis options (defaults are warmup_stats'):\n" \

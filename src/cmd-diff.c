@@ -167,30 +167,14 @@ static int cmd_diff(int argc, char **argv)
 	const struct cmd_entry *c = &cmd_diff_entry;
 	if (cmd_wants_help(c, argc, argv))
 		return 0;
-	const char *in[2] = { NULL, NULL }, *keypat = NULL;
-	int json = 0, nin = 0;
 	struct an_opts o;
 	an_opts_default(&o);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int r = an_opts_arg(&o, argc, argv, &i);
-		if (r < 0)
-			return KEXIT_USAGE;
-		if (r > 0)
-			continue;
-		if (!strcmp(a, "--json"))
-			json = 1;
-		else if ((!strcmp(a, "--key") || !strcmp(a, "-k")) && i + 1 < argc)
-			keypat = argv[++i];
-		else if (a[0] == '-' && a[1])
-			return cmd_usage_error(c, "unknown option '%s' (or missing value)", a);
-		else if (nin < 2)
-			in[nin++] = a;
-		else
-			return cmd_usage_error(c, "two inputs only ('%s' is extra)", a);
-	}
-	if (nin != 2)
-		return cmd_usage_error(c, "needs two inputs, A and B");
+	struct cmd_an_args args;
+	int bad = cmd_an_args(c, argc, argv, &o, 2, NULL, 1, &args, NULL, NULL);
+	if (bad)
+		return bad;
+	const char *const *in = args.inputs, *keypat = args.keypat;
+	int json = args.json;
 	struct dataset da = { 0 }, db = { 0 };
 	struct an_result ra = { 0 }, rb = { 0 };
 	int rc = load(in[0], &da, &o, &ra);

@@ -128,48 +128,38 @@ static struct plan plan_key(const struct an_key *k, double width_pct, double con
 	return p;
 }
 
+/* --ci-width P[%]: the plan's own option */
+static int plan_opt(void *ctx, const struct cmd_entry *c, int argc, char **argv, int *i)
+{
+	double *width = ctx;
+	if (strcmp(argv[*i], "--ci-width") || *i + 1 >= argc)
+		return 0;
+	const char *v = argv[++*i];
+	char *s = xstrdup(v);
+	size_t l = strlen(s);
+	if (l && s[l - 1] == '%')
+		s[l - 1] = '\0';
+	int bad = parse_double(s, width) || !(*width > 0) || *width > 1000;
+	free(s);
+	return bad ? cmd_usage_error(c, "--ci-width: '%s' is not a percentage", v) : 1;
+}
+
 static int cmd_plan(int argc, char **argv)
 {
 	const struct cmd_entry *c = &cmd_plan_entry;
 	if (cmd_wants_help(c, argc, argv))
 		return 0;
-	const char *input = NULL, *keypat = NULL;
 	double width = 1.0;
-	int json = 0;
 	struct an_opts o;
 	an_opts_default(&o);
 	o.resamples = 1000; /* the plan does not use the bootstrap interval */
 	struct kerr e = KERR_INIT;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int r = an_opts_arg(&o, argc, argv, &i);
-		if (r < 0)
-			return KEXIT_USAGE;
-		if (r > 0)
-			continue;
-		if (!strcmp(a, "--ci-width") && i + 1 < argc) {
-			const char *v = argv[++i];
-			char *s = xstrdup(v);
-			size_t l = strlen(s);
-			if (l && s[l - 1] == '%')
-				s[l - 1] = '\0';
-			int bad = parse_double(s, &width) || !(width > 0) || width > 1000;
-			free(s);
-			if (bad)
-				return cmd_usage_error(c, "--ci-width: '%s' is not a percentage", v);
-		} else if (!strcmp(a, "--json"))
-			json = 1;
-		else if ((!strcmp(a, "--key") || !strcmp(a, "-k")) && i + 1 < argc)
-			keypat = argv[++i];
-		else if (a[0] == '-' && a[1])
-			return cmd_usage_error(c, "unknown option '%s' (or missing value)", a);
-		else if (!input)
-			input = a;
-		else
-			return cmd_usage_error(c, "one PILOT only ('%s' is extra)", a);
-	}
-	if (!input)
-		return cmd_usage_error(c, "PILOT is missing");
+	struct cmd_an_args args;
+	int bad = cmd_an_args(c, argc, argv, &o, 1, "PILOT", 1, &args, plan_opt, &width);
+	if (bad)
+		return bad;
+	const char *input = args.inputs[0], *keypat = args.keypat;
+	int json = args.json;
 	struct dataset ds = { 0 };
 	struct an_result r;
 	if (imp_load(input, &ds, &e) < 0 || an_analyse_input(input, &ds, &o, &r, &e) < 0) {

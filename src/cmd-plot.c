@@ -27,44 +27,50 @@ const struct cmd_entry cmd_plot_entry = {
 	.exec = cmd_plot,
 };
 
+/* the plot's own options: --pexec N, --format F, -o DIR */
+struct plot_args {
+	const char *outdir;
+	long pexec;
+	enum plot_fmt fmt;
+};
+
+static int plot_opt(void *ctx, const struct cmd_entry *c, int argc, char **argv, int *i)
+{
+	struct plot_args *pa = ctx;
+	const char *a = argv[*i];
+	if (*i + 1 >= argc)
+		return 0;
+	if (!strcmp(a, "--pexec")) {
+		if (parse_long(argv[++*i], &pa->pexec) || pa->pexec < 0)
+			return cmd_usage_error(c, "--pexec: '%s' is not a pexec number", argv[*i]);
+	} else if (!strcmp(a, "--format")) {
+		if (plot_parse_format(argv[++*i], &pa->fmt) < 0)
+			return cmd_usage_error(c, "--format: '%s' is not svg, pdf or png", argv[*i]);
+	} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+		pa->outdir = argv[++*i];
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
 static int cmd_plot(int argc, char **argv)
 {
 	const struct cmd_entry *c = &cmd_plot_entry;
 	if (cmd_wants_help(c, argc, argv))
 		return 0;
-	const char *input = NULL, *keypat = NULL, *outdir = NULL;
-	long pexec = -1;
-	enum plot_fmt fmt = PLOT_SVG;
+	struct plot_args pa = { NULL, -1, PLOT_SVG };
 	struct an_opts o;
 	an_opts_default(&o);
 	o.resamples = 1; /* plots do not show the bootstrap */
 	struct kerr e = KERR_INIT;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int r = an_opts_arg(&o, argc, argv, &i);
-		if (r < 0)
-			return KEXIT_USAGE;
-		if (r > 0)
-			continue;
-		if ((!strcmp(a, "--key") || !strcmp(a, "-k")) && i + 1 < argc)
-			keypat = argv[++i];
-		else if (!strcmp(a, "--pexec") && i + 1 < argc) {
-			if (parse_long(argv[++i], &pexec) || pexec < 0)
-				return cmd_usage_error(c, "--pexec: '%s' is not a pexec number", argv[i]);
-		} else if (!strcmp(a, "--format") && i + 1 < argc) {
-			if (plot_parse_format(argv[++i], &fmt) < 0)
-				return cmd_usage_error(c, "--format: '%s' is not svg, pdf or png", argv[i]);
-		} else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc)
-			outdir = argv[++i];
-		else if (a[0] == '-' && a[1])
-			return cmd_usage_error(c, "unknown option '%s' (or missing value)", a);
-		else if (!input)
-			input = a;
-		else
-			return cmd_usage_error(c, "one INPUT only ('%s' is extra)", a);
-	}
-	if (!input)
-		return cmd_usage_error(c, "INPUT is missing");
+	struct cmd_an_args args;
+	int bad = cmd_an_args(c, argc, argv, &o, 1, "INPUT", 0, &args, plot_opt, &pa);
+	if (bad)
+		return bad;
+	const char *input = args.inputs[0], *keypat = args.keypat, *outdir = pa.outdir;
+	long pexec = pa.pexec;
+	enum plot_fmt fmt = pa.fmt;
 	if (!outdir)
 		return cmd_usage_error(c, "-o DIR is missing");
 	struct dataset ds = { 0 };

@@ -51,51 +51,57 @@ static void filter_keys(struct dataset *ds, const char *pat)
 	ds->nkeys = j;
 }
 
+/* the report's own options: --format/-f F, -o FILE, --title T, --plots N */
+struct report_args {
+	const char *out;
+	int fmt; /* enum rep_format, -1: from the output's name */
+	struct rep_opts ro;
+};
+
+static int report_opt(void *ctx, const struct cmd_entry *c, int argc, char **argv, int *i)
+{
+	struct report_args *ra = ctx;
+	const char *a = argv[*i];
+	if (*i + 1 >= argc)
+		return 0;
+	if (!strcmp(a, "--format") || !strcmp(a, "-f")) {
+		enum rep_format rf;
+		if (rep_parse_format(argv[++*i], &rf) < 0)
+			return cmd_usage_error(c, "--format: '%s' is not text, markdown, latex, html, json or csv",
+					       argv[*i]);
+		ra->fmt = (int)rf;
+	} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+		ra->out = argv[++*i];
+	} else if (!strcmp(a, "--title")) {
+		ra->ro.title = argv[++*i];
+	} else if (!strcmp(a, "--plots")) {
+		long n;
+		if (parse_long(argv[++*i], &n) || n < 0 || n > 1000)
+			return cmd_usage_error(c, "--plots: '%s' is not a count", argv[*i]);
+		ra->ro.plots_per_key = (int)n;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
 static int cmd_report(int argc, char **argv)
 {
 	const struct cmd_entry *c = &cmd_report_entry;
 	if (cmd_wants_help(c, argc, argv))
 		return 0;
-	const char *input = NULL, *out = NULL, *keypat = NULL;
-	int fmt = -1;
-	struct rep_opts ro = { 0 };
-	ro.plots_per_key = 3;
+	struct report_args ra = { NULL, -1, { 0 } };
+	ra.ro.plots_per_key = 3;
 	struct an_opts o;
 	an_opts_default(&o);
 	struct kerr e = KERR_INIT;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int r = an_opts_arg(&o, argc, argv, &i);
-		if (r < 0)
-			return KEXIT_USAGE;
-		if (r > 0)
-			continue;
-		if ((!strcmp(a, "--format") || !strcmp(a, "-f")) && i + 1 < argc) {
-			enum rep_format rf;
-			if (rep_parse_format(argv[++i], &rf) < 0)
-				return cmd_usage_error(c, "--format: '%s' is not text, markdown, latex, html, json or csv",
-						       argv[i]);
-			fmt = (int)rf;
-		} else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc)
-			out = argv[++i];
-		else if ((!strcmp(a, "--key") || !strcmp(a, "-k")) && i + 1 < argc)
-			keypat = argv[++i];
-		else if (!strcmp(a, "--title") && i + 1 < argc)
-			ro.title = argv[++i];
-		else if (!strcmp(a, "--plots") && i + 1 < argc) {
-			long n;
-			if (parse_long(argv[++i], &n) || n < 0 || n > 1000)
-				return cmd_usage_error(c, "--plots: '%s' is not a count", argv[i]);
-			ro.plots_per_key = (int)n;
-		} else if (a[0] == '-' && a[1])
-			return cmd_usage_error(c, "unknown option '%s' (or missing value)", a);
-		else if (!input)
-			input = a;
-		else
-			return cmd_usage_error(c, "one INPUT only ('%s' is extra)", a);
-	}
-	if (!input)
-		return cmd_usage_error(c, "INPUT is missing");
+	struct cmd_an_args args;
+	int bad = cmd_an_args(c, argc, argv, &o, 1, "INPUT", 0, &args, report_opt, &ra);
+	if (bad)
+		return bad;
+	const char *input = args.inputs[0], *keypat = args.keypat, *out = ra.out;
+	int fmt = ra.fmt;
+	struct rep_opts ro = ra.ro;
 	if (fmt < 0)
 		fmt = out && rep_format_for_path(out) >= 0 ? rep_format_for_path(out) : REP_TEXT;
 	struct dataset ds = { 0 };

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis.h"
 #include "cmd.h"
 #include "util.h"
 
@@ -50,6 +51,49 @@ int cmd_usage_error(const struct cmd_entry *c, const char *fmt, ...)
 	fprintf(stderr, "usage: kiln %s %s\n", c->name, c->usage);
 	sb_release(&sb);
 	return KEXIT_USAGE;
+}
+
+int cmd_an_args(const struct cmd_entry *c, int argc, char **argv, struct an_opts *o, int ninputs, const char *what,
+		int json_ok, struct cmd_an_args *a, cmd_own_opt own, void *ctx)
+{
+	int n = 0;
+	memset(a, 0, sizeof(*a));
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		struct kerr e = KERR_INIT;
+		int r = an_opts_parse(o, argc, argv, &i, &e);
+		if (r < 0) {
+			cmd_usage_error(c, "%s", sb_str(&e.msg));
+			kerr_release(&e);
+			return KEXIT_USAGE;
+		}
+		kerr_release(&e);
+		if (r > 0)
+			continue;
+		if ((!strcmp(arg, "--key") || !strcmp(arg, "-k")) && i + 1 < argc) {
+			a->keypat = argv[++i];
+			continue;
+		}
+		if (json_ok && !strcmp(arg, "--json")) {
+			a->json = 1;
+			continue;
+		}
+		if (own && (r = own(ctx, c, argc, argv, &i)) != 0) {
+			if (r != 1)
+				return KEXIT_USAGE;
+			continue;
+		}
+		if (arg[0] == '-' && arg[1])
+			return cmd_usage_error(c, "unknown option '%s' (or missing value)", arg);
+		if (n == ninputs)
+			return ninputs == 1 ? cmd_usage_error(c, "one %s only ('%s' is extra)", what, arg)
+					    : cmd_usage_error(c, "two inputs only ('%s' is extra)", arg);
+		a->inputs[n++] = arg;
+	}
+	if (n < ninputs)
+		return ninputs == 1 ? cmd_usage_error(c, "%s is missing", what)
+				    : cmd_usage_error(c, "needs two inputs, A and B");
+	return 0;
 }
 
 static char *exe_dir(void)

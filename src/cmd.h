@@ -44,6 +44,25 @@ int cmd_wants_help(const struct cmd_entry *c, int argc, char **argv);
 /* report a usage error for command c and return KEXIT_USAGE */
 int cmd_usage_error(const struct cmd_entry *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * The command line shared by the commands that analyse results (report,
+ * plot, plan, diff): the analysis options (an_opts_parse), --key/-k K,
+ * --json when `json_ok`, and `ninputs` (1 or 2) positional inputs, named
+ * `what` in errors when there is one.  A command's own options go to
+ * `own` (may be NULL): it returns 1 when it took argv[*i] (advancing *i
+ * past any value), 0 when the option is not its, or KEXIT_USAGE after
+ * cmd_usage_error().  Returns 0, or KEXIT_USAGE with the error reported.
+ */
+struct an_opts;
+struct cmd_an_args {
+	const char *inputs[2];
+	const char *keypat; /* NULL: every key */
+	int json;
+};
+typedef int (*cmd_own_opt)(void *ctx, const struct cmd_entry *c, int argc, char **argv, int *i);
+int cmd_an_args(const struct cmd_entry *c, int argc, char **argv, struct an_opts *o, int ninputs, const char *what,
+		int json_ok, struct cmd_an_args *a, cmd_own_opt own, void *ctx);
+
 /* where kiln's bundled plugins/benchmarks/examples are (share/kiln or the source tree) */
 const char *kiln_datadir(void);
 /* where compiled runners are (libexec/kiln or build/) */

@@ -203,4 +203,24 @@ assert_contains "$out" "bad.json: wallclock_times: key 'a:b:c': pexec 0: iterati
 out=$("$KILN" report a.json --format pdf 2>&1); [ $? -eq 2 ] || fail "bad format accepted"
 out=$("$KILN" report a.json --window x 2>&1); [ $? -eq 2 ] || fail "bad option value accepted"
 assert_contains "$out" "--window: bad value 'x'"
+# the command line every analysing command shares (report, plot, plan, diff)
+usage() { # usage EXPECTED-MESSAGE kiln-args...
+	local want=$1; shift
+	out=$("$KILN" "$@" 2>&1); [ $? -eq 2 ] || fail "kiln $*: exit $? (want 2)"
+	assert_contains "$out" "$want" "kiln $*"
+	assert_contains "$out" "usage: kiln $1 " "kiln $*"
+}
+usage "INPUT is missing" report
+usage "one INPUT only ('b.json' is extra)" report a.json b.json
+usage "unknown option '--json'" report a.json --json
+usage "-o DIR is missing" plot a.json
+usage "--pexec: 'x' is not a pexec number" plot a.json --pexec x -o d
+usage "PILOT is missing" plan --json
+usage "--ci-width: 'wide' is not a percentage" plan a.json --ci-width wide
+usage "needs two inputs, A and B" diff a.json
+usage "two inputs only ('c.json' is extra)" diff a.json a.json c.json
+usage "--penalty: bad value" diff a.json a.json --penalty -1
+# --key and --json reach every one of them
+out=$("$KILN" plan a.json --json --key 'fannkuch:*' $OPTS) || fail "plan --json --key: $out"
+python3 -c 'import json,sys; d=json.loads(sys.argv[1]); ks=[k["key"] for k in d["keys"]]; assert ks and all(k.startswith("fannkuch:") for k in ks), ks' "$out" || fail "plan --key: $out"
 exit 0
