@@ -195,8 +195,13 @@ static void wal_reserve(struct store *s)
 		return;
 	}
 	for (off_t at = sb.st_size; at < want; at += (off_t)sizeof(zeros))
-		if (pwrite(fd, zeros, sizeof(zeros), at) < 0)
-			break; /* a full disk shows at the next commit, with its own error */
+		if (pwrite(fd, zeros, sizeof(zeros), at) < 0) {
+			/* no room: give the space back to the results, as it was */
+			if (ftruncate(fd, sb.st_size) < 0) {
+				/* the zeros stay; SQLite writes frames into them all the same */
+			}
+			break;
+		}
 	fdatasync(fd);
 	close(fd);
 }
