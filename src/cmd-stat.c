@@ -159,12 +159,8 @@ static int stat_run(const char *config, const char *key, const char *events, lon
 	sv_push(&argv, out);
 	sv_push(&argv, "-e");
 	sv_push(&argv, events);
-	sv_push(&argv, "--");
-	for (size_t i = 0; i < px.argv.n; i++)
-		sv_push(&argv, px.argv.v[i]);
-	sv_clear(&px.argv);
-	px.argv = argv;
-	pexec_refresh(&px);
+	if (pexec_under(&px, &argv, e) < 0)
+		goto out;
 	px.eo.on_stream = stat_stream_cb;
 	px.eo.stream_ctx = &s;
 	if (exec_run(&px.eo, &res, e) < 0)

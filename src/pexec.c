@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 
@@ -190,15 +191,57 @@ int pexec_build(struct pexec_spec *p, const struct experiment *ex, const struct 
 		pc->instr_dir = p->instr_dir;
 	}
 	pexec_env(ex, &p->k, "0", p->instr_dir, &p->env);
+	if (ex->platform.user) { /* as under `kiln run`: the user, a fresh home, its instrumentation dir */
+		if (platform_user_ensure(ex->platform.user, &p->user, e) < 0)
+			return -1;
+		p->have_user = 1;
+		if (platform_user_fresh_home(&p->user, e) < 0)
+			return -1;
+		if (p->instr_dir && chown(p->instr_dir, p->user.uid, p->user.gid) < 0)
+			return kerr_set(e, "chown %s: %s", p->instr_dir, strerror(errno));
+		sv_setenv(&p->env, "HOME", p->user.home);
+		sv_setenv(&p->env, "USER", p->user.name);
+	}
 	if (plugin_build(pc, "0", &p->argv, &p->env, e) < 0)
 		return kerr_wrap(e, "%s", p->k.key);
 	pexec_opts(ex, p->k.whole, &p->cpus, &p->eo);
+	if (p->have_user)
+		p->eo.cwd = p->user.home;
+	pexec_refresh(p);
+	return 0;
+}
+
+int pexec_under(struct pexec_spec *p, struct strvec *tool, struct kerr *e)
+{
+	sv_push(tool, "--");
+	if (p->have_user) {
+		char *setpriv = find_in_path("setpriv");
+		if (!setpriv) {
+			kerr_set(e, "platform.user needs setpriv (Debian: util-linux) to run %s under %s", p->k.key,
+				 tool->v[0]);
+			sv_clear(tool);
+			return -1;
+		}
+		sv_push(tool, setpriv);
+		sv_pushf(tool, "--reuid=%d", (int)p->user.uid);
+		sv_pushf(tool, "--regid=%d", (int)p->user.gid);
+		sv_push(tool, "--clear-groups");
+		sv_push(tool, "--");
+		free(setpriv);
+	}
+	for (size_t i = 0; i < p->argv.n; i++)
+		sv_push(tool, p->argv.v[i]);
+	sv_clear(&p->argv);
+	p->argv = *tool;
+	*tool = (struct strvec)STRVEC_INIT;
 	pexec_refresh(p);
 	return 0;
 }
 
 void pexec_release(struct pexec_spec *p)
 {
+	if (p->have_user)
+		platform_user_release(&p->user);
 	if (p->instr_dir)
 		rm_rf(p->instr_dir);
 	free(p->instr_dir);

@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "exec.h"
+#include "platform.h"
 #include "plugin.h"
 #include "util.h"
 
@@ -49,6 +50,8 @@ struct pexec_spec {
 	struct strvec argv, env;
 	struct strbuf cpus;
 	struct exec_opts eo;     /* argv/envp point into argv/env; result_fd 3 unless whole */
+	struct puser user;       /* platform.user: the benchmark's user (have_user) */
+	int have_user;
 };
 
 /*
@@ -65,6 +68,13 @@ int pexec_build(struct pexec_spec *p, const struct experiment *ex, const struct 
 		const struct bench_conf *b, long iterations, int profile, struct kerr *e);
 /* rebuild eo.argv/eo.envp after argv/env changed */
 void pexec_refresh(struct pexec_spec *p);
+/*
+ * Run the pexec under a tool that starts it (perf record, perf stat): argv
+ * becomes TOOL-ARGV -- [setpriv ... --] PEXEC-ARGV.  The tool keeps kiln's
+ * privileges; with platform.user the benchmark drops to that user through
+ * setpriv (util-linux), as it would under `kiln run`.  Takes tool's strings.
+ */
+int pexec_under(struct pexec_spec *p, struct strvec *tool, struct kerr *e);
 void pexec_release(struct pexec_spec *p);
 
 #endif

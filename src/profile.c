@@ -915,14 +915,12 @@ int profile_run(const struct profile_opts *o, struct kerr *e)
 		sv_pushf(&argv, "-F%d", o->freq);
 	sv_push(&argv, "-o");
 	sv_push(&argv, perfdata);
-	sv_push(&argv, "--");
-	for (size_t i = 0; i < px.argv.n; i++)
-		sv_push(&argv, px.argv.v[i]);
-	sv_clear(&px.argv);
-	px.argv = argv;
-	pexec_refresh(&px);
-	px.eo.aslr = 0;      /* correlatable addresses across runs, perf maps included */
-	px.eo.cwd = dir;     /* V8 writes its jitdump (jit-PID.dump) into the working directory */
+	if (pexec_under(&px, &argv, e) < 0)
+		goto out;
+	px.eo.aslr = 0; /* correlatable addresses across runs, perf maps included */
+	/* V8 writes its jitdump (jit-PID.dump) into the working directory: DIR, or the user's home */
+	if (!px.have_user)
+		px.eo.cwd = dir;
 	px.eo.on_stream = prof_stream_cb;
 	px.eo.stream_ctx = &ps_in;
 	if (!o->json)
@@ -1000,10 +998,17 @@ int profile_run(const struct profile_opts *o, struct kerr *e)
 			json_array_append_new(files, json_string(name));
 		free(dst);
 		snprintf(name, sizeof(name), "jit-%d.dump", pid);
-		snprintf(src, sizeof(src), "/tmp/%s", name);
 		dst = path_join(dir, name);
-		if (!file_exists(dst) && file_exists(src))
-			copy_file(src, dst, e);
+		/* where VMs write it: the working directory (DIR or the user's home), or /tmp */
+		const char *where[] = { px.have_user ? px.user.home : NULL, "/tmp" };
+		for (size_t w = 0; w < ARRAY_SIZE(where) && !file_exists(dst); w++) {
+			if (!where[w])
+				continue;
+			char *jsrc = path_join(where[w], name);
+			if (file_exists(jsrc))
+				copy_file(jsrc, dst, e);
+			free(jsrc);
+		}
 		if (file_exists(dst))
 			json_array_append_new(files, json_string(name));
 		free(dst);

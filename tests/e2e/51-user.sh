@@ -21,6 +21,8 @@ except OSError:
 home = os.environ.get("HOME", "")
 leftover = int(os.path.exists(os.path.join(home, "leftover")))
 open(os.path.join(home, "leftover"), "w").close()
+with open(sys.argv[2], "a") as f:  # who ran, for the commands that run one pexec
+    f.write("%d\n" % os.getuid())
 recs = {"uid": os.getuid(), "can_write_results": wrote, "home_had_leftover": leftover,
         "stack_mb": resource.getrlimit(resource.RLIMIT_STACK)[0] // (1 << 20),
         "nice": os.nice(0), "cpus": len(os.sched_getaffinity(0))}
@@ -33,12 +35,13 @@ for i in range(n):
 os.write(fd, b'{"done":true}\n')
 P
 chmod 644 probe.py
+touch uids.txt && chmod 666 uids.txt
 mkdir -p benchmarks/b/probe && touch benchmarks/b/probe/x
 cat > u.yaml <<Y
 pexecs: 2
 iterations: 2
 vms:
-  p: {plugin: external, runner: [/usr/bin/python3, $T/probe.py, $T/u.kiln.db], language: probe, entry: x}
+  p: {plugin: external, runner: [/usr/bin/python3, $T/probe.py, $T/u.kiln.db, $T/uids.txt], language: probe, entry: x}
 benchmarks: {b: 1}
 limits: {stack_mb: 16}
 platform: {user: $U, nice: 5, pin_cpus: ["0"]}
@@ -53,4 +56,14 @@ assert_eq "$(v stack_mb)" "16,16" "stack limit"
 assert_eq "$(v nice)" "5,5" "nice"
 assert_eq "$(v cpus)" "1,1" "pinned to one CPU"
 sqlite3 u.kiln.db "SELECT value FROM audit WHERE name='sanity'" | grep -q . || fail "no sanity report stored"
+
+# kiln stat and kiln profile run the benchmark as that user too, under a
+# perf that keeps root's privileges
+: >uids.txt
+"$KILN" stat u.yaml --key b:p >stat.txt 2>&1 || fail "stat as $U: $(cat stat.txt)"
+assert_eq "$(cat uids.txt)" "$uid" "kiln stat: benchmark uid"
+: >uids.txt
+"$KILN" profile u.yaml --key b:p -o prof >prof.txt 2>&1 || fail "profile as $U: $(cat prof.txt)"
+assert_eq "$(cat uids.txt)" "$uid" "kiln profile: benchmark uid"
+[ -s prof/perf.data ] || fail "profile: no perf.data"
 echo ok
