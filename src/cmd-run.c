@@ -12,13 +12,16 @@ static int cmd_run(int argc, char **argv);
 const struct cmd_entry cmd_run_entry = {
 	.name = "run",
 	.usage = "CONFIG [--dry-run] [--quick] [--order random|interleaved] [--force] [-o RESULTS]\n"
-		 "                [--max-pexecs N] [--tune] [--reboot] [-q]",
+		 "                [--retry-failed] [--retry-tainted] [--max-pexecs N] [--tune] [--reboot] [-q]",
 	.summary = "run (or resume) an experiment, storing every iteration in its results file",
 	.help = "  --dry-run           print the schedule and exit; nothing is written\n"
 		"  --quick             1 pexec x 3 iterations per key, into <stem>.quick.kiln.db\n"
 		"  --order ORDER       random (default: shuffled with the config's seed) or\n"
 		"                      interleaved (Krun's: pexec n of every key before n+1)\n"
 		"  --force             resume even though the config changed since the results began\n"
+		"  --retry-failed      run again the pexecs that failed or timed out (their rows are\n"
+		"                      replaced; each pexec keeps its place in the schedule)\n"
+		"  --retry-tainted     run again the pexecs the machine checks tainted\n"
 		"  -o, --results FILE  results file (default: the config's `results`)\n"
 		"  --max-pexecs N      stop after N pexecs (resume later)\n"
 		"  --tune              (root) set governor/turbo/sample rate for the run, restore after\n"
@@ -38,7 +41,8 @@ static int cmd_run(int argc, char **argv)
 		{ "order", required_argument, NULL, 'O' }, { "force", no_argument, NULL, 'f' },
 		{ "results", required_argument, NULL, 'o' }, { "quiet", no_argument, NULL, 'q' },
 		{ "max-pexecs", required_argument, NULL, 'm' }, { "tune", no_argument, NULL, 't' },
-		{ "reboot", no_argument, NULL, 'r' }, { NULL, 0, NULL, 0 },
+		{ "reboot", no_argument, NULL, 'r' }, { "retry-failed", no_argument, NULL, 'F' },
+		{ "retry-tainted", no_argument, NULL, 'T' }, { NULL, 0, NULL, 0 },
 	};
 	struct run_opts o;
 	memset(&o, 0, sizeof(o));
@@ -53,6 +57,8 @@ static int cmd_run(int argc, char **argv)
 		case 'q': o.quiet = 1; break;
 		case 't': o.tune = 1; break;
 		case 'r': o.reboot = 1; break;
+		case 'F': o.retry_failed = 1; break;
+		case 'T': o.retry_tainted = 1; break;
 		case 'm':
 			if (parse_long(optarg, &o.max_pexecs) < 0 || o.max_pexecs < 1)
 				return cmd_usage_error(&cmd_run_entry, "--max-pexecs needs a positive number");

@@ -922,10 +922,15 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 		}
 		free(hash);
 		schedule_free(&sc);
-		if (store_load_schedule(st, &sc, e) < 0) {
+		int retried = store_retry(st, o->retry_failed, o->retry_tainted, e);
+		if (retried < 0 || store_load_schedule(st, &sc, e) < 0) {
 			code = e->code;
 			goto out;
 		}
+		if (retried > 0 && !o->quiet)
+			kiln_note("%d pexec(s) %s will run again", retried,
+				  o->retry_failed && o->retry_tainted ? "that failed, timed out or were tainted"
+				  : o->retry_failed ? "that failed or timed out" : "that were tainted");
 		int reset = store_reset_running(st, e);
 		if (reset > 0 && !o->quiet)
 			kiln_note("%d pexec(s) left running by an interrupted run will be rerun", reset);
@@ -1077,7 +1082,10 @@ finish:
 		if (o->reboot && run_reboot_step(&ex, config, results, pending, e) < 0)
 			code = e->code ? e->code : KEXIT_FAIL;
 		if (rs.failed) {
-			kerr_setc(e, KEXIT_FAIL, "%zu pexec(s) failed: `kiln status --failures %s` lists them", rs.failed, results);
+			kerr_setc(e, KEXIT_FAIL,
+				  "%zu pexec(s) failed: `kiln status --failures %s` lists them, "
+				  "`kiln run %s --retry-failed` runs them again",
+				  rs.failed, results, config);
 			code = KEXIT_FAIL;
 		}
 	}

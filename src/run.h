@@ -13,6 +13,8 @@ struct run_opts {
 	int dry_run;
 	int quick;         /* 1 pexec x 3 iterations per key, into <stem>.quick.kiln.db */
 	int force;         /* resume even though the config changed */
+	int retry_failed;  /* failed and timed-out pexecs become pending again */
+	int retry_tainted; /* tainted pexecs become pending again */
 	int tune;          /* platform control (root) */
 	int reboot;        /* reboot between pexecs */
 	int quiet;         /* no progress */

@@ -564,6 +564,37 @@ int store_mark_running(struct store *s, long pexec_id, struct kerr *e)
 	return rc == SQLITE_DONE ? 0 : dberr(s, e, "pexecs");
 }
 
+int store_retry(struct store *s, int failed, int tainted, struct kerr *e)
+{
+	if (!failed && !tainted)
+		return 0;
+	char which[64];
+	snprintf(which, sizeof(which), "status IN (%s%s%s)", failed ? "'failed','timeout'" : "",
+		 failed && tainted ? "," : "", tainted ? "'tainted'" : "");
+	static const char *const tables[] = { "iterations", "series", "scalars", "events" };
+	if (txn(s, pexec_sql[Q_BEGIN], e) < 0)
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(tables); i++) {
+		char *sql = xasprintf("DELETE FROM %s WHERE pexec_id IN (SELECT id FROM pexecs WHERE %s)", tables[i],
+				      which);
+		int r = exec_sql(s, sql, e);
+		free(sql);
+		if (r < 0) {
+			exec_sql(s, "ROLLBACK", NULL);
+			return -1;
+		}
+	}
+	char *sql = xasprintf("UPDATE pexecs SET status='pending' WHERE %s", which);
+	int r = exec_sql(s, sql, e);
+	free(sql);
+	int n = r < 0 ? -1 : sqlite3_changes(s->db);
+	if (r < 0 || txn(s, pexec_sql[Q_COMMIT], e) < 0) {
+		exec_sql(s, "ROLLBACK", NULL);
+		return -1;
+	}
+	return n;
+}
+
 int store_reset_running(struct store *s, struct kerr *e)
 {
 	if (exec_sql(s, "UPDATE pexecs SET status='pending' WHERE status='running'", e) < 0)

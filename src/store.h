@@ -87,6 +87,12 @@ int store_load_schedule(struct store *s, struct schedule *sc, struct kerr *e);
  * WAL's space so that commits overwrite instead of growing the file.
  */
 int store_prepare(struct store *s, struct kerr *e);
+/*
+ * Put pexecs with the given statuses back to pending, their iterations,
+ * series, scalars and events deleted, in one transaction.  Returns how
+ * many, or -1.
+ */
+int store_retry(struct store *s, int failed, int tainted, struct kerr *e);
 /* mark a session's first pexec running (the commit of each pexec marks the next) */
 int store_mark_running(struct store *s, long pexec_id, struct kerr *e);
 
