@@ -60,7 +60,7 @@ KILN     := $(O)/kiln
 RUNNER_C := $(O)/kiln-runner-c
 
 .PHONY: all test test-unit test-e2e test-asan test-valgrind demo install uninstall clean fuzz bench deps java
-all: $(KILN) $(O)/libkiln.a $(O)/libkiln.so $(RUNNER_C) $(BENCH_SO) $(LUA_CLOCK) $(HELPERS) java
+all: $(KILN) $(O)/libkiln.a $(O)/libkiln.so $(RUNNER_C) $(BENCH_SO) $(LUA_CLOCK) $(HELPERS) $(O)/man/kiln.1 java
 
 $(O)/obj/%.o: %.c $(wildcard src/*.h include/*.h plugins/*/*.h)
 	@mkdir -p $(dir $@)
@@ -81,6 +81,10 @@ $(O)/libkilncore.a: $(CORE_OBJ) $(LIB_OBJ)
 # lazy-binding code (which would stay mapped in kiln while benchmarks run)
 $(KILN): $(O)/obj/src/kiln.o $(O)/libkilncore.a
 	$(CC) $(LDFLAGS) -no-pie -Wl,-z,now -o $@ $^ $(PKG_LIBS) -ldl
+
+# man pages, made by kiln from the usage and help text that --help prints
+$(O)/man/kiln.1: $(KILN)
+	$(KILN) --man-pages $(O)/man
 
 $(O)/libkiln.a: $(LIB_PIC)
 	@rm -f $@
@@ -165,11 +169,14 @@ install: all
 	rm -rf $(DESTDIR)$(PREFIX)/share/kiln/plugins $(DESTDIR)$(PREFIX)/share/kiln/benchmarks $(DESTDIR)$(PREFIX)/share/kiln/examples
 	cp -r plugins benchmarks examples $(DESTDIR)$(PREFIX)/share/kiln/
 	find $(DESTDIR)$(PREFIX)/share/kiln/plugins -name '*.c' -o -name '*.h' | xargs rm -f
-	@if [ -d docs/man ]; then install -m 644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/; fi
+	install -m 644 $(O)/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	rm -rf $(DESTDIR)$(PREFIX)/share/doc/kiln && install -d $(DESTDIR)$(PREFIX)/share/doc/kiln
+	cp -r docs/* $(DESTDIR)$(PREFIX)/share/doc/kiln/
 
 uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/bin/kiln $(DESTDIR)$(PREFIX)/libexec/kiln $(DESTDIR)$(PREFIX)/share/kiln \
-	  $(DESTDIR)$(PREFIX)/lib/libkiln.* $(DESTDIR)$(PREFIX)/lib/pkgconfig/kiln.pc $(DESTDIR)$(PREFIX)/include/kiln.h
+	  $(DESTDIR)$(PREFIX)/lib/libkiln.* $(DESTDIR)$(PREFIX)/lib/pkgconfig/kiln.pc $(DESTDIR)$(PREFIX)/include/kiln.h \
+	  $(DESTDIR)$(PREFIX)/share/man/man1/kiln.1 $(DESTDIR)$(PREFIX)/share/man/man1/kiln-*.1 $(DESTDIR)$(PREFIX)/share/doc/kiln
 
 clean:
 	rm -rf build build-asan benchmarks/*/c/bench.so plugins/lua/kilnclock.so $(O)/java.stamp

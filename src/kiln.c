@@ -7,8 +7,11 @@
  * analysis.c classifies warmup, report.c and plot.c present it.  Each
  * command is src/cmd-<name>.c.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 #include "util.h"
@@ -44,6 +47,77 @@ static void usage(FILE *f)
 	fprintf(f, "\n`kiln COMMAND --help` describes one command; docs/ has a page for each.\n");
 }
 
+/* text for roff: backslashes and hyphens escaped, a leading . or ' made literal */
+static void roff(FILE *f, const char *s)
+{
+	for (int bol = 1; *s; s++) {
+		if (bol && (*s == '.' || *s == '\''))
+			fputs("\\&", f);
+		if (*s == '\\')
+			fputs("\\e", f);
+		else if (*s == '-')
+			fputs("\\-", f);
+		else
+			fputc(*s, f);
+		bol = *s == '\n';
+	}
+}
+
+/*
+ * `kiln --man-pages DIR` (run by the build): kiln.1 and one kiln-NAME.1
+ * per command, made from the same usage and help text as --help, so the
+ * two never disagree.  The long pages stay in docs/ (installed beside).
+ */
+static int man_pages(const char *dir)
+{
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		kiln_error("%s: %s", dir, strerror(errno));
+		return KEXIT_FAIL;
+	}
+	const char *docs = KILN_PREFIX "/share/doc/kiln";
+	for (size_t i = 0; cmd_table[i]; i++) {
+		const struct cmd_entry *c = cmd_table[i];
+		char *path = xasprintf("%s/kiln-%s.1", dir, c->name);
+		FILE *f = fopen(path, "w");
+		if (!f) {
+			kiln_error("%s: %s", path, strerror(errno));
+			free(path);
+			return KEXIT_FAIL;
+		}
+		char *upper = xstrdup(c->name);
+		for (char *p = upper; *p; p++)
+			*p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
+		fprintf(f, ".TH KILN\\-%s 1 \"\" \"kiln %s\" \"kiln manual\"\n.SH NAME\nkiln\\-%s \\- ", upper,
+			KILN_VERSION, c->name);
+		roff(f, c->summary);
+		fprintf(f, "\n.SH SYNOPSIS\n.nf\nkiln %s ", c->name);
+		roff(f, c->usage);
+		fputs("\n.fi\n.SH OPTIONS\n.nf\n", f);
+		roff(f, c->help ? c->help : "");
+		fprintf(f, "\n.fi\n.SH SEE ALSO\n.BR kiln (1);\nthe whole page: %s/kiln\\-%s.md\n", docs, c->name);
+		free(upper);
+		int bad = fclose(f) != 0;
+		free(path);
+		if (bad)
+			return KEXIT_FAIL;
+	}
+	char *path = xasprintf("%s/kiln.1", dir);
+	FILE *f = fopen(path, "w");
+	free(path);
+	if (!f)
+		return KEXIT_FAIL;
+	fprintf(f, ".TH KILN 1 \"\" \"kiln %s\" \"kiln manual\"\n.SH NAME\nkiln \\- benchmark runner, "
+		   "instrumenter and profiler for language implementations\n.SH SYNOPSIS\n.B kiln\n"
+		   "[\\-\\-version] [\\-\\-help] COMMAND [ARGS]\n.SH COMMANDS\n", KILN_VERSION);
+	for (size_t i = 0; cmd_table[i]; i++) {
+		fprintf(f, ".TP\n.BR kiln\\-%s (1)\n", cmd_table[i]->name);
+		roff(f, cmd_table[i]->summary);
+		fputc('\n', f);
+	}
+	fprintf(f, ".SH SEE ALSO\n%s/index.md\n", docs);
+	return fclose(f) ? KEXIT_FAIL : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -55,6 +129,8 @@ int main(int argc, char **argv)
 		printf("kiln %s\n", KILN_VERSION);
 		return 0;
 	}
+	if (!strcmp(name, "--man-pages") && argc == 3)
+		return man_pages(argv[2]);
 	if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
 		if (argc > 2) {
 			for (size_t i = 0; cmd_table[i]; i++)

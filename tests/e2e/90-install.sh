@@ -8,6 +8,15 @@ make -s -C "$KILN_ROOT" O="${O:-build}" install PREFIX="$P" >"$T/install.log" 2>
 [ -x "$P/libexec/kiln/kiln-runner-c" ] || fail "no runner"
 [ -f "$P/include/kiln.h" ] && [ -f "$P/lib/pkgconfig/kiln.pc" ] || fail "no header or pkg-config file"
 [ -f "$P/share/kiln/benchmarks/nbody/c/bench.c" ] || fail "no bundled suite"
+# a man page per command, made from the same text as --help, and the docs
+for c in run status report plot diff plan export import profile annotate stat doctor audit plugins parse demo; do
+	grep -qF ".TH KILN\\-$(echo $c | tr a-z A-Z) 1" "$P/share/man/man1/kiln-$c.1" || fail "no man page for kiln $c"
+done
+grep -qF 'retry\-failed' "$P/share/man/man1/kiln-run.1" || fail "kiln-run.1 lacks the options of --help"
+[ -f "$P/share/doc/kiln/kiln-run.md" ] || fail "docs not installed"
+if command -v man >/dev/null; then
+	MANPATH="$P/share/man" man -P cat kiln-run 2>/dev/null | grep -q "kiln run CONFIG" || fail "man kiln-run does not render"
+fi
 mkdir "$T/elsewhere" && cd "$T/elsewhere"
 cat > e.yaml <<'Y'
 pexecs: 2
