@@ -11,7 +11,8 @@
  * reports kiln's peak RSS during the runs and, as the floor of a harness
  * written in Python, the RSS of `python3 -c pass`.
  *
- *   build/bench/pexec [N]        (default 1000 pexecs per figure, in 5 rounds)
+ *   build/bench/pexec [N]        (default 1000 pexecs per figure, in 10 rounds)
+ * KILN_BENCH_DIR=DIR puts the results on DIR's filesystem (default /tmp).
  * Prints one "ROW" line per figure for bench/run.sh.
  */
 #include <errno.h>
@@ -253,9 +254,13 @@ int main(int argc, char **argv)
 	long n = argc > 1 ? atol(argv[1]) : 1000;
 	const char *O = getenv("O") ? getenv("O") : "build";
 	char *kiln = xasprintf("%s/kiln", O);
-	char dir[] = "/tmp/kiln-bench.XXXXXX";
-	if (!mkdtemp(dir))
+	/* KILN_BENCH_DIR: the filesystem that holds the results (default /tmp) */
+	char *dir = xasprintf("%s/kiln-bench.XXXXXX", getenv("KILN_BENCH_DIR") ? getenv("KILN_BENCH_DIR") : "/tmp");
+	if (!mkdtemp(dir)) {
+		fprintf(stderr, "bench/pexec: %s: %s\n", dir, strerror(errno));
 		return 1;
+	}
+	printf("results in %s\n", dir);
 	/*
 	 * kiln's start (config, audit of the machine, schedule) is paid once per
 	 * experiment and left out: kiln's per-pexec figure is the time from one
@@ -374,9 +379,8 @@ int main(int argc, char **argv)
 	    "<= 4096 KiB", rss_running_kb > 0 && rss_running_kb <= 4096);
 	row("kiln peak RSS, start-up included", (double)rss, "KiB", "python3 -c pass", (double)prss, "-", 1);
 
-	char *db = xasprintf("%s/true.kiln.db", dir);
 	rm_rf(dir);
-	free(db);
+	free(dir);
 	free(cfg);
 	free(cfg2);
 	free(kiln);
