@@ -176,27 +176,30 @@ static int write_text(FILE *f, const struct dataset *ds, const struct an_result 
 		free_cells(cells[i]);
 	}
 	free(cells);
-	/* instrumentation: one line per series */
+	/* instrumentation: per key, one aligned line per series */
 	int any = 0;
-	for (size_t i = 0; i < r->nkeys; i++)
+	size_t wname = 0;
+	for (size_t i = 0; i < r->nkeys; i++) {
 		any |= r->keys[i].nseries > 0;
+		for (size_t s = 0; s < r->keys[i].nseries; s++)
+			if (strlen(r->keys[i].series[s].name) > wname)
+				wname = strlen(r->keys[i].series[s].name);
+	}
 	if (any) {
 		fprintf(f, "\n%sinstrumentation, mean per iteration before -> after the steady state%s\n", bold, reset);
 		for (size_t i = 0; i < r->nkeys; i++) {
 			const struct an_key *k = &r->keys[i];
+			if (k->nseries)
+				fprintf(f, "  %s\n", k->key->key);
 			for (size_t s = 0; s < k->nseries; s++) {
 				const struct an_series_sum *ss = &k->series[s];
-				fprintf(f, "  %s  %s: ", k->key->key, ss->name);
-				if (isnan(ss->before))
-					fputs("-", f);
+				char before[32], after[32];
+				snprintf(before, sizeof(before), isnan(ss->before) ? "-" : "%.4g", ss->before);
+				snprintf(after, sizeof(after), isnan(ss->after) ? "-" : "%.4g", ss->after);
+				if (*ss->unit)
+					fprintf(f, "    %-*s  %10s -> %-10s %s\n", (int)wname, ss->name, before, after, ss->unit);
 				else
-					fprintf(f, "%.4g", ss->before);
-				fputs(" -> ", f);
-				if (isnan(ss->after))
-					fputs("-", f);
-				else
-					fprintf(f, "%.4g", ss->after);
-				fprintf(f, "%s%s\n", *ss->unit ? " " : "", ss->unit);
+					fprintf(f, "    %-*s  %10s -> %s\n", (int)wname, ss->name, before, after);
 			}
 		}
 	}

@@ -56,7 +56,9 @@ assert_contains "$out" "fannkuch:pypy:default-python  warmup"
 assert_contains "$out" "nbody:lua:default-lua"
 assert_contains "$out" "bad inconsistent (2 flat, 1 slowdown)"
 assert_contains "$out" "3 (+1 failed)"
-assert_contains "$out" "gc.time: 0.02 -> 0.001"
+# instrumentation: a line per key, then its series aligned
+assert_contains "$out" "^    gc.time  *0.02 -> 0.001$"
+grep -B8 "^    gc.time  *0.02 -> 0.001" <<<"$out" | grep -q "^  [a-z_]*:[a-z]*:[a-z-]*$" || fail "no key line above its series: $out"
 grep -q $'\033' <<<"$out" && fail "colour in a pipe"
 # bz2 and CSV inputs give the same table
 out2=$("$KILN" report a.json.bz2 $OPTS) || fail "report bz2"
