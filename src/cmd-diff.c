@@ -102,10 +102,15 @@ static json_t *jnum_(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
-static int load(const char *path, struct dataset *ds, const struct an_opts *o, struct an_result *r)
+/* load one input (only the keys matching keypat) and analyse it */
+static int load(const char *path, const char *keypat, struct dataset *ds, const struct an_opts *o,
+		struct an_result *r)
 {
+	int loaded = cmd_load_input(path, keypat, ds);
+	if (loaded)
+		return loaded;
 	struct kerr e = KERR_INIT;
-	if (imp_load(path, ds, &e) < 0 || an_analyse_input(path, ds, o, r, &e) < 0) {
+	if (an_analyse_input(path, ds, o, r, &e) < 0) {
 		kerr_print(&e);
 		int code = e.code ? e.code : KEXIT_FAIL;
 		kerr_release(&e);
@@ -177,9 +182,9 @@ static int cmd_diff(int argc, char **argv)
 	int json = args.json;
 	struct dataset da = { 0 }, db = { 0 };
 	struct an_result ra = { 0 }, rb = { 0 };
-	int rc = load(in[0], &da, &o, &ra);
+	int rc = load(in[0], keypat, &da, &o, &ra);
 	if (rc == 0)
-		rc = load(in[1], &db, &o, &rb);
+		rc = load(in[1], keypat, &db, &o, &rb);
 	if (rc) {
 		an_result_free(&ra);
 		an_result_free(&rb);
@@ -197,15 +202,11 @@ static int cmd_diff(int argc, char **argv)
 			sv_push(&keys, rb.keys[i].key->key);
 	json_t *jout = json ? json_array() : NULL;
 	struct strbuf row = STRBUF_INIT;
-	int shown = 0;
 	if (!json)
 		printf("%-34s %-34s %-22s %-22s %-28s %-7s %s\n", "key", "class A -> B", "A steady perf s",
 		       "B steady perf s", "B/A (CI)", "overlap", "verdict");
 	for (size_t i = 0; i < keys.n; i++) {
 		const char *key = keys.v[i];
-		if (keypat && !star_match(keypat, key))
-			continue;
-		shown++;
 		const struct an_key *a = find(&ra, key), *b = find(&rb, key);
 		struct ratio r = { NAN, NAN, NAN, 0 };
 		if (a && b)
@@ -255,7 +256,7 @@ static int cmd_diff(int argc, char **argv)
 		printf("\nB/A: ratio of steady-state means, bootstrap median and %g%% interval; "
 		       "verdict 'faster'/'slower' when that interval excludes 1.\n", o.confidence * 100);
 	}
-	if (!shown && keypat) {
+	if (!keys.n && keypat) {
 		kiln_error("no key matches '%s'", keypat);
 		rc = KEXIT_USAGE;
 	}

@@ -162,7 +162,10 @@ static int cmd_plan(int argc, char **argv)
 	int json = args.json;
 	struct dataset ds = { 0 };
 	struct an_result r;
-	if (imp_load(input, &ds, &e) < 0 || an_analyse_input(input, &ds, &o, &r, &e) < 0) {
+	int loaded = cmd_load_input(input, keypat, &ds);
+	if (loaded)
+		return loaded;
+	if (an_analyse_input(input, &ds, &o, &r, &e) < 0) {
 		kerr_print(&e);
 		int code = e.code;
 		kerr_release(&e);
@@ -176,8 +179,6 @@ static int cmd_plan(int argc, char **argv)
 		       "(steady iterations per pexec)");
 	for (size_t i = 0; i < r.nkeys; i++) {
 		const struct an_key *k = &r.keys[i];
-		if (keypat && !star_match(keypat, k->key->key))
-			continue;
 		struct plan p = plan_key(k, width, o.confidence);
 		if (json) {
 			json_t *j = json_pack("{s:s,s:b}", "key", k->key->key, "ok", p.ok);

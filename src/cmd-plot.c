@@ -74,19 +74,11 @@ static int cmd_plot(int argc, char **argv)
 	if (!outdir)
 		return cmd_usage_error(c, "-o DIR is missing");
 	struct dataset ds = { 0 };
-	if (imp_load(input, &ds, &e) < 0) {
-		kerr_print(&e);
-		int code = e.code;
-		kerr_release(&e);
-		ds_free(&ds);
-		return code;
-	}
-	int rc = 0, nplots = 0, nkeys = 0;
+	int rc = cmd_load_input(input, keypat, &ds), nplots = 0;
+	if (rc)
+		return rc;
 	for (size_t i = 0; i < ds.nkeys && rc == 0; i++) {
 		const struct ds_key *k = &ds.keys[i];
-		if (keypat && !star_match(keypat, k->key))
-			continue;
-		nkeys++;
 		struct an_key ak;
 		an_analyse_key(k, &o, &ak);
 		for (size_t p = 0; p < ak.np; p++) {
@@ -107,7 +99,7 @@ static int cmd_plot(int argc, char **argv)
 	if (rc == 0 && !nplots) {
 		kiln_error("%s: nothing to plot%s%s%s", input, keypat ? " (no key matches '" : "",
 			   keypat ? keypat : "", keypat ? "', or no completed pexec)" : " (no completed pexec)");
-		rc = nkeys ? KEXIT_FAIL : KEXIT_USAGE;
+		rc = ds.nkeys ? KEXIT_FAIL : KEXIT_USAGE;
 	}
 	kerr_release(&e);
 	ds_free(&ds);

@@ -33,24 +33,6 @@ const struct cmd_entry cmd_report_entry = {
 	.exec = cmd_report,
 };
 
-/* keep only the keys matching pat (moving the others out and freeing them) */
-static void filter_keys(struct dataset *ds, const char *pat)
-{
-	size_t j = 0;
-	for (size_t i = 0; i < ds->nkeys; i++) {
-		if (star_match(pat, ds->keys[i].key)) {
-			ds->keys[j++] = ds->keys[i];
-		} else {
-			struct dataset one = { 0 };
-			one.keys = xmalloc(sizeof(struct ds_key));
-			one.keys[0] = ds->keys[i];
-			one.nkeys = 1;
-			ds_free(&one);
-		}
-	}
-	ds->nkeys = j;
-}
-
 /* the report's own options: --format/-f F, -o FILE, --title T, --plots N */
 struct report_args {
 	const char *out;
@@ -105,20 +87,13 @@ static int cmd_report(int argc, char **argv)
 	if (fmt < 0)
 		fmt = out && rep_format_for_path(out) >= 0 ? rep_format_for_path(out) : REP_TEXT;
 	struct dataset ds = { 0 };
-	if (imp_load(input, &ds, &e) < 0) {
-		kerr_print(&e);
-		int code = e.code;
-		kerr_release(&e);
+	int loaded = cmd_load_input(input, keypat, &ds);
+	if (loaded)
+		return loaded;
+	if (keypat && !ds.nkeys) {
+		kiln_error("%s: no key matches '%s'", input, keypat);
 		ds_free(&ds);
-		return code;
-	}
-	if (keypat) {
-		filter_keys(&ds, keypat);
-		if (!ds.nkeys) {
-			kiln_error("%s: no key matches '%s'", input, keypat);
-			ds_free(&ds);
-			return KEXIT_USAGE;
-		}
+		return KEXIT_USAGE;
 	}
 	struct an_result r;
 	if (an_analyse_input(input, &ds, &o, &r, &e) < 0) {

@@ -13,6 +13,8 @@
 
 #include "analysis.h"
 #include "cmd.h"
+#include "dataset.h"
+#include "import.h"
 #include "util.h"
 
 #ifndef KILN_PREFIX
@@ -93,6 +95,22 @@ int cmd_an_args(const struct cmd_entry *c, int argc, char **argv, struct an_opts
 	if (n < ninputs)
 		return ninputs == 1 ? cmd_usage_error(c, "%s is missing", what)
 				    : cmd_usage_error(c, "needs two inputs, A and B");
+	return 0;
+}
+
+int cmd_load_input(const char *input, const char *keypat, struct dataset *ds)
+{
+	struct kerr e = KERR_INIT;
+	if (imp_load(input, ds, &e) < 0) {
+		kerr_print(&e);
+		int code = e.code;
+		kerr_release(&e);
+		ds_free(ds);
+		return code;
+	}
+	kerr_release(&e);
+	if (keypat)
+		ds_keep_keys(ds, keypat);
 	return 0;
 }
 

@@ -63,6 +63,14 @@ typedef int (*cmd_own_opt)(void *ctx, const struct cmd_entry *c, int argc, char 
 int cmd_an_args(const struct cmd_entry *c, int argc, char **argv, struct an_opts *o, int ninputs, const char *what,
 		int json_ok, struct cmd_an_args *a, cmd_own_opt own, void *ctx);
 
+/*
+ * Load INPUT (a kiln, Krun or warmup_stats file) for an analysing command,
+ * keeping only the keys matching keypat (NULL: all) so that nothing else is
+ * analysed.  Returns 0, or an exit code with the error reported.
+ */
+struct dataset;
+int cmd_load_input(const char *input, const char *keypat, struct dataset *ds);
+
 /* where kiln's bundled plugins/benchmarks/examples are (share/kiln or the source tree) */
 const char *kiln_datadir(void);
 /* where compiled runners are (libexec/kiln or build/) */

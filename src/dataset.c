@@ -91,20 +91,35 @@ static void free_pexec(struct ds_pexec *p)
 	free(p->scalars);
 }
 
+static void free_key(struct ds_key *k)
+{
+	for (size_t j = 0; j < k->npexecs; j++)
+		free_pexec(&k->pexecs[j]);
+	free(k->pexecs);
+	free(k->bench);
+	free(k->vm);
+	free(k->variant);
+	free(k->key);
+}
+
+size_t ds_keep_keys(struct dataset *ds, const char *pat)
+{
+	size_t j = 0;
+	for (size_t i = 0; i < ds->nkeys; i++) {
+		if (star_match(pat, ds->keys[i].key))
+			ds->keys[j++] = ds->keys[i];
+		else
+			free_key(&ds->keys[i]);
+	}
+	return ds->nkeys = j;
+}
+
 void ds_free(struct dataset *ds)
 {
 	if (!ds)
 		return;
-	for (size_t i = 0; i < ds->nkeys; i++) {
-		struct ds_key *k = &ds->keys[i];
-		for (size_t j = 0; j < k->npexecs; j++)
-			free_pexec(&k->pexecs[j]);
-		free(k->pexecs);
-		free(k->bench);
-		free(k->vm);
-		free(k->variant);
-		free(k->key);
-	}
+	for (size_t i = 0; i < ds->nkeys; i++)
+		free_key(&ds->keys[i]);
 	free(ds->keys);
 	free(ds->name);
 	free(ds->source);

@@ -61,6 +61,8 @@ struct ds_series *ds_add_series(struct ds_pexec *p, const char *name, const char
 void ds_add_scalar(struct ds_pexec *p, const char *name, const char *unit, double value);
 struct ds_key *ds_find_key(const struct dataset *ds, const char *key);
 const struct ds_series *ds_find_series(const struct ds_pexec *p, const char *name);
+/* keep only the keys matching pat ('*' wildcards), freeing the others; returns how many are left */
+size_t ds_keep_keys(struct dataset *ds, const char *pat);
 void ds_free(struct dataset *ds);
 
 #endif
