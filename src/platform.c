@@ -342,7 +342,7 @@ static void ck_paranoid(struct pchecks *c)
 		    "%ld: unprivileged perf may not profile the kernel or other users (kiln profile)", v);
 }
 
-static void ck_counters(struct pchecks *c)
+int plat_have_cycles(int *err)
 {
 	struct perf_event_attr a;
 	memset(&a, 0, sizeof(a));
@@ -353,12 +353,22 @@ static void ck_counters(struct pchecks *c)
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
 	long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-	if (fd >= 0) {
-		close((int)fd);
+	if (fd < 0) {
+		if (err)
+			*err = errno;
+		return 0;
+	}
+	close((int)fd);
+	return 1;
+}
+
+static void ck_counters(struct pchecks *c)
+{
+	int err = 0;
+	if (plat_have_cycles(&err)) {
 		add(c, "counters", PS_OK, NULL, "hardware cycles counter available (perf_event_open)");
 		return;
 	}
-	int err = errno;
 	if (err == EACCES || err == EPERM)
 		add(c, "counters", PS_WARN, "sysctl kernel.perf_event_paranoid=2 (or lower)",
 		    "perf_event_open(cycles): %s", strerror(err));

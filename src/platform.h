@@ -78,6 +78,8 @@ void pchecks_release(struct pchecks *c);
 /* small readers shared by the parts (paths are logical: "/sys/...") */
 int plat_read(const char *abs, struct strbuf *out);        /* 0 / -1, trimmed */
 int plat_read_long(const char *abs, long *out);           /* 0 / -1 */
+/* can this machine count hardware cycles (perf_event_open on ourselves)? 0 with *err (errno) if not */
+int plat_have_cycles(int *err);
 /* expand a glob under the root; returned paths are logical (root stripped) */
 void plat_glob(const char *pattern, struct strvec *out);
 

@@ -22,13 +22,11 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <linux/perf_event.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "analysis.h"
@@ -37,6 +35,7 @@
 #include "dataset.h"
 #include "exec.h"
 #include "pexec.h"
+#include "platform.h"
 #include "store.h"
 
 /* ---- perf script parsing ---- */
@@ -754,23 +753,6 @@ int prof_plot(const json_t *rep, const char *dir, struct kerr *e)
 
 /* ---- the command ---- */
 
-int prof_have_cycles(void)
-{
-	struct perf_event_attr a;
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_HARDWARE;
-	a.config = PERF_COUNT_HW_CPU_CYCLES;
-	a.disabled = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-	if (fd < 0)
-		return 0;
-	close((int)fd);
-	return 1;
-}
-
 /* the result stream, each line stamped with CLOCK_MONOTONIC as it arrives */
 struct prof_stream {
 	struct strbuf line;
@@ -898,7 +880,7 @@ int profile_run(const struct profile_opts *o, struct kerr *e)
 		goto out;
 	}
 	perfdata = path_join(dir, "perf.data");
-	const char *event = o->event ? o->event : prof_have_cycles() ? "cycles" : "cpu-clock";
+	const char *event = o->event ? o->event : plat_have_cycles(NULL) ? "cycles" : "cpu-clock";
 
 	/* perf record -k mono -g -e EVENT -o DIR/perf.data -- <the pexec's argv> */
 	struct strvec argv = STRVEC_INIT;

@@ -113,7 +113,5 @@ struct profile_opts {
 	int top;
 };
 int profile_run(const struct profile_opts *o, struct kerr *e);
-/* can this machine count hardware cycles (perf_event_open on ourselves)? */
-int prof_have_cycles(void);
 
 #endif
