@@ -142,6 +142,15 @@ static void pad(FILE *f, const char *s, size_t w)
 		fputc(' ', f);
 }
 
+/* an instrumentation mean, or "-" where that part (before/after the steady state) has none */
+static const char *fmt_mean(double v, char buf[32])
+{
+	if (isnan(v))
+		return strcpy(buf, "-");
+	snprintf(buf, 32, "%.4g", v);
+	return buf;
+}
+
 static int write_text(FILE *f, const struct dataset *ds, const struct an_result *r, const struct rep_opts *ro)
 {
 	size_t w[NCOLS];
@@ -194,8 +203,8 @@ static int write_text(FILE *f, const struct dataset *ds, const struct an_result 
 			for (size_t s = 0; s < k->nseries; s++) {
 				const struct an_series_sum *ss = &k->series[s];
 				char before[32], after[32];
-				snprintf(before, sizeof(before), isnan(ss->before) ? "-" : "%.4g", ss->before);
-				snprintf(after, sizeof(after), isnan(ss->after) ? "-" : "%.4g", ss->after);
+				fmt_mean(ss->before, before);
+				fmt_mean(ss->after, after);
 				if (*ss->unit)
 					fprintf(f, "    %-*s  %10s -> %-10s %s\n", (int)wname, ss->name, before, after, ss->unit);
 				else
@@ -260,17 +269,8 @@ static int write_markdown(FILE *f, const struct dataset *ds, const struct an_res
 				const struct an_series_sum *ss = &r->keys[i].series[s];
 				fprintf(f, "| `%s` | ", r->keys[i].key->key);
 				md_cell(f, ss->name);
-				fputs(" | ", f);
-				if (isnan(ss->before))
-					fputs("-", f);
-				else
-					fprintf(f, "%.4g", ss->before);
-				fputs(" | ", f);
-				if (isnan(ss->after))
-					fputs("-", f);
-				else
-					fprintf(f, "%.4g", ss->after);
-				fputs(" | ", f);
+				char before[32], after[32];
+				fprintf(f, " | %s | %s | ", fmt_mean(ss->before, before), fmt_mean(ss->after, after));
 				md_cell(f, ss->unit);
 				fputs(" |\n", f);
 			}
