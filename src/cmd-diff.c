@@ -102,23 +102,6 @@ static json_t *jnum_(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
-/* load one input (only the keys matching keypat) and analyse it */
-static int load(const char *path, const char *keypat, struct dataset *ds, const struct an_opts *o,
-		struct an_result *r)
-{
-	int loaded = cmd_load_input(path, keypat, ds);
-	if (loaded)
-		return loaded;
-	struct kerr e = KERR_INIT;
-	if (an_analyse_input(path, ds, o, r, &e) < 0) {
-		kerr_print(&e);
-		int code = e.code ? e.code : KEXIT_FAIL;
-		kerr_release(&e);
-		return code;
-	}
-	return 0;
-}
-
 static const struct an_key *find(const struct an_result *r, const char *key)
 {
 	for (size_t i = 0; i < r->nkeys; i++)
@@ -182,9 +165,9 @@ static int cmd_diff(int argc, char **argv)
 	int json = args.json;
 	struct dataset da = { 0 }, db = { 0 };
 	struct an_result ra = { 0 }, rb = { 0 };
-	int rc = load(in[0], keypat, &da, &o, &ra);
+	int rc = cmd_load_analysed(in[0], keypat, &o, &da, &ra);
 	if (rc == 0)
-		rc = load(in[1], keypat, &db, &o, &rb);
+		rc = cmd_load_analysed(in[1], keypat, &o, &db, &rb);
 	if (rc) {
 		an_result_free(&ra);
 		an_result_free(&rb);

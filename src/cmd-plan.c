@@ -153,7 +153,6 @@ static int cmd_plan(int argc, char **argv)
 	struct an_opts o;
 	an_opts_default(&o);
 	o.resamples = 1000; /* the plan does not use the bootstrap interval */
-	struct kerr e = KERR_INIT;
 	struct cmd_an_args args;
 	int bad = cmd_an_args(c, argc, argv, &o, 1, "PILOT", 1, &args, plan_opt, &width);
 	if (bad)
@@ -162,16 +161,9 @@ static int cmd_plan(int argc, char **argv)
 	int json = args.json;
 	struct dataset ds = { 0 };
 	struct an_result r;
-	int loaded = cmd_load_input(input, keypat, &ds);
+	int loaded = cmd_load_analysed(input, keypat, &o, &ds, &r);
 	if (loaded)
 		return loaded;
-	if (an_analyse_input(input, &ds, &o, &r, &e) < 0) {
-		kerr_print(&e);
-		int code = e.code;
-		kerr_release(&e);
-		ds_free(&ds);
-		return code;
-	}
 	json_t *jk = json_array();
 	long max_px = 0, max_it = 0;
 	if (!json)
@@ -223,7 +215,6 @@ static int cmd_plan(int argc, char **argv)
 			printf("\nfor every key's %g%% interval to be %g%% of its mean wide: pexecs: %ld, iterations: %ld\n",
 			       o.confidence * 100, width, max_px, max_it);
 	}
-	kerr_release(&e);
 	an_result_free(&r);
 	ds_free(&ds);
 	return 0;

@@ -87,20 +87,15 @@ static int cmd_report(int argc, char **argv)
 	if (fmt < 0)
 		fmt = out && rep_format_for_path(out) >= 0 ? rep_format_for_path(out) : REP_TEXT;
 	struct dataset ds = { 0 };
-	int loaded = cmd_load_input(input, keypat, &ds);
+	struct an_result r;
+	int loaded = cmd_load_analysed(input, keypat, &o, &ds, &r);
 	if (loaded)
 		return loaded;
 	if (keypat && !ds.nkeys) {
 		kiln_error("%s: no key matches '%s'", input, keypat);
+		an_result_free(&r);
 		ds_free(&ds);
 		return KEXIT_USAGE;
-	}
-	struct an_result r;
-	if (an_analyse_input(input, &ds, &o, &r, &e) < 0) {
-		kerr_print(&e);
-		kerr_release(&e);
-		ds_free(&ds);
-		return KEXIT_FAIL;
 	}
 	FILE *f = stdout;
 	char *tmp = NULL;

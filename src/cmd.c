@@ -114,6 +114,25 @@ int cmd_load_input(const char *input, const char *keypat, struct dataset *ds)
 	return 0;
 }
 
+int cmd_load_analysed(const char *input, const char *keypat, const struct an_opts *o, struct dataset *ds,
+		      struct an_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	int loaded = cmd_load_input(input, keypat, ds);
+	if (loaded)
+		return loaded;
+	struct kerr e = KERR_INIT;
+	if (an_analyse_input(input, ds, o, r, &e) < 0) {
+		kerr_print(&e);
+		int code = e.code ? e.code : KEXIT_FAIL;
+		kerr_release(&e);
+		an_result_free(r);
+		ds_free(ds);
+		return code;
+	}
+	return 0;
+}
+
 static char *exe_dir(void)
 {
 	char buf[PATH_MAX];

@@ -70,6 +70,13 @@ int cmd_an_args(const struct cmd_entry *c, int argc, char **argv, struct an_opts
  */
 struct dataset;
 int cmd_load_input(const char *input, const char *keypat, struct dataset *ds);
+/*
+ * The same, then the analysis of the keys left (an_analyse_input: cached
+ * in a kiln results file).  On an error nothing is left to free.
+ */
+struct an_result;
+int cmd_load_analysed(const char *input, const char *keypat, const struct an_opts *o, struct dataset *ds,
+		      struct an_result *r);
 
 /* where kiln's bundled plugins/benchmarks/examples are (share/kiln or the source tree) */
 const char *kiln_datadir(void);
