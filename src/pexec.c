@@ -173,6 +173,39 @@ void pexec_opts(const struct experiment *ex, int whole, struct strbuf *cpus, str
 	eo->nice = ex->platform.nice;
 }
 
+int pexec_prepare(const struct experiment *ex, const struct pexec_key *k, const char *label, const struct puser *u,
+		  char **instr, struct strvec *env, struct kerr *e)
+{
+	*instr = NULL;
+	if (!k->whole) {
+		char tmpl[] = "/tmp/kiln-instr.XXXXXX";
+		if (!mkdtemp(tmpl))
+			return kerr_set(e, "mkdtemp: %s", strerror(errno));
+		*instr = xstrdup(tmpl);
+	}
+	if (u) {
+		/* the benchmark user writes its instrumentation, and only there */
+		if (*instr && chown(*instr, u->uid, u->gid) < 0) {
+			kerr_set(e, "chown %s: %s", *instr, strerror(errno));
+			goto fail;
+		}
+		if (platform_user_fresh_home(u, e) < 0)
+			goto fail;
+	}
+	pexec_env(ex, k, label, *instr, env);
+	if (u) {
+		sv_setenv(env, "HOME", u->home);
+		sv_setenv(env, "USER", u->name);
+	}
+	return 0;
+fail:
+	if (*instr)
+		rm_rf(*instr);
+	free(*instr);
+	*instr = NULL;
+	return -1;
+}
+
 int pexec_build(struct pexec_spec *p, const struct experiment *ex, const struct vm_conf *vm,
 		const struct bench_conf *b, long iterations, int profile, struct kerr *e)
 {
@@ -183,25 +216,14 @@ int pexec_build(struct pexec_spec *p, const struct experiment *ex, const struct 
 	struct plugin_ctx *pc = &p->k.pc;
 	if (vm->pl && vm->pl->prepare && vm->pl->prepare(pc, e) < 0)
 		return kerr_wrap(e, "preparing %s", p->k.key);
-	if (!p->k.whole) {
-		char tmpl[] = "/tmp/kiln-instr.XXXXXX";
-		if (!mkdtemp(tmpl))
-			return kerr_set(e, "mkdtemp: %s", strerror(errno));
-		p->instr_dir = xstrdup(tmpl);
-		pc->instr_dir = p->instr_dir;
-	}
-	pexec_env(ex, &p->k, "0", p->instr_dir, &p->env);
-	if (ex->platform.user) { /* as under `kiln run`: the user, a fresh home, its instrumentation dir */
+	if (ex->platform.user) { /* as under `kiln run`: the benchmark runs as that user */
 		if (platform_user_ensure(ex->platform.user, &p->user, e) < 0)
 			return -1;
 		p->have_user = 1;
-		if (platform_user_fresh_home(&p->user, e) < 0)
-			return -1;
-		if (p->instr_dir && chown(p->instr_dir, p->user.uid, p->user.gid) < 0)
-			return kerr_set(e, "chown %s: %s", p->instr_dir, strerror(errno));
-		sv_setenv(&p->env, "HOME", p->user.home);
-		sv_setenv(&p->env, "USER", p->user.name);
 	}
+	if (pexec_prepare(ex, &p->k, "0", p->have_user ? &p->user : NULL, &p->instr_dir, &p->env, e) < 0)
+		return -1;
+	pc->instr_dir = p->instr_dir;
 	if (plugin_build(pc, "0", &p->argv, &p->env, e) < 0)
 		return kerr_wrap(e, "%s", p->k.key);
 	pexec_opts(ex, p->k.whole, &p->cpus, &p->eo);

@@ -39,6 +39,15 @@ void pexec_env(const struct experiment *ex, const struct pexec_key *k, const cha
  * fd unless `whole` (a whole-process plugin: no result stream).
  */
 void pexec_opts(const struct experiment *ex, int whole, struct strbuf *cpus, struct exec_opts *eo);
+/*
+ * What `kiln run` and the single-pexec commands prepare alike for one pexec:
+ * a fresh KILN_INSTR_DIR in *instr (malloc'd; NULL for a whole-process
+ * pexec), the runner protocol's environment in env, and with a benchmark
+ * user (u, else NULL) its fresh home, HOME and USER, and the folder owned
+ * by it.  On failure nothing is left on disk.
+ */
+int pexec_prepare(const struct experiment *ex, const struct pexec_key *k, const char *label, const struct puser *u,
+		  char **instr, struct strvec *env, struct kerr *e);
 /* libkiln.so for runners' FFI (KILN_LIBKILN), NULL when not installed */
 const char *pexec_libkiln(void);
 

@@ -370,36 +370,13 @@ static int run_one(struct run_state *rs, const struct sched_item *it, struct pex
 
 	if ((!marked && store_mark_running(rs->st, it->id, e) < 0) || run_hooks(&ex->pre_exec, "pre_execution", e) < 0)
 		return ONE_FATAL;
-	char tmpl[] = "/tmp/kiln-instr.XXXXXX";
 	char *instr = NULL;
-	if (!whole) {
-		instr = mkdtemp(tmpl);
-		if (!instr) {
-			kerr_set(e, "mkdtemp: %s", strerror(errno));
-			return ONE_FATAL;
-		}
+	struct strvec argv = STRVEC_INIT, env = STRVEC_INIT;
+	if (pexec_prepare(ex, k, label, rs->have_user ? &rs->user : NULL, &instr, &env, e) < 0) {
+		sv_clear(&env);
+		return ONE_FATAL;
 	}
 	k->pc.instr_dir = instr;
-	if (rs->have_user) {
-		/* the benchmark user writes its instrumentation, and only there */
-		if (instr && chown(instr, rs->user.uid, rs->user.gid) < 0) {
-			kerr_set(e, "chown %s: %s", instr, strerror(errno));
-			rm_rf(instr);
-			return ONE_FATAL;
-		}
-		if (platform_user_fresh_home(&rs->user, e) < 0) {
-			if (instr)
-				rm_rf(instr);
-			return ONE_FATAL;
-		}
-	}
-
-	struct strvec argv = STRVEC_INIT, env = STRVEC_INIT;
-	pexec_env(ex, k, label, instr, &env);
-	if (rs->have_user) {
-		sv_setenv(&env, "HOME", rs->user.home);
-		sv_setenv(&env, "USER", rs->user.name);
-	}
 	if (plugin_build(&k->pc, label, &argv, &env, e) < 0) {
 		kerr_wrap(e, "%s", keyname);
 		goto out;
@@ -594,6 +571,7 @@ static int run_one(struct run_state *rs, const struct sched_item *it, struct pex
 out:
 	if (instr)
 		rm_rf(instr);
+	free(instr);
 	sv_clear(&argv);
 	sv_clear(&env);
 	return outcome;
