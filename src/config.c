@@ -26,6 +26,9 @@ struct cfgctx {
 	int check_vms;
 	struct kerr *e;
 	struct fy_document *doc;
+	const char *text;      /* the source libfyaml parsed (its marks index it) */
+	size_t len;
+	struct strvec owned;   /* scalar texts kiln made itself (scalar_text) */
 };
 
 struct pos {
@@ -73,13 +76,53 @@ static int want(struct cfgctx *c, struct fy_node *n, enum fy_node_type t, struct
 	return 0;
 }
 
+/*
+ * A scalar's text; NULL (error set) only for the case below.  libfyaml
+ * 0.7.12 (Debian 12) formats a single-quoted scalar holding two escaped
+ * quotes in a row ('a''''b') wrongly, from bytes it never wrote, and leaks
+ * doing it (pantoniou/libfyaml#233).  kiln reads such a scalar from the
+ * source itself when it is on one line, where its one escape is '' for ',
+ * and refuses it, naming it, when it spans lines (YAML folds those).
+ */
+static const char *scalar_text(struct cfgctx *c, struct fy_node *n, struct pos p, const char *field)
+{
+	struct fy_token *t = fy_node_get_scalar_token(n);
+	const struct fy_mark *a = t ? fy_token_start_mark(t) : NULL, *b = t ? fy_token_end_mark(t) : NULL;
+	if (a && b && fy_token_scalar_style(t) == FYSS_SINGLE_QUOTED && a->input_pos <= b->input_pos &&
+	    b->input_pos <= c->len) {
+		const char *raw = c->text + a->input_pos; /* between the quotes */
+		size_t len = b->input_pos - a->input_pos;
+		if (memmem(raw, len, "''''", 4)) {
+			if (memchr(raw, '\n', len) || memchr(raw, '\r', len)) {
+				cerr(c, node_pos(n, p), field, "a single-quoted text with escaped quotes in a row ('''') "
+				     "over several lines: libfyaml 0.7.12 misreads it; write it on one line or "
+				     "double-quoted");
+				return NULL;
+			}
+			struct strbuf sb = STRBUF_INIT;
+			for (size_t i = 0; i < len; i++) {
+				sb_addc(&sb, raw[i]);
+				if (raw[i] == '\'' && i + 1 < len && raw[i + 1] == '\'')
+					i++;
+			}
+			sv_push(&c->owned, sb_str(&sb));
+			sb_release(&sb);
+			return c->owned.v[c->owned.n - 1];
+		}
+	}
+	const char *s = fy_node_get_scalar0(n);
+	return s ? s : "";
+}
+
 static int get_str(struct cfgctx *c, struct fy_node *n, struct pos p, const char *field, char **out)
 {
 	if (want(c, n, FYNT_SCALAR, p, field) < 0)
 		return -1;
-	const char *s = fy_node_get_scalar0(n);
+	const char *s = scalar_text(c, n, p, field);
+	if (!s)
+		return -1;
 	free(*out);
-	*out = xstrdup(s ? s : "");
+	*out = xstrdup(s);
 	return 0;
 }
 
@@ -87,7 +130,9 @@ static int get_long(struct cfgctx *c, struct fy_node *n, struct pos p, const cha
 {
 	if (want(c, n, FYNT_SCALAR, p, field) < 0)
 		return -1;
-	const char *s = fy_node_get_scalar0(n);
+	const char *s = scalar_text(c, n, p, field);
+	if (!s)
+		return -1;
 	long v;
 	if (parse_long(s, &v) < 0)
 		return cerr(c, node_pos(n, p), field, "expected an integer, found '%s'", s);
@@ -101,7 +146,9 @@ static int get_double(struct cfgctx *c, struct fy_node *n, struct pos p, const c
 {
 	if (want(c, n, FYNT_SCALAR, p, field) < 0)
 		return -1;
-	const char *s = fy_node_get_scalar0(n);
+	const char *s = scalar_text(c, n, p, field);
+	if (!s)
+		return -1;
 	double v;
 	if (parse_double(s, &v) < 0)
 		return cerr(c, node_pos(n, p), field, "expected a number, found '%s'", s);
@@ -115,7 +162,9 @@ static int get_bool(struct cfgctx *c, struct fy_node *n, struct pos p, const cha
 {
 	if (want(c, n, FYNT_SCALAR, p, field) < 0)
 		return -1;
-	const char *s = fy_node_get_scalar0(n);
+	const char *s = scalar_text(c, n, p, field);
+	if (!s)
+		return -1;
 	if (!strcmp(s, "true") || !strcmp(s, "yes") || !strcmp(s, "on"))
 		*out = 1;
 	else if (!strcmp(s, "false") || !strcmp(s, "no") || !strcmp(s, "off"))
@@ -130,7 +179,10 @@ static int get_strlist(struct cfgctx *c, struct fy_node *n, struct pos p, const 
 {
 	sv_clear(out);
 	if (n && fy_node_get_type(n) == FYNT_SCALAR) {
-		sv_push(out, fy_node_get_scalar0(n));
+		const char *one = scalar_text(c, n, p, field);
+		if (!one)
+			return -1;
+		sv_push(out, one);
 		return 0;
 	}
 	if (want(c, n, FYNT_SEQUENCE, p, field) < 0)
@@ -140,12 +192,11 @@ static int get_strlist(struct cfgctx *c, struct fy_node *n, struct pos p, const 
 	int idx = 0;
 	while ((item = fy_node_sequence_iterate(n, &it))) {
 		char *f = xasprintf("%s[%d]", field, idx++);
-		if (want(c, item, FYNT_SCALAR, p, f) < 0) {
-			free(f);
-			return -1;
-		}
+		const char *one = want(c, item, FYNT_SCALAR, p, f) < 0 ? NULL : scalar_text(c, item, p, f);
 		free(f);
-		sv_push(out, fy_node_get_scalar0(item));
+		if (!one)
+			return -1;
+		sv_push(out, one);
 	}
 	return 0;
 }
@@ -186,7 +237,9 @@ static int walk_map(struct cfgctx *c, struct fy_node *map, struct pos p, const c
 		struct pos kp = node_pos(k, p);
 		if (!k || fy_node_get_type(k) != FYNT_SCALAR)
 			return cerr(c, kp, field, "keys must be plain names");
-		const char *key = fy_node_get_scalar0(k);
+		const char *key = scalar_text(c, k, p, field);
+		if (!key)
+			return -1;
 		if (allowed) {
 			int ok = 0;
 			for (size_t i = 0; allowed[i]; i++)
@@ -768,7 +821,7 @@ static int parse_experiment(const char *path, const char *text, size_t len, cons
 		blank++;
 	if (blank == len)
 		return kerr_setc(e, KEXIT_CONFIG, "%s:1:1: (document): the file is empty", path);
-	struct cfgctx c = { path, check_vms, e, NULL };
+	struct cfgctx c = { path, check_vms, e, NULL, ex->text, len, STRVEC_INIT };
 	struct fy_diag_cfg dcfg;
 	struct strbuf diagout = STRBUF_INIT;
 	fy_diag_cfg_default(&dcfg);
@@ -855,6 +908,7 @@ out:
 	fy_document_destroy(doc);
 	if (diag)
 		fy_diag_unref(diag);
+	sv_clear(&c.owned);
 	return r;
 }
 
