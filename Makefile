@@ -59,7 +59,7 @@ LUA_CLOCK  := $(if $(shell pkg-config --exists lua5.4 2>/dev/null && echo y),plu
 KILN     := $(O)/kiln
 RUNNER_C := $(O)/kiln-runner-c
 
-.PHONY: all test test-unit test-e2e test-asan test-valgrind demo install uninstall clean fuzz bench deps java
+.PHONY: all test test-all test-unit test-e2e test-asan test-valgrind demo install uninstall clean fuzz bench deps java
 all: $(KILN) $(O)/libkiln.a $(O)/libkiln.so $(RUNNER_C) $(BENCH_SO) $(LUA_CLOCK) $(HELPERS) $(O)/man/kiln.1 java
 
 $(O)/obj/%.o: %.c $(wildcard src/*.h include/*.h plugins/*/*.h)
@@ -127,7 +127,14 @@ $(O)/bench/%: bench/%.c $(O)/libkilncore.a
 deps:
 	@scripts/deps.sh
 
-test: all $(UNIT_BIN)
+# `make test` on a fresh machine: the test packages first (scripts/deps.sh
+# --test, quiet when all is there), then a make that sees their pkg-config
+# flags and headers
+test:
+	@scripts/deps.sh --test
+	@$(MAKE) --no-print-directory test-all
+
+test-all: all $(UNIT_BIN)
 	@O=$(O) tests/run.sh
 
 test-unit: all $(UNIT_BIN)
