@@ -1,8 +1,9 @@
 /*
- * analysis-cache.c - what a cache of analysis results needs: a hash of one
- * key's data (with an_opts_hash() for the options, the pair is the cache
- * key) and a lossless text form of an an_key (JSON, doubles to 17 digits,
- * NaN as null) to store and read back.
+ * analysis-cache.c - what a cache of analysis results needs (see
+ * analysis-cache.h): a hash of one key's data (with an_opts_hash() for the
+ * options, the pair is the cache key), a lossless text form of an an_key
+ * (JSON, doubles to 17 digits, NaN as null) to store and read back, and
+ * the driver that analyses (an_analyse_keys) only what the cache lacks.
  *
  * an_analyse_key() is a pure function of the key's data and the options,
  * so a stored result is valid exactly as long as both hashes match.  The
@@ -13,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "analysis-cache.h"
 
 void an_key_data_hash(const struct ds_key *k, char out[65])
 {
@@ -184,4 +185,31 @@ out:
 	if (rc < 0)
 		an_key_free(out);
 	return rc;
+}
+
+int an_analyse_cached(const struct dataset *ds, const struct an_opts *o, const struct an_cache *c,
+		      struct an_result *r, struct kerr *e)
+{
+	if (!c)
+		return an_analyse(ds, o, r, e);
+	memset(r, 0, sizeof(*r));
+	r->opts = *o;
+	r->nkeys = ds->nkeys;
+	r->keys = xcalloc(ds->nkeys ? ds->nkeys : 1, sizeof(*r->keys));
+	char *todo = xcalloc(ds->nkeys ? ds->nkeys : 1, 1);
+	char (*dhash)[65] = xcalloc(ds->nkeys ? ds->nkeys : 1, 65);
+	char ohash[65];
+	an_opts_hash(o, ohash);
+	for (size_t i = 0; i < ds->nkeys; i++) {
+		an_key_data_hash(&ds->keys[i], dhash[i]);
+		todo[i] = !c->get || c->get(c->ctx, &ds->keys[i], dhash[i], ohash, &r->keys[i]) != 0;
+	}
+	an_analyse_keys(ds, o, todo, r->keys);
+	/* store what was computed, from this thread only (the store need not be thread-safe) */
+	for (size_t i = 0; c->put && i < ds->nkeys; i++)
+		if (todo[i])
+			c->put(c->ctx, &ds->keys[i], dhash[i], ohash, &r->keys[i]);
+	free(todo);
+	free(dhash);
+	return 0;
 }

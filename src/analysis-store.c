@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "analysis-cache.h"
 #include "import.h"
 #include "store.h"
 

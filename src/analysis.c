@@ -23,8 +23,10 @@
  *                  xoshiro256++ lanes per pexec, which draw the resample
  *                  indices (AVX-512, AVX2 or scalar: the same numbers);
  *                  order statistics by selection, not sorting;
- *   drivers        an_analyse_key (one key, pure) and an_analyse (threads
- *                  over pexecs, then over keys).
+ *   drivers        an_analyse_key (one key, pure) and an_analyse_keys
+ *                  (threads over pexecs, then over keys).  Caches of
+ *                  results live above this file (analysis-cache.c) and
+ *                  call an_analyse_keys for what they do not hold.
  */
 #include <math.h>
 #include <pthread.h>
@@ -1393,7 +1395,7 @@ struct job {
 	const struct an_opts *o;
 	struct an_key *keys;
 	size_t nkeys;
-	const char *cached; /* per key: 1 when the cache gave its result */
+	const char *todo;   /* per key: 1 to analyse it (NULL: every key) */
 	size_t (*pairs)[2]; /* (key, analysed pexec) */
 	size_t npairs;
 	atomic_size_t next;
@@ -1420,7 +1422,7 @@ static void *key_worker(void *arg)
 		size_t i = atomic_fetch_add(&j->next, 1);
 		if (i >= j->nkeys)
 			break;
-		if (!j->cached[i])
+		if (!j->todo || j->todo[i])
 			key_summarise(&j->keys[i], j->o);
 	}
 	return NULL;
@@ -1442,45 +1444,23 @@ static void run_phase(void *(*fn)(void *), struct job *j, long nt)
 		pthread_join(th[t], NULL);
 }
 
-int an_analyse(const struct dataset *ds, const struct an_opts *o, struct an_result *r, struct kerr *e)
+void an_analyse_keys(const struct dataset *ds, const struct an_opts *o, const char *todo, struct an_key *keys)
 {
-	return an_analyse_cached(ds, o, NULL, r, e);
-}
-
-int an_analyse_cached(const struct dataset *ds, const struct an_opts *o, const struct an_cache *c,
-		      struct an_result *r, struct kerr *e)
-{
-	(void)e;
-	memset(r, 0, sizeof(*r));
-	r->opts = *o;
-	r->nkeys = ds->nkeys;
-	r->keys = xcalloc(ds->nkeys ? ds->nkeys : 1, sizeof(*r->keys));
-	char *cached = xcalloc(ds->nkeys ? ds->nkeys : 1, 1);
-	char (*dhash)[65] = c ? xcalloc(ds->nkeys ? ds->nkeys : 1, 65) : NULL;
-	char ohash[65];
-	if (c)
-		an_opts_hash(o, ohash);
 	struct job j;
 	memset(&j, 0, sizeof(j));
 	j.o = o;
-	j.keys = r->keys;
+	j.keys = keys;
 	j.nkeys = ds->nkeys;
-	j.cached = cached;
+	j.todo = todo;
 	size_t total = 0;
-	for (size_t i = 0; i < ds->nkeys; i++) {
-		if (c) {
-			an_key_data_hash(&ds->keys[i], dhash[i]);
-			if (c->get && c->get(c->ctx, &ds->keys[i], dhash[i], ohash, &r->keys[i]) == 0) {
-				cached[i] = 1;
-				continue;
-			}
+	for (size_t i = 0; i < ds->nkeys; i++)
+		if (!todo || todo[i]) {
+			key_init(&ds->keys[i], &keys[i]);
+			total += keys[i].np;
 		}
-		key_init(&ds->keys[i], &r->keys[i]);
-		total += r->keys[i].np;
-	}
 	j.pairs = xmalloc((total ? total : 1) * sizeof(*j.pairs));
 	for (size_t i = 0; i < ds->nkeys; i++)
-		for (size_t p = 0; !cached[i] && p < r->keys[i].np; p++) {
+		for (size_t p = 0; (!todo || todo[i]) && p < keys[i].np; p++) {
 			j.pairs[j.npairs][0] = i;
 			j.pairs[j.npairs][1] = p;
 			j.npairs++;
@@ -1492,13 +1472,17 @@ int an_analyse_cached(const struct dataset *ds, const struct an_opts *o, const s
 		nt = 64;
 	run_phase(pexec_worker, &j, nt);
 	run_phase(key_worker, &j, nt);
-	/* store what was computed, from this thread only (the store need not be thread-safe) */
-	for (size_t i = 0; c && c->put && i < ds->nkeys; i++)
-		if (!cached[i])
-			c->put(c->ctx, &ds->keys[i], dhash[i], ohash, &r->keys[i]);
 	free(j.pairs);
-	free(cached);
-	free(dhash);
+}
+
+int an_analyse(const struct dataset *ds, const struct an_opts *o, struct an_result *r, struct kerr *e)
+{
+	(void)e;
+	memset(r, 0, sizeof(*r));
+	r->opts = *o;
+	r->nkeys = ds->nkeys;
+	r->keys = xcalloc(ds->nkeys ? ds->nkeys : 1, sizeof(*r->keys));
+	an_analyse_keys(ds, o, NULL, r->keys);
 	return 0;
 }
 

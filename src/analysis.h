@@ -10,7 +10,8 @@
  * instrumentation series before and after the steady state.
  *
  * an_analyse_key() is a pure function of one key's data and the options, so
- * a cache can store its result under (data hash, an_opts_hash()).  The low
+ * a cache can store its result under (data hash, an_opts_hash()): that is
+ * analysis-cache.h, which depends on this file and not the reverse.  The low
  * level pieces (percentile, outliers, PELT, bootstrap) are exported for the
  * tests and for plan/diff.
  */
@@ -128,42 +129,15 @@ struct an_result {
 /* analyse every key (threads over pexecs, then over keys) */
 int an_analyse(const struct dataset *ds, const struct an_opts *o, struct an_result *r, struct kerr *e);
 /*
- * A cache of per-key results, e.g. in the results DB.  get() fills out (for
- * instance with an_key_deserialize) and returns 0 on a hit, -1 on a miss;
- * put() stores a computed result (an_key_serialize).  Both are called from
- * the calling thread only, with the key's an_key_data_hash() and the
- * options' an_opts_hash().  Either may be NULL.
+ * The same on the keys whose todo[i] is set (NULL: all of them), each into
+ * keys[i] (zeroed by the caller); the others are left alone.  For caches of
+ * results (analysis-cache.h), which analyse only what they do not hold.
  */
-struct an_cache {
-	int (*get)(void *ctx, const struct ds_key *k, const char *data_hash, const char *opts_hash,
-		   struct an_key *out);
-	void (*put)(void *ctx, const struct ds_key *k, const char *data_hash, const char *opts_hash,
-		    const struct an_key *ak);
-	void *ctx;
-};
-/* an_analyse, taking what it can from cache c (NULL: none) and storing the rest there */
-int an_analyse_cached(const struct dataset *ds, const struct an_opts *o, const struct an_cache *c,
-		      struct an_result *r, struct kerr *e);
-/*
- * The analysis of the dataset read from `path`: when that is a kiln results
- * file, per-key results are cached in it (analysis-store.c).
- */
-int an_analyse_input(const char *path, const struct dataset *ds, const struct an_opts *o, struct an_result *r,
-		     struct kerr *e);
+void an_analyse_keys(const struct dataset *ds, const struct an_opts *o, const char *todo, struct an_key *keys);
 void an_result_free(struct an_result *r);
 /* one key, single-threaded: a pure function of the key's data and o */
 void an_analyse_key(const struct ds_key *k, const struct an_opts *o, struct an_key *out);
 void an_key_free(struct an_key *k);
-/*
- * For a cache of results (analysis-cache.c): a hash of one key's data (its
- * name, pexecs, statuses, times and series); with an_opts_hash() the pair
- * identifies an an_analyse_key() result.  The result's lossless text form
- * and its reading back against the same ds_key (-1 with e set if the text
- * does not fit the data).
- */
-void an_key_data_hash(const struct ds_key *k, char out[65]);
-char *an_key_serialize(const struct an_key *k);
-int an_key_deserialize(const char *text, const struct ds_key *k, struct an_key *out, struct kerr *e);
 /* "bad inconsistent (3 flat, 2 slowdown)" or "warmup" */
 void an_class_text(const struct an_key *k, struct strbuf *out);
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "analysis-cache.h"
 #include "cmd.h"
 #include "import.h"
 #include "report.h"

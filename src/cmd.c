@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis.h"
+#include "analysis-cache.h"
 #include "cmd.h"
 #include "dataset.h"
 #include "import.h"

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis.h"
+#include "analysis-cache.h"
 
 /* a small deterministic generator so that the series are the same every run */
 static uint64_t rng_state = 88172645463325252ULL;
