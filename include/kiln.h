@@ -21,8 +21,10 @@ extern "C" {
 
 /* ---- clock ---- */
 
-/* CLOCK_MONOTONIC_RAW in nanoseconds: never slewed by NTP */
+/* CLOCK_MONOTONIC_RAW in nanoseconds: never slewed by NTP; `perf record -k monotonic_raw` */
 uint64_t kiln_clock_ns(void);
+/* CPU time of the whole process (all threads) in nanoseconds, CLOCK_PROCESS_CPUTIME_ID */
+uint64_t kiln_cpu_ns(void);
 
 /* ---- hardware / software counters (perf_event_open) ---- */
 
@@ -59,6 +61,15 @@ struct kiln_stream *kiln_stream_open(int fd, const struct kiln_counters *counter
  * iteration's clock stopped, never inside the timed region.  0 or -1.
  */
 int kiln_stream_iter(struct kiln_stream *s, long i, uint64_t wall_ns, const uint64_t *counters);
+/*
+ * The same with the iteration's window: start_ns and end_ns are the two
+ * kiln_clock_ns() reads around the iteration (wall time is their
+ * difference), cpu_ns the process CPU time it took (kiln_cpu_ns() read just
+ * outside them), or -1 when not measured.  kiln profile places samples in
+ * iterations by these windows.
+ */
+int kiln_stream_iter_at(struct kiln_stream *s, long i, uint64_t start_ns, uint64_t end_ns, int64_t cpu_ns,
+			const uint64_t *counters);
 /* write {"done":true}, flush, close; 0 or -1 */
 int kiln_stream_done(struct kiln_stream *s);
 

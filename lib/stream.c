@@ -110,10 +110,17 @@ struct kiln_stream *kiln_stream_open(int fd, const struct kiln_counters *counter
 	return s;
 }
 
-int kiln_stream_iter(struct kiln_stream *s, long i, uint64_t wall_ns, const uint64_t *counters)
+/* one iteration line; with_window: start/end given, cpu_ns < 0: not measured */
+static int iter_line(struct kiln_stream *s, long i, uint64_t wall_ns, int with_window, uint64_t start_ns,
+		     uint64_t end_ns, int64_t cpu_ns, const uint64_t *counters)
 {
-	char buf[64 + 24 * 32];
+	char buf[160 + 24 * 32];
 	int n = snprintf(buf, sizeof(buf), "{\"i\":%ld,\"wall_ns\":%" PRIu64, i, wall_ns);
+	if (with_window)
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, ",\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64,
+			      start_ns, end_ns);
+	if (cpu_ns >= 0)
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, ",\"cpu_ns\":%" PRId64, cpu_ns);
 	if (s->ncounters && counters) {
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, ",\"counters\":[");
 		for (int k = 0; k < s->ncounters && k < 32; k++)
@@ -122,6 +129,21 @@ int kiln_stream_iter(struct kiln_stream *s, long i, uint64_t wall_ns, const uint
 	}
 	n += snprintf(buf + n, sizeof(buf) - (size_t)n, "}\n");
 	return write_all(s->fd, buf, (size_t)n);
+}
+
+int kiln_stream_iter(struct kiln_stream *s, long i, uint64_t wall_ns, const uint64_t *counters)
+{
+	return iter_line(s, i, wall_ns, 0, 0, 0, -1, counters);
+}
+
+int kiln_stream_iter_at(struct kiln_stream *s, long i, uint64_t start_ns, uint64_t end_ns, int64_t cpu_ns,
+			const uint64_t *counters)
+{
+	if (end_ns < start_ns) {
+		errno = EINVAL;
+		return -1;
+	}
+	return iter_line(s, i, end_ns - start_ns, 1, start_ns, end_ns, cpu_ns, counters);
 }
 
 int kiln_stream_done(struct kiln_stream *s)

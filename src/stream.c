@@ -16,6 +16,19 @@ void stream_init(struct stream *s, long expected)
 {
 	memset(s, 0, sizeof(*s));
 	s->expected = expected;
+	s->windows = -1;
+}
+
+clockid_t stream_clock_id(const char *name)
+{
+	static const struct { const char *name; clockid_t id; } clocks[] = {
+		{ "monotonic", CLOCK_MONOTONIC }, { "monotonic_raw", CLOCK_MONOTONIC_RAW },
+		{ "boottime", CLOCK_BOOTTIME }, { "realtime", CLOCK_REALTIME }, { "tai", CLOCK_TAI },
+	};
+	for (size_t i = 0; name && i < ARRAY_SIZE(clocks); i++)
+		if (!strcmp(name, clocks[i].name))
+			return clocks[i].id;
+	return -1;
 }
 
 void stream_release(struct stream *s)
@@ -26,6 +39,9 @@ void stream_release(struct stream *s)
 	sv_clear(&s->unavailable);
 	free(s->wall);
 	free(s->counters);
+	free(s->start);
+	free(s->end);
+	free(s->cpu);
 	sb_release(&s->line);
 	sb_release(&s->error);
 	memset(s, 0, sizeof(*s));
@@ -85,6 +101,62 @@ static int header(struct stream *s, json_t *o)
 	return 0;
 }
 
+/* a non-negative integer field: 1 present, 0 absent, -1 anything else */
+static int nonneg(json_t *o, const char *name, int64_t *v)
+{
+	json_t *x = json_object_get(o, name);
+	if (!x)
+		return 0;
+	if (!json_is_integer(x) || json_integer_value(x) < 0)
+		return -1;
+	*v = json_integer_value(x);
+	return 1;
+}
+
+/*
+ * The optional window of an iteration in the runner's clock: start_ns and
+ * end_ns, the same two clock reads as wall_ns, given on every line or on
+ * none, one iteration after another.
+ */
+static int window(struct stream *s, json_t *o, int64_t wall, int64_t *start, int64_t *end)
+{
+	int hs = nonneg(o, "start_ns", start), he = nonneg(o, "end_ns", end);
+	if (hs < 0)
+		return bad(s, "field 'start_ns': a non-negative integer expected");
+	if (he < 0)
+		return bad(s, "field 'end_ns': a non-negative integer expected");
+	if (hs != he)
+		return bad(s, "field '%s': missing (%s is given)", hs ? "end_ns" : "start_ns", hs ? "start_ns" : "end_ns");
+	if (s->windows < 0 && hs && stream_clock_id(s->clock) < 0)
+		return bad(s, "field 'start_ns': the header's clock '%s' is not one perf can record with "
+			      "(monotonic, monotonic_raw, boottime, realtime, tai)", s->clock);
+	if (s->windows < 0)
+		s->windows = hs;
+	if (s->windows != hs)
+		return bad(s, "field 'start_ns': %s (iteration 0 had %s)", hs ? "given" : "missing", hs ? "none" : "one");
+	if (!hs)
+		return 0;
+	if (*end - *start != wall)
+		return bad(s, "field 'end_ns': end_ns - start_ns is %lld but wall_ns is %lld (the same two clock reads "
+			      "expected)", (long long)(*end - *start), (long long)wall);
+	if (s->n && *start < s->end[s->n - 1])
+		return bad(s, "field 'start_ns': iteration %zu starts before iteration %zu ended", s->n, s->n - 1);
+	return 0;
+}
+
+static void grow(struct stream *s)
+{
+	if (s->n < s->alloc)
+		return;
+	s->alloc = s->alloc ? s->alloc * 2 : 256;
+	s->wall = xrealloc(s->wall, s->alloc * sizeof(*s->wall));
+	s->cpu = xrealloc(s->cpu, s->alloc * sizeof(*s->cpu));
+	s->start = xrealloc(s->start, s->alloc * sizeof(*s->start));
+	s->end = xrealloc(s->end, s->alloc * sizeof(*s->end));
+	if (s->ncounters)
+		s->counters = xrealloc(s->counters, s->alloc * s->ncounters * sizeof(*s->counters));
+}
+
 static int iteration(struct stream *s, json_t *o)
 {
 	json_t *i = json_object_get(o, "i"), *w = json_object_get(o, "wall_ns");
@@ -102,12 +174,13 @@ static int iteration(struct stream *s, json_t *o)
 		return bad(s, "field 'counters': %zu values expected (one per header counter)", s->ncounters);
 	if (!c && s->ncounters)
 		return bad(s, "field 'counters': missing (the header names %zu)", s->ncounters);
-	if (s->n == s->alloc) {
-		s->alloc = s->alloc ? s->alloc * 2 : 256;
-		s->wall = xrealloc(s->wall, s->alloc * sizeof(*s->wall));
-		if (s->ncounters)
-			s->counters = xrealloc(s->counters, s->alloc * s->ncounters * sizeof(*s->counters));
-	}
+	grow(s);
+	int64_t start = 0, end = 0, cpu = INT64_MIN;
+	if (window(s, o, json_integer_value(w), &start, &end) < 0)
+		return -1;
+	json_t *cj = json_object_get(o, "cpu_ns");
+	if (cj && !json_is_null(cj) && nonneg(o, "cpu_ns", &cpu) < 0)
+		return bad(s, "field 'cpu_ns': a non-negative integer or null expected");
 	for (size_t k = 0; k < nc; k++) {
 		json_t *x = json_array_get(c, k);
 		int64_t v;
@@ -119,6 +192,9 @@ static int iteration(struct stream *s, json_t *o)
 			return bad(s, "field 'counters[%zu]': a non-negative integer or null expected", k);
 		s->counters[s->n * s->ncounters + k] = v;
 	}
+	s->start[s->n] = start;
+	s->end[s->n] = end;
+	s->cpu[s->n] = cpu;
 	s->wall[s->n++] = json_integer_value(w);
 	return 0;
 }

@@ -6,10 +6,11 @@
  * dlopen()s a benchmark shared object exporting `void run_iter(long param)`
  * (and, optionally, `long checksum(void)`, the result of the last call,
  * written as a per-pexec record after the last iteration),
- * then, for each iteration, reads the clock and the counters, calls
- * run_iter, reads them again, and only then writes the iteration's line to
- * the result stream (KILN_RESULT_FD).  Nothing else happens between the two
- * clock reads.
+ * then, for each iteration, reads the CPU time, the counters and the clock,
+ * calls run_iter, reads them again (in the reverse order), and only then
+ * writes the iteration's line to the result stream (KILN_RESULT_FD): its
+ * window (the two clock reads), wall time, CPU time and counter deltas.
+ * Nothing else happens between the two clock reads.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -57,6 +58,7 @@ int main(int argc, char **argv)
 	}
 	uint64_t c0[32], c1[32], d[32];
 	for (long i = 0; i < iters; i++) {
+		uint64_t cpu0 = kiln_cpu_ns();
 		if (nc)
 			kiln_counters_read(ctr, c0);
 		uint64_t t0 = kiln_clock_ns();
@@ -67,7 +69,8 @@ int main(int argc, char **argv)
 			for (int k = 0; k < nc; k++)
 				d[k] = c1[k] - c0[k];
 		}
-		if (kiln_stream_iter(s, i, t1 - t0, nc ? d : NULL) < 0) {
+		uint64_t cpu1 = kiln_cpu_ns();
+		if (kiln_stream_iter_at(s, i, t0, t1, (int64_t)(cpu1 - cpu0), nc ? d : NULL) < 0) {
 			fprintf(stderr, "kiln-runner-c: writing the result stream: %s\n", strerror(errno));
 			return 1;
 		}

@@ -7,8 +7,9 @@
  * classpath in BENCH_DIR), times KILN_ITERATIONS calls of runIter(KILN_PARAM)
  * with System.nanoTime() (CLOCK_MONOTONIC on Linux) and writes the result
  * stream (runner protocol v1) to the fd KILN_RESULT_FD, opened as
- * /dev/fd/N: header, one line per iteration after its clock stopped,
- * {"done":true}.  After the last iteration the checksum goes to
+ * /dev/fd/N: header, one line per iteration after its clock stopped (its
+ * window, the two nanoTime reads, and the process CPU time, read just
+ * outside them by CpuMeter), {"done":true}.  After the last iteration the checksum goes to
  * KILN_INSTR_DIR/runner.kiln.jsonl.
  *
  * With KILN_INSTRUMENT=1 it reads the JMX beans before and after every
@@ -31,6 +32,48 @@ import java.util.List;
 import java.util.Locale;
 
 public final class KilnRunner {
+	/*
+	 * The process's CPU time during an iteration, in nanoseconds: HotSpot's
+	 * getProcessCpuTime() counts clock ticks (10 ms), so the CPU times of
+	 * the live threads (CLOCK_THREAD_CPUTIME_ID each) are read before and
+	 * after, and each thread's difference added; a thread that started
+	 * meanwhile counts whole, one that ended meanwhile is lost.
+	 */
+	private static final class CpuMeter {
+		private final com.sun.management.ThreadMXBean tmx;
+		private long[] ids = new long[0], times = new long[0];
+
+		CpuMeter() {
+			java.lang.management.ThreadMXBean t = ManagementFactory.getThreadMXBean();
+			tmx = t instanceof com.sun.management.ThreadMXBean && t.isThreadCpuTimeSupported()
+				&& t.isThreadCpuTimeEnabled() ? (com.sun.management.ThreadMXBean) t : null;
+		}
+
+		boolean available() {
+			return tmx != null;
+		}
+
+		void start() {
+			ids = tmx.getAllThreadIds();
+			times = tmx.getThreadCpuTime(ids);
+		}
+
+		long stop() {
+			long[] ids2 = tmx.getAllThreadIds(), times2 = tmx.getThreadCpuTime(ids2);
+			long sum = 0;
+			for (int j = 0; j < ids2.length; j++) {
+				if (times2[j] < 0)
+					continue;
+				long before = 0;
+				for (int k = 0; k < ids.length; k++)
+					if (ids[k] == ids2[j] && times[k] >= 0)
+						before = times[k];
+				sum += times2[j] - before;
+			}
+			return sum < 0 ? 0 : sum;
+		}
+	}
+
 	private static String env(String name) {
 		String v = System.getenv(name);
 		if (v == null)
@@ -93,6 +136,8 @@ public final class KilnRunner {
 		try (FileOutputStream out = new FileOutputStream("/dev/fd/" + fd, true)) {
 			out.write("{\"kiln\":1,\"clock\":\"monotonic\",\"counters\":[]}\n".getBytes(StandardCharsets.US_ASCII));
 			long j0 = 0;
+			CpuMeter cpu = new CpuMeter();
+			boolean haveCpu = cpu.available();
 			for (int i = 0; i < iters; i++) {
 				if (instrument) {
 					for (int g = 0; g < ng; g++) {
@@ -101,9 +146,12 @@ public final class KilnRunner {
 					}
 					j0 = jitTime ? jit.getTotalCompilationTime() : 0;
 				}
+				if (haveCpu)
+					cpu.start();
 				long t0 = System.nanoTime();
 				bench.runIter(param);
 				long t1 = System.nanoTime();
+				long cpuNs = haveCpu ? cpu.stop() : -1;
 				if (instrument) {
 					for (int g = 0; g < ng; g++) {
 						gcCount[i][g] = gcs.get(g).getCollectionCount() - c0[g];
@@ -112,7 +160,8 @@ public final class KilnRunner {
 					jitMs[i] = jitTime ? jit.getTotalCompilationTime() - j0 : 0;
 					heap[i] = rt.totalMemory() - rt.freeMemory();
 				}
-				out.write(("{\"i\":" + i + ",\"wall_ns\":" + (t1 - t0) + "}\n").getBytes(StandardCharsets.US_ASCII));
+				out.write(("{\"i\":" + i + ",\"wall_ns\":" + (t1 - t0) + ",\"start_ns\":" + t0 + ",\"end_ns\":" + t1
+					+ (cpuNs >= 0 ? ",\"cpu_ns\":" + cpuNs : "") + "}\n").getBytes(StandardCharsets.US_ASCII));
 			}
 
 			if (instrDir != null) {

@@ -7,7 +7,8 @@
 -- CLOCK_MONOTONIC_RAW, read through kilnclock.so (a tiny C module beside this
 -- file: Lua 5.4 itself has no monotonic clock), and writes the result stream
 -- (runner protocol v1) to /dev/fd/KILN_RESULT_FD: header, one line per
--- iteration after its clock stopped, {"done":true}.  After the last
+-- iteration after its clock stopped (its window, the two clock reads, and
+-- the process CPU time read just outside them), {"done":true}.  After the last
 -- iteration the checksum goes to KILN_INSTR_DIR/runner.kiln.jsonl.
 --
 -- With KILN_INSTRUMENT=1 it also records per iteration the heap size at the
@@ -30,7 +31,7 @@ local ok, kc = pcall(require, "kilnclock")
 if not ok then
 	fail("cannot load kilnclock.so beside the runner (build it with make): " .. tostring(kc))
 end
-local now = kc.ns
+local now, cpu = kc.ns, kc.cpu_ns
 
 local entry = arg[1] or fail("usage: runner.lua BENCH.lua")
 local iters = tonumber(env("KILN_ITERATIONS")) or fail("bad KILN_ITERATIONS")
@@ -56,11 +57,13 @@ out:write('{"kiln":1,"clock":"monotonic_raw","counters":[]}\n')
 out:flush()
 for i = 0, iters - 1 do
 	local c0 = cycles
+	local u0 = cpu()
 	local t0 = now()
 	run_iter(param)
 	local t1 = now()
+	local u1 = cpu()
 	local c1 = cycles
-	out:write(string.format('{"i":%d,"wall_ns":%d}\n', i, t1 - t0))
+	out:write(string.format('{"i":%d,"wall_ns":%d,"start_ns":%d,"end_ns":%d,"cpu_ns":%d}\n', i, t1 - t0, t0, t1, u1 - u0))
 	out:flush()
 	if instrument then
 		counts[i] = c1 - c0

@@ -8,7 +8,9 @@
 -- nanoseconds subtracted separately, so no precision is lost in a double)
 -- and writes the result stream (runner protocol v1) to
 -- /dev/fd/KILN_RESULT_FD: header, one line per iteration after its clock
--- stopped, {"done":true}.  After the last iteration the checksum goes to
+-- stopped (its window, the two clock reads, written from seconds and
+-- nanoseconds without a double, and the process CPU time read just outside
+-- them), {"done":true}.  After the last iteration the checksum goes to
 -- KILN_INSTR_DIR/runner.kiln.jsonl.
 --
 -- With KILN_INSTRUMENT=1 it also records per iteration: heap size at the end
@@ -34,13 +36,23 @@ ffi.cdef [[
 struct kiln_timespec { long tv_sec; long tv_nsec; };
 int clock_gettime(int clk, struct kiln_timespec *ts);
 ]]
-local CLOCK_MONOTONIC_RAW = 4
+local CLOCK_MONOTONIC_RAW, CLOCK_PROCESS_CPUTIME_ID = 4, 2
 local C = ffi.C
 local ts0, ts1 = ffi.new("struct kiln_timespec"), ffi.new("struct kiln_timespec")
 local tsx = ffi.new("struct kiln_timespec")
+local cpu0, cpu1 = ffi.new("struct kiln_timespec"), ffi.new("struct kiln_timespec")
 
 local function elapsed(a, b)
 	return tonumber(b.tv_sec - a.tv_sec) * 1e9 + tonumber(b.tv_nsec - a.tv_nsec)
+end
+
+-- a timespec as integer nanoseconds in decimal, exact (a double holds 2^53 ns: 104 days)
+local function ns_text(t)
+	local s = tonumber(t.tv_sec)
+	if s == 0 then
+		return string.format("%d", tonumber(t.tv_nsec))
+	end
+	return string.format("%d%09d", s, tonumber(t.tv_nsec))
 end
 
 local entry = arg[1] or fail("usage: runner.lua BENCH.lua")
@@ -95,15 +107,18 @@ out:flush()
 for i = 0, iters - 1 do
 	-- events in the runner's own code between iterations are not counted
 	cycles, started, completed, aborted, trace_ns = 0, 0, 0, 0, 0
+	C.clock_gettime(CLOCK_PROCESS_CPUTIME_ID, cpu0)
 	if ctr then ctr:start() end
 	C.clock_gettime(CLOCK_MONOTONIC_RAW, ts0)
 	run_iter(param)
 	C.clock_gettime(CLOCK_MONOTONIC_RAW, ts1)
 	if ctr then ctr:stop() end
+	C.clock_gettime(CLOCK_PROCESS_CPUTIME_ID, cpu1)
 	if instrument then
 		rec[i] = { cycles, started, completed, aborted, trace_ns }
 	end
-	out:write(string.format('{"i":%d,"wall_ns":%d%s}\n', i, elapsed(ts0, ts1), ctr and ctr:iter_json() or ""))
+	out:write(string.format('{"i":%d,"wall_ns":%d,"start_ns":%s,"end_ns":%s,"cpu_ns":%d%s}\n', i, elapsed(ts0, ts1),
+		ns_text(ts0), ns_text(ts1), elapsed(cpu0, cpu1), ctr and ctr:iter_json() or ""))
 	out:flush()
 	if instrument then
 		table.insert(rec[i], 1, collectgarbage("count") * 1024)

@@ -6,7 +6,9 @@
 // The runner times KILN_ITERATIONS calls of run_iter(KILN_PARAM) with
 // process.hrtime.bigint() (CLOCK_MONOTONIC, as libuv reads it) and writes
 // the result stream (runner protocol v1) to the fd KILN_RESULT_FD: header,
-// one line per iteration after its clock stopped, {"done":true}.  After the
+// one line per iteration after its clock stopped (its window, the two clock
+// reads, and the process CPU time from process.cpuUsage(), microseconds,
+// read just outside them), {"done":true}.  After the
 // last iteration the checksum goes to KILN_INSTR_DIR/runner.kiln.jsonl.
 //
 // With KILN_INSTRUMENT=1 it records per iteration the GC pauses V8 reports
@@ -100,14 +102,17 @@ async function main() {
 			gc.push(gcSlot());
 			p0 = performance.now();
 		}
+		const u0 = process.cpuUsage();
 		const t0 = process.hrtime.bigint();
 		runIter(param);
 		const t1 = process.hrtime.bigint();
+		const u = process.cpuUsage(u0);
 		if (instrument) {
 			windows.push([p0, performance.now()]);
 			heap.push(v8.getHeapStatistics().used_heap_size);
 		}
-		fs.writeSync(fd, `{"i":${i},"wall_ns":${t1 - t0}}\n`);
+		const cpuNs = (u.user + u.system) * 1000;
+		fs.writeSync(fd, `{"i":${i},"wall_ns":${t1 - t0},"start_ns":${t0},"end_ns":${t1},"cpu_ns":${cpuNs}}\n`);
 		if (instrument)
 			await new Promise((resolve) => setImmediate(resolve));
 	}

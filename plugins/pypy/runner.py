@@ -4,8 +4,9 @@
 
 Loads BENCH.py (a module with run_iter(param) and checksum()), then runs
 KILN_ITERATIONS iterations of run_iter(KILN_PARAM), each timed on its own with
-CLOCK_MONOTONIC_RAW; the line for an iteration is written to KILN_RESULT_FD
-only after its clock has stopped.  With KILN_INSTRUMENT=1 (PYPYLOG set by the
+CLOCK_MONOTONIC_RAW; the line for an iteration (its window, the two clock
+reads, and the process CPU time read just outside them) is written to
+KILN_RESULT_FD only after its clock has stopped.  With KILN_INSTRUMENT=1 (PYPYLOG set by the
 plugin) each iteration is also wrapped in a "kiln-iter" debug section, inside
 the timed region, so PyPy's log marks iteration boundaries in its own clock,
 and the runner records a calibration (PyPy log ticks against the stream's
@@ -47,6 +48,12 @@ def _write_all(fd, data):
     while data:
         n = os.write(fd, data)
         data = data[n:]
+
+
+def _line(i, t0, t1, cpu_ns, extra):
+    """One iteration's line of the result stream: window, wall and CPU time, counters."""
+    return b'{"i":%d,"wall_ns":%d,"start_ns":%d,"end_ns":%d,"cpu_ns":%d%s}\n' % (
+        i, t1 - t0, t0, t1, cpu_ns, extra.encode())
 
 
 def _calib_pair(ts, clock, clk):
@@ -122,6 +129,7 @@ def main():
     run_iter = mod.run_iter
     clock = time.clock_gettime_ns
     clk = time.CLOCK_MONOTONIC_RAW
+    cpu = time.process_time_ns
 
     if instrument:
         import __pypy__
@@ -135,6 +143,7 @@ def main():
     _write_all(fd, ('{"kiln":1,"clock":"monotonic_raw",%s}\n' % ctr.header_json()).encode())
     if instrument:
         for i in range(iters):
+            c0 = cpu()
             a = read()
             t0 = clock(clk)
             dstart("kiln-iter")
@@ -142,15 +151,18 @@ def main():
             dstop("kiln-iter")
             t1 = clock(clk)
             b = read()
-            _write_all(fd, b'{"i":%d,"wall_ns":%d%s}\n' % (i, t1 - t0, ctr.iter_json(a, b).encode()))
+            c1 = cpu()
+            _write_all(fd, _line(i, t0, t1, c1 - c0, ctr.iter_json(a, b)))
     else:
         for i in range(iters):
+            c0 = cpu()
             a = read()
             t0 = clock(clk)
             run_iter(param)
             t1 = clock(clk)
             b = read()
-            _write_all(fd, b'{"i":%d,"wall_ns":%d%s}\n' % (i, t1 - t0, ctr.iter_json(a, b).encode()))
+            c1 = cpu()
+            _write_all(fd, _line(i, t0, t1, c1 - c0, ctr.iter_json(a, b)))
     ctr.close()
 
     if instr_dir:

@@ -6,8 +6,9 @@ Loads BENCH.py (a module with run_iter(param) and checksum()), then runs
 KILN_ITERATIONS iterations of run_iter(KILN_PARAM), timing each with
 CLOCK_MONOTONIC_RAW, and writes the result stream (runner protocol v1) to the
 file descriptor KILN_RESULT_FD: a header, one line per iteration written after
-its clock stopped, then {"done": true}.  Nothing but the call and two clock
-reads happens inside the timed region.
+its clock stopped (its window, the two clock reads, and the process CPU time
+read just outside them), then {"done": true}.  Nothing but the call and two
+clock reads happens inside the timed region.
 
 After the last iteration it writes the benchmark's checksum to
 KILN_INSTR_DIR/runner.kiln.jsonl.  With KILN_INSTRUMENT=1 it also records,
@@ -40,6 +41,7 @@ if hasattr(time, "CLOCK_MONOTONIC_RAW"):
 else:
     CLOCK_NAME = "monotonic"
     now = time.monotonic_ns
+cpu = time.process_time_ns  # CLOCK_PROCESS_CPUTIME_ID: all threads
 
 
 class GCMeter:
@@ -118,6 +120,7 @@ def main():
     for i in range(iters):
         if meter is not None:
             meter.take()  # collections between iterations are not counted
+        c0 = cpu()
         if ctr is not None:
             ctr.start()
         t0 = now()
@@ -125,10 +128,12 @@ def main():
         t1 = now()
         if ctr is not None:
             ctr.stop()
+        c1 = cpu()
         if meter is not None:
             gc_sample = meter.take()
         extra = ctr.iter_json().encode() if ctr is not None else b""
-        os.write(fd, b'{"i":%d,"wall_ns":%d%s}\n' % (i, t1 - t0, extra))
+        os.write(fd, b'{"i":%d,"wall_ns":%d,"start_ns":%d,"end_ns":%d,"cpu_ns":%d%s}\n'
+                 % (i, t1 - t0, t0, t1, c1 - c0, extra))
         if meter is not None:
             samples.append(gc_sample + (sys.getallocatedblocks(), rss_bytes()))
     if meter is not None:

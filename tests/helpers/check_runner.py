@@ -6,7 +6,12 @@
 
 The result stream must be protocol v1: a header {"kiln":1,"clock":str,
 "counters":[]}, exactly N lines {"i":0..N-1,"wall_ns":>0} in order, and
-{"done":true} last.  DIR/runner.kiln.jsonl must hold the per-pexec checksum
+{"done":true} last.  Every line carries the iteration's window: start_ns and
+end_ns with end_ns - start_ns == wall_ns, one window after the other, read
+from the clock the header names (the last end is at most 10 minutes before
+this script reads that clock, and not after it), and cpu_ns, the process's
+CPU time, a non-negative integer no larger than the wall time on every CPU
+plus 20 ms (node counts microseconds, HotSpot sums its threads).  DIR/runner.kiln.jsonl must hold the per-pexec checksum
 record (equal to X when given).  With --instrumented, DIR/<plugin>.kiln.jsonl
 must hold, for each series the plugin promises (SERIES below), exactly one
 record per iteration with a plausible value: non-negative, integral for
@@ -20,6 +25,9 @@ import argparse
 import json
 import os
 import sys
+import time
+
+CLOCKS = {"monotonic": time.CLOCK_MONOTONIC, "monotonic_raw": time.CLOCK_MONOTONIC_RAW}
 
 # series: (unit or None, kind) - kind "time" is bounded by the wall time,
 # "ctime" is time spent by threads running beside the benchmark (HotSpot's
@@ -85,7 +93,37 @@ def check_stream(path, n):
         if not isinstance(w, int) or isinstance(w, bool) or w <= 0:
             err("%s: iteration %d: bad wall_ns %r" % (path, k, w))
         walls.append(w if isinstance(w, int) else 0)
+    check_windows(path, h.get("clock") if isinstance(h, dict) else None,
+                  [it for it in iters if isinstance(it, dict)])
     return walls
+
+
+def is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def check_windows(path, clock, iters):
+    """start_ns/end_ns/cpu_ns on every iteration line, in the header's clock"""
+    if clock not in CLOCKS:
+        err("%s: header clock %r: monotonic or monotonic_raw expected" % (path, clock))
+        return
+    now = time.clock_gettime_ns(CLOCKS[clock])
+    prev_end = None
+    for it in iters:
+        k, s, e, w, c = it.get("i"), it.get("start_ns"), it.get("end_ns"), it.get("wall_ns"), it.get("cpu_ns")
+        if not (is_int(s) and is_int(e) and 0 <= s <= e):
+            err("%s: iteration %r: no window (start_ns %r, end_ns %r)" % (path, k, s, e))
+            continue
+        if is_int(w) and e - s != w:
+            err("%s: iteration %r: end_ns - start_ns = %d, wall_ns = %d" % (path, k, e - s, w))
+        if prev_end is not None and s < prev_end:
+            err("%s: iteration %r starts at %d, before the previous one ended (%d)" % (path, k, s, prev_end))
+        prev_end = e
+        if not (is_int(c) and 0 <= c <= (w if is_int(w) else 0) * os.cpu_count() + 20000000):
+            err("%s: iteration %r: cpu_ns %r is not the CPU time of a %r ns iteration" % (path, k, c, w))
+    if prev_end is not None and not now - 600 * 10**9 <= prev_end <= now:
+        err("%s: the last iteration ended at %d, which is not a recent time of clock %s (now %d)"
+            % (path, prev_end, clock, now))
 
 
 def check_instr(path, plugin, walls, nonzero):

@@ -111,6 +111,38 @@ static void test_stream_ok_any_chunking(void **state)
 	sb_release(&sb);
 }
 
+/* windows and CPU time, given by a runner that knows them (protocol v1, optional fields) */
+static void test_stream_windows(void **state)
+{
+	(void)state;
+	const char *body = "{\"kiln\":1,\"clock\":\"monotonic_raw\"}\n"
+			   "{\"i\":0,\"wall_ns\":10,\"start_ns\":100,\"end_ns\":110,\"cpu_ns\":9}\n"
+			   "{\"i\":1,\"wall_ns\":5,\"start_ns\":110,\"end_ns\":115,\"cpu_ns\":null}\n"
+			   "{\"i\":2,\"wall_ns\":0,\"start_ns\":200,\"end_ns\":200}\n{\"done\":true}\n";
+	struct stream s;
+	stream_init(&s, 3);
+	feed_bytes(&s, body, 7);
+	assert_int_equal(stream_finish(&s), 0);
+	assert_int_equal(s.windows, 1);
+	assert_int_equal(s.start[0], 100);
+	assert_int_equal(s.end[1], 115);
+	assert_int_equal(s.start[2], 200);
+	assert_int_equal(s.cpu[0], 9);
+	assert_true(s.cpu[1] == INT64_MIN && s.cpu[2] == INT64_MIN); /* not measured: absent, never zero */
+	stream_release(&s);
+	/* an old runner: no windows, nothing changes */
+	stream_init(&s, 1);
+	feed_bytes(&s, "{\"kiln\":1}\n{\"i\":0,\"wall_ns\":10}\n{\"done\":true}\n", 5);
+	assert_int_equal(stream_finish(&s), 0);
+	assert_int_equal(s.windows, 0);
+	assert_true(s.cpu[0] == INT64_MIN);
+	stream_release(&s);
+	assert_int_equal(stream_clock_id("monotonic"), CLOCK_MONOTONIC);
+	assert_int_equal(stream_clock_id("monotonic_raw"), CLOCK_MONOTONIC_RAW);
+	assert_int_equal(stream_clock_id("process_cputime"), -1);
+	assert_int_equal(stream_clock_id(NULL), -1);
+}
+
 struct bad_case {
 	const char *body;
 	long expected;
@@ -138,6 +170,30 @@ static void test_stream_violations(void **state)
 		{ "{\"kiln\":1}\n[1,2]\n", 1, 0, "a JSON object expected" },
 		{ "{\"kiln\":1}\n{\"i\":0,\"i\":0,\"wall_ns\":1}\n", 1, 0, "not JSON" },
 		{ "{\"kiln\":1}\n{\"done\":false}\n", 1, 0, "true expected" },
+		/* the optional window and CPU time */
+		{ "{\"kiln\":1,\"clock\":\"monotonic\"}\n{\"i\":0,\"wall_ns\":1,\"start_ns\":5}\n", 1, 0,
+		  "field 'end_ns': missing (start_ns is given)" },
+		{ "{\"kiln\":1,\"clock\":\"monotonic\"}\n{\"i\":0,\"wall_ns\":1,\"end_ns\":5}\n", 1, 0,
+		  "field 'start_ns': missing (end_ns is given)" },
+		{ "{\"kiln\":1,\"clock\":\"monotonic\"}\n{\"i\":0,\"wall_ns\":1,\"start_ns\":-5,\"end_ns\":-4}\n", 1, 0,
+		  "field 'start_ns': a non-negative integer expected" },
+		{ "{\"kiln\":1,\"clock\":\"monotonic\"}\n{\"i\":0,\"wall_ns\":1,\"start_ns\":5,\"end_ns\":\"6\"}\n", 1, 0,
+		  "field 'end_ns': a non-negative integer expected" },
+		{ "{\"kiln\":1,\"clock\":\"monotonic\"}\n{\"i\":0,\"wall_ns\":2,\"start_ns\":5,\"end_ns\":6}\n", 1, 0,
+		  "end_ns - start_ns is 1 but wall_ns is 2" },
+		{ "{\"kiln\":1,\"clock\":\"cputime\"}\n{\"i\":0,\"wall_ns\":1,\"start_ns\":5,\"end_ns\":6}\n", 1, 0,
+		  "the header's clock 'cputime' is not one perf can record with" },
+		{ "{\"kiln\":1}\n{\"i\":0,\"wall_ns\":1,\"start_ns\":5,\"end_ns\":6}\n", 1, 0,
+		  "the header's clock 'unknown'" },
+		{ "{\"kiln\":1,\"clock\":\"monotonic_raw\"}\n{\"i\":0,\"wall_ns\":1,\"start_ns\":5,\"end_ns\":6}\n"
+		  "{\"i\":1,\"wall_ns\":1}\n", 2, 1, "field 'start_ns': missing (iteration 0 had one)" },
+		{ "{\"kiln\":1,\"clock\":\"monotonic_raw\"}\n{\"i\":0,\"wall_ns\":1}\n"
+		  "{\"i\":1,\"wall_ns\":1,\"start_ns\":5,\"end_ns\":6}\n", 2, 1, "field 'start_ns': given (iteration 0 had none)" },
+		{ "{\"kiln\":1,\"clock\":\"monotonic_raw\"}\n{\"i\":0,\"wall_ns\":10,\"start_ns\":5,\"end_ns\":15}\n"
+		  "{\"i\":1,\"wall_ns\":1,\"start_ns\":14,\"end_ns\":15}\n", 2, 1, "iteration 1 starts before iteration 0 ended" },
+		{ "{\"kiln\":1}\n{\"i\":0,\"wall_ns\":1,\"cpu_ns\":-1}\n", 1, 0,
+		  "field 'cpu_ns': a non-negative integer or null expected" },
+		{ "{\"kiln\":1}\n{\"i\":0,\"wall_ns\":1,\"cpu_ns\":1.5}\n", 1, 0, "field 'cpu_ns'" },
 	};
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		struct stream s;
@@ -372,6 +428,7 @@ int main(void)
 		cmocka_unit_test(test_star_and_numbers),
 		cmocka_unit_test(test_stream_ok_any_chunking),
 		cmocka_unit_test(test_stream_violations),
+		cmocka_unit_test(test_stream_windows),
 		cmocka_unit_test(test_stream_long_line),
 		cmocka_unit_test(test_encode_roundtrip),
 		cmocka_unit_test(test_config_and_schedule),

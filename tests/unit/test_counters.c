@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "kiln.h"
+#include "stream.h"
 
 /* the reason given for an unavailable counter, or NULL if it is not listed */
 static const char *unav_reason(const struct kiln_counters *c, const char *name)
@@ -123,6 +124,48 @@ static void test_unavailable_cycles_in_stream(void **state)
 	json_decref(it);
 	assert_string_equal(nl + 1, "{\"done\":true}\n");
 	kiln_counters_close(c);
+}
+
+/*
+ * kiln_stream_iter_at: the window (two kiln_clock_ns reads) and the CPU time
+ * go on the line, wall time is their difference, and kiln's own reader
+ * (src/stream.c) takes the stream whole; kiln_stream_iter still writes no window
+ */
+static void test_stream_window(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/kiln-test-stream.XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	unlink(path);
+	int keep = dup(fd);
+	struct kiln_stream *s = kiln_stream_open(fd, NULL);
+	assert_non_null(s);
+	/* spin until the process used 2 ms of CPU (5 s at most, however loaded the machine) */
+	uint64_t c0 = kiln_cpu_ns(), t0 = kiln_clock_ns();
+	while (kiln_cpu_ns() - c0 < 2000000 && kiln_clock_ns() - t0 < 5000000000u)
+		busy_ms(1);
+	uint64_t t1 = kiln_clock_ns(), c1 = kiln_cpu_ns();
+	assert_true(c1 - c0 >= 2000000);
+	assert_true(c1 - c0 <= t1 - t0 + 1000000); /* one thread: no more CPU than wall time */
+	assert_int_equal(kiln_stream_iter_at(s, 0, t0, t1, (int64_t)(c1 - c0), NULL), 0);
+	assert_int_equal(kiln_stream_iter_at(s, 1, t1 + 10, t1 + 5, -1, NULL), -1); /* ends before it starts */
+	assert_int_equal(kiln_stream_iter_at(s, 1, t1 + 10, t1 + 15, -1, NULL), 0);
+	assert_int_equal(kiln_stream_done(s), 0);
+	char *text = slurp_fd(keep);
+	close(keep);
+	struct stream rd;
+	stream_init(&rd, 2);
+	stream_feed(&rd, text, strlen(text));
+	assert_int_equal(stream_finish(&rd), 0);
+	assert_int_equal(rd.windows, 1);
+	assert_true((uint64_t)rd.start[0] == t0 && (uint64_t)rd.end[0] == t1);
+	assert_true((uint64_t)rd.wall[0] == t1 - t0);
+	assert_true((uint64_t)rd.cpu[0] == c1 - c0);
+	assert_true(rd.cpu[1] == INT64_MIN); /* -1: not measured, absent */
+	assert_int_equal(rd.wall[1], 5);
+	assert_int_equal(stream_clock_id(rd.clock), CLOCK_MONOTONIC_RAW);
+	stream_release(&rd);
 }
 
 static uint64_t thread_cpu_ns(void)
@@ -328,6 +371,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unavailable_cycles_in_stream),
+		cmocka_unit_test(test_stream_window),
 		cmocka_unit_test(test_task_clock_busy_loop),
 		cmocka_unit_test(test_page_faults),
 		cmocka_unit_test(test_bad_names),
