@@ -44,6 +44,8 @@ env -i PATH="$PATH" KILN_ITERATIONS=$N KILN_PARAM=12 KILN_INSTR_DIR="$T/instr" \
 [ -s "$T/instr/calibration.json" ] || fail "no calibration.json written"
 assert_eq "$(tail -n 1 "$T/stream.jsonl")" '{"done":true}' "last stream line"
 assert_eq "$(grep -c '"wall_ns"' "$T/stream.jsonl")" "$N" "iteration lines"
+python3 "$KILN_ROOT/tests/helpers/check_runner.py" --stream "$T/stream.jsonl" --n $N --instr-dir "$T/instr" \
+	--plugin pypy || fail "the pypy runner's stream (windows, CPU time) is not right"
 
 "$KILN" parse pypy "$T/instr/pypylog" >"$T/recs.jsonl" || fail "kiln parse pypy failed"
 

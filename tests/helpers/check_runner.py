@@ -44,6 +44,7 @@ SERIES = {
     "node": {"gc.time": ("s", "time"), "gc.count": (None, "count"), "heap": ("bytes", "bytes"),
              **{"gc.%s.%s" % (k, f): (("s", "time") if f == "time" else (None, "count"))
                 for k in ("minor", "major", "incremental", "weakcb") for f in ("time", "count")}},
+    "pypy": {},  # its records come from PYPYLOG through kiln's parser (tests/e2e/30-pypy.sh)
     "java": {"gc.time": ("s", "time"), "gc.count": (None, "count"), "jit.time": ("s", "ctime"),
              "heap": ("bytes", "bytes")},
 }
