@@ -138,7 +138,7 @@ static int annotate(const char *dir, const char *symbol, long index, int hot, in
 			for (size_t k = 1; k < nc; k++)
 				if (strcmp(c[k].l->name, c[0].l->name)) {
 					kerr_setc(e, KEXIT_USAGE, "'%s' matches several functions ('%s', '%s', ...): give the full name",
-						  symbol, c[0].l->name, c[k].l->name);
+						  symbol, esc(ESC_TERM, c[0].l->name), esc(ESC_TERM, c[k].l->name));
 					goto out;
 				}
 	}
@@ -234,7 +234,7 @@ static int annotate(const char *dir, const char *symbol, long index, int hot, in
 	}
 
 	json_t *rep = json_object(), *insns = json_array(), *loads = json_array();
-	json_object_set_new(rep, "symbol", json_string(l->name));
+	json_object_set_new(rep, "symbol", json_string(esc(ESC_JSON, l->name))); /* the JIT's name: untrusted */
 	json_object_set_new(rep, "pid", json_integer(l->pid));
 	json_object_set_new(rep, "code_index", json_integer((json_int_t)l->code_index));
 	json_object_set_new(rep, "code_addr", json_integer((json_int_t)l->code_addr));
@@ -249,7 +249,7 @@ static int annotate(const char *dir, const char *symbol, long index, int hot, in
 	FILE *f = stdout;
 	const char *hotc = kiln_col(f, "\033[1;31m"), *off = kiln_col(f, "\033[0m");
 	if (!json) {
-		fprintf(f, "%s\n  pid %u, code index %llu at %#llx, %llu bytes: %ld samples\n", l->name, l->pid,
+		fprintf(f, "%s\n  pid %u, code index %llu at %#llx, %llu bytes: %ld samples\n", esc(ESC_TERM, l->name), l->pid,
 			(unsigned long long)l->code_index, (unsigned long long)l->code_addr,
 			(unsigned long long)l->code_size, total);
 		if (nc > 1) {
@@ -316,7 +316,7 @@ static int annotate(const char *dir, const char *symbol, long index, int hot, in
 	}
 	json_object_set_new(rep, "instructions", insns);
 	if (json) {
-		char *t = json_dumps(rep, JSON_INDENT(2));
+		char *t = json_dumps(rep, JSON_INDENT(2) | JSON_ENSURE_ASCII);
 		printf("%s\n", t);
 		free(t);
 	}

@@ -23,10 +23,19 @@ const struct cmd_entry cmd_audit_entry = {
 	.exec = cmd_audit,
 };
 
-static const char *str(json_t *o, const char *k)
+/* a string of the audit, made visible (the audit comes from the results file), or dflt */
+static const char *str(json_t *o, const char *k, const char *dflt)
 {
 	json_t *v = json_object_get(o, k);
-	return json_is_string(v) ? json_string_value(v) : NULL;
+	return json_is_string(v) ? esc(ESC_TERM, json_string_value(v)) : dflt;
+}
+
+/* an audit value printed as indented JSON, made visible */
+static void print_json(json_t *v)
+{
+	char *s = json_is_string(v) ? xstrdup(json_string_value(v)) : json_dumps(v, JSON_INDENT(2));
+	printf("%s\n", esc(ESC_LINES, s));
+	free(s);
 }
 
 static void print_doctor(const char *title, json_t *a)
@@ -38,8 +47,8 @@ static void print_doctor(const char *title, json_t *a)
 	size_t i;
 	json_t *c;
 	json_array_foreach(d, i, c) {
-		printf("  %-16s %-12s %s\n", str(c, "name") ? str(c, "name") : "?", str(c, "state") ? str(c, "state") : "?",
-		       str(c, "value") ? str(c, "value") : "");
+		printf("  %-16s %-12s %s\n", str(c, "name", "?"), str(c, "state", "?"),
+		       str(c, "value", ""));
 	}
 }
 
@@ -75,7 +84,7 @@ static int cmd_audit(int argc, char **argv)
 		char *v = NULL;
 		if (store_audit_get(st, names[i], &v) == 0 && v) {
 			json_t *j = json_loads(v, 0, NULL);
-			json_object_set_new(all, names[i], j ? j : json_string(v));
+			json_object_set_new(all, names[i], j ? j : json_string(esc(ESC_JSON, v)));
 		}
 		free(v);
 	}
@@ -84,48 +93,44 @@ static int cmd_audit(int argc, char **argv)
 	for (size_t i = 0; i < ARRAY_SIZE(meta); i++) {
 		char *v = NULL;
 		if (store_meta_get(st, meta[i], &v) == 0 && v)
-			json_object_set_new(m, meta[i], json_string(v));
+			json_object_set_new(m, meta[i], json_string(esc(ESC_JSON, v)));
 		free(v);
 	}
 	json_object_set_new(all, "experiment", m);
 	if (json) {
-		char *s = json_dumps(all, JSON_INDENT(2) | JSON_SORT_KEYS);
+		char *s = json_dumps(all, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
 		puts(s);
 		free(s);
 	} else {
 		json_t *a = json_object_get(all, "start");
-		printf("experiment %s (config %s, sha256 %.16s...), seed %s, order %s\n", str(m, "name") ? str(m, "name") : "?",
-		       str(m, "config_path") ? str(m, "config_path") : "?", str(m, "config_hash") ? str(m, "config_hash") : "?",
-		       str(m, "seed") ? str(m, "seed") : "?", str(m, "order") ? str(m, "order") : "?");
-		printf("kiln %s, started %s, ended %s\n", str(m, "kiln_version") ? str(m, "kiln_version") : "?",
-		       str(m, "started") ? str(m, "started") : "?", str(m, "ended") ? str(m, "ended") : "(not finished)");
+		printf("experiment %s (config %s, sha256 %.16s...), seed %s, order %s\n", str(m, "name", "?"),
+		       str(m, "config_path", "?"), str(m, "config_hash", "?"),
+		       str(m, "seed", "?"), str(m, "order", "?"));
+		printf("kiln %s, started %s, ended %s\n", str(m, "kiln_version", "?"),
+		       str(m, "started", "?"), str(m, "ended", "(not finished)"));
 		if (json_is_object(a)) {
 			json_t *u = json_object_get(a, "uname");
 			if (json_is_object(u))
-				printf("machine %s: %s %s %s\n", str(u, "nodename") ? str(u, "nodename") : "?", str(u, "sysname") ? str(u, "sysname") : "",
-				       str(u, "release") ? str(u, "release") : "", str(u, "machine") ? str(u, "machine") : "");
-			if (str(a, "cpu_model"))
-				printf("cpu %s\n", str(a, "cpu_model"));
-			if (str(a, "distribution"))
-				printf("distribution %s\n", str(a, "distribution"));
-			if (str(a, "cmdline"))
-				printf("kernel command line %s\n", str(a, "cmdline"));
+				printf("machine %s: %s %s %s\n", str(u, "nodename", "?"), str(u, "sysname", ""),
+				       str(u, "release", ""), str(u, "machine", ""));
+			if (str(a, "cpu_model", NULL))
+				printf("cpu %s\n", str(a, "cpu_model", NULL));
+			if (str(a, "distribution", NULL))
+				printf("distribution %s\n", str(a, "distribution", NULL));
+			if (str(a, "cmdline", NULL))
+				printf("kernel command line %s\n", str(a, "cmdline", NULL));
 			json_t *vms = json_object_get(a, "vms");
 			if (vms) {
 				printf("\nVMs:\n");
-				char *s = json_dumps(vms, JSON_INDENT(2));
-				printf("%s\n", s);
-				free(s);
+				print_json(vms);
 			}
 			print_doctor("doctor at the start", a);
 			print_doctor("doctor at the end", json_object_get(all, "end"));
 			if (full) {
 				const char *big[] = { "cpuinfo", "environment", "rlimits" };
 				for (size_t i = 0; i < ARRAY_SIZE(big); i++) {
-					json_t *v = json_object_get(a, big[i]);
-					char *s = json_is_string(v) ? xstrdup(json_string_value(v)) : json_dumps(v, JSON_INDENT(2));
-					printf("\n%s:\n%s\n", big[i], s ? s : "");
-					free(s);
+					printf("\n%s:\n", big[i]);
+					print_json(json_object_get(a, big[i]));
 				}
 			}
 		} else {

@@ -140,11 +140,12 @@ static void warn_audits(const char *a, const char *b, const struct dataset *da, 
 		if (platform_audit_diff(ja, jb, &lines)) {
 			kiln_warn("A and B come from different machines or settings:");
 			for (size_t i = 0; i < lines.n; i++)
-				fprintf(stderr, "  %s\n", lines.v[i]);
+				fprintf(stderr, "  %s\n", esc(ESC_TERM, lines.v[i]));
 		}
 		sv_clear(&lines);
 	} else if (da->machine && db->machine && strcmp(da->machine, db->machine)) {
-		kiln_warn("A ran on '%s' and B on '%s': differences may be the machines'", da->machine, db->machine);
+		kiln_warn("A ran on '%s' and B on '%s': differences may be the machines'", esc(ESC_TERM, da->machine),
+			  esc(ESC_TERM, db->machine));
 	}
 	json_decref(ja);
 	json_decref(jb);
@@ -196,7 +197,7 @@ static int cmd_diff(int argc, char **argv)
 			r = ratio_ci(a, b, &o);
 		if (json) {
 			json_t *j = json_object();
-			json_object_set_new(j, "key", json_string(key));
+			json_object_set_new(j, "key", json_string(esc(ESC_JSON, key)));
 			json_object_set_new(j, "class_a", a ? json_string(an_class_name(a->cls)) : json_null());
 			json_object_set_new(j, "class_b", b ? json_string(an_class_name(b->cls)) : json_null());
 			json_object_set_new(j, "class_changed", json_boolean(!a || !b || a->cls != b->cls));
@@ -222,7 +223,7 @@ static int cmd_diff(int argc, char **argv)
 		else
 			sb_adds(&pr, "-");
 		/* %-Ns pads bytes, and ± and – are two bytes each: widen by their count */
-		printf("%-34s %-34s %-*s %-*s %-*s %-7s %s\n", key, row.buf, 22 + 1, pa.len ? pa.buf : "-", 22 + 1,
+		printf("%-34s %-34s %-*s %-*s %-*s %-7s %s\n", esc(ESC_TERM, key), row.buf, 22 + 1, pa.len ? pa.buf : "-", 22 + 1,
 		       pb.len ? pb.buf : "-", 28 + 2 * r.ok, pr.buf, a && b ? overlap(a, b) : "-",
 		       a && b ? verdict(&r) : a ? "only in A" : "only in B");
 		sb_release(&pa);
@@ -230,8 +231,8 @@ static int cmd_diff(int argc, char **argv)
 		sb_release(&pr);
 	}
 	if (json) {
-		json_t *root = json_pack("{s:s,s:s,s:o}", "a", in[0], "b", in[1], "keys", jout);
-		char *t = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+		json_t *root = json_pack("{s:s,s:s,s:o}", "a", esc(ESC_JSON, in[0]), "b", esc(ESC_JSON, in[1]), "keys", jout);
+		char *t = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17) | JSON_ENSURE_ASCII);
 		puts(t);
 		free(t);
 		json_decref(root);

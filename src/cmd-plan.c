@@ -173,7 +173,7 @@ static int cmd_plan(int argc, char **argv)
 		const struct an_key *k = &r.keys[i];
 		struct plan p = plan_key(k, width, o.confidence);
 		if (json) {
-			json_t *j = json_pack("{s:s,s:b}", "key", k->key->key, "ok", p.ok);
+			json_t *j = json_pack("{s:s,s:b}", "key", esc(ESC_JSON, k->key->key), "ok", p.ok);
 			if (p.ok) {
 				json_object_set_new(j, "pexecs", json_integer(p.r2));
 				json_object_set_new(j, "iterations", json_integer(p.iterations));
@@ -187,10 +187,10 @@ static int cmd_plan(int argc, char **argv)
 				json_object_set_new(j, "reason", json_string(p.why));
 			json_array_append_new(jk, j);
 		} else if (p.ok) {
-			printf("%-34s %8ld %10ld %12.3g %12.3g  (%ld)\n", k->key->key, p.r2, p.iterations, sqrt(p.t1),
+			printf("%-34s %8ld %10ld %12.3g %12.3g  (%ld)\n", esc(ESC_TERM, k->key->key), p.r2, p.iterations, sqrt(p.t1),
 			       sqrt(p.t2), p.r1);
 		} else {
-			printf("%-34s %8s %10s  cannot plan: %s\n", k->key->key, "-", "-", p.why);
+			printf("%-34s %8s %10s  cannot plan: %s\n", esc(ESC_TERM, k->key->key), "-", "-", p.why);
 		}
 		if (p.ok) {
 			if (p.r2 > max_px)
@@ -205,7 +205,7 @@ static int cmd_plan(int argc, char **argv)
 		if (max_px)
 			json_object_set_new(root, "experiment", json_pack("{s:I,s:I}", "pexecs", (json_int_t)max_px,
 									   "iterations", (json_int_t)max_it));
-		char *t = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+		char *t = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17) | JSON_ENSURE_ASCII);
 		puts(t);
 		free(t);
 		json_decref(root);

@@ -202,7 +202,7 @@ static int stat_run(const char *config, const char *key, const char *events, lon
 		json_array_append_new(arr, o);
 	}
 	json_object_set_new(rep, "events", arr);
-	char *txt = json_dumps(rep, JSON_INDENT(2));
+	char *txt = json_dumps(rep, JSON_INDENT(2) | JSON_ENSURE_ASCII);
 	struct kerr se = KERR_INIT;
 	if (stat_store(ex.results, id, txt, &se) < 0)
 		kiln_warn("%s", sb_str(&se.msg));

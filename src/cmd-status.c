@@ -32,15 +32,22 @@ static void print_failures(struct store *st)
 			       " JOIN keys k ON k.id = p.key_id WHERE p.status IN ('failed','timeout','tainted')"
 			       " ORDER BY p.seq", -1, &q, NULL) != SQLITE_OK)
 		return;
+	/* all of it from the file (the stderr from the benchmark): made visible */
 	while (sqlite3_step(q) == SQLITE_ROW) {
-		printf("\n%s:%s:%s pexec %lld: %s: %s\n", sqlite3_column_text(q, 0), sqlite3_column_text(q, 1),
-		       sqlite3_column_text(q, 2), (long long)sqlite3_column_int64(q, 3), sqlite3_column_text(q, 4),
-		       sqlite3_column_text(q, 5) ? (const char *)sqlite3_column_text(q, 5) : "");
+		const char *col[6];
+		for (int i = 0; i < 6; i++)
+			col[i] = (const char *)sqlite3_column_text(q, i);
+		printf("\n%s:%s:%s pexec %lld: %s: %s\n", esc(ESC_TERM, col[0]), esc(ESC_TERM, col[1]),
+		       esc(ESC_TERM, col[2]), (long long)sqlite3_column_int64(q, 3), esc(ESC_TERM, col[4]),
+		       esc(ESC_TERM, col[5]));
 		int n = sqlite3_column_bytes(q, 6);
 		const char *t = sqlite3_column_blob(q, 6);
 		if (n > 0) {
 			int from = n > 2000 ? n - 2000 : 0;
-			printf("  stderr%s:\n%.*s\n", from ? " (tail)" : "", n - from, t + from);
+			struct strbuf tail = STRBUF_INIT;
+			esc_addn(&tail, ESC_LINES, t + from, (size_t)(n - from));
+			printf("  stderr%s:\n%s\n", from ? " (tail)" : "", tail.buf);
+			sb_release(&tail);
 		}
 	}
 	sqlite3_finalize(q);
@@ -77,6 +84,8 @@ static int cmd_status(int argc, char **argv)
 	}
 	if (store_load_schedule(st, &sc, &e) < 0 || store_status(st, &sc, &ks, &e) < 0) {
 		kerr_print(&e);
+		kerr_release(&e);
+		schedule_free(&sc);
 		store_close(st);
 		return KEXIT_STORE;
 	}
@@ -97,13 +106,13 @@ static int cmd_status(int argc, char **argv)
 
 	if (json) {
 		json_t *o = json_object(), *keys = json_array();
-		json_object_set_new(o, "experiment", json_string(name ? name : ""));
-		json_object_set_new(o, "started", started ? json_string(started) : json_null());
-		json_object_set_new(o, "ended", ended ? json_string(ended) : json_null());
+		json_object_set_new(o, "experiment", json_string(esc(ESC_JSON, name)));
+		json_object_set_new(o, "started", started ? json_string(esc(ESC_JSON, started)) : json_null());
+		json_object_set_new(o, "ended", ended ? json_string(esc(ESC_JSON, ended)) : json_null());
 		for (size_t k = 0; k < sc.nkeys; k++) {
 			json_t *ko = json_object();
 			char *kn = schedule_key_name(&sc.keys[k]);
-			json_object_set_new(ko, "key", json_string(kn));
+			json_object_set_new(ko, "key", json_string(esc(ESC_JSON, kn)));
 			free(kn);
 			for (int s = 0; s < 6; s++)
 				json_object_set_new(ko, pexec_status_name((enum pexec_status)s), json_integer(ks[k].n[s]));
@@ -114,17 +123,17 @@ static int cmd_status(int argc, char **argv)
 		json_object_set_new(o, "finished", json_integer(finished));
 		json_object_set_new(o, "remaining", json_integer(remaining));
 		json_object_set_new(o, "eta_s", eta < 0 ? json_null() : json_real(eta));
-		char *s = json_dumps(o, JSON_INDENT(2));
+		char *s = json_dumps(o, JSON_INDENT(2) | JSON_ENSURE_ASCII);
 		puts(s);
 		free(s);
 		json_decref(o);
 	} else {
-		printf("%s: %s, started %s%s%s\n", argv[optind], name ? name : "?", started ? started : "?",
-		       ended ? ", ended " : "", ended ? ended : "");
+		printf("%s: %s, started %s%s%s\n", esc(ESC_TERM, argv[optind]), name ? esc(ESC_TERM, name) : "?",
+		       started ? esc(ESC_TERM, started) : "?", ended ? ", ended " : "", esc(ESC_TERM, ended));
 		printf("%-44s %6s %7s %6s %7s %7s\n", "key", "ok", "pending", "failed", "timeout", "tainted");
 		for (size_t k = 0; k < sc.nkeys; k++) {
 			char *kn = schedule_key_name(&sc.keys[k]);
-			printf("%-44s %6ld %7ld %6ld %7ld %7ld\n", kn, ks[k].n[PX_OK], ks[k].n[PX_PENDING] + ks[k].n[PX_RUNNING],
+			printf("%-44s %6ld %7ld %6ld %7ld %7ld\n", esc(ESC_TERM, kn), ks[k].n[PX_OK], ks[k].n[PX_PENDING] + ks[k].n[PX_RUNNING],
 			       ks[k].n[PX_FAILED], ks[k].n[PX_TIMEOUT], ks[k].n[PX_TAINTED]);
 			free(kn);
 		}

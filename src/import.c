@@ -222,7 +222,7 @@ static int krun_percore(const char *name, json_t *root, const char *field, const
 				if (r < 0) {
 					free(keys);
 					return kerr_setc(e, KEXIT_CONFIG, "%s: %s: key '%s': pexec %zu: core %zu: %s", name,
-							 field, k->key, p, c,
+							 field, esc(ESC_TERM, k->key), p, c,
 							 r == -1 ? "not an array" : "a value is not a number");
 				}
 				if (!s)
@@ -263,7 +263,7 @@ static int krun_instr(const char *name, json_t *root, struct dataset *ds, struct
 					continue;
 				if (r < 0) {
 					kerr_setc(e, KEXIT_CONFIG, "%s: instr_data: key '%s': pexec %zu: series '%s': a value is not a number",
-						  name, k->key, p, names[s]);
+						  name, esc(ESC_TERM, k->key), p, esc(ESC_TERM, names[s]));
 					free(names);
 					free(keys);
 					return -1;
@@ -294,7 +294,7 @@ int imp_krun_buf(const char *name, const char *data, size_t len, struct dataset 
 	json_t *root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je);
 	sb_release(&plain);
 	if (!root)
-		return kerr_setc(e, KEXIT_CONFIG, "%s:%d:%d: not valid JSON: %s", name, je.line, je.column, je.text);
+		return kerr_setc(e, KEXIT_CONFIG, "%s:%d:%d: not valid JSON: %s", name, je.line, je.column, esc(ESC_TERM, je.text));
 	int rc = -1;
 	const char **keys = NULL;
 	if (!json_is_object(root)) {
@@ -316,18 +316,18 @@ int imp_krun_buf(const char *name, const char *data, size_t len, struct dataset 
 	for (size_t i = 0; i < nk; i++) {
 		json_t *pl = json_object_get(wt, keys[i]);
 		if (!json_is_array(pl)) {
-			kerr_setc(e, KEXIT_CONFIG, "%s: wallclock_times: key '%s': not a list of pexecs", name, keys[i]);
+			kerr_setc(e, KEXIT_CONFIG, "%s: wallclock_times: key '%s': not a list of pexecs", name, esc(ESC_TERM, keys[i]));
 			goto out;
 		}
 		struct ds_key *k = key_for(ds, keys[i]);
 		if (!k) {
 			kerr_setc(e, KEXIT_CONFIG, "%s: wallclock_times: key '%s': not of the form bench:vm:variant", name,
-				  keys[i]);
+				  esc(ESC_TERM, keys[i]));
 			goto out;
 		}
 		json_t *fl = flags ? json_object_get(flags, keys[i]) : NULL;
 		if (fl && !json_is_array(fl)) {
-			kerr_setc(e, KEXIT_CONFIG, "%s: pexec_flags: key '%s': not a list", name, keys[i]);
+			kerr_setc(e, KEXIT_CONFIG, "%s: pexec_flags: key '%s': not a list", name, esc(ESC_TERM, keys[i]));
 			goto out;
 		}
 		size_t np = json_array_size(pl);
@@ -339,18 +339,18 @@ int imp_krun_buf(const char *name, const char *data, size_t len, struct dataset 
 			int r = num_array(json_array_get(pl, p), 0, &v, &n);
 			if (r == -1) {
 				kerr_setc(e, KEXIT_CONFIG, "%s: wallclock_times: key '%s': pexec %zu: not a list of times",
-					  name, keys[i], p);
+					  name, esc(ESC_TERM, keys[i]), p);
 				goto out;
 			}
 			if (r == -2) {
 				kerr_setc(e, KEXIT_CONFIG, "%s: wallclock_times: key '%s': pexec %zu: iteration %zu: not a number",
-					  name, keys[i], p, n);
+					  name, esc(ESC_TERM, keys[i]), p, n);
 				goto out;
 			}
 			for (size_t j = 0; j < n; j++)
 				if (!isfinite(v[j]) || v[j] < 0) {
 					kerr_setc(e, KEXIT_CONFIG, "%s: wallclock_times: key '%s': pexec %zu: iteration %zu: %g is not a time",
-						  name, keys[i], p, j, v[j]);
+						  name, esc(ESC_TERM, keys[i]), p, j, v[j]);
 					free(v);
 					goto out;
 				}
@@ -360,7 +360,7 @@ int imp_krun_buf(const char *name, const char *data, size_t len, struct dataset 
 				k->iterations = (long)n;
 			const char *f = fl ? json_string_value(json_array_get(fl, p)) : NULL;
 			if (fl && p < json_array_size(fl) && !f) {
-				kerr_setc(e, KEXIT_CONFIG, "%s: pexec_flags: key '%s': pexec %zu: not a string", name, keys[i], p);
+				kerr_setc(e, KEXIT_CONFIG, "%s: pexec_flags: key '%s': pexec %zu: not a string", name, esc(ESC_TERM, keys[i]), p);
 				goto out;
 			}
 			if (f && !strcmp(f, "E"))
@@ -369,7 +369,7 @@ int imp_krun_buf(const char *name, const char *data, size_t len, struct dataset 
 				px->status = DS_TIMEOUT;
 			else if (f && strcmp(f, "C")) {
 				kerr_setc(e, KEXIT_CONFIG, "%s: pexec_flags: key '%s': pexec %zu: unknown flag '%s'", name,
-					  keys[i], p, f);
+					  esc(ESC_TERM, keys[i]), p, esc(ESC_TERM, f));
 				goto out;
 			} else if (!n)
 				px->status = DS_FAILED; /* no flags and no data: it did not complete */
@@ -451,7 +451,7 @@ int imp_csv_buf(const char *name, const char *data, size_t len, struct dataset *
 					}
 					if (parse_long(cell, &it) || it != col - 2) {
 						kerr_setc(e, KEXIT_CONFIG, "%s:%ld: header column %ld: expected iteration %ld, got '%s'",
-							  name, line, col + 1, col - 2, cell);
+							  name, line, col + 1, col - 2, esc(ESC_TERM, cell));
 						goto out;
 					}
 				}
@@ -470,7 +470,7 @@ int imp_csv_buf(const char *name, const char *data, size_t len, struct dataset *
 		long idx;
 		if (parse_long(cell, &idx) || idx < 0) {
 			kerr_setc(e, KEXIT_CONFIG, "%s:%ld: column 1 (pexec_idx): '%s' is not a pexec number", name, line,
-				  cell);
+				  esc(ESC_TERM, cell));
 			goto out;
 		}
 		free(cell);
@@ -478,7 +478,7 @@ int imp_csv_buf(const char *name, const char *data, size_t len, struct dataset *
 		struct ds_key *k = key_for(ds, cell);
 		if (!k) {
 			kerr_setc(e, KEXIT_CONFIG, "%s:%ld: column 2 (bench): '%s' is not bench or bench:vm:variant", name,
-				  line, cell);
+				  line, esc(ESC_TERM, cell));
 			goto out;
 		}
 		free(cell);
@@ -505,7 +505,7 @@ int imp_csv_buf(const char *name, const char *data, size_t len, struct dataset *
 			double v;
 			if (parse_double(cell, &v) || !isfinite(v) || v < 0) {
 				kerr_setc(e, KEXIT_CONFIG, "%s:%ld: column %ld (iteration %ld): '%s' is not a time in seconds",
-					  name, line, col, col - 3, cell);
+					  name, line, col, col - 3, esc(ESC_TERM, cell));
 				goto out;
 			}
 			if (n == cap) {
@@ -655,6 +655,12 @@ int export_krun(const struct dataset *ds, const char *path, const char *config_t
 	json_t *root = json_object();
 	json_t *wt = json_object(), *fl = json_object(), *cyc = json_object(), *instr = json_object();
 	json_t *eta = json_object();
+	/* held by root from here, so one decref frees all; the optional two go again when empty */
+	json_object_set_new(root, "wallclock_times", wt);
+	json_object_set_new(root, "pexec_flags", fl);
+	json_object_set_new(root, "core_cycle_counts", cyc);
+	json_object_set_new(root, "instr_data", instr);
+	json_object_set_new(root, "eta_estimates", eta);
 	int any_cycles = 0, any_instr = 0, any_error = 0;
 	for (size_t i = 0; i < ds->nkeys; i++) {
 		const struct ds_key *k = &ds->keys[i];
@@ -677,31 +683,34 @@ int export_krun(const struct dataset *ds, const char *path, const char *config_t
 			for (size_t s = 0; ok && s < px->nseries; s++) {
 				if (!strcmp(px->series[s].name, "cycles"))
 					continue;
-				json_object_set_new(io, px->series[s].name, num_list(px->series[s].v, px->series[s].n));
+				json_object_set_new(io, esc(ESC_JSON, px->series[s].name),
+						    num_list(px->series[s].v, px->series[s].n));
 				any_instr = 1;
 			}
 			json_array_append_new(ia, io);
 		}
-		json_object_set_new(wt, k->key, pl);
-		json_object_set_new(fl, k->key, fa);
-		json_object_set_new(cyc, k->key, ca);
-		json_object_set_new(instr, k->key, ia);
-		json_object_set_new(eta, k->key, json_array());
+		/* Krun's keys: what is not UTF-8 in a kiln file's key is written \xNN (JSON cannot hold it) */
+		const char *key = esc(ESC_JSON, k->key);
+		if (json_object_get(wt, key)) {
+			json_t *mine[] = { pl, fa, ca, ia, root };
+			for (size_t q = 0; q < ARRAY_SIZE(mine); q++)
+				json_decref(mine[q]);
+			return kerr_set(e, "%s: two keys are both '%s' once made valid UTF-8 for JSON", path,
+					esc(ESC_TERM, key));
+		}
+		json_object_set_new(wt, key, pl);
+		json_object_set_new(fl, key, fa);
+		json_object_set_new(cyc, key, ca);
+		json_object_set_new(instr, key, ia);
+		json_object_set_new(eta, key, json_array());
 	}
-	json_object_set_new(root, "wallclock_times", wt);
-	json_object_set_new(root, "pexec_flags", fl);
-	if (any_cycles)
-		json_object_set_new(root, "core_cycle_counts", cyc);
-	else
-		json_decref(cyc);
-	if (any_instr)
-		json_object_set_new(root, "instr_data", instr);
-	else
-		json_decref(instr);
-	json_object_set_new(root, "eta_estimates", eta);
+	if (!any_cycles)
+		json_object_del(root, "core_cycle_counts");
+	if (!any_instr)
+		json_object_del(root, "instr_data");
 	json_object_set_new(root, "error_flag", json_boolean(any_error));
 	json_object_set_new(root, "reboots", json_integer(0));
-	json_object_set_new(root, "config", json_string(config_text ? config_text : ""));
+	json_object_set_new(root, "config", json_string(esc(ESC_JSON, config_text)));
 	json_t *audit = NULL;
 	if (audit_json) {
 		json_error_t je;
@@ -714,7 +723,7 @@ int export_krun(const struct dataset *ds, const char *path, const char *config_t
 	if (!audit)
 		audit = json_object();
 	if (!json_object_get(audit, "uname") && ds->machine)
-		json_object_set_new(audit, "uname", json_sprintf("Linux %s", ds->machine));
+		json_object_set_new(audit, "uname", json_sprintf("Linux %s", esc(ESC_JSON, ds->machine)));
 	json_object_set_new(audit, "kiln_version", json_string(KILN_VERSION));
 	json_object_set_new(root, "audit", audit);
 	char *text = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_SORT_KEYS);
@@ -742,9 +751,11 @@ int export_csv(const struct dataset *ds, const char *path, struct kerr *e)
 		const struct ds_key *k = &ds->keys[i];
 		for (size_t p = 0; p < k->npexecs; p++) {
 			const struct ds_pexec *px = &k->pexecs[p];
-			if (strchr(k->key, ',') || strchr(k->key, '\n')) {
+			/* warmup_stats splits lines at commas: a key that needs quoting or escaping cannot go there as it is */
+			if (strcmp(esc(ESC_CSV, k->key), k->key) || strchr(k->key, '"')) {
 				sb_release(&sb);
-				return kerr_set(e, "%s: key '%s' cannot be written to CSV (comma or newline)", path, k->key);
+				return kerr_set(e, "%s: key '%s' cannot be written to a warmup_stats CSV (it would need quoting "
+					       "or escaping)", path, esc(ESC_TERM, k->key));
 			}
 			sb_addf(&sb, "%ld,%s", px->num, k->key);
 			for (size_t j = 0; j < px->n; j++)

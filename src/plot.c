@@ -43,14 +43,29 @@ const char *plot_ext(enum plot_fmt f)
 	return f == PLOT_PDF ? "pdf" : f == PLOT_PNG ? "png" : "svg";
 }
 
+/*
+ * The key in file-name-safe characters; a key with any other byte (a
+ * newline, a slash, a quote...), or one that would start with '.' or '-'
+ * or be too long, also gets '+' and a hash of the whole key, so that odd
+ * keys can neither collide with another key's plots nor pass for an
+ * option or a hidden file ('+' never appears otherwise).
+ */
 char *plot_name(const struct ds_key *k, long pexec, long width)
 {
+	enum { STEM_MAX = 120 };
 	struct strbuf sb = STRBUF_INIT;
-	for (const char *p = k->key; *p; p++) {
+	int odd = k->key[0] == '.' || k->key[0] == '-' || strlen(k->key) > STEM_MAX;
+	for (const char *p = k->key; *p && sb.len < STEM_MAX; p++) {
 		char c = *p;
 		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
 			 c == '-' || c == '_';
-		sb_addc(&sb, ok ? c : '_');
+		odd |= !ok && c != ':';
+		sb_addc(&sb, ok && (sb.len || (c != '.' && c != '-')) ? c : '_');
+	}
+	if (odd) {
+		char h[65];
+		hash_hex(k->key, strlen(k->key), h);
+		sb_addf(&sb, "+%.8s", h);
 	}
 	sb_addf(&sb, "-p%0*ld", (int)(width > 0 ? width : 1), pexec);
 	return sb_detach(&sb);
@@ -100,16 +115,11 @@ static int run_gnuplot(const char *dir, const char *script, struct kerr *e)
 	return ret;
 }
 
-/* a name inside a single-quoted gnuplot string */
+/* untrusted text as a single-quoted gnuplot string (inert: no escapes, macros or backquotes there) */
 static void gp_quote(struct strbuf *sb, const char *s)
 {
 	sb_addc(sb, '\'');
-	for (; *s; s++) {
-		if (*s == '\'')
-			sb_adds(sb, "''");
-		else if (*s != '\n' && *s != '\r')
-			sb_addc(sb, *s);
-	}
+	esc_add(sb, ESC_GP, s);
 	sb_addc(sb, '\'');
 }
 
@@ -142,9 +152,14 @@ int plot_pexec(const struct an_key *ak, size_t i, const char *dir, enum plot_fmt
 
 	/* the data */
 	struct strbuf d = STRBUF_INIT;
-	sb_addf(&d, "# %s pexec %ld: iteration wall_s outlier_s", k->key, dp->num);
-	for (size_t c = 0; c < ncols; c++)
-		sb_addf(&d, " %s", dp->series[cols[c]].name);
+	/* comments end at a newline only (the quoted form has none) or go on after a last backslash (it ends in ') */
+	sb_adds(&d, "# ");
+	gp_quote(&d, k->key);
+	sb_addf(&d, " pexec %ld: iteration wall_s outlier_s", dp->num);
+	for (size_t c = 0; c < ncols; c++) {
+		sb_addc(&d, ' ');
+		gp_quote(&d, dp->series[cols[c]].name);
+	}
 	sb_addc(&d, '\n');
 	size_t oi = 0;
 	for (size_t j = 0; j < dp->n; j++) {
@@ -170,8 +185,9 @@ int plot_pexec(const struct an_key *ak, size_t i, const char *dir, enum plot_fmt
 	struct strbuf g = STRBUF_INIT;
 	int panels = 1 + (int)ncols;
 	int height = 360 + 170 * (int)ncols;
-	sb_addf(&g, "# %s pexec %ld, written by kiln %s: run as  cd DIR && gnuplot %s.gp\n", k->key, dp->num,
-		KILN_VERSION, name);
+	sb_adds(&g, "# ");
+	gp_quote(&g, k->key);
+	sb_addf(&g, " pexec %ld, written by kiln %s: run as  cd DIR && gnuplot %s.gp\n", dp->num, KILN_VERSION, name);
 	switch (fmt) {
 	case PLOT_SVG:
 		sb_addf(&g, "set terminal svg size 960,%d noenhanced font 'sans,11' background rgb 'white'\n", height);

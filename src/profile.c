@@ -490,8 +490,8 @@ static json_t *top_json(const struct pscript *ps, struct tally *t, int top)
 	for (size_t i = 0; i < t->n && (int)i < top; i++) {
 		const struct symcount *s = &t->v[i];
 		const char *sym = ps_str(ps, s->sym);
-		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:I,s:f}", "symbol", *sym ? sym : "[unknown]",
-						   "dso", ps_str(ps, s->dso), "category", cat_names[s->cat],
+		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:I,s:f}", "symbol",
+						   esc(ESC_JSON, *sym ? sym : "[unknown]"), "dso", esc(ESC_JSON, ps_str(ps, s->dso)), "category", cat_names[s->cat],
 						   "samples", (json_int_t)s->n,
 						   "percent", t->total ? 100.0 * (double)s->n / (double)t->total : 0.0));
 	}
@@ -565,8 +565,8 @@ json_t *prof_report(const struct prof_input *in)
 		}
 	}
 	json_t *rep = json_object();
-	json_object_set_new(rep, "key", json_string(in->key ? in->key : ""));
-	json_object_set_new(rep, "event", json_string(in->event ? in->event : ""));
+	json_object_set_new(rep, "key", json_string(esc(ESC_JSON, in->key)));
+	json_object_set_new(rep, "event", json_string(esc(ESC_JSON, in->event)));
 	json_object_set_new(rep, "pid", json_integer(in->pid));
 	json_object_set_new(rep, "samples", json_integer(all.total));
 	json_object_set_new(rep, "in_iterations", json_integer(ph[0].total + ph[1].total));
@@ -575,8 +575,8 @@ json_t *prof_report(const struct prof_input *in)
 	json_object_set_new(rep, "categories", cats_json(&all));
 	json_object_set_new(rep, "top", top_json(ps, &all, top));
 	const struct symcount *hj = hottest_jit(&all);
-	json_object_set_new(rep, "hottest_jit", hj ? json_pack("{s:s,s:s,s:I}", "symbol", ps_str(ps, hj->sym),
-							       "dso", ps_str(ps, hj->dso), "samples", (json_int_t)hj->n)
+	json_object_set_new(rep, "hottest_jit", hj ? json_pack("{s:s,s:s,s:I}", "symbol", esc(ESC_JSON, ps_str(ps, hj->sym)),
+							       "dso", esc(ESC_JSON, ps_str(ps, hj->dso)), "samples", (json_int_t)hj->n)
 						   : json_null());
 	/* by the innermost JIT'd frame: a JIT'd function with the VM code it called (builtins, runtime, GC) */
 	json_object_set_new(rep, "jit_frame_samples", json_integer(jf.total));
@@ -620,6 +620,12 @@ json_t *prof_report(const struct prof_input *in)
 	return rep;
 }
 
+/* a string of the profile made visible (symbols come from the JIT's maps, written by the benchmark) */
+static const char *vis(const json_t *o, const char *k)
+{
+	return esc(ESC_TERM, json_string_value(json_object_get(o, k)));
+}
+
 static double pct(json_int_t a, json_int_t b)
 {
 	return b ? 100.0 * (double)a / (double)b : 0.0;
@@ -639,8 +645,7 @@ static void print_top(FILE *f, const json_t *top, const char *indent)
 	json_array_foreach(top, i, s) {
 		fprintf(f, "%s%6.2f%% %7lld  %-8s %s  [%s]\n", indent, json_real_value(json_object_get(s, "percent")),
 			(long long)json_integer_value(json_object_get(s, "samples")),
-			json_string_value(json_object_get(s, "category")), json_string_value(json_object_get(s, "symbol")),
-			json_string_value(json_object_get(s, "dso")));
+			vis(s, "category"), vis(s, "symbol"), vis(s, "dso"));
 	}
 }
 
@@ -648,15 +653,14 @@ void prof_print(FILE *f, const json_t *rep)
 {
 	json_int_t total = json_integer_value(json_object_get(rep, "samples"));
 	fprintf(f, "%s: %lld %s samples of pid %lld, %lld in iterations, %lld outside\n",
-		json_string_value(json_object_get(rep, "key")), (long long)total,
-		json_string_value(json_object_get(rep, "event")), (long long)json_integer_value(json_object_get(rep, "pid")),
+		vis(rep, "key"), (long long)total, vis(rep, "event"), (long long)json_integer_value(json_object_get(rep, "pid")),
 		(long long)json_integer_value(json_object_get(rep, "in_iterations")),
 		(long long)json_integer_value(json_object_get(rep, "outside_iterations")));
 	fprintf(f, "by category:");
 	print_cats(f, json_object_get(rep, "categories"), total);
 	json_t *hj = json_object_get(rep, "hottest_jit");
 	if (json_is_object(hj))
-		fprintf(f, "hottest JIT'd symbol: %s (%lld samples)\n", json_string_value(json_object_get(hj, "symbol")),
+		fprintf(f, "hottest JIT'd symbol: %s (%lld samples)\n", vis(hj, "symbol"),
 			(long long)json_integer_value(json_object_get(hj, "samples")));
 	fprintf(f, "\nhottest symbols:\n");
 	print_top(f, json_object_get(rep, "top"), "  ");
@@ -668,18 +672,18 @@ void prof_print(FILE *f, const json_t *rep)
 	}
 	json_t *sp = json_object_get(rep, "split");
 	fprintf(f, "\nphases (split after iteration %lld: %s):\n", (long long)json_integer_value(json_object_get(sp, "k")),
-		json_string_value(json_object_get(sp, "how")));
+		vis(sp, "how"));
 	size_t i;
 	json_t *p;
 	json_array_foreach(json_object_get(rep, "phases"), i, p) {
 		json_t *r = json_object_get(p, "iterations");
 		json_int_t n = json_integer_value(json_object_get(p, "samples"));
 		if (r && !json_integer_value(json_array_get(r, 0)))
-			fprintf(f, "%s: no iterations\n", json_string_value(json_object_get(p, "name")));
+			fprintf(f, "%s: no iterations\n", vis(p, "name"));
 		if (r && !json_integer_value(json_array_get(r, 0)))
 			continue;
 		if (r)
-			fprintf(f, "%s (iterations %lld-%lld): %lld samples\n ", json_string_value(json_object_get(p, "name")),
+			fprintf(f, "%s (iterations %lld-%lld): %lld samples\n ", vis(p, "name"),
 				(long long)json_integer_value(json_array_get(r, 0)),
 				(long long)json_integer_value(json_array_get(r, 1)), (long long)n);
 		else
@@ -700,7 +704,7 @@ void prof_print(FILE *f, const json_t *rep)
 		for (int c = 0; c < PC_N; c++)
 			fprintf(f, " %7.1f%%", pct(json_integer_value(json_object_get(cats, cat_names[c])), n));
 		json_t *t0 = json_array_get(json_object_get(it, "top"), 0);
-		fprintf(f, "  %s\n", t0 ? json_string_value(json_object_get(t0, "symbol")) : "-");
+		fprintf(f, "  %s\n", t0 ? vis(t0, "symbol") : "-");
 	}
 }
 
@@ -721,13 +725,15 @@ int prof_plot(const json_t *rep, const char *dir, struct kerr *e)
 			sb_addf(&d, " %lld", (long long)json_integer_value(json_object_get(cats, cat_names[c])));
 		sb_addc(&d, '\n');
 	}
-	sb_addf(&g, "# kiln profile: samples per iteration by category (%s)\n"
-		    "set terminal svg size 900,500 dynamic background '#ffffff'\nset output '%s'\n"
-		    "set title \"%s: samples per iteration\" noenhanced\nset xlabel 'iteration'\nset ylabel 'samples'\n"
+	/* every string in single quotes, where gnuplot interprets nothing but '' */
+	const char *key = json_string_value(json_object_get(rep, "key"));
+	sb_addf(&g, "# kiln profile: samples per iteration by category ('%s')\n"
+		    "set terminal svg size 900,500 dynamic background '#ffffff'\nset output '%s'\n",
+		esc(ESC_GP, key), esc(ESC_GP, svg));
+	sb_addf(&g, "set title '%s: samples per iteration' noenhanced\nset xlabel 'iteration'\nset ylabel 'samples'\n"
 		    "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.85 border -1\n"
 		    "set boxwidth 0.8\nset key outside right top\nset xtics rotate by -45 autofreq\n"
-		    "plot '%s' using 2:xtic(1) title '%s'", json_string_value(json_object_get(rep, "key")), svg,
-		json_string_value(json_object_get(rep, "key")), dat, cat_names[0]);
+		    "plot '%s' using 2:xtic(1) title '%s'", esc(ESC_GP, key), esc(ESC_GP, dat), cat_names[0]);
 	for (int c = 1; c < PC_N; c++)
 		sb_addf(&g, ", '' using %d title '%s'", c + 2, cat_names[c]);
 	sb_addc(&g, '\n');
@@ -1025,7 +1031,7 @@ int profile_run(const struct profile_opts *o, struct kerr *e)
 	json_object_set_new(rep, "id", json_string(id));
 	json_object_set_new(rep, "time", json_string(ts));
 
-	char *txt = json_dumps(rep, JSON_INDENT(2));
+	char *txt = json_dumps(rep, JSON_INDENT(2) | JSON_ENSURE_ASCII);
 	char *rj = path_join(dir, "profile.json");
 	write_file(rj, txt, strlen(txt), e);
 	free(rj);

@@ -87,7 +87,7 @@ static const char *const col_titles[NCOLS] = {
 static void key_cells(const struct an_key *k, char *cells[NCOLS])
 {
 	struct strbuf sb = STRBUF_INIT;
-	cells[C_KEY] = xstrdup(k->key->key);
+	cells[C_KEY] = xstrdup(esc(ESC_TERM, k->key->key)); /* visible; each format escapes its own characters */
 	an_class_text(k, &sb);
 	cells[C_CLASS] = sb_detach(&sb);
 	fmt_med_range(&sb, k->iter_med, k->iter_p5, k->iter_p95, 1);
@@ -164,7 +164,7 @@ static int write_text(FILE *f, const struct dataset *ds, const struct an_result 
 				w[c] = u8width(cells[i][c]);
 	}
 	const char *bold = ro->color ? "\033[1m" : "", *reset = ro->color ? "\033[0m" : "";
-	fprintf(f, "%s%s%s\n", bold, ro->title ? ro->title : ds->name ? ds->name : "kiln report", reset);
+	fprintf(f, "%s%s%s\n", bold, esc(ESC_TERM, ro->title ? ro->title : ds->name ? ds->name : "kiln report"), reset);
 	fputs(bold, f);
 	for (int c = 0; c < NCOLS; c++) {
 		pad(f, col_titles[c], c == NCOLS - 1 ? 0 : w[c] + 2);
@@ -191,24 +191,26 @@ static int write_text(FILE *f, const struct dataset *ds, const struct an_result 
 	for (size_t i = 0; i < r->nkeys; i++) {
 		any |= r->keys[i].nseries > 0;
 		for (size_t s = 0; s < r->keys[i].nseries; s++)
-			if (strlen(r->keys[i].series[s].name) > wname)
-				wname = strlen(r->keys[i].series[s].name);
+			if (u8width(esc(ESC_TERM, r->keys[i].series[s].name)) > wname)
+				wname = u8width(esc(ESC_TERM, r->keys[i].series[s].name));
 	}
 	if (any) {
 		fprintf(f, "\n%sinstrumentation, mean per iteration before -> after the steady state%s\n", bold, reset);
 		for (size_t i = 0; i < r->nkeys; i++) {
 			const struct an_key *k = &r->keys[i];
 			if (k->nseries)
-				fprintf(f, "  %s\n", k->key->key);
+				fprintf(f, "  %s\n", esc(ESC_TERM, k->key->key));
 			for (size_t s = 0; s < k->nseries; s++) {
 				const struct an_series_sum *ss = &k->series[s];
 				char before[32], after[32];
 				fmt_mean(ss->before, before);
 				fmt_mean(ss->after, after);
+				fputs("    ", f);
+				pad(f, esc(ESC_TERM, ss->name), wname);
 				if (*ss->unit)
-					fprintf(f, "    %-*s  %10s -> %-10s %s\n", (int)wname, ss->name, before, after, ss->unit);
+					fprintf(f, "  %10s -> %-10s %s\n", before, after, esc(ESC_TERM, ss->unit));
 				else
-					fprintf(f, "    %-*s  %10s -> %s\n", (int)wname, ss->name, before, after);
+					fprintf(f, "  %10s -> %s\n", before, after);
 			}
 		}
 	}
@@ -222,19 +224,9 @@ static int write_text(FILE *f, const struct dataset *ds, const struct an_result 
 
 /* ---- markdown ---- */
 
-static void md_cell(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '|')
-			fputs("\\|", f);
-		else
-			fputc(*s, f);
-	}
-}
-
 static int write_markdown(FILE *f, const struct dataset *ds, const struct an_result *r, const struct rep_opts *ro)
 {
-	fprintf(f, "# %s\n\n", ro->title ? ro->title : ds->name ? ds->name : "kiln report");
+	fprintf(f, "# %s\n\n", esc(ESC_MD, ro->title ? ro->title : ds->name ? ds->name : "kiln report"));
 	fputs("|", f);
 	for (int c = 0; c < NCOLS; c++)
 		fprintf(f, " %s |", col_titles[c]);
@@ -248,11 +240,7 @@ static int write_markdown(FILE *f, const struct dataset *ds, const struct an_res
 		fputc('|', f);
 		for (int c = 0; c < NCOLS; c++) {
 			fputc(' ', f);
-			if (c == C_KEY)
-				fputc('`', f);
-			md_cell(f, cells[c]);
-			if (c == C_KEY)
-				fputc('`', f);
+			esc_fputs(c == C_KEY ? ESC_MDCODE : ESC_MD, cells[c], f);
 			fputs(" |", f);
 		}
 		fputc('\n', f);
@@ -267,11 +255,10 @@ static int write_markdown(FILE *f, const struct dataset *ds, const struct an_res
 		for (size_t i = 0; i < r->nkeys; i++)
 			for (size_t s = 0; s < r->keys[i].nseries; s++) {
 				const struct an_series_sum *ss = &r->keys[i].series[s];
-				fprintf(f, "| `%s` | ", r->keys[i].key->key);
-				md_cell(f, ss->name);
+				fprintf(f, "| %s | %s", esc(ESC_MDCODE, r->keys[i].key->key), esc(ESC_MD, ss->name));
 				char before[32], after[32];
-				fprintf(f, " | %s | %s | ", fmt_mean(ss->before, before), fmt_mean(ss->after, after));
-				md_cell(f, ss->unit);
+				fprintf(f, " | %s | %s | %s", fmt_mean(ss->before, before), fmt_mean(ss->after, after),
+					esc(ESC_MD, ss->unit));
 				fputs(" |\n", f);
 			}
 	}
@@ -284,22 +271,6 @@ static int write_markdown(FILE *f, const struct dataset *ds, const struct an_res
 }
 
 /* ---- LaTeX ---- */
-
-static void tex_escape(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '\\': fputs("\\textbackslash{}", f); break;
-		case '&': case '%': case '$': case '#': case '_': case '{': case '}':
-			fputc('\\', f);
-			fputc(*s, f);
-			break;
-		case '~': fputs("\\textasciitilde{}", f); break;
-		case '^': fputs("\\textasciicircum{}", f); break;
-		default: fputc(*s, f);
-		}
-	}
-}
 
 static void tex_med_range(FILE *f, double m, double lo, double hi, int integer)
 {
@@ -320,18 +291,18 @@ static int write_latex(FILE *f, const struct dataset *ds, const struct an_result
 	fputs("Benchmark & VM & Class & Steady iter (\\#) & Steady time (s) & Steady perf (s) \\\\\n\\midrule\n", f);
 	for (size_t i = 0; i < r->nkeys; i++) {
 		const struct an_key *k = &r->keys[i];
-		tex_escape(f, k->key->bench);
+		esc_fputs(ESC_TEX, k->key->bench, f);
 		if (strncmp(k->key->variant, "default", 7)) {
 			fputs(" (", f);
-			tex_escape(f, k->key->variant);
+			esc_fputs(ESC_TEX, k->key->variant, f);
 			fputc(')', f);
 		}
 		fputs(" & ", f);
-		tex_escape(f, k->key->vm);
+		esc_fputs(ESC_TEX, k->key->vm, f);
 		fputs(" & ", f);
 		struct strbuf sb = STRBUF_INIT;
 		an_class_text(k, &sb);
-		tex_escape(f, sb.buf);
+		esc_fputs(ESC_TEX, sb.buf, f);
 		sb_release(&sb);
 		fputs(" & ", f);
 		tex_med_range(f, k->iter_med, k->iter_p5, k->iter_p95, 1);
@@ -346,7 +317,7 @@ static int write_latex(FILE *f, const struct dataset *ds, const struct an_result
 		fputs(" \\\\\n", f);
 	}
 	fputs("\\bottomrule\n\\end{tabular}\n\\caption{", f);
-	tex_escape(f, ro->title ? ro->title : ds->name ? ds->name : "kiln report");
+	esc_fputs(ESC_TEX, ro->title ? ro->title : ds->name ? ds->name : "kiln report", f);
 	fprintf(f, ": steady-state iteration and time to reach it as median (5th--95th percentile) over "
 		   "process executions; steady performance as bootstrap median $\\pm$ half the %g\\%% interval.}\n"
 		   "\\end{table}\n", r->opts.confidence * 100);
@@ -378,16 +349,16 @@ static void all_series(const struct an_result *r, struct strvec *names)
 
 static void csv_field(FILE *f, const char *s)
 {
-	if (strpbrk(s, ",\"\n")) {
-		fputc('"', f);
-		for (; *s; s++) {
-			if (*s == '"')
-				fputc('"', f);
-			fputc(*s, f);
-		}
-		fputc('"', f);
-	} else
-		fputs(s, f);
+	esc_fputs(ESC_CSV, s, f);
+}
+
+/* a series' column: its name and a suffix, as one field */
+static void csv_series_field(FILE *f, const char *name, const char *suffix)
+{
+	struct strbuf sb = STRBUF_INIT;
+	sb_addf(&sb, "%s%s", name, suffix);
+	csv_field(f, sb.buf);
+	sb_release(&sb);
 }
 
 static int write_csv(FILE *f, const struct an_result *r)
@@ -398,11 +369,10 @@ static int write_csv(FILE *f, const struct an_result *r)
 	      "steady_iter,steady_iter_p5,steady_iter_p95,time_to_steady_s,time_to_steady_p5,time_to_steady_p95,"
 	      "steady_perf_s,steady_perf_lo,steady_perf_hi", f);
 	for (size_t q = 0; q < names.n; q++) {
-		fputs(",", f);
-		csv_field(f, names.v[q]);
-		fputs("_before,", f);
-		csv_field(f, names.v[q]);
-		fputs("_after", f);
+		fputc(',', f);
+		csv_series_field(f, names.v[q], "_before");
+		fputc(',', f);
+		csv_series_field(f, names.v[q], "_after");
 	}
 	fputc('\n', f);
 	for (size_t i = 0; i < r->nkeys; i++) {
@@ -524,14 +494,15 @@ static json_t *key_json(const struct an_key *k)
 	json_object_set_new(b, "steady_state_time_interval", has ? jpair(k->perf_lo, k->perf_hi) : json_null());
 	json_object_set_new(b, "steady_state_time_list", sml);
 	json_object_set_new(b, "process_executons", px); /* sic: warmup_stats' spelling */
-	json_object_set_new(b, "key", json_string(k->key->key));
-	json_object_set_new(b, "variant", json_string(k->key->variant));
+	json_object_set_new(b, "key", json_string(esc(ESC_JSON, k->key->key)));
+	json_object_set_new(b, "variant", json_string(esc(ESC_JSON, k->key->variant)));
 	json_object_set_new(b, "failed_pexecs", json_integer((json_int_t)k->nskipped));
 	json_t *ins = json_object();
 	for (size_t s = 0; s < k->nseries; s++) {
 		const struct an_series_sum *ss = &k->series[s];
-		json_object_set_new(ins, ss->name, json_pack("{s:o,s:o,s:s}", "before_steady", jnum(ss->before),
-							      "after_steady", jnum(ss->after), "unit", ss->unit));
+		json_object_set_new(ins, esc(ESC_JSON, ss->name),
+				    json_pack("{s:o,s:o,s:s}", "before_steady", jnum(ss->before), "after_steady",
+					      jnum(ss->after), "unit", esc(ESC_JSON, ss->unit)));
 	}
 	json_object_set_new(b, "instrumentation", ins);
 	free(it);
@@ -546,10 +517,11 @@ static int write_json(FILE *f, const struct dataset *ds, const struct an_result 
 	json_t *machines = json_object(), *m = json_object();
 	for (size_t i = 0; i < r->nkeys; i++) {
 		const struct an_key *k = &r->keys[i];
-		json_t *vm = json_object_get(m, k->key->vm);
+		const char *vmname = esc(ESC_JSON, k->key->vm);
+		json_t *vm = json_object_get(m, vmname);
 		if (!vm) {
 			vm = json_object();
-			json_object_set_new(m, k->key->vm, vm);
+			json_object_set_new(m, vmname, vm);
 		}
 		/* warmup_stats has no variant level: a second variant of a bench gets "bench:variant" */
 		int clash = 0;
@@ -557,10 +529,11 @@ static int write_json(FILE *f, const struct dataset *ds, const struct an_result 
 			clash |= j != i && !strcmp(r->keys[j].key->vm, k->key->vm) &&
 				 !strcmp(r->keys[j].key->bench, k->key->bench);
 		char *name = clash ? xasprintf("%s:%s", k->key->bench, k->key->variant) : xstrdup(k->key->bench);
-		json_object_set_new(vm, name, key_json(k));
+		json_t *kj = key_json(k); /* before esc(): key_json uses its buffers too */
+		json_object_set_new(vm, esc(ESC_JSON, name), kj);
 		free(name);
 	}
-	json_object_set_new(machines, ds->machine ? ds->machine : "unknown", m);
+	json_object_set_new(machines, esc(ESC_JSON, ds->machine ? ds->machine : "unknown"), m);
 	json_object_set_new(root, "machines", machines);
 	json_object_set_new(root, "warmup_format_version", json_string("2"));
 	char hash[65];
@@ -568,10 +541,10 @@ static int write_json(FILE *f, const struct dataset *ds, const struct an_result 
 	struct strbuf o = STRBUF_INIT;
 	an_opts_describe(&r->opts, &o);
 	json_object_set_new(root, "kiln", json_pack("{s:s,s:s,s:s,s:s,s:f}", "version", KILN_VERSION, "analysis", o.buf,
-						    "analysis_hash", hash, "source", ds->source ? ds->source : "",
+						    "analysis_hash", hash, "source", esc(ESC_JSON, ds->source),
 						    "confidence", r->opts.confidence));
 	sb_release(&o);
-	char *text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+	char *text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17) | JSON_ENSURE_ASCII);
 	json_decref(root);
 	if (!text)
 		return kerr_set(e, "cannot encode the report as JSON");
@@ -585,15 +558,7 @@ static int write_json(FILE *f, const struct dataset *ds, const struct an_result 
 
 static void html_escape(FILE *f, const char *s)
 {
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
-	}
+	esc_fputs(ESC_HTML, s, f);
 }
 
 static const char *class_css(enum an_class c)

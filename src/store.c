@@ -513,12 +513,15 @@ int store_load_schedule(struct store *s, struct schedule *sc, struct kerr *e)
 		k->iterations = sqlite3_column_int64(st, 4);
 		if (!k->bench || !k->vm || !k->variant) {
 			sqlite3_finalize(st);
+			schedule_free(sc);
 			return kerr_setc(e, KEXIT_STORE, "%s: damaged keys table", s->path);
 		}
 	}
 	sqlite3_finalize(st);
-	if (sqlite3_prepare_v2(s->db, "SELECT id, seq, key_id, num, status FROM pexecs ORDER BY seq", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(s->db, "SELECT id, seq, key_id, num, status FROM pexecs ORDER BY seq", -1, &st, NULL) != SQLITE_OK) {
+		schedule_free(sc);
 		return dberr(s, e, "pexecs");
+	}
 	alloc = 0;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		if (sc->n == alloc) {
@@ -537,6 +540,7 @@ int store_load_schedule(struct store *s, struct schedule *sc, struct kerr *e)
 		it->status = status_parse((const char *)sqlite3_column_text(st, 4));
 		if (it->key < 0) {
 			sqlite3_finalize(st);
+			schedule_free(sc);
 			return kerr_setc(e, KEXIT_STORE, "%s: pexec %ld refers to a missing key", s->path, it->id);
 		}
 		if (it->num + 1 > sc->pexecs)

@@ -84,6 +84,7 @@ void sb_grow(struct strbuf *sb, size_t extra)
 		a = a * 2;
 	sb->buf = xrealloc(sb->buf, a);
 	sb->alloc = a;
+	sb->buf[sb->len] = '\0'; /* a new buffer is a string at once, even if nothing is added */
 }
 
 void sb_add(struct strbuf *sb, const void *data, size_t n)
@@ -151,6 +152,216 @@ char *sb_detach(struct strbuf *sb)
 	sb->buf = NULL;
 	sb->len = sb->alloc = 0;
 	return p;
+}
+
+/* ---- escaping untrusted text (see util.h) ---- */
+
+/*
+ * The code point at s (n > 0 bytes left) and its length in *len; -1 with
+ * *len 1 when the bytes there are not UTF-8 (RFC 3629: no overlong forms,
+ * no surrogates, nothing above U+10FFFF, no truncated sequence).
+ */
+static long u8_decode(const unsigned char *s, size_t n, size_t *len)
+{
+	unsigned char c = s[0];
+	*len = 1;
+	if (c < 0x80)
+		return c;
+	size_t need;
+	long cp, min;
+	if (c >= 0xc2 && c <= 0xdf)
+		need = 1, cp = c & 0x1f, min = 0x80;
+	else if (c >= 0xe0 && c <= 0xef)
+		need = 2, cp = c & 0x0f, min = 0x800;
+	else if (c >= 0xf0 && c <= 0xf4)
+		need = 3, cp = c & 0x07, min = 0x10000;
+	else
+		return -1;
+	if (n < need + 1)
+		return -1;
+	for (size_t i = 1; i <= need; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return -1;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return -1;
+	*len = need + 1;
+	return cp;
+}
+
+/* a code point no text target shows as itself: controls, bidi overrides, line separators */
+static int u8_invisible(long cp, int keep_lines)
+{
+	if (keep_lines && (cp == '\n' || cp == '\t'))
+		return 0;
+	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x200e || cp == 0x200f ||
+	       (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/* one ASCII character (the text's or an escape's) written for a target */
+static void esc_ascii(struct strbuf *sb, enum esc_to to, char c)
+{
+	const char *r = NULL;
+	switch (to) {
+	case ESC_HTML:
+		r = c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '"' ? "&quot;" : c == '\'' ? "&#39;" : NULL;
+		break;
+	case ESC_TEX:
+		switch (c) {
+		case '\\': r = "\\textbackslash{}"; break;
+		case '~': r = "\\textasciitilde{}"; break;
+		case '^': r = "\\textasciicircum{}"; break;
+		case '<': r = "\\textless{}"; break;
+		case '>': r = "\\textgreater{}"; break;
+		case '|': r = "\\textbar{}"; break;
+		case '&': case '%': case '$': case '#': case '_': case '{': case '}':
+			sb_addc(sb, '\\');
+			break;
+		}
+		break;
+	case ESC_GP:
+		if (c == '\'')
+			sb_addc(sb, '\'');
+		break;
+	case ESC_MD:
+		if (strchr("\\`*_[]<>|#!~&$", c))
+			sb_addc(sb, '\\');
+		break;
+	default:
+		break;
+	}
+	if (r)
+		sb_adds(sb, r);
+	else
+		sb_addc(sb, c);
+}
+
+static void esc_ascii_str(struct strbuf *sb, enum esc_to to, const char *s)
+{
+	for (; *s; s++)
+		esc_ascii(sb, to, *s);
+}
+
+/* the visible form of n bytes, each ASCII character through the target's escaping */
+static void esc_visible(struct strbuf *sb, enum esc_to to, const unsigned char *s, size_t n)
+{
+	int lines = to == ESC_LINES;
+	for (size_t i = 0; i < n;) {
+		size_t len;
+		long cp = u8_decode(s + i, n - i, &len);
+		char tmp[16];
+		if (cp < 0) {
+			snprintf(tmp, sizeof(tmp), "\\x%02x", s[i]);
+			esc_ascii_str(sb, to, tmp);
+		} else if (to != ESC_JSON && u8_invisible(cp, lines)) {
+			if (cp == '\n' || cp == '\r' || cp == '\t')
+				snprintf(tmp, sizeof(tmp), "\\%c", cp == '\n' ? 'n' : cp == '\r' ? 'r' : 't');
+			else if (cp < 0x80)
+				snprintf(tmp, sizeof(tmp), "\\x%02lx", cp);
+			else
+				snprintf(tmp, sizeof(tmp), "\\u%04lx", cp);
+			esc_ascii_str(sb, to, tmp);
+		} else if (cp < 0x80) {
+			esc_ascii(sb, to, (char)cp);
+		} else {
+			sb_add(sb, s + i, len);
+		}
+		i += len;
+	}
+}
+
+/* one CSV field: the visible text, quoted when it holds , " or spaces at an end; a formula start disarmed */
+static void esc_csv(struct strbuf *sb, const unsigned char *s, size_t n)
+{
+	struct strbuf v = STRBUF_INIT;
+	esc_visible(&v, ESC_TERM, s, n);
+	const char *t = sb_str(&v);
+	int formula = v.len && strchr("=+-@", t[0]);
+	if (formula || strpbrk(t, ",\"") || (v.len && (t[0] == ' ' || t[v.len - 1] == ' '))) {
+		sb_addc(sb, '"');
+		if (formula)
+			sb_addc(sb, '\'');
+		for (; *t; t++) {
+			if (*t == '"')
+				sb_addc(sb, '"');
+			sb_addc(sb, *t);
+		}
+		sb_addc(sb, '"');
+	} else {
+		sb_add(sb, v.buf ? v.buf : "", v.len);
+	}
+	sb_release(&v);
+}
+
+/*
+ * A Markdown code span: nothing is interpreted inside one but its end, so
+ * the fence is one backtick longer than the longest run of them inside
+ * (CommonMark 6.1), and '|' is written \| for GitHub's tables, which take
+ * that out before the span is read.
+ */
+static void esc_mdcode(struct strbuf *sb, const unsigned char *s, size_t n)
+{
+	struct strbuf v = STRBUF_INIT;
+	esc_visible(&v, ESC_TERM, s, n);
+	const char *t = sb_str(&v);
+	size_t run = 0, longest = 0;
+	for (const char *p = t; *p; p++) {
+		run = *p == '`' ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
+	}
+	int pad = v.len && (t[0] == '`' || t[v.len - 1] == '`');
+	for (size_t i = 0; i <= longest; i++)
+		sb_addc(sb, '`');
+	if (pad)
+		sb_addc(sb, ' ');
+	for (const char *p = t; *p; p++) {
+		if (*p == '|')
+			sb_addc(sb, '\\');
+		sb_addc(sb, *p);
+	}
+	if (pad)
+		sb_addc(sb, ' ');
+	for (size_t i = 0; i <= longest; i++)
+		sb_addc(sb, '`');
+	sb_release(&v);
+}
+
+void esc_addn(struct strbuf *sb, enum esc_to to, const void *s, size_t n)
+{
+	sb_grow(sb, n);
+	if (to == ESC_CSV)
+		esc_csv(sb, s, n);
+	else if (to == ESC_MDCODE)
+		esc_mdcode(sb, s, n);
+	else
+		esc_visible(sb, to, s, n);
+}
+
+void esc_add(struct strbuf *sb, enum esc_to to, const char *s)
+{
+	esc_addn(sb, to, s ? s : "", s ? strlen(s) : 0);
+}
+
+const char *esc(enum esc_to to, const char *s)
+{
+	static struct strbuf ring[8];
+	static unsigned next;
+	struct strbuf *sb = &ring[next++ % ARRAY_SIZE(ring)];
+	if (sb->alloc > 65536)
+		sb_release(sb); /* one long text does not stay allocated for the rest of the run */
+	sb_reset(sb);
+	esc_add(sb, to, s);
+	return sb_str(sb);
+}
+
+void esc_fputs(enum esc_to to, const char *s, FILE *f)
+{
+	struct strbuf sb = STRBUF_INIT;
+	esc_add(&sb, to, s);
+	fputs(sb_str(&sb), f);
+	sb_release(&sb);
 }
 
 /* ---- strvec ---- */
@@ -313,7 +524,11 @@ static void diag(const char *label, const char *sgr, const char *fmt, va_list ap
 		if (c)
 			sb_adds(&sb, "\033[0m");
 	}
-	sb_vaddf(&sb, fmt, ap);
+	/* the message as a whole made visible: whatever it quotes from outside cannot reach the terminal raw */
+	struct strbuf msg = STRBUF_INIT;
+	sb_vaddf(&msg, fmt, ap);
+	esc_addn(&sb, ESC_LINES, sb_str(&msg), msg.len);
+	sb_release(&msg);
 	sb_addc(&sb, '\n');
 	fputs(sb.buf, stderr);
 	sb_release(&sb);

@@ -85,6 +85,40 @@ int kerr_wrap(struct kerr *e, const char *fmt, ...) KILN_PRINTF(2, 3);
 void kerr_print(const struct kerr *e);
 void kerr_release(struct kerr *e);
 
+/*
+ * Untrusted text made safe for where it is written, one target each: keys,
+ * names, units, messages, audit text, failure reasons and captured output
+ * come from input files or benchmarks, and reach terminals, gnuplot, HTML,
+ * LaTeX, CSV, Markdown and JSON.  Every target first makes the text
+ * visible: valid UTF-8 without control characters, where a byte that is
+ * not UTF-8 is written \xNN, a control character \n, \r, \t or \xNN
+ * (ESC is \x1b), and C1 controls, bidirectional overrides and line
+ * separators \uNNNN; then it escapes its own metacharacters in what is
+ * left (the escapes included).  JSON keeps control characters (jansson
+ * writes them as \u00NN) and only replaces what is not UTF-8, which
+ * jansson would refuse.  kiln_error/warn/note pass their whole message
+ * through ESC_LINES.  docs/security.md#input-files lists the rules.
+ */
+enum esc_to {
+	ESC_TERM,  /* a terminal or plain text, on one line */
+	ESC_LINES, /* the same, keeping newlines and tabs (captured output, multi-line text) */
+	ESC_HTML,  /* HTML text or a double- or single-quoted attribute value */
+	ESC_TEX,   /* LaTeX text */
+	ESC_GP,    /* the inside of a single-quoted gnuplot string */
+	ESC_CSV,   /* one whole CSV field: quoted when needed (RFC 4180), `'` before a formula start */
+	ESC_MD,    /* Markdown text, table cells included */
+	ESC_MDCODE, /* a whole Markdown code span, backticks included, safe in a table cell */
+	ESC_JSON,  /* a string for jansson: valid UTF-8, nothing else changed */
+};
+void esc_add(struct strbuf *sb, enum esc_to to, const char *s);
+void esc_addn(struct strbuf *sb, enum esc_to to, const void *s, size_t n);
+/*
+ * s made safe for `to`, in one of eight buffers used in turn: for printf
+ * arguments, valid until the eighth call after this one.  NULL gives "".
+ */
+const char *esc(enum esc_to to, const char *s);
+void esc_fputs(enum esc_to to, const char *s, FILE *f);
+
 /* diagnostics on stderr, "kiln: " prefixed, coloured on a terminal */
 void kiln_error(const char *fmt, ...) KILN_PRINTF(1, 2);
 void kiln_warn(const char *fmt, ...) KILN_PRINTF(1, 2);

@@ -420,10 +420,74 @@ static void test_store_roundtrip(void **state)
 	free(path);
 }
 
+/* one target's form of s */
+static char *esc_of(enum esc_to to, const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	esc_add(&sb, to, s);
+	return sb_detach(&sb);
+}
+
+static void expect_esc(enum esc_to to, const char *in, const char *want)
+{
+	char *got = esc_of(to, in);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void test_escape(void **state)
+{
+	(void)state;
+	/* visible text: controls, ESC, CR, C1, bidi overrides and bytes that are not UTF-8 */
+	expect_esc(ESC_TERM, "plain ünïcode ±", "plain ünïcode ±");
+	expect_esc(ESC_TERM, "a\nb\rc\td\x1b[2Je\x7f", "a\\nb\\rc\\td\\x1b[2Je\\x7f");
+	expect_esc(ESC_TERM, "c1 \xc2\x9b x", "c1 \\u009b x");
+	expect_esc(ESC_TERM, "bidi \xe2\x80\xae x \xe2\x81\xa6", "bidi \\u202e x \\u2066");
+	expect_esc(ESC_TERM, "bad \xff \xc0\xaf \xed\xa0\x80 \xf4\x90\x80\x80 \xe2\x82", "bad \\xff \\xc0\\xaf \\xed\\xa0\\x80 \\xf4\\x90\\x80\\x80 \\xe2\\x82");
+	expect_esc(ESC_LINES, "two\nlines\tand\r\x1b", "two\nlines\tand\\r\\x1b");
+	/* each target's own characters, the escapes' backslashes included */
+	expect_esc(ESC_HTML, "<a href=\"x\">'&'</a>\n", "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;\\n");
+	expect_esc(ESC_TEX, "a_b & 50% #1 $x^2$ {~} \\ <|>\n",
+		   "a\\_b \\& 50\\% \\#1 \\$x\\textasciicircum{}2\\$ \\{\\textasciitilde{}\\} \\textbackslash{} "
+		   "\\textless{}\\textbar{}\\textgreater{}\\textbackslash{}n");
+	expect_esc(ESC_GP, "it's\nsystem('id')", "it''s\\nsystem(''id'')");
+	expect_esc(ESC_MD, "*a* | `b` <i>", "\\*a\\* \\| \\`b\\` \\<i\\>");
+	expect_esc(ESC_MDCODE, "a|b", "`a\\|b`");
+	expect_esc(ESC_MDCODE, "x``y", "```x``y```");
+	expect_esc(ESC_MDCODE, "`x", "`` `x ``");
+	expect_esc(ESC_CSV, "plain", "plain");
+	expect_esc(ESC_CSV, "a,b \"c\"", "\"a,b \"\"c\"\"\"");
+	expect_esc(ESC_CSV, "=1+1", "\"'=1+1\"");
+	expect_esc(ESC_CSV, "@SUM(A1)", "\"'@SUM(A1)\"");
+	expect_esc(ESC_CSV, "x\ny", "x\\ny");
+	/* JSON: only what is not UTF-8 changes (jansson escapes the controls) */
+	expect_esc(ESC_JSON, "a\n\x1b\xe2\x80\xae\xff", "a\n\x1b\xe2\x80\xae\\xff");
+	/* esc(): NULL is "", eight results live at once */
+	assert_string_equal(esc(ESC_TERM, NULL), "");
+	const char *r[8];
+	char in[8][4];
+	for (int i = 0; i < 8; i++) {
+		snprintf(in[i], sizeof(in[i]), "%d\n", i);
+		r[i] = esc(ESC_TERM, in[i]);
+	}
+	for (int i = 0; i < 8; i++) {
+		char want[8];
+		snprintf(want, sizeof(want), "%d\\n", i);
+		assert_string_equal(r[i], want);
+	}
+	/* a fresh buffer is a string even when nothing was added */
+	struct strbuf sb = STRBUF_INIT;
+	esc_add(&sb, ESC_TERM, "");
+	assert_non_null(sb.buf);
+	assert_string_equal(sb.buf, "");
+	sb_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_strbuf),
+		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_strvec_env),
 		cmocka_unit_test(test_star_and_numbers),
 		cmocka_unit_test(test_stream_ok_any_chunking),
