@@ -254,7 +254,7 @@ static void esc_visible(struct strbuf *sb, enum esc_to to, const unsigned char *
 		if (cp < 0) {
 			snprintf(tmp, sizeof(tmp), "\\x%02x", s[i]);
 			esc_ascii_str(sb, to, tmp);
-		} else if (to != ESC_JSON && u8_invisible(cp, lines)) {
+		} else if (cp == 0 || (to != ESC_JSON && u8_invisible(cp, lines))) {
 			if (cp == '\n' || cp == '\r' || cp == '\t')
 				snprintf(tmp, sizeof(tmp), "\\%c", cp == '\n' ? 'n' : cp == '\r' ? 'r' : 't');
 			else if (cp < 0x80)

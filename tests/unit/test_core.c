@@ -462,6 +462,10 @@ static void test_escape(void **state)
 	expect_esc(ESC_CSV, "x\ny", "x\\ny");
 	/* JSON: only what is not UTF-8 changes (jansson escapes the controls) */
 	expect_esc(ESC_JSON, "a\n\x1b\xe2\x80\xae\xff", "a\n\x1b\xe2\x80\xae\\xff");
+	struct strbuf nul = STRBUF_INIT;
+	esc_addn(&nul, ESC_JSON, "a\0b", 3);
+	assert_string_equal(nul.buf, "a\\x00b"); /* jansson would cut the string there */
+	sb_release(&nul);
 	/* esc(): NULL is "", eight results live at once */
 	assert_string_equal(esc(ESC_TERM, NULL), "");
 	const char *r[8];
