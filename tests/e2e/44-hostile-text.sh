@@ -100,7 +100,7 @@ tex = open("r.latex").read()
 assert "\\textless{}script\\textgreater{}" in tex and "\\$\\#\\_\\{\\}" in tex, tex
 md = [l for l in open("r.markdown").read().splitlines() if l.startswith("| ")]
 import re
-cells = {len(re.split(r"(?<!\\)\|", l)) for l in md if "gc" in l}
+cells = {len(re.split(r"(?<!\\)\|", l)) for l in md if "| gc" in l}
 assert cells == {7}, (cells, md)                      # the name's | stays in its cell
 outside = [re.sub(r"(`+)(.*?)\1", "", l) for l in md]       # what is not in a code span
 assert not any("<script>" in l for l in outside), outside
