@@ -54,7 +54,7 @@ static int parse_mode(const char *path)
 	struct rec_sink s = { count_emit, &n };
 	struct kerr e = KERR_INIT;
 	int64_t t0 = mono_ns();
-	if (pypylog_parse_file(path, &s, &e) < 0) {
+	if (instr_parse_path(pypylog_parse_file, path, &s, &e) < 0) {
 		kerr_print(&e);
 		return 1;
 	}

@@ -52,7 +52,7 @@ static int cmd_parse_exec(int argc, char **argv)
 	if (argc - first < 2)
 		return cmd_usage_error(&cmd_parse_entry, "a plugin and at least one file are needed");
 	const char *name = argv[first];
-	int (*parse)(const char *, struct rec_sink *, struct kerr *) = NULL;
+	instr_parse_fn parse = NULL;
 	if (!strcmp(name, "generic")) {
 		parse = rec_parse_jsonl_file;
 	} else {
@@ -68,7 +68,7 @@ static int cmd_parse_exec(int argc, char **argv)
 	struct rec_sink sink = rec_print_sink(stdout);
 	struct kerr e = KERR_INIT;
 	for (int i = first + 1; i < argc; i++) {
-		if (parse(argv[i], &sink, &e) < 0) {
+		if (instr_parse_path(parse, argv[i], &sink, &e) < 0) {
 			fflush(stdout);
 			kerr_print(&e);
 			int code = e.code;

@@ -494,7 +494,8 @@ static int benchs_pair(struct cfgctx *c, void *arg, const char *key, struct pos 
 
 /* ---- limits, platform ---- */
 
-static const char *const limits_keys[] = { "timeout", "heap_mb", "stack_mb", "output_kb", NULL };
+static const char *const limits_keys[] = { "timeout", "heap_mb", "stack_mb", "output_kb", "instr_mb",
+					    "instr_records", "instr_names", "instr_timeout", "log_mb", NULL };
 
 static int limits_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
 {
@@ -507,6 +508,16 @@ static int limits_pair(struct cfgctx *c, void *arg, const char *key, struct pos 
 		r = get_long(c, v, kp, f, 0, &l->heap_mb);
 	else if (!strcmp(key, "stack_mb"))
 		r = get_long(c, v, kp, f, 0, &l->stack_mb);
+	else if (!strcmp(key, "instr_mb"))
+		r = get_long(c, v, kp, f, 1, &l->instr_mb);
+	else if (!strcmp(key, "instr_records"))
+		r = get_long(c, v, kp, f, 1, &l->instr_records);
+	else if (!strcmp(key, "instr_names"))
+		r = get_long(c, v, kp, f, 1, &l->instr_names);
+	else if (!strcmp(key, "instr_timeout"))
+		r = get_double(c, v, kp, f, 0.001, &l->instr_timeout_s);
+	else if (!strcmp(key, "log_mb"))
+		r = get_long(c, v, kp, f, 1, &l->log_mb);
 	else
 		r = get_long(c, v, kp, f, 1, &l->output_kb);
 	free(f);
@@ -743,18 +754,8 @@ static int check_text(const char *path, const char *text, size_t len, struct ker
 	int line = 1, col = 1;
 	while (p < end) {
 		unsigned char c = *p;
-		size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
-		int ok = n && p + n <= end;
-		for (size_t k = 1; ok && k < n; k++)
-			ok = (p[k] & 0xc0) == 0x80;
-		/* overlong forms, surrogates and code points past U+10FFFF */
-		if (ok && n == 2)
-			ok = c >= 0xc2;
-		else if (ok && n == 3)
-			ok = !(c == 0xe0 && p[1] < 0xa0) && !(c == 0xed && p[1] >= 0xa0);
-		else if (ok && n == 4)
-			ok = c <= 0xf4 && !(c == 0xf0 && p[1] < 0x90) && !(c == 0xf4 && p[1] >= 0x90);
-		if (!ok)
+		size_t n = utf8_len(p, end);
+		if (!n)
 			return kerr_setc(e, KEXIT_CONFIG, "%s:%d:%d: YAML: not valid UTF-8 (byte 0x%02x)", path, line, col, c);
 		if (n == 1 && c < 0x20 && c != '\t' && c != '\n' && c != '\r')
 			return kerr_setc(e, KEXIT_CONFIG, "%s:%d:%d: YAML: control character 0x%02x is not allowed", path,
@@ -812,6 +813,11 @@ static int parse_experiment(const char *path, const char *text, size_t len, cons
 	ex->durable_power = 1;
 	ex->seed = 0;
 	ex->limits.output_kb = 64;
+	ex->limits.instr_mb = 1024;
+	ex->limits.instr_records = 2000000;
+	ex->limits.instr_names = 10000;
+	ex->limits.instr_timeout_s = 300;
+	ex->limits.log_mb = 4096;
 	platform_conf_defaults(&ex->platform);
 
 	if (check_text(path, text, len, e) < 0)

@@ -48,6 +48,12 @@ struct limits_conf {
 	long heap_mb;          /* RLIMIT_AS, 0: unlimited */
 	long stack_mb;         /* RLIMIT_STACK, 0: inherited */
 	long output_kb;        /* captured stdout/stderr kept per stream (head+tail) */
+	/* what one pexec's instrumentation may cost kiln (docs/security.md) */
+	long instr_mb;         /* bytes read from KILN_INSTR_DIR */
+	long instr_records;    /* records accepted */
+	long instr_names;      /* distinct record names */
+	double instr_timeout_s; /* reading and parsing it */
+	long log_mb;           /* keep_log: compressed bytes kept */
 };
 
 /* platform: policy (issue 6 extends this) */

@@ -34,6 +34,23 @@
 #include <unistd.h>
 
 volatile int exec_interrupted;
+volatile int exec_continued;
+
+static void on_cont(int sig)
+{
+	(void)sig;
+	exec_continued = 1;
+}
+
+void exec_watch_stops(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_cont;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGCONT, &sa, NULL);
+}
 
 void exec_become_subreaper(void)
 {
@@ -165,9 +182,25 @@ static void find_ignored(void)
 	}
 }
 
+/*
+ * Close every descriptor above the ones the child is given (0-2 and the
+ * result fd): nothing kiln has open, nor anything kiln's caller left open
+ * (`kiln run 9</etc/shadow`), reaches the benchmark.  The exec-error pipe
+ * (fork builds) stays: it is close-on-exec.
+ */
+static int close_inherited(int first, int keep)
+{
+	if (keep >= first) {
+		if (keep > first && close_range((unsigned)first, (unsigned)keep - 1, 0) < 0)
+			return -1;
+		first = keep + 1;
+	}
+	return close_range((unsigned)first, ~0U, 0);
+}
+
 /* the child, between fork and execve: system calls only */
 static KILN_NORETURN void child(const struct exec_opts *o, const char *prog, int out_w, int err_w,
-				int res_w, int errpipe, volatile int *errmem, const cpu_set_t *cpus)
+				int res_w, int errpipe, volatile int *errmem, const cpu_set_t *cpus, pid_t parent)
 {
 	int step = 0;
 	setpgid(0, 0);
@@ -227,10 +260,17 @@ static KILN_NORETURN void child(const struct exec_opts *o, const char *prog, int
 		if (setgroups(0, NULL) < 0 || setgid(o->gid) < 0 || setuid(o->uid) < 0)
 			goto fail;
 	}
+	/* dies with kiln (set after the uid change, which clears it) */
 	step = 8;
-	if (o->cwd && chdir(o->cwd) < 0)
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		goto fail;
 	step = 9;
+	if (o->cwd && chdir(o->cwd) < 0)
+		goto fail;
+	step = 10;
+	if (close_inherited(res_w >= 0 ? o->result_fd + 1 : 3, errpipe) < 0)
+		goto fail;
+	step = 11;
 	static char *empty[] = { NULL };
 	execve(prog, o->argv, o->envp ? o->envp : empty);
 fail:;
@@ -248,7 +288,8 @@ fail:;
 static const char *step_name(int step)
 {
 	static const char *names[] = { "setup", "stdin", "result fd", "rlimit", "personality",
-				       "cpu affinity", "nice", "user", "cwd", "exec" };
+				       "cpu affinity", "nice", "user", "parent-death signal", "cwd",
+				       "closing descriptors", "exec" };
 	return step >= 0 && step < (int)ARRAY_SIZE(names) ? names[step] : "?";
 }
 
@@ -349,6 +390,8 @@ int exec_run(const struct exec_opts *o, struct exec_result *r, struct kerr *e)
 
 	if (nignored < 0)
 		find_ignored();
+	pid_t parent = getpid();
+	exec_continued = 0;
 	r->start_ns = mono_ns();
 	/*
 	 * vfork: the child borrows kiln's memory until execve, so starting a
@@ -365,7 +408,8 @@ int exec_run(const struct exec_opts *o, struct exec_result *r, struct kerr *e)
 		goto out;
 	}
 	if (pid == 0)
-		child(o, prog, outp[1], errp[1], resp[1], ep[1], use_errpipe ? NULL : errmem, o->cpus ? &cpus : NULL);
+		child(o, prog, outp[1], errp[1], resp[1], ep[1], use_errpipe ? NULL : errmem, o->cpus ? &cpus : NULL,
+		      parent);
 	r->pid = pid;
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 	setpgid(pid, pid); /* after fork the parent may run first; after vfork the child has exec'd */
@@ -410,6 +454,8 @@ int exec_run(const struct exec_opts *o, struct exec_result *r, struct kerr *e)
 		}
 	}
 
+	if (o->on_start)
+		o->on_start(o->start_ctx, pid);
 	int pfd = pidfd_open_(pid);
 	int64_t deadline = o->timeout_s > 0 ? r->start_ns + (int64_t)(o->timeout_s * 1e9) : 0;
 	int64_t kill_at = 0, drain_until = 0;

@@ -39,6 +39,9 @@ struct exec_opts {
 	const char *cpus;         /* CPU list "0,2-3" or NULL */
 	int nice, set_nice;
 	uid_t uid; gid_t gid; int set_user;
+	/* called in the parent once the child runs (its pid is its process group) */
+	void (*on_start)(void *ctx, pid_t pid);
+	void *start_ctx;
 };
 
 struct exec_result {
@@ -73,5 +76,13 @@ void exec_signals_changed(void);
 void exec_become_subreaper(void);
 /* signals that interrupt a run set this; exec_run then stops the child */
 extern volatile int exec_interrupted;
+/*
+ * Set when kiln itself was stopped and continued (SIGSTOP/SIGTSTP, then
+ * SIGCONT): a whole-process time measured across it includes the pause.
+ * exec_run clears it at the start of each process.
+ */
+extern volatile int exec_continued;
+/* install the SIGCONT handler that sets exec_continued */
+void exec_watch_stops(void);
 
 #endif

@@ -5,12 +5,16 @@
  */
 #include "pexec.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd.h"
+#include "safefs.h"
 
 int pexec_find_key(const struct experiment *ex, const char *spec, const struct vm_conf **vmp,
 		   const struct bench_conf **bp, struct kerr *e)
@@ -173,15 +177,25 @@ void pexec_opts(const struct experiment *ex, int whole, struct strbuf *cpus, str
 	eo->nice = ex->platform.nice;
 }
 
-int pexec_prepare(const struct experiment *ex, const struct pexec_key *k, const char *label, const struct puser *u,
-		  char **instr, struct strvec *env, struct kerr *e)
+int pexec_prepare(const struct experiment *ex, const struct pexec_key *k, const char *label, const char *tag,
+		  const struct puser *u, char **instr, struct strvec *env, struct kerr *e)
 {
 	*instr = NULL;
+	/* nothing of the user may run while kiln renews its folders */
+	if (u && platform_user_kill_all(u, e) < 0)
+		return -1;
 	if (!k->whole) {
-		char tmpl[] = "/tmp/kiln-instr.XXXXXX";
-		if (!mkdtemp(tmpl))
-			return kerr_set(e, "mkdtemp: %s", strerror(errno));
-		*instr = xstrdup(tmpl);
+		char *base = sfs_state_path("instr", 0711, e);
+		if (!base)
+			return -1;
+		char *tmpl = xasprintf("%s/%s.XXXXXX", base, tag);
+		free(base);
+		if (!mkdtemp(tmpl)) {
+			kerr_set(e, "%s: %s", tmpl, strerror(errno));
+			free(tmpl);
+			return -1;
+		}
+		*instr = tmpl;
 	}
 	if (u) {
 		/* the benchmark user writes its instrumentation, and only there */
@@ -206,6 +220,30 @@ fail:
 	return -1;
 }
 
+void pexec_clean_instr(const char *tag)
+{
+	struct kerr e = KERR_INIT;
+	char *base = sfs_state_path("instr", 0711, &e);
+	kerr_release(&e);
+	DIR *d = base ? opendir(base) : NULL;
+	struct dirent *de;
+	size_t tl = strlen(tag);
+	while (d && (de = readdir(d))) {
+		long pid = 0;
+		/* "single-PID.": a kiln profile/stat; only a dead one's folders go */
+		int dead = !strcmp(tag, "single-") && sscanf(de->d_name, "single-%ld.", &pid) == 1 && pid > 0 &&
+			   kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+		if (dead || (!strncmp(de->d_name, tag, tl) && de->d_name[tl] == '.')) {
+			char *p = path_join(base, de->d_name);
+			rm_rf(p);
+			free(p);
+		}
+	}
+	if (d)
+		closedir(d);
+	free(base);
+}
+
 int pexec_build(struct pexec_spec *p, const struct experiment *ex, const struct vm_conf *vm,
 		const struct bench_conf *b, long iterations, int profile, struct kerr *e)
 {
@@ -221,7 +259,11 @@ int pexec_build(struct pexec_spec *p, const struct experiment *ex, const struct 
 			return -1;
 		p->have_user = 1;
 	}
-	if (pexec_prepare(ex, &p->k, "0", p->have_user ? &p->user : NULL, &p->instr_dir, &p->env, e) < 0)
+	/* a tag of its own, single-PID; the folders of killed ones go first */
+	char tag[32];
+	snprintf(tag, sizeof(tag), "single-%010ld", (long)getpid());
+	pexec_clean_instr("single-");
+	if (pexec_prepare(ex, &p->k, "0", tag, p->have_user ? &p->user : NULL, &p->instr_dir, &p->env, e) < 0)
 		return -1;
 	pc->instr_dir = p->instr_dir;
 	if (plugin_build(pc, "0", &p->argv, &p->env, e) < 0)

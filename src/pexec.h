@@ -41,13 +41,20 @@ void pexec_env(const struct experiment *ex, const struct pexec_key *k, const cha
 void pexec_opts(const struct experiment *ex, int whole, struct strbuf *cpus, struct exec_opts *eo);
 /*
  * What `kiln run` and the single-pexec commands prepare alike for one pexec:
- * a fresh KILN_INSTR_DIR in *instr (malloc'd; NULL for a whole-process
- * pexec), the runner protocol's environment in env, and with a benchmark
- * user (u, else NULL) its fresh home, HOME and USER, and the folder owned
- * by it.  On failure nothing is left on disk.
+ * with a benchmark user (u, else NULL) every process it still has ended and
+ * its fresh home, HOME and USER; a fresh KILN_INSTR_DIR in *instr (malloc'd;
+ * NULL for a whole-process pexec), <state>/instr/TAG.XXXXXX, owned by the
+ * user; the runner protocol's environment in env.  TAG names the session
+ * (a fixed length, so that the environment's size is the same for every
+ * pexec).  On failure nothing is left on disk.
  */
-int pexec_prepare(const struct experiment *ex, const struct pexec_key *k, const char *label, const struct puser *u,
-		  char **instr, struct strvec *env, struct kerr *e);
+int pexec_prepare(const struct experiment *ex, const struct pexec_key *k, const char *label, const char *tag,
+		  const struct puser *u, char **instr, struct strvec *env, struct kerr *e);
+/*
+ * Remove the instrumentation folders of session TAG left by a kiln that was
+ * killed; TAG "single-": those of `kiln profile`/`stat` runs no longer alive.
+ */
+void pexec_clean_instr(const char *tag);
 /* libkiln.so for runners' FFI (KILN_LIBKILN), NULL when not installed */
 const char *pexec_libkiln(void);
 

@@ -5,9 +5,12 @@
  * pexec runs as that unprivileged user (created with useradd --system when
  * missing) in a home directory deleted and recreated before each pexec, so
  * nothing one pexec leaves behind (caches, dot-files, JIT caches) reaches
- * the next.  Homes live under one kiln-owned base (/var/lib/kiln/home,
- * $KILN_HOME_BASE) rather than whatever passwd says, so the rm -rf can only
- * ever touch kiln's own directories.
+ * the next.  Homes live under one kiln-owned base (<state>/home, see
+ * safefs.h, or $KILN_HOME_BASE) rather than whatever passwd says.  The user
+ * is hostile: before its home is touched every process it has is killed
+ * (none can swap folders under kiln's feet), the removal is fd-relative and
+ * never follows a link (rm_rf), and a lock keeps a second kiln from using
+ * the same user at the same time.
  *
  * The sanity child: `kiln doctor --sanity-child` prints, as JSON, what it
  * sees from inside (ids, allowed CPUs, nice, rlimits, environment, whether
@@ -18,6 +21,7 @@
  * text whose hash must be the same for every pexec of a key.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -31,13 +35,45 @@
 #include <unistd.h>
 
 #include "platform.h"
+#include "safefs.h"
+
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/wait.h>
 
 extern char **environ;
 
-static const char *home_base(void)
+/* $KILN_HOME_BASE as given, else <state>/home (made and checked) */
+static char *home_base(struct kerr *e)
 {
 	const char *b = getenv("KILN_HOME_BASE");
-	return b && *b ? b : "/var/lib/kiln/home";
+	if (b && *b)
+		return xstrdup(b);
+	return sfs_state_path("home", 0755, e);
+}
+
+/* the user's lock: <state>/locks/user-NAME.lock, held until release */
+static int user_lock(struct puser *u, struct kerr *e)
+{
+	char *dir = sfs_state_path("locks", 0700, e);
+	if (!dir)
+		return -1;
+	char *path = xasprintf("%s/user-%s.lock", dir, u->name);
+	free(dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int r = 0;
+	if (fd < 0) {
+		r = kerr_set(e, "%s: %s", path, strerror(errno));
+	} else if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		r = kerr_setc(e, errno == EWOULDBLOCK ? KEXIT_LOCKED : KEXIT_FAIL,
+			      "platform.user %s is in use by another kiln (%s): one experiment at a time per benchmark user",
+			      u->name, errno == EWOULDBLOCK ? path : strerror(errno));
+		close(fd);
+		fd = -1;
+	}
+	free(path);
+	u->lock_fd = fd;
+	return r;
 }
 
 /* the names useradd accepts, minus anything that could escape a path */
@@ -54,10 +90,15 @@ static int user_name_ok(const char *s)
 int platform_user_ensure(const char *name, struct puser *u, struct kerr *e)
 {
 	memset(u, 0, sizeof(*u));
+	u->lock_fd = -1;
 	if (!user_name_ok(name))
 		return kerr_setc(e, KEXIT_CONFIG, "platform.user: '%s' is not a valid user name "
 				 "(lower case letters, digits, _ and -)", name ? name : "");
-	char *home = path_join(home_base(), name);
+	char *base = home_base(e);
+	if (!base)
+		return -1;
+	char *home = path_join(base, name);
+	free(base);
 	struct passwd *pw = getpwnam(name);
 	if (!pw) {
 		if (geteuid() != 0) {
@@ -95,32 +136,81 @@ int platform_user_ensure(const char *name, struct puser *u, struct kerr *e)
 	u->uid = pw->pw_uid;
 	u->gid = pw->pw_gid;
 	u->home = home;
+	u->lock_fd = -1;
+	if (user_lock(u, e) < 0) {
+		platform_user_release(u);
+		return -1;
+	}
+	return 0;
+}
+
+int platform_user_kill_all(const struct puser *u, struct kerr *e)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return kerr_set(e, "killing the processes of %s: fork: %s", u->name, strerror(errno));
+	if (pid == 0) {
+		/* as the user, kill(-1) reaches exactly the user's processes (and not this one) */
+		if (setgroups(0, NULL) < 0 || setgid(u->gid) < 0 || setuid(u->uid) < 0)
+			_exit(2);
+		for (int round = 0; round < 1000; round++) {
+			if (kill(-1, SIGKILL) < 0 && errno == ESRCH)
+				_exit(0);
+			usleep(1000); /* zombies still count until their parents reap them */
+		}
+		_exit(1);
+	}
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) == 2)
+		return kerr_set(e, "killing the processes of %s: the killer could not become uid %ld", u->name, (long)u->uid);
+	/* status 1: only zombies are left (init reaps them): nothing runs */
 	return 0;
 }
 
 int platform_user_fresh_home(const struct puser *u, struct kerr *e)
 {
-	const char *base = home_base();
-	if (mkdir_p(base, 0755) < 0)
-		return kerr_set(e, "%s: %s", base, strerror(errno));
-	/* the base stays root's: the user can write only its own home */
-	struct stat st;
-	if (lstat(base, &st) < 0 || !S_ISDIR(st.st_mode))
-		return kerr_set(e, "%s: not a directory", base);
-	if (rm_rf(u->home) < 0 && errno != ENOENT)
-		return kerr_set(e, "%s: cannot remove the previous home: %s", u->home, strerror(errno));
-	if (mkdir(u->home, 0700) < 0)
-		return kerr_set(e, "%s: %s", u->home, strerror(errno));
-	if (chown(u->home, u->uid, u->gid) < 0)
-		return kerr_set(e, "%s: chown: %s", u->home, strerror(errno));
-	return 0;
+	/* the base stays kiln's: the user can write only its own home */
+	char *dir = path_dirname(u->home);
+	const char *name = strrchr(u->home, '/') + 1;
+	int r = -1;
+	if (mkdir_p(dir, 0755) < 0) {
+		kerr_set(e, "%s: %s", dir, strerror(errno));
+		goto out;
+	}
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		kerr_set(e, "%s: %s", dir, strerror(errno));
+		goto out;
+	}
+	int hfd = -1;
+	if (rm_rf(u->home) < 0)
+		kerr_set(e, "%s: cannot remove the previous home: %s", u->home, strerror(errno));
+	else if (mkdirat(dfd, name, 0700) < 0)
+		kerr_set(e, "%s: %s", u->home, strerror(errno));
+	else if ((hfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		kerr_set(e, "%s: %s", u->home, strerror(errno));
+	else if (fchown(hfd, u->uid, u->gid) < 0)
+		kerr_set(e, "%s: chown: %s", u->home, strerror(errno));
+	else
+		r = 0;
+	if (hfd >= 0)
+		close(hfd);
+	close(dfd);
+out:
+	free(dir);
+	return r;
 }
 
 void platform_user_release(struct puser *u)
 {
+	if (u->lock_fd >= 0)
+		close(u->lock_fd);
 	free(u->name);
 	free(u->home);
 	memset(u, 0, sizeof(*u));
+	u->lock_fd = -1;
 }
 
 /* ---- CPU lists ("0,2-3") ---- */
@@ -239,6 +329,18 @@ int platform_sanity_child(const char *probe, const char *home)
 	json_object_set_new(o, "env", env);
 	char cwd[4096];
 	json_object_set_new(o, "cwd", json_string(getcwd(cwd, sizeof(cwd)) ? cwd : ""));
+	/* the descriptors it inherited: a pexec gets 0-2 (and its result fd) only */
+	json_t *fds = json_array();
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		long fd;
+		if (de->d_name[0] != '.' && parse_long(de->d_name, &fd) == 0 && fd != dirfd(d))
+			json_array_append_new(fds, json_integer(fd));
+	}
+	if (d)
+		closedir(d);
+	json_object_set_new(o, "fds", fds);
 	if (probe)
 		json_object_set_new(o, "probe", probe_write(probe));
 	if (home) {
@@ -394,6 +496,12 @@ int platform_sanity(const struct exec_opts *pexec, const struct sanity_expect *x
 	}
 	sv_clear(&want);
 	sv_clear(&got);
+	json_t *fd;
+	json_array_foreach(json_object_get(rep, "fds"), i, fd)
+		if (json_integer_value(fd) > 2)
+			problem(&bad, "the child inherited file descriptor %lld", (long long)json_integer_value(fd));
+	if (!json_is_array(json_object_get(rep, "fds")))
+		problem(&bad, "the child did not list its file descriptors");
 	json_t *pr = json_object_get(rep, "probe");
 	if (x->probe && (!pr || json_is_true(json_object_get(pr, "writable"))))
 		problem(&bad, "the benchmark can write %s", x->probe);

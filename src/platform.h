@@ -186,11 +186,23 @@ struct puser {
 	char *name;
 	uid_t uid;
 	gid_t gid;
-	char *home;    /* <base>/<name>, base $KILN_HOME_BASE or /var/lib/kiln/home */
+	char *home;    /* <base>/<name>, base $KILN_HOME_BASE or <state>/home */
+	int lock_fd;   /* the user's lock, held while kiln uses the user */
 };
-/* look the user up, creating it with useradd --system if missing (root only) */
+/*
+ * Look the user up, creating it with useradd --system if missing (root
+ * only), and take its lock (<state>/locks/user-NAME.lock): one kiln at a
+ * time uses a benchmark user, since each kills all of the user's processes
+ * and renews its home.  A user in use is KEXIT_LOCKED.
+ */
 int platform_user_ensure(const char *name, struct puser *u, struct kerr *e);
-/* delete and recreate u->home, owned by the user, mode 0700 (each pexec) */
+/*
+ * End every process of the user (orphans of earlier pexecs or of a killed
+ * kiln): a child that becomes the user sends SIGKILL to all it may signal,
+ * until none is left.  Before the user's home or folders are touched.
+ */
+int platform_user_kill_all(const struct puser *u, struct kerr *e);
+/* delete and recreate u->home, owned by the user, mode 0700 (each pexec; kill_all first) */
 int platform_user_fresh_home(const struct puser *u, struct kerr *e);
 void platform_user_release(struct puser *u);
 

@@ -57,8 +57,13 @@ struct kiln_plugin {
 	int (*prepare)(const struct plugin_ctx *c, struct kerr *e);
 	/* files of KILN_INSTR_DIR this parser takes ("*" pattern), NULL: none */
 	const char *parse_glob;
-	/* turn one instrumentation file into records; NULL: no parser */
-	int (*parse)(const char *path, struct rec_sink *sink, struct kerr *e);
+	/*
+	 * Turn one instrumentation file into records; NULL: no parser.  The
+	 * file is f->name in f's folder, opened only through instr_open().
+	 */
+	int (*parse)(const struct instr_file *f, struct rec_sink *sink, struct kerr *e);
+	/* the same parser on text in memory (stats_from: stderr), NULL: none */
+	int (*parse_mem)(const char *name, const char *buf, size_t len, struct rec_sink *sink, struct kerr *e);
 };
 
 const struct kiln_plugin *plugin_find(const char *name);

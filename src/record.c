@@ -10,14 +10,19 @@
  * "FILE:LINE: field 'x': what is wrong", because a record silently dropped
  * or misfiled would turn into a wrong plot much later.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "record.h"
+#include "safefs.h"
 
 /* longest name and unit accepted from outside data */
 #define REC_NAME_MAX 256
@@ -34,9 +39,14 @@ static int list_emit(void *ctx, const struct kiln_rec *r)
 	}
 	struct kiln_rec *c = &l->v[l->n++];
 	*c = *r;
-	/* the parser's strings live in its buffers: keep our own */
-	c->name = xstrdup(r->name ? r->name : "");
-	c->unit = r->unit ? xstrdup(r->unit) : NULL;
+	/* the parser's strings live in its buffers: keep our own, once each */
+	c->nid = strmap_add(&l->names, r->name ? r->name : "");
+	c->name = l->names.keys[c->nid];
+	c->unit = NULL;
+	if (r->unit) {
+		size_t u = strmap_add(&l->units, r->unit); /* before keys is read: it may move */
+		c->unit = l->units.keys[u];
+	}
 	return 0;
 }
 
@@ -48,13 +58,11 @@ struct rec_sink rec_list_sink(struct rec_list *l)
 
 void rec_list_clear(struct rec_list *l)
 {
-	for (size_t i = 0; i < l->n; i++) {
-		free((char *)l->v[i].name);
-		free((char *)l->v[i].unit);
-	}
 	free(l->v);
 	l->v = NULL;
 	l->n = l->alloc = 0;
+	strmap_clear(&l->names);
+	strmap_clear(&l->units);
 }
 
 /* ---- JSON form ---- */
@@ -280,12 +288,112 @@ int rec_parse_jsonl(const char *name, const char *buf, size_t len,
 	return 0;
 }
 
-int rec_parse_jsonl_file(const char *path, struct rec_sink *sink, struct kerr *e)
+/* ---- instrumentation files ---- */
+
+int instr_open(const struct instr_file *f, const char *name, off_t *size, struct kerr *e)
+{
+	off_t sz = 0;
+	int fd;
+	if (f->follow) {
+		fd = openat(f->dirfd, name, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		struct stat st;
+		if (fd < 0)
+			return kerr_setc(e, KEXIT_CONFIG, "%s/%s: %s", f->dir, name, strerror(errno));
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+			close(fd);
+			return kerr_setc(e, KEXIT_CONFIG, "%s/%s: not a regular file", f->dir, name);
+		}
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+		sz = st.st_size;
+	} else if ((fd = sfs_open_file_at(f->dirfd, f->dir, name, f->owner, &sz, e)) < 0) {
+		return -1;
+	}
+	if (f->budget) {
+		if ((uint64_t)sz > *f->budget) {
+			close(fd);
+			return kerr_setc(e, KEXIT_CONFIG, "%s/%s: %lld bytes: over what is left of limits.instr_mb "
+					 "(%llu bytes)", f->dir, name, (long long)sz, (unsigned long long)*f->budget);
+		}
+		*f->budget -= (uint64_t)sz;
+	}
+	if (size)
+		*size = sz;
+	return fd;
+}
+
+int instr_read(const struct instr_file *f, const char *name, struct strbuf *out, struct kerr *e)
+{
+	off_t sz;
+	int fd = instr_open(f, name, &sz, e);
+	if (fd < 0)
+		return -1;
+	sb_reset(out);
+	sb_grow(out, (size_t)sz + 1);
+	out->buf[0] = '\0';
+	/* never more than fstat said: a file that grows is read as it was */
+	size_t want = (size_t)sz;
+	while (out->len < want) {
+		ssize_t n = read(fd, out->buf + out->len, want - out->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int err = errno;
+			close(fd);
+			return n < 0 ? kerr_setc(e, KEXIT_CONFIG, "%s/%s: %s", f->dir, name, strerror(err)) : 0;
+		}
+		out->len += (size_t)n;
+		out->buf[out->len] = '\0';
+	}
+	close(fd);
+	return 0;
+}
+
+int instr_file_path(struct instr_file *f, const char *path, struct kerr *e)
+{
+	memset(f, 0, sizeof(*f));
+	char *dir = path_dirname(path);
+	f->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (f->dirfd < 0) {
+		kerr_setc(e, KEXIT_CONFIG, "%s: %s", path, strerror(errno));
+		free(dir);
+		return -1;
+	}
+	f->dir = dir;
+	f->name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	f->owner = (uid_t)-1;
+	f->follow = 1;
+	return 0;
+}
+
+void instr_file_close(struct instr_file *f)
+{
+	if (f->dirfd >= 0)
+		close(f->dirfd);
+	free((char *)f->dir);
+	f->dirfd = -1;
+	f->dir = NULL;
+}
+
+int instr_parse_path(instr_parse_fn parse, const char *path, struct rec_sink *sink, struct kerr *e)
+{
+	struct instr_file f;
+	if (instr_file_path(&f, path, e) < 0)
+		return -1;
+	int r = parse(&f, sink, e);
+	instr_file_close(&f);
+	return r;
+}
+
+int rec_parse_jsonl_file(const struct instr_file *f, struct rec_sink *sink, struct kerr *e)
 {
 	struct strbuf sb = STRBUF_INIT;
-	if (read_file(path, &sb, e) < 0)
+	if (instr_read(f, f->name, &sb, e) < 0) {
+		sb_release(&sb);
 		return -1;
-	int r = rec_parse_jsonl(path, sb_str(&sb), sb.len, sink, e);
+	}
+	char *shown = path_join(f->dir, f->name);
+	int r = rec_parse_jsonl(shown, sb_str(&sb), sb.len, sink, e);
+	free(shown);
 	sb_release(&sb);
 	return r;
 }

@@ -15,6 +15,7 @@
 #define KILN_RECORD_H
 
 #include <stdint.h>
+#include <sys/types.h>
 #include "util.h"
 
 enum rec_kind { REC_ITER, REC_PEXEC, REC_EVENT };
@@ -26,6 +27,7 @@ struct kiln_rec {
 	double value;      /* REC_ITER, REC_PEXEC */
 	const char *unit;  /* may be NULL or "" */
 	int64_t start_ns, end_ns; /* REC_EVENT */
+	size_t nid;        /* in a rec_list: the index of name in its `names` (parsers leave it 0) */
 };
 
 /* a parser calls emit() once per record; a non-zero return stops it */
@@ -34,12 +36,17 @@ struct rec_sink {
 	void *ctx;
 };
 
-/* an in-memory collection of records (what one pexec produced) */
+/*
+ * An in-memory collection of records (what one pexec produced).  Names and
+ * units are interned: a record's name points into `names` (its index is
+ * nid), so grouping by name is an index, never a search.
+ */
 struct rec_list {
 	struct kiln_rec *v;
 	size_t n, alloc;
+	struct strmap names, units;
 };
-#define REC_LIST_INIT { NULL, 0, 0 }
+#define REC_LIST_INIT { NULL, 0, 0, STRMAP_INIT, STRMAP_INIT }
 /* a sink that copies records (and their strings) into a rec_list */
 struct rec_sink rec_list_sink(struct rec_list *l);
 void rec_list_clear(struct rec_list *l);
@@ -56,7 +63,34 @@ struct rec_sink rec_print_sink(FILE *f);
  */
 int rec_parse_jsonl(const char *name, const char *buf, size_t len,
 		    struct rec_sink *sink, struct kerr *e);
-/* the same for a file */
-int rec_parse_jsonl_file(const char *path, struct rec_sink *sink, struct kerr *e);
+/*
+ * Where a parser reads a file from: a name inside a folder kiln opened.  In
+ * a benchmark's instrumentation folder the files belong to the benchmark
+ * user, who may have left links, FIFOs or devices there, so files are opened
+ * only through instr_open(): never through a symbolic link (unless
+ * `follow`, for files a user names on kiln's command line), never blocking,
+ * only regular files, only those owned by `owner` (unless (uid_t)-1), and
+ * only while their sizes fit in *budget (bytes left to read, NULL: no bound).
+ */
+struct instr_file {
+	int dirfd;          /* the folder */
+	const char *dir;    /* its name, for messages */
+	const char *name;   /* the file */
+	uid_t owner;
+	int follow;
+	uint64_t *budget;
+};
+/* open f->dir/NAME (NAME may be a sibling of f->name) as said above; a descriptor or -1 */
+int instr_open(const struct instr_file *f, const char *name, off_t *size, struct kerr *e);
+/* read f->dir/NAME whole (instr_open's rules) */
+int instr_read(const struct instr_file *f, const char *name, struct strbuf *out, struct kerr *e);
+/* f for a path given on the command line (follows links, any owner); instr_file_close() after */
+int instr_file_path(struct instr_file *f, const char *path, struct kerr *e);
+void instr_file_close(struct instr_file *f);
+/* a parser on a path named on the command line: instr_file_path, parse, close */
+typedef int (*instr_parse_fn)(const struct instr_file *f, struct rec_sink *sink, struct kerr *e);
+int instr_parse_path(instr_parse_fn parse, const char *path, struct rec_sink *sink, struct kerr *e);
+/* the generic parser on a file */
+int rec_parse_jsonl_file(const struct instr_file *f, struct rec_sink *sink, struct kerr *e);
 
 #endif

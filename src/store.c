@@ -719,8 +719,9 @@ static int commit_records(struct store *s, long id, const struct pexec_result *r
 	const struct rec_list *l = r->records;
 	if (!l || !l->n)
 		return 0;
-	struct series_acc *acc = NULL;
-	size_t nacc = 0;
+	/* by the records' interned name (rec_list): one slot per name, no search */
+	size_t nacc = l->names.n;
+	struct series_acc *acc = xcalloc(nacc ? nacc : 1, sizeof(*acc));
 	sqlite3_stmt *sc = NULL, *ev = NULL, *se = NULL;
 	int rc = -1;
 	sc = stmt(s, pexec_sql[Q_SCALAR]);
@@ -755,14 +756,8 @@ static int commit_records(struct store *s, long id, const struct pexec_result *r
 		} else {
 			if (x->iter < 0 || x->iter > 100000000)
 				continue;
-			struct series_acc *a = NULL;
-			for (size_t k = 0; k < nacc; k++)
-				if (!strcmp(acc[k].name, x->name))
-					a = &acc[k];
-			if (!a) {
-				acc = xrealloc(acc, (nacc + 1) * sizeof(*acc));
-				a = &acc[nacc++];
-				memset(a, 0, sizeof(*a));
+			struct series_acc *a = &acc[x->nid];
+			if (!a->name) {
 				a->name = x->name;
 				a->unit = x->unit ? x->unit : "";
 			}
@@ -780,6 +775,8 @@ static int commit_records(struct store *s, long id, const struct pexec_result *r
 		}
 	}
 	for (size_t k = 0; k < nacc; k++) {
+		if (!acc[k].name)
+			continue;
 		sqlite3_bind_int64(se, 1, id);
 		sqlite3_bind_text(se, 2, acc[k].name, -1, SQLITE_STATIC);
 		sqlite3_bind_text(se, 3, acc[k].unit, -1, SQLITE_STATIC);

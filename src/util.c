@@ -679,6 +679,22 @@ int parse_double(const char *s, double *out)
 	return 0;
 }
 
+size_t utf8_len(const unsigned char *p, const unsigned char *end)
+{
+	unsigned char c = *p;
+	size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+	int ok = n && (size_t)(end - p) >= n;
+	for (size_t k = 1; ok && k < n; k++)
+		ok = (p[k] & 0xc0) == 0x80;
+	if (ok && n == 2)
+		ok = c >= 0xc2;
+	else if (ok && n == 3)
+		ok = !(c == 0xe0 && p[1] < 0xa0) && !(c == 0xed && p[1] >= 0xa0);
+	else if (ok && n == 4)
+		ok = c <= 0xf4 && !(c == 0xf0 && p[1] < 0x90) && !(c == 0xf4 && p[1] >= 0x90);
+	return ok ? n : 0;
+}
+
 int str_ends_with(const char *s, const char *suf)
 {
 	size_t n = strlen(s), m = strlen(suf);
@@ -725,29 +741,85 @@ int mkdir_p(const char *path, int mode)
 	return (r < 0 && errno != EEXIST) ? -1 : 0;
 }
 
+/*
+ * Remove NAME inside the folder open as dfd, whatever it is, without ever
+ * following a symbolic link and without leaving the file system of `dev`:
+ * every step is relative to a descriptor kiln opened itself (openat with
+ * O_NOFOLLOW|O_DIRECTORY, unlinkat), so a process that swaps a folder for a
+ * link while kiln walks cannot send the walk anywhere else.  Depth is
+ * bounded (a hostile tree cannot exhaust kiln's stack or descriptors).
+ */
+#define RM_MAX_DEPTH 256
+static int rm_at(int dfd, const char *name, dev_t dev, int depth)
+{
+	for (int attempt = 0; attempt < 8; attempt++) {
+		if (unlinkat(dfd, name, 0) == 0 || errno == ENOENT)
+			return 0;
+		if (errno != EISDIR && errno != EPERM)
+			return -1;
+		if (depth >= RM_MAX_DEPTH) {
+			errno = ELOOP;
+			return -1;
+		}
+		int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			if (errno == ENOTDIR || errno == ELOOP || errno == ENOENT)
+				continue; /* replaced by something else meanwhile: unlink that */
+			return -1;
+		}
+		struct stat st;
+		if (fstat(fd, &st) < 0 || st.st_dev != dev) {
+			close(fd);
+			errno = EXDEV; /* a mount point inside: never walk into another file system */
+			return -1;
+		}
+		DIR *d = fdopendir(fd);
+		if (!d) {
+			close(fd);
+			return -1;
+		}
+		struct dirent *de;
+		int r = 0;
+		while ((de = readdir(d))) {
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			if (rm_at(dirfd(d), de->d_name, dev, depth + 1) < 0)
+				r = -1;
+		}
+		int err = errno;
+		closedir(d);
+		if (r < 0) {
+			errno = err;
+			return -1;
+		}
+		if (unlinkat(dfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
+			return 0;
+		if (errno != ENOTEMPTY && errno != EEXIST)
+			return -1;
+		/* something appeared inside meanwhile: go round again */
+	}
+	errno = EBUSY;
+	return -1;
+}
+
 int rm_rf(const char *path)
 {
-	struct stat st;
-	if (lstat(path, &st) < 0)
+	char *dir = path_dirname(path);
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (dfd < 0)
 		return errno == ENOENT ? 0 : -1;
-	if (!S_ISDIR(st.st_mode))
-		return unlink(path);
-	DIR *d = opendir(path);
-	if (!d)
-		return -1;
-	struct dirent *de;
-	int r = 0;
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		char *sub = path_join(path, de->d_name);
-		if (rm_rf(sub) < 0)
-			r = -1;
-		free(sub);
+	struct stat st;
+	int r = -1;
+	if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
+		errno = EINVAL;
+	} else if (fstat(dfd, &st) == 0) {
+		r = rm_at(dfd, base, st.st_dev, 0);
 	}
-	closedir(d);
-	if (rmdir(path) < 0)
-		r = -1;
+	int err = errno;
+	close(dfd);
+	errno = err;
 	return r;
 }
 
@@ -815,6 +887,61 @@ char *find_in_path(const char *name)
 		path = c + 1;
 	}
 	return NULL;
+}
+
+/* ---- strmap ---- */
+
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static size_t strmap_slot(const struct strmap *m, const char *s)
+{
+	size_t mask = m->nslots - 1, i = (size_t)fnv1a(s) & mask;
+	while (m->slots[i] && strcmp(m->keys[m->slots[i] - 1], s))
+		i = (i + 1) & mask;
+	return i;
+}
+
+long strmap_find(const struct strmap *m, const char *s)
+{
+	if (!m->nslots)
+		return -1;
+	size_t i = strmap_slot(m, s);
+	return m->slots[i] ? (long)(m->slots[i] - 1) : -1;
+}
+
+size_t strmap_add(struct strmap *m, const char *s)
+{
+	if (2 * (m->n + 1) > m->nslots) {
+		size_t ns = m->nslots ? m->nslots * 2 : 16;
+		free(m->slots);
+		m->slots = xcalloc(ns, sizeof(*m->slots));
+		m->nslots = ns;
+		for (size_t k = 0; k < m->n; k++)
+			m->slots[strmap_slot(m, m->keys[k])] = k + 1;
+	}
+	size_t i = strmap_slot(m, s);
+	if (m->slots[i])
+		return m->slots[i] - 1;
+	if ((m->n & (m->n - 1)) == 0) /* grow the key array at powers of two */
+		m->keys = xrealloc(m->keys, (m->n ? 2 * m->n : 1) * sizeof(*m->keys));
+	m->keys[m->n] = xstrdup(s);
+	m->slots[i] = ++m->n;
+	return m->n - 1;
+}
+
+void strmap_clear(struct strmap *m)
+{
+	for (size_t k = 0; k < m->n; k++)
+		free(m->keys[k]);
+	free(m->keys);
+	free(m->slots);
+	memset(m, 0, sizeof(*m));
 }
 
 void hash_hex(const void *data, size_t n, char out[65])

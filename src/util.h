@@ -141,6 +141,12 @@ void iso_time(int64_t ns, char *buf, size_t n); /* 2026-11-29T16:46:18Z */
 int parse_long(const char *s, long *out);
 int parse_double(const char *s, double *out);
 
+/*
+ * The length (1-4) of the well-formed UTF-8 sequence at p (before end), 0
+ * when it is not one: truncated, overlong, a surrogate or past U+10FFFF.
+ */
+size_t utf8_len(const unsigned char *p, const unsigned char *end);
+
 /* does s end with suf? */
 int str_ends_with(const char *s, const char *suf);
 
@@ -161,6 +167,24 @@ int file_up_to_date(const char *target, const char *source);
 int is_executable(const char *path);
 /* search PATH (or take an absolute/relative path as is); NULL if not found */
 char *find_in_path(const char *name);
+
+/*
+ * A set of strings, each with its index in insertion order (0, 1, ...):
+ * names interned once, found in O(1) (open addressing, FNV-1a), so that
+ * per-record name lookups never become a linear search.
+ */
+struct strmap {
+	char **keys;      /* by index */
+	size_t n;
+	size_t *slots;    /* index + 1, 0: empty */
+	size_t nslots;    /* a power of two, > 2n */
+};
+#define STRMAP_INIT { NULL, 0, NULL, 0 }
+/* the index of s, or -1 when absent */
+long strmap_find(const struct strmap *m, const char *s);
+/* the index of s, added (copied) when absent */
+size_t strmap_add(struct strmap *m, const char *s);
+void strmap_clear(struct strmap *m);
 
 /* FNV-1a/sha-like content hash as hex (for config hashes) */
 void hash_hex(const void *data, size_t n, char out[65]);

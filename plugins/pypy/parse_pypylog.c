@@ -1083,16 +1083,6 @@ out:
 	return r;
 }
 
-int pypylog_calib_load(const char *path, struct pypylog_calib *c, struct kerr *e)
-{
-	struct strbuf sb = STRBUF_INIT;
-	int r = read_file(path, &sb, e);
-	if (!r)
-		r = pypylog_calib_parse(path, sb_str(&sb), sb.len, c, e);
-	sb_release(&sb);
-	return r;
-}
-
 /* ---- files ---- */
 
 static int ends_with(const char *s, const char *suf)
@@ -1308,26 +1298,28 @@ out:
 	return r;
 }
 
-int pypylog_parse_file(const char *path, struct rec_sink *sink, struct kerr *e)
+int pypylog_parse_file(const struct instr_file *f, struct rec_sink *sink, struct kerr *e)
 {
-	char *dir = path_dirname(path);
-	char *cpath = path_join(dir, "calibration.json");
-	free(dir);
 	struct pypylog_calib cal;
-	int r = pypylog_calib_load(cpath, &cal, e);
-	free(cpath);
+	struct strbuf sb = STRBUF_INIT;
+	int r = instr_read(f, "calibration.json", &sb, e);
+	if (!r)
+		r = pypylog_calib_parse("calibration.json", sb_str(&sb), sb.len, &cal, e);
+	sb_release(&sb);
 	if (r < 0)
-		return kerr_wrap(e, "%s: the runner's calibration (ticks to seconds) is needed beside the log", path);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+		return kerr_wrap(e, "%s: the runner's calibration (ticks to seconds) is needed beside the log", f->name);
+	off_t size;
+	int fd = instr_open(f, f->name, &size, e);
 	if (fd < 0)
-		return kerr_setc(e, KEXIT_CONFIG, "%s: %s", path, strerror(errno));
+		return -1;
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	struct pypylog *p = pypylog_new(path, &cal, sink);
-	struct stat st;
-	if (ends_with(path, ".zst"))
+	char *shown = path_join(f->dir, f->name);
+	struct pypylog *p = pypylog_new(shown, &cal, sink);
+	free(shown);
+	if (ends_with(f->name, ".zst"))
 		r = read_zst(p, fd, e);
-	else if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-		r = read_mapped(p, fd, st.st_size, e);
+	else if (size > 0)
+		r = read_mapped(p, fd, size, e);
 	else
 		r = read_plain(p, fd, e);
 	if (!r)

@@ -27,8 +27,7 @@ struct pypylog_calib {
 	int64_t ns0;
 };
 
-/* read calibration.json as the runner writes it; FILE:field errors */
-int pypylog_calib_load(const char *path, struct pypylog_calib *c, struct kerr *e);
+/* calibration.json as the runner writes it; FILE:field errors */
 int pypylog_calib_parse(const char *name, const char *buf, size_t len,
 			struct pypylog_calib *c, struct kerr *e);
 
@@ -60,7 +59,7 @@ int pypylog_parse_mem(const char *name, const char *buf, size_t len,
  * The plugin's parse function: PATH (plain or .zst) with the calibration
  * from calibration.json in the same directory.
  */
-int pypylog_parse_file(const char *path, struct rec_sink *sink, struct kerr *e);
+int pypylog_parse_file(const struct instr_file *f, struct rec_sink *sink, struct kerr *e);
 
 /*
  * Keep a raw log: compress PATH to PATH.zst (libzstd, streaming) and remove

@@ -194,12 +194,14 @@ out:
 	return r;
 }
 
-int stats_parse_file(const char *path, struct rec_sink *sink, struct kerr *e)
+int stats_parse_file(const struct instr_file *f, struct rec_sink *sink, struct kerr *e)
 {
 	struct strbuf sb = STRBUF_INIT;
-	int r = read_file(path, &sb, e);
+	int r = instr_read(f, f->name, &sb, e);
+	char *shown = path_join(f->dir, f->name);
 	if (!r)
-		r = stats_parse_mem(path, sb_str(&sb), sb.len, sink, e);
+		r = stats_parse_mem(shown, sb_str(&sb), sb.len, sink, e);
+	free(shown);
 	sb_release(&sb);
 	return r;
 }

@@ -25,4 +25,5 @@ const struct kiln_plugin plugin_stats = {
 	.prepare = NULL,
 	.parse_glob = "*stats.txt",
 	.parse = stats_parse_file,
+	.parse_mem = stats_parse_mem,
 };

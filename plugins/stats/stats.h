@@ -20,6 +20,6 @@
 int stats_parse_mem(const char *name, const char *buf, size_t len,
 		    struct rec_sink *sink, struct kerr *e);
 /* the plugin's parse function: a file */
-int stats_parse_file(const char *path, struct rec_sink *sink, struct kerr *e);
+int stats_parse_file(const struct instr_file *f, struct rec_sink *sink, struct kerr *e);
 
 #endif

@@ -7,7 +7,7 @@ cat > t.yaml <<Y
 pexecs: 1
 iterations: 3
 vms:
-  hang: {plugin: external, runner: [$FAKE, grandchild, "{iterations}"], language: c, entry: bench.c}
+  hang: {plugin: external, runner: [$FAKE, grandchild, "{iterations}"], language: c, entry: bench.c, env: {FAKE_PIDFILE: $T/gc.pid}}
   term: {plugin: external, runner: [$FAKE, ignoreterm, "{iterations}"], language: c, entry: bench.c}
 benchmarks: {spin: 1}
 limits: {timeout: 1}
@@ -19,7 +19,7 @@ assert_eq $rc 1 "exit status when pexecs time out"
 assert_eq "$(sqlite3 t.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status='timeout'")" 2 "timeouts"
 # 1 s timeout each, +2 s grace for the one that ignores SIGTERM
 [ "$(echo "$took < 8" | bc)" = 1 ] || fail "took $took s"
-pidfile=$(ls /tmp/kiln-fake-grandchild.pid 2>/dev/null | head -1)
+pidfile=$(ls $T/gc.pid 2>/dev/null | head -1)
 [ -n "$pidfile" ] || fail "grandchild never started"
 gp=$(cat "$pidfile"); rm -f "$pidfile"
 sleep 0.2
@@ -29,7 +29,7 @@ sed -i 's/grandchild/escape/; s/timeout: 1/timeout: 20/' t.yaml
 rm -f t.kiln.db*
 sed -i '/term:/d' t.yaml
 "$KILN" run -q t.yaml || fail "escape run failed: $(cat err.txt)"
-gp=$(cat /tmp/kiln-fake-grandchild.pid); rm -f /tmp/kiln-fake-grandchild.pid
+gp=$(cat $T/gc.pid); rm -f $T/gc.pid
 sleep 0.2
 if kill -0 "$gp" 2>/dev/null; then kill -9 "$gp"; fail "escaped grandchild $gp survived"; fi
 assert_eq "$(sqlite3 t.kiln.db "SELECT status FROM pexecs")" ok "escape pexec status"

@@ -112,10 +112,8 @@ int main(int argc, char **argv)
 			if (fork() == 0) {
 				char buf[64];
 				snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
-				const char *dir = getenv("KILN_INSTR_DIR");
-				if (dir) {
-					char path[512];
-					snprintf(path, sizeof(path), "%s/../kiln-fake-grandchild.pid", dir);
+				const char *path = getenv("FAKE_PIDFILE"); /* the VM's env: in the config */
+				if (path) {
 					FILE *pf = fopen(path, "w");
 					if (pf) {
 						fputs(buf, pf);

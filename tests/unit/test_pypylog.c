@@ -302,17 +302,17 @@ static void test_files(void **state)
 
 	assert_int_equal(write_file(log, iter_log, strlen(iter_log), &e), 0);
 	/* no calibration yet: a clear error */
-	assert_int_equal(pypylog_parse_file(log, &sa, &e), -1);
+	assert_int_equal(instr_parse_path(pypylog_parse_file, log, &sa, &e), -1);
 	assert_non_null(strstr(sb_str(&e.msg), "calibration.json"));
 	const char *c = "{\"pairs\":[[0,0],[1000,2000]]}\n";
 	assert_int_equal(write_file(cal, c, strlen(c), &e), 0);
-	assert_int_equal(pypylog_parse_file(log, &sa, &e), 0);
+	assert_int_equal(instr_parse_path(pypylog_parse_file, log, &sa, &e), 0);
 	assert_true(get(&a, REC_ITER, 0, "gc.time") == 8 * 2e-9);
 
 	assert_int_equal(pypylog_compress(log, &e), 0);
 	assert_false(file_exists(log));
 	assert_true(file_exists(zst));
-	if (pypylog_parse_file(zst, &sb, &e)) fail_msg("%s", sb_str(&e.msg));
+	if (instr_parse_path(pypylog_parse_file, zst, &sb, &e)) fail_msg("%s", sb_str(&e.msg));
 	struct strbuf ja = STRBUF_INIT, jb = STRBUF_INIT;
 	to_json(&a, &ja);
 	to_json(&b, &jb);
@@ -323,10 +323,10 @@ static void test_files(void **state)
 	assert_int_equal(read_file(zst, &z, &e), 0);
 	assert_int_equal(write_file(zst, z.buf, z.len - 6, &e), 0);
 	rec_list_clear(&b);
-	assert_int_equal(pypylog_parse_file(zst, &sb, &e), -1);
+	assert_int_equal(instr_parse_path(pypylog_parse_file, zst, &sb, &e), -1);
 	assert_non_null(strstr(sb_str(&e.msg), "zst"));
 
-	assert_int_equal(pypylog_parse_file("/nonexistent/pypylog", &sb, &e), -1);
+	assert_int_equal(instr_parse_path(pypylog_parse_file, "/nonexistent/pypylog", &sb, &e), -1);
 	sb_release(&z);
 	sb_release(&ja);
 	sb_release(&jb);
@@ -403,7 +403,7 @@ static void test_big_file_paths(void **state)
 	for (int f = 1; f <= 2; f++) {
 		pypylog_fast = f;
 		rec_list_clear(&fast);
-		if (pypylog_parse_file(log, &sf, &e))
+		if (instr_parse_path(pypylog_parse_file, log, &sf, &e))
 			fail_msg("%s", sb_str(&e.msg));
 		sb_reset(&b);
 		to_json(&fast, &b);
@@ -419,7 +419,7 @@ static void test_big_file_paths(void **state)
 		pypylog_fast = 0;
 		int x1 = pypylog_parse_mem(log, text.buf, cut, &one_s, &s1, &e1);
 		pypylog_fast = 2;
-		int x2 = pypylog_parse_file(log, &s2, &e2);
+		int x2 = instr_parse_path(pypylog_parse_file, log, &s2, &e2);
 		assert_int_equal(x1, -1);
 		assert_int_equal(x2, -1);
 		assert_string_equal(sb_str(&e1.msg), sb_str(&e2.msg));

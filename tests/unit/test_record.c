@@ -180,7 +180,7 @@ static void test_file_and_printer(void **state)
 	FILE *f = open_memstream(&out, &outn);
 	struct rec_sink ps = rec_print_sink(f);
 	struct kerr e = KERR_INIT;
-	assert_int_equal(rec_parse_jsonl_file(path, &ps, &e), 0);
+	assert_int_equal(instr_parse_path(rec_parse_jsonl_file, path, &ps, &e), 0);
 	fclose(f);
 	assert_string_equal(out, text);
 	free(out);
@@ -188,7 +188,7 @@ static void test_file_and_printer(void **state)
 	unlink(path);
 	struct rec_list l = REC_LIST_INIT;
 	struct rec_sink s = rec_list_sink(&l);
-	assert_int_equal(rec_parse_jsonl_file(path, &s, &e), -1);
+	assert_int_equal(instr_parse_path(rec_parse_jsonl_file, path, &s, &e), -1);
 	assert_non_null(strstr(sb_str(&e.msg), path));
 	kerr_release(&e);
 }

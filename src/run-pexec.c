@@ -1,0 +1,502 @@
+/*
+ * run-pexec.c - one pexec of `kiln run`, in the order of DESIGN.md's flow:
+ *
+ *   prepare (the user's processes ended, a fresh home and instrumentation
+ *   folder, argv and env) ─▶ the machine checks ─▶ spawn and read the
+ *   result stream ─▶ what the pexec came to (exit, stream, timeout) ─▶ its
+ *   instrumentation, read by the unprivileged collector (privsep.h) ─▶
+ *   taints ─▶ one transaction ─▶ progress and notices.
+ *
+ * Each step is a function over `struct one`, the pexec in flight.
+ */
+#include "run-state.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/personality.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "exec.h"
+#include "plugin.h"
+#include "privsep.h"
+#include "record.h"
+#include "safefs.h"
+#include "stream.h"
+
+void run_notify(const struct experiment *ex, const char *event, const char *fmt, ...)
+{
+	if (!ex->platform.notify.n)
+		return;
+	struct strbuf msg = STRBUF_INIT;
+	struct kerr e = KERR_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	if (platform_notify(&ex->platform, event, msg.buf, &e) < 0)
+		kiln_warn("notify: %s", sb_str(&e.msg));
+	sb_release(&msg);
+	kerr_release(&e);
+}
+
+/* the pexec in flight */
+struct one {
+	struct run_state *rs;
+	const struct sched_item *it;
+	struct pexec_key *k;
+	char label[32];
+	char *instr;                  /* KILN_INSTR_DIR, NULL: none */
+	struct strvec argv, env;
+	struct strbuf cpus;
+	struct stream s;
+	int have_stream;
+	struct exec_opts eo;
+	struct exec_result res;
+	int xr;                       /* exec_run's return */
+	struct kerr xe;
+	char env_hash[65];
+	int64_t wall0, suspend0;      /* wall clock and boot-minus-monotonic at the start */
+	struct pexec_result pr;
+	struct ps_result coll;
+	struct strbuf err, taint, unavail;
+	int64_t one_wall;
+};
+
+/* run one argv list of pre/post commands (flattened, "" separated) */
+static int run_hooks(const struct strvec *cmds, const char *what, struct kerr *e)
+{
+	size_t i = 0;
+	while (i < cmds->n) {
+		struct strvec argv = STRVEC_INIT;
+		while (i < cmds->n && *cmds->v[i])
+			sv_push(&argv, cmds->v[i++]);
+		i++;
+		struct exec_result r;
+		int rc = exec_simple(sv_array(&argv), 600, &r, e);
+		if (rc == 0 && (!r.exited || r.status))
+			rc = kerr_set(e, "%s command `%s` failed (%s %d): %s", what, argv.v[0],
+				      r.exited ? "exit status" : "signal", r.exited ? r.status : r.signal, sb_str(&r.err));
+		else if (rc < 0)
+			kerr_wrap(e, "%s command", what);
+		exec_result_release(&r);
+		sv_clear(&argv);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * The env log hash of a pexec, equal across the pexecs of a key: the
+ * per-pexec instrumentation folder may appear inside other variables
+ * (PYPYLOG=...:<dir>/pypylog), so it is replaced by a fixed word first.
+ */
+static void pexec_env_hash(const struct strvec *env, const char *instr, const struct exec_opts *eo, char out[65])
+{
+	struct strvec norm = STRVEC_INIT;
+	size_t il = instr ? strlen(instr) : 0;
+	for (size_t i = 0; i < env->n; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		const char *p = env->v[i], *hit;
+		while (il && (hit = strstr(p, instr))) {
+			sb_add(&sb, p, (size_t)(hit - p));
+			sb_adds(&sb, "$KILN_INSTR_DIR");
+			p = hit + il;
+		}
+		sb_adds(&sb, p);
+		sv_push(&norm, sb.buf);
+		sb_release(&sb);
+	}
+	platform_env_hash(sv_array(&norm), eo, out);
+	sv_clear(&norm);
+}
+
+/* how long the machine has been suspended since boot (CLOCK_BOOTTIME runs on, MONOTONIC does not) */
+static int64_t suspended_ns(void)
+{
+	struct timespec b, m;
+	clock_gettime(CLOCK_BOOTTIME, &b);
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	return ((int64_t)b.tv_sec - m.tv_sec) * 1000000000LL + (b.tv_nsec - m.tv_nsec);
+}
+
+static int result_stream_cb(void *ctx, const char *data, size_t n)
+{
+	return stream_feed(ctx, data, n) < 0 ? 1 : 0;
+}
+
+static void on_runner_start(void *ctx, pid_t pid)
+{
+	struct one *p = ctx;
+	session_runner(&p->rs->sess, pid, p->eo.set_user ? p->eo.uid : geteuid());
+}
+
+/* ---- the steps ---- */
+
+/* marked running, pre_execution, the user's slate cleaned, folders, argv and env */
+static int one_prepare(struct one *p, int marked, struct kerr *e)
+{
+	struct run_state *rs = p->rs;
+	if ((!marked && store_mark_running(rs->st, p->it->id, e) < 0) ||
+	    run_hooks(&rs->ex->pre_exec, "pre_execution", e) < 0)
+		return -1;
+	if (pexec_prepare(rs->ex, p->k, p->label, rs->sess.tag, rs->have_user ? &rs->user : NULL, &p->instr, &p->env,
+			  e) < 0)
+		return -1;
+	p->k->pc.instr_dir = p->instr;
+	if (plugin_build(&p->k->pc, p->label, &p->argv, &p->env, e) < 0)
+		return kerr_wrap(e, "%s", p->k->key);
+	stream_init(&p->s, p->k->pc.iterations);
+	p->have_stream = 1;
+	pexec_opts(rs->ex, p->k->whole, &p->cpus, &p->eo);
+	p->eo.argv = sv_array(&p->argv);
+	p->eo.envp = sv_array(&p->env);
+	p->eo.on_stream = result_stream_cb;
+	p->eo.stream_ctx = &p->s;
+	p->eo.on_start = on_runner_start;
+	p->eo.start_ctx = p;
+	p->eo.cwd = rs->cwd;
+	if (rs->have_user) {
+		p->eo.set_user = 1;
+		p->eo.uid = rs->user.uid;
+		p->eo.gid = rs->user.gid;
+		p->eo.cwd = rs->user.home;
+	}
+	return 0;
+}
+
+/* the machine: wait for it to be ready, note what could change */
+static int one_machine(struct one *p, struct kerr *e)
+{
+	struct run_state *rs = p->rs;
+	if (!rs->plat_open)
+		return 0;
+	struct strbuf plog = STRBUF_INIT;
+	int r = platform_before_pexec(&rs->plat, &plog, e);
+	if (r < 0)
+		kerr_wrap(e, "platform check before %s pexec %s", p->k->key, p->label);
+	else if (r > 0 && !rs->o->quiet) {
+		progress_end(&rs->prog);
+		kiln_warn("%s", sb_str(&plog));
+	}
+	sb_release(&plog);
+	return r < 0 ? -1 : 0;
+}
+
+static void one_spawn(struct one *p)
+{
+	struct run_state *rs = p->rs;
+	/* the env log hash: one per key and session, from what kiln controls */
+	if (!rs->session_hash[p->it->key][0])
+		pexec_env_hash(&p->env, p->instr, &p->eo, rs->session_hash[p->it->key]);
+	memcpy(p->env_hash, rs->session_hash[p->it->key], sizeof(p->env_hash));
+	progress_show(&rs->prog, p->k->key, p->label, "running", 0);
+	p->wall0 = wall_ns();
+	p->suspend0 = suspended_ns();
+	session_arm(&rs->sess);
+	p->xr = exec_run(&p->eo, &p->res, &p->xe);
+	session_runner(&rs->sess, 0, 0);
+}
+
+/* exit, timeout and result stream: the status and the error of the pexec */
+static void one_outcome(struct one *p)
+{
+	struct pexec_result *pr = &p->pr;
+	const struct exec_result *res = &p->res;
+	pr->wall_start_ns = p->wall0;
+	pr->duration_s = (double)(res->end_ns - res->start_ns) / 1e9;
+	pr->exit_status = res->status;
+	pr->signal = res->signal;
+	pr->user_s = res->user_s;
+	pr->sys_s = res->sys_s;
+	pr->maxrss_kb = res->maxrss_kb;
+	pr->personality = res->personality;
+	pr->out = res->out.buf;
+	pr->out_len = res->out.len;
+	pr->err = res->err.buf;
+	pr->err_len = res->err.len;
+	pr->status = PX_OK;
+	if (p->xr < 0) {
+		pr->status = PX_FAILED;
+		sb_addf(&p->err, "%s", sb_str(&p->xe.msg));
+	} else if (res->timed_out) {
+		pr->status = PX_TIMEOUT;
+		sb_addf(&p->err, "timed out after %g s; the process group was killed", p->rs->ex->limits.timeout_s);
+	} else if (!res->exited || res->status) {
+		pr->status = PX_FAILED;
+		if (res->exited)
+			sb_addf(&p->err, "exit status %d", res->status);
+		else
+			sb_addf(&p->err, "killed by signal %d (%s)", res->signal, strsignal(res->signal));
+	}
+	if (p->k->whole) {
+		p->one_wall = res->end_ns - res->start_ns;
+		if (p->xr == 0 && !res->timed_out) {
+			pr->wall_ns = &p->one_wall;
+			pr->n = 1;
+		}
+		return;
+	}
+	struct stream *s = &p->s;
+	int sr = stream_finish(s);
+	if (sr < 0 && pr->status == PX_OK) {
+		pr->status = PX_FAILED;
+		sb_addf(&p->err, "%s", s->error.buf);
+	} else if (sr < 0 && !res->timed_out) {
+		sb_addf(&p->err, "; %s", s->error.buf);
+	}
+	pr->wall_ns = s->wall;
+	pr->n = s->n;
+	pr->counter_names = s->counter_names;
+	pr->ncounters = s->ncounters;
+	pr->counters = s->counters;
+	pr->clock = s->clock;
+	for (size_t u = 0; u < s->unavailable.n; u++)
+		sb_addf(&p->unavail, "%s%s", u ? "," : "", s->unavailable.v[u]);
+	pr->unavailable = p->unavail.buf;
+}
+
+/* does the folder hold anything? (names only: kiln reads nothing in it) */
+static int dir_has_files(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int any = 0;
+	while (d && !any && (de = readdir(d)))
+		any = strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	if (d)
+		closedir(d);
+	return any;
+}
+
+/* keep_log: <results>.logs/KEY/PEXEC/, made by kiln below the results' folder */
+static int logs_dir(const struct one *p)
+{
+	const char *results = p->rs->results;
+	char *dir = path_dirname(results);
+	const char *base = strrchr(results, '/') ? strrchr(results, '/') + 1 : results;
+	struct strbuf rel = STRBUF_INIT;
+	sb_addf(&rel, "%s.logs/", base);
+	for (const char *c = p->k->key; *c; c++)
+		sb_addc(&rel, *c == '/' ? '_' : *c);
+	sb_addf(&rel, "/%s", p->label);
+	struct kerr e = KERR_INIT;
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = dfd < 0 ? -1 : sfs_own_dirs_at(dfd, dir, rel.buf, 0755, &e);
+	if (fd < 0)
+		kiln_warn("keep_log: cannot keep the logs of %s pexec %s: %s", p->k->key, p->label,
+			  e.msg.len ? e.msg.buf : strerror(errno));
+	if (dfd >= 0)
+		close(dfd);
+	kerr_release(&e);
+	sb_release(&rel);
+	free(dir);
+	return fd;
+}
+
+/* the external parser command, its placeholders filled */
+static void parser_argv(const struct one *p, struct strvec *argv)
+{
+	const struct vm_conf *vm = p->k->pc.vm;
+	struct plugin_ctx pc = p->k->pc;
+	pc.instr_dir = p->instr;
+	for (size_t i = 0; i < vm->parser.n; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		plugin_subst(&pc, p->label, vm->parser.v[i], &sb);
+		sv_push(argv, sb.buf);
+		sb_release(&sb);
+	}
+}
+
+/*
+ * What the pexec left behind, read by the collector as the benchmark user
+ * (privsep.h), after every process of that user has ended.  Nothing to read
+ * costs nothing: no collector starts.
+ */
+static void one_collect(struct one *p)
+{
+	struct run_state *rs = p->rs;
+	const struct experiment *ex = rs->ex;
+	const struct vm_conf *vm = p->k->pc.vm;
+	int stderr_stats = vm->stats_from && !strcmp(vm->stats_from, "stderr") && p->res.err.len;
+	int files = p->instr && dir_has_files(p->instr);
+	if (!files && !stderr_stats && !vm->parser.n)
+		return;
+	struct kerr e = KERR_INIT;
+	if (rs->have_user && platform_user_kill_all(&rs->user, &e) < 0) {
+		sb_addf(&p->coll.error, "instrumentation not read: %s", sb_str(&e.msg));
+		kerr_release(&e);
+		return;
+	}
+	struct strvec pargv = STRVEC_INIT;
+	struct ps_request rq;
+	memset(&rq, 0, sizeof(rq));
+	rq.dir = p->instr;
+	rq.pl = vm->pl;
+	rq.stats_files = vm->stats_from && !strcmp(vm->stats_from, "file");
+	rq.stats_text = stderr_stats ? p->res.err.buf : NULL;
+	rq.stats_len = stderr_stats ? p->res.err.len : 0;
+	if (vm->parser.n) {
+		parser_argv(p, &pargv);
+		rq.parser_argv = sv_array(&pargv);
+		rq.parser_envp = sv_array(&p->env);
+	}
+	rq.keep_log = vm->keep_log && files;
+	rq.set_user = rs->have_user;
+	rq.uid = rs->user.uid;
+	rq.gid = rs->user.gid;
+	rq.b.bytes = (uint64_t)ex->limits.instr_mb << 20;
+	rq.b.log_bytes = (uint64_t)ex->limits.log_mb << 20;
+	rq.b.records = (size_t)ex->limits.instr_records;
+	rq.b.names = (size_t)ex->limits.instr_names;
+	rq.b.iterations = p->k->pc.iterations;
+	rq.b.timeout_s = ex->limits.instr_timeout_s;
+	int logs = rq.keep_log ? logs_dir(p) : -1;
+	if (rq.keep_log && logs < 0)
+		rq.keep_log = 0;
+	if (ps_collect(&rq, logs, &p->coll, &e) < 0)
+		sb_addf(&p->coll.error, "%s", sb_str(&e.msg));
+	if (p->coll.log_error.len && !rs->o->quiet) {
+		progress_end(&rs->prog);
+		kiln_warn("%s pexec %s: %s", p->k->key, p->label, p->coll.log_error.buf);
+	}
+	if (logs >= 0)
+		close(logs);
+	sv_clear(&pargv);
+	kerr_release(&e);
+}
+
+static void add_taint(struct one *p, const char *why)
+{
+	sb_addf(&p->taint, "%s%s", p->taint.len ? "; " : "", why);
+	if (p->pr.status == PX_OK)
+		p->pr.status = PX_TAINTED;
+}
+
+/* what may have disturbed the measurement: the machine, the environment, kiln itself */
+static void one_taint(struct one *p)
+{
+	struct run_state *rs = p->rs;
+	if (rs->plat_open && platform_after_pexec(&rs->plat, &p->taint) > 0 && p->pr.status == PX_OK)
+		p->pr.status = PX_TAINTED;
+	char (*first)[65] = &rs->env_hash[p->it->key];
+	if (!(*first)[0])
+		memcpy(*first, p->env_hash, sizeof(p->env_hash));
+	else if (strcmp(*first, p->env_hash))
+		add_taint(p, "the pexec's environment or limits differ from the first pexec of this key");
+	/* a whole-process time is kiln's clock: a stopped kiln reaps late */
+	if (p->k->whole && exec_continued)
+		add_taint(p, "kiln was stopped (SIGSTOP/SIGTSTP) while the process ran: its time includes the pause");
+	if (suspended_ns() - p->suspend0 > 1000000)
+		add_taint(p, "the machine was suspended while the pexec ran");
+	if (rs->ex->platform.aslr == ASLR_OFF && p->pr.status == PX_OK &&
+	    (p->res.personality < 0 || !(p->res.personality & ADDR_NO_RANDOMIZE))) {
+		p->pr.status = PX_FAILED;
+		sb_addf(&p->err, "ASLR off was asked for but the child's personality is %#x", p->res.personality);
+	}
+}
+
+static int one_commit(struct one *p, long next_id, int rerun, struct kerr *e)
+{
+	struct pexec_result *pr = &p->pr;
+	pr->taint = p->taint.len ? p->taint.buf : NULL;
+	pr->env_hash = p->env_hash;
+	pr->error = p->err.len ? p->err.buf : NULL;
+	pr->instr_error = p->coll.error.len ? p->coll.error.buf : NULL;
+	pr->records = &p->coll.recs;
+	pr->next_id = next_id;
+	pr->rerun = rerun;
+	if (run_hooks(&p->rs->ex->post_exec, "post_execution", e) < 0 ||
+	    store_commit_pexec(p->rs->st, p->it->id, pr, e) < 0)
+		return ONE_FATAL;
+	return pr->status == PX_OK ? ONE_OK : pr->status == PX_TAINTED ? ONE_TAINTED : ONE_FAILED;
+}
+
+/* the stored pexec: counted, said (failure, taint, instrumentation error), notified */
+static void one_report(struct one *p, int outcome)
+{
+	struct run_state *rs = p->rs;
+	const struct pexec_result *pr = &p->pr;
+	const char *key = p->k->key, *st = pexec_status_name(pr->status);
+	int quiet = rs->o->quiet;
+	progress_count(&rs->prog, pr->duration_s, (long)pr->n);
+	if (!quiet && (outcome != ONE_OK || pr->instr_error))
+		progress_end(&rs->prog);
+	if (outcome == ONE_FAILED) {
+		rs->failed++;
+		if (!quiet)
+			kiln_warn("%s pexec %s %s: %s", key, p->label, st, pr->error);
+		run_notify(rs->ex, "failure", "%s pexec %s %s: %s", key, p->label, st, pr->error);
+	} else if (outcome == ONE_TAINTED) {
+		rs->tainted++;
+		if (!quiet)
+			kiln_warn("%s pexec %s tainted: %s", key, p->label, pr->taint);
+		run_notify(rs->ex, "taint", "%s pexec %s tainted: %s", key, p->label, pr->taint);
+	} else if (pr->instr_error && !quiet) {
+		kiln_warn("%s pexec %s: instrumentation: %s", key, p->label, pr->instr_error);
+	}
+	if (!quiet) {
+		char what[64];
+		snprintf(what, sizeof(what), "%s %zu it %.2fs", st, pr->n, pr->duration_s);
+		progress_show(&rs->prog, key, p->label, what, outcome == ONE_FAILED);
+	}
+}
+
+static void one_release(struct one *p)
+{
+	if (p->instr)
+		rm_rf(p->instr);
+	free(p->instr);
+	sv_clear(&p->argv);
+	sv_clear(&p->env);
+	sb_release(&p->cpus);
+	if (p->have_stream)
+		stream_release(&p->s);
+	exec_result_release(&p->res);
+	kerr_release(&p->xe);
+	ps_result_release(&p->coll);
+	sb_release(&p->err);
+	sb_release(&p->taint);
+	sb_release(&p->unavail);
+}
+
+int run_pexec(struct run_state *rs, const struct sched_item *it, struct pexec_key *k, int marked, long next_id,
+	      int rerun, struct kerr *e)
+{
+	struct one p;
+	memset(&p, 0, sizeof(p));
+	p.rs = rs;
+	p.it = it;
+	p.k = k;
+	p.xe = (struct kerr)KERR_INIT;
+	schedule_pexec_label(it->num, rs->sc->pexecs, p.label, sizeof(p.label));
+	int outcome = ONE_FATAL;
+	if (one_prepare(&p, marked, e) < 0 || one_machine(&p, e) < 0)
+		goto out;
+	one_spawn(&p);
+	if (exec_interrupted) {
+		/* discarded: the pexec goes back to pending */
+		struct kerr ignore = KERR_INIT;
+		store_reset_running(rs->st, &ignore);
+		kerr_release(&ignore);
+		kerr_setc(e, KEXIT_INTERRUPTED, "interrupted: pexec %s of %s discarded, it stays pending", p.label, k->key);
+		outcome = ONE_INTERRUPTED;
+		goto out;
+	}
+	one_outcome(&p);
+	one_collect(&p);
+	one_taint(&p);
+	outcome = one_commit(&p, next_id, rerun, e);
+	if (outcome != ONE_FATAL)
+		one_report(&p, outcome);
+out:
+	one_release(&p);
+	return outcome;
+}
