@@ -706,16 +706,6 @@ static char *config_stem(const char *path)
 	return xstrdup(base);
 }
 
-static char *abspath(const char *p)
-{
-	if (p[0] == '/')
-		return xstrdup(p);
-	char *cwd = getcwd(NULL, 0);
-	char *r = path_join(cwd ? cwd : ".", p);
-	free(cwd);
-	return r;
-}
-
 /* the source check: every (benchmark, VM) pair that will run has its entry file */
 static int check_sources(struct cfgctx *c, struct experiment *ex, const char *const *entries)
 {

@@ -144,6 +144,38 @@ int platform_user_ensure(const char *name, struct puser *u, struct kerr *e)
 	return 0;
 }
 
+/* does any process of this uid other than this one still run (zombies do not)? */
+static int user_alive(uid_t uid)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int alive = 0;
+	char self[32];
+	snprintf(self, sizeof(self), "%ld", (long)getpid());
+	while (d && !alive && (de = readdir(d))) {
+		char path[300], buf[512];
+		struct stat st;
+		if (de->d_name[0] < '1' || de->d_name[0] > '9' || !strcmp(de->d_name, self))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s", de->d_name);
+		if (stat(path, &st) < 0 || st.st_uid != uid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		const char *p = strrchr(buf, ')');
+		alive = p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+	}
+	if (d)
+		closedir(d);
+	return alive;
+}
+
 int platform_user_kill_all(const struct puser *u, struct kerr *e)
 {
 	pid_t pid = fork();
@@ -156,7 +188,10 @@ int platform_user_kill_all(const struct puser *u, struct kerr *e)
 		for (int round = 0; round < 1000; round++) {
 			if (kill(-1, SIGKILL) < 0 && errno == ESRCH)
 				_exit(0);
-			usleep(1000); /* zombies still count until their parents reap them */
+			usleep(1000);
+			/* a zombie counts for kill() until its parent reaps it, but runs nothing */
+			if (!user_alive(u->uid))
+				_exit(0);
 		}
 		_exit(1);
 	}
@@ -165,7 +200,9 @@ int platform_user_kill_all(const struct puser *u, struct kerr *e)
 		;
 	if (!WIFEXITED(st) || WEXITSTATUS(st) == 2)
 		return kerr_set(e, "killing the processes of %s: the killer could not become uid %ld", u->name, (long)u->uid);
-	/* status 1: only zombies are left (init reaps them): nothing runs */
+	if (WEXITSTATUS(st) == 1)
+		return kerr_set(e, "the processes of %s could not all be ended (one is forking faster than kiln kills)",
+				u->name);
 	return 0;
 }
 

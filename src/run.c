@@ -595,7 +595,8 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 	if (config_load(config, kiln_datadir(), 1, &j.ex, e) < 0)
 		return e->code;
 	int code = KEXIT_OK;
-	j.results = o->results ? xstrdup(o->results) : o->quick ? quick_results(j.ex.results) : xstrdup(j.ex.results);
+	/* absolute: the sanity child and the runners start in other folders */
+	j.results = o->results ? abspath(o->results) : o->quick ? quick_results(j.ex.results) : xstrdup(j.ex.results);
 	if (!o->quiet)
 		note_missing_vms(&j.ex);
 	schedule_plan(&j.ex, o->order, o->quick ? 1 : 0, o->quick ? 3 : 0, &j.sc);

@@ -49,8 +49,8 @@ static unsigned long long boot_ticks(void)
 	       (unsigned long long)ts.tv_nsec / (1000000000ULL / (unsigned long long)(hz > 0 ? hz : 100));
 }
 
-/* process group and start time of PID from /proc (after the command's closing parenthesis) */
-static int proc_stat(const char *pid, long *pgrp, unsigned long long *start)
+/* state, process group and start time of PID from /proc (after the command's closing parenthesis) */
+static int proc_stat(const char *pid, char *state, long *pgrp, unsigned long long *start)
 {
 	char path[300], buf[1024];
 	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
@@ -69,6 +69,8 @@ static int proc_stat(const char *pid, long *pgrp, unsigned long long *start)
 	char *save = NULL;
 	int field = 3;
 	for (char *t = strtok_r(p + 1, " ", &save); t; t = strtok_r(NULL, " ", &save), field++) {
+		if (field == 3)
+			*state = *t;
 		if (field == 5)
 			*pgrp = atol(t);
 		if (field == 22) {
@@ -90,9 +92,10 @@ static int end_group(long pgid, unsigned long long since, long uid)
 		while (d && (de = readdir(d))) {
 			long pg = 0;
 			unsigned long long st = 0;
-			char path[300];
+			char path[300], state = 0;
 			struct stat sst;
-			if (de->d_name[0] < '1' || de->d_name[0] > '9' || proc_stat(de->d_name, &pg, &st) < 0 || pg != pgid)
+			if (de->d_name[0] < '1' || de->d_name[0] > '9' || proc_stat(de->d_name, &state, &pg, &st) < 0 ||
+			    pg != pgid || state == 'Z' || state == 'X')
 				continue;
 			snprintf(path, sizeof(path), "/proc/%s", de->d_name);
 			if (st < since || stat(path, &sst) < 0 || (long)sst.st_uid != uid)

@@ -831,6 +831,16 @@ char *path_join(const char *a, const char *b)
 	return xasprintf("%s%s%s", a, a[al - 1] == '/' ? "" : "/", b);
 }
 
+char *abspath(const char *p)
+{
+	if (p[0] == '/')
+		return xstrdup(p);
+	char *cwd = getcwd(NULL, 0);
+	char *r = path_join(cwd ? cwd : ".", p);
+	free(cwd);
+	return r;
+}
+
 char *path_dirname(const char *path)
 {
 	const char *s = strrchr(path, '/');

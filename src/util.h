@@ -160,6 +160,8 @@ int zstd_compress_file(const char *path, struct kerr *e);
 int mkdir_p(const char *path, int mode);
 int rm_rf(const char *path);
 char *path_join(const char *a, const char *b);
+/* p made absolute against the current folder (no links resolved) */
+char *abspath(const char *p);
 char *path_dirname(const char *path);
 int file_exists(const char *path);
 /* is `target` present and at least as new as `source` (make's rule)? */

@@ -41,3 +41,23 @@ peak_rss() {
 	echo "$peak" > "$out"
 	return $rc
 }
+
+# The attack tests (tests/e2e/7x-sec-*): a real unprivileged system user for
+# the benchmark, created by kiln through platform.user and removed (with
+# every process it still has) when the test ends; kiln's state folder and
+# the homes inside the test's folder.  usage: sec_user NAME
+sec_user() {
+	[ "$(id -u)" = 0 ] || skip "needs root"
+	command -v useradd >/dev/null || skip "no useradd"
+	U=$1
+	export KILN_STATE_DIR="$T/state" KILN_HOME_BASE="$T/homes"
+	trap 'pkill -9 -u "$U" 2>/dev/null; sleep 0.1; userdel "$U" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
+	userdel "$U" 2>/dev/null
+	chmod 755 "$T"
+	cd "$T"
+	mkdir -p benchmarks/b/evil && touch benchmarks/b/evil/x
+}
+# the result stream of a well-behaved runner, from a shell script: sec_stream N
+sec_stream='{ printf "{\"kiln\":1,\"clock\":\"monotonic\",\"counters\":[]}\n"; i=0; while [ $i -lt $KILN_ITERATIONS ]; do printf "{\"i\":%d,\"wall_ns\":1000}\n" $i; i=$((i+1)); done; printf "{\"done\":true}\n"; } >&3'
+# live (not zombie: this machine's PID 1 may never reap) processes: live_of -u USER | live_of -f PATTERN
+live_of() { pgrep "$@" 2>/dev/null | while read -r p; do ps -o stat= -p "$p" 2>/dev/null | grep -qv '^Z' && echo "$p"; done; }

@@ -1,0 +1,28 @@
+#!/bin/bash
+# Issue 11.11: a stopped kiln inflates whole-process times.  kiln is
+# stopped (SIGSTOP) for 2 s while `sleep 1` runs under the command plugin,
+# then continued: the pexec must be tainted, not stored as a 3 s ok run.
+source "$KILN_ROOT/tests/lib.sh"
+cd "$T"
+cat > s.yaml <<Y
+pexecs: 1
+vms:
+  sleep: {plugin: command, path: /bin/sleep}
+benchmarks:
+  one: {param: 1, args: ["{param}"]}
+Y
+"$KILN" run -q s.yaml 2>err.txt &
+k=$!
+for i in $(seq 100); do pgrep -P $k -x sleep >/dev/null && break; sleep 0.05; done
+pgrep -P $k -x sleep >/dev/null || fail "the pexec did not start"
+kill -STOP $k
+sleep 2
+kill -CONT $k
+wait $k || fail "run: $(cat err.txt)"
+assert_eq "$(sqlite3 s.kiln.db "SELECT status FROM pexecs")" tainted "status"
+assert_contains "$(sqlite3 s.kiln.db "SELECT taint FROM pexecs")" "kiln was stopped" "taint reason"
+# an undisturbed run stays ok
+rm -f s.kiln.db*
+"$KILN" run -q s.yaml || fail "run 2"
+assert_eq "$(sqlite3 s.kiln.db "SELECT status FROM pexecs")" ok "status of an undisturbed run"
+echo ok
