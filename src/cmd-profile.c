@@ -12,10 +12,12 @@ static int cmd_profile(int argc, char **argv);
 
 const struct cmd_entry cmd_profile_entry = {
 	.name = "profile",
-	.usage = "CONFIG --key BENCH:VM[:VARIANT] [--iterations N] [--split K] [-o DIR] [--json]",
-	.summary = "run one pexec under perf record and split its samples by iteration",
+	.usage = "CONFIG --key BENCH:VM[:VARIANT] [--pexecs P] [--iterations N] [--split K] [-o DIR] [--json]",
+	.summary = "run pexecs under perf record and split their samples by iteration",
 	.help = "  -k, --key KEY        the key to profile (bench:vm[:variant]) (required)\n"
-		"  -n, --iterations N   iterations of the pexec (default: the config's)\n"
+		"  -p, --pexecs P       pexecs to profile, one after another (default 1); with\n"
+		"                       several, each has its folder DIR/pexec-K\n"
+		"  -n, --iterations N   iterations of each pexec (default: the config's)\n"
 		"  --split K            phases are iterations 1..K and the rest (default: before\n"
 		"                       and after the steady state the analysis finds)\n"
 		"  -o, --output DIR     where perf.data, the jitdump, perf map, profile.json and\n"
@@ -23,12 +25,25 @@ const struct cmd_entry cmd_profile_entry = {
 		"  -e, --event EVENT    perf event (default: cycles where the machine counts them,\n"
 		"                       cpu-clock otherwise)\n"
 		"  -F, --freq HZ        sampling frequency (default: perf's)\n"
+		"  -g, --call-graph HOW how perf unwinds call chains: fp (frame pointers, the\n"
+		"                       default), dwarf[,SIZE] (copies SIZE bytes of stack per\n"
+		"                       sample: code without frame pointers, CPython's -X perf\n"
+		"                       frames; large files), lbr (Intel, hardware)\n"
 		"  --top N              symbols listed (default 20)\n"
 		"  --json               print the report as JSON\n"
 		"\nThe child runs with ASLR off and the plugin's JIT-symbol switches on. The report\n"
 		"is also stored in the config's results file (cache kind 'profile').\n",
 	.exec = cmd_profile,
 };
+
+/* fp, lbr, dwarf, dwarf,SIZE (SIZE bytes of stack, 8..65528 as perf takes it) */
+static int call_graph_ok(const char *s)
+{
+	long v;
+	if (!strcmp(s, "fp") || !strcmp(s, "lbr") || !strcmp(s, "dwarf"))
+		return 1;
+	return !strncmp(s, "dwarf,", 6) && !parse_long(s + 6, &v) && v >= 8 && v <= 65528;
+}
 
 static int cmd_profile(int argc, char **argv)
 {
@@ -39,13 +54,17 @@ static int cmd_profile(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.dir = "kiln-profile";
 	o.top = 20;
+	o.pexecs = 1;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		int more = i + 1 < argc;
 		long v;
 		if ((!strcmp(a, "--key") || !strcmp(a, "-k")) && more)
 			o.key = argv[++i];
-		else if ((!strcmp(a, "--iterations") || !strcmp(a, "-n")) && more) {
+		else if ((!strcmp(a, "--pexecs") || !strcmp(a, "-p")) && more) {
+			if (parse_long(argv[++i], &o.pexecs) || o.pexecs < 1 || o.pexecs > 1000)
+				return cmd_usage_error(c, "--pexecs: '%s' is not a number from 1 to 1000", argv[i]);
+		} else if ((!strcmp(a, "--iterations") || !strcmp(a, "-n")) && more) {
 			if (parse_long(argv[++i], &o.iterations) || o.iterations < 1)
 				return cmd_usage_error(c, "--iterations: '%s' is not a positive number", argv[i]);
 		} else if (!strcmp(a, "--split") && more) {
@@ -59,6 +78,10 @@ static int cmd_profile(int argc, char **argv)
 			if (parse_long(argv[++i], &v) || v < 1 || v > 1000000)
 				return cmd_usage_error(c, "--freq: '%s' is not a frequency in Hz", argv[i]);
 			o.freq = (int)v;
+		} else if ((!strcmp(a, "-g") || !strcmp(a, "--call-graph")) && more) {
+			o.call_graph = argv[++i];
+			if (!call_graph_ok(o.call_graph))
+				return cmd_usage_error(c, "--call-graph: '%s' is not fp, dwarf, dwarf,SIZE or lbr", o.call_graph);
 		} else if (!strcmp(a, "--top") && more) {
 			if (parse_long(argv[++i], &v) || v < 1 || v > 100000)
 				return cmd_usage_error(c, "--top: '%s' is not a positive number", argv[i]);

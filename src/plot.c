@@ -116,7 +116,7 @@ static int run_gnuplot(const char *dir, const char *script, struct kerr *e)
 }
 
 /* untrusted text as a single-quoted gnuplot string (inert: no escapes, macros or backquotes there) */
-static void gp_quote(struct strbuf *sb, const char *s)
+void plot_quote(struct strbuf *sb, const char *s)
 {
 	sb_addc(sb, '\'');
 	esc_add(sb, ESC_GP, s);
@@ -154,11 +154,11 @@ int plot_pexec(const struct an_key *ak, size_t i, const char *dir, enum plot_fmt
 	struct strbuf d = STRBUF_INIT;
 	/* comments end at a newline only (the quoted form has none) or go on after a last backslash (it ends in ') */
 	sb_adds(&d, "# ");
-	gp_quote(&d, k->key);
+	plot_quote(&d, k->key);
 	sb_addf(&d, " pexec %ld: iteration wall_s outlier_s", dp->num);
 	for (size_t c = 0; c < ncols; c++) {
 		sb_addc(&d, ' ');
-		gp_quote(&d, dp->series[cols[c]].name);
+		plot_quote(&d, dp->series[cols[c]].name);
 	}
 	sb_addc(&d, '\n');
 	size_t oi = 0;
@@ -186,7 +186,7 @@ int plot_pexec(const struct an_key *ak, size_t i, const char *dir, enum plot_fmt
 	int panels = 1 + (int)ncols;
 	int height = 360 + 170 * (int)ncols;
 	sb_adds(&g, "# ");
-	gp_quote(&g, k->key);
+	plot_quote(&g, k->key);
 	sb_addf(&g, " pexec %ld, written by kiln %s: run as  cd DIR && gnuplot %s.gp\n", dp->num, KILN_VERSION, name);
 	switch (fmt) {
 	case PLOT_SVG:
@@ -210,7 +210,7 @@ int plot_pexec(const struct an_key *ak, size_t i, const char *dir, enum plot_fmt
 	sb_addf(&title, ", %zu outlier%s, %zu segment%s", ap->noutliers, ap->noutliers == 1 ? "" : "s", ap->nsegs,
 		ap->nsegs == 1 ? "" : "s");
 	sb_addf(&g, "set multiplot layout %d,1 title ", panels);
-	gp_quote(&g, title.buf);
+	plot_quote(&g, title.buf);
 	sb_addc(&g, '\n');
 	sb_release(&title);
 	if (panels > 1)
@@ -245,9 +245,9 @@ int plot_pexec(const struct an_key *ak, size_t i, const char *dir, enum plot_fmt
 		if (s->unit && *s->unit)
 			sb_addf(&lab, " (%s)", s->unit);
 		sb_adds(&g, "set ylabel ");
-		gp_quote(&g, lab.buf);
+		plot_quote(&g, lab.buf);
 		sb_addf(&g, "\nplot '%s.dat' using 1:%zu with lines lw 1 lc rgb '#5e81ac' title ", name, 4 + c);
-		gp_quote(&g, s->name);
+		plot_quote(&g, s->name);
 		sb_addc(&g, '\n');
 		sb_release(&lab);
 	}

@@ -26,6 +26,8 @@ char *plot_name(const struct ds_key *k, long pexec, long width);
  */
 int plot_pexec(const struct an_key *ak, size_t i, const char *dir, enum plot_fmt fmt, char **out,
 	       struct kerr *e);
+/* s as a single-quoted gnuplot string ('' for a quote, line breaks dropped) */
+void plot_quote(struct strbuf *sb, const char *s);
 /* the gnuplot program to run: $KILN_GNUPLOT or "gnuplot"; NULL if not found */
 char *plot_gnuplot_path(void);
 

@@ -1,16 +1,21 @@
 /*
- * profile.h - `kiln profile`: one pexec under `perf record`, its samples
+ * profile.h - `kiln profile`: pexecs under `perf record`, their samples
  * split by iteration and classified (JIT'd code, interpreter/VM, GC,
  * compiler, kernel, other).
  *
- * Three layers, each usable on its own (tests, fuzzing, annotate):
- *   pscript_*   parse `perf script` text (one line per sample with -G, or a
- *               header followed by an indented call chain) into samples;
- *   prof_classify  put one sample in a category by its dso, symbol and thread;
- *   prof_report    turn samples + iteration windows into a JSON report
- *               (overall, per phase, per iteration) and print it as text.
- * profile_run() does the whole command: build the pexec (pexec.c), wrap it
- * in perf record, timestamp the result stream as it arrives, read the
+ * Layers, each usable on its own (tests, fuzzing, annotate):
+ *   pscript_*      parse `perf script` text into samples and call chains
+ *                  (perfscript.h);
+ *   prof_clockmap  the runner's clock mapped onto perf's, and the iteration
+ *                  windows in perf's clock (from the runner, or from when
+ *                  the lines arrived);
+ *   prof_classify  put one frame or sample in a category by its dso,
+ *                  symbol and thread;
+ *   prof_report    turn samples + iteration windows of one or more pexecs
+ *                  into a JSON report (overall, per pexec, per phase, per
+ *                  iteration) and print it as text.
+ * profile_run() (profile-run.c) does the whole command: build each pexec
+ * (pexec.c), wrap it in perf record, read its result stream, read the
  * samples, report, store, plot.
  */
 #ifndef KILN_PROFILE_H
@@ -18,39 +23,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 #include <jansson.h>
 
+#include "perfscript.h"
 #include "util.h"
-
-/* ---- perf script samples ---- */
-
-struct ps_sample {
-	int64_t t_ns;            /* perf time (CLOCK_MONOTONIC with -k mono), -1 if absent */
-	int pid, tid;            /* pid -1 when the pid field was not printed */
-	uint64_t ip;
-	uint32_t comm, sym, dso; /* indices into pscript.strs: where the sample hit (the leaf) */
-	uint32_t jsym, jdso;     /* the innermost frame of the call chain in JIT'd code (the leaf
-				    itself, or the JIT'd caller of the VM code that was hit); 0: none */
-};
-
-struct pscript {
-	struct ps_sample *s;
-	size_t n, alloc;
-	struct strvec strs;      /* interned strings (0 is "") */
-	uint32_t *htab;          /* open addressing over strs, size hcap */
-	size_t hcap;
-	size_t bad_lines;        /* lines that were neither a sample nor a frame */
-};
-
-void pscript_init(struct pscript *ps);
-/*
- * Parse a whole `perf script` output; never fails, counts what it skips.
- * With call chains (no -G) the first frame is the leaf and the chain is
- * searched for the innermost JIT'd frame.
- */
-void pscript_parse(struct pscript *ps, const char *buf, size_t n);
-void pscript_release(struct pscript *ps);
-static inline const char *ps_str(const struct pscript *ps, uint32_t i) { return ps->strs.v[i]; }
 
 /* ---- classification ---- */
 
@@ -61,16 +38,47 @@ struct prof_vm {
 	const char *plugin;      /* "node", "java", ... or NULL */
 	const char *vm_path;     /* the VM executable (resolved), NULL: unknown */
 };
+/* a sample's category: its leaf frame's, and its thread's (compiler and GC threads) */
 enum prof_cat prof_classify(const struct prof_vm *vm, const char *comm, const char *sym, const char *dso);
-/* is this dso JIT'd code (a perf map, a jitted-*.so, [JIT], anonymous memory)? */
-int prof_is_jit_dso(const char *dso);
+/* a frame's category, without the thread: what a flame graph colours it */
+enum prof_cat prof_classify_frame(const struct prof_vm *vm, const char *sym, const char *dso);
+/*
+ * The innermost frame of a sample's call chain that is JIT'd code (the
+ * leaf, or the JIT'd caller of the VM code it called), as the categories
+ * count it: the VM's own code in perf maps (HotSpot's Interpreter, stubs,
+ * V8 builtins) is not.  Index into ps->frames, or -1.
+ */
+long prof_jit_frame(const struct prof_vm *vm, const struct pscript *ps, const struct ps_sample *s);
 
-/* ---- report ---- */
+/* ---- iteration windows ---- */
 
 struct prof_iter {
-	int64_t start_ns, end_ns; /* same clock as the samples */
-	int64_t wall_ns;
+	int64_t start_ns, end_ns; /* same clock as the samples (perf's) */
+	int64_t wall_ns;          /* as the runner measured it */
+	int64_t cpu_ns;           /* the process's CPU time in the iteration (the runner's cpu_ns), -1: none */
 };
+
+/*
+ * The runner's clock against CLOCK_MONOTONIC (perf's `-k mono`): pairs read
+ * whenever stream data arrives, interpolated between the pairs around a
+ * time.  For CLOCK_MONOTONIC itself the map is the identity.
+ */
+struct prof_anchor {
+	int64_t clk_ns, mono_ns;
+};
+struct prof_clockmap {
+	clockid_t clk;            /* the runner's clock, -1: not known (yet) */
+	struct prof_anchor *a;
+	size_t n, alloc;
+};
+void prof_clockmap_init(struct prof_clockmap *m);
+void prof_clockmap_add(struct prof_clockmap *m, int64_t clk_ns, int64_t mono_ns);
+/* read one pair now (the runner's clock between two CLOCK_MONOTONIC reads) */
+void prof_clockmap_read(struct prof_clockmap *m);
+/* t in the runner's clock -> CLOCK_MONOTONIC; false (0) when m cannot map */
+int prof_clockmap_ok(const struct prof_clockmap *m);
+int64_t prof_clockmap_map(const struct prof_clockmap *m, int64_t t);
+void prof_clockmap_release(struct prof_clockmap *m);
 
 /*
  * Iteration windows from arrival stamps: lines read in one chunk share a
@@ -80,18 +88,44 @@ struct prof_iter {
  */
 size_t prof_windows_fix(struct prof_iter *it, size_t n);
 
-struct prof_input {
-	const char *key;
-	const char *event;
+struct stream;
+/*
+ * The windows of a pexec's n = st->n iterations into it[n]: the runner's
+ * own (start_ns/end_ns) mapped by m when use_runner, the stream has them
+ * and m can map its clock; else from arrival[i] (CLOCK_MONOTONIC when
+ * iteration i's line arrived), pulled apart (prof_windows_fix, *moved).
+ * Returns 1 for the runner's windows, 0 for arrival stamps.
+ */
+int prof_windows(const struct stream *st, const int64_t *arrival, const struct prof_clockmap *m, int use_runner,
+		 struct prof_iter *it, size_t *moved);
+
+/* ---- report ---- */
+
+/* one pexec of a profile: its samples have ps_sample.pexec == its index */
+struct prof_pexec_in {
 	int pid;                 /* the benchmark's process, 0: unknown */
-	const struct pscript *ps;
 	const struct prof_iter *iters;
 	size_t niters;
 	long split;              /* phases: iterations [1, split] vs the rest (1-based, inclusive) */
 	const char *split_how;   /* "steady state (warmup)", "--split", ... */
+	const char *windows;     /* "runner" or "arrival" */
+};
+
+struct prof_input {
+	const char *key;
+	const char *event;
+	const struct pscript *ps;
+	const struct prof_pexec_in *px;
+	size_t npx;
 	struct prof_vm vm;
 	int top;                 /* symbols to list (overall; phases get top/2, iterations 3) */
 };
+/* the iteration of px whose window holds perf time t, -1: outside every window */
+long prof_iter_of(const struct prof_pexec_in *px, int64_t t);
+/* px's split, within its iterations */
+long prof_split_of(const struct prof_pexec_in *px);
+/* the phase of iteration k (-1: outside) of px: 0 before its split, 1 after, 2 outside */
+int prof_phase(const struct prof_pexec_in *px, long k);
 /* the report as JSON (caller decrefs) */
 json_t *prof_report(const struct prof_input *in);
 /* the report as text */
@@ -104,14 +138,17 @@ int prof_plot(const json_t *rep, const char *dir, struct kerr *e);
 struct profile_opts {
 	const char *config;
 	const char *key;
+	long pexecs;             /* pexecs in the profile (default 1) */
 	long iterations;         /* 0: the config's */
 	long split;              /* 0: from the steady state */
 	const char *dir;         /* output directory */
 	const char *event;       /* NULL: cycles if the machine has it, else cpu-clock */
+	const char *call_graph;  /* perf record --call-graph: "fp" (NULL), "dwarf[,SIZE]", "lbr" */
 	int freq;                /* 0: perf's default */
 	int json;
 	int top;
 };
+/* the whole command (profile-run.c) */
 int profile_run(const struct profile_opts *o, struct kerr *e);
 
 #endif

@@ -43,9 +43,13 @@ total=$(j .samples); inside=$(j .in_iterations); outside=$(j .outside_iterations
 assert_eq "$((inside + outside))" "$total" "in + outside = all samples"
 assert_eq "$(j '[.iterations[].samples] | add')" "$inside" "per-iteration samples sum to the in-iteration total"
 assert_eq "$(j '[.iterations[] | select(.samples == 0)] | length')" 0 "every iteration has samples"
-# a window is the iteration's wall time, and windows follow each other
-assert_eq "$(j '[.iterations[] | select(.end_ns - .start_ns != .wall_ns)] | length')" 0 "window = wall time"
-assert_eq "$(j '[range(1; .iterations | length) as $i | select(.iterations[$i].start_ns < .iterations[$i-1].end_ns)] | length')" 0 "windows ordered"
+# the windows are the runner's own (node reads CLOCK_MONOTONIC, perf's clock: no mapping), a window
+# is the iteration's wall time, and windows follow each other
+assert_eq "$(j '.pexecs[0].windows')" runner "windows from the runner's clock reads"
+assert_eq "$(j '[.pexecs[0].iterations[] | select(.end_ns - .start_ns != .wall_ns)] | length')" 0 "window = wall time"
+assert_eq "$(j '.pexecs[0].iterations as $it | [range(1; $it | length) as $i | select($it[$i].start_ns < $it[$i-1].end_ns)] | length')" 0 "windows ordered"
+# CPU time beside wall time: node's process.cpuUsage, and the samples' periods (cpu-clock: ns on CPU)
+assert_eq "$(j '[.iterations[] | select(.cpu_ns == null or .cpu_ns <= 0)] | length')" 0 "CPU time of every iteration"
 assert_eq "$(j '[.phases[0].samples, .phases[1].samples] | add')" "$inside" "phases cover the iterations"
 assert_eq "$(j '[.categories[]] | add')" "$total" "categories cover all samples"
 

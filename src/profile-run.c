@@ -1,0 +1,531 @@
+/*
+ * profile-run.c - the `kiln profile` command: each pexec under perf, its
+ * samples read back, one report.
+ *
+ *   for each pexec:  pexec_build ──perf record -k mono -g -- ARGV──▶ DIR[/pexec-K]/perf.data
+ *                    result stream (stream.c) + clock pairs ──▶ iteration windows
+ *                    perf script -G, perf script (chains) ──▶ samples of that pexec
+ *                    its perf map and jitdump copied beside
+ *   all pexecs ──prof_report──▶ profile.json, text, results DB, gnuplot
+ *
+ * perf records in CLOCK_MONOTONIC (`-k mono`: the clock of V8's jitdump);
+ * the runner's windows are mapped onto it (profile.c).  Files the VM left
+ * in /tmp or in the benchmark user's home are opened without following a
+ * link, only when they are regular files of the benchmark's user.
+ */
+#include "profile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "cmd.h"
+#include "config.h"
+#include "dataset.h"
+#include "exec.h"
+#include "pexec.h"
+#include "platform.h"
+#include "store.h"
+#include "stream.h"
+
+extern char **environ;
+
+/* the result stream as kiln profile reads it */
+struct prof_stream {
+	struct stream st;        /* the protocol's reader: iterations, windows, CPU times */
+	struct prof_clockmap map;/* the runner's clock against CLOCK_MONOTONIC */
+	int64_t *arrival;        /* CLOCK_MONOTONIC when each iteration's line arrived */
+	size_t narrival, aalloc;
+};
+
+/* one pexec of the profile */
+struct prof_px {
+	char *dir;               /* its perf.data and files: DIR, or DIR/pexec-K with several */
+	struct prof_iter *it;
+	size_t nit;
+	const char *windows;     /* "runner" or "arrival" */
+	size_t moved;            /* arrival windows pulled apart */
+	int pid, personality;
+	long split;
+	struct strbuf how;
+	json_t *files;
+	size_t from, to;         /* its samples in the session's pscript */
+};
+
+struct prof_session {
+	const struct profile_opts *o;
+	struct experiment ex;
+	int have_ex;
+	const struct vm_conf *vm;
+	const struct bench_conf *b;
+	char *dir, *perf, *key;
+	const char *event;
+	struct pscript ps;
+	struct prof_px *px;
+	size_t npx;
+};
+
+static int prof_stream_cb(void *ctx, const char *data, size_t n)
+{
+	struct prof_stream *s = ctx;
+	int64_t now = mono_ns();
+	if (stream_feed(&s->st, data, n) < 0)
+		return 1; /* a protocol violation ends the pexec, as under kiln run */
+	if (s->map.clk < 0 && s->st.have_header)
+		s->map.clk = stream_clock_id(s->st.clock);
+	prof_clockmap_read(&s->map);
+	for (; s->narrival < s->st.n; s->narrival++) {
+		if (s->narrival == s->aalloc) {
+			s->aalloc = s->aalloc ? s->aalloc * 2 : 256;
+			s->arrival = xrealloc(s->arrival, s->aalloc * sizeof(*s->arrival));
+		}
+		s->arrival[s->narrival] = now;
+	}
+	return 0;
+}
+
+static void prof_stream_release(struct prof_stream *s)
+{
+	stream_release(&s->st);
+	prof_clockmap_release(&s->map);
+	free(s->arrival);
+}
+
+/* the config, the key, perf, the output folder, the event */
+static int prof_open(struct prof_session *s, const struct profile_opts *o, struct kerr *e)
+{
+	memset(s, 0, sizeof(*s));
+	s->o = o;
+	pscript_init(&s->ps);
+	if (config_load(o->config, kiln_datadir(), 1, &s->ex, e) < 0)
+		return -1;
+	s->have_ex = 1;
+	if (pexec_find_key(&s->ex, o->key, &s->vm, &s->b, e) < 0)
+		return -1;
+	s->key = xasprintf("%s:%s:%s", s->b->name, s->vm->name, s->vm->variant);
+	s->perf = find_in_path("perf");
+	if (!s->perf)
+		return kerr_set(e, "perf is not installed (Debian: linux-perf)");
+	if (mkdir_p(o->dir, 0755) < 0 || !(s->dir = realpath(o->dir, NULL)))
+		return kerr_set(e, "%s: %s", o->dir, strerror(errno));
+	s->event = o->event ? o->event : plat_have_cycles(NULL) ? "cycles" : "cpu-clock";
+	s->npx = o->pexecs > 0 ? (size_t)o->pexecs : 1;
+	s->px = xcalloc(s->npx, sizeof(*s->px));
+	for (size_t k = 0; k < s->npx; k++) {
+		struct prof_px *p = &s->px[k];
+		p->how = (struct strbuf)STRBUF_INIT;
+		p->files = json_array();
+		if (s->npx == 1) {
+			p->dir = xstrdup(s->dir);
+		} else {
+			char sub[32];
+			snprintf(sub, sizeof(sub), "pexec-%zu", k);
+			p->dir = path_join(s->dir, sub);
+			if (mkdir_p(p->dir, 0755) < 0)
+				return kerr_set(e, "%s: %s", p->dir, strerror(errno));
+		}
+	}
+	return 0;
+}
+
+/* perf record -k mono --call-graph fp|dwarf|lbr -e EVENT [-F HZ] -o PERFDATA */
+static void prof_perf_argv(const struct prof_session *s, const char *perfdata, struct strvec *argv)
+{
+	sv_push(argv, s->perf);
+	sv_push(argv, "record");
+	sv_push(argv, "-k");
+	sv_push(argv, "mono");
+	sv_push(argv, "--call-graph");
+	sv_push(argv, s->o->call_graph ? s->o->call_graph : "fp");
+	sv_push(argv, "-N");
+	sv_push(argv, "-q");
+	sv_push(argv, "-e");
+	sv_push(argv, s->event);
+	if (s->o->freq > 0)
+		sv_pushf(argv, "-F%d", s->o->freq);
+	sv_push(argv, "-o");
+	sv_push(argv, perfdata);
+}
+
+/* the pexec ran: its exit, its personality, its windows */
+static int prof_check_exit(const struct pexec_spec *px, const struct exec_result *res, struct prof_stream *in,
+			   struct kerr *e)
+{
+	if (in->st.error.len)
+		return kerr_set(e, "%s under perf: %s", px->k.key, in->st.error.buf);
+	if (!res->exited || res->status)
+		return kerr_set(e, "%s under perf %s %d:\n%s%s", px->k.key,
+				res->exited ? "exited with status" : "killed by signal", res->exited ? res->status : res->signal,
+				sb_str(&res->err), sb_str(&res->out));
+	if (!px->k.whole && stream_finish(&in->st) < 0)
+		return kerr_set(e, "%s under perf: %s", px->k.key, in->st.error.buf);
+	if (!(res->personality >= 0 && (res->personality & 0x0040000)))
+		kiln_warn("the child's personality (%#x) does not show ADDR_NO_RANDOMIZE", res->personality);
+	return 0;
+}
+
+/* the windows of the pexec's iterations (one for a whole-process pexec: the process) */
+static void prof_set_windows(struct prof_px *p, const struct pexec_spec *px, const struct exec_result *res,
+			     struct prof_stream *in)
+{
+	if (px->k.whole) {
+		p->it = xmalloc(sizeof(*p->it));
+		p->it[0] = (struct prof_iter){ res->start_ns, res->end_ns, res->end_ns - res->start_ns,
+					       (int64_t)((res->user_s + res->sys_s) * 1e9) };
+		p->nit = 1;
+		p->windows = "runner";
+		return;
+	}
+	prof_clockmap_read(&in->map); /* one more pair after the last line */
+	p->nit = in->st.n;
+	p->it = xcalloc(p->nit ? p->nit : 1, sizeof(*p->it));
+	int runner = prof_windows(&in->st, in->arrival, &in->map, 1, p->it, &p->moved);
+	/* the runner's windows lie within its process's life, or its header named the wrong clock */
+	const int64_t slack = 1000000;
+	if (runner && p->nit && (p->it[0].start_ns < res->start_ns - slack || p->it[p->nit - 1].end_ns > res->end_ns + slack)) {
+		kiln_warn("%s: the runner's iteration windows do not fall within its run in its header's clock '%s': "
+			  "placing iterations by when their lines arrived", px->k.key, in->st.clock);
+		runner = prof_windows(&in->st, in->arrival, &in->map, 0, p->it, &p->moved);
+	}
+	p->windows = runner ? "runner" : "arrival";
+}
+
+/* pexec k under perf record: its perf.data and iteration windows */
+static int prof_record(struct prof_session *s, size_t k, struct pexec_spec *px, struct kerr *e)
+{
+	struct prof_px *p = &s->px[k];
+	if (pexec_build(px, &s->ex, s->vm, s->b, s->o->iterations, 1, e) < 0)
+		return -1;
+	char *perfdata = path_join(p->dir, "perf.data");
+	struct strvec argv = STRVEC_INIT;
+	prof_perf_argv(s, perfdata, &argv);
+	free(perfdata);
+	if (pexec_under(px, &argv, e) < 0)
+		return -1;
+	px->eo.aslr = 0; /* correlatable addresses across runs, perf maps included */
+	/* V8 writes its jitdump (jit-PID.dump) into the working directory: DIR, or the user's home */
+	if (!px->have_user)
+		px->eo.cwd = p->dir;
+	struct prof_stream in;
+	memset(&in, 0, sizeof(in));
+	stream_init(&in.st, px->k.pc.iterations);
+	prof_clockmap_init(&in.map);
+	px->eo.on_stream = prof_stream_cb;
+	px->eo.stream_ctx = &in;
+	if (!s->o->json)
+		kiln_note("profiling %s (%s%ld iterations, %s) into %s", px->k.key, s->npx > 1 ? "pexec " : "",
+			  px->k.pc.iterations, s->event, p->dir);
+	struct exec_result res;
+	int r = exec_run(&px->eo, &res, e);
+	if (r == 0) {
+		r = prof_check_exit(px, &res, &in, e);
+		if (r == 0) {
+			prof_set_windows(p, px, &res, &in);
+			p->personality = res.personality;
+		}
+		exec_result_release(&res);
+	}
+	prof_stream_release(&in);
+	return r;
+}
+
+/* perf script on perf.data, into buf and DIR/NAME; -G for one line per sample */
+static int prof_script(const struct prof_session *s, const struct prof_px *p, int leaf_only, const char *name,
+		       struct strbuf *buf, struct kerr *e)
+{
+	char *perfdata = path_join(p->dir, "perf.data");
+	char *argv[] = { s->perf, "script", "-i", perfdata, "-F", "comm,pid,tid,time,period,event,ip,sym,dso", "--ns",
+			 "--no-inline", leaf_only ? "-G" : NULL, NULL };
+	struct exec_opts so;
+	memset(&so, 0, sizeof(so));
+	so.argv = argv;
+	so.capture_bytes = (size_t)1 << 30;
+	so.envp = environ;
+	so.cwd = p->dir;
+	so.timeout_s = 3600;
+	struct exec_result sr;
+	int r = exec_run(&so, &sr, e);
+	if (r == 0) {
+		if (!sr.exited || sr.status)
+			r = kerr_set(e, "perf script -i %s failed: %s", perfdata, sb_str(&sr.err));
+		else if (sr.out_bytes != sr.out.len)
+			r = kerr_set(e, "perf script -i %s: more than %zu bytes of samples", perfdata, so.capture_bytes);
+		if (r == 0) {
+			char *path = path_join(p->dir, name);
+			r = write_file(path, sb_str(&sr.out), sr.out.len, e);
+			free(path);
+			sb_add(buf, sb_str(&sr.out), sr.out.len);
+		}
+		exec_result_release(&sr);
+	}
+	free(perfdata);
+	return r;
+}
+
+/* the benchmark's process: the pid with most samples in [from, to) */
+static int prof_main_pid(const struct pscript *ps, size_t from, size_t to)
+{
+	int pid = 0;
+	long best = 0;
+	for (size_t i = from; i < to; i++) {
+		if (ps->s[i].pid == pid || ps->s[i].pid <= 0)
+			continue;
+		long c = 0;
+		for (size_t j = from; j < to; j++)
+			c += ps->s[j].pid == ps->s[i].pid;
+		if (c > best) {
+			best = c;
+			pid = ps->s[i].pid;
+		}
+		if (best * 2 > (long)(to - from))
+			break;
+	}
+	return pid;
+}
+
+/* pexec k's samples: where each one hit (-G), then the call chains */
+static int prof_samples(struct prof_session *s, size_t k, struct kerr *e)
+{
+	struct prof_px *p = &s->px[k];
+	struct strbuf leaf = STRBUF_INIT, chains = STRBUF_INIT;
+	int r = prof_script(s, p, 1, "perf-script-leaf.txt", &leaf, e);
+	if (r == 0)
+		r = prof_script(s, p, 0, "perf-script.txt", &chains, e);
+	if (r == 0) {
+		p->from = s->ps.n;
+		pscript_parse(&s->ps, sb_str(&leaf), leaf.len);
+		p->to = s->ps.n;
+		size_t missing = pscript_attach_chains(&s->ps, p->from, sb_str(&chains), chains.len);
+		if (missing)
+			kiln_warn("%s: %zu samples without their call chain", p->dir, missing);
+		for (size_t i = p->from; i < p->to; i++)
+			s->ps.s[i].pexec = (uint32_t)k;
+		p->pid = prof_main_pid(&s->ps, p->from, p->to);
+	}
+	sb_release(&leaf);
+	sb_release(&chains);
+	return r;
+}
+
+/*
+ * Copy DIR/NAME (a file the VM wrote, in /tmp or the benchmark user's
+ * home) to TO: never through a link, only a regular file of `owner`, at
+ * most 1 GiB.  0 copied, 1 absent, -1 refused or failed (e says why).
+ */
+static int copy_vm_file(const char *dir, const char *name, uid_t owner, const char *to, struct kerr *e)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return 1;
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	close(dfd);
+	if (fd < 0)
+		return errno == ENOENT ? 1 : kerr_set(e, "%s/%s: %s", dir, name, strerror(errno));
+	struct stat st;
+	int r = -1;
+	if (fstat(fd, &st) < 0)
+		kerr_set(e, "%s/%s: %s", dir, name, strerror(errno));
+	else if (!S_ISREG(st.st_mode) || st.st_uid != owner)
+		kerr_set(e, "%s/%s: not a regular file of uid %d: not copied", dir, name, (int)owner);
+	else if (st.st_size > (off_t)1 << 30)
+		kerr_set(e, "%s/%s: larger than 1 GiB: not copied", dir, name);
+	else {
+		struct strbuf b = STRBUF_INIT;
+		char chunk[65536];
+		ssize_t n;
+		while ((n = read(fd, chunk, sizeof(chunk))) > 0 && b.len + (size_t)n <= (size_t)1 << 30)
+			sb_add(&b, chunk, (size_t)n);
+		r = n < 0 ? kerr_set(e, "%s/%s: %s", dir, name, strerror(errno)) : write_file(to, sb_str(&b), b.len, e);
+		sb_release(&b);
+	}
+	close(fd);
+	return r;
+}
+
+/* the VM's perf map (/tmp) and jitdump (working directory or /tmp) beside perf.data */
+static void prof_keep_files(struct prof_session *s, struct prof_px *p, const struct pexec_spec *px)
+{
+	if (p->pid <= 0)
+		return;
+	uid_t owner = px->have_user ? px->user.uid : geteuid();
+	const char *where[2][3] = { { "/tmp", NULL, NULL }, { p->dir, px->have_user ? px->user.home : NULL, "/tmp" } };
+	const char *fmt[2] = { "perf-%d.map", "jit-%d.dump" };
+	for (int f = 0; f < 2; f++) {
+		char name[64];
+		snprintf(name, sizeof(name), fmt[f], p->pid);
+		char *dst = path_join(p->dir, name);
+		for (int w = 0; w < 3 && where[f][w]; w++) {
+			if (!strcmp(where[f][w], p->dir)) {
+				if (file_exists(dst))
+					break;
+				continue;
+			}
+			struct kerr ce = KERR_INIT;
+			int r = copy_vm_file(where[f][w], name, owner, dst, &ce);
+			if (r < 0)
+				kiln_warn("%s", sb_str(&ce.msg));
+			kerr_release(&ce);
+			if (r == 0)
+				break;
+		}
+		if (file_exists(dst))
+			json_array_append_new(p->files, json_string(name));
+		free(dst);
+	}
+	(void)s;
+}
+
+/* the steady state of this one pexec, by the analysis (front-end defaults) */
+static long steady_split(const struct prof_iter *it, size_t n, struct strbuf *how)
+{
+	if (n < 4)
+		return -1;
+	struct dataset ds;
+	memset(&ds, 0, sizeof(ds));
+	struct ds_key *k = ds_add_key(&ds, "b", "v", "x");
+	struct ds_pexec *p = ds_add_pexec(k, 0);
+	p->wall = xmalloc(n * sizeof(double));
+	p->n = n;
+	for (size_t i = 0; i < n; i++)
+		p->wall[i] = (double)it[i].wall_ns / 1e9;
+	k->iterations = (long)n;
+	k->planned_pexecs = 1;
+	struct an_opts o;
+	an_opts_default(&o);
+	o.window_pct = 10;
+	o.steady_pct = 25;
+	o.resamples = 10;
+	o.threads = 1;
+	struct an_key ak;
+	memset(&ak, 0, sizeof(ak));
+	an_analyse_key(k, &o, &ak);
+	long split = -1;
+	if (ak.np == 1 && ak.p[0].steady_iter >= 1) {
+		split = ak.p[0].steady_iter - 1;
+		sb_addf(how, "steady state from iteration %ld (%s)", ak.p[0].steady_iter, an_class_name(ak.p[0].cls));
+	} else if (ak.np == 1) {
+		sb_addf(how, "%s: ", an_class_name(ak.p[0].cls));
+	}
+	an_key_free(&ak);
+	ds_free(&ds);
+	return split;
+}
+
+/* phases of one pexec: --split, else its steady state, else the first quarter */
+static void prof_split(const struct prof_session *s, struct prof_px *p)
+{
+	if (s->o->split > 0) {
+		p->split = s->o->split;
+		sb_addf(&p->how, "--split %ld", p->split);
+		return;
+	}
+	p->split = steady_split(p->it, p->nit, &p->how);
+	if (p->split < 0) {
+		p->split = p->nit >= 4 ? (long)(p->nit + 3) / 4 : p->nit > 1 ? 1 : 0;
+		sb_addf(&p->how, "no steady state found; first quarter (%ld) vs the rest", p->split);
+	}
+}
+
+static json_t *prof_build_report(struct prof_session *s)
+{
+	struct prof_pexec_in *pin = xcalloc(s->npx, sizeof(*pin));
+	for (size_t k = 0; k < s->npx; k++) {
+		const struct prof_px *p = &s->px[k];
+		pin[k] = (struct prof_pexec_in){ .pid = p->pid, .iters = p->it, .niters = p->nit, .split = p->split,
+						 .split_how = p->how.buf, .windows = p->windows };
+	}
+	struct prof_input in = { .key = s->key, .event = s->event, .ps = &s->ps, .px = pin, .npx = s->npx,
+				 .vm = { s->vm->pl ? s->vm->pl->name : s->vm->plugin, s->vm->resolved }, .top = s->o->top };
+	json_t *rep = prof_report(&in);
+	free(pin);
+	json_object_set_new(rep, "dir", json_string(esc(ESC_JSON, s->dir)));
+	json_t *pxs = json_object_get(rep, "pexecs");
+	for (size_t k = 0; k < s->npx; k++) {
+		json_t *o = json_array_get(pxs, k);
+		json_object_set_new(o, "dir", json_string(esc(ESC_JSON, s->px[k].dir)));
+		json_object_set(o, "files", s->px[k].files);
+		json_object_set_new(o, "personality", json_integer(s->px[k].personality));
+		json_object_set_new(o, "windows_moved", json_integer((json_int_t)s->px[k].moved));
+	}
+	json_object_set(rep, "files", s->px[0].files);
+	json_object_set_new(rep, "personality", json_integer(s->px[0].personality));
+	char ts[32];
+	iso_time(wall_ns(), ts, sizeof(ts));
+	char *id = xasprintf("%s@%s#%d", s->key, ts, s->px[0].pid);
+	json_object_set_new(rep, "id", json_string(esc(ESC_JSON, id)));
+	json_object_set_new(rep, "time", json_string(ts));
+	free(id);
+	return rep;
+}
+
+/* profile.json, the plot, the results DB, the report on stdout */
+static int prof_output(struct prof_session *s, json_t *rep, struct kerr *e)
+{
+	char *txt = json_dumps(rep, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
+	char *rj = path_join(s->dir, "profile.json");
+	int r = write_file(rj, txt, strlen(txt), e);
+	free(rj);
+	struct kerr pe = KERR_INIT;
+	if (r == 0 && prof_plot(rep, s->dir, &pe) < 0)
+		kiln_warn("plot: %s", sb_str(&pe.msg));
+	kerr_release(&pe);
+	const char *id = json_string_value(json_object_get(rep, "id"));
+	struct kerr se = KERR_INIT;
+	if (r == 0 && store_cache_put_file(s->ex.results, "profile", id, txt, &se) < 0)
+		kiln_warn("%s", sb_str(&se.msg));
+	else if (r == 0 && !s->o->json)
+		kiln_note("stored as profile '%s' in %s", id, s->ex.results);
+	kerr_release(&se);
+	if (r == 0 && s->o->json)
+		printf("%s\n", txt);
+	else if (r == 0)
+		prof_print(stdout, rep);
+	free(txt);
+	return r;
+}
+
+static void prof_close(struct prof_session *s)
+{
+	for (size_t k = 0; k < s->npx; k++) {
+		free(s->px[k].dir);
+		free(s->px[k].it);
+		sb_release(&s->px[k].how);
+		json_decref(s->px[k].files);
+	}
+	free(s->px);
+	pscript_release(&s->ps);
+	free(s->dir);
+	free(s->perf);
+	free(s->key);
+	if (s->have_ex)
+		config_free(&s->ex);
+}
+
+int profile_run(const struct profile_opts *o, struct kerr *e)
+{
+	struct prof_session s;
+	int r = prof_open(&s, o, e);
+	for (size_t k = 0; r == 0 && k < s.npx; k++) {
+		struct pexec_spec px;
+		memset(&px, 0, sizeof(px));
+		r = prof_record(&s, k, &px, e);
+		if (r == 0)
+			r = prof_samples(&s, k, e);
+		if (r == 0) {
+			prof_keep_files(&s, &s.px[k], &px);
+			prof_split(&s, &s.px[k]);
+		}
+		pexec_release(&px);
+	}
+	if (r == 0) {
+		json_t *rep = prof_build_report(&s);
+		r = prof_output(&s, rep, e);
+		json_decref(rep);
+	}
+	prof_close(&s);
+	return r;
+}
