@@ -147,7 +147,7 @@ test-asan:
 	$(MAKE) O=build-asan SANITIZE=1 OPT=-O1 test
 
 # kiln under valgrind memcheck in the end-to-end tests that exercise its core
-VALGRIND_TESTS ?= 10-config 11-run 12-schedule 13b-retry 15-bad 17-sigint 18-command 19-store 40-report
+VALGRIND_TESTS ?= 10-config 11-run 12-schedule 13b-retry 15-bad 17-sigint 18-command 19-store 40-report 70-sec
 test-valgrind: all
 	@for t in $(VALGRIND_TESTS); do O=$(O) KILN_VALGRIND=1 tests/run.sh e2e $$t || exit 1; done
 

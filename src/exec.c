@@ -346,245 +346,271 @@ static int pidfd_open_(pid_t pid)
 #endif
 }
 
+/*
+ * Sanitizer runtimes do not follow a vfork child, so those builds fork and
+ * learn of a failed execve through a CLOEXEC pipe; others vfork, and the
+ * child reports through kiln's own memory, read once it has exec'd.
+ */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define USE_FORK 1
+#else
+#define USE_FORK 0
+#endif
+
+/* one process being run: its pipes, its captures, its clocks */
+struct xstate {
+	const struct exec_opts *o;
+	struct exec_result *r;
+	int outp[2], errp[2], resp[2], ep[2];
+	struct capture co, ce;
+	pid_t pid;
+	int pfd;                  /* pidfd, -1: none (poll the child) */
+	int64_t deadline, kill_at, drain_until;
+	int exited, wstatus;
+	struct rusage ru;
+};
+
+static int x_pipes(struct xstate *x, struct kerr *e)
+{
+	const struct exec_opts *o = x->o;
+	if ((USE_FORK && pipe2(x->ep, O_CLOEXEC) < 0) ||
+	    (!o->no_capture && (pipe2(x->outp, O_CLOEXEC) < 0 || pipe2(x->errp, O_CLOEXEC) < 0)) ||
+	    (o->result_fd && pipe2(x->resp, O_CLOEXEC) < 0))
+		return kerr_set(e, "pipe: %s", strerror(errno));
+	return 0;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/*
+ * Start the child and learn whether execve worked.  vfork: the child
+ * borrows kiln's memory until execve, so starting a pexec costs no
+ * page-table copy; child() makes only system calls.
+ */
+static int x_spawn(struct xstate *x, const char *prog, const cpu_set_t *cpus, struct kerr *e)
+{
+	const struct exec_opts *o = x->o;
+	struct exec_result *r = x->r;
+	volatile int errmem[2] = { 0, 0 };
+	pid_t parent = getpid();
+	if (nignored < 0)
+		find_ignored();
+	exec_continued = 0;
+	r->start_ns = mono_ns();
+	pid_t pid = USE_FORK ? fork() : vfork();
+	if (pid < 0)
+		return kerr_set(e, "fork: %s", strerror(errno));
+	if (pid == 0)
+		child(o, prog, x->outp[1], x->errp[1], x->resp[1], x->ep[1], USE_FORK ? NULL : errmem, cpus, parent);
+	x->pid = r->pid = pid;
+	if (USE_FORK)
+		setpgid(pid, pid); /* after fork the parent may run first; after vfork the child has exec'd */
+	close_fd(&x->ep[1]);
+	close_fd(&x->outp[1]);
+	close_fd(&x->errp[1]);
+	close_fd(&x->resp[1]);
+	int msg[2] = { errmem[0], errmem[1] };
+	ssize_t n = msg[0] ? (ssize_t)sizeof(msg) : 0;
+	if (USE_FORK) {
+		do
+			n = read(x->ep[0], msg, sizeof(msg));
+		while (n < 0 && errno == EINTR);
+	}
+	if (n != (ssize_t)sizeof(msg))
+		return 0;
+	r->spawn_errno = msg[0];
+	waitpid(pid, NULL, 0);
+	r->end_ns = mono_ns();
+	cap_finish(&x->co, &r->out, &r->out_bytes);
+	cap_finish(&x->ce, &r->err, &r->err_bytes);
+	return kerr_set(e, "cannot run %s (%s): %s", o->argv[0], step_name(msg[1]), strerror(msg[0]));
+}
+
+/* the ASLR policy verified: the child's personality, read back after exec */
+static int read_personality(pid_t pid)
+{
+	char path[64], buf[32];
+	snprintf(path, sizeof(path), "/proc/%d/personality", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), p = -1;
+	if (fd < 0)
+		return -1;
+	ssize_t k = read(fd, buf, sizeof(buf) - 1);
+	if (k > 0) {
+		buf[k] = '\0';
+		p = (int)strtol(buf, NULL, 16);
+	}
+	close(fd);
+	return p;
+}
+
+static void x_kill(struct xstate *x, int sig, int64_t next_ns)
+{
+	kill(-x->pid, sig);
+	x->kill_at = mono_ns() + next_ns;
+}
+
+/* before each poll: the timeout's SIGTERM, SIGKILL 2 s later, an interrupt; how long to wait */
+static int x_wait_ms(struct xstate *x)
+{
+	int64_t now = mono_ns();
+	if (x->exited)
+		return now >= x->drain_until ? -2 : (int)((x->drain_until - now) / 1000000) + 1;
+	if (x->deadline && !x->kill_at && now >= x->deadline) {
+		x->r->timed_out = 1;
+		x_kill(x, SIGTERM, 2000000000LL);
+	}
+	if (x->kill_at && now >= x->kill_at)
+		x_kill(x, SIGKILL, 1000000000LL);
+	if (exec_interrupted && !x->kill_at)
+		x_kill(x, SIGKILL, 1000000000LL);
+	int64_t next = x->kill_at ? x->kill_at : x->deadline;
+	int ms = next ? (int)((next - now) / 1000000) + 1 : -1;
+	if (x->pfd < 0) /* no pidfd: poll the child */
+		ms = ms < 0 || ms > 10 ? 10 : ms;
+	return ms;
+}
+
+/* one chunk from a ready pipe: into its capture or the stream callback */
+static void x_read(struct xstate *x, int k, char *buf, size_t bufsz)
+{
+	int *fdp[3] = { &x->outp[0], &x->errp[0], &x->resp[0] };
+	const struct exec_opts *o = x->o;
+	ssize_t n = read(*fdp[k], buf, bufsz);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		close_fd(fdp[k]);
+		return;
+	}
+	if (k == 0)
+		cap_add(&x->co, buf, (size_t)n);
+	else if (k == 1)
+		cap_add(&x->ce, buf, (size_t)n);
+	else if (o->on_stream && !x->r->stream_error && o->on_stream(o->stream_ctx, buf, (size_t)n)) {
+		/* the stream is bad beyond repair: stop reading it, end the child */
+		x->r->stream_error = 1;
+		if (!x->exited)
+			x_kill(x, SIGKILL, 1000000000LL);
+	}
+}
+
+/* the child exited: what is left of its group and escaped descendants go now */
+static void x_reaped(struct xstate *x)
+{
+	x->exited = 1;
+	x->r->end_ns = mono_ns();
+	kill(-x->pid, SIGKILL);
+	reap_orphans(x->pid);
+	x->drain_until = mono_ns() + 500000000LL;
+}
+
+/* drain the pipes and wait for the child, within the deadlines */
+static int x_loop(struct xstate *x, struct kerr *e)
+{
+	char buf[65536];
+	for (;;) {
+		struct pollfd pf[4];
+		int np = 0, idx[3] = { -1, -1, -1 }, ipid = -1;
+		int fds[3] = { x->outp[0], x->errp[0], x->resp[0] };
+		for (int k = 0; k < 3; k++)
+			if (fds[k] >= 0)
+				pf[idx[k] = np++] = (struct pollfd){ fds[k], POLLIN, 0 };
+		if (!x->exited && x->pfd >= 0)
+			pf[ipid = np++] = (struct pollfd){ x->pfd, POLLIN, 0 };
+		if (x->exited && np == 0)
+			return 0;
+		int ms = x_wait_ms(x);
+		if (ms == -2)
+			return 0;
+		int pr = poll(pf, (nfds_t)np, ms);
+		if (pr < 0 && errno != EINTR) {
+			kill(-x->pid, SIGKILL);
+			return kerr_set(e, "poll: %s", strerror(errno));
+		}
+		if (exec_interrupted && !x->exited && !x->kill_at)
+			x_kill(x, SIGKILL, 1000000000LL);
+		for (int k = 0; k < 3 && pr > 0; k++)
+			if (idx[k] >= 0 && (pf[idx[k]].revents & (POLLIN | POLLHUP | POLLERR)))
+				x_read(x, k, buf, sizeof(buf));
+		if (!x->exited && (x->pfd < 0 || (ipid >= 0 && pr > 0 && (pf[ipid].revents & POLLIN))) &&
+		    wait4(x->pid, &x->wstatus, WNOHANG, &x->ru) == x->pid)
+			x_reaped(x);
+	}
+}
+
+/* the child is gone: its status, times and captures */
+static void x_finish(struct xstate *x)
+{
+	struct exec_result *r = x->r;
+	if (!x->exited) { /* poll failed: make sure the child is gone */
+		kill(-x->pid, SIGKILL);
+		wait4(x->pid, &x->wstatus, 0, &x->ru);
+		r->end_ns = mono_ns();
+		reap_orphans(x->pid);
+	}
+	if (WIFEXITED(x->wstatus)) {
+		r->exited = 1;
+		r->status = WEXITSTATUS(x->wstatus);
+	} else if (WIFSIGNALED(x->wstatus)) {
+		r->signal = WTERMSIG(x->wstatus);
+	}
+	r->user_s = (double)x->ru.ru_utime.tv_sec + x->ru.ru_utime.tv_usec / 1e6;
+	r->sys_s = (double)x->ru.ru_stime.tv_sec + x->ru.ru_stime.tv_usec / 1e6;
+	r->maxrss_kb = x->ru.ru_maxrss;
+	cap_finish(&x->co, &r->out, &r->out_bytes);
+	cap_finish(&x->ce, &r->err, &r->err_bytes);
+}
+
 int exec_run(const struct exec_opts *o, struct exec_result *r, struct kerr *e)
 {
 	memset(r, 0, sizeof(*r));
 	r->personality = -1;
-	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, resp[2] = { -1, -1 }, ep[2] = { -1, -1 };
+	struct xstate x;
+	memset(&x, 0, sizeof(x));
+	x.o = o;
+	x.r = r;
+	x.pfd = -1;
+	for (int k = 0; k < 2; k++)
+		x.outp[k] = x.errp[k] = x.resp[k] = x.ep[k] = -1;
 	char *prog = o->search ? find_in_path(o->argv[0]) : xstrdup(o->argv[0]);
 	cpu_set_t cpus;
 	int rc = -1;
-
 	if (!prog)
 		return kerr_set(e, "%s: command not found", o->argv[0]);
 	if (o->cpus && parse_cpus(o->cpus, &cpus) < 0) {
-		free(prog);
-		return kerr_setc(e, KEXIT_CONFIG, "bad CPU list '%s'", o->cpus);
+		kerr_setc(e, KEXIT_CONFIG, "bad CPU list '%s'", o->cpus);
+		goto out;
 	}
 	if (o->result_fd && o->result_fd < 3) {
-		free(prog);
-		return kerr_set(e, "result fd must be 3 or above");
-	}
-	/*
-	 * How the child tells a failed execve from a program that ran: under
-	 * vfork it writes errno into `errmem` (kiln's own memory, which it
-	 * borrows, read after the child has exec'd or exited); under fork a
-	 * CLOEXEC pipe that execve closes.
-	 */
-	volatile int errmem[2] = { 0, 0 };
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-	int use_errpipe = 1;
-#else
-	int use_errpipe = 0;
-#endif
-	if ((use_errpipe && pipe2(ep, O_CLOEXEC) < 0) ||
-	    (!o->no_capture && (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0)) ||
-	    (o->result_fd && pipe2(resp, O_CLOEXEC) < 0)) {
-		kerr_set(e, "pipe: %s", strerror(errno));
+		kerr_set(e, "result fd must be 3 or above");
 		goto out;
 	}
 	size_t cap = o->capture_bytes ? o->capture_bytes : 65536;
-	struct capture co, ce;
-	cap_init(&co, cap);
-	cap_init(&ce, cap);
-
-	if (nignored < 0)
-		find_ignored();
-	pid_t parent = getpid();
-	exec_continued = 0;
-	r->start_ns = mono_ns();
-	/*
-	 * vfork: the child borrows kiln's memory until execve, so starting a
-	 * pexec costs no page-table copy; child() makes only system calls.
-	 * Sanitizer runtimes do not follow a vfork child, so those builds fork.
-	 */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-	pid_t pid = fork();
-#else
-	pid_t pid = vfork();
-#endif
-	if (pid < 0) {
-		kerr_set(e, "fork: %s", strerror(errno));
+	cap_init(&x.co, cap);
+	cap_init(&x.ce, cap);
+	if (x_pipes(&x, e) < 0 || x_spawn(&x, prog, o->cpus ? &cpus : NULL, e) < 0)
 		goto out;
-	}
-	if (pid == 0)
-		child(o, prog, outp[1], errp[1], resp[1], ep[1], use_errpipe ? NULL : errmem, o->cpus ? &cpus : NULL,
-		      parent);
-	r->pid = pid;
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-	setpgid(pid, pid); /* after fork the parent may run first; after vfork the child has exec'd */
-#endif
-	if (ep[1] >= 0)
-		close(ep[1]), ep[1] = -1;
-	if (outp[1] >= 0)
-		close(outp[1]), outp[1] = -1;
-	if (errp[1] >= 0)
-		close(errp[1]), errp[1] = -1;
-	if (resp[1] >= 0)
-		close(resp[1]), resp[1] = -1;
-
-	/* did exec succeed? */
-	int msg[2] = { errmem[0], errmem[1] };
-	ssize_t n = msg[0] ? (ssize_t)sizeof(msg) : 0;
-	if (use_errpipe) {
-		do
-			n = read(ep[0], msg, sizeof(msg));
-		while (n < 0 && errno == EINTR);
-	}
-	if (n == (ssize_t)sizeof(msg)) {
-		r->spawn_errno = msg[0];
-		waitpid(pid, NULL, 0);
-		r->end_ns = mono_ns();
-		kerr_set(e, "cannot run %s (%s): %s", o->argv[0], step_name(msg[1]), strerror(msg[0]));
-		cap_finish(&co, &r->out, &r->out_bytes);
-		cap_finish(&ce, &r->err, &r->err_bytes);
-		goto out;
-	}
-	if (o->aslr >= 0) { /* verify the ASLR policy: the child's personality, read back */
-		char path[64], buf[32];
-		snprintf(path, sizeof(path), "/proc/%d/personality", (int)pid);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			ssize_t k = read(fd, buf, sizeof(buf) - 1);
-			if (k > 0) {
-				buf[k] = '\0';
-				r->personality = (int)strtol(buf, NULL, 16);
-			}
-			close(fd);
-		}
-	}
-
+	if (o->aslr >= 0)
+		r->personality = read_personality(x.pid);
 	if (o->on_start)
-		o->on_start(o->start_ctx, pid);
-	int pfd = pidfd_open_(pid);
-	int64_t deadline = o->timeout_s > 0 ? r->start_ns + (int64_t)(o->timeout_s * 1e9) : 0;
-	int64_t kill_at = 0, drain_until = 0;
-	int exited = 0, wstatus = 0;
-	struct rusage ru;
-	memset(&ru, 0, sizeof(ru));
-	char buf[65536];
-
-	for (;;) {
-		struct pollfd pf[4];
-		int np = 0, iout = -1, ierr = -1, ires = -1, ipid = -1;
-		if (outp[0] >= 0)
-			pf[iout = np++] = (struct pollfd){ outp[0], POLLIN, 0 };
-		if (errp[0] >= 0)
-			pf[ierr = np++] = (struct pollfd){ errp[0], POLLIN, 0 };
-		if (resp[0] >= 0)
-			pf[ires = np++] = (struct pollfd){ resp[0], POLLIN, 0 };
-		if (!exited && pfd >= 0)
-			pf[ipid = np++] = (struct pollfd){ pfd, POLLIN, 0 };
-		if (exited && np == 0)
-			break;
-
-		int64_t now = mono_ns();
-		int wait_ms = -1;
-		if (!exited) {
-			if (deadline && !kill_at && now >= deadline) {
-				r->timed_out = 1;
-				kill(-pid, SIGTERM);
-				kill_at = now + 2000000000LL;
-			}
-			if (kill_at && now >= kill_at) {
-				kill(-pid, SIGKILL);
-				kill_at = now + 1000000000LL;
-			}
-			if (exec_interrupted && !kill_at) {
-				kill(-pid, SIGKILL);
-				kill_at = now + 1000000000LL;
-			}
-			int64_t next = kill_at ? kill_at : deadline;
-			if (next)
-				wait_ms = (int)((next - now) / 1000000) + 1;
-			if (pfd < 0) /* no pidfd: poll the child */
-				wait_ms = wait_ms < 0 || wait_ms > 10 ? 10 : wait_ms;
-		} else {
-			if (now >= drain_until)
-				break;
-			wait_ms = (int)((drain_until - now) / 1000000) + 1;
-		}
-		int pr = poll(pf, (nfds_t)np, wait_ms);
-		if (pr < 0 && errno != EINTR) {
-			kerr_set(e, "poll: %s", strerror(errno));
-			kill(-pid, SIGKILL);
-			break;
-		}
-		if (exec_interrupted && !exited && !kill_at) {
-			kill(-pid, SIGKILL);
-			kill_at = mono_ns() + 1000000000LL;
-		}
-		int fds_closed = 0;
-		int idx[3] = { iout, ierr, ires };
-		int *fdp[3] = { &outp[0], &errp[0], &resp[0] };
-		for (int k = 0; k < 3; k++) {
-			if (idx[k] < 0 || pr <= 0 || !(pf[idx[k]].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			n = read(*fdp[k], buf, sizeof(buf));
-			if (n < 0 && (errno == EINTR || errno == EAGAIN))
-				continue;
-			if (n <= 0) {
-				close(*fdp[k]);
-				*fdp[k] = -1;
-				fds_closed = 1;
-				continue;
-			}
-			if (k == 0)
-				cap_add(&co, buf, (size_t)n);
-			else if (k == 1)
-				cap_add(&ce, buf, (size_t)n);
-			else if (o->on_stream && !r->stream_error && o->on_stream(o->stream_ctx, buf, (size_t)n)) {
-				/* the stream is bad beyond repair: stop reading it, end the child */
-				r->stream_error = 1;
-				if (!exited) {
-					kill(-pid, SIGKILL);
-					kill_at = mono_ns() + 1000000000LL;
-				}
-			}
-		}
-		(void)fds_closed;
-		if (!exited && (pfd < 0 || (ipid >= 0 && pr > 0 && (pf[ipid].revents & POLLIN)))) {
-			pid_t w = wait4(pid, &wstatus, WNOHANG, &ru);
-			if (w == pid) {
-				exited = 1;
-				r->end_ns = mono_ns();
-				/* what is left of the group and escaped descendants go now */
-				kill(-pid, SIGKILL);
-				reap_orphans(pid);
-				drain_until = mono_ns() + 500000000LL;
-			}
-		}
-	}
-	if (pfd >= 0)
-		close(pfd);
-	if (!exited) { /* poll failed: make sure the child is gone */
-		kill(-pid, SIGKILL);
-		wait4(pid, &wstatus, 0, &ru);
-		r->end_ns = mono_ns();
-		reap_orphans(pid);
-	}
-	if (WIFEXITED(wstatus)) {
-		r->exited = 1;
-		r->status = WEXITSTATUS(wstatus);
-	} else if (WIFSIGNALED(wstatus)) {
-		r->signal = WTERMSIG(wstatus);
-	}
-	r->user_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
-	r->sys_s = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-	r->maxrss_kb = ru.ru_maxrss;
-	cap_finish(&co, &r->out, &r->out_bytes);
-	cap_finish(&ce, &r->err, &r->err_bytes);
-	rc = 0;
+		o->on_start(o->start_ctx, x.pid);
+	x.pfd = pidfd_open_(x.pid);
+	x.deadline = o->timeout_s > 0 ? r->start_ns + (int64_t)(o->timeout_s * 1e9) : 0;
+	rc = x_loop(&x, e) < 0 ? -1 : 0;
+	if (x.pfd >= 0)
+		close(x.pfd);
+	x_finish(&x);
 out:
 	for (int k = 0; k < 2; k++) {
-		if (outp[k] >= 0)
-			close(outp[k]);
-		if (errp[k] >= 0)
-			close(errp[k]);
-		if (resp[k] >= 0)
-			close(resp[k]);
-		if (ep[k] >= 0)
-			close(ep[k]);
+		close_fd(&x.outp[k]);
+		close_fd(&x.errp[k]);
+		close_fd(&x.resp[k]);
+		close_fd(&x.ep[k]);
 	}
 	free(prog);
 	return rc;

@@ -23,12 +23,6 @@
 
 #include "platform.h"
 
-const char *platform_tune_state_path(void)
-{
-	const char *p = getenv("KILN_TUNE_STATE");
-	return p && *p ? p : "/var/lib/kiln/tune-state.json";
-}
-
 /* write a sysfs/procfs value the way `echo v > file` does */
 static int sys_write(const char *abs, const char *val, struct kerr *e)
 {

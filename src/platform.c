@@ -678,6 +678,17 @@ static void ck_user(const struct platform_conf *pc, struct pchecks *c)
 	sb_release(&pw);
 }
 
+/*
+ * Where --tune keeps what it changed until it is restored (here, not in
+ * platform-tune.c, so that the doctor's check and the tuner both depend on
+ * this file and not on each other).
+ */
+const char *platform_tune_state_path(void)
+{
+	const char *p = getenv("KILN_TUNE_STATE");
+	return p && *p ? p : "/var/lib/kiln/tune-state.json";
+}
+
 static void ck_tune_state(struct pchecks *c)
 {
 	const char *st = platform_tune_state_path();
