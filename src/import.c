@@ -23,11 +23,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "import.h"
 #include "store.h"
 
-#define IMP_MAX_BYTES ((size_t)4 << 30) /* refuse to inflate beyond 4 GiB */
 
 enum imp_format imp_detect(const char *path)
 {
@@ -58,43 +58,175 @@ enum imp_format imp_detect(const char *path)
 	return IMP_UNKNOWN;
 }
 
-/* ---- bzip2 ---- */
+typedef int (*buf_parser)(const char *name, const char *data, size_t len, struct dataset *ds, struct kerr *e);
+
+/* ---- bounds, and bzip2 ---- */
+
+/* a bound from the environment, or its default; -1 with e set when it is not a positive number */
+static int env_bound(const char *name, long dflt, long *out, struct kerr *e)
+{
+	const char *v = getenv(name);
+	*out = dflt;
+	if (!v || !*v)
+		return 0;
+	if (parse_long(v, out) || *out <= 0)
+		return kerr_setc(e, KEXIT_USAGE, "%s: '%s' is not a positive whole number", name, esc(ESC_TERM, v));
+	return 0;
+}
+
+int imp_bounds(struct imp_bounds *b, struct kerr *e)
+{
+	long ratio, floor_mb, max_mb;
+	if (env_bound("KILN_INFLATE_RATIO", IMP_INFLATE_RATIO, &ratio, e) < 0 ||
+	    env_bound("KILN_INFLATE_FLOOR_MB", IMP_INFLATE_FLOOR_MB, &floor_mb, e) < 0 ||
+	    env_bound("KILN_INPUT_MAX_MB", IMP_INPUT_MAX_MB, &max_mb, e) < 0)
+		return -1;
+	b->ratio = (size_t)ratio;
+	b->floor = (size_t)floor_mb << 20;
+	b->max = (size_t)max_mb << 20;
+	return 0;
+}
+
+size_t imp_inflate_limit(const struct imp_bounds *b, size_t compressed)
+{
+	size_t lim = compressed > SIZE_MAX / b->ratio ? SIZE_MAX : compressed * b->ratio;
+	if (lim < b->floor)
+		lim = b->floor;
+	return lim < b->max ? lim : b->max;
+}
+
+/*
+ * A bzip2 decompression read in pieces and bounded by imp_inflate_limit:
+ * the JSON reader takes it as a stream (no copy of the text is kept), the
+ * CSV reader into one buffer.  Several streams one after the other (what
+ * pbzip2 and lbzip2 write) are one input; anything else after a stream,
+ * or a stream cut short, is an error.
+ */
+struct bunzip {
+	bz_stream bz;
+	const char *name;
+	const char *next;   /* compressed bytes not yet given to bz */
+	size_t rest;
+	size_t in_len;      /* the whole compressed input */
+	size_t limit, out;  /* bytes allowed out, and out so far */
+	int open, done;
+	struct kerr *e;
+};
+
+static void bunzip_feed(struct bunzip *u)
+{
+	if (u->bz.avail_in || !u->rest)
+		return;
+	unsigned n = u->rest > 0x40000000u ? 0x40000000u : (unsigned)u->rest;
+	u->bz.next_in = (char *)u->next;
+	u->bz.avail_in = n;
+	u->next += n;
+	u->rest -= n;
+}
+
+static int bunzip_start(struct bunzip *u, const char *name, const char *data, size_t len, struct kerr *e)
+{
+	memset(u, 0, sizeof(*u));
+	u->name = name;
+	u->next = data;
+	u->rest = len;
+	u->in_len = len;
+	u->e = e;
+	struct imp_bounds b;
+	if (imp_bounds(&b, e) < 0)
+		return -1;
+	u->limit = imp_inflate_limit(&b, len);
+	if (BZ2_bzDecompressInit(&u->bz, 0, 0) != BZ_OK)
+		return kerr_setc(e, KEXIT_CONFIG, "%s: cannot start bzip2 decompression", name);
+	u->open = 1;
+	bunzip_feed(u);
+	return 0;
+}
+
+static void bunzip_end(struct bunzip *u)
+{
+	if (u->open)
+		BZ2_bzDecompressEnd(&u->bz);
+	u->open = 0;
+}
+
+/* the end of one stream: the input ends, or another stream follows */
+static int bunzip_next_stream(struct bunzip *u)
+{
+	const char *in = u->bz.next_in;
+	unsigned avail = u->bz.avail_in;
+	if (!avail && !u->rest) {
+		u->done = 1;
+		return 0;
+	}
+	size_t left = avail + u->rest; /* the next stream may start in the part not yet fed */
+	char head[3];
+	for (size_t i = 0; i < 3 && i < left; i++)
+		head[i] = i < avail ? in[i] : u->next[i - avail];
+	if (left < 3 || memcmp(head, "BZh", 3))
+		return kerr_setc(u->e, KEXIT_CONFIG, "%s: data after the end of the bzip2 stream", u->name);
+	BZ2_bzDecompressEnd(&u->bz);
+	memset(&u->bz, 0, sizeof(u->bz));
+	u->open = 0;
+	if (BZ2_bzDecompressInit(&u->bz, 0, 0) != BZ_OK)
+		return kerr_setc(u->e, KEXIT_CONFIG, "%s: cannot start bzip2 decompression", u->name);
+	u->open = 1;
+	u->bz.next_in = (char *)in;
+	u->bz.avail_in = avail;
+	bunzip_feed(u);
+	return 0;
+}
+
+/* up to n decompressed bytes into buf: how many (0 at the end), or -1 with the error set */
+static long bunzip_read(struct bunzip *u, char *buf, size_t n)
+{
+	if (n > 0x40000000u)
+		n = 0x40000000u;
+	while (!u->done) {
+		bunzip_feed(u);
+		u->bz.next_out = buf;
+		u->bz.avail_out = (unsigned)n;
+		unsigned in_before = u->bz.avail_in;
+		int rc = BZ2_bzDecompress(&u->bz);
+		size_t got = n - u->bz.avail_out;
+		u->out += got;
+		if (u->out > u->limit)
+			return kerr_setc(u->e, KEXIT_CONFIG,
+					 "%s: more than %zu MiB once decompressed (%zu bytes compressed): refused as a "
+					 "decompression bomb; KILN_INFLATE_RATIO, KILN_INFLATE_FLOOR_MB and KILN_INPUT_MAX_MB "
+					 "raise the bound (docs/security.md#input-files)",
+					 u->name, u->limit >> 20, u->in_len);
+		if (rc == BZ_STREAM_END) {
+			if (bunzip_next_stream(u) < 0)
+				return -1;
+		} else if (rc != BZ_OK) {
+			return kerr_setc(u->e, KEXIT_CONFIG, "%s: corrupt bzip2 data (error %d)", u->name, rc);
+		} else if (!got && !u->bz.avail_in && !u->rest && in_before == 0) {
+			return kerr_setc(u->e, KEXIT_CONFIG, "%s: truncated bzip2 data", u->name);
+		}
+		if (got)
+			return (long)got;
+	}
+	return 0;
+}
 
 int imp_bunzip(const char *name, const char *data, size_t len, struct strbuf *out, struct kerr *e)
 {
-	bz_stream bz;
-	memset(&bz, 0, sizeof(bz));
-	if (BZ2_bzDecompressInit(&bz, 0, 0) != BZ_OK)
-		return kerr_setc(e, KEXIT_CONFIG, "%s: cannot start bzip2 decompression", name);
+	struct bunzip u;
 	sb_reset(out);
-	bz.next_in = (char *)data;
-	bz.avail_in = len > 0xffffffffu ? 0xffffffffu : (unsigned)len;
-	int rc;
-	for (;;) {
+	int r = bunzip_start(&u, name, data, len, e);
+	while (r == 0) {
 		sb_grow(out, 1 << 20);
-		bz.next_out = out->buf + out->len;
-		bz.avail_out = (unsigned)(out->alloc - out->len - 1);
-		unsigned before = bz.avail_out;
-		rc = BZ2_bzDecompress(&bz);
-		out->len += before - bz.avail_out;
-		out->buf[out->len] = '\0';
-		if (rc == BZ_STREAM_END)
+		long got = bunzip_read(&u, out->buf + out->len, out->alloc - out->len - 1);
+		if (got <= 0) {
+			r = (int)got;
 			break;
-		if (rc != BZ_OK) {
-			BZ2_bzDecompressEnd(&bz);
-			return kerr_setc(e, KEXIT_CONFIG, "%s: corrupt bzip2 data (error %d)", name, rc);
 		}
-		if (bz.avail_in == 0 && before == bz.avail_out) {
-			BZ2_bzDecompressEnd(&bz);
-			return kerr_setc(e, KEXIT_CONFIG, "%s: truncated bzip2 data", name);
-		}
-		if (out->len > IMP_MAX_BYTES) {
-			BZ2_bzDecompressEnd(&bz);
-			return kerr_setc(e, KEXIT_CONFIG, "%s: more than 4 GiB once decompressed", name);
-		}
+		out->len += (size_t)got;
+		out->buf[out->len] = '\0';
 	}
-	BZ2_bzDecompressEnd(&bz);
-	return 0;
+	bunzip_end(&u);
+	return r;
 }
 
 int imp_bzip(const char *data, size_t len, struct strbuf *out, struct kerr *e)
@@ -279,22 +411,49 @@ static int krun_instr(const char *name, json_t *root, struct dataset *ds, struct
 	return 0;
 }
 
+/* jansson reads a bzip2-compressed file as it is decompressed */
+static size_t bunzip_json_read(void *buf, size_t n, void *ctx)
+{
+	long got = bunzip_read(ctx, buf, n);
+	return got < 0 ? (size_t)-1 : (size_t)got;
+}
+
+/* the JSON of a Krun file, plain or bzip2 (streamed, bounded) */
+static json_t *krun_json(const char *name, const char *data, size_t len, struct kerr *e)
+{
+	json_error_t je;
+	json_t *root;
+	if (len >= 3 && !memcmp(data, "BZh", 3)) {
+		struct bunzip u;
+		if (bunzip_start(&u, name, data, len, e) < 0) {
+			bunzip_end(&u);
+			return NULL;
+		}
+		struct kerr mine = KERR_INIT;
+		u.e = &mine;
+		root = json_load_callback(bunzip_json_read, &u, JSON_REJECT_DUPLICATES, &je);
+		bunzip_end(&u);
+		if (mine.msg.len) {
+			/* the decompression failed: that is the error, not the JSON it cut short */
+			json_decref(root);
+			kerr_setc(e, mine.code, "%s", mine.msg.buf);
+			kerr_release(&mine);
+			return NULL;
+		}
+		kerr_release(&mine);
+	} else {
+		root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je);
+	}
+	if (!root)
+		kerr_setc(e, KEXIT_CONFIG, "%s:%d:%d: not valid JSON: %s", name, je.line, je.column, esc(ESC_TERM, je.text));
+	return root;
+}
+
 int imp_krun_buf(const char *name, const char *data, size_t len, struct dataset *ds, struct kerr *e)
 {
-	struct strbuf plain = STRBUF_INIT;
-	if (len >= 3 && !memcmp(data, "BZh", 3)) {
-		if (imp_bunzip(name, data, len, &plain, e) < 0) {
-			sb_release(&plain);
-			return -1;
-		}
-		data = plain.buf;
-		len = plain.len;
-	}
-	json_error_t je;
-	json_t *root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je);
-	sb_release(&plain);
+	json_t *root = krun_json(name, data, len, e);
 	if (!root)
-		return kerr_setc(e, KEXIT_CONFIG, "%s:%d:%d: not valid JSON: %s", name, je.line, je.column, esc(ESC_TERM, je.text));
+		return -1;
 	int rc = -1;
 	const char **keys = NULL;
 	if (!json_is_object(root)) {
@@ -532,12 +691,24 @@ out:
 	return rc;
 }
 
-/* a whole input file, bunzipped when it is bzip2 (Krun's .json.bz2, a .csv.bz2) */
-static int load_file(const char *path, struct strbuf *sb, struct kerr *e)
+/*
+ * A whole input file, no larger than the input bound, bunzipped when it is
+ * a CSV in bzip2 (a .json.bz2 is decompressed as the JSON is read).
+ */
+static int load_file(const char *path, buf_parser parse, struct strbuf *sb, struct kerr *e)
 {
+	struct imp_bounds b;
+	struct stat st;
+	if (imp_bounds(&b, e) < 0)
+		return -1;
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size > b.max)
+		return kerr_setc(e, KEXIT_CONFIG, "%s: %lld MiB is more than an input may be (KILN_INPUT_MAX_MB=%zu)", path,
+				 (long long)(st.st_size >> 20), b.max >> 20);
 	if (read_file(path, sb, e) < 0)
 		return -1;
-	if (sb->len >= 3 && !memcmp(sb->buf, "BZh", 3)) {
+	if (sb->len > b.max)
+		return kerr_setc(e, KEXIT_CONFIG, "%s: more than an input may be (KILN_INPUT_MAX_MB=%zu)", path, b.max >> 20);
+	if (parse != imp_krun_buf && sb->len >= 3 && !memcmp(sb->buf, "BZh", 3)) {
 		struct strbuf out = STRBUF_INIT;
 		if (imp_bunzip(path, sb->buf, sb->len, &out, e) < 0) {
 			sb_release(&out);
@@ -549,13 +720,11 @@ static int load_file(const char *path, struct strbuf *sb, struct kerr *e)
 	return 0;
 }
 
-typedef int (*buf_parser)(const char *name, const char *data, size_t len, struct dataset *ds, struct kerr *e);
-
 /* a whole file through one of the buffer parsers, remembering where it came from */
 static int parse_file(const char *path, buf_parser parse, struct dataset *ds, struct kerr *e)
 {
 	struct strbuf sb = STRBUF_INIT;
-	int r = load_file(path, &sb, e);
+	int r = load_file(path, parse, &sb, e);
 	if (r == 0)
 		r = parse(path, sb_str(&sb), sb.len, ds, e);
 	sb_release(&sb);

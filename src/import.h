@@ -44,7 +44,23 @@ int export_krun(const struct dataset *ds, const char *path, const char *config_t
 /* write a warmup_stats CSV: pexec_idx,bench,0,1,... with "crash" for failed pexecs */
 int export_csv(const struct dataset *ds, const char *path, struct kerr *e);
 
-/* bzip2 helpers (used by the writers and by the tests) */
+/*
+ * How large an input may become once decompressed: `ratio` times its
+ * compressed size, at least `floor`, never more than `max` (bytes), which
+ * also bounds a plain input file.  From KILN_INFLATE_RATIO,
+ * KILN_INFLATE_FLOOR_MB and KILN_INPUT_MAX_MB, or these defaults
+ * (docs/security.md#input-files).
+ */
+#define IMP_INFLATE_RATIO 200
+#define IMP_INFLATE_FLOOR_MB 4
+#define IMP_INPUT_MAX_MB 2048
+struct imp_bounds {
+	size_t ratio, floor, max;
+};
+int imp_bounds(struct imp_bounds *b, struct kerr *e);
+size_t imp_inflate_limit(const struct imp_bounds *b, size_t compressed);
+
+/* bzip2 helpers (used by the writers and by the tests); imp_bunzip is bounded as above */
 int imp_bunzip(const char *name, const char *data, size_t len, struct strbuf *out, struct kerr *e);
 int imp_bzip(const char *data, size_t len, struct strbuf *out, struct kerr *e);
 

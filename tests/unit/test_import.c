@@ -223,6 +223,80 @@ static void test_csv_crash_and_bare_names(void **state)
 	ds_free(&ds);
 }
 
+/* a Krun file whose JSON has `pad` spaces before its end, bzip2-compressed */
+static void padded_krun(size_t pad, struct strbuf *z)
+{
+	struct strbuf j = STRBUF_INIT;
+	sb_adds(&j, "{\"wallclock_times\": {\"a:b:c\": [[0.5, 0.25]]}");
+	for (size_t i = 0; i < pad; i++)
+		sb_addc(&j, ' ');
+	sb_addc(&j, '}');
+	assert_int_equal(imp_bzip(j.buf, j.len, z, NULL), 0);
+	sb_release(&j);
+}
+
+static int load_krun(const struct strbuf *z, struct kerr *e)
+{
+	struct dataset ds = { 0 };
+	int r = imp_krun_buf("z.json.bz2", z->buf, z->len, &ds, e);
+	if (r == 0)
+		assert_true(ds.nkeys == 1 && ds.keys[0].npexecs == 1 && ds.keys[0].pexecs[0].n == 2);
+	ds_free(&ds);
+	return r;
+}
+
+static void test_bzip2_bounds(void **state)
+{
+	(void)state;
+	struct strbuf z = STRBUF_INIT, two = STRBUF_INIT;
+	struct kerr e = KERR_INIT;
+	struct imp_bounds b = { 200, 4 << 20, (size_t)2048 << 20 };
+	assert_int_equal(imp_inflate_limit(&b, 1000), 4 << 20);         /* the floor */
+	assert_int_equal(imp_inflate_limit(&b, 1 << 20), 200 << 20);    /* the ratio */
+	assert_int_equal(imp_inflate_limit(&b, 100 << 20), b.max);      /* the cap */
+	assert_int_equal(imp_inflate_limit(&b, SIZE_MAX / 2), b.max);   /* no overflow */
+	/* 3 MiB of spaces from a few hundred bytes: within the 4 MiB floor, then beyond a 1 MiB one */
+	padded_krun(3 << 20, &z);
+	assert_true(z.len < 4096);
+	assert_int_equal(load_krun(&z, &e), 0);
+	setenv("KILN_INFLATE_FLOOR_MB", "1", 1);
+	assert_int_equal(load_krun(&z, &e), -1);
+	assert_int_equal(e.code, KEXIT_CONFIG);
+	assert_non_null(strstr(e.msg.buf, "z.json.bz2: more than 1 MiB once decompressed"));
+	struct strbuf out = STRBUF_INIT;
+	assert_int_equal(imp_bunzip("z.bz2", z.buf, z.len, &out, &e), -1); /* the buffer form too */
+	assert_true(out.len <= ((size_t)1 << 20) + (1 << 20));
+	sb_release(&out);
+	setenv("KILN_INFLATE_RATIO", "100000", 1);
+	assert_int_equal(load_krun(&z, &e), 0);
+	setenv("KILN_INPUT_MAX_MB", "2", 1);
+	assert_int_equal(load_krun(&z, &e), -1);
+	unsetenv("KILN_INFLATE_FLOOR_MB");
+	unsetenv("KILN_INFLATE_RATIO");
+	unsetenv("KILN_INPUT_MAX_MB");
+	/* two streams in a row are one input; anything else after a stream is not */
+	padded_krun(10, &z);
+	size_t cut = 20;
+	struct strbuf a = STRBUF_INIT, bb = STRBUF_INIT;
+	const char *j = "{\"wallclock_times\": {\"a:b:c\": [[0.5, 0.25]]}}";
+	assert_int_equal(imp_bzip(j, cut, &a, NULL), 0);
+	assert_int_equal(imp_bzip(j + cut, strlen(j) - cut, &bb, NULL), 0);
+	sb_add(&two, a.buf, a.len);
+	sb_add(&two, bb.buf, bb.len);
+	assert_int_equal(load_krun(&two, &e), 0);
+	sb_adds(&two, "BZ");
+	assert_int_equal(load_krun(&two, &e), -1);
+	assert_non_null(strstr(e.msg.buf, "data after the end of the bzip2 stream"));
+	two.len -= 2 + bb.len / 2;
+	assert_int_equal(load_krun(&two, &e), -1);
+	assert_true(strstr(e.msg.buf, "truncated bzip2 data") || strstr(e.msg.buf, "corrupt bzip2 data"));
+	sb_release(&a);
+	sb_release(&bb);
+	sb_release(&two);
+	sb_release(&z);
+	kerr_release(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -231,6 +305,7 @@ int main(void)
 		cmocka_unit_test(test_krun_handwritten),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_csv_crash_and_bare_names),
+		cmocka_unit_test(test_bzip2_bounds),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
