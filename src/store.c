@@ -103,6 +103,12 @@ static enum pexec_status status_parse(const char *s)
 	return PX_PENDING;
 }
 
+static char *col_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return t ? xstrdup((const char *)t) : NULL;
+}
+
 /* one transaction: one flush when a results file is created */
 static const char schema_sql[] =
 	"BEGIN;"
@@ -215,6 +221,105 @@ int store_prepare(struct store *s, struct kerr *e)
 	return 0;
 }
 
+/*
+ * A results file may come from elsewhere (diff, report, a resumed run of
+ * a file someone sent): SQLite is told not to trust what the file holds.
+ * DEFENSIVE: no writes to the schema or to shadow tables from SQL;
+ * TRUSTED_SCHEMA off: no function with side effects runs from the
+ * schema; no triggers fire and no views are read (kiln makes neither); no
+ * extensions; no double-quoted strings taken for names.  Then only kiln's
+ * own schema is accepted (schema_check).
+ */
+static void store_defensive(sqlite3 *db)
+{
+	static const int off[] = { SQLITE_DBCONFIG_TRUSTED_SCHEMA, SQLITE_DBCONFIG_ENABLE_TRIGGER,
+				   SQLITE_DBCONFIG_ENABLE_VIEW, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION,
+				   SQLITE_DBCONFIG_DQS_DML, SQLITE_DBCONFIG_DQS_DDL };
+	sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
+	for (size_t i = 0; i < ARRAY_SIZE(off); i++)
+		sqlite3_db_config(db, off[i], 0, (int *)NULL);
+	sqlite3_exec(db, "PRAGMA cell_size_check=ON", NULL, NULL, NULL);
+}
+
+/* one object of a schema as sqlite_master keeps it */
+struct schema_obj {
+	char *type, *name, *tbl, *sql;
+};
+
+/*
+ * kiln's schema as SQLite writes it down (the CREATE texts normalised as
+ * SQLite stores them), from a scratch in-memory database, made once; plus
+ * the statistics table ANALYZE adds, which only guides the planner.
+ * A schema change that files already written lack must keep their form
+ * here too, or such files are refused.
+ */
+static const struct schema_obj *schema_expected(size_t *n)
+{
+	static struct schema_obj *objs;
+	static size_t nobjs;
+	if (objs) {
+		*n = nobjs;
+		return objs;
+	}
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) != SQLITE_OK ||
+	    sqlite3_exec(db, schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(db, "ANALYZE", NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "SELECT type, name, tbl_name, sql FROM sqlite_master", -1, &st, NULL) != SQLITE_OK)
+		kiln_die(KEXIT_FAIL, "cannot build kiln's schema in memory: %s", sqlite3_errmsg(db));
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		objs = xrealloc(objs, (nobjs + 1) * sizeof(*objs));
+		struct schema_obj *o = &objs[nobjs++];
+		o->type = col_text(st, 0);
+		o->name = col_text(st, 1);
+		o->tbl = col_text(st, 2);
+		o->sql = col_text(st, 3);
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	*n = nobjs;
+	return objs;
+}
+
+static int same(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
+/*
+ * Every table, index, view and trigger in the file must be one of kiln's,
+ * exactly as kiln creates it: a trigger deleting iterations on resume, a
+ * view standing in for pexecs, a changed constraint or default, a virtual
+ * table are refused before anything is read or written.  (A file may lack
+ * some of kiln's tables: a writer adds them, a reader finds none.)
+ */
+static int schema_check(struct store *s, struct kerr *e)
+{
+	size_t n;
+	const struct schema_obj *want = schema_expected(&n);
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "SELECT type, name, tbl_name, sql FROM sqlite_master", -1, &st, NULL) != SQLITE_OK)
+		return kerr_setc(e, KEXIT_STORE, "%s: not a kiln results file (%s)", s->path,
+				 esc(ESC_TERM, sqlite3_errmsg(s->db)));
+	int r = 0;
+	while (r == 0 && sqlite3_step(st) == SQLITE_ROW) {
+		struct schema_obj o = { (char *)sqlite3_column_text(st, 0), (char *)sqlite3_column_text(st, 1),
+					(char *)sqlite3_column_text(st, 2), (char *)sqlite3_column_text(st, 3) };
+		const struct schema_obj *w = NULL;
+		for (size_t i = 0; i < n && !w; i++)
+			if (same(want[i].type, o.type) && same(want[i].name, o.name))
+				w = &want[i];
+		if (!w || !same(w->tbl, o.tbl) || !same(w->sql, o.sql))
+			r = kerr_setc(e, KEXIT_STORE,
+				      "%s: not a schema kiln wrote: %s '%s' %s (refused: it could change what is read "
+				      "or written)", s->path, esc(ESC_TERM, o.type), esc(ESC_TERM, o.name),
+				      w ? "differs from kiln's" : "is not one of kiln's");
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
 /* does the database hold kiln's tables (or nothing at all yet)? */
 static int kiln_or_empty(struct store *s, int *empty)
 {
@@ -249,6 +354,7 @@ int store_open(const char *path, int writable, struct store **out, struct kerr *
 		store_close(s);
 		return -1;
 	}
+	store_defensive(s->db);
 	sqlite3_busy_timeout(s->db, 5000);
 	sqlite3_extended_result_codes(s->db, 0);
 	/* a file that is not SQLite, or a damaged one, is caught here */
@@ -271,6 +377,10 @@ int store_open(const char *path, int writable, struct store **out, struct kerr *
 	int empty;
 	if (!kiln_or_empty(s, &empty) || (!writable && empty)) {
 		kerr_setc(e, KEXIT_STORE, "%s: not a kiln results file (an SQLite database without kiln's tables)", path);
+		store_close(s);
+		return -1;
+	}
+	if (schema_check(s, e) < 0) {
 		store_close(s);
 		return -1;
 	}
@@ -348,12 +458,6 @@ const char *store_path(const struct store *s)
 struct sqlite3 *store_db(struct store *s)
 {
 	return s->db;
-}
-
-static char *col_text(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-	return t ? xstrdup((const char *)t) : NULL;
 }
 
 static int kv_get(struct store *s, const char *table, const char *name, char **value)
@@ -998,8 +1102,16 @@ int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e)
 	}
 	sqlite3_prepare_v2(s->db, "SELECT name, unit, vals FROM series WHERE pexec_id=? ORDER BY name", -1, &ss, NULL);
 	sqlite3_prepare_v2(s->db, "SELECT name, unit, value FROM scalars WHERE pexec_id=? ORDER BY name", -1, &sk, NULL);
+	long last_kid = -1, last_num = -1;
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		long id = sqlite3_column_int64(st, 0), kid = sqlite3_column_int64(st, 1);
+		long id = sqlite3_column_int64(st, 0), kid = sqlite3_column_int64(st, 1), num = sqlite3_column_int64(st, 2);
+		if (kid == last_kid && num == last_num) {
+			/* UNIQUE(key_id, num) says it cannot be: a damaged or crafted index */
+			kerr_setc(e, KEXIT_STORE, "%s: pexec %ld of key %ld is there twice: the file is damaged", path, num, kid);
+			goto out;
+		}
+		last_kid = kid;
+		last_num = num;
 		enum pexec_status stt = status_parse((const char *)sqlite3_column_text(st, 3));
 		if (stt == PX_PENDING || stt == PX_RUNNING)
 			continue;
@@ -1009,7 +1121,7 @@ int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e)
 				dk = &ds->keys[k];
 		if (!dk)
 			continue;
-		struct ds_pexec *p = ds_add_pexec(dk, sqlite3_column_int64(st, 2));
+		struct ds_pexec *p = ds_add_pexec(dk, num);
 		p->status = to_ds(stt);
 		int64_t *w = NULL;
 		size_t n = 0;

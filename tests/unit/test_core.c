@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "config.h"
 #include "schedule.h"
 #include "store.h"
@@ -354,6 +356,18 @@ static void test_store_roundtrip(void **state)
 	/* a second writer is refused while the lock is held */
 	struct store *st2;
 	assert_int_equal(store_open(path, 0, &st2, &e), 0);
+	/* every file is opened defensively, readers' too */
+	static const int on[] = { SQLITE_DBCONFIG_DEFENSIVE }, off[] = { SQLITE_DBCONFIG_TRUSTED_SCHEMA,
+		SQLITE_DBCONFIG_ENABLE_TRIGGER, SQLITE_DBCONFIG_ENABLE_VIEW, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION };
+	for (int w = 0; w < 2; w++) {
+		int v = -1;
+		sqlite3_db_config(store_db(w ? st : st2), on[0], -1, &v);
+		assert_int_equal(v, 1);
+		for (size_t i = 0; i < ARRAY_SIZE(off); i++) {
+			sqlite3_db_config(store_db(w ? st : st2), off[i], -1, &v);
+			assert_int_equal(v, 0);
+		}
+	}
 	assert_int_equal(store_lock(st2, &e), -1);
 	assert_int_equal(e.code, KEXIT_LOCKED);
 	store_close(st2);
