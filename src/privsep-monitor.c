@@ -157,23 +157,31 @@ static int accept_rec(struct monitor *m, struct kiln_rec *x)
 	return m->sink.emit(m->sink.ctx, x) ? violation(m, "record '%s' was not accepted", x->name) : 0;
 }
 
+/* value, name and unit: the common part of PS_ITER and PS_SCALAR (buffers of PS_*_MAX + 1) */
+static int get_valued(struct monitor *m, struct msg *g, struct kiln_rec *x, char *name, char *unit)
+{
+	x->value = get_f64(g);
+	get_str(g, name, PS_NAME_MAX);
+	get_str(g, unit, PS_UNIT_MAX);
+	if (g->bad)
+		return violation(m, "a malformed record");
+	x->name = name;
+	x->unit = unit;
+	if (!isfinite(x->value))
+		return violation(m, "record '%s': value not finite", name);
+	return 0;
+}
+
 static int h_iter(struct monitor *m, struct msg *g)
 {
 	char name[PS_NAME_MAX + 1], unit[PS_UNIT_MAX + 1];
 	struct kiln_rec x = { .kind = REC_ITER };
 	int64_t i = (int64_t)get_u64(g);
-	x.value = get_f64(g);
-	get_str(g, name, PS_NAME_MAX);
-	get_str(g, unit, PS_UNIT_MAX);
-	if (g->bad)
-		return violation(m, "a malformed record");
-	x.name = name;
-	x.unit = unit;
+	if (get_valued(m, g, &x, name, unit) < 0)
+		return -1;
 	if (i < 0 || i >= m->rq->b.iterations)
 		return violation(m, "record '%s' for iteration %lld of a pexec of %ld iterations", name, (long long)i,
 				 m->rq->b.iterations);
-	if (!isfinite(x.value))
-		return violation(m, "record '%s' of iteration %lld: value not finite", name, (long long)i);
 	x.iter = (long)i;
 	return accept_rec(m, &x);
 }
@@ -182,16 +190,7 @@ static int h_scalar(struct monitor *m, struct msg *g)
 {
 	char name[PS_NAME_MAX + 1], unit[PS_UNIT_MAX + 1];
 	struct kiln_rec x = { .kind = REC_PEXEC };
-	x.value = get_f64(g);
-	get_str(g, name, PS_NAME_MAX);
-	get_str(g, unit, PS_UNIT_MAX);
-	if (g->bad)
-		return violation(m, "a malformed record");
-	x.name = name;
-	x.unit = unit;
-	if (!isfinite(x.value))
-		return violation(m, "record '%s': value not finite", name);
-	return accept_rec(m, &x);
+	return get_valued(m, g, &x, name, unit) < 0 ? -1 : accept_rec(m, &x);
 }
 
 static int h_event(struct monitor *m, struct msg *g)
