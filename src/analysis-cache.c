@@ -50,13 +50,16 @@ static double getnum(json_t *o, const char *name)
 char *an_key_serialize(const struct an_key *k)
 {
 	json_t *root = json_object();
-	json_object_set_new(root, "v", json_integer(1));
+	json_object_set_new(root, "v", json_integer(AN_METHOD_VERSION));
 	json_object_set_new(root, "key", json_string(k->key->key));
 	json_object_set_new(root, "cls", json_integer(k->cls));
 	json_object_set_new(root, "nskipped", json_integer((json_int_t)k->nskipped));
 	json_object_set_new(root, "has_steady", json_integer(k->has_steady));
+	json_object_set_new(root, "whole", json_integer(k->whole));
+	const struct an_whole *w = &k->wp;
 	const double nums[] = { k->iter_med, k->iter_p5, k->iter_p95, k->tts_med, k->tts_p5, k->tts_p95,
-				k->perf_med, k->perf_lo, k->perf_hi, k->perf_ci };
+				k->perf_med, k->perf_lo, k->perf_hi, k->perf_ci, k->delta_ratio,
+				w->mean, w->sd, w->median, w->min, w->max, w->user, w->sys, w->rss_max, w->rss_mean };
 	json_t *na = json_array();
 	for (size_t i = 0; i < ARRAY_SIZE(nums); i++)
 		json_array_append_new(na, num(nums[i]));
@@ -64,10 +67,11 @@ char *an_key_serialize(const struct an_key *k)
 	json_t *pa = json_array();
 	for (size_t i = 0; i < k->np; i++) {
 		const struct an_pexec *p = &k->p[i];
-		json_t *o = json_pack("{s:I,s:I,s:I,s:i,s:I,s:I,s:o,s:o}", "num", (json_int_t)p->num, "index",
+		json_t *o = json_pack("{s:I,s:I,s:I,s:i,s:I,s:I,s:I,s:o,s:o,s:o}", "num", (json_int_t)p->num, "index",
 				      (json_int_t)p->index, "n", (json_int_t)p->n, "cls", (int)p->cls, "first_steady",
-				      (json_int_t)p->first_steady, "steady_iter", (json_int_t)p->steady_iter, "tts",
-				      num(p->time_to_steady), "steady_mean", num(p->steady_mean));
+				      (json_int_t)p->first_steady, "steady_start", (json_int_t)p->steady_start,
+				      "steady_iter", (json_int_t)p->steady_iter, "tts", num(p->time_to_steady),
+				      "steady_mean", num(p->steady_mean), "delta", num(p->delta));
 		json_t *ol = json_array();
 		for (size_t q = 0; q < p->noutliers; q++)
 			json_array_append_new(ol, json_integer((json_int_t)p->outliers[q]));
@@ -110,8 +114,8 @@ int an_key_deserialize(const char *text, const struct ds_key *k, struct an_key *
 	json_t *pa = json_object_get(root, "pexecs"), *sa = json_object_get(root, "series");
 	json_t *na = json_object_get(root, "nums");
 	const char *key = json_string_value(json_object_get(root, "key"));
-	if (json_integer_value(json_object_get(root, "v")) != 1 || !key || strcmp(key, k->key) ||
-	    !json_is_array(pa) || !json_is_array(sa) || json_array_size(na) != 10) {
+	if (json_integer_value(json_object_get(root, "v")) != AN_METHOD_VERSION || !key || strcmp(key, k->key) ||
+	    !json_is_array(pa) || !json_is_array(sa) || json_array_size(na) != 20) {
 		bad(e, "wrong version, key or shape");
 		goto out;
 	}
@@ -119,8 +123,11 @@ int an_key_deserialize(const char *text, const struct ds_key *k, struct an_key *
 	out->cls = (enum an_class)json_integer_value(json_object_get(root, "cls"));
 	out->nskipped = (size_t)json_integer_value(json_object_get(root, "nskipped"));
 	out->has_steady = (int)json_integer_value(json_object_get(root, "has_steady"));
+	out->whole = (int)json_integer_value(json_object_get(root, "whole"));
+	struct an_whole *w = &out->wp;
 	double *dst[] = { &out->iter_med, &out->iter_p5, &out->iter_p95, &out->tts_med, &out->tts_p5, &out->tts_p95,
-			  &out->perf_med, &out->perf_lo, &out->perf_hi, &out->perf_ci };
+			  &out->perf_med, &out->perf_lo, &out->perf_hi, &out->perf_ci, &out->delta_ratio,
+			  &w->mean, &w->sd, &w->median, &w->min, &w->max, &w->user, &w->sys, &w->rss_max, &w->rss_mean };
 	for (size_t i = 0; i < ARRAY_SIZE(dst); i++) {
 		json_t *v = json_array_get(na, i);
 		*dst[i] = json_is_number(v) ? json_number_value(v) : NAN;
@@ -135,6 +142,8 @@ int an_key_deserialize(const char *text, const struct ds_key *k, struct an_key *
 		p->n = (size_t)json_integer_value(json_object_get(o, "n"));
 		p->cls = (enum an_class)json_integer_value(json_object_get(o, "cls"));
 		p->first_steady = (size_t)json_integer_value(json_object_get(o, "first_steady"));
+		p->steady_start = (size_t)json_integer_value(json_object_get(o, "steady_start"));
+		p->delta = getnum(o, "delta");
 		p->steady_iter = (long)json_integer_value(json_object_get(o, "steady_iter"));
 		p->time_to_steady = getnum(o, "tts");
 		p->steady_mean = getnum(o, "steady_mean");
@@ -158,7 +167,7 @@ int an_key_deserialize(const char *text, const struct ds_key *k, struct an_key *
 			p->segs[q].mean = json_is_number(m) ? json_number_value(m) : NAN;
 			p->segs[q].var = json_is_number(v) ? json_number_value(v) : NAN;
 		}
-		if (p->first_steady >= p->nsegs) {
+		if (p->first_steady >= p->nsegs || p->steady_start > p->n) {
 			bad(e, "first steady segment out of range");
 			goto out;
 		}

@@ -56,7 +56,9 @@ void an_opts_default(struct an_opts *o)
 	 */
 	o->window = 200;
 	o->window_pct = 10;
+	/* warmup_stats' 1 ms, but never more than 1% of a pexec's fastest segment (docs/analysis.md) */
 	o->delta = 0.001;
+	o->delta_pct = 1;
 	o->steady = 500;
 	o->steady_pct = 25;
 	o->penalty = 15.0;
@@ -91,7 +93,7 @@ static int parse_count_pct(const char *v, long *n, double *pct)
 int an_opts_parse(struct an_opts *o, int argc, char **argv, int *i, struct kerr *e)
 {
 	static const char *const names[] = { "--window", "--delta", "--steady", "--penalty", "--resamples",
-					     "--seed", "--confidence", "--threads", NULL };
+					     "--seed", "--confidence", "--threads", "--replicate-warmup-stats", NULL };
 	const char *a = argv[*i];
 	const char *val = NULL;
 	int which = -1;
@@ -106,6 +108,16 @@ int an_opts_parse(struct an_opts *o, int argc, char **argv, int *i, struct kerr 
 	}
 	if (which < 0)
 		return 0;
+	if (which == 8) {
+		if (val)
+			return kerr_setc(e, KEXIT_USAGE, "%s takes no value", names[which]);
+		o->replicate = 1;
+		if (!o->delta_set) { /* warmup_stats' own default */
+			o->delta = 0.001;
+			o->delta_pct = 0;
+		}
+		return 1;
+	}
 	if (!val) {
 		if (*i + 1 >= argc)
 			return kerr_setc(e, KEXIT_USAGE, "%s needs a value", names[which]);
@@ -120,12 +132,17 @@ int an_opts_parse(struct an_opts *o, int argc, char **argv, int *i, struct kerr 
 		break;
 	case 1: {
 		size_t n = strlen(val);
-		if (n > 1 && val[n - 1] == '%') {
+		o->delta_set = 1;
+		if (!strcmp(val, "auto")) {
+			o->delta = 0.001;
+			o->delta_pct = 1;
+		} else if (n > 1 && val[n - 1] == '%') {
 			char *s = xstrndup(val, n - 1);
 			int r = parse_double(s, &d);
 			free(s);
-			if (r || !(d >= 0))
+			if (r || !(d > 0))
 				goto bad;
+			o->delta = -1;
 			o->delta_pct = d;
 		} else {
 			if (parse_double(val, &d) || !(d >= 0))
@@ -176,7 +193,9 @@ void an_opts_describe(const struct an_opts *o, struct strbuf *out)
 		sb_addf(out, "window=%g%%", o->window_pct);
 	else
 		sb_addf(out, "window=%ld", o->window);
-	if (o->delta_pct > 0)
+	if (o->delta_pct > 0 && o->delta >= 0)
+		sb_addf(out, " delta=min(%gs,%g%%)", o->delta, o->delta_pct);
+	else if (o->delta_pct > 0)
 		sb_addf(out, " delta=%g%%", o->delta_pct);
 	else
 		sb_addf(out, " delta=%gs", o->delta);
@@ -186,15 +205,21 @@ void an_opts_describe(const struct an_opts *o, struct strbuf *out)
 		sb_addf(out, " steady=%ld", o->steady);
 	sb_addf(out, " penalty=%g*log(n) outlier=%g*(P90-P10) resamples=%ld seed=%llu confidence=%g",
 		o->penalty, o->outlier_k, o->resamples, (unsigned long long)o->seed, o->confidence);
+	if (o->replicate)
+		sb_adds(out, " replicate=warmup_stats");
 }
 
 void an_opts_hash(const struct an_opts *o, char out[65])
 {
 	struct strbuf sb = STRBUF_INIT;
-	/* bump the "v" when the method changes so that caches are invalidated */
-	sb_addf(&sb, "kiln-analysis v1 %ld %.17g %.17g %.17g %ld %.17g %.17g %ld %llu %.17g %.17g", o->window,
-		o->window_pct, o->delta, o->delta_pct, o->steady, o->steady_pct, o->penalty, o->resamples,
-		(unsigned long long)o->seed, o->confidence, o->outlier_k);
+	/*
+	 * Bump the "v" when the method changes so that caches are invalidated
+	 * (v2: warmup_stats' walk, variance floor, steady iteration, bootstrap;
+	 * auto delta; whole-process keys).
+	 */
+	sb_addf(&sb, "kiln-analysis v%d %ld %.17g %.17g %.17g %ld %.17g %.17g %ld %llu %.17g %.17g %d", AN_METHOD_VERSION,
+		o->window, o->window_pct, o->delta, o->delta_pct, o->steady, o->steady_pct, o->penalty, o->resamples,
+		(unsigned long long)o->seed, o->confidence, o->outlier_k, o->replicate);
 	hash_hex(sb.buf, sb.len, out);
 	sb_release(&sb);
 }
@@ -322,6 +347,13 @@ size_t an_outliers(const double *x, size_t n, long w, double k, size_t *out)
 
 /* ---- the cost and its logarithm ---- */
 
+/*
+ * R's changepoint floors a segment's variance at 1e-11 when it is <= 0, and
+ * only then.  kiln does the same, with the variance computed so that a
+ * segment whose values are all equal has variance exactly 0 (R's cumulative
+ * sums give it rounding noise instead, and the log of that noise makes
+ * changepoints out of nothing).
+ */
 #define AN_VAR_FLOOR 1e-11
 #define AN_LOG2PI_1 2.8378770664093454836 /* log(2*pi) + 1 */
 
@@ -380,17 +412,17 @@ static inline double two_llogl(size_t len)
 
 /*
  * The cost of a segment of len values with centred sums s1, s2:
- * len * (log 2pi + 1 + log var) with var = (s2 - s1^2/len)/len floored.
- * Written without a division as L (log 2pi + 1 + log w) - 2 L log L with
- * w = L s2 - s1^2 = L^2 var, floored at 1e-11 L^2.
+ * len * (log 2pi + 1 + log var) with var = (s2 - s1^2/len)/len, floored
+ * when it is not positive or the segment is constant.  Written without a
+ * division as L (log 2pi + 1 + log w) - 2 L log L with w = L s2 - s1^2 =
+ * L^2 var, floored at 1e-11 L^2.
  */
-double an_seg_cost(double s1, double s2, size_t len)
+double an_seg_cost(double s1, double s2, size_t len, int constant)
 {
 	double L = (double)len;
 	double w = L * s2 - s1 * s1;
-	double fl = L * L * AN_VAR_FLOOR;
-	if (!(w > fl))
-		w = fl;
+	if (constant || !(w > 0))
+		w = L * L * AN_VAR_FLOOR;
 	return L * (AN_LOG2PI_1 + an_log(w)) - two_llogl(len);
 }
 
@@ -402,31 +434,133 @@ struct cand_out {
 
 /*
  * The PELT inner loop: out[i] = F(tau_i) + cost(tau_i, t) + pen for every
- * candidate, with the candidates' tau, F and prefix sums in parallel arrays
- * and T[L] = 2 L log L.
+ * candidate, with the candidates' tau, F and prefix sums in parallel arrays.
+ * What is the same for every candidate at time t is in struct cand_at:
+ * S1t, S2t the prefix sums at t, rs where the run of equal values ending at
+ * x[t-1] starts (the segment [tau, t) is constant when tau >= rs), the
+ * penalty and T[L] = 2 L log L.
  */
-/* one candidate's value, exactly as every path computes it */
-static inline __attribute__((always_inline)) double cand_value(int32_t tau, double F, double c1, double c2, int32_t t, double S1t, double S2t,
-				double pen, const double *T)
+struct cand_at {
+	int32_t t, rs;
+	double S1t, S2t, pen;
+	const double *T;
+	const struct sums *sm;
+	double a1, k1;          /* the screen's constants at t (see w_unsafe) */
+};
+
+/*
+ * The prefix sums of d = x - mean and of d^2 (exact squares), accumulated
+ * in double-double: S = h + l.  The fast path takes w = L m2 - m1^2 from
+ * the h parts alone; each h is within AN_U |h| (+ eps1 or eps2, the
+ * double-double sums' own error) of its exact sum, and w_unsafe() turns
+ * that into a bound of w's error.  Where the bound is not below w /
+ * AN_SAFE - a short or very quiet segment far from the series' mean, whose
+ * w is a small difference of large sums - w is computed again with the l
+ * parts (refined_w), to some 1e-16 of the sums.  So the variance used is
+ * always within 1e-8 of its true value, the floor applies to exactly the
+ * segments whose true variance is 0, and no rounding noise becomes a
+ * changepoint (R's sums are neither centred nor checked).
+ */
+struct sums {
+	double *h1, *l1, *h2, *l2;
+	double eps1, eps2;
+};
+#define AN_U 1.1102230246251565e-16 /* 2^-53 */
+#define AN_SAFE 1e8
+
+static inline void two_sum(double a, double b, double *s, double *e)
 {
-	int32_t li = t - tau;
+	*s = a + b;
+	double bb = *s - a;
+	*e = (a - (*s - bb)) + (b - bb);
+}
+
+/* a * b = *p + *e exactly (Dekker's split: no FMA needed) */
+static inline void two_prod(double a, double b, double *p, double *e)
+{
+	double ca = 134217729.0 * a, cb = 134217729.0 * b;
+	double ah = ca - (ca - a), al = a - ah, bh = cb - (cb - b), bl = b - bh;
+	*p = a * b;
+	*e = ((ah * bh - *p) + ah * bl + al * bh) + al * bl;
+}
+
+/* (h, l) += (bh, bl), renormalised */
+static inline void dd_add(double *h, double *l, double bh, double bl)
+{
+	double s, e;
+	two_sum(*h, bh, &s, &e);
+	e += *l + bl;
+	*h = s + e;
+	*l = e - (*h - s);
+}
+
+/* L m2 - m1^2 for [tau, t) from the double-double sums */
+static __attribute__((noinline)) double refined_w(const struct sums *sm, int32_t tau, int32_t t)
+{
+	double m1h = sm->h1[t], m1l = sm->l1[t], m2h = sm->h2[t], m2l = sm->l2[t];
+	dd_add(&m1h, &m1l, -sm->h1[tau], -sm->l1[tau]);
+	dd_add(&m2h, &m2l, -sm->h2[tau], -sm->l2[tau]);
+	double L = (double)(t - tau), ph, pl, qh, ql;
+	two_prod(L, m2h, &ph, &pl);
+	pl += L * m2l;
+	two_prod(m1h, m1h, &qh, &ql);
+	ql += 2.0 * m1h * m1l;
+	dd_add(&ph, &pl, -qh, -ql);
+	return ph + pl;
+}
+
+/*
+ * Whether the fast w of [tau, t) might be off by more than w / AN_SAFE.
+ * With A = |S1(t)| + |S1(tau)| + eps1 >= |m1| and S2(tau) <= S2(t): m2's
+ * error is at most 3u (S2(t) + eps2), L m2's rounding u L S2(t), m1's
+ * error 2u A, so m1^2's 2|m1| 2u A + 4u^2 A^2 + u |m1| A, and the last
+ * subtraction's u (L S2(t) + |m1| A): in all u (5 L S2' + 6 |m1| A) +
+ * 4 u^2 A^2, doubled here for the roundings of the bound itself.  The
+ * per-t parts are cand_at's a1 = |S1(t)| + eps1 and k1 = AN_SAFE 10 u
+ * (S2(t) + eps2); the same operations in every path.
+ */
+#define AN_K2 (AN_SAFE * 12 * AN_U)
+#define AN_K3 (AN_SAFE * 8 * AN_U * AN_U)
+static inline __attribute__((always_inline)) int w_unsafe(double w, double L, double m1, double c1,
+							  const struct cand_at *a)
+{
+	double A = a->a1 + fabs(c1);
+	double B = L * a->k1 + (fabs(m1) * A) * AN_K2 + (A * A) * AN_K3;
+	return !(w > B);
+}
+
+static inline void cand_at_screen(struct cand_at *a)
+{
+	a->a1 = fabs(a->S1t) + a->sm->eps1;
+	a->k1 = AN_SAFE * 10 * AN_U * (a->S2t + a->sm->eps2);
+}
+
+/* one candidate's value, exactly as every path computes it */
+static inline __attribute__((always_inline)) double cand_value(int32_t tau, double F, double c1, double c2,
+								const struct cand_at *a)
+{
+	int32_t li = a->t - tau;
 	double L = (double)li;
-	double m1 = S1t - c1;
-	double m2 = S2t - c2;
+	double m1 = a->S1t - c1;
+	double m2 = a->S2t - c2;
 	double w = L * m2 - m1 * m1;
-	double fl = L * L * AN_VAR_FLOOR;
-	if (!(w > fl))
-		w = fl;
-	double cost = L * (AN_LOG2PI_1 + log_core(w)) - T[li];
-	return F + cost + pen;
+	if (tau >= a->rs)
+		w = L * L * AN_VAR_FLOOR;
+	else {
+		if (w_unsafe(w, L, m1, c1, a))
+			w = refined_w(a->sm, tau, a->t);
+		if (!(w > 0))
+			w = L * L * AN_VAR_FLOOR;
+	}
+	double cost = L * (AN_LOG2PI_1 + log_core(w)) - a->T[li];
+	return F + cost + a->pen;
 }
 
 static void cand_scalar(size_t k, const int32_t *tau, const double *F, const double *c1, const double *c2,
-			int32_t t, double S1t, double S2t, double pen, const double *T, double *out,
-			struct cand_out *co)
+			const struct cand_at *a, double *out, struct cand_out *co)
 {
 	for (size_t i = 0; i < k; i++) {
-		double v = cand_value(tau[i], F[i], c1[i], c2[i], t, S1t, S2t, pen, T);
+		double v = cand_value(tau[i], F[i], c1[i], c2[i], a);
 		out[i] = v;
 		if (v < co->min) {
 			co->min = v;
@@ -439,19 +573,22 @@ static void cand_scalar(size_t k, const int32_t *tau, const double *F, const dou
 
 #ifdef AN_HAVE_AVX2
 __attribute__((target("avx2"))) static void cand_avx2(size_t k, const int32_t *tau, const double *F,
-						       const double *c1, const double *c2, int32_t t,
-						       double S1t, double S2t, double pen, const double *T,
+						       const double *c1, const double *c2, const struct cand_at *a,
 						       double *out, struct cand_out *co)
 {
+	const int32_t t = a->t;
+	const double *T = a->T;
 	/* T[t - tau] picked by plain loads: gathers are slow on CPUs with the GDS fix */
 	double *Tv = out;
 	for (size_t q = 0; q < k; q++)
 		Tv[q] = T[t - tau[q]];
-	const __m128i vt = _mm_set1_epi32(t);
-	const __m256d vs1 = _mm256_set1_pd(S1t), vs2 = _mm256_set1_pd(S2t);
+	const __m128i vt = _mm_set1_epi32(t), vrs1 = _mm_set1_epi32(a->rs - 1);
+	const __m256d vs1 = _mm256_set1_pd(a->S1t), vs2 = _mm256_set1_pd(a->S2t), zero = _mm256_setzero_pd();
 	const __m256d one = _mm256_set1_pd(1.0), two = _mm256_set1_pd(2.0), half = _mm256_set1_pd(0.5);
 	const __m256d floor_ = _mm256_set1_pd(AN_VAR_FLOOR), c = _mm256_set1_pd(AN_LOG2PI_1);
-	const __m256d vpen = _mm256_set1_pd(pen), sqrt2 = _mm256_set1_pd(SQRT2);
+	const __m256d vpen = _mm256_set1_pd(a->pen), sqrt2 = _mm256_set1_pd(SQRT2);
+	const __m256d va1 = _mm256_set1_pd(a->a1), vk1 = _mm256_set1_pd(a->k1);
+	const __m256d vk2 = _mm256_set1_pd(AN_K2), vk3 = _mm256_set1_pd(AN_K3), sign = _mm256_set1_pd(-0.0);
 	const __m256i mant = _mm256_set1_epi64x(0x000fffffffffffffLL);
 	const __m256i onebits = _mm256_set1_epi64x(0x3ff0000000000000LL);
 	const __m256i magic = _mm256_set1_epi64x(0x4330000000000000LL);
@@ -460,14 +597,23 @@ __attribute__((target("avx2"))) static void cand_avx2(size_t k, const int32_t *t
 	__m256d vidx = _mm256_setr_pd(0, 1, 2, 3), vbest = _mm256_setzero_pd(), four = _mm256_set1_pd(4);
 	size_t i = 0;
 	for (; i + 4 <= k; i += 4) {
-		__m128i li = _mm_sub_epi32(vt, _mm_loadu_si128((const __m128i *)(tau + i)));
+		__m128i vtau = _mm_loadu_si128((const __m128i *)(tau + i));
+		__m128i li = _mm_sub_epi32(vt, vtau);
 		__m256d L = _mm256_cvtepi32_pd(li);
-		__m256d m1 = _mm256_sub_pd(vs1, _mm256_loadu_pd(c1 + i));
+		__m256d vc1 = _mm256_loadu_pd(c1 + i);
+		__m256d m1 = _mm256_sub_pd(vs1, vc1);
 		__m256d m2 = _mm256_sub_pd(vs2, _mm256_loadu_pd(c2 + i));
 		__m256d w = _mm256_sub_pd(_mm256_mul_pd(L, m2), _mm256_mul_pd(m1, m1));
 		__m256d fl = _mm256_mul_pd(_mm256_mul_pd(L, L), floor_);
-		/* w > fl ? w : fl, NaN giving fl as in the scalar */
-		w = _mm256_blendv_pd(fl, w, _mm256_cmp_pd(w, fl, _CMP_GT_OQ));
+		/* w_unsafe(), and the lanes it does not clear (not constant): cand_value redoes them */
+		__m256d A = _mm256_add_pd(va1, _mm256_andnot_pd(sign, vc1));
+		__m256d bound = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(L, vk1),
+					_mm256_mul_pd(_mm256_mul_pd(_mm256_andnot_pd(sign, m1), A), vk2)),
+					_mm256_mul_pd(_mm256_mul_pd(A, A), vk3));
+		/* w > 0 and not constant (tau < rs) ? w : fl, NaN giving fl as in the scalar */
+		__m256d cst = _mm256_castsi256_pd(_mm256_cvtepi32_epi64(_mm_cmpgt_epi32(vtau, vrs1)));
+		int unsafe = _mm256_movemask_pd(_mm256_andnot_pd(cst, _mm256_cmp_pd(w, bound, _CMP_NGT_UQ)));
+		w = _mm256_blendv_pd(fl, w, _mm256_andnot_pd(cst, _mm256_cmp_pd(w, zero, _CMP_GT_OQ)));
 		/* an_log, lane by lane */
 		__m256i b = _mm256_castpd_si256(w);
 		__m256i ex = _mm256_srli_epi64(b, 52);
@@ -494,6 +640,12 @@ __attribute__((target("avx2"))) static void cand_avx2(size_t k, const int32_t *t
 		__m256d cost = _mm256_sub_pd(_mm256_mul_pd(L, _mm256_add_pd(c, lg)), _mm256_loadu_pd(Tv + i));
 		__m256d v = _mm256_add_pd(_mm256_add_pd(_mm256_loadu_pd(F + i), cost), vpen);
 		_mm256_storeu_pd(out + i, v);
+		if (unsafe) {
+			for (int l = 0; l < 4; l++)
+				if (unsafe & (1 << l))
+					out[i + l] = cand_value(tau[i + l], F[i + l], c1[i + l], c2[i + l], a);
+			v = _mm256_loadu_pd(out + i);
+		}
 		/* per lane: the first minimum (strictly less replaces) and the maximum */
 		__m256d lt = _mm256_cmp_pd(v, vmin, _CMP_LT_OQ);
 		vmin = _mm256_blendv_pd(vmin, v, lt);
@@ -516,7 +668,7 @@ __attribute__((target("avx2"))) static void cand_avx2(size_t k, const int32_t *t
 		}
 	}
 	for (; i < k; i++) { /* the tail, after the vector lanes: later indices, so strictly less */
-		double v = cand_value(tau[i], F[i], c1[i], c2[i], t, S1t, S2t, pen, T);
+		double v = cand_value(tau[i], F[i], c1[i], c2[i], a);
 		out[i] = v;
 		if (v < co->min) {
 			co->min = v;
@@ -563,12 +715,16 @@ double an_log_approx(double w)
 }
 
 __attribute__((target("avx512f"))) static void cand_avx512(size_t k, const int32_t *tau, const double *F,
-							   const double *c1, const double *c2, int32_t t,
-							   double S1t, double S2t, double pen, const double *T,
+							   const double *c1, const double *c2, const struct cand_at *a,
 							   double *out, struct cand_out *co)
 {
-	const __m256i vt = _mm256_set1_epi32(t);
-	const __m512d vs1 = _mm512_set1_pd(S1t), vs2 = _mm512_set1_pd(S2t), one = _mm512_set1_pd(1.0);
+	const double pen = a->pen, *T = a->T;
+	const __m256i vt = _mm256_set1_epi32(a->t);
+	const __m512i vrs1 = _mm512_set1_epi32(a->rs - 1);
+	const __m512d vs1 = _mm512_set1_pd(a->S1t), vs2 = _mm512_set1_pd(a->S2t), one = _mm512_set1_pd(1.0);
+	const __m512d zero = _mm512_setzero_pd();
+	const __m512d va1 = _mm512_set1_pd(a->a1), vk1 = _mm512_set1_pd(a->k1);
+	const __m512d vk2 = _mm512_set1_pd(AN_K2), vk3 = _mm512_set1_pd(AN_K3);
 	const __m512d floor_ = _mm512_set1_pd(AN_VAR_FLOOR), c = _mm512_set1_pd(AN_LOG2PI_1);
 	const __m512d vpen = _mm512_set1_pd(pen), ln2 = _mm512_set1_pd(0.69314718055994530942);
 	const __m512d eps = _mm512_set1_pd(AN_SCR_EPS), eabs = _mm512_set1_pd(AN_SCR_ABS);
@@ -576,13 +732,22 @@ __attribute__((target("avx512f"))) static void cand_avx512(size_t k, const int32
 	size_t kv = k & ~(size_t)7, i;
 	/* pass 1: approximate values, and the smallest and largest upper bounds */
 	for (i = 0; i < kv; i += 8) {
-		__m256i li = _mm256_sub_epi32(vt, _mm256_loadu_si256((const __m256i *)(tau + i)));
+		__m256i vtau = _mm256_loadu_si256((const __m256i *)(tau + i));
+		__m256i li = _mm256_sub_epi32(vt, vtau);
 		__m512d L = _mm512_cvtepi32_pd(li);
-		__m512d m1 = _mm512_sub_pd(vs1, _mm512_loadu_pd(c1 + i));
+		__m512d vc1 = _mm512_loadu_pd(c1 + i);
+		__m512d m1 = _mm512_sub_pd(vs1, vc1);
 		__m512d m2 = _mm512_sub_pd(vs2, _mm512_loadu_pd(c2 + i));
 		__m512d w = _mm512_sub_pd(_mm512_mul_pd(L, m2), _mm512_mul_pd(m1, m1));
 		__m512d fl = _mm512_mul_pd(_mm512_mul_pd(L, L), floor_);
-		w = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(w, fl, _CMP_GT_OQ), fl, w);
+		__mmask8 cst = (__mmask8)_mm512_cmpgt_epi32_mask(_mm512_castsi256_si512(vtau), vrs1);
+		/* w_unsafe(): the lanes it does not clear get cand_value's exact value below */
+		__m512d A = _mm512_add_pd(va1, _mm512_abs_pd(vc1));
+		__m512d bound = _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(L, vk1),
+					_mm512_mul_pd(_mm512_mul_pd(_mm512_abs_pd(m1), A), vk2)),
+					_mm512_mul_pd(_mm512_mul_pd(A, A), vk3));
+		__mmask8 unsafe = _mm512_cmp_pd_mask(w, bound, _CMP_NGT_UQ) & (__mmask8)~cst;
+		w = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(w, zero, _CMP_GT_OQ) & (__mmask8)~cst, fl, w);
 		__m512d ex = _mm512_getexp_pd(w);
 		__m512d m = _mm512_getmant_pd(w, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_src);
 		ex = _mm512_mask_add_pd(ex, _mm512_cmp_pd_mask(m, one, _CMP_LT_OQ), ex, one);
@@ -595,15 +760,21 @@ __attribute__((target("avx512f"))) static void cand_avx512(size_t k, const int32
 		p = _mm512_fmadd_pd(p, x, _mm512_set1_pd(SP0));
 		__m512d lg = _mm512_fmadd_pd(ex, ln2, p);
 		__m512d cost = _mm512_fmsub_pd(L, _mm512_add_pd(c, lg), _mm512_i32gather_pd(li, T, 8));
-		__m512d a = _mm512_add_pd(_mm512_add_pd(_mm512_loadu_pd(F + i), cost), vpen);
-		_mm512_storeu_pd(out + i, a);
-		__m512d up = _mm512_add_pd(a, _mm512_fmadd_pd(L, eps, eabs));
+		__m512d av = _mm512_add_pd(_mm512_add_pd(_mm512_loadu_pd(F + i), cost), vpen);
+		_mm512_storeu_pd(out + i, av);
+		if (unsafe) {
+			for (int l = 0; l < 8; l++)
+				if (unsafe & (1u << l))
+					out[i + l] = cand_value(tau[i + l], F[i + l], c1[i + l], c2[i + l], a);
+			av = _mm512_loadu_pd(out + i);
+		}
+		__m512d up = _mm512_add_pd(av, _mm512_fmadd_pd(L, eps, eabs));
 		vU = _mm512_min_pd(vU, up);
 		vUmax = _mm512_max_pd(vUmax, up);
 	}
 	double U = _mm512_reduce_min_pd(vU), Umax = _mm512_reduce_max_pd(vUmax);
 	for (i = kv; i < k; i++) {
-		out[i] = cand_value(tau[i], F[i], c1[i], c2[i], t, S1t, S2t, pen, T);
+		out[i] = cand_value(tau[i], F[i], c1[i], c2[i], a);
 		if (out[i] < U)
 			U = out[i];
 		if (out[i] > Umax)
@@ -620,7 +791,7 @@ __attribute__((target("avx512f"))) static void cand_avx512(size_t k, const int32
 			int l = __builtin_ctz(mk);
 			mk &= (__mmask8)(mk - 1);
 			size_t q = i + (size_t)l;
-			double v = cand_value(tau[q], F[q], c1[q], c2[q], t, S1t, S2t, pen, T);
+			double v = cand_value(tau[q], F[q], c1[q], c2[q], a);
 			out[q] = v;
 			if (v < best) {
 				best = v;
@@ -646,14 +817,14 @@ __attribute__((target("avx512f"))) static void cand_avx512(size_t k, const int32
 	for (i = 0; i < kv; i += 8) {
 		__m256i li = _mm256_sub_epi32(vt, _mm256_loadu_si256((const __m256i *)(tau + i)));
 		__m512d E = _mm512_fmadd_pd(_mm512_cvtepi32_pd(li), eps, eabs);
-		__m512d a = _mm512_loadu_pd(out + i);
-		__mmask8 mk = _mm512_cmp_pd_mask(_mm512_add_pd(a, E), vthr, _CMP_GT_OQ) &
-			      _mm512_cmp_pd_mask(_mm512_sub_pd(a, E), vthr, _CMP_LE_OQ);
+		__m512d av = _mm512_loadu_pd(out + i);
+		__mmask8 mk = _mm512_cmp_pd_mask(_mm512_add_pd(av, E), vthr, _CMP_GT_OQ) &
+			      _mm512_cmp_pd_mask(_mm512_sub_pd(av, E), vthr, _CMP_LE_OQ);
 		while (mk) {
 			int l = __builtin_ctz(mk);
 			mk &= (__mmask8)(mk - 1);
 			size_t q = i + (size_t)l;
-			out[q] = cand_value(tau[q], F[q], c1[q], c2[q], t, S1t, S2t, pen, T);
+			out[q] = cand_value(tau[q], F[q], c1[q], c2[q], a);
 		}
 		vmax = _mm512_max_pd(vmax, _mm512_loadu_pd(out + i));
 	}
@@ -665,8 +836,8 @@ __attribute__((target("avx512f"))) static void cand_avx512(size_t k, const int32
 }
 #endif
 
-typedef void (*cand_fn)(size_t, const int32_t *, const double *, const double *, const double *, int32_t, double,
-			double, double, const double *, double *, struct cand_out *);
+typedef void (*cand_fn)(size_t, const int32_t *, const double *, const double *, const double *,
+			const struct cand_at *, double *, struct cand_out *);
 
 /*
  * The widest vector unit to use: 2 AVX-512, 1 AVX2, 0 scalar.
@@ -695,19 +866,54 @@ static cand_fn pick_kernel(void)
 	return cand_scalar;
 }
 
-/* prefix sums of x - mean (centring keeps s2 - s1^2/n accurate) */
-static void prefix_sums(const double *x, size_t n, double *S1, double *S2)
+/* the double-double prefix sums of x - mean and its squares (struct sums) */
+static void sums_make(const double *x, size_t n, struct sums *sm)
 {
 	double mu = 0;
 	for (size_t i = 0; i < n; i++)
 		mu += x[i];
 	mu /= (double)(n ? n : 1);
-	S1[0] = S2[0] = 0;
+	double *a = xmalloc(4 * (n + 1) * sizeof(double));
+	sm->h1 = a;
+	sm->l1 = a + (n + 1);
+	sm->h2 = a + 2 * (n + 1);
+	sm->l2 = a + 3 * (n + 1);
+	sm->h1[0] = sm->l1[0] = sm->h2[0] = sm->l2[0] = 0;
+	double sabs = 0;
 	for (size_t i = 0; i < n; i++) {
-		double d = x[i] - mu;
-		S1[i + 1] = S1[i] + d;
-		S2[i + 1] = S2[i] + d * d;
+		double d = x[i] - mu, qh, ql;
+		sabs += fabs(d);
+		sm->h1[i + 1] = sm->h1[i];
+		sm->l1[i + 1] = sm->l1[i];
+		dd_add(&sm->h1[i + 1], &sm->l1[i + 1], d, 0);
+		two_prod(d, d, &qh, &ql);
+		sm->h2[i + 1] = sm->h2[i];
+		sm->l2[i + 1] = sm->l2[i];
+		dd_add(&sm->h2[i + 1], &sm->l2[i + 1], qh, ql);
 	}
+	/* the double-double sums' own error, generously: n u of the sums of |d| and d^2 (in units of u) */
+	sm->eps1 = (double)n * AN_U * sabs;
+	sm->eps2 = (double)n * AN_U * sm->h2[n];
+}
+
+static void sums_free(struct sums *sm)
+{
+	free(sm->h1);
+}
+
+/*
+ * rs[i]: the first index of the run of equal values that ends at x[i], so
+ * that [tau, t) is constant exactly when tau >= rs[t - 1].  Returns 1 when
+ * some run is longer than one value (a constant segment can exist).
+ */
+static int run_starts(const double *x, size_t n, int32_t *rs)
+{
+	int ties = 0;
+	for (size_t i = 0; i < n; i++) {
+		rs[i] = i && x[i] == x[i - 1] ? rs[i - 1] : (int32_t)i;
+		ties |= rs[i] != (int32_t)i;
+	}
+	return ties;
 }
 
 static size_t backtrack(const size_t *last, size_t n, size_t *ends)
@@ -724,62 +930,92 @@ static size_t backtrack(const size_t *last, size_t n, size_t *ends)
 }
 
 #define AN_MINSEG 2
+_Static_assert(AN_MINSEG == 2, "an_pelt defers a pruning decision by AN_MINSEG - 1 = one step");
 
+/*
+ * PELT prunes tau at t when F(tau) + C(tau, t) > F(t) (K = 0): for any
+ * later s, C(tau, s) >= C(tau, t) + C(t, s), so t beats tau.  Two things
+ * make that argument incomplete, and kiln (unlike R) minds both:
+ *  - t only becomes a candidate AN_MINSEG - 1 steps later, so until then
+ *    tau must stay: a pruning decision takes effect one step late;
+ *  - splitting a segment never raises its cost for the normal likelihood
+ *    at its maximum, but does for a floored variance (a constant part
+ *    costs more than its likelihood says).  So when the series has a run
+ *    of equal values, nothing is pruned: plain optimal partitioning.
+ * The result is the exact optimum either way (the tests compare it with
+ * optimal partitioning and with enumeration).  With few changepoints PELT
+ * prunes little anyway.
+ */
 size_t an_pelt(const double *x, size_t n, double pen, size_t *ends, double *cost)
 {
 	if (n < 2 * AN_MINSEG) {
 		double s1 = 0, s2 = 0, mu = 0;
-		for (size_t i = 0; i < n; i++)
+		int constant = 1;
+		for (size_t i = 0; i < n; i++) {
 			mu += x[i];
+			constant &= x[i] == x[0];
+		}
 		mu /= (double)(n ? n : 1);
 		for (size_t i = 0; i < n; i++) {
 			s1 += x[i] - mu;
 			s2 += (x[i] - mu) * (x[i] - mu);
 		}
-		*cost = n ? an_seg_cost(s1, s2, n) : 0;
+		*cost = n ? an_seg_cost(s1, s2, n, constant) : 0;
 		ends[0] = n;
 		return 1;
 	}
 	static cand_fn kernel;
 	if (!kernel)
 		kernel = pick_kernel();
-	double *S1 = xmalloc((n + 1) * sizeof(double)), *S2 = xmalloc((n + 1) * sizeof(double));
+	struct sums sm;
+	sums_make(x, n, &sm);
+	const double *S1 = sm.h1, *S2 = sm.h2;
 	double *F = xmalloc((n + 1) * sizeof(double)), *T = xmalloc((n + 1) * sizeof(double));
 	size_t *last = xcalloc(n + 1, sizeof(size_t));
 	int32_t *ctau = xmalloc(n * sizeof(int32_t));
 	double *cF = xmalloc(n * sizeof(double));
 	double *c1 = xmalloc(n * sizeof(double)), *c2 = xmalloc(n * sizeof(double));
 	double *tmp = xmalloc(n * sizeof(double));
-	prefix_sums(x, n, S1, S2);
+	int32_t *rs = xmalloc(n * sizeof(int32_t));
+	char *doomed = xcalloc(n, 1); /* pruned at the last step, kept for this one */
+	size_t ndoomed = 0;
+	int prune = !run_starts(x, n, rs);
 	T[0] = 0;
 	for (size_t L = 1; L <= n; L++)
 		T[L] = two_llogl(L);
 	F[0] = -pen;
 	for (size_t t = AN_MINSEG; t < 2 * AN_MINSEG; t++) {
-		F[t] = F[0] + an_seg_cost(S1[t], S2[t], t) + pen;
+		struct cand_at at = { (int32_t)t, rs[t - 1], S1[t], S2[t], pen, T, &sm, 0, 0 };
+		cand_at_screen(&at);
+		F[t] = cand_value(0, F[0], S1[0], S2[0], &at);
 		last[t] = 0;
 	}
 	size_t k = 0;
-#define PUSH(tt) do { ctau[k] = (int32_t)(tt); cF[k] = F[tt]; c1[k] = S1[tt]; c2[k] = S2[tt]; k++; } while (0)
+#define PUSH(tt) do { ctau[k] = (int32_t)(tt); cF[k] = F[tt]; c1[k] = S1[tt]; c2[k] = S2[tt]; doomed[k] = 0; k++; } while (0)
 	PUSH(0);
 	PUSH(AN_MINSEG);
 	for (size_t t = 2 * AN_MINSEG; t <= n; t++) {
 		struct cand_out co = { INFINITY, -INFINITY, 0 };
-		kernel(k, ctau, cF, c1, c2, (int32_t)t, S1[t], S2[t], pen, T, tmp, &co);
+		struct cand_at at = { (int32_t)t, rs[t - 1], S1[t], S2[t], pen, T, &sm, 0, 0 };
+		cand_at_screen(&at);
+		kernel(k, ctau, cF, c1, c2, &at, tmp, &co);
 		F[t] = co.min;
 		last[t] = (size_t)ctau[co.argmin];
-		/* prune candidates that can never be optimal again (K = 0) */
+		/* drop what the last step pruned; doom what can never be optimal after the next (K = 0) */
 		double thr = co.min + pen;
-		if (co.max > thr) {
+		if (prune && (ndoomed || co.max > thr)) {
 			size_t j = 0;
+			ndoomed = 0;
 			for (size_t i = 0; i < k; i++) {
-				if (tmp[i] <= thr) {
-					ctau[j] = ctau[i];
-					cF[j] = cF[i];
-					c1[j] = c1[i];
-					c2[j] = c2[i];
-					j++;
-				}
+				if (doomed[i])
+					continue;
+				ctau[j] = ctau[i];
+				cF[j] = cF[i];
+				c1[j] = c1[i];
+				c2[j] = c2[i];
+				doomed[j] = tmp[i] > thr;
+				ndoomed += doomed[j];
+				j++;
 			}
 			k = j;
 		}
@@ -788,8 +1024,7 @@ size_t an_pelt(const double *x, size_t n, double pen, size_t *ends, double *cost
 #undef PUSH
 	*cost = F[n];
 	size_t ns = backtrack(last, n, ends);
-	free(S1);
-	free(S2);
+	sums_free(&sm);
 	free(F);
 	free(T);
 	free(last);
@@ -798,6 +1033,8 @@ size_t an_pelt(const double *x, size_t n, double pen, size_t *ends, double *cost
 	free(c1);
 	free(c2);
 	free(tmp);
+	free(rs);
+	free(doomed);
 	return ns;
 }
 
@@ -805,16 +1042,23 @@ size_t an_op(const double *x, size_t n, double pen, size_t *ends, double *cost)
 {
 	if (n < 2 * AN_MINSEG)
 		return an_pelt(x, n, pen, ends, cost);
-	double *S1 = xmalloc((n + 1) * sizeof(double)), *S2 = xmalloc((n + 1) * sizeof(double));
-	double *F = xmalloc((n + 1) * sizeof(double));
+	struct sums sm;
+	sums_make(x, n, &sm);
+	double *F = xmalloc((n + 1) * sizeof(double)), *T = xmalloc((n + 1) * sizeof(double));
 	size_t *last = xcalloc(n + 1, sizeof(size_t));
-	prefix_sums(x, n, S1, S2);
+	int32_t *rs = xmalloc(n * sizeof(int32_t));
+	run_starts(x, n, rs);
+	T[0] = 0;
+	for (size_t L = 1; L <= n; L++)
+		T[L] = two_llogl(L);
 	F[0] = -pen;
 	for (size_t t = AN_MINSEG; t <= n; t++) {
 		double best = INFINITY;
 		size_t bi = 0;
+		struct cand_at at = { (int32_t)t, rs[t - 1], sm.h1[t], sm.h2[t], pen, T, &sm, 0, 0 };
+		cand_at_screen(&at);
 		for (size_t tau = 0; tau + AN_MINSEG <= t; tau = tau ? tau + 1 : AN_MINSEG) {
-			double v = F[tau] + an_seg_cost(S1[t] - S1[tau], S2[t] - S2[tau], t - tau) + pen;
+			double v = cand_value((int32_t)tau, F[tau], sm.h1[tau], sm.h2[tau], &at);
 			if (v < best) {
 				best = v;
 				bi = tau;
@@ -825,10 +1069,11 @@ size_t an_op(const double *x, size_t n, double pen, size_t *ends, double *cost)
 	}
 	*cost = F[n];
 	size_t ns = backtrack(last, n, ends);
-	free(S1);
-	free(S2);
+	sums_free(&sm);
 	free(F);
+	free(T);
 	free(last);
+	free(rs);
 	return ns;
 }
 
@@ -1048,29 +1293,45 @@ static void select_kth(double *a, size_t n, size_t k)
 	}
 }
 
-size_t an_bootstrap_means(const double *const *segs, const size_t *len, size_t nsegs, long resamples,
-			  uint64_t seed, double *means)
+size_t an_bootstrap_count(const struct an_sample *s, long resamples)
+{
+	if (!s->ngroups || resamples < 1)
+		return 0;
+	return s->ngroups * ((size_t)resamples / s->ngroups + 1);
+}
+
+/*
+ * warmup_stats' bootstrap: floor(N / groups) + 1 resamples per group (so
+ * at least N in all), each the mean of its segments resampled one by one
+ * (each as many draws, with replacement, as it has values) and put
+ * together.  Every group has its own streams, seeded from --seed.
+ */
+size_t an_bootstrap_means(const struct an_sample *s, long resamples, uint64_t seed, double *means)
 {
 	static resample_fn resample;
 	if (!resample)
 		resample = pick_resample();
-	size_t nz = 0;
-	for (size_t i = 0; i < nsegs; i++)
-		nz += len[i] > 0;
-	if (!nz || resamples < 1)
+	size_t N = an_bootstrap_count(s, resamples);
+	if (!N)
 		return 0;
-	size_t N = (size_t)resamples;
+	size_t per = N / s->ngroups, at = 0;
 	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(g, (unsigned long)seed);
-	size_t base = N / nz, extra = N % nz, at = 0, seen = 0;
-	for (size_t i = 0; i < nsegs; i++) {
-		if (!len[i])
-			continue;
-		size_t cnt = base + (seen++ < extra);
+	for (size_t gi = 0; gi < s->ngroups; gi++) {
+		size_t from = gi ? s->group_end[gi - 1] : 0, to = s->group_end[gi], total = 0;
+		for (size_t q = from; q < to; q++)
+			total += s->len[q];
 		struct xo8 st;
 		xo8_seed(&st, g);
-		for (size_t r = 0; r < cnt; r++)
-			means[at++] = resample(segs[i], len[i], &st);
+		if (!total)
+			continue;
+		for (size_t r = 0; r < per; r++) {
+			double sum = 0;
+			for (size_t q = from; q < to; q++)
+				if (s->len[q])
+					sum += resample(s->seg[q], s->len[q], &st) * (double)s->len[q];
+			means[at++] = sum / (double)total;
+		}
 	}
 	gsl_rng_free(g);
 	return at;
@@ -1082,10 +1343,14 @@ void an_quantiles(double *v, size_t N, double conf, double *med, double *lo, dou
 		*med = *lo = *hi = NAN;
 		return;
 	}
-	/* libkalibera's indices: floor(excl*N) and ceil((1-excl)*N)-1, rounded first */
+	/*
+	 * libkalibera's indices as warmup_stats has them: excl N and (1 - excl) N
+	 * quantized to one decimal (down and up) and truncated; the upper is
+	 * exclusive.  (Rounded to 1e-6 first: the binary noise of excl * N.)
+	 */
 	double excl = (1.0 - conf) / 2.0;
 	size_t li = (size_t)floor(round(excl * (double)N * 1e6) / 1e6);
-	size_t ui = (size_t)ceil(round((1.0 - excl) * (double)N * 1e6) / 1e6);
+	size_t ui = (size_t)trunc(ceil(round((1.0 - excl) * (double)N * 1e6) / 1e5) / 10.0);
 	if (ui < 1)
 		ui = 1;
 	if (ui > N)
@@ -1113,11 +1378,12 @@ void an_quantiles(double *v, size_t N, double conf, double *med, double *lo, dou
 	*hi = vals[3];
 }
 
-void an_bootstrap(const double *const *segs, const size_t *len, size_t nsegs, long resamples, uint64_t seed,
-		  double conf, double *med, double *lo, double *hi)
+void an_bootstrap(const struct an_sample *s, long resamples, uint64_t seed, double conf, double *med, double *lo,
+		  double *hi)
 {
-	double *means = xmalloc((resamples > 0 ? (size_t)resamples : 1) * sizeof(double));
-	size_t N = an_bootstrap_means(segs, len, nsegs, resamples, seed, means);
+	size_t cap = an_bootstrap_count(s, resamples);
+	double *means = xmalloc((cap ? cap : 1) * sizeof(double));
+	size_t N = an_bootstrap_means(s, resamples, seed, means);
 	an_quantiles(means, N, conf, med, lo, hi);
 	free(means);
 }
@@ -1129,6 +1395,238 @@ static size_t opt_count(long n, double pct, size_t iters)
 	if (pct > 0)
 		return (size_t)floor((double)iters * pct / 100.0);
 	return (size_t)n;
+}
+
+/*
+ * --replicate-warmup-stats: what R's changepoint 2.2.2 computes, operation
+ * for operation.  Its cumulative sums (R's cumsum: a long double
+ * accumulator stored as double) of x and x^2, not centred; sigma^2 =
+ * (x2 - x^2/n)/n floored at 1e-11 when <= 0; cost n (log(2 pi) + log
+ * sigma^2 + 1) with libm's log; PELT taking the first minimum and pruning
+ * at once.  Rounding noise included: that is the point.
+ */
+static double r_cost(double s1, double s2, int len)
+{
+	double sigsq = (s2 - ((s1 * s1) / len)) / len;
+	if (sigsq <= 0)
+		sigsq = 0.00000000001;
+	return len * (log(2 * M_PI) + log(sigsq) + 1);
+}
+
+static size_t r_pelt(const double *x, size_t n, double pen, size_t *ends)
+{
+	if (n < 2 * AN_MINSEG) {
+		ends[0] = n;
+		return 1;
+	}
+	double *S1 = xmalloc((n + 1) * sizeof(double)), *S2 = xmalloc((n + 1) * sizeof(double));
+	double *F = xcalloc(n + 1, sizeof(double)), *tmp = xmalloc(n * sizeof(double));
+	size_t *last = xcalloc(n + 1, sizeof(size_t)), *cl = xmalloc((n + 1) * sizeof(size_t)), ncl = 0;
+	long double a1 = 0, a2 = 0;
+	S1[0] = S2[0] = 0;
+	for (size_t i = 0; i < n; i++) {
+		a1 += x[i];
+		a2 += x[i] * x[i];
+		S1[i + 1] = (double)a1;
+		S2[i + 1] = (double)a2;
+	}
+	F[0] = -pen;
+	for (size_t j = AN_MINSEG; j < 2 * AN_MINSEG; j++)
+		F[j] = r_cost(S1[j], S2[j], (int)j);
+	cl[ncl++] = 0;
+	cl[ncl++] = AN_MINSEG;
+	for (size_t t = 2 * AN_MINSEG; t <= n; t++) {
+		size_t best = 0;
+		for (size_t i = 0; i < ncl; i++) {
+			tmp[i] = F[cl[i]] + r_cost(S1[t] - S1[cl[i]], S2[t] - S2[cl[i]], (int)(t - cl[i])) + pen;
+			if (tmp[i] < tmp[best])
+				best = i;
+		}
+		F[t] = tmp[best];
+		last[t] = cl[best];
+		size_t k = 0;
+		for (size_t i = 0; i < ncl; i++)
+			if (tmp[i] <= F[t] + pen)
+				cl[k++] = cl[i];
+		ncl = k;
+		cl[ncl++] = t - (AN_MINSEG - 1);
+	}
+	size_t ns = backtrack(last, n, ends);
+	free(S1);
+	free(S2);
+	free(F);
+	free(tmp);
+	free(last);
+	free(cl);
+	return ns;
+}
+
+/* R's mean(): a long double sum, then a correction pass */
+static double r_mean(const double *x, size_t n)
+{
+	long double s = 0;
+	for (size_t i = 0; i < n; i++)
+		s += x[i];
+	s /= (long double)n;
+	if (isfinite((double)s)) {
+		long double t = 0;
+		for (size_t i = 0; i < n; i++)
+			t += (x[i] - s);
+		s += t / (long double)n;
+	}
+	return (double)s;
+}
+
+/* R's var() (its cov.c, long double sums of double products), made the MLE as changepoint does */
+static double r_var_mle(const double *x, size_t n)
+{
+	if (n < 2)
+		return NAN;
+	double xm = r_mean(x, n);
+	long double s = 0;
+	for (size_t i = 0; i < n; i++)
+		s += (x[i] - xm) * (x[i] - xm);
+	double v = (double)(s / (long double)(n - 1));
+	return v * (double)(n - 1) / (double)n;
+}
+
+/* the segments' mean and MLE variance, of their non-outlier values y[b, e) */
+static void segment_stats(const double *y, size_t b, size_t e, int replicate, struct an_segment *sg)
+{
+	if (replicate) {
+		sg->mean = r_mean(y + b, e - b);
+		sg->var = r_var_mle(y + b, e - b);
+		return;
+	}
+	/* shifted by the first value: a constant segment has exactly its value as mean and 0 as variance */
+	double d = 0, v = 0;
+	for (size_t i = b; i < e; i++)
+		d += y[i] - y[b];
+	double mu = y[b] + d / (double)(e - b);
+	for (size_t i = b; i < e; i++)
+		v += (y[i] - mu) * (y[i] - mu);
+	sg->mean = mu;
+	sg->var = v / (double)(e - b);
+}
+
+/*
+ * Changepoints of the series without outliers (y, with idx[i] the original
+ * index of y[i]), as segments in indices of the original series of n.
+ */
+static void find_segments(const double *y, const size_t *idx, size_t m, size_t n, const struct an_opts *o,
+			  struct an_pexec *p)
+{
+	size_t *ends = xmalloc((m ? m : 1) * sizeof(size_t));
+	double cost;
+	double pen = o->penalty * log((double)(m > 1 ? m : 1));
+	size_t ns = o->replicate ? r_pelt(y, m, pen, ends) : an_pelt(y, m, pen, ends, &cost);
+	p->segs = xcalloc(ns, sizeof(*p->segs));
+	p->nsegs = ns;
+	size_t b = 0;
+	for (size_t s = 0; s < ns; s++) {
+		size_t e = ends[s];
+		struct an_segment *sg = &p->segs[s];
+		sg->start = s == 0 ? 0 : idx[b - 1] + 1;
+		sg->end = s == ns - 1 ? n : idx[e - 1] + 1;
+		segment_stats(y, b, e, o->replicate, sg);
+		b = e;
+	}
+	free(ends);
+}
+
+static double pexec_delta(const struct an_opts *o, const struct an_pexec *p)
+{
+	double d = o->delta >= 0 ? o->delta : INFINITY;
+	if (o->delta_pct > 0) {
+		double fastest = INFINITY;
+		for (size_t s = 0; s < p->nsegs; s++)
+			if (p->segs[s].mean < fastest)
+				fastest = p->segs[s].mean;
+		double pd = fabs(fastest) * o->delta_pct / 100.0;
+		if (pd < d)
+			d = pd;
+	}
+	return isfinite(d) ? d : 0;
+}
+
+static int overlaps(const struct an_segment *sg, double lo, double hi)
+{
+	return sg->mean + sg->var >= lo && sg->mean - sg->var <= hi;
+}
+
+/*
+ * The class, as warmup_stats walks it: the last segment is the reference,
+ * its band mean +- max(var, delta); earlier segments are visited from the
+ * second last backwards.  One overlapping the band is equivalent; one whose
+ * last iteration lies after n - steady means no steady state; one faster
+ * than the band, slowdown (the walk stops there); a slower one makes it
+ * warmup so far, and the walk goes on (an earlier segment may still be
+ * faster).  Then the steady state: the run of equivalent segments at the end.
+ */
+static void classify(struct an_pexec *p, double delta, long steady)
+{
+	const struct an_segment *ls = &p->segs[p->nsegs - 1];
+	double halfw = ls->var > delta ? ls->var : delta;
+	double lo = ls->mean - halfw, hi = ls->mean + halfw;
+	p->cls = AN_FLAT;
+	for (size_t j = p->nsegs - 1; j-- > 0;) {
+		const struct an_segment *sg = &p->segs[j];
+		if (overlaps(sg, lo, hi))
+			continue;
+		if ((long)sg->end - 1 > (long)p->n - steady) {
+			p->cls = AN_NO_STEADY;
+			break;
+		}
+		if (sg->mean + sg->var < lo) {
+			p->cls = AN_SLOWDOWN;
+			break;
+		}
+		p->cls = AN_WARMUP;
+	}
+	p->first_steady = p->nsegs - 1;
+	while (p->first_steady > 0 && overlaps(&p->segs[p->first_steady - 1], lo, hi))
+		p->first_steady--;
+}
+
+/*
+ * Where the steady state starts and what it costs to get there.  kiln's
+ * convention (docs/analysis.md): the steady iteration is the number of
+ * iterations before the steady state (the 0-based index of its first
+ * iteration, warmup_stats' number wherever a pexec has changepoints), the
+ * time to steady state their wall time, outliers included.  The pexec's
+ * steady mean is the mean of its steady segments' means, unweighted, as
+ * warmup_stats takes it.  --replicate-warmup-stats: a flat pexec's steady
+ * iteration is 1, and the time sums one iteration fewer (warmup_stats'
+ * errors).
+ */
+static void steady_part(struct an_pexec *p, const double *x, const struct an_opts *o)
+{
+	if (p->cls == AN_NO_STEADY) {
+		p->steady_start = p->n;
+		p->steady_iter = -1;
+		p->time_to_steady = NAN;
+		p->steady_mean = NAN;
+		return;
+	}
+	size_t st = p->segs[p->first_steady].start;
+	p->steady_start = st;
+	p->steady_iter = (long)st;
+	size_t upto = st;
+	if (o->replicate) {
+		if (p->cls == AN_FLAT) {
+			p->steady_iter = 1;
+			upto = 0;
+		} else
+			upto = st - 1;
+	}
+	double t = 0;
+	for (size_t i = 0; i < upto; i++)
+		t += x[i];
+	p->time_to_steady = t;
+	double sum = 0;
+	for (size_t s = p->first_steady; s < p->nsegs; s++)
+		sum += p->segs[s].mean;
+	p->steady_mean = sum / (double)(p->nsegs - p->first_steady);
 }
 
 static void analyse_pexec(const struct ds_pexec *dp, const struct an_opts *o, struct an_pexec *p)
@@ -1152,77 +1650,12 @@ static void analyse_pexec(const struct ds_pexec *dp, const struct an_opts *o, st
 		y[m] = x[i];
 		idx[m++] = i;
 	}
-	size_t *ends = xmalloc((m ? m : 1) * sizeof(size_t));
-	double cost;
-	double pen = o->penalty * log((double)(m > 1 ? m : 1));
-	size_t ns = an_pelt(y, m, pen, ends, &cost);
-	p->segs = xcalloc(ns, sizeof(*p->segs));
-	p->nsegs = ns;
-	size_t b = 0;
-	for (size_t s = 0; s < ns; s++) {
-		size_t e = ends[s];
-		struct an_segment *sg = &p->segs[s];
-		sg->start = s == 0 ? 0 : idx[b - 1] + 1;
-		sg->end = s == ns - 1 ? n : idx[e - 1] + 1;
-		double mu = 0, v = 0;
-		for (size_t i = b; i < e; i++)
-			mu += y[i];
-		mu /= (double)(e - b);
-		for (size_t i = b; i < e; i++)
-			v += (y[i] - mu) * (y[i] - mu);
-		sg->mean = mu;
-		sg->var = v / (double)(e - b);
-		b = e;
-	}
-	/* classification: the last segment is the reference */
-	const struct an_segment *ls = &p->segs[ns - 1];
-	double delta = o->delta_pct > 0 ? fabs(ls->mean) * o->delta_pct / 100.0 : o->delta;
-	double halfw = ls->var > delta ? ls->var : delta;
-	double blo = ls->mean - halfw, bhi = ls->mean + halfw;
-	long steady = (long)opt_count(o->steady, o->steady_pct, n);
-	p->cls = AN_FLAT;
-	p->first_steady = ns - 1;
-	for (size_t j = ns - 1; j-- > 0;) {
-		const struct an_segment *sg = &p->segs[j];
-		if (sg->mean + sg->var >= blo && sg->mean - sg->var <= bhi) {
-			p->first_steady = j;
-			continue;
-		}
-		if ((long)sg->end > (long)n - steady)
-			p->cls = AN_NO_STEADY;
-		else if (sg->mean + sg->var < blo)
-			p->cls = AN_SLOWDOWN;
-		else
-			p->cls = AN_WARMUP;
-		break;
-	}
-	if (p->cls == AN_NO_STEADY) {
-		p->steady_iter = -1;
-		p->time_to_steady = NAN;
-		p->steady_mean = NAN;
-	} else {
-		size_t st = p->segs[p->first_steady].start;
-		p->steady_iter = (long)st + 1;
-		double t = 0;
-		for (size_t i = 0; i < st; i++)
-			t += x[i];
-		p->time_to_steady = t;
-		double sum = 0;
-		size_t cnt = 0;
-		oi = 0;
-		for (size_t i = 0; i < n; i++) {
-			while (oi < p->noutliers && outl[oi] < i)
-				oi++;
-			if (i < st || (oi < p->noutliers && outl[oi] == i))
-				continue;
-			sum += x[i];
-			cnt++;
-		}
-		p->steady_mean = cnt ? sum / (double)cnt : NAN;
-	}
+	find_segments(y, idx, m, n, o, p);
+	p->delta = pexec_delta(o, p);
+	classify(p, p->delta, (long)opt_count(o->steady, o->steady_pct, n));
+	steady_part(p, x, o);
 	free(y);
 	free(idx);
-	free(ends);
 }
 
 /* ---- per key ---- */
@@ -1258,45 +1691,159 @@ static struct an_series_sum *series_slot(struct an_key *k, const struct ds_serie
 	return r;
 }
 
-size_t an_steady_data(const struct an_key *k, double ***segsp, size_t **lenp)
+/* one more segment of s: the values x[from, to) that are not outliers (out[0..nout) ascending) */
+static void sample_add(struct an_sample *s, const double *x, size_t from, size_t to, const size_t *out, size_t nout)
 {
-	double **segs = xcalloc(k->np ? k->np : 1, sizeof(double *));
-	size_t *len = xcalloc(k->np ? k->np : 1, sizeof(size_t));
-	size_t ns = 0;
-	for (size_t i = 0; i < k->np; i++) {
-		const struct an_pexec *p = &k->p[i];
-		if (p->steady_iter < 1)
+	s->seg = xrealloc(s->seg, (s->nseg + 1) * sizeof(*s->seg));
+	s->len = xrealloc(s->len, (s->nseg + 1) * sizeof(*s->len));
+	double *v = xmalloc((to > from ? to - from : 1) * sizeof(double));
+	size_t n = 0, oi = 0;
+	for (size_t j = from; j < to; j++) {
+		while (oi < nout && out[oi] < j)
+			oi++;
+		if (oi < nout && out[oi] == j)
 			continue;
-		const struct ds_pexec *dp = &k->key->pexecs[p->index];
-		size_t st = (size_t)p->steady_iter - 1, oi = 0;
-		segs[ns] = xmalloc((p->n - st + 1) * sizeof(double));
-		for (size_t j = 0; j < p->n; j++) {
-			while (oi < p->noutliers && p->outliers[oi] < j)
-				oi++;
-			if (j < st || (oi < p->noutliers && p->outliers[oi] == j))
-				continue;
-			segs[ns][len[ns]++] = dp->wall[j];
-		}
-		ns++;
+		v[n++] = x[j];
 	}
-	*segsp = segs;
-	*lenp = len;
-	return ns;
+	s->seg[s->nseg] = v;
+	s->len[s->nseg++] = n;
 }
 
-void an_steady_data_free(double **segs, size_t *len, size_t n)
+static void sample_end_group(struct an_sample *s)
 {
-	for (size_t i = 0; i < n; i++)
-		free(segs[i]);
-	free(segs);
-	free(len);
+	s->group_end = xrealloc(s->group_end, (s->ngroups + 1) * sizeof(*s->group_end));
+	s->group_end[s->ngroups++] = s->nseg;
+}
+
+void an_sample_of(const struct an_key *k, const struct an_opts *o, struct an_sample *s)
+{
+	memset(s, 0, sizeof(*s));
+	if (k->whole) {
+		double *v = xmalloc((k->np ? k->np : 1) * sizeof(double));
+		for (size_t i = 0; i < k->np; i++)
+			v[i] = k->key->pexecs[k->p[i].index].wall[0];
+		sample_add(s, v, 0, k->np, NULL, 0);
+		sample_end_group(s);
+		free(v);
+		return;
+	}
+	for (size_t i = 0; i < k->np; i++) {
+		const struct an_pexec *p = &k->p[i];
+		if (p->cls == AN_NO_STEADY)
+			continue;
+		const double *x = k->key->pexecs[p->index].wall;
+		for (size_t q = p->first_steady; q < p->nsegs; q++) {
+			size_t from = p->segs[q].start;
+			/* warmup_stats starts the last segment at its changepoint, one iteration early */
+			if (o->replicate && q == p->nsegs - 1 && q > 0)
+				from--;
+			sample_add(s, x, from, p->segs[q].end, p->outliers, p->noutliers);
+		}
+		sample_end_group(s);
+	}
+}
+
+void an_sample_free(struct an_sample *s)
+{
+	for (size_t i = 0; i < s->nseg; i++)
+		free(s->seg[i]);
+	free(s->seg);
+	free(s->len);
+	free(s->group_end);
+	memset(s, 0, sizeof(*s));
+}
+
+/* median, 5th and 95th percentiles of v[0..n) (reorders v) */
+static void med_p5_p95(double *v, size_t n, double *med, double *p5, double *p95)
+{
+	qsort(v, n, sizeof(double), cmp_double);
+	*med = an_percentile_sorted(v, n, 50);
+	*p5 = an_percentile_sorted(v, n, 5);
+	*p95 = an_percentile_sorted(v, n, 95);
+}
+
+/* the pexecs' steady iteration and time to reach it, when some pexec is not flat */
+static void key_steady_iters(struct an_key *k)
+{
+	double *it = xmalloc(k->np * sizeof(double)), *tt = xmalloc(k->np * sizeof(double));
+	for (size_t i = 0; i < k->np; i++) {
+		it[i] = (double)k->p[i].steady_iter;
+		tt[i] = k->p[i].time_to_steady;
+	}
+	med_p5_p95(it, k->np, &k->iter_med, &k->iter_p5, &k->iter_p95);
+	med_p5_p95(tt, k->np, &k->tts_med, &k->tts_p5, &k->tts_p95);
+	free(it);
+	free(tt);
+}
+
+/* a per-pexec scalar (user_time, sys_time, max_rss) of pexec i, NAN if it has none */
+static double scalar_of(const struct an_key *k, size_t i, const char *name)
+{
+	const struct ds_pexec *dp = &k->key->pexecs[k->p[i].index];
+	for (size_t s = 0; s < dp->nscalars; s++)
+		if (!strcmp(dp->scalars[s].name, name))
+			return dp->scalars[s].value;
+	return NAN;
+}
+
+/* mean of a scalar over the pexecs that have it (and its largest value) */
+static double scalar_mean(const struct an_key *k, const char *name, double *maxp)
+{
+	double sum = 0, mx = NAN;
+	size_t n = 0;
+	for (size_t i = 0; i < k->np; i++) {
+		double v = scalar_of(k, i, name);
+		if (isnan(v))
+			continue;
+		sum += v;
+		n++;
+		if (!(v <= mx))
+			mx = v;
+	}
+	if (maxp)
+		*maxp = mx;
+	return n ? sum / (double)n : NAN;
+}
+
+/* one iteration per pexec: what hyperfine reports, over the pexecs */
+static void key_whole(struct an_key *k)
+{
+	struct an_whole *w = &k->wp;
+	double *v = xmalloc(k->np * sizeof(double));
+	double sum = 0;
+	for (size_t i = 0; i < k->np; i++) {
+		v[i] = k->key->pexecs[k->p[i].index].wall[0];
+		sum += v[i];
+	}
+	w->mean = sum / (double)k->np;
+	double ss = 0;
+	for (size_t i = 0; i < k->np; i++)
+		ss += (v[i] - w->mean) * (v[i] - w->mean);
+	w->sd = k->np > 1 ? sqrt(ss / (double)(k->np - 1)) : NAN;
+	qsort(v, k->np, sizeof(double), cmp_double);
+	w->median = an_percentile_sorted(v, k->np, 50);
+	w->min = v[0];
+	w->max = v[k->np - 1];
+	free(v);
+	w->user = scalar_mean(k, "user_time", NULL);
+	w->sys = scalar_mean(k, "sys_time", NULL);
+	w->rss_mean = scalar_mean(k, "max_rss", &w->rss_max);
 }
 
 static void key_summarise(struct an_key *k, const struct an_opts *o)
 {
 	const struct ds_key *dk = k->key;
-	for (size_t i = 0; i < k->np; i++)
-		k->counts[k->p[i].cls]++;
+	k->whole = k->np > 0;
+	for (size_t i = 0; i < k->np; i++) {
+		const struct an_pexec *p = &k->p[i];
+		k->counts[p->cls]++;
+		k->whole &= p->n == 1;
+		/* delta against the pexec's reference (its last segment's mean) */
+		double ref = fabs(p->segs[p->nsegs - 1].mean);
+		double r = ref > 0 ? p->delta / ref : p->delta > 0 ? INFINITY : 0;
+		if (p->n > 1 && r > k->delta_ratio)
+			k->delta_ratio = r;
+	}
 	int nclasses = 0;
 	for (int c = 0; c < AN_NPCLASS; c++)
 		nclasses += k->counts[c] > 0;
@@ -1312,36 +1859,25 @@ static void key_summarise(struct an_key *k, const struct an_opts *o)
 	k->iter_med = k->iter_p5 = k->iter_p95 = NAN;
 	k->tts_med = k->tts_p5 = k->tts_p95 = NAN;
 	k->perf_med = k->perf_lo = k->perf_hi = k->perf_ci = NAN;
+	/* all flat: no iteration and time to steady state, as in warmup_stats */
+	if (k->has_steady && k->counts[AN_FLAT] < k->np)
+		key_steady_iters(k);
 	if (k->has_steady) {
-		double *it = xmalloc(k->np * sizeof(double)), *tt = xmalloc(k->np * sizeof(double));
-		for (size_t i = 0; i < k->np; i++) {
-			it[i] = (double)k->p[i].steady_iter;
-			tt[i] = k->p[i].time_to_steady;
+		struct an_sample smp;
+		an_sample_of(k, o, &smp);
+		an_bootstrap(&smp, o->resamples, o->seed, o->confidence, &k->perf_med, &k->perf_lo, &k->perf_hi);
+		an_sample_free(&smp);
+		if (k->whole) {
+			key_whole(k);
+			k->perf_med = k->wp.mean;
 		}
-		qsort(it, k->np, sizeof(double), cmp_double);
-		qsort(tt, k->np, sizeof(double), cmp_double);
-		k->iter_med = an_percentile_sorted(it, k->np, 50);
-		k->iter_p5 = an_percentile_sorted(it, k->np, 5);
-		k->iter_p95 = an_percentile_sorted(it, k->np, 95);
-		k->tts_med = an_percentile_sorted(tt, k->np, 50);
-		k->tts_p5 = an_percentile_sorted(tt, k->np, 5);
-		k->tts_p95 = an_percentile_sorted(tt, k->np, 95);
-		free(it);
-		free(tt);
-		/* each pexec's steady iterations without outliers, resampled separately */
-		double **segs;
-		size_t *len;
-		size_t ns = an_steady_data(k, &segs, &len);
-		an_bootstrap((const double *const *)segs, len, ns, o->resamples, o->seed, o->confidence,
-			     &k->perf_med, &k->perf_lo, &k->perf_hi);
 		k->perf_ci = ((k->perf_hi - k->perf_med) + (k->perf_med - k->perf_lo)) / 2.0;
-		an_steady_data_free(segs, len, ns);
 	}
 	/* instrumentation: mean per iteration before and after the steady state */
 	for (size_t i = 0; i < k->np; i++) {
 		const struct an_pexec *p = &k->p[i];
 		const struct ds_pexec *dp = &dk->pexecs[p->index];
-		size_t st = p->steady_iter > 0 ? (size_t)p->steady_iter - 1 : p->n;
+		size_t st = p->steady_start;
 		for (size_t s = 0; s < dp->nseries; s++) {
 			const struct ds_series *ser = &dp->series[s];
 			struct an_series_sum *sum = series_slot(k, ser);

@@ -27,8 +27,15 @@
 struct an_opts {
 	long window;        /* outlier window in iterations (default 200) */
 	double window_pct;  /* > 0: window is this % of each pexec's iterations instead */
-	double delta;       /* seconds added to the band (default 0.001) */
-	double delta_pct;   /* > 0: delta is this % of the last segment's mean instead */
+	/*
+	 * The band's floor delta, per pexec: the smaller of `delta` seconds
+	 * (< 0: not used) and `delta_pct` % of the pexec's fastest segment mean
+	 * (<= 0: not used).  Default both, 0.001 s and 1%: warmup_stats' 1 ms
+	 * for iterations of 0.1 s and more, 1% below, so that short iterations'
+	 * warmup is not hidden (docs/analysis.md).
+	 */
+	double delta;
+	double delta_pct;
 	long steady;        /* steady-state window in iterations (default 500) */
 	double steady_pct;  /* > 0: this % of each pexec's iterations instead */
 	double penalty;     /* PELT penalty = penalty * log(n) (default 15) */
@@ -36,29 +43,36 @@ struct an_opts {
 	uint64_t seed;      /* bootstrap seed (default 1) */
 	double confidence;  /* bootstrap confidence level (default 0.99) */
 	double outlier_k;   /* outlier band = median +- k*(P90-P10) (default 3) */
+	int replicate;      /* 1: warmup_stats 41212e0's numbers, its errors included (docs/analysis.md) */
+	int delta_set;      /* parsing only: --delta was given (not hashed) */
 	int threads;        /* 0 = one per online CPU */
 };
 
 void an_opts_default(struct an_opts *o);
 /*
  * Command-line options every analysing command shares: --window N[%],
- * --delta S|P%, --steady N[%], --penalty M, --resamples N, --seed N,
- * --confidence C, --threads N.  If argv[*i] is one of them, consume it (and
- * its value) and return 1; 0 if it is not ours; -1 with e set if its value
- * is bad.
+ * --delta S|P%|auto, --steady N[%], --penalty M, --resamples N, --seed N,
+ * --confidence C, --replicate-warmup-stats, --threads N.  If argv[*i] is
+ * one of them, consume it (and its value) and return 1; 0 if it is not
+ * ours; -1 with e set if its value is bad.
  */
 int an_opts_parse(struct an_opts *o, int argc, char **argv, int *i, struct kerr *e);
 /* help text for those options, for the commands' help strings */
 #define AN_OPTS_HELP \
-	"analysis options (defaults are warmup_stats'):\n" \
+	"analysis options (defaults are warmup_stats', but for --delta):\n" \
 	"  --window N|P%      outlier window, iterations or % of iterations (10%)\n" \
-	"  --delta S|P%       band half-width floor, seconds or % of mean (0.001)\n" \
+	"  --delta S|P%|auto  band half-width floor: seconds, % of the fastest segment's\n" \
+	"                     mean, or auto: the smaller of 0.001 s and 1% (auto)\n" \
 	"  --steady N|P%      a steady state must start before the last N iterations (25%)\n" \
 	"  --penalty M        changepoint penalty M*log(n) (15)\n" \
 	"  --resamples N      bootstrap resamples per key (100000)\n" \
 	"  --seed N           bootstrap seed (1)\n" \
 	"  --confidence C     confidence level of the bootstrap interval (0.99)\n" \
+	"  --replicate-warmup-stats  warmup_stats' numbers exactly, its errors included\n" \
+	"                     (implies --delta 0.001 unless --delta is given)\n" \
 	"  --threads N        analysis threads (0: one per CPU)\n"
+/* the version of the method in an_opts_hash(): bump it when results change */
+#define AN_METHOD_VERSION 2
 /* a hash of every option that changes results (not threads): a cache key */
 void an_opts_hash(const struct an_opts *o, char out[65]);
 /* the options as a JSON-ish one-line description (for reports) */
@@ -91,10 +105,17 @@ struct an_pexec {
 	struct an_segment *segs;
 	size_t nsegs;           /* >= 1 */
 	enum an_class cls;      /* AN_FLAT .. AN_NO_STEADY */
+	double delta;           /* the band's floor used for this pexec, seconds */
 	size_t first_steady;    /* index into segs of the first steady segment */
-	long steady_iter;       /* 1-based first steady iteration (flat: 1), -1 if none */
-	double time_to_steady;  /* seconds before steady_iter (flat: 0), NAN if none */
-	double steady_mean;     /* mean of the steady iterations (no outliers), NAN if none */
+	size_t steady_start;    /* 0-based index of the first steady iteration (n if none) */
+	/*
+	 * The steady iteration as reported: the number of iterations before the
+	 * steady state (= steady_start; flat: 0), -1 if none; with replicate,
+	 * warmup_stats' (flat: 1).
+	 */
+	long steady_iter;
+	double time_to_steady;  /* seconds of the iterations before steady_start, NAN if none */
+	double steady_mean;     /* unweighted mean of the steady segments' means, NAN if none */
 };
 
 /* mean per iteration of one instrumentation series, before/after steady state */
@@ -102,6 +123,13 @@ struct an_series_sum {
 	char *name, *unit;
 	double before, after;   /* NAN when no values */
 	size_t nbefore, nafter;
+};
+
+/* keys with one iteration per pexec (whole-process timing): over the pexecs */
+struct an_whole {
+	double mean, sd, median, min, max;   /* wall seconds (sd: n - 1) */
+	double user, sys;                    /* mean user and system CPU seconds, NAN if not recorded */
+	double rss_max, rss_mean;            /* peak RSS in KiB: the largest and the mean, NAN if not recorded */
 };
 
 struct an_key {
@@ -114,8 +142,11 @@ struct an_key {
 	int has_steady;         /* 0: the numbers below are null (a no-steady-state pexec, or no data) */
 	double iter_med, iter_p5, iter_p95;   /* steady-state iteration (1-based) */
 	double tts_med, tts_p5, tts_p95;      /* time to steady state, seconds */
-	double perf_med, perf_lo, perf_hi;    /* bootstrapped steady-state mean, CI */
+	double perf_med, perf_lo, perf_hi;    /* bootstrapped steady-state mean, CI (whole: the mean, its CI) */
 	double perf_ci;         /* warmup_stats' symmetric half-width: mean of (hi-med, med-lo) */
+	double delta_ratio;     /* the largest delta / (last segment's mean) over the pexecs */
+	int whole;              /* every pexec has one iteration: wp holds what to report */
+	struct an_whole wp;
 	struct an_series_sum *series;
 	size_t nseries;
 };
@@ -159,26 +190,34 @@ size_t an_pelt(const double *x, size_t n, double pen, size_t *ends, double *cost
 /* the same problem solved by plain optimal partitioning, O(n^2), for tests */
 size_t an_op(const double *x, size_t n, double pen, size_t *ends, double *cost);
 /* the segment cost the two use (x already centred or not: shift-invariant up to rounding) */
-double an_seg_cost(double s1, double s2, size_t len);
+double an_seg_cost(double s1, double s2, size_t len, int constant);
 /* the logarithm the cost uses (same result in the scalar and vector paths) */
 double an_log(double x);
 /* the cheap logarithm the AVX-512 PELT kernel screens with (|error| < 1e-5; scalar twin for tests) */
 double an_log_approx(double x);
 /*
- * Bootstrap of the mean of steady-state data: segs[i] (len[i] values) are
- * resampled separately, `resamples` resample means in all, seeded.  Median
- * and the conf-level interval of the resample means.
+ * What the steady-state bootstrap resamples: groups of segments, each
+ * segment resampled on its own.  A group is one steady pexec (its steady
+ * segments, outliers left out) or, for a whole-process key, all its pexecs
+ * as one segment.
  */
-void an_bootstrap(const double *const *segs, const size_t *len, size_t nsegs, long resamples,
-		  uint64_t seed, double conf, double *med, double *lo, double *hi);
-
-/* the resample means themselves (resamples of them); returns how many were made */
-size_t an_bootstrap_means(const double *const *segs, const size_t *len, size_t nsegs, long resamples,
-			  uint64_t seed, double *means);
+struct an_sample {
+	double **seg;       /* nseg segments of values */
+	size_t *len;
+	size_t nseg;
+	size_t *group_end;  /* group g: segments [g ? group_end[g - 1] : 0, group_end[g]) */
+	size_t ngroups;
+};
+void an_sample_of(const struct an_key *k, const struct an_opts *o, struct an_sample *s);
+void an_sample_free(struct an_sample *s);
+/* how many resample means s gives: floor(resamples / groups) + 1 per group, as warmup_stats */
+size_t an_bootstrap_count(const struct an_sample *s, long resamples);
+/* those means (means holds an_bootstrap_count() of them), seeded; returns how many were made */
+size_t an_bootstrap_means(const struct an_sample *s, long resamples, uint64_t seed, double *means);
 /* median and conf-level interval of v[0..N) as an_bootstrap reports them (reorders v) */
 void an_quantiles(double *v, size_t N, double conf, double *med, double *lo, double *hi);
-/* each steady pexec's steady iterations without outliers (what the bootstrap resamples) */
-size_t an_steady_data(const struct an_key *k, double ***segs, size_t **len);
-void an_steady_data_free(double **segs, size_t *len, size_t n);
+/* the median and conf-level interval of the bootstrap of s */
+void an_bootstrap(const struct an_sample *s, long resamples, uint64_t seed, double conf, double *med, double *lo,
+		  double *hi);
 
 #endif

@@ -6,10 +6,12 @@
  * confidence interval.
  *
  * The ratio's interval: A's and B's bootstrap distributions of the steady
- * mean are made exactly as the report makes them (each pexec resampled
- * separately, the same seed), B's resamples are shuffled (GSL), and each
- * pair gives one ratio; the median and the --confidence interval of those
- * ratios are reported.  An interval that excludes 1 says "faster"/"slower".
+ * mean are made exactly as the report makes them (each pexec's steady
+ * segments resampled separately; for a whole-process key, the pexecs'
+ * times resampled as one sample, so it is the distribution of the mean
+ * across pexecs), B's resamples are shuffled (GSL), and each pair gives
+ * one ratio; the median and the --confidence interval of those ratios are
+ * reported.  An interval that excludes 1 says "faster"/"slower".
  */
 #include <math.h>
 #include <stdlib.h>
@@ -49,17 +51,18 @@ static struct ratio ratio_ci(const struct an_key *a, const struct an_key *b, con
 	struct ratio r = { NAN, NAN, NAN, 0 };
 	if (!a->has_steady || !b->has_steady)
 		return r;
-	double **sa, **sb;
-	size_t *la, *lb;
-	size_t na = an_steady_data(a, &sa, &la), nb = an_steady_data(b, &sb, &lb);
-	size_t N = (size_t)o->resamples;
-	double *ma = xmalloc(N * sizeof(double)), *mb = xmalloc(N * sizeof(double));
-	size_t ga = an_bootstrap_means((const double *const *)sa, la, na, o->resamples, o->seed, ma);
-	size_t gb = an_bootstrap_means((const double *const *)sb, lb, nb, o->resamples, o->seed + 1, mb);
-	if (ga == N && gb == N) {
+	struct an_sample sa, sb;
+	an_sample_of(a, o, &sa);
+	an_sample_of(b, o, &sb);
+	size_t ca = an_bootstrap_count(&sa, o->resamples), cb = an_bootstrap_count(&sb, o->resamples);
+	double *ma = xmalloc((ca + 1) * sizeof(double)), *mb = xmalloc((cb + 1) * sizeof(double));
+	size_t ga = an_bootstrap_means(&sa, o->resamples, o->seed, ma);
+	size_t gb = an_bootstrap_means(&sb, o->resamples, o->seed + 1, mb);
+	size_t N = ga < gb ? ga : gb;
+	if (N) {
 		gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
 		gsl_rng_set(g, (unsigned long)(o->seed + 2));
-		gsl_ran_shuffle(g, mb, N, sizeof(double));
+		gsl_ran_shuffle(g, mb, gb, sizeof(double));
 		gsl_rng_free(g);
 		int finite = 1;
 		for (size_t i = 0; i < N; i++) {
@@ -74,8 +77,8 @@ static struct ratio ratio_ci(const struct an_key *a, const struct an_key *b, con
 	}
 	free(ma);
 	free(mb);
-	an_steady_data_free(sa, la, na);
-	an_steady_data_free(sb, lb, nb);
+	an_sample_free(&sa);
+	an_sample_free(&sb);
 	return r;
 }
 

@@ -54,33 +54,40 @@ struct plan {
 	long r1, r2, iterations;
 };
 
-static struct plan plan_key(const struct an_key *k, double width_pct, double conf)
+static struct plan plan_key(const struct an_key *k, const struct an_opts *o, double width_pct, double conf)
 {
 	struct plan p = { 0 };
 	if (!k->has_steady) {
 		p.why = k->np ? "a pexec has no steady state" : "no completed pexec";
 		return p;
 	}
-	double **seg;
-	size_t *len;
-	size_t n = an_steady_data(k, &seg, &len);
+	if (k->whole) {
+		p.why = "one iteration per pexec: no in-process iterations to plan";
+		return p;
+	}
+	struct an_sample smp;
+	an_sample_of(k, o, &smp);
 	size_t usable = 0;
-	double sum_w = 0, dof_w = 0, inv_m = 0, grand = 0, *means = xcalloc(n + 1, sizeof(double));
-	for (size_t i = 0; i < n; i++) {
-		if (len[i] < 2)
-			continue;
+	double sum_w = 0, dof_w = 0, inv_m = 0, grand = 0, *means = xcalloc(smp.ngroups + 1, sizeof(double));
+	for (size_t g = 0; g < smp.ngroups; g++) {
+		/* one pexec's steady iterations: its steady segments together */
+		size_t from = g ? smp.group_end[g - 1] : 0, to = smp.group_end[g], len = 0;
 		double mu = 0;
-		for (size_t j = 0; j < len[i]; j++)
-			mu += seg[i][j];
-		mu /= (double)len[i];
-		for (size_t j = 0; j < len[i]; j++)
-			sum_w += (seg[i][j] - mu) * (seg[i][j] - mu);
-		dof_w += (double)len[i] - 1;
-		inv_m += 1.0 / (double)len[i];
+		for (size_t q = from; q < to; q++)
+			for (size_t j = 0; j < smp.len[q]; j++, len++)
+				mu += smp.seg[q][j];
+		if (len < 2)
+			continue;
+		mu /= (double)len;
+		for (size_t q = from; q < to; q++)
+			for (size_t j = 0; j < smp.len[q]; j++)
+				sum_w += (smp.seg[q][j] - mu) * (smp.seg[q][j] - mu);
+		dof_w += (double)len - 1;
+		inv_m += 1.0 / (double)len;
 		means[usable++] = mu;
 		grand += mu;
 	}
-	an_steady_data_free(seg, len, n);
+	an_sample_free(&smp);
 	if (usable < 2) {
 		free(means);
 		p.why = "fewer than 2 pexecs with 2 or more steady iterations";
@@ -104,7 +111,8 @@ static struct plan plan_key(const struct an_key *k, double width_pct, double con
 	double first = 0;
 	for (size_t i = 0; i < k->np; i++)
 		first += k->key->pexecs[k->p[i].index].wall[0];
-	p.c2 = k->tts_med + first / (double)k->np;
+	/* an all-flat key has no time to steady state (null): none to wait for */
+	p.c2 = (isnan(k->tts_med) ? 0 : k->tts_med) + first / (double)k->np;
 	if (!(p.c2 > 0))
 		p.c2 = p.c1;
 	double z = gsl_cdf_ugaussian_Pinv((1 + conf) / 2);
@@ -123,7 +131,8 @@ static struct plan plan_key(const struct an_key *k, double width_pct, double con
 		double r1 = ceil(z * z * t1 / (3 * h * h));
 		p.r1 = r1 < 2 ? 2 : r1 > 1e9 ? 1000000000L : (long)r1;
 	}
-	p.iterations = (long)ceil(k->iter_p95) - 1 + p.r1;
+	/* the iterations before the steady state (kiln's steady iteration) and r1 steady ones */
+	p.iterations = (isnan(k->iter_p95) ? 0 : (long)ceil(k->iter_p95)) + p.r1;
 	p.ok = 1;
 	return p;
 }
@@ -171,7 +180,7 @@ static int cmd_plan(int argc, char **argv)
 		       "(steady iterations per pexec)");
 	for (size_t i = 0; i < r.nkeys; i++) {
 		const struct an_key *k = &r.keys[i];
-		struct plan p = plan_key(k, width, o.confidence);
+		struct plan p = plan_key(k, &o, width, o.confidence);
 		if (json) {
 			json_t *j = json_pack("{s:s,s:b}", "key", esc(ESC_JSON, k->key->key), "ok", p.ok);
 			if (p.ok) {

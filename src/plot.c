@@ -205,8 +205,8 @@ int plot_pexec(const struct an_key *ak, size_t i, const char *dir, enum plot_fmt
 	sb_addf(&g, "set xrange [1:%zu]\n", dp->n > 1 ? dp->n : 2);
 	struct strbuf title = STRBUF_INIT;
 	sb_addf(&title, "%s, pexec %ld: %s", k->key, dp->num, an_class_name(ap->cls));
-	if (ap->steady_iter > 0 && ap->cls != AN_FLAT)
-		sb_addf(&title, " (steady from iteration %ld)", ap->steady_iter);
+	if (ap->cls != AN_NO_STEADY && ap->cls != AN_FLAT)
+		sb_addf(&title, " (steady after iteration %zu)", ap->steady_start);
 	sb_addf(&title, ", %zu outlier%s, %zu segment%s", ap->noutliers, ap->noutliers == 1 ? "" : "s", ap->nsegs,
 		ap->nsegs == 1 ? "" : "s");
 	sb_addf(&g, "set multiplot layout %d,1 title ", panels);
@@ -225,9 +225,10 @@ int plot_pexec(const struct an_key *ak, size_t i, const char *dir, enum plot_fmt
 		sb_addf(&g, "set arrow %zu from %.17g,%.17g to %.17g,%.17g nohead lw 2 lc rgb '%s' front\n", s + 1, x1,
 			sg->mean, x2, sg->mean, steady ? "#2e8b57" : "#e69f00");
 	}
-	if (ap->steady_iter > 1)
-		sb_addf(&g, "set arrow %zu from %ld, graph 0 to %ld, graph 1 nohead dt 2 lc rgb '#2e8b57'\n",
-			ap->nsegs + 1, ap->steady_iter, ap->steady_iter);
+	/* between the last iteration before the steady state and the first in it (x counts from 1) */
+	if (ap->cls != AN_NO_STEADY && ap->steady_start > 0)
+		sb_addf(&g, "set arrow %zu from %.1f, graph 0 to %.1f, graph 1 nohead dt 2 lc rgb '#2e8b57'\n",
+			ap->nsegs + 1, (double)ap->steady_start + 0.5, (double)ap->steady_start + 0.5);
 	sb_adds(&g, "set ylabel 'wall time (s)'\n");
 	if (panels == 1)
 		sb_adds(&g, "set xlabel 'iteration'\n");

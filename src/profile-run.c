@@ -404,9 +404,9 @@ static long steady_split(const struct prof_iter *it, size_t n, struct strbuf *ho
 	memset(&ak, 0, sizeof(ak));
 	an_analyse_key(k, &o, &ak);
 	long split = -1;
-	if (ak.np == 1 && ak.p[0].steady_iter >= 1) {
-		split = ak.p[0].steady_iter - 1;
-		sb_addf(how, "steady state from iteration %ld (%s)", ak.p[0].steady_iter, an_class_name(ak.p[0].cls));
+	if (ak.np == 1 && ak.p[0].cls != AN_NO_STEADY) {
+		split = (long)ak.p[0].steady_start;
+		sb_addf(how, "steady state from iteration %ld (%s)", split + 1, an_class_name(ak.p[0].cls));
 	} else if (ak.np == 1) {
 		sb_addf(how, "%s: ", an_class_name(ak.p[0].cls));
 	}

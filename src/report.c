@@ -418,25 +418,6 @@ static json_t *jpair(double a, double b)
 	return json_pack("[oo]", json_real(a), json_real(b));
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/* interquartile range of v (for warmup_stats' *_iqr fields) */
-static json_t *iqr(const double *v, size_t n)
-{
-	if (!n)
-		return json_null();
-	double *c = xmalloc(n * sizeof(double));
-	memcpy(c, v, n * sizeof(double));
-	qsort(c, n, sizeof(double), cmp_d);
-	json_t *r = jpair(an_percentile_sorted(c, n, 25), an_percentile_sorted(c, n, 75));
-	free(c);
-	return r;
-}
-
 static json_t *key_json(const struct an_key *k)
 {
 	json_t *b = json_object();
@@ -445,20 +426,13 @@ static json_t *key_json(const struct an_key *k)
 	for (int c = 0; c < AN_NPCLASS; c++)
 		json_object_set_new(det, an_class_name(c), json_integer((json_int_t)k->counts[c]));
 	json_object_set_new(b, "detailed_classification", det);
-	double *it = xmalloc((k->np + 1) * sizeof(double)), *tt = xmalloc((k->np + 1) * sizeof(double));
-	double *sm = xmalloc((k->np + 1) * sizeof(double));
 	json_t *itl = json_array(), *ttl = json_array(), *sml = json_array(), *px = json_array();
-	size_t n = 0;
 	for (size_t i = 0; i < k->np; i++) {
 		const struct an_pexec *p = &k->p[i];
 		if (p->cls != AN_NO_STEADY) {
-			it[n] = (double)p->steady_iter;
-			tt[n] = p->time_to_steady;
-			sm[n] = p->steady_mean;
 			json_array_append_new(itl, json_integer(p->steady_iter));
 			json_array_append_new(ttl, json_real(p->time_to_steady));
 			json_array_append_new(sml, jnum(p->steady_mean));
-			n++;
 		}
 		json_t *o = json_object();
 		json_object_set_new(o, "index", json_integer(p->num));
@@ -476,16 +450,18 @@ static json_t *key_json(const struct an_key *k)
 		json_object_set_new(o, "changepoints", cp);
 		json_object_set_new(o, "segment_means", means);
 		json_object_set_new(o, "segment_vars", vars);
-		json_object_set_new(o, "steady_state_iteration", p->steady_iter > 0 ? json_integer(p->steady_iter) : json_null());
+		json_object_set_new(o, "steady_state_iteration",
+				    p->cls != AN_NO_STEADY ? json_integer(p->steady_iter) : json_null());
 		json_array_append_new(px, o);
 	}
 	int has = k->has_steady;
+	/* warmup_stats' "_iqr" fields hold the 5th and 95th percentiles (its median_iqr) */
 	json_object_set_new(b, "steady_state_iteration", has ? jnum(k->iter_med) : json_null());
-	json_object_set_new(b, "steady_state_iteration_iqr", has ? iqr(it, n) : json_null());
+	json_object_set_new(b, "steady_state_iteration_iqr", has ? jpair(k->iter_p5, k->iter_p95) : json_null());
 	json_object_set_new(b, "steady_state_iteration_percentiles", has ? jpair(k->iter_p5, k->iter_p95) : json_null());
 	json_object_set_new(b, "steady_state_iteration_list", itl);
 	json_object_set_new(b, "steady_state_time_to_reach_secs", has ? jnum(k->tts_med) : json_null());
-	json_object_set_new(b, "steady_state_time_to_reach_secs_iqr", has ? iqr(tt, n) : json_null());
+	json_object_set_new(b, "steady_state_time_to_reach_secs_iqr", has ? jpair(k->tts_p5, k->tts_p95) : json_null());
 	json_object_set_new(b, "steady_state_time_to_reach_secs_percentiles",
 			    has ? jpair(k->tts_p5, k->tts_p95) : json_null());
 	json_object_set_new(b, "steady_state_time_to_reach_secs_list", ttl);
@@ -505,9 +481,6 @@ static json_t *key_json(const struct an_key *k)
 					      jnum(ss->after), "unit", esc(ESC_JSON, ss->unit)));
 	}
 	json_object_set_new(b, "instrumentation", ins);
-	free(it);
-	free(tt);
-	free(sm);
 	return b;
 }
 

@@ -17,6 +17,18 @@ assert_contains "$(cat err2)" "4 hits, 0 misses"
 assert_eq "$r2" "$r1" "cached report"
 KILN_DEBUG_CACHE=1 "$KILN" report a.kiln.db --steady 40% >/dev/null 2>err3 || fail report3
 assert_contains "$(cat err3)" "0 hits, 4 misses"
+# new options are new cache keys: warmup_stats' own delta, the replication of its errors
+KILN_DEBUG_CACHE=1 "$KILN" report a.kiln.db --delta 0.001 >/dev/null 2>err5 || fail report5
+assert_contains "$(cat err5)" "0 hits, 4 misses"
+KILN_DEBUG_CACHE=1 "$KILN" report a.kiln.db --replicate-warmup-stats >/dev/null 2>err6 || fail report6
+assert_contains "$(cat err6)" "0 hits, 4 misses"
+KILN_DEBUG_CACHE=1 "$KILN" report a.kiln.db --replicate-warmup-stats >/dev/null 2>err7 || fail report7
+assert_contains "$(cat err7)" "4 hits, 0 misses"
+# an entry an older kiln wrote (method version 1) is never taken for one of this version's
+sqlite3 a.kiln.db "UPDATE cache SET value=json_set(value,'\$.v',1) WHERE kind='analysis'"
+KILN_DEBUG_CACHE=1 "$KILN" report a.kiln.db --format json >r8 2>err8 || fail report8
+assert_contains "$(cat err8)" "0 hits, 4 misses"
+assert_eq "$(cat r8)" "$r1" "report after an old cache entry"
 # the remaining pexecs change the data of every key
 "$KILN" run -q a.yaml || fail resume
 KILN_DEBUG_CACHE=1 "$KILN" report a.kiln.db >/dev/null 2>err4 || fail report4

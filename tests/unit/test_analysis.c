@@ -123,11 +123,13 @@ static double brute(const double *x, size_t n, double pen, size_t *ends, size_t 
 		size_t b = 0;
 		for (size_t s = 0; s < k; s++) {
 			double s1 = 0, s2 = 0;
+			int constant = 1;
 			for (size_t i = b; i < e[s]; i++) {
 				s1 += x[i] - mu;
 				s2 += (x[i] - mu) * (x[i] - mu);
+				constant &= x[i] == x[b];
 			}
-			c += an_seg_cost(s1, s2, e[s] - b) + pen;
+			c += an_seg_cost(s1, s2, e[s] - b, constant) + pen;
 			b = e[s];
 		}
 		if (c < best - 1e-9) {
@@ -194,6 +196,41 @@ static void test_pelt_vs_op_ties(void **state)
 		double c1, c2;
 		size_t n1 = an_pelt(x, n, 15 * log((double)n), e1, &c1);
 		size_t n2 = an_op(x, n, 15 * log((double)n), e2, &c2);
+		assert_int_equal(n1, n2);
+		assert_memory_equal(e1, e2, n1 * sizeof(size_t));
+		assert_true(c1 == c2);
+	}
+}
+
+/*
+ * Harder series: pieces from 1 value long, spreads down to 1e-9 of the
+ * level (a short quiet segment's variance is then a tiny difference of
+ * large prefix sums: kiln refines it), and pieces where half the values
+ * are exact ties (constant stretches: the floor, where pruning is unsafe).
+ */
+static void hard_series(double *x, size_t n, int ties)
+{
+	size_t i = 0;
+	while (i < n) {
+		size_t len = 1 + (size_t)(urand() * (urand() < 0.3 ? 8 : 120));
+		double mu = 0.05 + urand(), sd = pow(10, -1 - 8 * urand());
+		for (size_t j = 0; j < len && i < n; j++)
+			x[i++] = ties && urand() < 0.5 ? mu : mu + sd * nrand();
+	}
+}
+
+static void test_pelt_vs_op_hard(void **state)
+{
+	(void)state;
+	double x[600];
+	size_t e1[600], e2[600];
+	for (int rep = 0; rep < 300; rep++) {
+		size_t n = 4 + (size_t)(urand() * 596);
+		hard_series(x, n, rep % 2);
+		double pen = (rep % 4 < 2 ? 2.0 : 15.0) * log((double)n);
+		double c1, c2;
+		size_t n1 = an_pelt(x, n, pen, e1, &c1);
+		size_t n2 = an_op(x, n, pen, e2, &c2);
 		assert_int_equal(n1, n2);
 		assert_memory_equal(e1, e2, n1 * sizeof(size_t));
 		assert_true(c1 == c2);
@@ -290,21 +327,25 @@ static void test_classes(void **state)
 	struct an_key k = one(FLAT, &ds);
 	assert_int_equal(k.p[0].cls, AN_FLAT);
 	assert_int_equal(k.cls, AN_FLAT);
-	assert_int_equal(k.p[0].steady_iter, 1);
+	/* no iteration before the steady state; a flat key has no steady iteration (warmup_stats: null) */
+	assert_int_equal(k.p[0].steady_iter, 0);
 	assert_true(k.p[0].time_to_steady == 0);
+	assert_true(isnan(k.iter_med) && isnan(k.tts_med));
 	assert_true(fabs(k.perf_med - 0.1) < 1e-4);
 	an_key_free(&k);
 	ds_free(&ds);
 
 	k = one(WARM, &ds);
 	assert_int_equal(k.p[0].cls, AN_WARMUP);
-	assert_int_equal(k.p[0].steady_iter, 101);
+	/* 100 iterations before the steady state (0-based index of its first), their time */
+	assert_int_equal(k.p[0].steady_iter, 100);
+	assert_int_equal(k.p[0].steady_start, 100);
 	double t = 0;
 	for (int i = 0; i < 100; i++)
 		t += ds.keys[0].pexecs[0].wall[i];
 	assert_true(fabs(k.p[0].time_to_steady - t) < 1e-12);
 	assert_true(fabs(k.tts_med - t) < 1e-12);
-	assert_true(k.iter_med == 101);
+	assert_true(k.iter_med == 100);
 	assert_true(k.perf_lo <= k.perf_med && k.perf_med <= k.perf_hi);
 	assert_true(fabs(k.perf_med - 0.1) < 1e-4);
 	an_key_free(&k);
@@ -312,7 +353,7 @@ static void test_classes(void **state)
 
 	k = one(SLOW, &ds);
 	assert_int_equal(k.p[0].cls, AN_SLOWDOWN);
-	assert_int_equal(k.p[0].steady_iter, 301);
+	assert_int_equal(k.p[0].steady_iter, 300);
 	an_key_free(&k);
 	ds_free(&ds);
 
@@ -328,6 +369,212 @@ static void test_classes(void **state)
 	k = one(EQUIV, &ds);
 	assert_true(k.p[0].nsegs >= 2);
 	assert_int_equal(k.p[0].cls, AN_FLAT);
+	an_key_free(&k);
+	ds_free(&ds);
+}
+
+/* one pexec of the given series, analysed with o */
+static struct an_key series_key(struct dataset *ds, const double *x, size_t n, const struct an_opts *o)
+{
+	struct ds_key *k = ds_add_key(ds, "b", "vm", "default-c");
+	struct ds_pexec *p = ds_add_pexec(k, 0);
+	p->n = n;
+	p->wall = malloc(n * sizeof(double));
+	memcpy(p->wall, x, n * sizeof(double));
+	struct an_key ak;
+	an_analyse_key(k, o, &ak);
+	return ak;
+}
+
+static void small_opts(struct an_opts *o)
+{
+	an_opts_default(o);
+	o->resamples = 1000;
+}
+
+/* warmup_stats walks on after a warmup segment: a faster one before it makes a slowdown */
+static void test_ws_walk(void **state)
+{
+	(void)state;
+	double x[60];
+	for (int i = 0; i < 60; i++)
+		x[i] = (i < 15 ? 0.07 : i < 30 ? 0.13 : 0.10) + 2e-4 * nrand();
+	struct an_opts o;
+	small_opts(&o);
+	struct dataset ds = { 0 };
+	struct an_key k = series_key(&ds, x, 60, &o);
+	assert_int_equal(k.p[0].nsegs, 3);
+	assert_int_equal(k.p[0].cls, AN_SLOWDOWN);
+	assert_int_equal(k.p[0].steady_iter, 30);
+	an_key_free(&k);
+	ds_free(&ds);
+}
+
+/* a segment ending exactly at n - steady is not "within the last steady iterations" */
+static void test_ws_nss_boundary(void **state)
+{
+	(void)state;
+	static double x[1000];
+	for (int i = 0; i < 1000; i++)
+		x[i] = (i <= 750 ? 0.2 : 0.1) + 1e-4 * nrand();
+	struct an_opts o;
+	small_opts(&o); /* steady 25%: 250, n - steady = 750 */
+	struct dataset ds = { 0 };
+	struct an_key k = series_key(&ds, x, 1000, &o);
+	assert_int_equal(k.p[0].nsegs, 2);
+	assert_int_equal(k.p[0].segs[0].end - 1, 750);
+	assert_int_equal(k.p[0].cls, AN_WARMUP);
+	an_key_free(&k);
+	ds_free(&ds);
+	for (int i = 0; i < 1000; i++)
+		x[i] = (i <= 751 ? 0.2 : 0.1) + 1e-4 * nrand();
+	k = series_key(&ds, x, 1000, &o);
+	assert_int_equal(k.p[0].cls, AN_NO_STEADY);
+	an_key_free(&k);
+	ds_free(&ds);
+}
+
+/* --delta P% is P% of the fastest segment's mean */
+static void test_ws_delta_pct(void **state)
+{
+	(void)state;
+	static double x[2000];
+	for (int i = 0; i < 2000; i++)
+		x[i] = (i < 300 ? 0.10 : i < 800 ? 0.138 : 0.15) + 1e-4 * nrand();
+	struct an_opts o;
+	small_opts(&o);
+	o.delta = -1;
+	o.delta_pct = 10; /* 0.01 of the fastest (0.10), not 0.015 of the last */
+	struct dataset ds = { 0 };
+	struct an_key k = series_key(&ds, x, 2000, &o);
+	assert_int_equal(k.p[0].nsegs, 3);
+	assert_true(fabs(k.p[0].delta - 0.1 * k.p[0].segs[0].mean) < 1e-15);
+	assert_int_equal(k.p[0].cls, AN_SLOWDOWN);
+	assert_int_equal(k.p[0].steady_iter, 800);
+	an_key_free(&k);
+	ds_free(&ds);
+}
+
+/* R floors only variances <= 0: a 3 us step in 0.5 us noise is a changepoint */
+static void test_ws_low_noise(void **state)
+{
+	(void)state;
+	double x[60];
+	for (int i = 0; i < 60; i++)
+		x[i] = (i < 30 ? 1.000e-3 : 1.003e-3) + 0.5e-6 * nrand();
+	struct an_opts o;
+	small_opts(&o);
+	struct dataset ds = { 0 };
+	struct an_key k = series_key(&ds, x, 60, &o);
+	assert_int_equal(k.p[0].nsegs, 2);
+	assert_int_equal(k.p[0].segs[0].end - 1, 29);
+	an_key_free(&k);
+	ds_free(&ds);
+}
+
+/*
+ * A constant series: no changepoint, exactly.  R's cumulative sums make
+ * 150 out of rounding noise, and --replicate-warmup-stats reproduces them
+ * (the first of them as in the reference case ties/const).
+ */
+static void test_ws_constant(void **state)
+{
+	(void)state;
+	static double x[2000];
+	for (int i = 0; i < 2000; i++)
+		x[i] = 0.001;
+	struct an_opts o;
+	small_opts(&o);
+	o.window = 200;
+	o.window_pct = 0;
+	struct dataset ds = { 0 };
+	struct an_key k = series_key(&ds, x, 2000, &o);
+	assert_int_equal(k.p[0].nsegs, 1);
+	assert_true(k.p[0].segs[0].var == 0);
+	assert_int_equal(k.cls, AN_FLAT);
+	an_key_free(&k);
+	ds_free(&ds);
+	o.replicate = 1;
+	k = series_key(&ds, x, 2000, &o);
+	assert_int_equal(k.p[0].nsegs, 151);
+	const size_t first[] = { 10, 21, 25, 37, 47, 60 };
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(k.p[0].segs[i].end - 1, first[i]);
+	assert_int_equal(k.cls, AN_FLAT);
+	assert_int_equal(k.p[0].steady_iter, 1); /* warmup_stats' number for a flat pexec */
+	an_key_free(&k);
+	ds_free(&ds);
+}
+
+/*
+ * A pexec's steady mean is the unweighted mean of its steady segments'
+ * means; --replicate-warmup-stats' bootstrap takes the last segment from
+ * one iteration early and its time to steady state one iteration short.
+ */
+static void test_ws_steady_parts(void **state)
+{
+	(void)state;
+	static double x[2000];
+	for (int i = 0; i < 2000; i++)
+		x[i] = (i < 100 ? 0.3 : i < 300 ? 0.1000 : 0.1004) + 1e-5 * nrand();
+	struct an_opts o;
+	small_opts(&o);
+	struct dataset ds = { 0 };
+	struct an_key k = series_key(&ds, x, 2000, &o);
+	const struct an_pexec *p = &k.p[0];
+	assert_int_equal(p->nsegs, 3);
+	assert_int_equal(p->cls, AN_WARMUP);
+	assert_int_equal(p->first_steady, 1);
+	assert_true(fabs(p->steady_mean - (p->segs[1].mean + p->segs[2].mean) / 2) < 1e-15);
+	double t = 0;
+	for (int i = 0; i < 100; i++)
+		t += x[i];
+	assert_true(fabs(p->time_to_steady - t) < 1e-12);
+	struct an_sample s1, s2;
+	an_sample_of(&k, &o, &s1);
+	o.replicate = 1;
+	an_sample_of(&k, &o, &s2);
+	assert_int_equal(s1.ngroups, 1);
+	assert_int_equal(s1.nseg, 2);
+	assert_int_equal(s1.len[0], 200);
+	assert_int_equal(s1.len[1] + 1, s2.len[1]);
+	assert_true(s2.seg[1][0] == x[299]);
+	an_sample_free(&s1);
+	an_sample_free(&s2);
+	an_key_free(&k);
+	ds_free(&ds);
+	k = series_key(&ds, x, 2000, &o);
+	assert_int_equal(k.p[0].steady_iter, 100);
+	assert_true(fabs(k.p[0].time_to_steady - (t - x[99])) < 1e-12);
+	an_key_free(&k);
+	ds_free(&ds);
+}
+
+/*
+ * The default delta does not hide warmup on short iterations: 10x slower
+ * for the first 10 of 100 iterations at 50 us.  With warmup_stats' 1 ms it
+ * is flat, and delta_ratio says how large delta was.
+ */
+static void test_delta_short_iterations(void **state)
+{
+	(void)state;
+	double x[100];
+	for (int i = 0; i < 100; i++)
+		x[i] = (i < 10 ? 500e-6 : 50e-6) * (1 + 0.01 * nrand());
+	struct an_opts o;
+	small_opts(&o);
+	struct dataset ds = { 0 };
+	struct an_key k = series_key(&ds, x, 100, &o);
+	assert_int_equal(k.cls, AN_WARMUP);
+	assert_int_equal(k.p[0].steady_iter, 10);
+	assert_true(k.delta_ratio <= 0.0101);
+	an_key_free(&k);
+	ds_free(&ds);
+	o.delta = 0.001;
+	o.delta_pct = 0;
+	k = series_key(&ds, x, 100, &o);
+	assert_int_equal(k.cls, AN_FLAT);
+	assert_true(k.delta_ratio > 19 && k.delta_ratio < 21);
 	an_key_free(&k);
 	ds_free(&ds);
 }
@@ -359,9 +606,9 @@ static void test_key_rules(void **state)
 	assert_int_equal(r.keys[0].cls, AN_GOOD_INCONSISTENT);
 	assert_int_equal(r.keys[0].counts[AN_FLAT], 2);
 	assert_int_equal(r.keys[0].counts[AN_WARMUP], 1);
-	/* steady iterations 1, 1, 101: median 1, p95 at 1.9 -> 1 + 0.9*100 = 91 */
-	assert_true(r.keys[0].iter_med == 1);
-	assert_true(fabs(r.keys[0].iter_p95 - 91) < 1e-9);
+	/* steady iterations 0, 0, 100: median 0, p95 at 1.9 -> 0 + 0.9*100 = 90 */
+	assert_true(r.keys[0].iter_med == 0);
+	assert_true(fabs(r.keys[0].iter_p95 - 90) < 1e-9);
 	assert_int_equal(r.keys[1].cls, AN_BAD_INCONSISTENT);
 	assert_int_equal(r.keys[1].nskipped, 1);
 	struct strbuf sb = STRBUF_INIT;
@@ -443,6 +690,12 @@ static void test_cache_roundtrip(void **state)
 	assert_int_equal(an_key_deserialize(t, k, &c, &e), -1);
 	k->pexecs[0].n = 1000;
 	assert_int_equal(an_key_deserialize("{\"v\": 2}", k, &c, &e), -1);
+	/* an entry of another method version is refused, even if it fits */
+	char *old = strstr(t, "\"v\":2");
+	assert_non_null(old);
+	old[4] = '1';
+	assert_int_equal(an_key_deserialize(t, k, &c, &e), -1);
+	old[4] = '2';
 	assert_int_equal(an_key_deserialize("nope", k, &c, &e), -1);
 	free(t);
 	free(t2);
@@ -525,16 +778,44 @@ static void test_cached_analyse(void **state)
 
 /* ---- bootstrap ---- */
 
+/* a bootstrap sample over caller-owned arrays: segment i in group gi[i] (ascending) */
+struct tsample {
+	struct an_sample s;
+	double *seg[8];
+	size_t len[8], end[8];
+};
+
+static struct an_sample *tsample(struct tsample *t, double *const *segs, const size_t *len, const int *gi, size_t n)
+{
+	memset(t, 0, sizeof(*t));
+	for (size_t i = 0; i < n; i++) {
+		t->seg[i] = segs[i];
+		t->len[i] = len[i];
+		if (i + 1 == n || gi[i + 1] != gi[i])
+			t->end[t->s.ngroups++] = i + 1;
+	}
+	t->s.seg = t->seg;
+	t->s.len = t->len;
+	t->s.nseg = n;
+	t->s.group_end = t->end;
+	return &t->s;
+}
+
+static void boot1(double *a, size_t n, long N, uint64_t seed, double *med, double *lo, double *hi)
+{
+	struct tsample t;
+	int g = 0;
+	an_bootstrap(tsample(&t, &a, &n, &g, 1), N, seed, 0.99, med, lo, hi);
+}
+
 static void test_bootstrap_constant(void **state)
 {
 	(void)state;
 	double a[50];
 	for (int i = 0; i < 50; i++)
 		a[i] = 0.5;
-	const double *segs[] = { a };
-	size_t len[] = { 50 };
 	double med, lo, hi;
-	an_bootstrap(segs, len, 1, 100000, 1, 0.99, &med, &lo, &hi);
+	boot1(a, 50, 100000, 1, &med, &lo, &hi);
 	assert_true(med == 0.5 && lo == 0.5 && hi == 0.5);
 }
 
@@ -543,18 +824,14 @@ static void test_bootstrap_two_values(void **state)
 	(void)state;
 	/* {0, 1}, resampled in pairs: means 0, .5, 1 with p = 1/4, 1/2, 1/4 */
 	double a[] = { 0, 1 };
-	const double *segs[] = { a };
-	size_t len[] = { 2 };
 	double med, lo, hi;
-	an_bootstrap(segs, len, 1, 100000, 7, 0.99, &med, &lo, &hi);
+	boot1(a, 2, 100000, 7, &med, &lo, &hi);
 	assert_true(med == 0.5 && lo == 0 && hi == 1);
 	/* 50 zeros and 50 ones: the mean is Binomial(100, 1/2)/100, whose 0.5% and 99.5% quantiles are 37 and 63 */
 	double b[100];
 	for (int i = 0; i < 100; i++)
 		b[i] = i % 2;
-	segs[0] = b;
-	len[0] = 100;
-	an_bootstrap(segs, len, 1, 100000, 7, 0.99, &med, &lo, &hi);
+	boot1(b, 100, 100000, 7, &med, &lo, &hi);
 	assert_true(med == 0.5);
 	assert_true(lo >= 0.36 && lo <= 0.38);
 	assert_true(hi >= 0.62 && hi <= 0.64);
@@ -562,10 +839,24 @@ static void test_bootstrap_two_values(void **state)
 	double c1[10], c2[10];
 	for (int i = 0; i < 10; i++)
 		c1[i] = 1, c2[i] = 2;
-	const double *two[] = { c1, c2 };
+	double *two[] = { c1, c2 };
 	size_t l2[] = { 10, 10 };
-	an_bootstrap(two, l2, 2, 100000, 3, 0.99, &med, &lo, &hi);
+	int g2[] = { 0, 1 };
+	struct tsample t;
+	an_bootstrap(tsample(&t, two, l2, g2, 2), 100000, 3, 0.99, &med, &lo, &hi);
 	assert_true(med == 1.5 && lo == 1 && hi == 2);
+	/* warmup_stats' per-pexec resample draws 10 from the first segment and 30 from the second */
+	double c3[30];
+	for (int i = 0; i < 30; i++)
+		c3[i] = 2;
+	double *segs[] = { c1, c3 };
+	size_t l3[] = { 10, 30 };
+	int one[] = { 0, 0 };
+	an_bootstrap(tsample(&t, segs, l3, one, 2), 100000, 3, 0.99, &med, &lo, &hi);
+	assert_true(med == 1.75 && lo == 1.75 && hi == 1.75);
+	/* floor(N / groups) + 1 resamples per group, as warmup_stats */
+	assert_int_equal(an_bootstrap_count(tsample(&t, two, l2, g2, 2), 100000), 100002);
+	assert_int_equal(an_bootstrap_count(tsample(&t, segs, l3, one, 2), 100000), 100001);
 }
 
 static void test_bootstrap_seeded(void **state)
@@ -574,13 +865,11 @@ static void test_bootstrap_seeded(void **state)
 	double a[300];
 	for (int i = 0; i < 300; i++)
 		a[i] = 0.1 + 0.01 * nrand();
-	const double *segs[] = { a };
-	size_t len[] = { 300 };
 	double m1, l1, h1, m2, l2, h2;
-	an_bootstrap(segs, len, 1, 20000, 42, 0.99, &m1, &l1, &h1);
-	an_bootstrap(segs, len, 1, 20000, 42, 0.99, &m2, &l2, &h2);
+	boot1(a, 300, 20000, 42, &m1, &l1, &h1);
+	boot1(a, 300, 20000, 42, &m2, &l2, &h2);
 	assert_true(m1 == m2 && l1 == l2 && h1 == h2);
-	an_bootstrap(segs, len, 1, 20000, 43, 0.99, &m2, &l2, &h2);
+	boot1(a, 300, 20000, 43, &m2, &l2, &h2);
 	assert_true(m1 != m2 || l1 != l2 || h1 != h2);
 	/* the interval is about the mean +- 2.576 sd/sqrt(n) */
 	double mu = 0, v = 0;
@@ -627,6 +916,38 @@ static void test_opts(void **state)
 	d.threads = 7; /* not part of the result */
 	an_opts_hash(&d, h1);
 	assert_string_equal(h1, h2);
+	/* the default delta is the smaller of 1 ms and 1% of the fastest segment; auto restores it */
+	assert_true(d.delta == 0.001 && d.delta_pct == 1);
+	char *a2[] = { "report", "--delta", "0.002", "--delta", "auto", "--replicate-warmup-stats", "--delta", "2%" };
+	struct an_opts r;
+	an_opts_default(&r);
+	i = 1;
+	assert_int_equal(an_opts_parse(&r, 8, a2, &i, &e), 1);
+	assert_true(r.delta == 0.002 && r.delta_pct == 0);
+	i = 3;
+	assert_int_equal(an_opts_parse(&r, 8, a2, &i, &e), 1);
+	assert_true(r.delta == 0.001 && r.delta_pct == 1);
+	i = 5;
+	assert_int_equal(an_opts_parse(&r, 8, a2, &i, &e), 1);
+	assert_true(r.replicate && r.delta == 0.001 && r.delta_pct == 1); /* --delta was given: kept */
+	i = 6;
+	assert_int_equal(an_opts_parse(&r, 8, a2, &i, &e), 1);
+	assert_true(r.delta < 0 && r.delta_pct == 2);
+	/* without --delta, replication takes warmup_stats' 1 ms */
+	an_opts_default(&r);
+	i = 5;
+	assert_int_equal(an_opts_parse(&r, 8, a2, &i, &e), 1);
+	assert_true(r.replicate && r.delta == 0.001 && r.delta_pct == 0);
+	/* every option that changes a result changes the hash */
+	an_opts_default(&d);
+	an_opts_hash(&d, h1);
+	d.replicate = 1;
+	an_opts_hash(&d, h2);
+	assert_string_not_equal(h1, h2);
+	an_opts_default(&d);
+	d.delta_pct = 0;
+	an_opts_hash(&d, h2);
+	assert_string_not_equal(h1, h2);
 	kerr_release(&e);
 }
 
@@ -641,10 +962,12 @@ static void print_fingerprint(FILE *f)
 		double c;
 		size_t n = an_pelt(x, 1500 - rep * 7, 15 * log(1500.0), ends, &c);
 		fprintf(f, "pelt %zu %a\n", n, c);
-		const double *segs[] = { x, x + 700 };
-		size_t len[] = { 700 - rep, 777 + rep };
+		double *segs[] = { x, x + 700, x + 1480 };
+		size_t len[] = { 700 - rep, 777 + rep, 20 };
+		int groups[] = { 0, 1, 1 };
 		double m, lo, hi;
-		an_bootstrap(segs, len, 2, 30001, 5 + rep, 0.99, &m, &lo, &hi);
+		struct tsample t;
+		an_bootstrap(tsample(&t, segs, len, groups, 3), 30001, 5 + rep, 0.99, &m, &lo, &hi);
 		fprintf(f, "boot %a %a %a\n", m, lo, hi);
 	}
 }
@@ -693,10 +1016,18 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_outliers_hand),
 		cmocka_unit_test(test_pelt_vs_op),
 		cmocka_unit_test(test_pelt_vs_op_ties),
+		cmocka_unit_test(test_pelt_vs_op_hard),
 		cmocka_unit_test(test_log_approx),
 		cmocka_unit_test(test_op_vs_brute),
 		cmocka_unit_test(test_pelt_finds_step),
 		cmocka_unit_test(test_classes),
+		cmocka_unit_test(test_ws_walk),
+		cmocka_unit_test(test_ws_nss_boundary),
+		cmocka_unit_test(test_ws_delta_pct),
+		cmocka_unit_test(test_ws_low_noise),
+		cmocka_unit_test(test_ws_constant),
+		cmocka_unit_test(test_ws_steady_parts),
+		cmocka_unit_test(test_delta_short_iterations),
 		cmocka_unit_test(test_key_rules),
 		cmocka_unit_test(test_instr_summary),
 		cmocka_unit_test(test_cache_roundtrip),
