@@ -3,8 +3,9 @@
  * sample counts for one JIT'd function, the modern form of the JIT notes'
  * annotate tool.
  *
- *   DIR/jit-*.dump ──jitdump_parse──▶ JIT_CODE_LOAD records named SYMBOL
- *   DIR/perf-script.txt (kiln profile wrote it) ──pscript_parse──▶ sample IPs
+ *   DIR/jit/jit-*.dump (the VM's, or the one kiln wrote from PyPy's or
+ *     LuaJIT's log) ──jitdump_parse──▶ JIT_CODE_LOAD records named SYMBOL
+ *   DIR/perf-script-leaf.txt (kiln profile wrote it) ──pscript_parse──▶ sample IPs
  *   each sample in [code_addr, code_addr+size) ──▶ its instruction (capstone)
  *
  * A function compiled several times has several loads; the one with most
@@ -14,13 +15,14 @@
  */
 #include <capstone/capstone.h>
 #include <dirent.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "exec.h"
 #include "jitdump.h"
-#include "profile.h"
+#include "perfscript.h"
 
 static int cmd_annotate(int argc, char **argv);
 
@@ -28,9 +30,10 @@ const struct cmd_entry cmd_annotate_entry = {
 	.name = "annotate",
 	.usage = "PROFILE_DIR SYMBOL [--index N] [--hot N] [--json]",
 	.summary = "instruction-level sample counts of a JIT'd function (jitdump + capstone)",
-	.help = "PROFILE_DIR is a `kiln profile -o` directory (perf-script.txt and jit-PID.dump).\n"
-		"SYMBOL is the JIT'd function's name as the profile shows it (e.g. 'JS:*advance ...'),\n"
-		"or a unique part of it.\n"
+	.help = "PROFILE_DIR is a `kiln profile -o` directory (or, for a profile of several pexecs,\n"
+		"one of its pexec-K folders): its jit/jit-PID.dump and perf-script-leaf.txt.\n"
+		"SYMBOL is the JIT'd function's name as the profile shows it (e.g. 'JS:*advance ...',\n"
+		"'pypy:Loop 4 (...)', 'luajit:trace 1 (...)'), or a unique part of it.\n"
 		"  --index N    the code load with code_index N (a function recompiled several times)\n"
 		"  --hot N      instructions marked hot (default 5)\n"
 		"  --json       print JSON\n"
@@ -40,30 +43,47 @@ const struct cmd_entry cmd_annotate_entry = {
 
 struct cand {
 	const struct jd_load *l;
+	const struct jitdump *jd;
 	long samples;
 	long *per;   /* per byte offset of the code */
 };
 
-/* the samples of the profile, from perf-script.txt (or perf script on perf.data) */
+/* everything one annotation reads */
+struct ann {
+	const char *dir;
+	struct strvec dumps;     /* paths of the jitdumps */
+	struct strbuf *bufs;     /* their bytes (the loads point into them) */
+	struct jitdump *jds;
+	size_t nd;
+	struct pscript ps;
+	struct cand *c;
+	size_t nc;
+};
+
+/* the samples of the profile: perf-script-leaf.txt (every sample's IP), perf-script.txt, or perf script */
 static int load_samples(const char *dir, struct pscript *ps, struct kerr *e)
 {
-	char *path = path_join(dir, "perf-script.txt");
+	static const char *const names[] = { "perf-script-leaf.txt", "perf-script.txt" };
 	struct strbuf b = STRBUF_INIT;
-	int r;
-	if (file_exists(path)) {
-		r = read_file(path, &b, e);
-	} else {
+	int r = 1;
+	for (size_t i = 0; i < ARRAY_SIZE(names) && r == 1; i++) {
+		char *path = path_join(dir, names[i]);
+		if (file_exists(path))
+			r = read_file(path, &b, e);
+		free(path);
+	}
+	if (r == 1) {
 		char *data = path_join(dir, "perf.data");
 		char *argv[] = { "perf", "script", "-i", data, "-F", "comm,pid,tid,time,event,ip", "--ns", "-G", NULL };
 		struct exec_result res;
 		r = exec_simple(argv, 3600, &res, e);
 		if (r == 0 && (!res.exited || res.status))
-			r = kerr_set(e, "%s: no perf-script.txt, and perf script -i %s failed: %s", dir, data, sb_str(&res.err));
+			r = kerr_set(e, "%s: no perf-script-leaf.txt, and perf script -i %s failed: %s", dir, data,
+				     sb_str(&res.err));
 		if (r == 0) {
-			/* exec_simple bounds its capture; re-run into our buffer only if it all fit */
 			sb_add(&b, res.out.buf ? res.out.buf : "", res.out.len);
 			if (res.out_bytes != res.out.len)
-				r = kerr_set(e, "%s: perf-script.txt missing and perf script output too large to capture", dir);
+				r = kerr_set(e, "%s: perf-script-leaf.txt missing and perf script output too large to capture", dir);
 		}
 		if (r == 0 || res.out.buf)
 			exec_result_release(&res);
@@ -72,8 +92,106 @@ static int load_samples(const char *dir, struct pscript *ps, struct kerr *e)
 	if (r == 0)
 		pscript_parse(ps, sb_str(&b), b.len);
 	sb_release(&b);
-	free(path);
 	return r;
+}
+
+/* the jitdumps of DIR/jit (and, from older profiles, DIR), parsed */
+static int ann_read_dumps(struct ann *a, struct kerr *e)
+{
+	char *sub = path_join(a->dir, "jit");
+	const char *where[] = { sub, a->dir };
+	int pexecs = 0;
+	for (size_t w = 0; w < ARRAY_SIZE(where); w++) {
+		DIR *d = opendir(where[w]);
+		struct dirent *de;
+		while (d && (de = readdir(d))) {
+			if (star_match("jit-*.dump", de->d_name)) {
+				char *p = path_join(where[w], de->d_name);
+				sv_push(&a->dumps, p);
+				free(p);
+			}
+			pexecs += star_match("pexec-*", de->d_name);
+		}
+		if (d)
+			closedir(d);
+	}
+	free(sub);
+	if (!a->dumps.n && pexecs)
+		return kerr_setc(e, KEXIT_USAGE, "%s: a profile of several pexecs: annotate one of its pexec-K folders", a->dir);
+	if (!a->dumps.n)
+		return kerr_setc(e, KEXIT_CONFIG, "%s: no jit/jit-PID.dump (profile a VM that writes one, or PyPy or LuaJIT)",
+				 a->dir);
+	a->nd = a->dumps.n;
+	a->bufs = xcalloc(a->nd, sizeof(*a->bufs));
+	a->jds = xcalloc(a->nd, sizeof(*a->jds));
+	for (size_t i = 0; i < a->nd; i++) {
+		const char *p = a->dumps.v[i];
+		if (read_file(p, &a->bufs[i], e) < 0 || jitdump_parse(a->bufs[i].buf, a->bufs[i].len, &a->jds[i], e) < 0)
+			return kerr_wrap(e, "%s", p);
+		if (a->jds[i].truncated)
+			kiln_warn("%s: truncated (the JIT was still writing it); the records before the end are used", p);
+	}
+	return 0;
+}
+
+/* the loads of SYMBOL: exact name first, else a unique substring match */
+static int ann_find(struct ann *a, const char *symbol, long index, struct kerr *e)
+{
+	for (int pass = 0; pass < 2 && !a->nc; pass++) {
+		for (size_t i = 0; i < a->nd; i++)
+			for (size_t j = 0; j < a->jds[i].nloads; j++) {
+				const struct jd_load *l = &a->jds[i].loads[j];
+				if (pass == 0 ? strcmp(l->name, symbol) : !strstr(l->name, symbol))
+					continue;
+				if (index >= 0 && l->code_index != (uint64_t)index)
+					continue;
+				a->c = xrealloc(a->c, (a->nc + 1) * sizeof(*a->c));
+				a->c[a->nc++] = (struct cand){ l, &a->jds[i], 0, xcalloc(l->code_size ? l->code_size : 1, sizeof(long)) };
+			}
+		for (size_t k = 1; pass == 1 && k < a->nc; k++)
+			if (strcmp(a->c[k].l->name, a->c[0].l->name))
+				return kerr_setc(e, KEXIT_USAGE, "'%s' matches several functions ('%s', '%s', ...): give the full name",
+						 esc(ESC_TERM, symbol), esc(ESC_TERM, a->c[0].l->name), esc(ESC_TERM, a->c[k].l->name));
+	}
+	if (!a->nc)
+		return kerr_setc(e, KEXIT_USAGE, "%s: no JIT_CODE_LOAD named '%s'%s in %zu jitdump(s)", a->dir,
+				 esc(ESC_TERM, symbol), index >= 0 ? " with that --index" : "", a->nd);
+	return 0;
+}
+
+/* candidate k: the samples in its range not taken by a later load */
+static void ann_count(struct ann *a, size_t k)
+{
+	const struct jd_load *l = a->c[k].l;
+	uint64_t lo = l->code_addr, hi = l->code_addr + l->code_size;
+	/* the loads that later reuse part of this range */
+	const struct jd_load **later = NULL;
+	size_t nl = 0;
+	for (size_t i = 0; i < a->nd; i++)
+		for (size_t j = 0; j < a->jds[i].nloads; j++) {
+			const struct jd_load *m = &a->jds[i].loads[j];
+			if (m != l && m->pid == l->pid && m->timestamp >= l->timestamp && m->code_addr < hi &&
+			    m->code_addr + m->code_size > lo && (m->timestamp > l->timestamp || m->record > l->record)) {
+				later = xrealloc(later, (nl + 1) * sizeof(*later));
+				later[nl++] = m;
+			}
+		}
+	for (size_t s = 0; s < a->ps.n; s++) {
+		const struct ps_sample *x = &a->ps.s[s];
+		if (x->ip < lo || x->ip >= hi || (x->pid > 0 && (uint32_t)x->pid != l->pid))
+			continue;
+		if (x->t_ns >= 0 && (uint64_t)x->t_ns < l->timestamp)
+			continue; /* before this code existed */
+		int taken = 0;
+		for (size_t m = 0; m < nl && !taken; m++)
+			taken = x->ip >= later[m]->code_addr && x->ip < later[m]->code_addr + later[m]->code_size &&
+				(x->t_ns < 0 || (uint64_t)x->t_ns >= later[m]->timestamp);
+		if (taken)
+			continue;
+		a->c[k].per[x->ip - lo]++;
+		a->c[k].samples++;
+	}
+	free(later);
 }
 
 static int is_nop(const cs_insn *in)
@@ -87,258 +205,214 @@ static int cmp_long_desc(const void *a, const void *b)
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
-static int annotate(const char *dir, const char *symbol, long index, int hot, int json, struct kerr *e)
+/* the samples of each instruction of a candidate, and the count from which one is hot */
+static long *insn_counts(csh cs, cs_insn *in, const struct cand *c, int hot, size_t *ninsn, long *thresh)
 {
-	DIR *d = opendir(dir);
-	if (!d)
-		return kerr_setc(e, KEXIT_USAGE, "%s: cannot open the profile directory", dir);
-	struct strvec dumps = STRVEC_INIT;
-	struct dirent *de;
-	while ((de = readdir(d)))
-		if (star_match("jit-*.dump", de->d_name))
-			sv_push(&dumps, de->d_name);
-	closedir(d);
-	if (!dumps.n) {
-		sv_clear(&dumps);
-		return kerr_setc(e, KEXIT_CONFIG, "%s: no jit-PID.dump (profile a VM that writes one: node --perf-prof)", dir);
-	}
-	size_t nd = dumps.n;
-	struct strbuf *bufs = xcalloc(nd, sizeof(*bufs));
-	struct jitdump *jds = xcalloc(nd, sizeof(*jds));
-	struct pscript ps;
-	pscript_init(&ps);
-	struct cand *c = NULL;
-	size_t nc = 0;
-	int ret = -1;
-	csh cs = 0;
-	for (size_t i = 0; i < nd; i++) {
-		char *p = path_join(dir, dumps.v[i]);
-		if (read_file(p, &bufs[i], e) < 0 || jitdump_parse(bufs[i].buf, bufs[i].len, &jds[i], e) < 0) {
-			kerr_wrap(e, "%s", p);
-			free(p);
-			goto out;
-		}
-		if (jds[i].truncated)
-			kiln_warn("%s: truncated (the JIT was still writing it); the records before the end are used", p);
-		free(p);
-	}
-	/* the loads of SYMBOL: exact name first, else a unique substring match */
-	for (int pass = 0; pass < 2 && !nc; pass++) {
-		for (size_t i = 0; i < nd; i++)
-			for (size_t j = 0; j < jds[i].nloads; j++) {
-				const struct jd_load *l = &jds[i].loads[j];
-				if (pass == 0 ? strcmp(l->name, symbol) : !strstr(l->name, symbol))
-					continue;
-				if (index >= 0 && l->code_index != (uint64_t)index)
-					continue;
-				c = xrealloc(c, (nc + 1) * sizeof(*c));
-				c[nc++] = (struct cand){ l, 0, xcalloc(l->code_size ? l->code_size : 1, sizeof(long)) };
-			}
-		if (pass == 1 && nc > 1)
-			for (size_t k = 1; k < nc; k++)
-				if (strcmp(c[k].l->name, c[0].l->name)) {
-					kerr_setc(e, KEXIT_USAGE, "'%s' matches several functions ('%s', '%s', ...): give the full name",
-						  symbol, esc(ESC_TERM, c[0].l->name), esc(ESC_TERM, c[k].l->name));
-					goto out;
-				}
-	}
-	if (!nc) {
-		kerr_setc(e, KEXIT_USAGE, "%s: no JIT_CODE_LOAD named '%s'%s in %zu jitdump(s)", dir, symbol,
-			  index >= 0 ? " with that --index" : "", nd);
-		goto out;
-	}
-	if (load_samples(dir, &ps, e) < 0)
-		goto out;
-
-	/* count: for each candidate, the samples in its range not taken by a later load */
-	for (size_t k = 0; k < nc; k++) {
-		const struct jd_load *l = c[k].l;
-		uint64_t lo = l->code_addr, hi = l->code_addr + l->code_size;
-		/* the loads that later reuse part of this range */
-		const struct jd_load **later = NULL;
-		size_t nl = 0;
-		for (size_t i = 0; i < nd; i++)
-			for (size_t j = 0; j < jds[i].nloads; j++) {
-				const struct jd_load *m = &jds[i].loads[j];
-				if (m != l && m->pid == l->pid && m->timestamp >= l->timestamp && m->code_addr < hi &&
-				    m->code_addr + m->code_size > lo && (m->timestamp > l->timestamp || m->record > l->record)) {
-					later = xrealloc(later, (nl + 1) * sizeof(*later));
-					later[nl++] = m;
-				}
-			}
-		for (size_t s = 0; s < ps.n; s++) {
-			const struct ps_sample *x = &ps.s[s];
-			if (x->ip < lo || x->ip >= hi || (x->pid > 0 && (uint32_t)x->pid != l->pid))
-				continue;
-			if (x->t_ns >= 0 && (uint64_t)x->t_ns < l->timestamp)
-				continue; /* before this code existed */
-			int taken = 0;
-			for (size_t m = 0; m < nl && !taken; m++)
-				taken = x->ip >= later[m]->code_addr && x->ip < later[m]->code_addr + later[m]->code_size &&
-					(x->t_ns < 0 || (uint64_t)x->t_ns >= later[m]->timestamp);
-			if (taken)
-				continue;
-			c[k].per[x->ip - lo]++;
-			c[k].samples++;
-		}
-		free(later);
-	}
-	size_t best = 0;
-	for (size_t k = 1; k < nc; k++)
-		if (c[k].samples > c[best].samples)
-			best = k;
-	const struct jd_load *l = c[best].l;
-	const struct jitdump *jd = NULL;
-	for (size_t i = 0; i < nd; i++)
-		if (l >= jds[i].loads && l < jds[i].loads + jds[i].nloads)
-			jd = &jds[i];
-	if (jd->elf_mach != 62) {
-		kerr_setc(e, KEXIT_CONFIG, "jitdump machine %u: kiln annotate disassembles x86-64 (62) only", jd->elf_mach);
-		goto out;
-	}
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
-		kerr_set(e, "capstone: cannot open the x86-64 disassembler");
-		cs = 0;
-		goto out;
-	}
-	long total = c[best].samples;
-
-	/* the hot threshold: the hot-th largest non-zero instruction count */
-	cs_insn *in = cs_malloc(cs);
-	size_t ninsn = 0, cap = 0;
+	const struct jd_load *l = c->l;
+	const uint8_t *code = l->code;
+	size_t size = l->code_size, cap = 0;
+	uint64_t addr = l->code_addr;
 	long *icount = NULL;
-	{
-		const uint8_t *code = l->code;
-		size_t size = l->code_size;
-		uint64_t addr = l->code_addr;
-		while (cs_disasm_iter(cs, &code, &size, &addr, in)) {
-			if (ninsn == cap) {
-				cap = cap ? cap * 2 : 256;
-				icount = xrealloc(icount, cap * sizeof(*icount));
-			}
-			long n = 0;
-			for (size_t b = 0; b < in->size; b++)
-				n += c[best].per[in->address - l->code_addr + b];
-			icount[ninsn++] = n;
+	*ninsn = 0;
+	while (cs_disasm_iter(cs, &code, &size, &addr, in)) {
+		if (*ninsn == cap) {
+			cap = cap ? cap * 2 : 256;
+			icount = xrealloc(icount, cap * sizeof(*icount));
 		}
+		long n = 0;
+		for (size_t b = 0; b < in->size; b++)
+			n += c->per[in->address - l->code_addr + b];
+		icount[(*ninsn)++] = n;
 	}
-	long thresh = 1;
-	if (ninsn) {
-		long *sorted = xmalloc(ninsn * sizeof(long));
-		memcpy(sorted, icount, ninsn * sizeof(long));
-		qsort(sorted, ninsn, sizeof(long), cmp_long_desc);
-		thresh = sorted[(size_t)hot - 1 < ninsn ? (size_t)hot - 1 : ninsn - 1];
-		if (thresh < 1)
-			thresh = 1;
+	/* the hot threshold: the hot-th largest non-zero instruction count */
+	*thresh = 1;
+	if (*ninsn) {
+		long *sorted = xmalloc(*ninsn * sizeof(long));
+		memcpy(sorted, icount, *ninsn * sizeof(long));
+		qsort(sorted, *ninsn, sizeof(long), cmp_long_desc);
+		*thresh = sorted[(size_t)hot - 1 < *ninsn ? (size_t)hot - 1 : *ninsn - 1];
+		if (*thresh < 1)
+			*thresh = 1;
 		free(sorted);
 	}
+	return icount;
+}
 
-	json_t *rep = json_object(), *insns = json_array(), *loads = json_array();
+/* what is printed: one line per instruction, a run of nops as one line */
+struct ann_out {
+	FILE *f;
+	int json;
+	json_t *insns;
+	long total, thresh;
+	const char *hotc, *off;
+};
+
+static double share(long n, long total)
+{
+	return total ? 100.0 * (double)n / (double)total : 0.0;
+}
+
+static void out_nops(struct ann_out *o, uint64_t addr, long n, long count, long bytes)
+{
+	int h = count >= o->thresh;
+	if (o->json)
+		json_array_append_new(o->insns, json_pack("{s:I,s:I,s:f,s:s,s:I,s:I,s:b}", "addr", (json_int_t)addr, "samples",
+							  (json_int_t)count, "percent", share(count, o->total), "asm", "nop",
+							  "nops", (json_int_t)n, "bytes", (json_int_t)bytes, "hot", h));
+	else
+		fprintf(o->f, "%c %s%-16llx %7ld %6.2f%%  ... %ld nop%s (%ld bytes)%s\n", h ? '>' : ' ', h ? o->hotc : "",
+			(unsigned long long)addr, count, share(count, o->total), n, n > 1 ? "s" : "", bytes, h ? o->off : "");
+}
+
+static void out_insn(struct ann_out *o, const cs_insn *in, long n)
+{
+	int h = n >= o->thresh;
+	if (o->json) {
+		char *a = xasprintf("%s%s%s", in->mnemonic, *in->op_str ? " " : "", in->op_str);
+		json_array_append_new(o->insns, json_pack("{s:I,s:I,s:f,s:s,s:b}", "addr", (json_int_t)in->address, "samples",
+							  (json_int_t)n, "percent", share(n, o->total), "asm", a, "hot", h));
+		free(a);
+	} else {
+		fprintf(o->f, "%c %s%-16llx %7ld %6.2f%%  %s %s%s\n", h ? '>' : ' ', h ? o->hotc : "",
+			(unsigned long long)in->address, n, share(n, o->total), in->mnemonic, in->op_str, h ? o->off : "");
+	}
+}
+
+/* the disassembly with the counts; returns the bytes left undecoded */
+static size_t out_listing(struct ann_out *o, csh cs, cs_insn *in, const struct jd_load *l, const long *icount)
+{
+	const uint8_t *code = l->code;
+	size_t size = l->code_size, k = 0;
+	uint64_t addr = l->code_addr, nop_addr = 0;
+	long nop_n = 0, nop_count = 0, nop_bytes = 0;
+	for (int more = 1; more;) {
+		more = cs_disasm_iter(cs, &code, &size, &addr, in) ? 1 : 0;
+		int nop = more && is_nop(in);
+		if (nop_n && (!nop || !more)) {
+			out_nops(o, nop_addr, nop_n, nop_count, nop_bytes);
+			nop_n = nop_count = nop_bytes = 0;
+		}
+		if (!more)
+			break;
+		long n = icount[k++];
+		if (nop) {
+			if (!nop_n)
+				nop_addr = in->address;
+			nop_n++;
+			nop_count += n;
+			nop_bytes += in->size;
+		} else {
+			out_insn(o, in, n);
+		}
+	}
+	if (size && !o->json)
+		fprintf(o->f, "  (%zu bytes at %#llx do not disassemble: data or padding)\n", size, (unsigned long long)addr);
+	return size;
+}
+
+static json_t *ann_header_json(const struct ann *a, const struct jd_load *l, long total)
+{
+	json_t *rep = json_object(), *loads = json_array();
 	json_object_set_new(rep, "symbol", json_string(esc(ESC_JSON, l->name))); /* the JIT's name: untrusted */
 	json_object_set_new(rep, "pid", json_integer(l->pid));
 	json_object_set_new(rep, "code_index", json_integer((json_int_t)l->code_index));
 	json_object_set_new(rep, "code_addr", json_integer((json_int_t)l->code_addr));
 	json_object_set_new(rep, "code_size", json_integer((json_int_t)l->code_size));
 	json_object_set_new(rep, "samples", json_integer(total));
-	for (size_t k = 0; k < nc; k++)
-		json_array_append_new(loads, json_pack("{s:I,s:I,s:I,s:I}", "code_index", (json_int_t)c[k].l->code_index,
-						       "code_addr", (json_int_t)c[k].l->code_addr, "code_size",
-						       (json_int_t)c[k].l->code_size, "samples", (json_int_t)c[k].samples));
+	for (size_t k = 0; k < a->nc; k++)
+		json_array_append_new(loads, json_pack("{s:I,s:I,s:I,s:I}", "code_index", (json_int_t)a->c[k].l->code_index,
+						       "code_addr", (json_int_t)a->c[k].l->code_addr, "code_size",
+						       (json_int_t)a->c[k].l->code_size, "samples", (json_int_t)a->c[k].samples));
 	json_object_set_new(rep, "loads", loads);
+	return rep;
+}
 
-	FILE *f = stdout;
-	const char *hotc = kiln_col(f, "\033[1;31m"), *off = kiln_col(f, "\033[0m");
-	if (!json) {
-		fprintf(f, "%s\n  pid %u, code index %llu at %#llx, %llu bytes: %ld samples\n", esc(ESC_TERM, l->name), l->pid,
-			(unsigned long long)l->code_index, (unsigned long long)l->code_addr,
-			(unsigned long long)l->code_size, total);
-		if (nc > 1) {
-			fprintf(f, "  %zu loads of this name:", nc);
-			for (size_t k = 0; k < nc; k++)
-				fprintf(f, " #%llu %ld%s", (unsigned long long)c[k].l->code_index, c[k].samples,
-					k + 1 < nc ? "," : "\n");
-		}
-		fprintf(f, "\n  %-16s %7s %7s  %s\n", "address", "samples", "%", "instruction");
+static void ann_header_text(FILE *f, const struct ann *a, const struct jd_load *l, long total)
+{
+	fprintf(f, "%s\n  pid %u, code index %llu at %#llx, %llu bytes: %ld samples\n", esc(ESC_TERM, l->name), l->pid,
+		(unsigned long long)l->code_index, (unsigned long long)l->code_addr, (unsigned long long)l->code_size, total);
+	if (a->nc > 1) {
+		fprintf(f, "  %zu loads of this name:", a->nc);
+		for (size_t k = 0; k < a->nc; k++)
+			fprintf(f, " #%llu %ld%s", (unsigned long long)a->c[k].l->code_index, a->c[k].samples,
+				k + 1 < a->nc ? "," : "\n");
 	}
-	{
-		const uint8_t *code = l->code;
-		size_t size = l->code_size;
-		uint64_t addr = l->code_addr;
-		size_t k = 0;
-		uint64_t nop_addr = 0;
-		long nop_n = 0, nop_count = 0, nop_bytes = 0;
-		int more = 1;
-		while (more) {
-			more = cs_disasm_iter(cs, &code, &size, &addr, in) ? 1 : 0;
-			int nop = more && is_nop(in);
-			if (nop_n && (!nop || !more)) {
-				/* a run of nops ends: one line */
-				int h = nop_count >= thresh;
-				if (json)
-					json_array_append_new(insns, json_pack("{s:I,s:I,s:f,s:s,s:I,s:I,s:b}", "addr", (json_int_t)nop_addr,
-									       "samples", (json_int_t)nop_count, "percent",
-									       total ? 100.0 * (double)nop_count / (double)total : 0.0,
-									       "asm", "nop", "nops", (json_int_t)nop_n, "bytes",
-									       (json_int_t)nop_bytes, "hot", h));
-				else
-					fprintf(f, "%c %s%-16llx %7ld %6.2f%%  ... %ld nop%s (%ld bytes)%s\n", h ? '>' : ' ', h ? hotc : "",
-						(unsigned long long)nop_addr, nop_count,
-						total ? 100.0 * (double)nop_count / (double)total : 0.0, nop_n, nop_n > 1 ? "s" : "",
-						nop_bytes, h ? off : "");
-				nop_n = nop_count = nop_bytes = 0;
-			}
-			if (!more)
-				break;
-			long n = icount[k++];
-			if (nop) {
-				if (!nop_n)
-					nop_addr = in->address;
-				nop_n++;
-				nop_count += n;
-				nop_bytes += in->size;
-				continue;
-			}
-			int h = n >= thresh;
-			double p = total ? 100.0 * (double)n / (double)total : 0.0;
-			if (json) {
-				char *a = xasprintf("%s%s%s", in->mnemonic, *in->op_str ? " " : "", in->op_str);
-				json_array_append_new(insns, json_pack("{s:I,s:I,s:f,s:s,s:b}", "addr", (json_int_t)in->address,
-								       "samples", (json_int_t)n, "percent", p, "asm", a, "hot", h));
-				free(a);
-			} else {
-				fprintf(f, "%c %s%-16llx %7ld %6.2f%%  %s %s%s\n", h ? '>' : ' ', h ? hotc : "",
-					(unsigned long long)in->address, n, p, in->mnemonic, in->op_str, h ? off : "");
-			}
-		}
-		if (size && !json)
-			fprintf(f, "  (%zu bytes at %#llx do not disassemble: data or padding)\n", size, (unsigned long long)addr);
-		json_object_set_new(rep, "undecoded_bytes", json_integer((json_int_t)size));
-	}
-	json_object_set_new(rep, "instructions", insns);
+	fprintf(f, "\n  %-16s %7s %7s  %s\n", "address", "samples", "%", "instruction");
+}
+
+/* the candidate with most samples, disassembled with its counts */
+static int ann_show(struct ann *a, int hot, int json, struct kerr *e)
+{
+	size_t best = 0;
+	for (size_t k = 1; k < a->nc; k++)
+		if (a->c[k].samples > a->c[best].samples)
+			best = k;
+	const struct cand *c = &a->c[best];
+	if (c->jd->elf_mach != 62)
+		return kerr_setc(e, KEXIT_CONFIG, "jitdump machine %u: kiln annotate disassembles x86-64 (62) only",
+				 c->jd->elf_mach);
+	csh cs;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+		return kerr_set(e, "capstone: cannot open the x86-64 disassembler");
+	cs_insn *in = cs_malloc(cs);
+	size_t ninsn;
+	struct ann_out o = { stdout, json, json_array(), c->samples, 1, kiln_col(stdout, "\033[1;31m"),
+			     kiln_col(stdout, "\033[0m") };
+	long *icount = insn_counts(cs, in, c, hot, &ninsn, &o.thresh);
+	json_t *rep = ann_header_json(a, c->l, c->samples);
+	if (!json)
+		ann_header_text(stdout, a, c->l, c->samples);
+	size_t undecoded = out_listing(&o, cs, in, c->l, icount);
+	json_object_set_new(rep, "undecoded_bytes", json_integer((json_int_t)undecoded));
+	json_object_set_new(rep, "instructions", o.insns);
 	if (json) {
 		char *t = json_dumps(rep, JSON_INDENT(2) | JSON_ENSURE_ASCII);
 		printf("%s\n", t);
 		free(t);
 	}
 	json_decref(rep);
-	cs_free(in, 1);
 	free(icount);
-	ret = 0;
-out:
-	if (cs)
-		cs_close(&cs);
-	for (size_t k = 0; k < nc; k++)
-		free(c[k].per);
-	free(c);
-	pscript_release(&ps);
-	for (size_t i = 0; i < nd; i++) {
-		jitdump_free(&jds[i]);
-		sb_release(&bufs[i]);
+	cs_free(in, 1);
+	cs_close(&cs);
+	return 0;
+}
+
+static void ann_release(struct ann *a)
+{
+	for (size_t k = 0; k < a->nc; k++)
+		free(a->c[k].per);
+	free(a->c);
+	pscript_release(&a->ps);
+	for (size_t i = 0; i < a->nd; i++) {
+		jitdump_free(&a->jds[i]);
+		sb_release(&a->bufs[i]);
 	}
-	free(jds);
-	free(bufs);
-	sv_clear(&dumps);
-	return ret;
+	free(a->jds);
+	free(a->bufs);
+	sv_clear(&a->dumps);
+}
+
+static int annotate(const char *dir, const char *symbol, long index, int hot, int json, struct kerr *e)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return kerr_setc(e, KEXIT_USAGE, "%s: cannot open the profile directory", dir);
+	closedir(d);
+	struct ann a;
+	memset(&a, 0, sizeof(a));
+	a.dir = dir;
+	pscript_init(&a.ps);
+	int r = ann_read_dumps(&a, e);
+	if (r == 0)
+		r = ann_find(&a, symbol, index, e);
+	if (r == 0)
+		r = load_samples(dir, &a.ps, e);
+	for (size_t k = 0; r == 0 && k < a.nc; k++)
+		ann_count(&a, k);
+	if (r == 0)
+		r = ann_show(&a, hot, json, e);
+	ann_release(&a);
+	return r;
 }
 
 static int cmd_annotate(int argc, char **argv)

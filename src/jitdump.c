@@ -105,3 +105,23 @@ void jitdump_free(struct jitdump *jd)
 	jd->loads = NULL;
 	jd->nloads = 0;
 }
+
+int jitdump_write_kept(const void *buf, size_t n, const struct jitdump *jd, const unsigned char *keep, const char *path,
+		       struct kerr *e)
+{
+	const uint8_t *b = buf;
+	uint32_t hsize = rd32(b + 8);
+	struct strbuf out = STRBUF_INIT;
+	sb_add(&out, b, hsize);
+	size_t k = 0;
+	for (size_t off = hsize, r = 0; off + 16 <= n && r < jd->nrecords; r++) {
+		uint32_t id = rd32(b + off), size = rd32(b + off + 4);
+		if (id != JIT_CODE_LOAD || (k < jd->nloads && keep[k]))
+			sb_add(&out, b + off, size);
+		k += id == JIT_CODE_LOAD;
+		off += size;
+	}
+	int ret = write_file(path, out.buf, out.len, e);
+	sb_release(&out);
+	return ret;
+}

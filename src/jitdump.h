@@ -46,5 +46,11 @@ struct jitdump {
 /* parse buf[0..n); -1 with e set when it is not a usable jitdump */
 int jitdump_parse(const void *buf, size_t n, struct jitdump *jd, struct kerr *e);
 void jitdump_free(struct jitdump *jd);
+/*
+ * Write buf (parsed into jd) to path with only the loads whose keep[i] is
+ * set (i in jd->loads order); the header and every other record as they are.
+ */
+int jitdump_write_kept(const void *buf, size_t n, const struct jitdump *jd, const unsigned char *keep, const char *path,
+		       struct kerr *e);
 
 #endif

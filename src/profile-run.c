@@ -9,12 +9,16 @@
  *   all pexecs ──prof_report──▶ profile.json, text, results DB, gnuplot
  *
  * perf records in CLOCK_MONOTONIC (`-k mono`: the clock of V8's jitdump);
- * the runner's windows are mapped onto it (profile.c).  Files the VM left
+ * the runner's windows are mapped onto it (profile.c).  The runner works
+ * in DIR/jit, where V8 writes its jitdump and the PyPy and LuaJIT runners
+ * their markers; profile-jit.c turns the JIT logs into jitdumps there and
+ * runs perf inject --jit, so that DIR is self-contained.  Files the VM left
  * in /tmp or in the benchmark user's home are opened without following a
  * link, only when they are regular files of the benchmark's user.
  */
 #include "profile.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -29,6 +33,8 @@
 #include "exec.h"
 #include "pexec.h"
 #include "platform.h"
+#include "profile-jit.h"
+#include "safefs.h"
 #include "store.h"
 #include "stream.h"
 
@@ -45,6 +51,10 @@ struct prof_stream {
 /* one pexec of the profile */
 struct prof_px {
 	char *dir;               /* its perf.data and files: DIR, or DIR/pexec-K with several */
+	char *jitdir;            /* dir/jit: the runner's working folder (jitdumps, jitted-*.so) */
+	struct prof_clockmap map;/* the runner's clock against perf's */
+	struct jitcode jc;       /* JIT'd code from the VM's logs (PyPy, LuaJIT) */
+	size_t jit_named, jit_unnamed, jitted;
 	struct prof_iter *it;
 	size_t nit;
 	const char *windows;     /* "runner" or "arrival" */
@@ -95,6 +105,31 @@ static void prof_stream_release(struct prof_stream *s)
 	free(s->arrival);
 }
 
+/*
+ * What an earlier profile left in DIR that this one would mix with its
+ * own: jitdumps and jitted-*.so, kept instrumentation, build ids, the
+ * folders of its pexecs.
+ */
+static void prof_clean(const char *dir)
+{
+	static const char *const mine[] = { "jit", "instr", ".debug" };
+	for (size_t i = 0; i < ARRAY_SIZE(mine); i++) {
+		char *p = path_join(dir, mine[i]);
+		rm_rf(p);
+		free(p);
+	}
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		if (star_match("pexec-*", de->d_name)) {
+			char *p = path_join(dir, de->d_name);
+			rm_rf(p);
+			free(p);
+		}
+	if (d)
+		closedir(d);
+}
+
 /* the config, the key, perf, the output folder, the event */
 static int prof_open(struct prof_session *s, const struct profile_opts *o, struct kerr *e)
 {
@@ -112,6 +147,7 @@ static int prof_open(struct prof_session *s, const struct profile_opts *o, struc
 		return kerr_set(e, "perf is not installed (Debian: linux-perf)");
 	if (mkdir_p(o->dir, 0755) < 0 || !(s->dir = realpath(o->dir, NULL)))
 		return kerr_set(e, "%s: %s", o->dir, strerror(errno));
+	prof_clean(s->dir);
 	s->event = o->event ? o->event : plat_have_cycles(NULL) ? "cycles" : "cpu-clock";
 	s->npx = o->pexecs > 0 ? (size_t)o->pexecs : 1;
 	s->px = xcalloc(s->npx, sizeof(*s->px));
@@ -125,9 +161,12 @@ static int prof_open(struct prof_session *s, const struct profile_opts *o, struc
 			char sub[32];
 			snprintf(sub, sizeof(sub), "pexec-%zu", k);
 			p->dir = path_join(s->dir, sub);
-			if (mkdir_p(p->dir, 0755) < 0)
-				return kerr_set(e, "%s: %s", p->dir, strerror(errno));
 		}
+		p->jitdir = path_join(p->dir, "jit");
+		prof_clockmap_init(&p->map);
+		jitcode_init(&p->jc);
+		if (mkdir_p(p->jitdir, 0755) < 0)
+			return kerr_set(e, "%s: %s", p->jitdir, strerror(errno));
 	}
 	return 0;
 }
@@ -207,9 +246,9 @@ static int prof_record(struct prof_session *s, size_t k, struct pexec_spec *px, 
 	if (pexec_under(px, &argv, e) < 0)
 		return -1;
 	px->eo.aslr = 0; /* correlatable addresses across runs, perf maps included */
-	/* V8 writes its jitdump (jit-PID.dump) into the working directory: DIR, or the user's home */
+	/* V8 writes its jitdump (jit-PID.dump) into the working directory: DIR/jit, or the user's home */
 	if (!px->have_user)
-		px->eo.cwd = p->dir;
+		px->eo.cwd = p->jitdir;
 	struct prof_stream in;
 	memset(&in, 0, sizeof(in));
 	stream_init(&in.st, px->k.pc.iterations);
@@ -226,6 +265,8 @@ static int prof_record(struct prof_session *s, size_t k, struct pexec_spec *px, 
 		if (r == 0) {
 			prof_set_windows(p, px, &res, &in);
 			p->personality = res.personality;
+			p->map = in.map; /* for the JIT logs' times */
+			prof_clockmap_init(&in.map);
 		}
 		exec_result_release(&res);
 	}
@@ -238,8 +279,9 @@ static int prof_script(const struct prof_session *s, const struct prof_px *p, in
 		       struct strbuf *buf, struct kerr *e)
 {
 	char *perfdata = path_join(p->dir, "perf.data");
-	char *argv[] = { s->perf, "script", "-i", perfdata, "-F", "comm,pid,tid,time,period,event,ip,sym,dso", "--ns",
-			 "--no-inline", leaf_only ? "-G" : NULL, NULL };
+	char *bid = xasprintf("%s/.debug", p->dir);
+	char *argv[] = { s->perf, "--buildid-dir", bid, "script", "-i", perfdata, "-F", "comm,pid,tid,time,period,event,ip,sym,dso",
+			 "--ns", "--no-inline", leaf_only ? "-G" : NULL, NULL };
 	struct exec_opts so;
 	memset(&so, 0, sizeof(so));
 	so.argv = argv;
@@ -263,6 +305,7 @@ static int prof_script(const struct prof_session *s, const struct prof_px *p, in
 		exec_result_release(&sr);
 	}
 	free(perfdata);
+	free(bid);
 	return r;
 }
 
@@ -313,70 +356,66 @@ static int prof_samples(struct prof_session *s, size_t k, struct kerr *e)
 
 /*
  * Copy DIR/NAME (a file the VM wrote, in /tmp or the benchmark user's
- * home) to TO: never through a link, only a regular file of `owner`, at
- * most 1 GiB.  0 copied, 1 absent, -1 refused or failed (e says why).
+ * home) to TO, at most 1 GiB: 0 copied, 1 absent or refused (a warning
+ * says why: a link, not a regular file of the user).
  */
-static int copy_vm_file(const char *dir, const char *name, uid_t owner, const char *to, struct kerr *e)
+static int copy_vm_file(const char *dir, const char *name, uid_t owner, const char *to)
 {
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return 1;
-	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct kerr e = KERR_INIT;
+	off_t size;
+	int fd = sfs_open_file_at(dfd, dir, name, owner, &size, &e);
 	close(dfd);
-	if (fd < 0)
-		return errno == ENOENT ? 1 : kerr_set(e, "%s/%s: %s", dir, name, strerror(errno));
-	struct stat st;
-	int r = -1;
-	if (fstat(fd, &st) < 0)
-		kerr_set(e, "%s/%s: %s", dir, name, strerror(errno));
-	else if (!S_ISREG(st.st_mode) || st.st_uid != owner)
-		kerr_set(e, "%s/%s: not a regular file of uid %d: not copied", dir, name, (int)owner);
-	else if (st.st_size > (off_t)1 << 30)
-		kerr_set(e, "%s/%s: larger than 1 GiB: not copied", dir, name);
-	else {
+	int r = 1;
+	if (fd < 0) {
+		if (errno != ENOENT)
+			kiln_warn("%s", sb_str(&e.msg));
+	} else if (size > (off_t)1 << 30) {
+		kiln_warn("%s/%s: larger than 1 GiB: not copied", dir, name);
+	} else {
 		struct strbuf b = STRBUF_INIT;
 		char chunk[65536];
 		ssize_t n;
 		while ((n = read(fd, chunk, sizeof(chunk))) > 0 && b.len + (size_t)n <= (size_t)1 << 30)
 			sb_add(&b, chunk, (size_t)n);
-		r = n < 0 ? kerr_set(e, "%s/%s: %s", dir, name, strerror(errno)) : write_file(to, sb_str(&b), b.len, e);
+		if (n < 0)
+			kiln_warn("%s/%s: %s", dir, name, strerror(errno));
+		else if (write_file(to, sb_str(&b), b.len, &e) < 0)
+			kiln_warn("%s", sb_str(&e.msg));
+		else
+			r = 0;
 		sb_release(&b);
 	}
-	close(fd);
+	if (fd >= 0)
+		close(fd);
+	kerr_release(&e);
 	return r;
 }
 
-/* the VM's perf map (/tmp) and jitdump (working directory or /tmp) beside perf.data */
-static void prof_keep_files(struct prof_session *s, struct prof_px *p, const struct pexec_spec *px)
+/*
+ * The VM's perf map (/tmp/perf-PID.map, HotSpot and V8) into DIR/jit; with
+ * a benchmark user, V8's jitdump from its home (without one, V8 wrote it
+ * in DIR/jit).  Opened without following links, only regular files of the
+ * benchmark's user (safefs.h).
+ */
+static void prof_keep_files(struct prof_px *p, const struct pexec_spec *px)
 {
 	if (p->pid <= 0)
 		return;
 	uid_t owner = px->have_user ? px->user.uid : geteuid();
-	const char *where[2][3] = { { "/tmp", NULL, NULL }, { p->dir, px->have_user ? px->user.home : NULL, "/tmp" } };
-	const char *fmt[2] = { "perf-%d.map", "jit-%d.dump" };
-	for (int f = 0; f < 2; f++) {
-		char name[64];
-		snprintf(name, sizeof(name), fmt[f], p->pid);
-		char *dst = path_join(p->dir, name);
-		for (int w = 0; w < 3 && where[f][w]; w++) {
-			if (!strcmp(where[f][w], p->dir)) {
-				if (file_exists(dst))
-					break;
-				continue;
-			}
-			struct kerr ce = KERR_INIT;
-			int r = copy_vm_file(where[f][w], name, owner, dst, &ce);
-			if (r < 0)
-				kiln_warn("%s", sb_str(&ce.msg));
-			kerr_release(&ce);
-			if (r == 0)
-				break;
-		}
-		if (file_exists(dst))
-			json_array_append_new(p->files, json_string(name));
-		free(dst);
-	}
-	(void)s;
+	char name[64];
+	snprintf(name, sizeof(name), "perf-%d.map", p->pid);
+	char *dst = path_join(p->jitdir, name);
+	if (!file_exists(dst) && copy_vm_file("/tmp", name, owner, dst) == 0)
+		json_array_append_new(p->files, json_sprintf("jit/%s", name));
+	free(dst);
+	snprintf(name, sizeof(name), "jit-%d.dump", p->pid);
+	dst = path_join(p->jitdir, name);
+	if (px->have_user && !file_exists(dst) && copy_vm_file(px->user.home, name, owner, dst) == 0)
+		json_array_append_new(p->files, json_sprintf("jit/%s", name));
+	free(dst);
 }
 
 /* the steady state of this one pexec, by the analysis (front-end defaults) */
@@ -450,6 +489,9 @@ static json_t *prof_build_report(struct prof_session *s)
 		json_object_set(o, "files", s->px[k].files);
 		json_object_set_new(o, "personality", json_integer(s->px[k].personality));
 		json_object_set_new(o, "windows_moved", json_integer((json_int_t)s->px[k].moved));
+		json_object_set_new(o, "jit", json_pack("{s:I,s:I,s:I,s:I}", "regions", (json_int_t)s->px[k].jc.n,
+							"named_by_kiln", (json_int_t)s->px[k].jit_named, "unnamed",
+							(json_int_t)s->px[k].jit_unnamed, "jitted_so", (json_int_t)s->px[k].jitted));
 	}
 	json_object_set(rep, "files", s->px[0].files);
 	json_object_set_new(rep, "personality", json_integer(s->px[0].personality));
@@ -490,8 +532,11 @@ static int prof_output(struct prof_session *s, json_t *rep, struct kerr *e)
 
 static void prof_close(struct prof_session *s)
 {
-	for (size_t k = 0; k < s->npx; k++) {
+	for (size_t k = 0; s->px && k < s->npx; k++) {
 		free(s->px[k].dir);
+		free(s->px[k].jitdir);
+		prof_clockmap_release(&s->px[k].map);
+		jitcode_free(&s->px[k].jc);
 		free(s->px[k].it);
 		sb_release(&s->px[k].how);
 		json_decref(s->px[k].files);
@@ -505,6 +550,48 @@ static void prof_close(struct prof_session *s)
 		config_free(&s->ex);
 }
 
+/* the JIT'd code of pexec k before its samples are read: its logs into a code table */
+static int prof_jit_before(struct prof_session *s, size_t k, const struct pexec_spec *px, struct kerr *e)
+{
+	struct prof_px *p = &s->px[k];
+	if (profjit_collect(&s->ex, px, p->dir, e) < 0)
+		return -1;
+	return profjit_load(&s->ex, p->dir, &p->map, &p->jc, e);
+}
+
+/*
+ * After: samples perf left unnamed in JIT'd code named from the table; the
+ * jitdumps written or cut to the sampled code; perf inject --jit (not with
+ * a benchmark user: perf recorded dumps in the user's home, which kiln does
+ * not touch); the VM's maps kept.
+ */
+static int prof_jit_after(struct prof_session *s, size_t k, const struct pexec_spec *px, struct kerr *e)
+{
+	struct prof_px *p = &s->px[k];
+	p->jit_named = profjit_name_samples(&s->ps, p->from, p->to, &p->jc, &p->jit_unnamed);
+	prof_keep_files(p, px);
+	struct profjit_ips ips;
+	profjit_sampled(&s->ps, p->from, p->to, &ips);
+	int n = 0;
+	if (px->have_user && p->jc.n && p->pid > 0) { /* for kiln annotate: the runner's marker is in the home */
+		char *path = xasprintf("%s/jit-%d.dump", p->jitdir, p->pid);
+		n = profjit_write_table(p->jitdir, p->pid, path, &p->jc, &ips, p->files, e);
+		free(path);
+	}
+	if (n == 0)
+		n = profjit_dumps(p->jitdir, &p->jc, &ips, p->files, e);
+	free(ips.ip);
+	if (n < 0)
+		return -1;
+	if (n && !px->have_user) {
+		struct kerr ie = KERR_INIT;
+		if (profjit_inject(s->perf, p->dir, &p->jitted, &ie) < 0)
+			kiln_warn("%s", sb_str(&ie.msg));
+		kerr_release(&ie);
+	}
+	return 0;
+}
+
 int profile_run(const struct profile_opts *o, struct kerr *e)
 {
 	struct prof_session s;
@@ -514,11 +601,13 @@ int profile_run(const struct profile_opts *o, struct kerr *e)
 		memset(&px, 0, sizeof(px));
 		r = prof_record(&s, k, &px, e);
 		if (r == 0)
+			r = prof_jit_before(&s, k, &px, e);
+		if (r == 0)
 			r = prof_samples(&s, k, e);
-		if (r == 0) {
-			prof_keep_files(&s, &s.px[k], &px);
+		if (r == 0)
+			r = prof_jit_after(&s, k, &px, e);
+		if (r == 0)
 			prof_split(&s, &s.px[k]);
-		}
 		pexec_release(&px);
 	}
 	if (r == 0) {

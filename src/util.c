@@ -959,6 +959,39 @@ void hash_hex(const void *data, size_t n, char out[65])
 	SHA256Data(data, n, out);
 }
 
+int read_file_zst(const char *path, size_t max, struct strbuf *out, struct kerr *e)
+{
+	struct strbuf in = STRBUF_INIT;
+	int r = read_file(path, &in, e);
+	if (r < 0 || !str_ends_with(path, ".zst")) {
+		if (r == 0 && in.len > max)
+			r = kerr_setc(e, KEXIT_CONFIG, "%s: more than %zu bytes", path, max);
+		if (r == 0)
+			sb_add(out, in.buf ? in.buf : "", in.len);
+		sb_release(&in);
+		return r;
+	}
+	ZSTD_DCtx *d = ZSTD_createDCtx();
+	ZSTD_inBuffer ib = { in.buf, in.len, 0 };
+	size_t left = 1;
+	char chunk[65536];
+	while (r == 0 && (ib.pos < ib.size || left)) {
+		ZSTD_outBuffer ob = { chunk, sizeof(chunk), 0 };
+		left = ZSTD_decompressStream(d, &ob, &ib);
+		if (ZSTD_isError(left))
+			r = kerr_setc(e, KEXIT_CONFIG, "%s: zstd: %s", path, ZSTD_getErrorName(left));
+		else if (out->len + ob.pos > max)
+			r = kerr_setc(e, KEXIT_CONFIG, "%s: more than %zu bytes decompressed", path, max);
+		else if (!ob.pos && ib.pos == ib.size && left)
+			r = kerr_setc(e, KEXIT_CONFIG, "%s: zstd: the compressed stream is truncated", path);
+		else
+			sb_add(out, chunk, ob.pos);
+	}
+	ZSTD_freeDCtx(d);
+	sb_release(&in);
+	return r;
+}
+
 /* used by keep_log (run.c) and the pypy plugin's tests */
 int zstd_compress_file(const char *path, struct kerr *e)
 {

@@ -155,6 +155,8 @@ int star_match(const char *pat, const char *s);
 
 /* compress PATH to PATH.zst (streaming, level 3, with checksum), then remove PATH */
 int zstd_compress_file(const char *path, struct kerr *e);
+/* PATH whole into out, decompressed when its name ends in .zst; at most max bytes (exit code 3 beyond) */
+int read_file_zst(const char *path, size_t max, struct strbuf *out, struct kerr *e);
 
 /* directory helpers */
 int mkdir_p(const char *path, int mode);

@@ -6,6 +6,9 @@
  * CLOCK_MONOTONIC_RAW through the FFI.  With `instrument: true` the runner
  * also counts trace events (jit.attach) and writes heap size, GC cycles and
  * trace counts per iteration as generic records (luajit.kiln.jsonl).
+ * Under kiln profile, KILN_PROFILE=1 has the runner record every trace's
+ * machine code, address and source line (kiln_traces.lua) for kiln to
+ * name the JIT'd code (jitcode.c).
  */
 #include "config.h"
 #include "plugin.h"
@@ -13,7 +16,11 @@
 static int luajit_build(const struct plugin_ctx *c, struct strvec *argv, struct strvec *env,
 			struct kerr *e)
 {
-	return plugin_build_script(c, "runner.lua", NULL, argv, env, e);
+	if (plugin_build_script(c, "runner.lua", NULL, argv, env, e) < 0)
+		return -1;
+	if (c->profile)
+		sv_setenv(env, "KILN_PROFILE", "1");
+	return 0;
 }
 
 const struct kiln_plugin plugin_luajit = {

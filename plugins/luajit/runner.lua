@@ -19,6 +19,10 @@
 -- aborted, and the wall time from each trace's start to its stop or abort
 -- (recording + compilation, interleaved with interpretation).  Buffered in
 -- memory, written to luajit.kiln.jsonl at the end.
+--
+-- Under kiln profile (KILN_PROFILE=1) kiln_traces.lua beside this runner
+-- records every trace's machine code, address and source line for kiln to
+-- name the JIT'd code; it is attached before the benchmark is loaded.
 
 local ffi = require("ffi")
 local jit = require("jit")
@@ -61,6 +65,8 @@ local param = tonumber(env("KILN_PARAM")) or fail("bad KILN_PARAM (a number is e
 local out = io.open("/dev/fd/" .. env("KILN_RESULT_FD"), "a") or fail("cannot open the result fd")
 local instr_dir = os.getenv("KILN_INSTR_DIR")
 local instrument = os.getenv("KILN_INSTRUMENT") == "1"
+local here = (debug.getinfo(1, "S").source:match("^@(.*/)") or "./")
+local traces = os.getenv("KILN_PROFILE") == "1" and dofile(here .. "kiln_traces.lua").start() or nil
 
 local bench = dofile(entry)
 local run_iter = bench.run_iter
@@ -97,8 +103,7 @@ end
 -- runner, read into fixed buffers just outside the clock reads
 local ctr = nil
 if (os.getenv("KILN_COUNTERS") or "") ~= "" then
-	local dir = (debug.getinfo(1, "S").source:match("^@(.*/)") or "./")
-	ctr = dofile(dir .. "kiln_counters.lua").open()
+	ctr = dofile(here .. "kiln_counters.lua").open()
 end
 
 local rec = {}
@@ -126,6 +131,10 @@ for i = 0, iters - 1 do
 end
 if instrument then
 	jit.attach(function() end)  -- detach: no callbacks while writing
+end
+
+if traces then
+	traces:finish(instr_dir)
 end
 
 if instr_dir then

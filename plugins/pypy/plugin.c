@@ -10,6 +10,13 @@
  * times are exact), and the VM writes as little as possible while it is being
  * measured.  The "+" keeps a ':' in the path from being read as a category
  * prefix.
+ *
+ * Under kiln profile the log has the JIT backend's sections instead, with
+ * their content, in KILN_INSTR_DIR/pypy-jit.log: where each loop and bridge
+ * is (jit-backend-addr), its machine code (jit-backend-dump), and the
+ * traces' operations (jit-log-opt: which loop a guard is in, where a bridge
+ * starts), from which kiln names the JIT'd code (jitcode.c); KILN_PROFILE=1
+ * has the runner map a jitdump marker and write the calibration.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +30,12 @@ static int pypy_build(const struct plugin_ctx *c, struct strvec *argv, struct st
 {
 	if (plugin_build_script(c, "runner.py", NULL, argv, env, e) < 0)
 		return -1;
-	if (c->instrument && c->instr_dir) {
+	if (c->profile && c->instr_dir) {
+		char *log = xasprintf("jit-backend-addr,jit-backend-dump,jit-log-opt:%s/pypy-jit.log", c->instr_dir);
+		sv_setenv(env, "PYPYLOG", log);
+		sv_setenv(env, "KILN_PROFILE", "1");
+		free(log);
+	} else if (c->instrument && c->instr_dir) {
 		char *log = xasprintf("+%s/pypylog", c->instr_dir);
 		sv_setenv(env, "PYPYLOG", log);
 		free(log);

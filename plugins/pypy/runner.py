@@ -14,7 +14,10 @@ clock) in KILN_INSTR_DIR/calibration.json for the parser.  After the last
 iteration the benchmark's checksum goes to KILN_INSTR_DIR/runner.kiln.jsonl
 as a generic per-pexec record.  Hardware counters (KILN_COUNTERS) are read
 through libkiln with plugins/python/kiln_counters.py, outside the two clock
-reads.  Nothing but the benchmark (and, instrumented, the two debug calls)
+reads.  Under kiln profile (KILN_PROFILE=1; the plugin has PyPy log its JIT
+backend's addresses and code) the runner maps an empty jitdump named after
+its pid, executable, so that perf records where it is, and writes the
+calibration too: kiln turns the log into that jitdump afterwards.  Nothing but the benchmark (and, instrumented, the two debug calls)
 runs between the two clock reads.
 """
 import importlib.util
@@ -101,6 +104,22 @@ def _counters():
     return kiln_counters.open()
 
 
+def _jitdump_marker():
+    """kiln profile: jit-PID.dump in the working folder, a jitdump header only,
+    mapped executable so that perf's recording names it (perf inject --jit
+    reads the file kiln writes there afterwards)."""
+    import mmap
+    import struct
+    pid = os.getpid()
+    try:
+        fd = os.open("jit-%d.dump" % pid, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.write(fd, struct.pack("=IIIIIIQQ", 0x4A695444, 1, 40, 62, 0, pid, 0, 0))
+        return mmap.mmap(fd, 40, flags=mmap.MAP_PRIVATE, prot=mmap.PROT_READ | mmap.PROT_EXEC)
+    except (OSError, ValueError, mmap.error) as ex:
+        sys.stderr.write("runner.py: no jitdump marker for kiln profile: %s\n" % ex)
+        return None
+
+
 def _json_number(v):
     if isinstance(v, bool):
         return int(v)
@@ -124,6 +143,8 @@ def main():
     param = _param(os.environ.get("KILN_PARAM", "0"))
     instr_dir = os.environ.get("KILN_INSTR_DIR") or None
     instrument = os.environ.get("KILN_INSTRUMENT") == "1"
+    profile = os.environ.get("KILN_PROFILE") == "1"
+    marker = _jitdump_marker() if profile else None
 
     mod = _load(sys.argv[1])
     run_iter = mod.run_iter
@@ -131,7 +152,7 @@ def main():
     clk = time.CLOCK_MONOTONIC_RAW
     cpu = time.process_time_ns
 
-    if instrument:
+    if instrument or profile:
         import __pypy__
         dstart = __pypy__.debug_start
         dstop = __pypy__.debug_stop
@@ -166,7 +187,7 @@ def main():
     ctr.close()
 
     if instr_dir:
-        if instrument:
+        if instrument or profile:
             # a span of at least 10 ms keeps the pairs' read skew below 1e-5
             while clock(clk) - pairs[0][1] < 10000000:
                 time.sleep(0.002)
@@ -181,6 +202,7 @@ def main():
                 f.write(json.dumps({"name": "checksum", "value": cs}) + "\n")
     _write_all(fd, b'{"done":true}\n')
     os.close(fd)
+    del marker  # mapped until here, like the JIT's code
     return 0
 
 

@@ -6,7 +6,10 @@
 # to the in-iteration total); the jitdump and perf map are kept; the child
 # ran with ASLR off; the profile is in the results DB and plotted.  Then
 # `kiln annotate` disassembles that function with per-instruction counts
-# that add up to the profile's count for it.
+# that add up to the profile's count for it.  The profile folder is
+# self-contained: moved elsewhere, with no /tmp/perf-PID.map and a fresh
+# HOME (no build-id cache of the machine), `perf report` still names the
+# JIT'd code (perf inject --jit was done, build ids in DIR/.debug).
 source "$KILN_ROOT/tests/lib.sh"
 command -v node >/dev/null || skip "node is not installed"
 command -v perf >/dev/null || skip "perf is not installed"
@@ -30,8 +33,11 @@ for f in perf.data perf-script.txt profile.json profile.svg profile.gp profile.d
 done
 pid=$(j .pid)
 [ "$pid" -gt 0 ] || fail "no benchmark pid"
-[ -s "prof/jit-$pid.dump" ] || fail "no jitdump for pid $pid: $(ls prof)"
-[ -s "prof/perf-$pid.map" ] || fail "no perf map for pid $pid"
+[ -s "prof/jit/jit-$pid.dump" ] || fail "no jitdump for pid $pid: $(ls prof prof/jit | head)"
+[ -s "prof/jit/perf-$pid.map" ] || fail "no perf map for pid $pid"
+# perf inject made an ELF file for each JIT'd function with samples (the jitdump is cut to them)
+[ "$(j '.pexecs[0].jit.jitted_so')" -gt 0 ] || fail "perf inject --jit made no ELF file: $(j '.pexecs[0].jit')"
+[ "$(ls prof/jit | grep -c '^jitted-')" = "$(j '.pexecs[0].jit.jitted_so')" ] || fail "jitted files: $(ls prof/jit | head)"
 grep -q "<svg" prof/profile.svg || fail "profile.svg is not an SVG"
 assert_eq "$(( $(j .personality) & 0x0040000 ))" 262144 "ADDR_NO_RANDOMIZE in the child"
 assert_eq "$(j .event)" "$(perf stat -e cycles -x, true 2>&1 | grep -q 'not supported' && echo cpu-clock || echo cycles)" "event"
@@ -56,10 +62,14 @@ assert_eq "$(j '[.categories[]] | add')" "$total" "categories cover all samples"
 # the hottest JIT'd symbol, as perf report names it
 sym=$(j .hottest_jit.symbol)
 assert_contains "$sym" "JS:" "a JIT'd JavaScript function"
-# (perf report resolves JIT'd code through /tmp/perf-PID.map, which kiln left in place)
-rep=$(perf report -i prof/perf.data --stdio --no-children --sort sym -g none 2>/dev/null |
+# perf report on the folder moved elsewhere, without the perf map in /tmp, and a fresh HOME
+mv prof moved
+rm -f "/tmp/perf-$pid.map"
+mkdir home
+rep=$(HOME=$T/home perf --buildid-dir moved/.debug report -i moved/perf.data --stdio --no-children --sort sym -g none 2>/dev/null |
 	grep -E '^ +[0-9.]+% +\[\.\] JS:' | head -1 | sed -E 's/^ +[0-9.]+% +\[\.\] //; s/ +$//')
-assert_eq "$sym" "$rep" "hottest JIT'd symbol, kiln vs perf report"
+assert_eq "$sym" "$rep" "hottest JIT'd symbol, kiln vs perf report on the moved folder"
+mv moved prof
 [ "$(j '.top[0].symbol')" = "$sym" ] || [ "$(j '.categories.jit')" -lt "$((total / 2))" ] ||
 	fail "nbody's hot loop should top the profile: $(j '.top[0].symbol')"
 

@@ -1,0 +1,376 @@
+/*
+ * profile-jit.c - kiln profile's JIT'd code, for VMs that name it in
+ * their own logs (PyPy, LuaJIT) and for those that write a jitdump (V8):
+ *
+ *   KILN_INSTR_DIR ──ps_collect (as the benchmark user, keep_log)──▶ DIR/instr/ (kiln's copies)
+ *   DIR/instr/pypy-jit.log[.zst] + calibration.json, luajit-traces.jsonl ──jitcode──▶ code table
+ *   the runner's marker DIR/jit/jit-PID.dump (a header, mapped so perf saw it) ◀── the table
+ *   perf inject --jit: every JIT'd function an ELF file DIR/jit/jitted-PID-N.so, perf.data
+ *     rewritten to use them, build ids in DIR/.debug: perf report and perf annotate name
+ *     the JIT'd code from DIR alone, on any machine
+ *   samples in JIT'd code perf still calls [unknown] ◀── named from the table
+ *
+ * The core never opens the benchmark's files: the collector child reads
+ * them and the monitor writes kiln's copies (privsep.h); those copies are
+ * then parsed as the hostile input they are (jitcode.c bounds everything).
+ */
+#include "profile-jit.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../plugins/pypy/pypylog.h"
+#include "exec.h"
+#include "jitdump.h"
+#include "platform.h"
+#include "privsep.h"
+
+extern char **environ;
+
+int profjit_collect(const struct experiment *ex, const struct pexec_spec *px, const char *dir, struct kerr *e)
+{
+	if (!px->instr_dir)
+		return 0;
+	struct kerr ke = KERR_INIT;
+	if (px->have_user && platform_user_kill_all(&px->user, &ke) < 0) {
+		kiln_warn("the instrumentation folder is not read: %s", sb_str(&ke.msg));
+		kerr_release(&ke);
+		return 0;
+	}
+	char *kept = path_join(dir, "instr");
+	if (mkdir_p(kept, 0755) < 0) {
+		kerr_set(e, "%s: %s", kept, strerror(errno));
+		free(kept);
+		return -1;
+	}
+	int logs = open(kept, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	free(kept);
+	if (logs < 0)
+		return kerr_set(e, "%s/instr: %s", dir, strerror(errno));
+	struct ps_request rq;
+	memset(&rq, 0, sizeof(rq));
+	rq.dir = px->instr_dir;
+	rq.keep_log = 1;
+	rq.set_user = px->have_user;
+	rq.uid = px->user.uid;
+	rq.gid = px->user.gid;
+	rq.b.bytes = (uint64_t)ex->limits.instr_mb << 20;
+	rq.b.log_bytes = (uint64_t)ex->limits.log_mb << 20;
+	rq.b.records = (size_t)ex->limits.instr_records;
+	rq.b.names = (size_t)ex->limits.instr_names;
+	rq.b.iterations = px->k.pc.iterations;
+	rq.b.timeout_s = ex->limits.instr_timeout_s;
+	struct ps_result res;
+	memset(&res, 0, sizeof(res));
+	int r = ps_collect(&rq, logs, &res, e);
+	if (r == 0 && res.log_error.len)
+		kiln_warn("%s: %s", px->k.key, res.log_error.buf);
+	ps_result_release(&res);
+	close(logs);
+	return r;
+}
+
+/* DIR/instr/NAME or NAME.zst, whichever the monitor kept; NULL: neither */
+static char *kept_file(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/instr/%s", dir, name);
+	if (file_exists(p))
+		return p;
+	free(p);
+	p = xasprintf("%s/instr/%s.zst", dir, name);
+	if (file_exists(p))
+		return p;
+	free(p);
+	return NULL;
+}
+
+static int64_t map_runner_clock(const void *ctx, int64_t t)
+{
+	return prof_clockmap_map(ctx, t);
+}
+
+/* what a JIT log may take: the instrumentation limit, at most 4 GiB */
+static size_t log_max(const struct experiment *ex)
+{
+	uint64_t b = (uint64_t)ex->limits.instr_mb << 20;
+	return b > ((uint64_t)4 << 30) ? (size_t)4 << 30 : (size_t)b;
+}
+
+/* PyPy's ticks -> the runner's clock, from the calibration it wrote */
+static int pypy_ticks(const char *dir, struct jc_ticks *t, struct kerr *e)
+{
+	memset(t, 0, sizeof(*t));
+	char *cal = kept_file(dir, "calibration.json");
+	if (!cal)
+		return 0; /* load times unknown: each region counts from the start */
+	struct strbuf b = STRBUF_INIT;
+	struct pypylog_calib c;
+	int r = read_file_zst(cal, 1 << 20, &b, e);
+	if (r == 0)
+		r = pypylog_calib_parse(cal, sb_str(&b), b.len, &c, e);
+	if (r == 0)
+		*t = (struct jc_ticks){ c.ns_per_tick, c.tick0, c.ns0, 1 };
+	sb_release(&b);
+	free(cal);
+	return r;
+}
+
+int profjit_load(const struct experiment *ex, const char *dir, const struct prof_clockmap *m, struct jitcode *jc,
+		 struct kerr *e)
+{
+	char *pypy = kept_file(dir, "pypy-jit.log"), *lj = kept_file(dir, "luajit-traces.jsonl");
+	struct strbuf b = STRBUF_INIT;
+	int r = 0;
+	if (pypy) {
+		struct jc_ticks t;
+		r = pypy_ticks(dir, &t, e);
+		if (r == 0)
+			r = read_file_zst(pypy, log_max(ex), &b, e);
+		if (r == 0)
+			r = jitcode_parse_pypylog(pypy, sb_str(&b), b.len, &t, jc, e);
+	}
+	sb_reset(&b);
+	if (r == 0 && lj) {
+		r = read_file_zst(lj, log_max(ex), &b, e);
+		if (r == 0)
+			r = jitcode_parse_luajit(lj, sb_str(&b), b.len, jc, e);
+	}
+	if (r == 0 && prof_clockmap_ok(m))
+		jitcode_map_times(jc, map_runner_clock, m);
+	jitcode_index(jc);
+	sb_release(&b);
+	free(pypy);
+	free(lj);
+	return r;
+}
+
+/* "jit-1234.dump" -> 1234, 0 for any other name */
+static int dump_pid(const char *name)
+{
+	long pid = 0;
+	const char *p = name + 4;
+	if (strncmp(name, "jit-", 4) || !str_ends_with(name, ".dump"))
+		return 0;
+	for (; *p >= '0' && *p <= '9' && pid < 1 << 22; p++)
+		pid = pid * 10 + (*p - '0');
+	return p > name + 4 && !strcmp(p, ".dump") ? (int)pid : 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+void profjit_sampled(const struct pscript *ps, size_t from, size_t to, struct profjit_ips *out)
+{
+	memset(out, 0, sizeof(*out));
+	size_t alloc = 0;
+	for (size_t i = from; i < to; i++) {
+		const struct ps_sample *s = &ps->s[i];
+		for (uint32_t f = 0; f < s->nframes; f++) {
+			const struct ps_frame *fr = &ps->frames[s->frame0 + f];
+			if (!fr->dso || !prof_is_jit_dso(ps_str(ps, fr->dso)))
+				continue;
+			if (out->n == alloc) {
+				alloc = alloc ? alloc * 2 : 1024;
+				out->ip = xrealloc(out->ip, alloc * sizeof(*out->ip));
+			}
+			out->ip[out->n++] = fr->ip;
+		}
+	}
+	if (out->n)
+		qsort(out->ip, out->n, sizeof(*out->ip), cmp_u64);
+}
+
+/* does [addr, addr+size) hold a sampled IP? */
+static int sampled(const struct profjit_ips *s, uint64_t addr, uint64_t size)
+{
+	size_t lo = 0, hi = s->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (s->ip[mid] < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->n && s->ip[lo] - addr < size;
+}
+
+int profjit_write_table(const char *jitdir, int pid, const char *path, const struct jitcode *jc,
+			const struct profjit_ips *ips, json_t *files, struct kerr *e)
+{
+	unsigned char *keep = xcalloc(jc->n ? jc->n : 1, 1);
+	for (size_t i = 0; i < jc->n; i++)
+		keep[i] = sampled(ips, jc->v[i].addr, jc->v[i].size);
+	char *map = xasprintf("%s/perf-%d.map", jitdir, pid);
+	unlink(path); /* a fresh file of kiln's, not the runner's */
+	int r = jitcode_write_jitdump(jc, (uint32_t)pid, keep, path, e);
+	if (r == 0)
+		r = jitcode_write_perfmap(jc, map, e);
+	if (r == 0)
+		json_array_append_new(files, json_sprintf("jit/perf-%d.map", pid));
+	free(map);
+	free(keep);
+	return r;
+}
+
+/* a VM's own jitdump (V8's) cut to its sampled loads: perf inject makes an ELF file per load */
+static int cut_dump(const char *path, const struct profjit_ips *ips, struct kerr *e)
+{
+	struct strbuf b = STRBUF_INIT;
+	struct jitdump jd;
+	int r = read_file(path, &b, e);
+	if (r == 0 && jitdump_parse(b.buf, b.len, &jd, e) == 0) {
+		unsigned char *keep = xcalloc(jd.nloads ? jd.nloads : 1, 1);
+		for (size_t i = 0; i < jd.nloads; i++)
+			keep[i] = sampled(ips, jd.loads[i].code_addr, jd.loads[i].code_size);
+		unlink(path);
+		r = jitdump_write_kept(b.buf, b.len, &jd, keep, path, e);
+		free(keep);
+		jitdump_free(&jd);
+	} else if (r == 0) {
+		kiln_warn("%s: %s: left as it is", path, sb_str(&e->msg));
+		sb_reset(&e->msg);
+	}
+	sb_release(&b);
+	return r;
+}
+
+int profjit_dumps(const char *jitdir, const struct jitcode *jc, const struct profjit_ips *ips, json_t *files,
+		  struct kerr *e)
+{
+	DIR *d = opendir(jitdir);
+	if (!d)
+		return 0;
+	struct dirent *de;
+	int r = 0, n = 0;
+	while (r == 0 && (de = readdir(d))) {
+		int pid = dump_pid(de->d_name);
+		if (!pid)
+			continue;
+		char *path = path_join(jitdir, de->d_name);
+		struct stat st;
+		if (lstat(path, &st) || !S_ISREG(st.st_mode))
+			r = 0; /* not kiln's to touch */
+		else if (st.st_size == 40 && jc->n)
+			r = profjit_write_table(jitdir, pid, path, jc, ips, files, e);
+		else if (st.st_size > 40)
+			r = cut_dump(path, ips, e);
+		if (r == 0) {
+			json_array_append_new(files, json_sprintf("jit/%s", de->d_name));
+			n++;
+		}
+		free(path);
+	}
+	closedir(d);
+	return r < 0 ? -1 : n;
+}
+
+/*
+ * perf inject --jit on DIR/perf.data (replaced by its output): an ELF file
+ * DIR/jit/jitted-PID-N.so per JIT'd function the dumps name, perf.data's
+ * samples moved onto them.  perf inject would also copy every binary the
+ * samples hit (the VM: 100 MB for node) into its build-id cache; it is
+ * given none (/dev/null cannot hold one), and only the jitted files go
+ * into DIR/.debug (perf buildid-cache), where perf report finds them by
+ * build id when DIR has moved.
+ */
+int profjit_inject(const char *perf, const char *dir, size_t *jitted, struct kerr *e)
+{
+	char *in = path_join(dir, "perf.data"), *out = path_join(dir, "perf.jit.data"), *jd = path_join(dir, "jit");
+	char *argv[] = { (char *)perf, "--buildid-dir", "/dev/null", "inject", "--jit", "-i", in, "-o", out, NULL };
+	struct exec_opts o;
+	memset(&o, 0, sizeof(o));
+	o.argv = argv;
+	o.envp = environ;
+	o.cwd = dir;
+	o.timeout_s = 3600;
+	struct exec_result res;
+	int r = exec_run(&o, &res, e);
+	if (r == 0) {
+		if (!res.exited || res.status)
+			r = kerr_set(e, "perf inject --jit -i %s failed: %s", in, sb_str(&res.err));
+		else if (rename(out, in) < 0)
+			r = kerr_set(e, "%s: %s", in, strerror(errno));
+		exec_result_release(&res);
+	}
+	if (r < 0)
+		unlink(out);
+	/* the jitted files into DIR/.debug */
+	struct strbuf list = STRBUF_INIT;
+	DIR *d = opendir(jd);
+	struct dirent *de;
+	*jitted = 0;
+	while (d && (de = readdir(d)))
+		if (!strncmp(de->d_name, "jitted-", 7) && str_ends_with(de->d_name, ".so")) {
+			sb_addf(&list, "%s%s/%s", list.len ? "," : "", jd, de->d_name);
+			(*jitted)++;
+		}
+	if (d)
+		closedir(d);
+	if (r == 0 && list.len) {
+		char *bid = path_join(dir, ".debug");
+		char *cargv[] = { (char *)perf, "--buildid-dir", bid, "buildid-cache", "-a", list.buf, NULL };
+		o.argv = cargv;
+		if (exec_run(&o, &res, e) == 0) {
+			if (!res.exited || res.status)
+				kiln_warn("perf buildid-cache of %s/jit: %s", dir, sb_str(&res.err));
+			exec_result_release(&res);
+		}
+		free(bid);
+	}
+	sb_release(&list);
+	free(jd);
+	free(in);
+	free(out);
+	return r;
+}
+
+/* an unnamed frame in JIT'd code (perf found no symbol for it) */
+static int unnamed_jit(const struct pscript *ps, uint32_t sym, uint32_t dso)
+{
+	const char *s = ps_str(ps, sym);
+	return dso && prof_is_jit_dso(ps_str(ps, dso)) && (!*s || !strcmp(s, "[unknown]"));
+}
+
+size_t profjit_name_samples(struct pscript *ps, size_t from, size_t to, const struct jitcode *jc, size_t *unnamed)
+{
+	size_t named = 0;
+	*unnamed = 0;
+	if (!jc->n)
+		return 0;
+	for (size_t i = from; i < to; i++) {
+		struct ps_sample *s = &ps->s[i];
+		for (uint32_t f = 0; f < s->nframes; f++) {
+			struct ps_frame *fr = &ps->frames[s->frame0 + f];
+			if (!unnamed_jit(ps, fr->sym, fr->dso))
+				continue;
+			const struct jc_entry *x = jitcode_lookup(jc, fr->ip, s->t_ns);
+			if (!x) {
+				*unnamed += f == 0;
+				continue;
+			}
+			fr->sym = pscript_intern(ps, x->name, strlen(x->name));
+			if (f == 0) {
+				s->sym = fr->sym;
+				named++;
+			}
+		}
+		if (!s->nframes && unnamed_jit(ps, s->sym, s->dso)) {
+			const struct jc_entry *x = jitcode_lookup(jc, s->ip, s->t_ns);
+			if (x) {
+				s->sym = pscript_intern(ps, x->name, strlen(x->name));
+				named++;
+			} else {
+				(*unnamed)++;
+			}
+		}
+	}
+	return named;
+}
