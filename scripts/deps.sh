@@ -11,9 +11,10 @@ BUILD="gcc make pkg-config libfyaml-dev libjansson-dev libsqlite3-dev libgsl-dev
 libzstd-dev libbz2-dev libcapstone-dev libmd-dev liblua5.4-dev gnuplot-nox"
 # the VMs the bundled plugins drive (a missing VM is skipped by the demo)
 VMS="python3 pypy3 lua5.4 luajit default-jdk-headless"
-# the test suite and the harness benchmarks
+# the test suite and the harness benchmarks (slurm*, munge: the real one-machine
+# cluster scripts/slurm-local.sh starts for the cluster tests)
 TEST="libcmocka-dev sqlite3 bzip2 zstd linux-perf hyperfine clang libclang-rt-14-dev
-valgrind chromium procps util-linux kmod strace"
+valgrind chromium procps util-linux kmod strace slurmctld slurmd slurm-client munge"
 
 want="$BUILD $VMS"
 [ "${1:-}" = "--test" ] && want="$want $TEST"

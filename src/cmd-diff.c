@@ -32,11 +32,11 @@ static int cmd_diff(int argc, char **argv);
 
 const struct cmd_entry cmd_diff_entry = {
 	.name = "diff",
-	.usage = "A B [--json] [--key K] [analysis options]",
+	.usage = "A B [--json] [--key K] [--pool-machines] [analysis options]",
 	.summary = "compare two experiments key by key: class, CI overlap, ratio of steady means",
 	.help = "A and B are kiln results files, Krun results files or warmup_stats CSVs.\n"
 		"  --json             machine-readable output\n"
-		"  --key K            only keys matching K ('*' wildcards)\n" AN_OPTS_HELP,
+		"  --key K            only keys matching K ('*' wildcards)\n" CMD_POOL_HELP AN_OPTS_HELP,
 	.exec = cmd_diff,
 };
 
@@ -169,9 +169,9 @@ static int cmd_diff(int argc, char **argv)
 	int json = args.json;
 	struct dataset da = { 0 }, db = { 0 };
 	struct an_result ra = { 0 }, rb = { 0 };
-	int rc = cmd_load_analysed(in[0], keypat, &o, &da, &ra);
+	int rc = cmd_load_analysed(in[0], &args, &o, &da, &ra);
 	if (rc == 0)
-		rc = cmd_load_analysed(in[1], keypat, &o, &db, &rb);
+		rc = cmd_load_analysed(in[1], &args, &o, &db, &rb);
 	if (rc) {
 		an_result_free(&ra);
 		an_result_free(&rb);

@@ -37,13 +37,13 @@ static int cmd_plan(int argc, char **argv);
 
 const struct cmd_entry cmd_plan_entry = {
 	.name = "plan",
-	.usage = "PILOT [--ci-width PCT] [--json] [--key K] [analysis options]",
+	.usage = "PILOT [--ci-width PCT] [--json] [--key K] [--pool-machines] [analysis options]",
 	.summary = "recommend pexecs and iterations for a target CI width (Kalibera & Jones)",
 	.help = "PILOT is a pilot experiment's results (kiln, Krun or warmup_stats CSV).\n"
 		"  --ci-width PCT     target width of the steady-state confidence interval,\n"
 		"                     in % of the mean (1)\n"
 		"  --json             machine-readable output\n"
-		"  --key K            only keys matching K ('*' wildcards)\n" AN_OPTS_HELP,
+		"  --key K            only keys matching K ('*' wildcards)\n" CMD_POOL_HELP AN_OPTS_HELP,
 	.exec = cmd_plan,
 };
 
@@ -166,11 +166,11 @@ static int cmd_plan(int argc, char **argv)
 	int bad = cmd_an_args(c, argc, argv, &o, 1, "PILOT", 1, &args, plan_opt, &width);
 	if (bad)
 		return bad;
-	const char *input = args.inputs[0], *keypat = args.keypat;
+	const char *input = args.inputs[0];
 	int json = args.json;
 	struct dataset ds = { 0 };
 	struct an_result r;
-	int loaded = cmd_load_analysed(input, keypat, &o, &ds, &r);
+	int loaded = cmd_load_analysed(input, &args, &o, &ds, &r);
 	if (loaded)
 		return loaded;
 	json_t *jk = json_array();

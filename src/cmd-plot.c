@@ -16,11 +16,11 @@ static int cmd_plot(int argc, char **argv);
 
 const struct cmd_entry cmd_plot_entry = {
 	.name = "plot",
-	.usage = "INPUT [--key K] [--pexec N] [--format svg|pdf|png] -o DIR [analysis options]",
+	.usage = "INPUT [--key K] [--pexec N] [--format svg|pdf|png] [--pool-machines] -o DIR [analysis options]",
 	.summary = "plot each pexec's run sequence with outliers, changepoints and instrumentation",
 	.help = "INPUT is a kiln results file (*.db), a Krun results file (.json, .json.bz2)\n"
 		"or a warmup_stats CSV.\n"
-		"  --key K            only keys matching K (bench:vm:variant, '*' wildcards)\n"
+		"  --key K            only keys matching K (bench:vm:variant, '*' wildcards)\n" CMD_POOL_HELP
 		"  --pexec N          only pexec number N\n"
 		"  --format F         svg (default), pdf or png\n"
 		"  -o, --output DIR   where plots, their .gp scripts and .dat files go (required)\n" AN_OPTS_HELP,
@@ -74,7 +74,7 @@ static int cmd_plot(int argc, char **argv)
 	if (!outdir)
 		return cmd_usage_error(c, "-o DIR is missing");
 	struct dataset ds = { 0 };
-	int rc = cmd_load_input(input, keypat, &ds), nplots = 0;
+	int rc = cmd_load_input(input, &args, &ds), nplots = 0;
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < ds.nkeys && rc == 0; i++) {

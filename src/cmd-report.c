@@ -18,7 +18,7 @@ static int cmd_report(int argc, char **argv);
 
 const struct cmd_entry cmd_report_entry = {
 	.name = "report",
-	.usage = "INPUT [--format text|markdown|latex|html|json|csv] [-o FILE] [analysis options]",
+	.usage = "INPUT [--format text|markdown|latex|html|json|csv] [-o FILE] [--pool-machines] [analysis options]",
 	.summary = "classify warmup and summarise steady-state performance, per key",
 	.help = "INPUT is a kiln results file (*.db), a Krun results file (.json, .json.bz2)\n"
 		"or a warmup_stats CSV.\n"
@@ -27,7 +27,7 @@ const struct cmd_entry cmd_report_entry = {
 		"                     (warmup_stats summary layout, version 2), csv\n"
 		"  -o, --output FILE  write there instead of stdout (the format follows its\n"
 		"                     extension when --format is not given)\n"
-		"  --key K            only keys matching K ('*' wildcards)\n"
+		"  --key K            only keys matching K ('*' wildcards)\n" CMD_POOL_HELP
 		"  --plots N          html: pexecs plotted per key (3)\n"
 		"  --title T          the report's title\n" AN_OPTS_HELP,
 	.exec = cmd_report,
@@ -88,7 +88,7 @@ static int cmd_report(int argc, char **argv)
 		fmt = out && rep_format_for_path(out) >= 0 ? rep_format_for_path(out) : REP_TEXT;
 	struct dataset ds = { 0 };
 	struct an_result r;
-	int loaded = cmd_load_analysed(input, keypat, &o, &ds, &r);
+	int loaded = cmd_load_analysed(input, &args, &o, &ds, &r);
 	if (loaded)
 		return loaded;
 	if (keypat && !ds.nkeys) {

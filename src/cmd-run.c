@@ -1,9 +1,11 @@
 /*
- * cmd-run.c - `kiln run CONFIG`: parse options, hand over to run.c.
+ * cmd-run.c - `kiln run CONFIG`: parse options, hand over to run.c (or,
+ * with --slurm, to cluster.c).
  */
 #include <getopt.h>
 #include <string.h>
 
+#include "cluster.h"
 #include "cmd.h"
 #include "run.h"
 
@@ -12,7 +14,8 @@ static int cmd_run(int argc, char **argv);
 const struct cmd_entry cmd_run_entry = {
 	.name = "run",
 	.usage = "CONFIG [--dry-run] [--quick] [--order random|interleaved] [--force] [-o RESULTS]\n"
-		 "                [--retry-failed] [--retry-tainted] [--max-pexecs N] [--tune] [--reboot] [-q]",
+		 "                [--retry-failed] [--retry-tainted] [--max-pexecs N] [--tune] [--reboot] [-q]\n"
+		 "                [--slurm [--nodes N] [-- SBATCH-ARGS...]]",
 	.summary = "run (or resume) an experiment, storing every iteration in its results file",
 	.help = "  --dry-run           print the schedule and exit; nothing is written\n"
 		"  --quick             1 pexec x 3 iterations per key, into <stem>.quick.kiln.db\n"
@@ -27,22 +30,61 @@ const struct cmd_entry cmd_run_entry = {
 		"  --tune              (root) set governor/turbo/sample rate for the run, restore after\n"
 		"  --reboot            reboot between pexecs, resuming at boot\n"
 		"  -q, --quiet         no progress output\n"
+		"  --slurm             run on a Slurm cluster: the pending pexecs are split over a job\n"
+		"                      array, one task per node, each on an exclusive node; the\n"
+		"                      shards are merged when the array ends (docs/cluster.md)\n"
+		"  --nodes N           --slurm: tasks (nodes) to spread over (default: the default\n"
+		"                      partition's nodes)\n"
+		"  -- SBATCH-ARGS      --slurm: passed to sbatch (-p PARTITION, -t TIME, -A ACCOUNT...)\n"
 		"\nExit status: 0 all pexecs ok, 1 some failed, 2 usage, 3 config, 4 results in use,\n"
 		"5 results file unusable, 130 interrupted (the pexec in flight stays pending).\n",
 	.exec = cmd_run,
 };
 
-static int cmd_run(int argc, char **argv)
+/* sbatch options kiln sets itself, which would break the array's shards or the status */
+static int sbatch_arg_ours(const char *a)
 {
-	if (cmd_wants_help(&cmd_run_entry, argc, argv))
-		return 0;
+	static const char *const longs[] = { "--array", "--output", "--error", "--wrap", "--dependency" };
+	for (size_t i = 0; i < ARRAY_SIZE(longs); i++) {
+		size_t n = strlen(longs[i]);
+		if (!strncmp(a, longs[i], n) && (a[n] == '\0' || a[n] == '='))
+			return 1;
+	}
+	return a[0] == '-' && a[1] && strchr("aoed", a[1]) && a[1] != '-';
+}
+
+/* --slurm: the checks of the command line, then cluster.c */
+static int run_slurm(const char *config, const struct run_opts *o, long nodes, struct strvec *sbatch)
+{
+	if (o->dry_run || o->quick || o->reboot || o->max_pexecs)
+		return cmd_usage_error(&cmd_run_entry, "--slurm runs the whole experiment: not with --dry-run, --quick, "
+				       "--reboot or --max-pexecs");
+	for (size_t i = 0; i < sbatch->n; i++)
+		if (sbatch_arg_ours(sbatch->v[i]))
+			return cmd_usage_error(&cmd_run_entry, "sbatch option '%s': kiln sets the array, the output "
+					       "files and the dependency itself", sbatch->v[i]);
+	struct cluster_opts co = { .nodes = nodes, .sbatch = sbatch };
+	struct kerr e = KERR_INIT;
+	int code = cluster_submit(config, o, &co, &e);
+	if (code != KEXIT_OK)
+		kerr_print(&e);
+	kerr_release(&e);
+	return code;
+}
+
+/* the options before `--` (argc counts only those) */
+static int run_args(int argc, char **argv, struct strvec *sbatch, int had_dd)
+{
+	long nodes = 0;
+	int slurm = 0;
 	static const struct option opts[] = {
 		{ "dry-run", no_argument, NULL, 'n' }, { "quick", no_argument, NULL, 'Q' },
 		{ "order", required_argument, NULL, 'O' }, { "force", no_argument, NULL, 'f' },
 		{ "results", required_argument, NULL, 'o' }, { "quiet", no_argument, NULL, 'q' },
 		{ "max-pexecs", required_argument, NULL, 'm' }, { "tune", no_argument, NULL, 't' },
 		{ "reboot", no_argument, NULL, 'r' }, { "retry-failed", no_argument, NULL, 'F' },
-		{ "retry-tainted", no_argument, NULL, 'T' }, { NULL, 0, NULL, 0 },
+		{ "retry-tainted", no_argument, NULL, 'T' }, { "slurm", no_argument, NULL, 'S' },
+		{ "nodes", required_argument, NULL, 'N' }, { NULL, 0, NULL, 0 },
 	};
 	struct run_opts o;
 	memset(&o, 0, sizeof(o));
@@ -63,6 +105,11 @@ static int cmd_run(int argc, char **argv)
 			if (parse_long(optarg, &o.max_pexecs) < 0 || o.max_pexecs < 1)
 				return cmd_usage_error(&cmd_run_entry, "--max-pexecs needs a positive number");
 			break;
+		case 'S': slurm = 1; break;
+		case 'N':
+			if (parse_long(optarg, &nodes) < 0 || nodes < 1 || nodes > 100000)
+				return cmd_usage_error(&cmd_run_entry, "--nodes needs a positive number");
+			break;
 		case 'O':
 			if (!strcmp(optarg, "random"))
 				o.order = ORDER_RANDOM;
@@ -77,10 +124,30 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cmd_usage_error(&cmd_run_entry, "one CONFIG file is needed");
+	if (!slurm && (nodes || had_dd))
+		return cmd_usage_error(&cmd_run_entry, "--nodes and sbatch arguments (after --) go with --slurm");
+	if (slurm)
+		return run_slurm(argv[optind], &o, nodes, sbatch);
 	struct kerr e = KERR_INIT;
 	int code = run_experiment(argv[optind], &o, &e);
 	if (code != KEXIT_OK)
 		kerr_print(&e);
 	kerr_release(&e);
+	return code;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	if (cmd_wants_help(&cmd_run_entry, argc, argv))
+		return 0;
+	/* what follows `--` is sbatch's */
+	struct strvec sbatch = STRVEC_INIT;
+	int dd = 1;
+	while (dd < argc && strcmp(argv[dd], "--"))
+		dd++;
+	for (int i = dd + 1; i < argc; i++)
+		sv_push(&sbatch, argv[i]);
+	int code = run_args(dd, argv, &sbatch, dd < argc);
+	sv_clear(&sbatch);
 	return code;
 }

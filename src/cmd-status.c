@@ -1,13 +1,15 @@
 /*
  * cmd-status.c - `kiln status RESULTS`: how far an experiment is, per key,
  * with an ETA from the pexecs done so far; --json for scripts.  Works while
- * a run is going on (it only reads).
+ * a run is going on (it only reads).  For a cluster run it adds each task's
+ * node, state and progress (cluster-status.c).
  */
 #include <getopt.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster.h"
 #include "cmd.h"
 #include "schedule.h"
 #include "store.h"
@@ -123,6 +125,9 @@ static int cmd_status(int argc, char **argv)
 		json_object_set_new(o, "finished", json_integer(finished));
 		json_object_set_new(o, "remaining", json_integer(remaining));
 		json_object_set_new(o, "eta_s", eta < 0 ? json_null() : json_real(eta));
+		json_t *cs = cluster_status(st);
+		if (cs)
+			json_object_set_new(o, "cluster", cs);
 		char *s = json_dumps(o, JSON_INDENT(2) | JSON_ENSURE_ASCII);
 		puts(s);
 		free(s);
@@ -141,6 +146,11 @@ static int cmd_status(int argc, char **argv)
 		if (remaining && eta >= 0)
 			printf(", about %.0f s to go", eta);
 		printf("\n");
+		json_t *cs = cluster_status(st);
+		if (cs) {
+			cluster_status_print(stdout, cs);
+			json_decref(cs);
+		}
 		if (failures)
 			print_failures(st);
 	}

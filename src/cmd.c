@@ -80,6 +80,10 @@ int cmd_an_args(const struct cmd_entry *c, int argc, char **argv, struct an_opts
 			a->json = 1;
 			continue;
 		}
+		if (!strcmp(arg, "--pool-machines")) {
+			a->pool = 1;
+			continue;
+		}
 		if (own && (r = own(ctx, c, argc, argv, &i)) != 0) {
 			if (r != 1)
 				return KEXIT_USAGE;
@@ -98,7 +102,7 @@ int cmd_an_args(const struct cmd_entry *c, int argc, char **argv, struct an_opts
 	return 0;
 }
 
-int cmd_load_input(const char *input, const char *keypat, struct dataset *ds)
+int cmd_load_input(const char *input, const struct cmd_an_args *a, struct dataset *ds)
 {
 	struct kerr e = KERR_INIT;
 	if (imp_load(input, ds, &e) < 0) {
@@ -109,16 +113,19 @@ int cmd_load_input(const char *input, const char *keypat, struct dataset *ds)
 		return code;
 	}
 	kerr_release(&e);
-	if (keypat)
-		ds_keep_keys(ds, keypat);
+	size_t machines = ds_split_machines(ds, a->pool);
+	if (machines > 1 && a->pool)
+		kiln_note("%s: the pexecs of %zu machines (%s) are pooled in each key", input, machines, ds->machine);
+	if (a->keypat)
+		ds_keep_keys(ds, a->keypat);
 	return 0;
 }
 
-int cmd_load_analysed(const char *input, const char *keypat, const struct an_opts *o, struct dataset *ds,
+int cmd_load_analysed(const char *input, const struct cmd_an_args *a, const struct an_opts *o, struct dataset *ds,
 		      struct an_result *r)
 {
 	memset(r, 0, sizeof(*r));
-	int loaded = cmd_load_input(input, keypat, ds);
+	int loaded = cmd_load_input(input, a, ds);
 	if (loaded)
 		return loaded;
 	struct kerr e = KERR_INIT;

@@ -33,6 +33,8 @@ extern const struct cmd_entry cmd_audit_entry;
 extern const struct cmd_entry cmd_profile_entry;
 extern const struct cmd_entry cmd_annotate_entry;
 extern const struct cmd_entry cmd_stat_entry;
+extern const struct cmd_entry cmd_merge_entry;
+extern const struct cmd_entry cmd_task_entry;
 
 /* print "usage: kiln NAME USAGE" and the help text to f */
 void cmd_usage(const struct cmd_entry *c, FILE *f);
@@ -58,24 +60,30 @@ struct cmd_an_args {
 	const char *inputs[2];
 	const char *keypat; /* NULL: every key */
 	int json;
+	int pool;           /* --pool-machines: one key for the pexecs of every machine */
 };
+/* the line of help for the options every analysing command takes from cmd_an_args */
+#define CMD_POOL_HELP \
+	"  --pool-machines    pool the pexecs of different machines into one key (by\n" \
+	"                     default a cluster run's keys are reported per machine)\n"
 typedef int (*cmd_own_opt)(void *ctx, const struct cmd_entry *c, int argc, char **argv, int *i);
 int cmd_an_args(const struct cmd_entry *c, int argc, char **argv, struct an_opts *o, int ninputs, const char *what,
 		int json_ok, struct cmd_an_args *a, cmd_own_opt own, void *ctx);
 
 /*
- * Load INPUT (a kiln, Krun or warmup_stats file) for an analysing command,
- * keeping only the keys matching keypat (NULL: all) so that nothing else is
- * analysed.  Returns 0, or an exit code with the error reported.
+ * Load INPUT (a kiln, Krun or warmup_stats file) for an analysing command:
+ * one key per machine unless a->pool (ds_split_machines), then only the
+ * keys matching a->keypat (NULL: all) so that nothing else is analysed.
+ * Returns 0, or an exit code with the error reported.
  */
 struct dataset;
-int cmd_load_input(const char *input, const char *keypat, struct dataset *ds);
+int cmd_load_input(const char *input, const struct cmd_an_args *a, struct dataset *ds);
 /*
  * The same, then the analysis of the keys left (an_analyse_input: cached
  * in a kiln results file).  On an error nothing is left to free.
  */
 struct an_result;
-int cmd_load_analysed(const char *input, const char *keypat, const struct an_opts *o, struct dataset *ds,
+int cmd_load_analysed(const char *input, const struct cmd_an_args *a, const struct an_opts *o, struct dataset *ds,
 		      struct an_result *r);
 
 /* where kiln's bundled plugins/benchmarks/examples are (share/kiln or the source tree) */

@@ -89,6 +89,7 @@ static void free_pexec(struct ds_pexec *p)
 		free(p->scalars[i].unit);
 	}
 	free(p->scalars);
+	free(p->machine);
 }
 
 static void free_key(struct ds_key *k)
@@ -100,18 +101,105 @@ static void free_key(struct ds_key *k)
 	free(k->vm);
 	free(k->variant);
 	free(k->key);
+	free(k->machine);
 }
 
 size_t ds_keep_keys(struct dataset *ds, const char *pat)
 {
 	size_t j = 0;
 	for (size_t i = 0; i < ds->nkeys; i++) {
-		if (star_match(pat, ds->keys[i].key))
-			ds->keys[j++] = ds->keys[i];
+		struct ds_key *k = &ds->keys[i];
+		char *base = k->machine ? xasprintf("%s:%s:%s", k->bench, k->vm, k->variant) : NULL;
+		if (star_match(pat, k->key) || (base && star_match(pat, base)))
+			ds->keys[j++] = *k;
 		else
-			free_key(&ds->keys[i]);
+			free_key(k);
+		free(base);
 	}
 	return ds->nkeys = j;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static const char *pexec_machine(const struct dataset *ds, const struct ds_pexec *p)
+{
+	return p->machine ? p->machine : ds->machine ? ds->machine : "unknown";
+}
+
+size_t ds_machines(const struct dataset *ds, struct strvec *names)
+{
+	for (size_t i = 0; i < ds->nkeys; i++)
+		for (size_t j = 0; j < ds->keys[i].npexecs; j++) {
+			const char *m = pexec_machine(ds, &ds->keys[i].pexecs[j]);
+			size_t h = 0;
+			while (h < names->n && strcmp(names->v[h], m))
+				h++;
+			if (h == names->n)
+				sv_push(names, m);
+		}
+	if (names->n > 1)
+		qsort(names->v, names->n, sizeof(char *), cmp_str);
+	return names->n;
+}
+
+/* key k's pexecs that ran on machine m, copied into a new key KEY@m of out (which takes them over) */
+static void copy_machine_pexecs(const struct dataset *ds, const struct ds_key *k, const char *m, struct dataset *out)
+{
+	struct ds_key *nk = NULL;
+	for (size_t j = 0; j < k->npexecs; j++) {
+		const struct ds_pexec *p = &k->pexecs[j];
+		if (strcmp(pexec_machine(ds, p), m))
+			continue;
+		if (!nk) {
+			nk = ds_add_key(out, k->bench, k->vm, k->variant);
+			free(nk->key);
+			nk->key = xasprintf("%s:%s:%s@%s", k->bench, k->vm, k->variant, m);
+			nk->machine = xstrdup(m);
+			nk->iterations = k->iterations;
+		}
+		*ds_add_pexec(nk, p->num) = *p;
+		nk->planned_pexecs++;
+	}
+}
+
+size_t ds_split_machines(struct dataset *ds, int pool)
+{
+	struct strvec names = STRVEC_INIT;
+	size_t n = ds_machines(ds, &names);
+	if (n > 1 && pool) {
+		struct strbuf all = STRBUF_INIT;
+		for (size_t i = 0; i < n; i++)
+			sb_addf(&all, "%s%s", i ? "+" : "", names.v[i]);
+		free(ds->machine);
+		ds->machine = sb_detach(&all);
+	} else if (n > 1) {
+		struct dataset out;
+		memset(&out, 0, sizeof(out));
+		for (size_t m = 0; m < n; m++)
+			for (size_t i = 0; i < ds->nkeys; i++)
+				copy_machine_pexecs(ds, &ds->keys[i], names.v[m], &out);
+		for (size_t i = 0; i < ds->nkeys; i++)
+			if (!ds->keys[i].npexecs) { /* nothing finished yet: on no machine */
+				struct ds_key *nk = ds_add_key(&out, ds->keys[i].bench, ds->keys[i].vm, ds->keys[i].variant);
+				nk->planned_pexecs = ds->keys[i].planned_pexecs;
+				nk->iterations = ds->keys[i].iterations;
+			}
+		/* every pexec now belongs to exactly one new key: free the old keys' shells only */
+		for (size_t i = 0; i < ds->nkeys; i++) {
+			free(ds->keys[i].pexecs);
+			ds->keys[i].pexecs = NULL;
+			ds->keys[i].npexecs = 0;
+			free_key(&ds->keys[i]);
+		}
+		free(ds->keys);
+		ds->keys = out.keys;
+		ds->nkeys = out.nkeys;
+	}
+	sv_clear(&names);
+	return n;
 }
 
 void ds_free(struct dataset *ds)

@@ -36,6 +36,7 @@ struct ds_pexec {
 	size_t nseries;
 	struct ds_scalar *scalars;
 	size_t nscalars;
+	char *machine;      /* where it ran, when the file says (merged from a cluster); NULL: the dataset's */
 };
 
 struct ds_key {
@@ -45,6 +46,7 @@ struct ds_key {
 	size_t npexecs;
 	long planned_pexecs;
 	long iterations;    /* planned iterations per pexec */
+	char *machine;      /* set when ds_split_machines() made one key per machine: `key` is then KEY@MACHINE */
 };
 
 struct dataset {
@@ -55,14 +57,31 @@ struct dataset {
 	size_t nkeys;
 };
 
+struct strvec;
 struct ds_key *ds_add_key(struct dataset *ds, const char *bench, const char *vm, const char *variant);
 struct ds_pexec *ds_add_pexec(struct ds_key *k, long num);
 struct ds_series *ds_add_series(struct ds_pexec *p, const char *name, const char *unit, size_t n);
 void ds_add_scalar(struct ds_pexec *p, const char *name, const char *unit, double value);
 struct ds_key *ds_find_key(const struct dataset *ds, const char *key);
 const struct ds_series *ds_find_series(const struct ds_pexec *p, const char *name);
-/* keep only the keys matching pat ('*' wildcards), freeing the others; returns how many are left */
+/*
+ * keep only the keys matching pat ('*' wildcards), freeing the others; a key
+ * split by machine matches by KEY@MACHINE or by KEY alone.  Returns how many
+ * are left.
+ */
 size_t ds_keep_keys(struct dataset *ds, const char *pat);
+/*
+ * The machines the pexecs ran on (each pexec's own, else the dataset's),
+ * sorted, in `names`; returns how many.
+ */
+size_t ds_machines(const struct dataset *ds, struct strvec *names);
+/*
+ * Pexecs of different machines are not one sample: when the dataset holds
+ * more than one machine, each key becomes one key per machine (KEY@MACHINE,
+ * `machine` set), machine by machine.  With `pool`, the keys stay whole and
+ * ds->machine names every machine ("n1+n2").  Returns how many machines.
+ */
+size_t ds_split_machines(struct dataset *ds, int pool);
 void ds_free(struct dataset *ds);
 
 #endif

@@ -20,6 +20,7 @@ static const struct cmd_entry *const cmd_table[] = {
 	/* in the order of the flow: run, look, compare, exchange, profile, the machine, tools */
 	&cmd_run_entry,
 	&cmd_status_entry,
+	&cmd_merge_entry,
 	&cmd_report_entry,
 	&cmd_plot_entry,
 	&cmd_diff_entry,
@@ -34,6 +35,7 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_plugins_entry,
 	&cmd_parse_entry,
 	&cmd_demo_entry,
+	&cmd_task_entry,
 	NULL,
 };
 

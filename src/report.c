@@ -487,9 +487,16 @@ static json_t *key_json(const struct an_key *k)
 static int write_json(FILE *f, const struct dataset *ds, const struct an_result *r, struct kerr *e)
 {
 	json_t *root = json_object();
-	json_t *machines = json_object(), *m = json_object();
+	json_t *machines = json_object();
 	for (size_t i = 0; i < r->nkeys; i++) {
 		const struct an_key *k = &r->keys[i];
+		/* a cluster run's keys are one per machine (ds_split_machines) */
+		const char *mname = esc(ESC_JSON, k->key->machine ? k->key->machine : ds->machine ? ds->machine : "unknown");
+		json_t *m = json_object_get(machines, mname);
+		if (!m) {
+			m = json_object();
+			json_object_set_new(machines, mname, m);
+		}
 		const char *vmname = esc(ESC_JSON, k->key->vm);
 		json_t *vm = json_object_get(m, vmname);
 		if (!vm) {
@@ -500,13 +507,13 @@ static int write_json(FILE *f, const struct dataset *ds, const struct an_result 
 		int clash = 0;
 		for (size_t j = 0; j < r->nkeys; j++)
 			clash |= j != i && !strcmp(r->keys[j].key->vm, k->key->vm) &&
-				 !strcmp(r->keys[j].key->bench, k->key->bench);
+				 !strcmp(r->keys[j].key->bench, k->key->bench) &&
+				 !strcmp(r->keys[j].key->machine ? r->keys[j].key->machine : "", k->key->machine ? k->key->machine : "");
 		char *name = clash ? xasprintf("%s:%s", k->key->bench, k->key->variant) : xstrdup(k->key->bench);
 		json_t *kj = key_json(k); /* before esc(): key_json uses its buffers too */
 		json_object_set_new(vm, esc(ESC_JSON, name), kj);
 		free(name);
 	}
-	json_object_set_new(machines, esc(ESC_JSON, ds->machine ? ds->machine : "unknown"), m);
 	json_object_set_new(root, "machines", machines);
 	json_object_set_new(root, "warmup_format_version", json_string("2"));
 	char hash[65];

@@ -608,7 +608,7 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 	else if (open_results(&j, o, e) < 0 || prepare_keys(&j, config, e) < 0 ||
 		 (j.forced && keep_forced_config(&j, e) < 0))
 		code = e->code ? e->code : KEXIT_FAIL;
-	else
+	else if (!o->prepare_only) /* kiln run --slurm goes on from here: the schedule stored, every key prepared */
 		code = run_session(&j, config, o, e);
 	if (j.kc)
 		for (size_t k = 0; k < j.sc.nkeys; k++)

@@ -20,6 +20,7 @@ struct run_opts {
 	int quiet;         /* no progress */
 	const char *results; /* override the results path */
 	long max_pexecs;   /* stop after this many pexecs (0: all) — for tests and reboot mode */
+	int prepare_only;  /* fix the schedule and prepare the keys, run nothing (kiln run --slurm) */
 };
 
 /* returns a KEXIT_* code; e is set when it is not KEXIT_OK */

@@ -12,6 +12,8 @@
  *   events(pexec_id, name, start_ns, end_ns)
  *   audit(name, value)
  *   cache(kind, key, value)       analyses and profiles keyed by a hash
+ *   origins(pexec_id, machine, shard)  where a pexec merged from a cluster
+ *                                 task's shard ran (none for local pexecs)
  */
 #include "store.h"
 
@@ -132,6 +134,7 @@ static const char schema_sql[] =
 	"CREATE TABLE IF NOT EXISTS audit(name TEXT PRIMARY KEY, value TEXT);"
 	"CREATE TABLE IF NOT EXISTS cache(kind TEXT NOT NULL, key TEXT NOT NULL, value BLOB,"
 	" PRIMARY KEY(kind, key));"
+	"CREATE TABLE IF NOT EXISTS origins(pexec_id INTEGER PRIMARY KEY, machine TEXT NOT NULL, shard TEXT NOT NULL);"
 	"COMMIT;";
 
 static int dberr(struct store *s, struct kerr *e, const char *what)
@@ -384,7 +387,14 @@ int store_open(const char *path, int writable, struct store **out, struct kerr *
 		store_close(s);
 		return -1;
 	}
-	if (writable && (exec_sql(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-64;", e) < 0 ||
+	/* a cluster run's files on a shared filesystem keep a rollback journal (store_set_rollback) */
+	char *journal = NULL;
+	if (!empty)
+		store_meta_get(s, "journal", &journal);
+	int rollback = journal && !strcmp(journal, "delete");
+	free(journal);
+	if (writable && (exec_sql(s, rollback ? "PRAGMA journal_mode=DELETE" : "PRAGMA journal_mode=WAL", e) < 0 ||
+			 exec_sql(s, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-64;", e) < 0 ||
 			 exec_sql(s, schema_sql, e) < 0)) {
 		store_close(s);
 		return -1;
@@ -434,6 +444,13 @@ int store_lock(struct store *s, struct kerr *e)
 	}
 	s->lock_fd = fd;
 	return 0;
+}
+
+int store_set_rollback(struct store *s, struct kerr *e)
+{
+	if (store_meta_set(s, "journal", "delete", e) < 0)
+		return -1;
+	return exec_sql(s, "PRAGMA journal_mode=DELETE", e);
 }
 
 int store_set_durable(struct store *s, int durable, struct kerr *e)
@@ -510,6 +527,19 @@ int store_audit_get(struct store *s, const char *name, char **value)
 int store_audit_set(struct store *s, const char *name, const char *value, struct kerr *e)
 {
 	return kv_set(s, "audit", name, value, e);
+}
+
+void store_audit_names(struct store *s, const char *prefix, struct strvec *names)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "SELECT name FROM audit WHERE substr(name, 1, length(?1)) = ?1 ORDER BY name", -1,
+			       &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_text(st, 1, prefix, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		if (sqlite3_column_text(st, 0))
+			sv_push(names, (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
 }
 
 int store_has_experiment(struct store *s)
@@ -651,6 +681,12 @@ int store_load_schedule(struct store *s, struct schedule *sc, struct kerr *e)
 			sc->pexecs = it->num + 1;
 	}
 	sqlite3_finalize(st);
+	/* a shard holds some of the pexecs: the planned number is the experiment's */
+	char *planned = NULL;
+	long p;
+	if (store_meta_get(s, "pexecs", &planned) == 0 && planned && parse_long(planned, &p) == 0 && p > sc->pexecs)
+		sc->pexecs = p;
+	free(planned);
 	return 0;
 }
 
@@ -672,6 +708,27 @@ int store_mark_running(struct store *s, long pexec_id, struct kerr *e)
 	return rc == SQLITE_DONE ? 0 : dberr(s, e, "pexecs");
 }
 
+/* the tables holding what a finished pexec left, each keyed by pexec_id */
+static const char *const pexec_tables[] = { "iterations", "series", "scalars", "events", "origins" };
+
+int store_unfinish(struct store *s, long pexec_id, struct kerr *e)
+{
+	if (txn(s, pexec_sql[Q_BEGIN], e) < 0)
+		return -1;
+	for (size_t i = 0; i <= ARRAY_SIZE(pexec_tables); i++) {
+		char *sql = i < ARRAY_SIZE(pexec_tables)
+				    ? xasprintf("DELETE FROM %s WHERE pexec_id=%ld", pexec_tables[i], pexec_id)
+				    : xasprintf("UPDATE pexecs SET status='pending' WHERE id=%ld", pexec_id);
+		int r = exec_sql(s, sql, e);
+		free(sql);
+		if (r < 0) {
+			exec_sql(s, "ROLLBACK", NULL);
+			return -1;
+		}
+	}
+	return txn(s, pexec_sql[Q_COMMIT], e);
+}
+
 int store_retry(struct store *s, int failed, int tainted, struct kerr *e)
 {
 	if (!failed && !tainted)
@@ -679,11 +736,10 @@ int store_retry(struct store *s, int failed, int tainted, struct kerr *e)
 	char which[64];
 	snprintf(which, sizeof(which), "status IN (%s%s%s)", failed ? "'failed','timeout'" : "",
 		 failed && tainted ? "," : "", tainted ? "'tainted'" : "");
-	static const char *const tables[] = { "iterations", "series", "scalars", "events" };
 	if (txn(s, pexec_sql[Q_BEGIN], e) < 0)
 		return -1;
-	for (size_t i = 0; i < ARRAY_SIZE(tables); i++) {
-		char *sql = xasprintf("DELETE FROM %s WHERE pexec_id IN (SELECT id FROM pexecs WHERE %s)", tables[i],
+	for (size_t i = 0; i < ARRAY_SIZE(pexec_tables); i++) {
+		char *sql = xasprintf("DELETE FROM %s WHERE pexec_id IN (SELECT id FROM pexecs WHERE %s)", pexec_tables[i],
 				      which);
 		int r = exec_sql(s, sql, e);
 		free(sql);
@@ -1090,7 +1146,7 @@ int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e)
 		dk->planned_pexecs = sc.pexecs;
 		dk->iterations = sc.keys[k].iterations;
 	}
-	sqlite3_stmt *st, *ss, *sk;
+	sqlite3_stmt *st, *ss, *sk, *so = NULL;
 	int rc = -1;
 	if (sqlite3_prepare_v2(s->db,
 			       "SELECT p.id, p.key_id, p.num, p.status, i.wall, i.counter_names, i.counters,"
@@ -1103,6 +1159,8 @@ int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e)
 	sqlite3_prepare_v2(s->db, "SELECT name, unit, vals FROM series WHERE pexec_id=? ORDER BY name", -1, &ss, NULL);
 	sqlite3_prepare_v2(s->db, "SELECT name, unit, value FROM scalars WHERE pexec_id=? ORDER BY name", -1, &sk, NULL);
 	long last_kid = -1, last_num = -1;
+	/* a file from an older kiln has no origins table: every pexec is the file's machine's */
+	sqlite3_prepare_v2(s->db, "SELECT machine FROM origins WHERE pexec_id=?", -1, &so, NULL);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		long id = sqlite3_column_int64(st, 0), kid = sqlite3_column_int64(st, 1), num = sqlite3_column_int64(st, 2);
 		if (kid == last_kid && num == last_num) {
@@ -1123,6 +1181,12 @@ int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e)
 			continue;
 		struct ds_pexec *p = ds_add_pexec(dk, num);
 		p->status = to_ds(stt);
+		if (so) {
+			sqlite3_bind_int64(so, 1, id);
+			if (sqlite3_step(so) == SQLITE_ROW)
+				p->machine = col_text(so, 0);
+			sqlite3_reset(so);
+		}
 		int64_t *w = NULL;
 		size_t n = 0;
 		if (store_decode_i64(sqlite3_column_blob(st, 4), (size_t)sqlite3_column_bytes(st, 4), &w, &n) < 0) {
@@ -1185,6 +1249,7 @@ int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e)
 out:
 	sqlite3_finalize(ss);
 	sqlite3_finalize(sk);
+	sqlite3_finalize(so);
 	sqlite3_finalize(st);
 out0:
 	schedule_free(&sc);

@@ -48,6 +48,13 @@ char *store_sibling(const char *results, const char *suffix);
  * file stays consistent).  Config: `durability: power|crash`.
  */
 int store_set_durable(struct store *s, int durable, struct kerr *e);
+/*
+ * Keep a rollback journal instead of the WAL, from now on and whenever the
+ * file is opened again (meta journal=delete).  For a cluster task's shard on
+ * a shared filesystem: the WAL's index is shared memory, which readers on
+ * other machines cannot see; a rollback journal needs only file locks.
+ */
+int store_set_rollback(struct store *s, struct kerr *e);
 
 /* experiment metadata (name/value) */
 int store_meta_get(struct store *s, const char *name, char **value);
@@ -93,6 +100,8 @@ int store_prepare(struct store *s, struct kerr *e);
  * many, or -1.
  */
 int store_retry(struct store *s, int failed, int tainted, struct kerr *e);
+/* put one pexec back to pending, what it stored deleted, in one transaction */
+int store_unfinish(struct store *s, long pexec_id, struct kerr *e);
 /* mark a session's first pexec running (the commit of each pexec marks the next) */
 int store_mark_running(struct store *s, long pexec_id, struct kerr *e);
 
@@ -144,6 +153,8 @@ int store_save_dataset(const char *path, const struct dataset *ds, struct kerr *
 /* audit entries, text or JSON values */
 int store_audit_set(struct store *s, const char *name, const char *value, struct kerr *e);
 int store_audit_get(struct store *s, const char *name, char **value);
+/* the names of the audit entries starting with prefix, in order */
+void store_audit_names(struct store *s, const char *prefix, struct strvec *names);
 
 /*
  * The cache table: derived results kept with the data they come from
