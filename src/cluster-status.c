@@ -21,6 +21,12 @@
 #include "shard.h"
 #include "slurm.h"
 
+/* text from a shard or from Slurm, as a JSON string (valid UTF-8) */
+static json_t *jtext(const char *s)
+{
+	return json_string(esc(ESC_JSON, s));
+}
+
 static long count(struct store *st, const char *q, const char *bind)
 {
 	sqlite3_stmt *s;
@@ -35,7 +41,7 @@ static long count(struct store *st, const char *q, const char *bind)
 	return n;
 }
 
-/* the last line of what Slurm's task wrote (its .out file), printable: why a task that never ran kiln failed */
+/* the last line of what Slurm's task wrote (its .out file): why a task that never ran kiln failed */
 static char *last_line(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -53,9 +59,6 @@ static char *last_line(const char *path)
 	buf[n] = '\0';
 	char *start = strrchr(buf, '\n');
 	start = start ? start + 1 : buf;
-	for (char *p = start; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
 	return *start ? xstrdup(start) : NULL;
 }
 
@@ -123,12 +126,12 @@ static json_t *task_json(struct store *main, long round, long t, const struct sl
 	*extra += unmerged(main, name, &si);
 	json_t *o = json_object();
 	json_object_set_new(o, "task", json_integer(t));
-	json_object_set_new(o, "shard", json_string(name));
-	json_object_set_new(o, "node", si.machine ? json_string(si.machine)
-					   : sl && *sl->node ? json_string(sl->node) : json_null());
-	json_object_set_new(o, "state", sl ? json_string(sl->state) : json_null());
-	json_object_set_new(o, "reason", sl && *sl->reason ? json_string(sl->reason) : json_null());
-	json_object_set_new(o, "exit", sl && *sl->exit ? json_string(sl->exit) : json_null());
+	json_object_set_new(o, "shard", jtext(name));
+	json_object_set_new(o, "node", si.machine ? jtext(si.machine)
+					   : sl && *sl->node ? jtext(sl->node) : json_null());
+	json_object_set_new(o, "state", sl ? jtext(sl->state) : json_null());
+	json_object_set_new(o, "reason", sl && *sl->reason ? jtext(sl->reason) : json_null());
+	json_object_set_new(o, "exit", sl && *sl->exit ? jtext(sl->exit) : json_null());
 	json_object_set_new(o, "pexecs", json_integer(si.total));
 	json_object_set_new(o, "done", json_integer(fin));
 	json_object_set_new(o, "ok", json_integer(si.n[PX_OK]));
@@ -137,11 +140,11 @@ static json_t *task_json(struct store *main, long round, long t, const struct sl
 	json_object_set_new(o, "pending", json_integer(pending));
 	json_object_set_new(o, "eta_s", isfinite(eta) ? json_real(eta) : json_null());
 	json_object_set_new(o, "kiln_exit", si.exit >= 0 ? json_integer(si.exit) : json_null());
-	json_object_set_new(o, "error", si.error && *si.error ? json_string(si.error) : json_null());
+	json_object_set_new(o, "error", si.error && *si.error ? jtext(si.error) : json_null());
 	if (!si.readable)
-		json_object_set_new(o, "unreadable", json_string(si.why ? si.why : "?"));
+		json_object_set_new(o, "unreadable", jtext(si.why ? si.why : "?"));
 	char *note = task_note(sl, &si, pending, config, out);
-	json_object_set_new(o, "note", note ? json_string(note) : json_null());
+	json_object_set_new(o, "note", note ? jtext(note) : json_null());
 	free(note);
 	shard_info_free(&si);
 	free(name);
@@ -180,7 +183,7 @@ static void job_tasks(const char *job, struct slurm_task **t, size_t *n, json_t 
 	*n = 0;
 	struct kerr e = KERR_INIT;
 	if (job && slurm_tasks(job, t, n, &e) < 0)
-		json_object_set_new(o, "slurm_error", json_string(sb_str(&e.msg)));
+		json_object_set_new(o, "slurm_error", jtext(sb_str(&e.msg)));
 	kerr_release(&e);
 }
 
@@ -200,7 +203,7 @@ json_t *cluster_status(struct store *main)
 	char *job = sqlite3_column_text(q, 2) ? xstrdup((const char *)sqlite3_column_text(q, 2)) : NULL;
 	char *mjob = sqlite3_column_text(q, 3) ? xstrdup((const char *)sqlite3_column_text(q, 3)) : NULL;
 	json_t *o = json_pack("{s:I,s:I,s:o,s:o,s:s}", "round", (json_int_t)round, "tasks", (json_int_t)tasks, "job",
-			      job ? json_string(job) : json_null(), "merge_job", mjob ? json_string(mjob) : json_null(),
+			      job ? jtext(job) : json_null(), "merge_job", mjob ? jtext(mjob) : json_null(),
 			      "submitted", sqlite3_column_text(q, 4) ? (const char *)sqlite3_column_text(q, 4) : "");
 	sqlite3_finalize(q);
 	char *config = NULL;
@@ -217,7 +220,7 @@ json_t *cluster_status(struct store *main)
 	size_t nst, nmt;
 	job_tasks(job, &st, &nst, o);
 	job_tasks(mjob, &mt, &nmt, o);
-	json_object_set_new(o, "merge_state", nmt ? json_string(mt[0].state) : json_null());
+	json_object_set_new(o, "merge_state", nmt ? jtext(mt[0].state) : json_null());
 	double eta = 0;
 	long extra = older_unmerged(main, round);
 	json_t *ta = json_array();
@@ -260,10 +263,10 @@ static void eta_text(const json_t *v, char *buf, size_t n)
 void cluster_status_print(FILE *f, const json_t *cs)
 {
 	fprintf(f, "\ncluster: round %ld, job %s (%ld task(s)), submitted %s; merge job %s %s\n", jint(cs, "round"),
-		jstr(cs, "job", "?"), jint(cs, "tasks"), jstr(cs, "submitted", "?"), jstr(cs, "merge_job", "-"),
-		jstr(cs, "merge_state", ""));
+		esc(ESC_TERM, jstr(cs, "job", "?")), jint(cs, "tasks"), esc(ESC_TERM, jstr(cs, "submitted", "?")),
+		esc(ESC_TERM, jstr(cs, "merge_job", "-")), esc(ESC_TERM, jstr(cs, "merge_state", "")));
 	if (json_object_get(cs, "slurm_error"))
-		fprintf(f, "Slurm did not answer: %s\n", jstr(cs, "slurm_error", ""));
+		fprintf(f, "Slurm did not answer: %s\n", esc(ESC_TERM, jstr(cs, "slurm_error", "")));
 	fprintf(f, "%-5s %-12s %-11s %9s %6s %7s %6s  %s\n", "task", "node", "state", "done", "failed", "pending", "ETA",
 		"note");
 	size_t i;
@@ -272,9 +275,9 @@ void cluster_status_print(FILE *f, const json_t *cs)
 		char done[32], eta[32];
 		snprintf(done, sizeof(done), "%ld/%ld", jint(t, "done"), jint(t, "pexecs"));
 		eta_text(json_object_get(t, "eta_s"), eta, sizeof(eta));
-		fprintf(f, "%-5ld %-12s %-11s %9s %6ld %7ld %6s  %s\n", jint(t, "task"), jstr(t, "node", "-"),
-			jstr(t, "state", "?"), done, jint(t, "failed"), jint(t, "pending"), eta,
-			jstr(t, "unreadable", jstr(t, "note", "")));
+		fprintf(f, "%-5ld %-12s %-11s %9s %6ld %7ld %6s  %s\n", jint(t, "task"), esc(ESC_TERM, jstr(t, "node", "-")),
+			esc(ESC_TERM, jstr(t, "state", "?")), done, jint(t, "failed"), jint(t, "pending"), eta,
+			esc(ESC_TERM, jstr(t, "unreadable", jstr(t, "note", ""))));
 	}
 	char eta[32];
 	eta_text(json_object_get(cs, "eta_s"), eta, sizeof(eta));

@@ -2,7 +2,8 @@
  * cmd-audit.c - `kiln audit RESULTS`: what the results file recorded about
  * the machine and the run: kiln, the config, uname, CPU, kernel command
  * line, distribution, VM packages and versions, doctor's findings at the
- * start and at the end, limits and environment.
+ * start and at the end, limits and environment; for a cluster run, the
+ * same for each task's node (kept by kiln merge).
  */
 #include <getopt.h>
 #include <jansson.h>
@@ -52,6 +53,63 @@ static void print_doctor(const char *title, json_t *a)
 	}
 }
 
+/* one machine's audit: start (uname, CPU, VMs, doctor...) and end */
+static void print_machine(json_t *all, int full)
+{
+	json_t *a = json_object_get(all, "start");
+	json_t *u = json_object_get(a, "uname");
+	if (json_is_object(u))
+		printf("machine %s: %s %s %s\n", str(u, "nodename", "?"), str(u, "sysname", ""), str(u, "release", ""),
+		       str(u, "machine", ""));
+	if (str(a, "cpu_model", NULL))
+		printf("cpu %s\n", str(a, "cpu_model", NULL));
+	if (str(a, "distribution", NULL))
+		printf("distribution %s\n", str(a, "distribution", NULL));
+	if (str(a, "cmdline", NULL))
+		printf("kernel command line %s\n", str(a, "cmdline", NULL));
+	json_t *vms = json_object_get(a, "vms");
+	if (vms) {
+		printf("\nVMs:\n");
+		print_json(vms);
+	}
+	print_doctor("doctor at the start", a);
+	print_doctor("doctor at the end", json_object_get(all, "end"));
+	if (full) {
+		const char *big[] = { "cpuinfo", "environment", "rlimits" };
+		for (size_t i = 0; i < ARRAY_SIZE(big); i++) {
+			printf("\n%s:\n", big[i]);
+			print_json(json_object_get(a, big[i]));
+		}
+	}
+}
+
+/* a cluster run's tasks' audits, kept by kiln merge as shard:NAME:ENTRY: {NAME: {ENTRY: value}} */
+static json_t *shard_audits(struct store *st)
+{
+	struct strvec names = STRVEC_INIT;
+	store_audit_names(st, "shard:", &names);
+	json_t *out = names.n ? json_object() : NULL;
+	for (size_t i = 0; i < names.n; i++) {
+		const char *rest = names.v[i] + strlen("shard:"), *colon = strchr(rest, ':');
+		char *v = NULL;
+		if (!colon || store_audit_get(st, names.v[i], &v) < 0 || !v)
+			continue;
+		char *shard = xstrndup(rest, (size_t)(colon - rest));
+		const char *sk = esc(ESC_JSON, shard);
+		json_t *sh = json_object_get(out, sk);
+		if (!sh) {
+			sh = json_object();
+			json_object_set_new(out, sk, sh);
+		}
+		json_t *j = json_loads(v, 0, NULL);
+		json_object_set_new(sh, esc(ESC_JSON, colon + 1), j ? j : json_string(esc(ESC_JSON, v)));
+		free(shard);
+		free(v);
+	}
+	sv_clear(&names);
+	return out;
+}
+
 static int cmd_audit(int argc, char **argv)
 {
 	if (cmd_wants_help(&cmd_audit_entry, argc, argv))
@@ -97,44 +155,31 @@ static int cmd_audit(int argc, char **argv)
 		free(v);
 	}
 	json_object_set_new(all, "experiment", m);
+	json_t *shards = shard_audits(st);
+	if (shards)
+		json_object_set_new(all, "shards", shards);
 	if (json) {
 		char *s = json_dumps(all, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
 		puts(s);
 		free(s);
 	} else {
-		json_t *a = json_object_get(all, "start");
 		printf("experiment %s (config %s, sha256 %.16s...), seed %s, order %s\n", str(m, "name", "?"),
 		       str(m, "config_path", "?"), str(m, "config_hash", "?"),
 		       str(m, "seed", "?"), str(m, "order", "?"));
 		printf("kiln %s, started %s, ended %s\n", str(m, "kiln_version", "?"),
 		       str(m, "started", "?"), str(m, "ended", "(not finished)"));
-		if (json_is_object(a)) {
-			json_t *u = json_object_get(a, "uname");
-			if (json_is_object(u))
-				printf("machine %s: %s %s %s\n", str(u, "nodename", "?"), str(u, "sysname", ""),
-				       str(u, "release", ""), str(u, "machine", ""));
-			if (str(a, "cpu_model", NULL))
-				printf("cpu %s\n", str(a, "cpu_model", NULL));
-			if (str(a, "distribution", NULL))
-				printf("distribution %s\n", str(a, "distribution", NULL));
-			if (str(a, "cmdline", NULL))
-				printf("kernel command line %s\n", str(a, "cmdline", NULL));
-			json_t *vms = json_object_get(a, "vms");
-			if (vms) {
-				printf("\nVMs:\n");
-				print_json(vms);
-			}
-			print_doctor("doctor at the start", a);
-			print_doctor("doctor at the end", json_object_get(all, "end"));
-			if (full) {
-				const char *big[] = { "cpuinfo", "environment", "rlimits" };
-				for (size_t i = 0; i < ARRAY_SIZE(big); i++) {
-					printf("\n%s:\n", big[i]);
-					print_json(json_object_get(a, big[i]));
-				}
-			}
-		} else {
+		if (json_is_object(json_object_get(all, "start")))
+			print_machine(all, full);
+		else if (!shards)
 			printf("(no audit recorded: results imported or from an older kiln)\n");
+		const char *name;
+		json_t *sh;
+		json_object_foreach(shards, name, sh) {
+			json_t *t = json_object_get(sh, "task");
+			printf("\n== cluster task %s on %s (kiln exit %s)\n", esc(ESC_TERM, name), str(t, "machine", "?"),
+			       str(t, "task_exit", "?"));
+			if (json_is_object(json_object_get(sh, "start")))
+				print_machine(sh, full);
 		}
 	}
 	json_decref(all);

@@ -32,12 +32,13 @@ static json_t *result_json(const struct merge_result *mr)
 	json_t *sh = json_array();
 	for (size_t i = 0; i < mr->n; i++) {
 		const struct merge_shard *m = &mr->v[i];
-		json_array_append_new(sh, json_pack("{s:s,s:s,s:o,s:I,s:I,s:I,s:I,s:o}", "shard", m->name, "path", m->path,
-						    "machine", m->machine ? json_string(m->machine) : json_null(),
+		json_array_append_new(sh, json_pack("{s:s,s:s,s:o,s:I,s:I,s:I,s:I,s:o}", "shard", esc(ESC_JSON, m->name),
+						    "path", esc(ESC_JSON, m->path),
+						    "machine", m->machine ? json_string(esc(ESC_JSON, m->machine)) : json_null(),
 						    "merged", (json_int_t)m->merged, "merged_before", (json_int_t)m->before,
 						    "duplicates", (json_int_t)m->duplicates, "unfinished",
 						    (json_int_t)m->unfinished,
-						    "refused", m->refused ? json_string(m->why) : json_null()));
+						    "refused", m->refused ? json_string(esc(ESC_JSON, m->why)) : json_null()));
 	}
 	return json_pack("{s:o,s:I,s:I}", "shards", sh, "done", (json_int_t)mr->done, "pexecs", (json_int_t)mr->total);
 }
@@ -48,7 +49,8 @@ static void print_text(const char *results, const struct merge_result *mr)
 		const struct merge_shard *m = &mr->v[i];
 		if (m->refused)
 			continue;
-		printf("%s (%s): %ld merged", m->name, m->machine ? m->machine : "never started", m->merged);
+		printf("%s (%s): %ld merged", esc(ESC_TERM, m->name), esc(ESC_TERM, m->machine ? m->machine : "never started"),
+		       m->merged);
 		if (m->before)
 			printf(", %ld before", m->before);
 		if (m->duplicates)
@@ -57,7 +59,7 @@ static void print_text(const char *results, const struct merge_result *mr)
 			printf(", %ld not finished (still pending)", m->unfinished);
 		printf("\n");
 	}
-	printf("%s: %ld of %ld pexecs done\n", results, mr->done, mr->total);
+	printf("%s: %ld of %ld pexecs done\n", esc(ESC_TERM, results), mr->done, mr->total);
 }
 
 static int cmd_merge(int argc, char **argv)
@@ -98,7 +100,7 @@ static int cmd_merge(int argc, char **argv)
 				kiln_error("%s: not merged: %s", mr.v[i].path, mr.v[i].why);
 		if (json) {
 			json_t *j = result_json(&mr);
-			char *s = json_dumps(j, JSON_INDENT(2));
+			char *s = json_dumps(j, JSON_INDENT(2) | JSON_ENSURE_ASCII);
 			puts(s);
 			free(s);
 			json_decref(j);

@@ -1,8 +1,8 @@
 /*
  * slurm.c - kiln's few questions to Slurm (see slurm.h), each one command
  * run through exec_simple with an argv array.  What the commands print is
- * read line by line, each field cut to its buffer and cleaned of control
- * characters before it can reach a terminal or a results file.
+ * read line by line, each field cut to its buffer; whoever shows a field
+ * escapes it for where it goes (esc()).
  */
 #include "slurm.h"
 
@@ -11,13 +11,12 @@
 
 #include "exec.h"
 
-/* a field of Slurm's output, bounded and printable */
+/* a field of Slurm's output, bounded (escaped where it is shown: esc()) */
 static void field(char *dst, size_t cap, const char *src, size_t len)
 {
 	if (len >= cap)
 		len = cap - 1;
-	for (size_t i = 0; i < len; i++)
-		dst[i] = (unsigned char)src[i] < 0x20 || src[i] == 0x7f ? '?' : src[i];
+	memcpy(dst, src, len);
 	dst[len] = '\0';
 }
 

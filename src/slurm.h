@@ -3,7 +3,7 @@
  * scontrol, sinfo; never a shell): submit a batch job, and the state of
  * each task of an array job.  sacct is not used: it needs accounting
  * storage, which many clusters (and the tests' one-machine cluster) lack.
- * Everything read back is bounded and stripped of control characters.
+ * Everything read back is bounded; it is Slurm's text, escaped where shown.
  */
 #ifndef KILN_SLURM_H
 #define KILN_SLURM_H
@@ -24,8 +24,8 @@ struct slurm_task {
 int slurm_sbatch(const struct strvec *args, char **job, struct kerr *e);
 /*
  * The tasks of array job `job` (scontrol, then squeue when scontrol fails;
- * a job that is no array is its task 0).  Returns 0 with *n tasks (possibly none: the job has left
- * Slurm's memory), or -1 when neither command answers.
+ * a job that is no array is its task 0).  Returns 0 with *n tasks (none
+ * when the job has left Slurm's memory), or -1 when neither answers.
  */
 int slurm_tasks(const char *job, struct slurm_task **tasks, size_t *n, struct kerr *e);
 /* is a job in this state still going to run or running? */

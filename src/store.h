@@ -50,9 +50,12 @@ char *store_sibling(const char *results, const char *suffix);
 int store_set_durable(struct store *s, int durable, struct kerr *e);
 /*
  * Keep a rollback journal instead of the WAL, from now on and whenever the
- * file is opened again (meta journal=delete).  For a cluster task's shard on
+ * file is opened again (meta journal=delete).  For a cluster run's files on
  * a shared filesystem: the WAL's index is shared memory, which readers on
- * other machines cannot see; a rollback journal needs only file locks.
+ * other machines cannot see; a rollback journal needs only file locks.  It
+ * costs flushes: a durable commit is 4 (journal, folder, journal header,
+ * file) against the WAL's 1; DELETE is the fewest of the rollback modes
+ * (PERSIST and TRUNCATE add one to clear the journal).
  */
 int store_set_rollback(struct store *s, struct kerr *e);
 
