@@ -23,6 +23,8 @@ vms:
 benchmarks:
   spin: 1
   spin2: 2
+# the machine's kernel log is other tests' too: a line there would taint pexecs
+platform: {kmsg: off}
 Y
 "$KILN" run exp.yaml --slurm --nodes 3 2>submit.err || { cat submit.err; fail "submission"; }
 assert_contains "$(cat submit.err)" "3 task(s) on exclusive nodes, 24 pexec(s) (8 to 8 each)"
@@ -124,6 +126,23 @@ sqlite3 stolen.kiln.db "UPDATE meta SET value='r1-t0' WHERE name='shard'"
 assert_eq "$?" 3 "a shard with pexecs it was not given: exit status"
 assert_contains "$(cat err.txt)" "pexec(s) that"
 assert_eq "$(dump)" "$before" "a refused shard changed the results"
+# provenance: nodes whose environment differs from the key's first pexec
+# (here PATH, exported to the tasks by sbatch) are not merged into one key
+sed -e 's/name: cluster/name: prov/' -e 's/pexecs: 12/pexecs: 3/' exp.yaml > prov.yaml
+"$KILN" run -q prov.yaml --max-pexecs 1 || fail "local pexec of prov"
+PATH="$PATH:/nonexistent-node-path" "$KILN" run -q prov.yaml --slurm --nodes 1 || fail "submit prov"
+wait_round prov.kiln.db 1 60
+"$KILN" merge prov.kiln.db 2>err.txt
+assert_eq "$?" 3 "a shard whose environment differs: exit status"
+assert_contains "$(cat err.txt)" "differ from the key's first pexec in env_hash"
+assert_eq "$(sql prov.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status='pending'")" 5 "the differing pexecs stay pending"
+# the same nodes with the same environment: the second round is merged
+"$KILN" run -q prov.yaml --slurm --nodes 1 2>err.txt || { cat err.txt; fail "resubmit prov"; }
+assert_contains "$(cat err.txt)" "shard r1-t0 not merged"
+wait_round prov.kiln.db 2 60
+assert_eq "$(sql prov.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status='ok'")" 6 "prov complete"
+assert_eq "$(sql prov.kiln.db "SELECT MAX(n) FROM (SELECT COUNT(DISTINCT env_hash) n FROM pexecs GROUP BY key_id)")" 1 "one environment per key"
+
 # a finished experiment has nothing to submit
 out=$("$KILN" run exp.yaml --slurm 2>&1) || fail "resubmit a finished experiment: $out"
 assert_contains "$out" "every pexec is done; nothing to submit"

@@ -2,7 +2,7 @@
  * test_core.c - unit tests of the core parts: util (strbuf, strvec, star
  * patterns, number parsing), the result-stream checker, the compact series
  * encoding, the store (commit then load as a dataset), the config parser's
- * defaults and positions, and the schedule.
+ * defaults and positions, the schedule, and a dataset split by machine.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +16,7 @@
 #include <sqlite3.h>
 
 #include "config.h"
+#include "dataset.h"
 #include "schedule.h"
 #include "store.h"
 #include "stream.h"
@@ -501,6 +502,59 @@ static void test_escape(void **state)
 	sb_release(&sb);
 }
 
+/* a cluster run's dataset: one key per machine, machine by machine; pooled on request */
+static void test_split_machines(void **state)
+{
+	(void)state;
+	const char *where[] = { "n2", "n1", NULL, "n2", "n1", NULL };
+	for (int pool = 0; pool < 2; pool++) {
+		struct dataset ds;
+		memset(&ds, 0, sizeof(ds));
+		ds.machine = xstrdup("login");
+		for (int k = 0; k < 2; k++) {
+			struct ds_key *dk = ds_add_key(&ds, k ? "b" : "a", "vm", "v");
+			dk->planned_pexecs = 3;
+			for (int p = 0; p < 3; p++) {
+				struct ds_pexec *px = ds_add_pexec(dk, p);
+				px->wall = xmalloc(sizeof(double));
+				px->wall[0] = p;
+				px->n = 1;
+				if (where[k * 3 + p])
+					px->machine = xstrdup(where[k * 3 + p]);
+			}
+		}
+		ds_add_key(&ds, "c", "vm", "v")->planned_pexecs = 3; /* nothing finished yet */
+		assert_int_equal(ds_split_machines(&ds, pool), 3);
+		if (pool) {
+			assert_string_equal(ds.machine, "login+n1+n2");
+			assert_int_equal(ds.nkeys, 3);
+			assert_null(ds.keys[0].machine);
+		} else {
+			const char *want[] = { "a:vm:v@login", "b:vm:v@login", "a:vm:v@n1", "b:vm:v@n1", "a:vm:v@n2",
+					       "b:vm:v@n2", "c:vm:v" };
+			const size_t n[] = { 1, 1, 1, 1, 1, 1, 0 };
+			assert_int_equal(ds.nkeys, 7);
+			for (size_t i = 0; i < ds.nkeys; i++) {
+				assert_string_equal(ds.keys[i].key, want[i]);
+				assert_int_equal(ds.keys[i].npexecs, n[i]);
+			}
+			assert_string_equal(ds.keys[2].machine, "n1");
+			assert_int_equal(ds.keys[2].pexecs[0].num, 1);
+			assert_int_equal(ds.keys[4].pexecs[0].num, 0);
+			/* --key KEY matches the key on every machine */
+			assert_int_equal(ds_keep_keys(&ds, "a:vm:v"), 3);
+		}
+		ds_free(&ds);
+	}
+	/* one machine: nothing changes */
+	struct dataset one;
+	memset(&one, 0, sizeof(one));
+	ds_add_pexec(ds_add_key(&one, "a", "vm", "v"), 0)->machine = xstrdup("n1");
+	assert_int_equal(ds_split_machines(&one, 0), 1);
+	assert_string_equal(one.keys[0].key, "a:vm:v");
+	ds_free(&one);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -516,6 +570,7 @@ int main(void)
 		cmocka_unit_test(test_config_and_schedule),
 		cmocka_unit_test(test_config_positions),
 		cmocka_unit_test(test_store_roundtrip),
+		cmocka_unit_test(test_split_machines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
