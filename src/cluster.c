@@ -340,6 +340,18 @@ out:
 	return r;
 }
 
+/* the shard files of the round's first n tasks, which this submission made */
+static void remove_shards(const struct round *rd, long n)
+{
+	for (long t = 0; t < n; t++) {
+		char *name = xasprintf("r%ld-t%ld", rd->round, t);
+		char *path = shard_path(rd->results, name);
+		unlink(path);
+		free(path);
+		free(name);
+	}
+}
+
 /* the round's shards, then its record in the main file in one transaction; no shard is left behind on failure */
 static int record_round(struct store *st, struct round *rd, const struct cluster_opts *co, const char *sched_hash,
 			const char *build, struct kerr *e)
@@ -382,15 +394,32 @@ static int record_round(struct store *st, struct round *rd, const struct cluster
 			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 		}
 	}
-	for (long t = 0; r < 0 && t < made; t++) {
-		char *name = xasprintf("r%ld-t%ld", rd->round, t);
-		char *path = shard_path(rd->results, name);
-		unlink(path);
-		free(path);
-		free(name);
-	}
+	if (r < 0)
+		remove_shards(rd, made);
 	free(atxt);
 	return r;
+}
+
+/* sbatch refused the array: the round never was (its records, shards and job scripts go) */
+static void forget_round(struct store *st, const struct round *rd)
+{
+	char *q = xasprintf("BEGIN IMMEDIATE;"
+			    "DELETE FROM cluster_assign WHERE shard IN (SELECT name FROM cluster_shards WHERE round=%ld);"
+			    "DELETE FROM cluster_shards WHERE round=%ld; DELETE FROM cluster_rounds WHERE round=%ld; COMMIT;",
+			    rd->round, rd->round, rd->round);
+	char *msg = NULL;
+	if (sqlite3_exec(store_db(st), q, NULL, NULL, &msg) != SQLITE_OK) {
+		kiln_warn("%s: round %ld not forgotten: %s", store_path(st), rd->round, msg ? msg : "?");
+		sqlite3_exec(store_db(st), "ROLLBACK", NULL, NULL, NULL);
+	}
+	sqlite3_free(msg);
+	free(q);
+	remove_shards(rd, rd->tasks);
+	for (int m = 0; m < 2; m++) {
+		char *job = xasprintf("%s/r%ld%s.job", rd->dir, rd->round, m ? "-merge" : "");
+		unlink(job);
+		free(job);
+	}
 }
 
 /* the pending pexecs of the main file, in schedule order */
@@ -435,9 +464,12 @@ static int submit_locked(struct store *st, struct round *rd, const struct run_op
 			kerr_set(e, "%s: cannot make the folder", rd->dir);
 		goto out;
 	}
-	if (record_round(st, rd, co, sched_hash, build, e) < 0 ||
-	    submit_jobs(st, rd, co, expname, &job, &merge_job, e) < 0)
+	if (record_round(st, rd, co, sched_hash, build, e) < 0)
 		goto out;
+	if (submit_jobs(st, rd, co, expname, &job, &merge_job, e) < 0) {
+		forget_round(st, rd);
+		goto out;
+	}
 	if (!o->quiet) {
 		kiln_note("round %ld: job %s, %ld task(s) on exclusive nodes, %zu pexec(s) (%zu to %zu each), shards in %s",
 			  rd->round, job, rd->tasks, rd->n, rd->n / (size_t)rd->tasks,

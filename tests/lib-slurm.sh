@@ -11,7 +11,7 @@ slurm_start() { # NODES
 	trap '"$KILN_ROOT/scripts/slurm-local.sh" stop "$SLURM_DIR" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$T" "$SLURM_DIR"' EXIT
 	"$KILN_ROOT/scripts/slurm-local.sh" start "$SLURM_DIR" "$1" >/dev/null || fail "the Slurm cluster did not start"
 	. "$SLURM_DIR/env.sh"
-	echo "slurm: $1 node(s) idle after $(( (${EPOCHREALTIME/./} - t0) / 1000 )) ms"
+	echo "slurm: $1 node(s) idle after $(( (${EPOCHREALTIME/./} - t0) / 1000 )) ms ($SLURM_DIR)"
 }
 
 # a field of `kiln status --json`'s cluster part: cluster_field RESULTS PYTHON-EXPR (d = the cluster object)

@@ -143,6 +143,15 @@ wait_round prov.kiln.db 2 60
 assert_eq "$(sql prov.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status='ok'")" 6 "prov complete"
 assert_eq "$(sql prov.kiln.db "SELECT MAX(n) FROM (SELECT COUNT(DISTINCT env_hash) n FROM pexecs GROUP BY key_id)")" 1 "one environment per key"
 
+# sbatch refuses the job: nothing is given out, no round is recorded
+sed -e 's/name: cluster/name: nopart/' exp.yaml > nopart.yaml
+"$KILN" run -q nopart.yaml --slurm --nodes 2 -- -p nosuchpartition 2>err.txt
+assert_eq "$?" 1 "sbatch refused: exit status"
+assert_contains "$(cat err.txt)" "sbatch failed"
+assert_contains "$(cat err.txt)" "invalid partition"
+assert_eq "$(sql nopart.kiln.db "SELECT COUNT(*) FROM cluster_rounds") $(sql nopart.kiln.db "SELECT COUNT(*) FROM cluster_assign") $(ls nopart.shards | wc -l)" \
+	"0 0 0" "a refused submission leaves nothing"
+
 # a finished experiment has nothing to submit
 out=$("$KILN" run exp.yaml --slurm 2>&1) || fail "resubmit a finished experiment: $out"
 assert_contains "$out" "every pexec is done; nothing to submit"
