@@ -280,6 +280,20 @@ static int record_shards(struct store *st, const struct round *rd)
 	return r;
 }
 
+/* what both jobs get: name, output in the shards' folder, the user's sbatch arguments, the script */
+static void job_args(struct strvec *a, const char *prefix, const char *expname, const char *output,
+		     const struct round *rd, const struct cluster_opts *co, const char *script)
+{
+	char *name = job_name(prefix, expname);
+	sv_pushf(a, "--job-name=%s", name);
+	free(name);
+	sv_pushf(a, "--output=%s/%s", rd->dir, output);
+	sv_pushf(a, "--chdir=%s", rd->dir);
+	for (size_t i = 0; co->sbatch && i < co->sbatch->n; i++)
+		sv_push(a, co->sbatch->v[i]);
+	sv_push(a, script);
+}
+
 /* the array (one task per shard, exclusive nodes) and the job that merges after it */
 static int submit_jobs(struct store *st, const struct round *rd, const struct cluster_opts *co, const char *expname,
 		       char **job, char **merge_job, struct kerr *e)
@@ -291,38 +305,28 @@ static int submit_jobs(struct store *st, const struct round *rd, const struct cl
 	    write_job(mscript, "merge", rd->results, rd->config, rd->round, e) < 0)
 		goto out;
 	struct strvec a = STRVEC_INIT;
-	char *name = job_name("kiln:", expname);
 	sv_pushf(&a, "--array=0-%ld", rd->tasks - 1);
 	sv_push(&a, "--exclusive");
 	sv_push(&a, "--no-requeue");
-	sv_pushf(&a, "--job-name=%s", name);
-	sv_pushf(&a, "--output=%s/r%ld-t%%a.out", rd->dir, rd->round);
-	sv_pushf(&a, "--chdir=%s", rd->dir);
-	for (size_t i = 0; co->sbatch && i < co->sbatch->n; i++)
-		sv_push(&a, co->sbatch->v[i]);
-	sv_push(&a, script);
+	char *out = xasprintf("r%ld-t%%a.out", rd->round);
+	job_args(&a, "kiln:", expname, out, rd, co, script);
+	free(out);
 	r = slurm_sbatch(&a, job, e);
 	sv_clear(&a);
-	free(name);
 	if (r < 0)
 		goto out;
-	name = job_name("kiln-merge:", expname);
 	sv_pushf(&a, "--dependency=afterany:%s", *job);
 	sv_push(&a, "--kill-on-invalid-dep=yes");
 	sv_push(&a, "--ntasks=1");
-	sv_pushf(&a, "--job-name=%s", name);
-	sv_pushf(&a, "--output=%s/r%ld-merge.out", rd->dir, rd->round);
-	sv_pushf(&a, "--chdir=%s", rd->dir);
-	for (size_t i = 0; co->sbatch && i < co->sbatch->n; i++)
-		sv_push(&a, co->sbatch->v[i]);
-	sv_push(&a, mscript);
+	out = xasprintf("r%ld-merge.out", rd->round);
+	job_args(&a, "kiln-merge:", expname, out, rd, co, mscript);
+	free(out);
 	struct kerr me = KERR_INIT;
 	if (slurm_sbatch(&a, merge_job, &me) < 0)
 		kiln_warn("the merge job was not submitted (%s): run `kiln merge %s` when job %s ends", sb_str(&me.msg),
 			  rd->results, *job);
 	kerr_release(&me);
 	sv_clear(&a);
-	free(name);
 	const char *q = "UPDATE cluster_rounds SET job=?1, merge_job=?2 WHERE round=?3";
 	sqlite3_stmt *u;
 	if (sqlite3_prepare_v2(store_db(st), q, -1, &u, NULL) == SQLITE_OK) {

@@ -14,6 +14,28 @@ slurm_start() { # NODES
 	echo "slurm: $1 node(s) idle after $(( (${EPOCHREALTIME/./} - t0) / 1000 )) ms ($SLURM_DIR)"
 }
 
+# the cluster tests' experiment: 2 keys of the fake runner, PEXECS x ITERS iterations of NS ns
+# cluster_config NAME PEXECS ITERS NS SEED > FILE
+cluster_config() {
+	cat <<Y
+name: $1
+pexecs: $2
+iterations: $3
+seed: $5
+vms:
+  fake:
+    plugin: external
+    runner: [$FAKE, ok, "{iterations}", "$4"]
+    language: c
+    entry: bench.c
+benchmarks:
+  spin: 1
+  spin2: 2
+# the machine's kernel log is other tests' too: a line there would taint pexecs
+platform: {kmsg: off}
+Y
+}
+
 # a field of `kiln status --json`'s cluster part: cluster_field RESULTS PYTHON-EXPR (d = the cluster object)
 cluster_field() {
 	"$KILN" status --json "$1" | python3 -c "import json,sys; d=json.load(sys.stdin)['cluster']; print($2)"

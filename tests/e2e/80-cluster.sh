@@ -9,23 +9,7 @@ t_start=${EPOCHREALTIME/./}
 slurm_start 3
 make_suite
 cd "$T"
-cat > exp.yaml <<Y
-name: cluster
-pexecs: 12
-iterations: 5
-seed: 11
-vms:
-  fake:
-    plugin: external
-    runner: [$FAKE, ok, "{iterations}", "20000000"]
-    language: c
-    entry: bench.c
-benchmarks:
-  spin: 1
-  spin2: 2
-# the machine's kernel log is other tests' too: a line there would taint pexecs
-platform: {kmsg: off}
-Y
+cluster_config cluster 12 5 20000000 11 > exp.yaml
 "$KILN" run exp.yaml --slurm --nodes 3 2>submit.err || { cat submit.err; fail "submission"; }
 assert_contains "$(cat submit.err)" "3 task(s) on exclusive nodes, 24 pexec(s) (8 to 8 each)"
 # the schedule is fixed in the results file before any task runs
@@ -101,7 +85,7 @@ assert_eq "$(dump)" "$before" "merging a shard twice changed the results"
 assert_eq "$("$KILN" merge --json exp.kiln.db | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(s["merged"] for s in d["shards"]), d["done"])')" "0 24" "merge --json"
 
 # a shard of another config is refused, and so is one of another results file of the same config
-sed 's/seed: 11/seed: 12/' exp.yaml > other.yaml
+cluster_config cluster 12 5 20000000 12 > other.yaml
 "$KILN" run -q other.yaml --slurm --nodes 1 -- --hold || fail "submit other"
 scancel "$(sql other.kiln.db "SELECT job FROM cluster_rounds")"
 "$KILN" merge exp.kiln.db other.shards/r1-t0.kiln.db 2>err.txt
@@ -128,7 +112,7 @@ assert_contains "$(cat err.txt)" "pexec(s) that"
 assert_eq "$(dump)" "$before" "a refused shard changed the results"
 # provenance: nodes whose environment differs from the key's first pexec
 # (here PATH, exported to the tasks by sbatch) are not merged into one key
-sed -e 's/name: cluster/name: prov/' -e 's/pexecs: 12/pexecs: 3/' exp.yaml > prov.yaml
+cluster_config prov 3 5 20000000 11 > prov.yaml
 "$KILN" run -q prov.yaml --max-pexecs 1 || fail "local pexec of prov"
 PATH="$PATH:/nonexistent-node-path" "$KILN" run -q prov.yaml --slurm --nodes 1 || fail "submit prov"
 wait_round prov.kiln.db 1 60
@@ -144,7 +128,7 @@ assert_eq "$(sql prov.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status='ok'")" 
 assert_eq "$(sql prov.kiln.db "SELECT MAX(n) FROM (SELECT COUNT(DISTINCT env_hash) n FROM pexecs GROUP BY key_id)")" 1 "one environment per key"
 
 # sbatch refuses the job: nothing is given out, no round is recorded
-sed -e 's/name: cluster/name: nopart/' exp.yaml > nopart.yaml
+cluster_config nopart 12 5 20000000 11 > nopart.yaml
 "$KILN" run -q nopart.yaml --slurm --nodes 2 -- -p nosuchpartition 2>err.txt
 assert_eq "$?" 1 "sbatch refused: exit status"
 assert_contains "$(cat err.txt)" "sbatch failed"

@@ -11,23 +11,7 @@ source "$KILN_ROOT/tests/lib-slurm.sh"
 slurm_start 3
 make_suite
 cd "$T"
-cat > exp.yaml <<Y
-name: faults
-pexecs: 12
-iterations: 4
-seed: 5
-vms:
-  fake:
-    plugin: external
-    runner: [$FAKE, ok, "{iterations}", "100000000"]
-    language: c
-    entry: bench.c
-benchmarks:
-  spin: 1
-  spin2: 2
-# the machine's kernel log is other tests' too: a line there would taint pexecs
-platform: {kmsg: off}
-Y
+cluster_config faults 12 4 100000000 5 > exp.yaml
 "$KILN" run -q exp.yaml --slurm --nodes 3 || fail "submission"
 job=$(sql exp.kiln.db "SELECT job FROM cluster_rounds WHERE round=1")
 S=exp.shards
@@ -84,7 +68,7 @@ assert_eq "$(cluster_field bad.kiln.db "d['task_list'][0]['kiln_exit'], d['task_
 # a node with another kiln build: the job's kiln is changed before the task starts
 mkdir -p bin && cp "$KILN" bin/kiln
 export KILN_DATADIR=$KILN_ROOT KILN_LIBEXECDIR=$KILN_ROOT/${O:-build}
-sed -e 's/name: faults/name: build/' exp.yaml > build.yaml
+cluster_config build 12 4 100000000 5 > build.yaml
 bin/kiln run -q build.yaml --slurm --nodes 1 -- --hold || fail "submit build"
 printf 'another build' >> bin/kiln
 # --hold went to both jobs (the array and its merge job)
