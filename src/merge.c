@@ -2,10 +2,10 @@
  * merge.c - shards back into the main results file (see merge.h).
  *
  * Each shard is ATTACHed to the main file's connection as `s` and checked
- * before anything is read from it as data: SQLite's own check, no views or
- * triggers (a shard is a file from another machine: a view named `pexecs`
- * could show rows that are not there), then its identity, config, schedule
- * and the pexecs it holds.  The copy is column by column for every column
+ * before anything is read from it as data: SQLite's own check, kiln's
+ * schema and nothing else (store_check_attached: a shard is a file from
+ * another machine, and a view named `pexecs` could show rows that are not
+ * there), then its identity, config, schedule and the pexecs it holds.  The copy is column by column for every column
  * the main file's tables have and the shard's have too, so a column a later
  * kiln adds (a provenance hash) is carried without a change here.
  */
@@ -119,8 +119,8 @@ static void refuse(struct merge_shard *ms, int code, const char *fmt, ...)
 	ms->why = sb_detach(&sb);
 }
 
-/* is the attached file plausibly a shard, and one of ours? 0 or refused */
-static int check_identity(struct merge_ctx *cx, struct merge_shard *ms)
+/* is the attached file a results file kiln wrote, and a shard of ours? 0 or refused */
+static int check_identity(struct merge_ctx *cx, struct store *main, struct merge_shard *ms)
 {
 	sqlite3 *db = cx->db;
 	char *ok = one_text(db, "PRAGMA s.quick_check", NULL);
@@ -130,12 +130,16 @@ static int check_identity(struct merge_ctx *cx, struct merge_shard *ms)
 		refuse(ms, KEXIT_STORE, "not a kiln results file, or damaged (%s)", sqlite3_errmsg(db));
 		return -1;
 	}
-	if (one_long(db, "SELECT COUNT(*) FROM s.sqlite_master WHERE type IN ('view','trigger')", NULL) != 0 ||
+	/* kiln's schema and nothing else (no view, no trigger), as store_open checks a results file */
+	struct kerr se = KERR_INIT;
+	if (store_check_attached(main, "s", ms->path, &se) < 0 ||
 	    one_long(db, "SELECT COUNT(*) FROM s.sqlite_master WHERE type='table' AND name IN ('meta','keys','pexecs')",
 		     NULL) != 3) {
-		refuse(ms, KEXIT_STORE, "not a shard kiln wrote (views or triggers, or tables missing)");
+		refuse(ms, KEXIT_STORE, "not a shard kiln wrote: %s", se.msg.len ? se.msg.buf : "tables missing");
+		kerr_release(&se);
 		return -1;
 	}
+	kerr_release(&se);
 	char *hash = one_text(db, "SELECT value FROM s.meta WHERE name='config_hash'", NULL);
 	char *of = one_text(db, "SELECT value FROM s.meta WHERE name='shard_of'", NULL);
 	char *name = one_text(db, "SELECT value FROM s.meta WHERE name='shard'", NULL);
@@ -313,10 +317,10 @@ static int sort_pexecs(struct merge_ctx *cx, struct merge_shard *ms)
 }
 
 /* one shard, attached as s, in one transaction of the main file */
-static int merge_attached(struct merge_ctx *cx, struct merge_shard *ms, struct kerr *e)
+static int merge_attached(struct merge_ctx *cx, struct store *main, struct merge_shard *ms, struct kerr *e)
 {
 	sqlite3 *db = cx->db;
-	if (check_identity(cx, ms) < 0 || check_rows(cx, ms) < 0)
+	if (check_identity(cx, main, ms) < 0 || check_rows(cx, ms) < 0)
 		return 0;
 	if (run(db, "BEGIN IMMEDIATE", NULL) < 0)
 		return db_error(cx, e, "begin");
@@ -336,7 +340,7 @@ static int merge_attached(struct merge_ctx *cx, struct merge_shard *ms, struct k
 	return -1;
 }
 
-static int merge_one(struct merge_ctx *cx, struct merge_shard *ms, struct kerr *e)
+static int merge_one(struct merge_ctx *cx, struct store *main, struct merge_shard *ms, struct kerr *e)
 {
 	const char *b[] = { ms->path, NULL };
 	if (!file_exists(ms->path)) {
@@ -347,7 +351,7 @@ static int merge_one(struct merge_ctx *cx, struct merge_shard *ms, struct kerr *
 		refuse(ms, KEXIT_STORE, "cannot open it: %s", sqlite3_errmsg(cx->db));
 		return 0;
 	}
-	int r = merge_attached(cx, ms, e);
+	int r = merge_attached(cx, main, ms, e);
 	run(cx->db, "DETACH DATABASE s", NULL);
 	return r;
 }
@@ -425,7 +429,7 @@ int merge_shards(struct store *main, const struct strvec *paths, struct merge_re
 		ms->path = xstrdup(use->v[i]);
 		const char *base = strrchr(use->v[i], '/');
 		ms->name = xstrdup(base ? base + 1 : use->v[i]);
-		r = merge_one(&cx, ms, e);
+		r = merge_one(&cx, main, ms, e);
 	}
 	if (r == 0)
 		note_end(main, mr);

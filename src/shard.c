@@ -2,7 +2,8 @@
  * shard.c - the files of a cluster run and the main file's record of them
  * (see shard.h).  Shards are written through the main file's SQLite
  * connection with the shard attached, so that what is copied (meta, keys,
- * pexec rows) goes straight from one file to the other in SQL.
+ * pexec rows) goes straight from one file to the other in SQL.  The
+ * cluster tables are part of kiln's schema (store.c).
  */
 #include "shard.h"
 
@@ -12,13 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static const char cluster_sql[] =
-	"CREATE TABLE IF NOT EXISTS cluster_rounds(round INTEGER PRIMARY KEY, tasks INTEGER NOT NULL, job TEXT,"
-	" merge_job TEXT, submitted TEXT NOT NULL, sbatch TEXT);"
-	"CREATE TABLE IF NOT EXISTS cluster_shards(name TEXT PRIMARY KEY, round INTEGER NOT NULL, task INTEGER NOT NULL);"
-	"CREATE TABLE IF NOT EXISTS cluster_assign(shard TEXT NOT NULL, pexec_id INTEGER NOT NULL,"
-	" merged INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(shard, pexec_id));";
 
 char *shard_dir(const char *results)
 {
@@ -45,12 +39,9 @@ static int sql(sqlite3 *db, const char *what, const char *q, struct kerr *e)
 
 int shard_is_cluster(struct store *main)
 {
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(store_db(main), "SELECT 1 FROM sqlite_master WHERE type='table' AND name='cluster_shards'",
-			       -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	int r = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
+	char *id = NULL;
+	int r = store_meta_get(main, "cluster_id", &id) == 0 && id;
+	free(id);
 	return r;
 }
 
@@ -73,8 +64,6 @@ static int random_id(char out[33], struct kerr *e)
 int shard_init_main(struct store *main, char **id, struct kerr *e)
 {
 	*id = NULL;
-	if (sql(store_db(main), store_path(main), cluster_sql, e) < 0)
-		return -1;
 	if (store_meta_get(main, "cluster_id", id) == 0 && *id)
 		return 0;
 	char fresh[33];

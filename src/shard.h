@@ -10,7 +10,7 @@
  * places in the schedule unchanged, so that `kiln run` resumes a shard like
  * any results file and `kiln merge` can fold it back.
  *
- * The main file remembers what it gave out, in tables of its own:
+ * The main file remembers what it gave out, in tables of kiln's schema:
  *   cluster_rounds(round, tasks, job, merge_job, submitted, sbatch)
  *   cluster_shards(name, round, task)
  *   cluster_assign(shard, pexec_id, merged)  merged: 0 not yet, 1 merged,
@@ -26,9 +26,9 @@
 char *shard_dir(const char *results);
 /* <stem>.shards/NAME.kiln.db */
 char *shard_path(const char *results, const char *name);
-/* does the main file hold cluster tables (was it ever submitted)? */
+/* was the main file ever submitted (has it a cluster id)? */
 int shard_is_cluster(struct store *main);
-/* create the cluster tables and the cluster id when missing; *id is owned by the caller */
+/* the cluster id, made when missing; *id is owned by the caller */
 int shard_init_main(struct store *main, char **id, struct kerr *e);
 /* a hash of the schedule: keys and every pexec's id, key, number and place */
 void shard_schedule_hash(const struct schedule *sc, char out[65]);

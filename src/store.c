@@ -14,6 +14,8 @@
  *   cache(kind, key, value)       analyses and profiles keyed by a hash
  *   origins(pexec_id, machine, shard)  where a pexec merged from a cluster
  *                                 task's shard ran (none for local pexecs)
+ *   cluster_rounds, cluster_shards, cluster_assign  what a cluster run's
+ *                                 results file gave out (shard.h)
  */
 #include "store.h"
 
@@ -135,6 +137,12 @@ static const char schema_sql[] =
 	"CREATE TABLE IF NOT EXISTS cache(kind TEXT NOT NULL, key TEXT NOT NULL, value BLOB,"
 	" PRIMARY KEY(kind, key));"
 	"CREATE TABLE IF NOT EXISTS origins(pexec_id INTEGER PRIMARY KEY, machine TEXT NOT NULL, shard TEXT NOT NULL);"
+	/* what a cluster run's results file gave out (shard.h) */
+	"CREATE TABLE IF NOT EXISTS cluster_rounds(round INTEGER PRIMARY KEY, tasks INTEGER NOT NULL, job TEXT,"
+	" merge_job TEXT, submitted TEXT NOT NULL, sbatch TEXT);"
+	"CREATE TABLE IF NOT EXISTS cluster_shards(name TEXT PRIMARY KEY, round INTEGER NOT NULL, task INTEGER NOT NULL);"
+	"CREATE TABLE IF NOT EXISTS cluster_assign(shard TEXT NOT NULL, pexec_id INTEGER NOT NULL,"
+	" merged INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(shard, pexec_id));"
 	"COMMIT;";
 
 static int dberr(struct store *s, struct kerr *e, const char *what)
@@ -297,14 +305,16 @@ static int same(const char *a, const char *b)
  * table are refused before anything is read or written.  (A file may lack
  * some of kiln's tables: a writer adds them, a reader finds none.)
  */
-static int schema_check(struct store *s, struct kerr *e)
+static int schema_check_in(sqlite3 *db, const char *schema, const char *path, struct kerr *e)
 {
 	size_t n;
 	const struct schema_obj *want = schema_expected(&n);
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db, "SELECT type, name, tbl_name, sql FROM sqlite_master", -1, &st, NULL) != SQLITE_OK)
-		return kerr_setc(e, KEXIT_STORE, "%s: not a kiln results file (%s)", s->path,
-				 esc(ESC_TERM, sqlite3_errmsg(s->db)));
+	char *q = xasprintf("SELECT type, name, tbl_name, sql FROM \"%s\".sqlite_master", schema);
+	int prc = sqlite3_prepare_v2(db, q, -1, &st, NULL);
+	free(q);
+	if (prc != SQLITE_OK)
+		return kerr_setc(e, KEXIT_STORE, "%s: not a kiln results file (%s)", path, esc(ESC_TERM, sqlite3_errmsg(db)));
 	int r = 0;
 	while (r == 0 && sqlite3_step(st) == SQLITE_ROW) {
 		struct schema_obj o = { (char *)sqlite3_column_text(st, 0), (char *)sqlite3_column_text(st, 1),
@@ -316,11 +326,21 @@ static int schema_check(struct store *s, struct kerr *e)
 		if (!w || !same(w->tbl, o.tbl) || !same(w->sql, o.sql))
 			r = kerr_setc(e, KEXIT_STORE,
 				      "%s: not a schema kiln wrote: %s '%s' %s (refused: it could change what is read "
-				      "or written)", s->path, esc(ESC_TERM, o.type), esc(ESC_TERM, o.name),
+				      "or written)", path, esc(ESC_TERM, o.type), esc(ESC_TERM, o.name),
 				      w ? "differs from kiln's" : "is not one of kiln's");
 	}
 	sqlite3_finalize(st);
 	return r;
+}
+
+static int schema_check(struct store *s, struct kerr *e)
+{
+	return schema_check_in(s->db, "main", s->path, e);
+}
+
+int store_check_attached(struct store *s, const char *schema, const char *path, struct kerr *e)
+{
+	return schema_check_in(s->db, schema, path, e);
 }
 
 /* does the database hold kiln's tables (or nothing at all yet)? */

@@ -170,6 +170,12 @@ int store_cache_put_file(const char *path, const char *kind, const char *key, co
 
 /* small helpers for other parts that keep their own tables */
 struct sqlite3 *store_db(struct store *s);
+/*
+ * A file ATTACHed to s's connection as `schema` (kiln merge's shards):
+ * the same check of its schema as store_open makes, on the same
+ * distrustful connection (no triggers fire, no views are read).
+ */
+int store_check_attached(struct store *s, const char *schema, const char *path, struct kerr *e);
 
 /* compact encoding of int64 series (delta, zigzag, varint) */
 void store_encode_i64(const int64_t *v, size_t n, struct strbuf *out);

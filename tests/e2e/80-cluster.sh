@@ -102,7 +102,7 @@ cp exp.shards/r1-t2.kiln.db evil.kiln.db
 sqlite3 evil.kiln.db "CREATE VIEW v AS SELECT * FROM pexecs"
 "$KILN" merge exp.kiln.db evil.kiln.db 2>err.txt
 assert_eq "$?" 5 "a doctored shard: exit status"
-assert_contains "$(cat err.txt)" "views or triggers"
+assert_contains "$(cat err.txt)" "not a schema kiln wrote: view 'v' is not one of kiln's"
 # a shard claiming a pexec it was not given
 cp exp.shards/r1-t2.kiln.db stolen.kiln.db
 sqlite3 stolen.kiln.db "UPDATE meta SET value='r1-t0' WHERE name='shard'"
