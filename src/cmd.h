@@ -32,6 +32,7 @@ extern const struct cmd_entry cmd_doctor_entry;
 extern const struct cmd_entry cmd_audit_entry;
 extern const struct cmd_entry cmd_profile_entry;
 extern const struct cmd_entry cmd_annotate_entry;
+extern const struct cmd_entry cmd_flame_entry;
 extern const struct cmd_entry cmd_stat_entry;
 extern const struct cmd_entry cmd_merge_entry;
 extern const struct cmd_entry cmd_task_entry;

@@ -29,6 +29,7 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_import_entry,
 	&cmd_profile_entry,
 	&cmd_annotate_entry,
+	&cmd_flame_entry,
 	&cmd_stat_entry,
 	&cmd_doctor_entry,
 	&cmd_audit_entry,

@@ -30,6 +30,7 @@
 #include "cmd.h"
 #include "config.h"
 #include "dataset.h"
+#include "flame.h"
 #include "exec.h"
 #include "pexec.h"
 #include "platform.h"
@@ -480,6 +481,7 @@ static json_t *prof_build_report(struct prof_session *s)
 	struct prof_input in = { .key = s->key, .event = s->event, .ps = &s->ps, .px = pin, .npx = s->npx,
 				 .vm = { s->vm->pl ? s->vm->pl->name : s->vm->plugin, s->vm->resolved }, .top = s->o->top };
 	json_t *rep = prof_report(&in);
+	json_object_set_new(rep, "flame", flame_data(&in));
 	free(pin);
 	json_object_set_new(rep, "dir", json_string(esc(ESC_JSON, s->dir)));
 	json_t *pxs = json_object_get(rep, "pexecs");
@@ -504,6 +506,24 @@ static json_t *prof_build_report(struct prof_session *s)
 	return rep;
 }
 
+/* the flame graph page and the files speedscope and the Firefox Profiler open */
+static int prof_views(const char *dir, const json_t *flame, struct kerr *e)
+{
+	struct flame_sel all;
+	flame_sel_all(&all);
+	char *html = path_join(dir, "flame.html"), *ss = path_join(dir, "profile.speedscope.json"),
+	     *gk = path_join(dir, "profile.firefox.json");
+	int r = flame_write_html(html, flame, NULL, &all, e);
+	if (r == 0)
+		r = flame_write_speedscope(ss, flame, &all, e);
+	if (r == 0)
+		r = flame_write_gecko(gk, flame, &all, e);
+	free(html);
+	free(ss);
+	free(gk);
+	return r;
+}
+
 /* profile.json, the plot, the results DB, the report on stdout */
 static int prof_output(struct prof_session *s, json_t *rep, struct kerr *e)
 {
@@ -515,6 +535,8 @@ static int prof_output(struct prof_session *s, json_t *rep, struct kerr *e)
 	if (r == 0 && prof_plot(rep, s->dir, &pe) < 0)
 		kiln_warn("plot: %s", sb_str(&pe.msg));
 	kerr_release(&pe);
+	if (r == 0)
+		r = prof_views(s->dir, json_object_get(rep, "flame"), e);
 	const char *id = json_string_value(json_object_get(rep, "id"));
 	struct kerr se = KERR_INIT;
 	if (r == 0 && store_cache_put_file(s->ex.results, "profile", id, txt, &se) < 0)
