@@ -240,6 +240,10 @@ const char *an_class_name(enum an_class c)
 
 void an_class_text(const struct an_key *k, struct strbuf *out)
 {
+	if (k->whole) { /* one iteration per pexec: there is no warmup to classify */
+		sb_adds(out, "whole process");
+		return;
+	}
 	sb_adds(out, an_class_name(k->cls));
 	if (k->cls != AN_GOOD_INCONSISTENT && k->cls != AN_BAD_INCONSISTENT)
 		return;
@@ -260,6 +264,18 @@ void an_class_text(const struct an_key *k, struct strbuf *out)
 		first = 0;
 	}
 	sb_addc(out, ')');
+}
+
+int an_delta_warning(const struct an_key *k, struct strbuf *out)
+{
+	if (!(k->delta_ratio >= AN_DELTA_WARN))
+		return 0;
+	if (k->delta_ratio >= 1)
+		sb_addf(out, "delta is %.3g times the steady mean", k->delta_ratio);
+	else
+		sb_addf(out, "delta is %.2g%% of the steady mean", k->delta_ratio * 100);
+	sb_adds(out, ": changes smaller than that count as equivalent, so warmup may be hidden (see --delta)");
+	return 1;
 }
 
 /* ---- percentiles ---- */

@@ -169,8 +169,16 @@ void an_result_free(struct an_result *r);
 /* one key, single-threaded: a pure function of the key's data and o */
 void an_analyse_key(const struct ds_key *k, const struct an_opts *o, struct an_key *out);
 void an_key_free(struct an_key *k);
-/* "bad inconsistent (3 flat, 2 slowdown)" or "warmup" */
+/* "bad inconsistent (3 flat, 2 slowdown)", "warmup", or "whole process" (one iteration per pexec) */
 void an_class_text(const struct an_key *k, struct strbuf *out);
+/*
+ * A delta large against a key's steady mean hides warmup (changes smaller
+ * than delta are equivalent): at AN_DELTA_WARN or more of it, every output
+ * format says so.  an_delta_warning adds the sentence to out and returns 1,
+ * or returns 0.
+ */
+#define AN_DELTA_WARN 0.05
+int an_delta_warning(const struct an_key *k, struct strbuf *out);
 
 /* ---- building blocks (tests, plan, diff) ---- */
 

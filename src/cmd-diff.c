@@ -100,6 +100,33 @@ static const char *overlap(const struct an_key *a, const struct an_key *b)
 	return (a->perf_hi < b->perf_lo || b->perf_hi < a->perf_lo) ? "no" : "yes";
 }
 
+/* the class column: whole-process keys have no warmup to classify */
+static const char *cls_name(const struct an_key *k)
+{
+	return k->whole ? "whole process" : an_class_name(k->cls);
+}
+
+/* a printf width of w display columns for s (UTF-8: its bytes beyond its code points added) */
+static int padw(const char *s, int w)
+{
+	int extra = 0;
+	for (; *s; s++)
+		extra += ((unsigned char)*s & 0xc0) == 0x80;
+	return w + extra;
+}
+
+/* a delta large against a key's steady mean, in A or B: the sentence, or JSON null */
+static json_t *jdelta(const struct an_key *k)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *j = k && an_delta_warning(k, &sb) ? json_string(sb.buf) : json_null();
+	sb_release(&sb);
+	return j;
+}
+
+/* what the table cannot show: a delta that may hide warmup, per key and side */
+static void print_warnings(const struct strvec *keys, const struct an_result *ra, const struct an_result *rb);
+
 static json_t *jnum_(double v)
 {
 	return isfinite(v) ? json_real(v) : json_null();
@@ -211,11 +238,14 @@ static int cmd_diff(int argc, char **argv)
 			json_object_set_new(j, "ratio", jnum_(r.med));
 			json_object_set_new(j, "ratio_ci", r.ok ? json_pack("[ff]", r.lo, r.hi) : json_null());
 			json_object_set_new(j, "verdict", json_string(a && b ? verdict(&r) : a ? "only in A" : "only in B"));
+			json_object_set_new(j, "whole_process", json_boolean((a && a->whole) || (b && b->whole)));
+			json_object_set_new(j, "delta_warning_a", jdelta(a));
+			json_object_set_new(j, "delta_warning_b", jdelta(b));
 			json_array_append_new(jout, j);
 			continue;
 		}
 		sb_reset(&row);
-		sb_addf(&row, "%s -> %s", a ? an_class_name(a->cls) : "(absent)", b ? an_class_name(b->cls) : "(absent)");
+		sb_addf(&row, "%s -> %s", a ? cls_name(a) : "(absent)", b ? cls_name(b) : "(absent)");
 		struct strbuf pa = STRBUF_INIT, pb = STRBUF_INIT, pr = STRBUF_INIT;
 		if (a)
 			rep_fmt_ci(&pa, a->perf_med, a->perf_lo, a->perf_hi);
@@ -225,9 +255,10 @@ static int cmd_diff(int argc, char **argv)
 			sb_addf(&pr, "%.4f (%.4f–%.4f)", r.med, r.lo, r.hi);
 		else
 			sb_adds(&pr, "-");
-		/* %-Ns pads bytes, and ± and – are two bytes each: widen by their count */
-		printf("%-34s %-34s %-*s %-*s %-*s %-7s %s\n", esc(ESC_TERM, key), row.buf, 22 + 1, pa.len ? pa.buf : "-", 22 + 1,
-		       pb.len ? pb.buf : "-", 28 + 2 * r.ok, pr.buf, a && b ? overlap(a, b) : "-",
+		/* %-Ns pads bytes: widen by what ± and – take beyond one column */
+		const char *sa = pa.len ? pa.buf : "-", *sbv = pb.len ? pb.buf : "-";
+		printf("%-34s %-34s %-*s %-*s %-*s %-7s %s\n", esc(ESC_TERM, key), row.buf, padw(sa, 22), sa, padw(sbv, 22),
+		       sbv, padw(pr.buf, 28), pr.buf, a && b ? overlap(a, b) : "-",
 		       a && b ? verdict(&r) : a ? "only in A" : "only in B");
 		sb_release(&pa);
 		sb_release(&pb);
@@ -240,8 +271,10 @@ static int cmd_diff(int argc, char **argv)
 		free(t);
 		json_decref(root);
 	} else {
-		printf("\nB/A: ratio of steady-state means, bootstrap median and %g%% interval; "
-		       "verdict 'faster'/'slower' when that interval excludes 1.\n", o.confidence * 100);
+		printf("\nB/A: ratio of steady-state means (whole-process keys: of the means over the pexecs), "
+		       "bootstrap median and %g%% interval; verdict 'faster'/'slower' when that interval excludes 1.\n",
+		       o.confidence * 100);
+		print_warnings(&keys, &ra, &rb);
 	}
 	if (!keys.n && keypat) {
 		kiln_error("no key matches '%s'", keypat);
@@ -254,4 +287,23 @@ static int cmd_diff(int argc, char **argv)
 	ds_free(&da);
 	ds_free(&db);
 	return rc;
+}
+
+static void print_warnings(const struct strvec *keys, const struct an_result *ra, const struct an_result *rb)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int first = 1;
+	for (size_t i = 0; i < keys->n; i++) {
+		const struct an_key *side[2] = { find(ra, keys->v[i]), find(rb, keys->v[i]) };
+		for (int q = 0; q < 2; q++) {
+			sb_reset(&sb);
+			if (!side[q] || !an_delta_warning(side[q], &sb))
+				continue;
+			if (first)
+				printf("\nwarnings\n");
+			first = 0;
+			printf("  %s (%c): %s\n", esc(ESC_TERM, keys->v[i]), "AB"[q], sb.buf);
+		}
+	}
+	sb_release(&sb);
 }

@@ -53,19 +53,133 @@ static int decimals_for(double width)
 	return d < 0 ? 0 : d > 12 ? 12 : d;
 }
 
+/* decimals for three significant digits of v */
+static int decimals_sig3(double v)
+{
+	if (!(fabs(v) > 0) || !isfinite(v))
+		return 6;
+	int d = 2 - (int)floor(log10(fabs(v)));
+	return d < 0 ? 0 : d > 12 ? 12 : d;
+}
+
+/*
+ * How to print v and its interval [lo, hi]: "v ± h" when the interval is
+ * symmetric about v (its two sides within 10% of each other; returns 1,
+ * *dec digits after the point for h's two significant ones), else the
+ * interval itself, "v (lo–hi)" (returns 0; digits for the shorter side and
+ * three significant of v): a bootstrap interval of a few pexecs is often
+ * lopsided, and a ± would misstate it.  -1: no interval (h = 0).
+ */
+static int ci_style(double v, double lo, double hi, int *dec)
+{
+	double up = hi - v, down = v - lo, half = (up + down) / 2;
+	if (!(half > 0))
+		return -1;
+	if (fabs(up - down) <= 0.1 * fmax(up, down)) {
+		*dec = decimals_for(half);
+		return 1;
+	}
+	double side = fmin(up, down) > 0 ? fmin(up, down) : fmax(up, down);
+	int d = decimals_for(side), d3 = decimals_sig3(v);
+	*dec = d > d3 ? d : d3;
+	return 0;
+}
+
 void rep_fmt_ci(struct strbuf *sb, double v, double lo, double hi)
 {
-	if (!isfinite(v)) {
+	int d = 6;
+	if (!isfinite(v))
 		sb_adds(sb, "-");
-		return;
-	}
-	double half = ((hi - v) + (v - lo)) / 2;
-	int d = decimals_for(half);
-	if (half > 0)
-		sb_addf(sb, "%.*f ± %.*f", d, v, d, half);
 	else
-		sb_addf(sb, "%.*g ± 0", 6, v);
+		switch (ci_style(v, lo, hi, &d)) {
+		case -1: sb_addf(sb, "%.*g ± 0", 6, v); break;
+		case 1: sb_addf(sb, "%.*f ± %.*f", d, v, d, ((hi - v) + (v - lo)) / 2); break;
+		default: sb_addf(sb, "%.*f (%.*f–%.*f)", d, v, d, lo, d, hi);
+		}
 }
+
+/* ---- what every format adds below its table ---- */
+
+/* "KEY: warning" per key that has one (an_delta_warning); returns how many */
+static size_t key_warnings(const struct an_result *r, struct strvec *keys, struct strvec *lines)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < r->nkeys; i++) {
+		sb_reset(&sb);
+		if (an_delta_warning(&r->keys[i], &sb)) {
+			sv_push(keys, r->keys[i].key->key);
+			sv_push(lines, sb.buf);
+		}
+	}
+	sb_release(&sb);
+	return lines->n;
+}
+
+/* whole-process keys (one iteration per pexec): hyperfine's numbers, over the pexecs */
+enum { W_KEY, W_MEAN, W_MEDIAN, W_RANGE, W_USER, W_SYS, W_RSS, W_CI, W_PEXECS, NWCOLS };
+static const char *const wcol_titles[NWCOLS] = {
+	"benchmark:vm:variant", "mean ± σ s", "median s", "min–max s", "user s", "sys s", "max RSS KiB",
+	"CI of the mean s", "pexecs",
+};
+
+static int any_whole(const struct an_result *r)
+{
+	for (size_t i = 0; i < r->nkeys; i++)
+		if (r->keys[i].whole)
+			return 1;
+	return 0;
+}
+
+static void whole_cells(const struct an_key *k, char *cells[NWCOLS])
+{
+	const struct an_whole *w = &k->wp;
+	struct strbuf sb = STRBUF_INIT;
+	int d = decimals_for(isfinite(w->sd) && w->sd > 0 ? w->sd : w->max - w->min);
+	int d3 = decimals_sig3(w->min);
+	d = d > d3 ? d : d3;
+	cells[W_KEY] = xstrdup(esc(ESC_TERM, k->key->key));
+	if (isfinite(w->sd))
+		sb_addf(&sb, "%.*f ± %.*f", d, w->mean, d, w->sd);
+	else
+		sb_addf(&sb, "%.*f", d, w->mean);
+	cells[W_MEAN] = sb_detach(&sb);
+	sb_addf(&sb, "%.*f", d, w->median);
+	cells[W_MEDIAN] = sb_detach(&sb);
+	sb_addf(&sb, "%.*f–%.*f", d, w->min, d, w->max);
+	cells[W_RANGE] = sb_detach(&sb);
+	const double cpu[2] = { w->user, w->sys };
+	for (int q = 0; q < 2; q++) {
+		if (isfinite(cpu[q]))
+			sb_addf(&sb, "%.*f", decimals_sig3(cpu[q]) < 6 ? decimals_sig3(cpu[q]) : 6, cpu[q]);
+		else
+			sb_adds(&sb, "-");
+		cells[W_USER + q] = sb_detach(&sb);
+	}
+	if (isfinite(w->rss_max))
+		sb_addf(&sb, "%.0f", w->rss_max);
+	else
+		sb_adds(&sb, "-");
+	cells[W_RSS] = sb_detach(&sb);
+	if (isfinite(k->perf_lo)) {
+		int dc = decimals_for(k->perf_hi - k->perf_lo);
+		dc = dc > d ? dc : d;
+		sb_addf(&sb, "%.*f–%.*f", dc, k->perf_lo, dc, k->perf_hi);
+	} else
+		sb_adds(&sb, "-");
+	cells[W_CI] = sb_detach(&sb);
+	sb_addf(&sb, "%zu", k->np);
+	cells[W_PEXECS] = sb_detach(&sb);
+}
+
+static void free_wcells(char *cells[NWCOLS])
+{
+	for (int i = 0; i < NWCOLS; i++)
+		free(cells[i]);
+}
+
+static const char *whole_caption = "whole-process keys (one iteration per pexec): over the pexecs, the wall "
+				    "time's mean ± sample standard deviation, median and range, mean user and system "
+				    "CPU time, the largest peak RSS, and the bootstrap interval of the mean";
 
 static void fmt_med_range(struct strbuf *sb, double m, double lo, double hi, int integer)
 {
@@ -151,6 +265,48 @@ static const char *fmt_mean(double v, char buf[32])
 	return buf;
 }
 
+/* the whole-process keys' table, aligned */
+static void text_whole(FILE *f, const struct an_result *r, const char *bold, const char *reset)
+{
+	if (!any_whole(r))
+		return;
+	char *(*cells)[NWCOLS] = xcalloc(r->nkeys, sizeof(*cells));
+	size_t w[NWCOLS], n = 0;
+	for (int c = 0; c < NWCOLS; c++)
+		w[c] = u8width(wcol_titles[c]);
+	for (size_t i = 0; i < r->nkeys; i++) {
+		if (!r->keys[i].whole)
+			continue;
+		whole_cells(&r->keys[i], cells[n]);
+		for (int c = 0; c < NWCOLS; c++)
+			if (u8width(cells[n][c]) > w[c])
+				w[c] = u8width(cells[n][c]);
+		n++;
+	}
+	fprintf(f, "\n%s%s%s\n%s", bold, whole_caption, reset, bold);
+	for (int c = 0; c < NWCOLS; c++)
+		pad(f, wcol_titles[c], c == NWCOLS - 1 ? 0 : w[c] + 2);
+	fprintf(f, "%s\n", reset);
+	for (size_t i = 0; i < n; i++) {
+		for (int c = 0; c < NWCOLS; c++)
+			pad(f, cells[i][c], c == NWCOLS - 1 ? 0 : w[c] + 2);
+		fputc('\n', f);
+		free_wcells(cells[i]);
+	}
+	free(cells);
+}
+
+static void text_warnings(FILE *f, const struct an_result *r, const char *bold, const char *reset)
+{
+	struct strvec keys = STRVEC_INIT, lines = STRVEC_INIT;
+	if (key_warnings(r, &keys, &lines))
+		fprintf(f, "\n%swarnings%s\n", bold, reset);
+	for (size_t i = 0; i < lines.n; i++)
+		fprintf(f, "  %s: %s\n", esc(ESC_TERM, keys.v[i]), lines.v[i]);
+	sv_clear(&keys);
+	sv_clear(&lines);
+}
+
 static int write_text(FILE *f, const struct dataset *ds, const struct an_result *r, const struct rep_opts *ro)
 {
 	size_t w[NCOLS];
@@ -214,15 +370,55 @@ static int write_text(FILE *f, const struct dataset *ds, const struct an_result 
 			}
 		}
 	}
+	text_whole(f, r, bold, reset);
+	text_warnings(f, r, bold, reset);
 	struct strbuf o = STRBUF_INIT;
 	opts_line(&o, r);
-	fprintf(f, "\nsteady perf: bootstrap median ± half the %g%% interval; analysis: %s\n",
-		r->opts.confidence * 100, o.buf);
+	fprintf(f, "\nsteady perf: bootstrap median ± half the %g%% interval (or the interval, when lopsided); "
+		   "analysis: %s\n", r->opts.confidence * 100, o.buf);
 	sb_release(&o);
 	return 0;
 }
 
 /* ---- markdown ---- */
+
+static void md_whole(FILE *f, const struct an_result *r)
+{
+	if (!any_whole(r))
+		return;
+	fprintf(f, "\n## Whole-process keys\n\n%s.\n\n|", whole_caption);
+	for (int c = 0; c < NWCOLS; c++)
+		fprintf(f, " %s |", wcol_titles[c]);
+	fputs("\n|", f);
+	for (int c = 0; c < NWCOLS; c++)
+		fputs(c ? " ---: |" : " --- |", f);
+	fputc('\n', f);
+	for (size_t i = 0; i < r->nkeys; i++) {
+		if (!r->keys[i].whole)
+			continue;
+		char *cells[NWCOLS];
+		whole_cells(&r->keys[i], cells);
+		fputc('|', f);
+		for (int c = 0; c < NWCOLS; c++) {
+			fputc(' ', f);
+			esc_fputs(c == W_KEY ? ESC_MDCODE : ESC_MD, cells[c], f);
+			fputs(" |", f);
+		}
+		fputc('\n', f);
+		free_wcells(cells);
+	}
+}
+
+static void md_warnings(FILE *f, const struct an_result *r)
+{
+	struct strvec keys = STRVEC_INIT, lines = STRVEC_INIT;
+	if (key_warnings(r, &keys, &lines))
+		fputc('\n', f);
+	for (size_t i = 0; i < lines.n; i++)
+		fprintf(f, "> **Warning** %s: %s\n>\n", esc(ESC_MDCODE, keys.v[i]), esc(ESC_MD, lines.v[i]));
+	sv_clear(&keys);
+	sv_clear(&lines);
+}
 
 static int write_markdown(FILE *f, const struct dataset *ds, const struct an_result *r, const struct rep_opts *ro)
 {
@@ -262,10 +458,12 @@ static int write_markdown(FILE *f, const struct dataset *ds, const struct an_res
 				fputs(" |\n", f);
 			}
 	}
+	md_whole(f, r);
+	md_warnings(f, r);
 	struct strbuf o = STRBUF_INIT;
 	opts_line(&o, r);
-	fprintf(f, "\nSteady perf: bootstrap median ± half the %g%% confidence interval. Analysis: `%s`.\n",
-		r->opts.confidence * 100, o.buf);
+	fprintf(f, "\nSteady perf: bootstrap median ± half the %g%% confidence interval (or the interval, when "
+		   "lopsided). Analysis: `%s`.\n", r->opts.confidence * 100, o.buf);
 	sb_release(&o);
 	return 0;
 }
@@ -282,6 +480,74 @@ static void tex_med_range(FILE *f, double m, double lo, double hi, int integer)
 		fprintf(f, "%g {\\scriptsize(%g--%g)}", m, lo, hi);
 	else
 		fprintf(f, "%.3g {\\scriptsize(%.3g--%.3g)}", m, lo, hi);
+}
+
+/* the steady performance as rep_fmt_ci writes it, in LaTeX */
+static void tex_perf(FILE *f, const struct an_key *k)
+{
+	double v = k->perf_med, lo = k->perf_lo, hi = k->perf_hi;
+	int d = 6;
+	if (!isfinite(v))
+		fputs("--", f);
+	else
+		switch (ci_style(v, lo, hi, &d)) {
+		case -1: fprintf(f, "%.6g {\\scriptsize$\\pm$0}", v); break;
+		case 1: fprintf(f, "%.*f {\\scriptsize$\\pm$%.*f}", d, v, d, k->perf_ci); break;
+		default: fprintf(f, "%.*f {\\scriptsize(%.*f--%.*f)}", d, v, d, lo, d, hi);
+		}
+}
+
+static void latex_whole(FILE *f, const struct an_result *r)
+{
+	if (!any_whole(r))
+		return;
+	fputs("\\begin{table}[t]\n\\centering\n\\small\n\\begin{tabular}{lrrrrrrrr}\n\\toprule\n"
+	      "Key & Mean $\\pm$ $\\sigma$ (s) & Median (s) & Min--max (s) & User (s) & Sys (s) & Max RSS (KiB) & "
+	      "CI of the mean (s) & Pexecs \\\\\n\\midrule\n", f);
+	for (size_t i = 0; i < r->nkeys; i++) {
+		if (!r->keys[i].whole)
+			continue;
+		char *cells[NWCOLS];
+		whole_cells(&r->keys[i], cells);
+		for (int c = 0; c < NWCOLS; c++) {
+			struct strbuf sb = STRBUF_INIT;
+			for (const char *q = cells[c]; *q; q++) {
+				if (!strncmp(q, "±", strlen("±"))) {
+					sb_adds(&sb, "$\\pm$");
+					q += strlen("±") - 1;
+				} else if (!strncmp(q, "–", strlen("–"))) {
+					sb_adds(&sb, "--");
+					q += strlen("–") - 1;
+				} else
+					sb_addc(&sb, *q);
+			}
+			if (c == W_KEY)
+				esc_fputs(ESC_TEX, sb.buf, f);
+			else
+				fputs(sb.buf, f); /* numbers and the two marks above only */
+			fputs(c == NWCOLS - 1 ? " \\\\\n" : " & ", f);
+			sb_release(&sb);
+		}
+		free_wcells(cells);
+	}
+	fputs("\\bottomrule\n\\end{tabular}\n\\caption{", f);
+	esc_fputs(ESC_TEX, whole_caption, f);
+	fputs(".}\n\\end{table}\n", f);
+}
+
+static void latex_warnings(FILE *f, const struct an_result *r)
+{
+	struct strvec keys = STRVEC_INIT, lines = STRVEC_INIT;
+	key_warnings(r, &keys, &lines);
+	for (size_t i = 0; i < lines.n; i++) {
+		fputs("\\noindent\\textbf{Warning:} ", f);
+		esc_fputs(ESC_TEX, keys.v[i], f);
+		fputs(": ", f);
+		esc_fputs(ESC_TEX, lines.v[i], f);
+		fputs(".\\par\n", f);
+	}
+	sv_clear(&keys);
+	sv_clear(&lines);
 }
 
 static int write_latex(FILE *f, const struct dataset *ds, const struct an_result *r, const struct rep_opts *ro)
@@ -309,18 +575,17 @@ static int write_latex(FILE *f, const struct dataset *ds, const struct an_result
 		fputs(" & ", f);
 		tex_med_range(f, k->tts_med, k->tts_p5, k->tts_p95, 0);
 		fputs(" & ", f);
-		if (isfinite(k->perf_med)) {
-			int d = decimals_for(k->perf_ci);
-			fprintf(f, "%.*f {\\scriptsize$\\pm$%.*f}", d, k->perf_med, d, k->perf_ci);
-		} else
-			fputs("--", f);
+		tex_perf(f, k);
 		fputs(" \\\\\n", f);
 	}
 	fputs("\\bottomrule\n\\end{tabular}\n\\caption{", f);
 	esc_fputs(ESC_TEX, ro->title ? ro->title : ds->name ? ds->name : "kiln report", f);
 	fprintf(f, ": steady-state iteration and time to reach it as median (5th--95th percentile) over "
-		   "process executions; steady performance as bootstrap median $\\pm$ half the %g\\%% interval.}\n"
+		   "process executions; steady performance as bootstrap median $\\pm$ half the %g\\%% interval "
+		   "(or the interval, when lopsided).}\n"
 		   "\\end{table}\n", r->opts.confidence * 100);
+	latex_whole(f, r);
+	latex_warnings(f, r);
 	return 0;
 }
 
@@ -367,7 +632,8 @@ static int write_csv(FILE *f, const struct an_result *r)
 	all_series(r, &names);
 	fputs("key,bench,vm,variant,classification,flat,warmup,slowdown,no_steady_state,failed,"
 	      "steady_iter,steady_iter_p5,steady_iter_p95,time_to_steady_s,time_to_steady_p5,time_to_steady_p95,"
-	      "steady_perf_s,steady_perf_lo,steady_perf_hi", f);
+	      "steady_perf_s,steady_perf_lo,steady_perf_hi,delta_ratio,delta_warning,"
+	      "whole_process,mean_s,sd_s,median_s,min_s,max_s,user_s,sys_s,max_rss_kib", f);
 	for (size_t q = 0; q < names.n; q++) {
 		fputc(',', f);
 		csv_series_field(f, names.v[q], "_before");
@@ -387,9 +653,14 @@ static int write_csv(FILE *f, const struct an_result *r)
 		fprintf(f, ",%s,%zu,%zu,%zu,%zu,%zu", an_class_name(k->cls), k->counts[AN_FLAT], k->counts[AN_WARMUP],
 			k->counts[AN_SLOWDOWN], k->counts[AN_NO_STEADY], k->nskipped);
 		double v[] = { k->iter_med, k->iter_p5, k->iter_p95, k->tts_med, k->tts_p5, k->tts_p95,
-			       k->perf_med, k->perf_lo, k->perf_hi };
+			       k->perf_med, k->perf_lo, k->perf_hi, k->delta_ratio };
 		for (size_t q = 0; q < ARRAY_SIZE(v); q++)
 			csv_num(f, v[q]);
+		fprintf(f, ",%d,%d", k->delta_ratio >= AN_DELTA_WARN, k->whole);
+		const struct an_whole *w = &k->wp;
+		double wv[] = { w->mean, w->sd, w->median, w->min, w->max, w->user, w->sys, w->rss_max };
+		for (size_t q = 0; q < ARRAY_SIZE(wv); q++)
+			csv_num(f, k->whole ? wv[q] : NAN);
 		for (size_t q = 0; q < names.n; q++) {
 			const struct an_series_sum *ss = NULL;
 			for (size_t s = 0; s < k->nseries; s++)
@@ -481,6 +752,18 @@ static json_t *key_json(const struct an_key *k)
 					      jnum(ss->after), "unit", esc(ESC_JSON, ss->unit)));
 	}
 	json_object_set_new(b, "instrumentation", ins);
+	struct strbuf dw = STRBUF_INIT;
+	json_object_set_new(b, "delta_ratio", jnum(k->delta_ratio));
+	json_object_set_new(b, "delta_warning", an_delta_warning(k, &dw) ? json_string(dw.buf) : json_null());
+	sb_release(&dw);
+	const struct an_whole *w = &k->wp;
+	json_object_set_new(b, "whole_process",
+			    k->whole ? json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "mean", jnum(w->mean), "sd",
+						 jnum(w->sd), "median", jnum(w->median), "min", jnum(w->min), "max",
+						 jnum(w->max), "mean_ci", jpair(k->perf_lo, k->perf_hi), "user_s",
+						 jnum(w->user), "sys_s", jnum(w->sys), "max_rss_kib", jnum(w->rss_max),
+						 "mean_rss_kib", jnum(w->rss_mean))
+				     : json_null());
 	return b;
 }
 
@@ -586,6 +869,51 @@ static size_t pick_plots(const struct an_key *k, int n, size_t *out)
 	return m;
 }
 
+static void html_whole(FILE *f, const struct an_result *r)
+{
+	if (!any_whole(r))
+		return;
+	fputs("<h2>Whole-process keys</h2>\n<p>", f);
+	html_escape(f, whole_caption);
+	fputs(".</p>\n<table>\n<tr>", f);
+	for (int c = 0; c < NWCOLS; c++) {
+		fputs("<th>", f);
+		html_escape(f, wcol_titles[c]);
+		fputs("</th>", f);
+	}
+	fputs("</tr>\n", f);
+	for (size_t i = 0; i < r->nkeys; i++) {
+		if (!r->keys[i].whole)
+			continue;
+		char *cells[NWCOLS];
+		whole_cells(&r->keys[i], cells);
+		fputs("<tr>", f);
+		for (int c = 0; c < NWCOLS; c++) {
+			fputs(c == W_KEY ? "<td><code>" : "<td class=\"n\">", f);
+			html_escape(f, cells[c]);
+			fputs(c == W_KEY ? "</code></td>" : "</td>", f);
+		}
+		fputs("</tr>\n", f);
+		free_wcells(cells);
+	}
+	fputs("</table>\n", f);
+}
+
+static void html_warnings(FILE *f, const struct an_result *r)
+{
+	struct strvec keys = STRVEC_INIT, lines = STRVEC_INIT;
+	key_warnings(r, &keys, &lines);
+	for (size_t i = 0; i < lines.n; i++) {
+		fputs("<p class=\"bad\"><strong>Warning</strong> <code>", f);
+		html_escape(f, keys.v[i]);
+		fputs("</code>: ", f);
+		html_escape(f, lines.v[i]);
+		fputs("</p>\n", f);
+	}
+	sv_clear(&keys);
+	sv_clear(&lines);
+}
+
 static int write_html(FILE *f, const struct dataset *ds, const struct an_result *r, const struct rep_opts *ro,
 		      struct kerr *e)
 {
@@ -626,10 +954,12 @@ static int write_html(FILE *f, const struct dataset *ds, const struct an_result 
 		free_cells(cells);
 	}
 	fputs("</table>\n", f);
+	html_whole(f, r);
+	html_warnings(f, r);
 	struct strbuf o = STRBUF_INIT;
 	opts_line(&o, r);
-	fprintf(f, "<p>Steady perf: bootstrap median &plusmn; half the %g%% confidence interval. Analysis: <code>",
-		r->opts.confidence * 100);
+	fprintf(f, "<p>Steady perf: bootstrap median &plusmn; half the %g%% confidence interval (or the interval, "
+		   "when lopsided). Analysis: <code>", r->opts.confidence * 100);
 	html_escape(f, o.buf);
 	fputs("</code></p>\n", f);
 	sb_release(&o);

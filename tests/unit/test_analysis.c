@@ -579,6 +579,60 @@ static void test_delta_short_iterations(void **state)
 	ds_free(&ds);
 }
 
+/*
+ * One iteration per pexec (the command plugin): mean, sample sd, median,
+ * range, user/sys means and the largest RSS over the pexecs, and a CI of
+ * the mean across pexecs - not the runs' own spread.  The cache keeps it.
+ */
+static void test_whole_process(void **state)
+{
+	(void)state;
+	struct dataset ds = { 0 };
+	struct ds_key *k = ds_add_key(&ds, "gzip", "cmd", "default-command");
+	double sum = 0;
+	for (int i = 0; i < 20; i++) {
+		struct ds_pexec *p = ds_add_pexec(k, i);
+		p->n = 1;
+		p->wall = malloc(sizeof(double));
+		p->wall[0] = 0.12 + 0.01 * i; /* 0.12 .. 0.31 */
+		sum += p->wall[0];
+		ds_add_scalar(p, "user_time", "s", 0.05 + 0.001 * i);
+		ds_add_scalar(p, "sys_time", "s", 0.002);
+		ds_add_scalar(p, "max_rss", "KiB", 5000 + i);
+	}
+	struct an_opts o;
+	an_opts_default(&o);
+	o.resamples = 20000;
+	struct an_key a;
+	an_analyse_key(k, &o, &a);
+	assert_true(a.whole);
+	const struct an_whole *w = &a.wp;
+	assert_true(fabs(w->mean - sum / 20) < 1e-12 && a.perf_med == w->mean);
+	assert_true(fabs(w->sd - 0.01 * sqrt(35.0)) < 1e-12); /* sd of 0..19 is sqrt(35) */
+	assert_true(fabs(w->median - 0.215) < 1e-12 && w->min == 0.12 && fabs(w->max - 0.31) < 1e-12);
+	assert_true(fabs(w->user - 0.0595) < 1e-12 && fabs(w->sys - 0.002) < 1e-15);
+	assert_true(w->rss_max == 5019 && fabs(w->rss_mean - 5009.5) < 1e-9);
+	/* the mean's 99% interval: about +- 2.576 sd / sqrt(20) = 0.0341, far inside 0.12-0.31 */
+	double half = (a.perf_hi - a.perf_lo) / 2;
+	assert_true(a.perf_lo < w->mean && w->mean < a.perf_hi);
+	assert_true(half > 0.8 * 0.0341 && half < 1.1 * 0.0341);
+	assert_true(isnan(a.iter_med) && a.delta_ratio == 0);
+	struct strbuf sb = STRBUF_INIT;
+	an_class_text(&a, &sb);
+	assert_string_equal(sb.buf, "whole process");
+	sb_release(&sb);
+	char *t = an_key_serialize(&a);
+	struct an_key b;
+	struct kerr e = KERR_INIT;
+	assert_int_equal(an_key_deserialize(t, k, &b, &e), 0);
+	assert_true(b.whole && b.wp.sd == w->sd && b.wp.rss_max == w->rss_max && b.perf_lo == a.perf_lo);
+	free(t);
+	an_key_free(&a);
+	an_key_free(&b);
+	kerr_release(&e);
+	ds_free(&ds);
+}
+
 static void test_key_rules(void **state)
 {
 	(void)state;
@@ -1028,6 +1082,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_ws_constant),
 		cmocka_unit_test(test_ws_steady_parts),
 		cmocka_unit_test(test_delta_short_iterations),
+		cmocka_unit_test(test_whole_process),
 		cmocka_unit_test(test_key_rules),
 		cmocka_unit_test(test_instr_summary),
 		cmocka_unit_test(test_cache_roundtrip),

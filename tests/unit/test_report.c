@@ -259,6 +259,13 @@ static void test_fmt(void **state)
 	sb_reset(&sb);
 	rep_fmt_ci(&sb, NAN, NAN, NAN);
 	assert_string_equal(sb.buf, "-");
+	/* a lopsided interval is printed as one, never as a ± (issue 12: "0.0009 ± 0.0032") */
+	sb_reset(&sb);
+	rep_fmt_ci(&sb, 0.000897, 0.000897, 0.00722);
+	assert_string_equal(sb.buf, "0.000897 (0.000897–0.007220)");
+	sb_reset(&sb);
+	rep_fmt_ci(&sb, 0.2093, 0.1620, 0.2670); /* sides 0.047 and 0.058: more than 10% apart */
+	assert_string_equal(sb.buf, "0.209 (0.162–0.267)");
 	sb_release(&sb);
 	enum rep_format f;
 	assert_int_equal(rep_parse_format("latex", &f), 0);
