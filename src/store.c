@@ -779,11 +779,37 @@ int store_retry(struct store *s, int failed, int tainted, struct kerr *e)
 	return n;
 }
 
+/*
+ * A pending pexec has no rows: those of a pexec put back to pending go in
+ * the same transaction.  A running one may have some from an earlier
+ * attempt: a tainted pexec run again (platform.rerun_tainted) keeps its
+ * tainted rows until its rerun commits, so a Ctrl-C or kill -9 in the
+ * rerun left them behind a pending pexec, and its next commit failed on
+ * iterations' primary key in every later session.  Pending pexecs of such
+ * files lose theirs too.
+ */
 int store_reset_running(struct store *s, struct kerr *e)
 {
-	if (exec_sql(s, "UPDATE pexecs SET status='pending' WHERE status='running'", e) < 0)
+	static const char *const clear[] = {
+		"DELETE FROM iterations WHERE pexec_id IN (SELECT id FROM pexecs WHERE status IN ('pending','running'))",
+		"DELETE FROM series WHERE pexec_id IN (SELECT id FROM pexecs WHERE status IN ('pending','running'))",
+		"DELETE FROM scalars WHERE pexec_id IN (SELECT id FROM pexecs WHERE status IN ('pending','running'))",
+		"DELETE FROM events WHERE pexec_id IN (SELECT id FROM pexecs WHERE status IN ('pending','running'))",
+	};
+	if (txn(s, pexec_sql[Q_BEGIN], e) < 0)
 		return -1;
-	return sqlite3_changes(s->db);
+	for (size_t i = 0; i < ARRAY_SIZE(clear); i++)
+		if (exec_sql(s, clear[i], e) < 0)
+			goto fail;
+	if (exec_sql(s, "UPDATE pexecs SET status='pending' WHERE status='running'", e) < 0)
+		goto fail;
+	int n = sqlite3_changes(s->db);
+	if (txn(s, pexec_sql[Q_COMMIT], e) < 0)
+		goto fail;
+	return n;
+fail:
+	exec_sql(s, "ROLLBACK", NULL);
+	return -1;
 }
 
 /* ---- compact int64 series ---- */

@@ -137,7 +137,7 @@ struct pexec_result {
 int store_commit_pexec(struct store *s, long pexec_id, const struct pexec_result *r, struct kerr *e);
 /* the env log hash of the key's first pexec with one; -1 when none yet */
 int store_key_env_hash(struct store *s, long key_id, char out[65]);
-/* put every `running` pexec back to pending (after a crash), returns count */
+/* put every `running` pexec back to pending (after a crash) and drop the rows of pending ones, returns count */
 int store_reset_running(struct store *s, struct kerr *e);
 
 /* counts per key and status for `kiln status` */
