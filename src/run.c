@@ -338,28 +338,6 @@ struct run_job {
 	int forced;               /* --force over a changed config */
 };
 
-/* --quick starts afresh, but never over a real experiment's results */
-static int wipe_quick(const char *results, struct kerr *e)
-{
-	char *q = NULL;
-	struct store *old;
-	if (store_open(results, 0, &old, e) == 0) {
-		store_meta_get(old, "quick", &q);
-		store_close(old);
-	}
-	int ok = q && !strcmp(q, "1");
-	free(q);
-	if (!ok)
-		return kerr_setc(e, KEXIT_USAGE, "%s holds results that are not from --quick: not overwriting them", results);
-	char *wal = xasprintf("%s-wal", results), *shm = xasprintf("%s-shm", results);
-	unlink(results);
-	unlink(wal);
-	unlink(shm);
-	free(wal);
-	free(shm);
-	return 0;
-}
-
 /* a stored experiment: refuse a changed config (unless --force), retry, reset, load its schedule */
 static int resume_results(struct run_job *j, const struct run_opts *o, struct kerr *e)
 {
@@ -396,10 +374,10 @@ static int resume_results(struct run_job *j, const struct run_opts *o, struct ke
 /* the results file: opened and locked, then resumed, or started with the schedule stored */
 static int open_results(struct run_job *j, const struct run_opts *o, struct kerr *e)
 {
-	if (o->quick && file_exists(j->results) && wipe_quick(j->results, e) < 0)
+	/* --quick starts afresh, but never over a real experiment's results */
+	if (o->quick && file_exists(j->results) && store_wipe_quick(j->results, e) < 0)
 		return -1;
-	if (store_open(j->results, 1, &j->st, e) < 0 || store_lock(j->st, e) < 0 ||
-	    store_set_durable(j->st, j->ex.durable_power, e) < 0)
+	if (store_open_locked(j->results, &j->st, e) < 0 || store_set_durable(j->st, j->ex.durable_power, e) < 0)
 		return -1;
 	if (store_has_experiment(j->st))
 		return resume_results(j, o, e);

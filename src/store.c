@@ -36,6 +36,7 @@ struct store {
 	sqlite3 *db;
 	char *path;
 	int lock_fd;
+	int gone;       /* the path no longer names the locked file: nothing more is written */
 	int durable;    /* 1: every commit reaches the disk (synchronous=FULL) */
 	/* prepared statements of the per-pexec path, kept for the session */
 	struct {
@@ -155,9 +156,16 @@ static int dberr(struct store *s, struct kerr *e, const char *what)
 	return kerr_setc(e, ex, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
 }
 
+static int gone_err(struct store *s, struct kerr *e)
+{
+	return kerr_setc(e, KEXIT_STORE, "%s: the results file is no longer there: nothing more is written", s->path);
+}
+
 static int exec_sql(struct store *s, const char *sql, struct kerr *e)
 {
 	char *msg = NULL;
+	if (s->gone)
+		return gone_err(s, e);
 	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
 		int r = dberr(s, e, msg ? msg : sql);
 		sqlite3_free(msg);
@@ -169,6 +177,8 @@ static int exec_sql(struct store *s, const char *sql, struct kerr *e)
 /* BEGIN and COMMIT, prepared once per session like the per-pexec statements */
 static int txn(struct store *s, const char *sql, struct kerr *e)
 {
+	if (s->gone)
+		return gone_err(s, e);
 	sqlite3_stmt *st = stmt(s, sql);
 	if (!st)
 		return dberr(s, e, sql);
@@ -448,21 +458,155 @@ void store_close(struct store *s)
 	free(s);
 }
 
+/*
+ * An exclusive flock on the file at path (created when `create`), checked
+ * to be still the file there once locked: a --quick run that started
+ * afresh may have removed or replaced it in between.
+ */
+static int lock_file(const char *path, int create, int *out, struct kerr *e)
+{
+	for (int tries = 0; tries < 10; tries++) {
+		int fd = open(path, (create ? O_RDWR | O_CREAT : O_RDONLY) | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return kerr_setc(e, KEXIT_STORE, "%s: %s", path, strerror(errno));
+		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+			int err = errno;
+			close(fd);
+			if (err == EWOULDBLOCK)
+				return kerr_setc(e, KEXIT_LOCKED, "%s: another kiln is running this experiment", path);
+			return kerr_setc(e, KEXIT_STORE, "%s: lock: %s", path, strerror(err));
+		}
+		struct stat held, now;
+		if (fstat(fd, &held) == 0 && stat(path, &now) == 0 && held.st_dev == now.st_dev &&
+		    held.st_ino == now.st_ino) {
+			*out = fd;
+			return 0;
+		}
+		close(fd);
+		if (!create)
+			break;
+	}
+	return kerr_setc(e, KEXIT_LOCKED, "%s: the file was removed or replaced while kiln locked it", path);
+}
+
+/*
+ * Is the file at the path still the one kiln locked?  Checked before every
+ * commit: a results file deleted, moved or replaced during a run would
+ * otherwise take the run's pexecs with it, or let a second kiln start on
+ * the path beside this one.
+ */
+/*
+ * The file kiln has open is no longer at its path: write nothing more.
+ * What was committed is moved from the WAL into that file (SQLite would
+ * not checkpoint a moved file at close), and the WAL, still named after
+ * the path, is emptied: whatever file is at the path now never reads this
+ * file's frames as its own.  SQLite is kept from deleting RESULTS-wal by
+ * name at close: it may be another kiln's by then.
+ */
+static void store_abandon(struct store *s)
+{
+	int one = 1;
+	s->gone = 1;
+	sqlite3_file_control(s->db, "main", SQLITE_FCNTL_PERSIST_WAL, &one);
+	sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+}
+
+static int same_file(struct store *s, struct kerr *e)
+{
+	struct stat held, now;
+	if (s->lock_fd < 0)
+		return 0;
+	if (s->gone)
+		return gone_err(s, e);
+	if (fstat(s->lock_fd, &held) < 0)
+		return kerr_setc(e, KEXIT_STORE, "%s: %s", s->path, strerror(errno));
+	int missing = held.st_nlink == 0 || stat(s->path, &now) < 0;
+	if (!missing && now.st_dev == held.st_dev && now.st_ino == held.st_ino)
+		return 0;
+	store_abandon(s);
+	if (missing)
+		return kerr_setc(e, KEXIT_STORE,
+				 "%s: the results file was deleted or moved while this run had it open: stopping "
+				 "(the pexec in flight is not stored)", s->path);
+	return kerr_setc(e, KEXIT_STORE,
+			 "%s: the results file was replaced by another file while this run had it open: stopping "
+			 "(the pexec in flight is not stored, nothing is written into the new file)", s->path);
+}
+
 int store_lock(struct store *s, struct kerr *e)
 {
 	if (s->lock_fd >= 0)
 		return 0;
-	int fd = open(s->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return kerr_setc(e, KEXIT_STORE, "%s: %s", s->path, strerror(errno));
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		int err = errno;
+	if (lock_file(s->path, 0, &s->lock_fd, e) < 0)
+		return -1;
+	return same_file(s, e);
+}
+
+/*
+ * RESULTS-wal beside an empty RESULTS (just created, or emptied) is a
+ * deleted results file's: opened with it, SQLite would take its frames for
+ * this file's, and share them with the kiln that may still write there.
+ */
+static int foreign_wal(const char *path, int fd, struct kerr *e)
+{
+	struct stat db, wal;
+	char *w = xasprintf("%s-wal", path);
+	int r = 0;
+	if (fstat(fd, &db) == 0 && db.st_size == 0 && stat(w, &wal) == 0 && wal.st_size > 0)
+		r = kerr_setc(e, KEXIT_STORE, "%s: %s is there beside an empty results file: it belongs to a results "
+			      "file that was deleted (remove it and %s-shm)", path, w, path);
+	free(w);
+	return r;
+}
+
+int store_open_locked(const char *path, struct store **out, struct kerr *e)
+{
+	int fd;
+	*out = NULL;
+	if (lock_file(path, 1, &fd, e) < 0)
+		return -1;
+	if (foreign_wal(path, fd, e) < 0) {
 		close(fd);
-		if (err == EWOULDBLOCK)
-			return kerr_setc(e, KEXIT_LOCKED, "%s: another kiln is running this experiment", s->path);
-		return kerr_setc(e, KEXIT_STORE, "%s: lock: %s", s->path, strerror(err));
+		return -1;
 	}
-	s->lock_fd = fd;
+	if (store_open(path, 1, out, e) < 0) {
+		close(fd);
+		return -1;
+	}
+	(*out)->lock_fd = fd;
+	if (same_file(*out, e) < 0) {
+		store_close(*out);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int store_wipe_quick(const char *path, struct kerr *e)
+{
+	int fd;
+	if (lock_file(path, 0, &fd, e) < 0)
+		return -1;
+	char *q = NULL;
+	struct store *old;
+	if (store_open(path, 0, &old, e) == 0) {
+		store_meta_get(old, "quick", &q);
+		store_close(old);
+	}
+	int ok = q && !strcmp(q, "1");
+	free(q);
+	if (ok) {
+		/* removed while locked: a --quick run on it now would have held the lock */
+		char *wal = xasprintf("%s-wal", path), *shm = xasprintf("%s-shm", path);
+		unlink(wal);
+		unlink(shm);
+		unlink(path);
+		free(wal);
+		free(shm);
+	}
+	close(fd);
+	if (!ok)
+		return kerr_setc(e, KEXIT_USAGE, "%s holds results that are not from --quick: not overwriting them", path);
 	return 0;
 }
 
@@ -518,6 +662,8 @@ static int kv_get(struct store *s, const char *table, const char *name, char **v
 static int kv_set(struct store *s, const char *table, const char *name, const char *value, struct kerr *e)
 {
 	char sql[96];
+	if (s->gone)
+		return gone_err(s, e);
 	snprintf(sql, sizeof(sql), "INSERT OR REPLACE INTO %s(name, value) VALUES(?, ?)", table);
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
@@ -718,6 +864,8 @@ int store_load_schedule(struct store *s, struct schedule *sc, struct kerr *e)
  */
 int store_mark_running(struct store *s, long pexec_id, struct kerr *e)
 {
+	if (same_file(s, e) < 0)
+		return -1;
 	sqlite3_stmt *st = stmt(s, pexec_sql[Q_SET_STATUS]);
 	if (!st)
 		return dberr(s, e, "pexecs");
@@ -1013,7 +1161,7 @@ int store_commit_pexec(struct store *s, long id, const struct pexec_result *r, s
 	struct strbuf wall = STRBUF_INIT, ctr = STRBUF_INIT, names = STRBUF_INIT;
 	sqlite3_stmt *st = NULL;
 	int rc = -1;
-	if (txn(s, pexec_sql[Q_BEGIN], e) < 0)
+	if (same_file(s, e) < 0 || txn(s, pexec_sql[Q_BEGIN], e) < 0)
 		return -1;
 	/* a rerun replaces what an earlier attempt left */
 	for (int q = Q_CLEAR_ITER; r->rerun && q <= Q_CLEAR_EVENTS; q++) {
@@ -1402,6 +1550,8 @@ out:
 
 int store_cache_put(struct store *s, const char *kind, const char *key, const char *value, struct kerr *e)
 {
+	if (s->gone)
+		return gone_err(s, e);
 	sqlite3_stmt *st = stmt(s, "INSERT OR REPLACE INTO cache(kind, key, value) VALUES(?, ?, ?)");
 	if (!st)
 		return dberr(s, e, "cache");

@@ -37,6 +37,16 @@ int store_open(const char *path, int writable, struct store **out, struct kerr *
 void store_close(struct store *s);
 /* exclusive writer lock (non-blocking): KEXIT_LOCKED when another kiln holds it */
 int store_lock(struct store *s, struct kerr *e);
+/*
+ * kiln run's open: the lock first (the file created if missing), then
+ * SQLite, so that of two kilns started together the second never touches
+ * the database and exits KEXIT_LOCKED.  Every commit then checks that the
+ * path still names the locked file (KEXIT_STORE when it was deleted,
+ * moved or replaced).
+ */
+int store_open_locked(const char *path, struct store **out, struct kerr *e);
+/* --quick: remove a quick run's results (and -wal, -shm) under its lock; KEXIT_USAGE for other results */
+int store_wipe_quick(const char *path, struct kerr *e);
 const char *store_path(const struct store *s);
 /* a file named after a results file: its stem (without .kiln.db) + suffix */
 char *store_sibling(const char *results, const char *suffix);
