@@ -839,9 +839,10 @@ int store_load_schedule(struct store *s, struct schedule *sc, struct kerr *e)
 		it->num = sqlite3_column_int64(st, 3);
 		it->status = status_parse((const char *)sqlite3_column_text(st, 4));
 		if (it->key < 0) {
+			long id = it->id;
 			sqlite3_finalize(st);
 			schedule_free(sc);
-			return kerr_setc(e, KEXIT_STORE, "%s: pexec %ld refers to a missing key", s->path, it->id);
+			return kerr_setc(e, KEXIT_STORE, "%s: pexec %ld refers to a missing key", s->path, id);
 		}
 		if (it->num + 1 > sc->pexecs)
 			sc->pexecs = it->num + 1;

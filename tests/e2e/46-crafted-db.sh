@@ -64,6 +64,23 @@ refused "CREATE VIEW v AS SELECT 1" "view 'v' is not one of kiln's"
 refused "CREATE VIRTUAL TABLE r USING rtree(id, a, b)" "table 'r' is not one of kiln's"
 refused "CREATE TRIGGER t2 BEFORE INSERT ON cache BEGIN SELECT 1; END;" "trigger 't2' is not one of kiln's"
 
+# ---- a pexec of a key that is not there: refused, nothing leaked on the way out ----
+cp clean.kiln.db m.kiln.db
+q m.kiln.db "UPDATE pexecs SET key_id = 99 WHERE id = 1"
+for cmd in "report m.kiln.db" "status m.kiln.db" "export m.kiln.db --format csv -o x.csv"; do
+	# shellcheck disable=SC2086
+	"$KILN" $cmd >out.txt 2>&1; rc=$?
+	assert_eq "$rc" 5 "kiln $cmd with a missing key: $(cat out.txt)"
+	assert_contains "$(cat out.txt)" "m.kiln.db: pexec 1 refers to a missing key"
+	if command -v valgrind >/dev/null && [ -z "${KILN_VALGRIND:-}" ] && [ -x "$KILN_ROOT/build/kiln" ] &&
+		[ "${O:-build}" = build ]; then
+		# shellcheck disable=SC2086
+		valgrind -q --error-exitcode=99 --errors-for-leak-kinds=definite --leak-check=full \
+			"$KILN" $cmd >/dev/null 2>vg.txt
+		[ $? -eq 5 ] || fail "kiln $cmd with a missing key, under valgrind: $(cat vg.txt)"
+	fi
+done
+
 # ---- what is kiln's is read, ANALYZE's statistics too ----
 cp clean.kiln.db a.kiln.db
 q a.kiln.db "ANALYZE"
