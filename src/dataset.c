@@ -102,6 +102,7 @@ static void free_key(struct ds_key *k)
 	free(k->variant);
 	free(k->key);
 	free(k->machine);
+	free(k->program_note);
 }
 
 size_t ds_keep_keys(struct dataset *ds, const char *pat)
@@ -159,6 +160,8 @@ static void copy_machine_pexecs(const struct dataset *ds, const struct ds_key *k
 			nk->key = xasprintf("%s:%s:%s@%s", k->bench, k->vm, k->variant, m);
 			nk->machine = xstrdup(m);
 			nk->iterations = k->iterations;
+			nk->program = k->program;
+			nk->program_note = k->program_note ? xstrdup(k->program_note) : NULL;
 		}
 		*ds_add_pexec(nk, p->num) = *p;
 		nk->planned_pexecs++;
@@ -200,6 +203,94 @@ size_t ds_split_machines(struct dataset *ds, int pool)
 	}
 	sv_clear(&names);
 	return n;
+}
+
+/* the programs among k's pexecs, ascending, in progs (at most max) */
+static size_t key_programs(const struct ds_key *k, long *progs, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < k->npexecs; i++) {
+		long p = k->pexecs[i].program;
+		size_t j = 0;
+		while (j < n && progs[j] != p)
+			j++;
+		if (j == n && n < max)
+			progs[n++] = p;
+	}
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && progs[j - 1] > progs[j]; j--) {
+			long t = progs[j];
+			progs[j] = progs[j - 1];
+			progs[j - 1] = t;
+		}
+	return n;
+}
+
+/* move the pexecs of program p from key ki to a new key VARIANT#p */
+static void split_off(struct dataset *ds, size_t ki, long p)
+{
+	char *variant = xasprintf("%s#%ld", ds->keys[ki].variant, p);
+	struct ds_key *nk = ds_add_key(ds, ds->keys[ki].bench, ds->keys[ki].vm, variant);
+	free(variant);
+	struct ds_key *k = &ds->keys[ki];
+	nk->planned_pexecs = k->planned_pexecs;
+	nk->iterations = k->iterations;
+	nk->program = p;
+	size_t keep = 0;
+	for (size_t i = 0; i < k->npexecs; i++) {
+		if (k->pexecs[i].program != p) {
+			k->pexecs[keep++] = k->pexecs[i];
+			continue;
+		}
+		nk->pexecs = xrealloc(nk->pexecs, (nk->npexecs + 1) * sizeof(*nk->pexecs));
+		nk->pexecs[nk->npexecs++] = k->pexecs[i];
+	}
+	k->npexecs = keep;
+}
+
+/* keys [from, ds->nkeys) moved to just after key `at` */
+static void move_after(struct dataset *ds, size_t at, size_t from)
+{
+	size_t n = ds->nkeys - from;
+	struct ds_key *tmp = xmalloc(n * sizeof(*tmp));
+	memcpy(tmp, &ds->keys[from], n * sizeof(*tmp));
+	memmove(&ds->keys[at + 1 + n], &ds->keys[at + 1], (from - at - 1) * sizeof(*tmp));
+	memcpy(&ds->keys[at + 1], tmp, n * sizeof(*tmp));
+	free(tmp);
+}
+
+size_t ds_split_programs(struct dataset *ds)
+{
+	size_t split = 0;
+	for (size_t ki = 0; ki < ds->nkeys; ki++) {
+		long progs[64];
+		size_t n = key_programs(&ds->keys[ki], progs, ARRAY_SIZE(progs));
+		if (n)
+			ds->keys[ki].program = progs[0];
+		if (n < 2)
+			continue;
+		split++;
+		struct strbuf names = STRBUF_INIT;
+		sb_adds(&names, ds->keys[ki].key);
+		size_t first_new = ds->nkeys;
+		for (size_t i = 1; i < n; i++) {
+			split_off(ds, ki, progs[i]);
+			sb_addf(&names, ", %s", ds->keys[ds->nkeys - 1].key);
+		}
+		/* what the loader knows of how the programs differ follows the summary */
+		char *why = ds->keys[ki].program_note;
+		char *note = xasprintf("%s ran %zu programs (its provenance changed and kiln run --force went on): shown "
+				       "apart as %s, never averaged%s%s", ds->keys[ki].key, n, names.buf, why ? "; " : "",
+				       why ? why : "");
+		free(why);
+		for (size_t j = first_new; j < ds->nkeys; j++)
+			ds->keys[j].program_note = xstrdup(note);
+		ds->keys[ki].program_note = note;
+		sb_release(&names);
+		move_after(ds, ki, first_new);
+		ki += n - 1;
+	}
+	return split;
 }
 
 void ds_free(struct dataset *ds)

@@ -37,6 +37,7 @@ struct ds_pexec {
 	struct ds_scalar *scalars;
 	size_t nscalars;
 	char *machine;      /* where it ran, when the file says (merged from a cluster); NULL: the dataset's */
+	long program;       /* which of its key's programs it ran (store_program.seq), 0: not recorded */
 };
 
 struct ds_key {
@@ -47,6 +48,8 @@ struct ds_key {
 	long planned_pexecs;
 	long iterations;    /* planned iterations per pexec */
 	char *machine;      /* set when ds_split_machines() made one key per machine: `key` is then KEY@MACHINE */
+	long program;       /* after ds_split_programs: the program all its pexecs ran (0: not recorded) */
+	char *program_note; /* when the key ran more than one program: what every report says about it */
 };
 
 struct dataset {
@@ -82,6 +85,15 @@ size_t ds_machines(const struct dataset *ds, struct strvec *names);
  * ds->machine names every machine ("n1+n2").  Returns how many machines.
  */
 size_t ds_split_machines(struct dataset *ds, int pool);
+/*
+ * One key is one program: a key whose pexecs ran more than one program
+ * (`kiln run --force` after a change of its provenance) becomes one key
+ * per program: the first keeps its name, program N is KEY#N (its variant
+ * VARIANT#N), and each gets a program_note naming the others (followed by
+ * the program_note the loader gave the key: how they differ).  Never two
+ * programs in one key's statistics.  Returns how many keys were split.
+ */
+size_t ds_split_programs(struct dataset *ds);
 void ds_free(struct dataset *ds);
 
 #endif

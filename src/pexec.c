@@ -125,10 +125,9 @@ const char *pexec_libkiln(void)
 	return lk;
 }
 
-void pexec_env(const struct experiment *ex, const struct pexec_key *k, const char *label,
-	       const char *instr_dir, struct strvec *env)
+/* PATH and the VM's env: what every process of the VM gets */
+static void vm_base_env(const struct vm_conf *vm, struct strvec *env)
 {
-	const struct vm_conf *vm = k->pc.vm;
 	const char *path = getenv("PATH");
 	sv_setenv(env, "PATH", path ? path : "/usr/local/bin:/usr/bin:/bin");
 	for (size_t i = 0; i < vm->env.n; i++) {
@@ -137,6 +136,37 @@ void pexec_env(const struct experiment *ex, const struct pexec_key *k, const cha
 		sv_setenv(env, name, eq + 1);
 		free(name);
 	}
+}
+
+void pexec_user_env(const struct puser *u, struct strvec *env)
+{
+	if (!u)
+		return;
+	sv_setenv(env, "HOME", u->home);
+	sv_setenv(env, "USER", u->name);
+}
+
+void pexec_vm_env(const struct vm_conf *vm, const struct puser *u, struct strvec *env)
+{
+	vm_base_env(vm, env);
+	pexec_user_env(u, env);
+}
+
+void pexec_user_opts(const struct puser *u, struct exec_opts *eo)
+{
+	if (!u)
+		return;
+	eo->set_user = 1;
+	eo->uid = u->uid;
+	eo->gid = u->gid;
+	eo->cwd = u->home;
+}
+
+void pexec_env(const struct experiment *ex, const struct pexec_key *k, const char *label,
+	       const char *instr_dir, struct strvec *env)
+{
+	const struct vm_conf *vm = k->pc.vm;
+	vm_base_env(vm, env);
 	char buf[64];
 	sv_setenv(env, "KILN_BENCHMARK", k->pc.bench->name);
 	sv_setenv(env, "KILN_VM", vm->name);
@@ -207,10 +237,7 @@ int pexec_prepare(const struct experiment *ex, const struct pexec_key *k, const 
 			goto fail;
 	}
 	pexec_env(ex, k, label, *instr, env);
-	if (u) {
-		sv_setenv(env, "HOME", u->home);
-		sv_setenv(env, "USER", u->name);
-	}
+	pexec_user_env(u, env);
 	return 0;
 fail:
 	if (*instr)
@@ -270,7 +297,7 @@ int pexec_build(struct pexec_spec *p, const struct experiment *ex, const struct 
 		return kerr_wrap(e, "%s", p->k.key);
 	pexec_opts(ex, p->k.whole, &p->cpus, &p->eo);
 	if (p->have_user)
-		p->eo.cwd = p->user.home;
+		p->eo.cwd = p->user.home;  /* the tool (perf) drops to the user itself: pexec_under */
 	pexec_refresh(p);
 	return 0;
 }

@@ -35,6 +35,16 @@ void pexec_key_release(struct pexec_key *k);
 void pexec_env(const struct experiment *ex, const struct pexec_key *k, const char *label,
 	       const char *instr_dir, struct strvec *env);
 /*
+ * What a VM's own probes get (vmid.h: VM --version, ldd): PATH and the
+ * VM's env, as in every pexec, and with a benchmark user (u, else NULL)
+ * its HOME and USER.
+ */
+void pexec_vm_env(const struct vm_conf *vm, const struct puser *u, struct strvec *env);
+/* HOME and USER of the benchmark user u (NULL: nothing) */
+void pexec_user_env(const struct puser *u, struct strvec *env);
+/* run as the benchmark user u (NULL: nothing changes), in its home */
+void pexec_user_opts(const struct puser *u, struct exec_opts *eo);
+/*
  * Limits, ASLR, pinning (the CPU list is kept in cpus), nice, and the result
  * fd unless `whole` (a whole-process plugin: no result stream).
  */

@@ -4,52 +4,23 @@
  *
  * The audit is one JSON object (the lead stores it in the results DB and
  * `kiln audit` prints it): kiln's version and build, uname, CPU, kernel
- * command line, distribution, each VM's package and `--version`, doctor's
- * findings, rlimits and environment.  platform_audit_diff() reads two of
+ * command line, distribution, each VM's identity (vmid.h: the caller learns
+ * it as the benchmark would run the VM, kiln only records it), doctor's
+ * findings, rlimits and kiln's environment, credentials hidden by name and
+ * by value (secret.h).  platform_audit_diff() reads two of
  * them and names what makes results hard to compare: another host, CPU,
  * kernel, governor, VM version.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include "platform.h"
+#include "secret.h"
 
 extern char **environ;
-
-/*
- * The audit travels (Krun exports, shared results): variables whose names
- * suggest credentials keep their name but not their value.
- */
-static int secret_name(const char *var)
-{
-	static const char *const words[] = { "TOKEN", "SECRET", "PASSW", "PASSPHRASE", "KEY", "CREDENTIAL",
-					     "AUTH", "COOKIE", "SESSION", "PRIVATE" };
-	const char *eq = strchr(var, '=');
-	size_t n = eq ? (size_t)(eq - var) : strlen(var);
-	for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
-		size_t wl = strlen(words[w]);
-		for (size_t i = 0; i + wl <= n; i++)
-			if (!strncasecmp(var + i, words[w], wl))
-				return 1;
-	}
-	return 0;
-}
-
-static const char *hide_value(const char *var)
-{
-	static char buf[256];
-	const char *eq = strchr(var, '=');
-	size_t n = eq ? (size_t)(eq - var) : strlen(var);
-	if (n > sizeof(buf) - 16)
-		n = sizeof(buf) - 16;
-	snprintf(buf, sizeof(buf), "%.*s=(hidden)", (int)n, var);
-	return buf;
-}
-
 
 /* first line of `text` starting with "key" up to ':'; value trimmed */
 static char *field(const char *text, const char *key)
@@ -81,98 +52,6 @@ static json_t *str_or_null(char *s)
 	return j;
 }
 
-/* run argv, stdout+stderr trimmed, NULL when it could not run */
-static char *run_out(char *const argv[], int *status)
-{
-	struct exec_result r = { 0 };
-	char *res = NULL;
-	if (exec_simple(argv, 20, &r, NULL) == 0) {
-		struct strbuf sb = STRBUF_INIT;
-		sb_adds(&sb, sb_str(&r.out));
-		sb_adds(&sb, sb_str(&r.err));
-		while (sb.len && (sb.buf[sb.len - 1] == '\n' || sb.buf[sb.len - 1] == ' '))
-			sb.buf[--sb.len] = '\0';
-		res = sb_detach(&sb);
-		*status = r.exited ? r.status : 128 + r.signal;
-	}
-	exec_result_release(&r);
-	return res;
-}
-
-/* the Debian package owning `path` and its version, or null */
-static json_t *vm_package(const char *path)
-{
-	char *dq = find_in_path("dpkg-query");
-	if (!dq)
-		return json_null();
-	json_t *res = json_null();
-	char *real = realpath(path, NULL);
-	const char *tries[] = { path, real };
-	for (size_t t = 0; t < 2 && json_is_null(res); t++) {
-		if (!tries[t])
-			continue;
-		char *argv[] = { dq, "-S", (char *)tries[t], NULL };
-		int st = -1;
-		char *out = run_out(argv, &st);
-		if (out && st == 0) {
-			/* "pkg[:arch][, pkg2]: /path", possibly after "diversion by" lines */
-			for (char *l = out; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
-				if (!strncmp(l, "diversion", 9))
-					continue;
-				char *sep = strstr(l, ": ");
-				if (!sep)
-					break;
-				char *pkg = xstrndup(l, (size_t)(sep - l));
-				pkg[strcspn(pkg, ",")] = '\0';
-				char *argv2[] = { dq, "-W", "-f=${Package} ${Version}", pkg, NULL };
-				int st2 = -1;
-				char *ver = run_out(argv2, &st2);
-				if (ver && st2 == 0) {
-					char *sp = strchr(ver, ' ');
-					res = json_pack("{s:s, s:s}", "name", pkg, "version", sp ? sp + 1 : "");
-				}
-				free(ver);
-				free(pkg);
-				break;
-			}
-		}
-		free(out);
-	}
-	free(real);
-	free(dq);
-	return res;
-}
-
-/* the flag that prints a VM's version (lua and luajit know only -v) */
-static const char *version_flag(const struct vm_conf *vm)
-{
-	const char *pl = vm->plugin ? vm->plugin : "";
-	if (!strcmp(pl, "lua") || !strcmp(pl, "luajit"))
-		return "-v";
-	return "--version";
-}
-
-static json_t *audit_vms(const struct experiment *ex)
-{
-	json_t *a = json_array();
-	for (size_t i = 0; ex && i < ex->nvms; i++) {
-		const struct vm_conf *vm = &ex->vms[i];
-		const char *exe = vm->resolved ? vm->resolved : vm->path;
-		json_t *o = json_pack("{s:s, s:s?, s:s?}", "name", vm->name, "plugin", vm->plugin, "path", exe);
-		if (exe && is_executable(exe)) {
-			char *argv[] = { (char *)exe, (char *)version_flag(vm), NULL };
-			int st = -1;
-			char *out = run_out(argv, &st);
-			json_object_set_new(o, "version", out ? json_string(out) : json_null());
-			json_object_set_new(o, "version_status", json_integer(st));
-			free(out);
-			json_object_set_new(o, "package", vm_package(exe));
-		}
-		json_array_append_new(a, o);
-	}
-	return a;
-}
-
 static const char *check_value(const json_t *doctor, const char *name)
 {
 	size_t i;
@@ -183,7 +62,7 @@ static const char *check_value(const json_t *doctor, const char *name)
 	return NULL;
 }
 
-json_t *platform_audit(const struct experiment *ex, const struct doctor_opts *o)
+json_t *platform_audit(const struct experiment *ex, const struct doctor_opts *o, json_t *vms)
 {
 	json_t *a = json_object();
 	char when[32];
@@ -211,8 +90,9 @@ json_t *platform_audit(const struct experiment *ex, const struct doctor_opts *o)
 	sb_release(&sb);
 	if (ex) {
 		json_object_set_new(a, "config", json_pack("{s:s?, s:s}", "path", ex->path, "hash", ex->hash));
-		json_object_set_new(a, "vms", audit_vms(ex));
 	}
+	if (vms)
+		json_object_set_new(a, "vms", vms);
 	struct pchecks pc = PCHECKS_INIT;
 	platform_doctor(ex, o, &pc);
 	json_object_set_new(a, "doctor", pchecks_json(&pc));
@@ -220,13 +100,46 @@ json_t *platform_audit(const struct experiment *ex, const struct doctor_opts *o)
 	json_object_set_new(a, "rlimits", platform_rlimits_json());
 	json_t *env = json_array();
 	for (char **p = environ; p && *p; p++)
-		json_array_append_new(env, json_string(secret_name(*p) ? hide_value(*p) : *p));
+		json_array_append_new(env, json_string(esc(ESC_JSON, *p)));
 	json_object_set_new(a, "environment", env);
+	platform_audit_mask(a);
 	char cwd[4096];
 	if (getcwd(cwd, sizeof(cwd)))
 		json_object_set_new(a, "cwd", json_string(cwd));
 	json_object_set_new(a, "euid", json_integer(geteuid()));
 	return a;
+}
+
+/* hide one string member's credentials, in place */
+static void mask_member(json_t *o, const char *name, int is_var)
+{
+	const char *v = json_string_value(json_object_get(o, name));
+	if (!v)
+		return;
+	struct strbuf sb = STRBUF_INIT;
+	if (is_var)
+		secret_mask_var(&sb, v);
+	else
+		secret_mask(&sb, v);
+	json_object_set_new(o, name, json_string(esc(ESC_JSON, sb.buf)));
+	sb_release(&sb);
+}
+
+void platform_audit_mask(json_t *audit)
+{
+	json_t *env = json_object_get(audit, "environment"), *vms = json_object_get(audit, "vms"), *x;
+	size_t i;
+	json_array_foreach(env, i, x) {
+		if (!json_is_string(x))
+			continue;
+		struct strbuf sb = STRBUF_INIT;
+		secret_mask_var(&sb, json_string_value(x));
+		json_array_set_new(env, i, json_string(esc(ESC_JSON, sb.buf)));
+		sb_release(&sb);
+	}
+	json_array_foreach(vms, i, x)
+		mask_member(x, "version", 0);
+	mask_member(audit, "cmdline", 0);
 }
 
 static const char *jget(const json_t *o, const char *a, const char *b)

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "platform.h"
+#include "idcache.h"
 
 static char *plat_root_set;
 static int plat_root_is_set;
@@ -378,6 +379,41 @@ static void ck_counters(struct pchecks *c)
 		    strerror(err));
 }
 
+/*
+ * What systemd-detect-virt says (its output when it exits 0, else ""),
+ * cached for the boot: a machine does not change its hypervisor without
+ * rebooting, and a new systemd-detect-virt is asked again.
+ */
+static int detect_virt(const char *sdv, struct strbuf *out)
+{
+	struct strbuf boot = STRBUF_INIT;
+	char *real = realpath(sdv, NULL);
+	char id[96];
+	int have = plat_read("/proc/sys/kernel/random/boot_id", &boot) == 0 && real && fileid(real, id) == 0;
+	json_t *hit = have ? idc_get("virt", boot.buf) : NULL;
+	int r = 0;
+	if (hit && json_is_string(json_object_get(hit, "out"))) {
+		sb_adds(out, json_string_value(json_object_get(hit, "out")));
+	} else {
+		char *argv[] = { (char *)sdv, NULL };
+		struct exec_result res = { 0 };
+		if (exec_simple(argv, 5, &res, NULL) == 0 && res.exited) {
+			if (res.status == 0)
+				sb_adds(out, sb_str(&res.out));
+			trim(out);
+			if (have)
+				idc_put("virt", boot.buf, json_pack("{s:{s:s}, s:s}", "ids", real, id, "out",
+								    esc(ESC_JSON, sb_str(out))));
+		} else {
+			r = -1;
+		}
+		exec_result_release(&res);
+	}
+	free(real);
+	sb_release(&boot);
+	return r;
+}
+
 static void ck_virt(const struct doctor_opts *o, struct pchecks *c)
 {
 	struct strbuf info = STRBUF_INIT, sb = STRBUF_INIT, why = STRBUF_INIT;
@@ -410,21 +446,14 @@ static void ck_virt(const struct doctor_opts *o, struct pchecks *c)
 	}
 	/* systemd-detect-virt looks at the real machine: not under a fake root */
 	char *sdv = (!o->no_detect_virt && !*platform_root()) ? find_in_path("systemd-detect-virt") : NULL;
-	if (sdv) {
-		char *argv[] = { sdv, NULL };
-		struct exec_result r = { 0 };
-		if (exec_simple(argv, 5, &r, NULL) == 0 && r.exited) {
-			looked = 1;
-			struct strbuf out = STRBUF_INIT;
-			sb_adds(&out, sb_str(&r.out));
-			trim(&out);
-			if (r.status == 0 && out.len && strcmp(out.buf, "none"))
-				sb_addf(&why, "%ssystemd-detect-virt %s", why.len ? ", " : "", out.buf);
-			sb_release(&out);
-		}
-		exec_result_release(&r);
-		free(sdv);
+	struct strbuf out = STRBUF_INIT;
+	if (sdv && detect_virt(sdv, &out) == 0) {
+		looked = 1;
+		if (out.len && strcmp(out.buf, "none"))
+			sb_addf(&why, "%ssystemd-detect-virt %s", why.len ? ", " : "", out.buf);
 	}
+	sb_release(&out);
+	free(sdv);
 	if (why.len)
 		add(c, "virtualization", PS_WARN,
 		    "benchmark on bare metal for final numbers: a hypervisor adds noise and hides counters",
@@ -495,7 +524,7 @@ static void ck_throttle(struct pchecks *c)
 
 /* ---- load and busy processes ---- */
 
-struct pstat { long pid; char comm[64]; unsigned long long ticks; };
+struct pstat { long pid; char comm[64]; char state; unsigned long long ticks; };
 
 static size_t proc_sample(struct pstat **out)
 {
@@ -515,7 +544,7 @@ static size_t proc_sample(struct pstat **out)
 		p->pid = strtol(sb.buf, NULL, 10);
 		snprintf(p->comm, sizeof(p->comm), "%.*s", (int)(r - l - 1), l + 1);
 		unsigned long long ut = 0, stt = 0;
-		if (sscanf(r + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &stt) != 2)
+		if (sscanf(r + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &p->state, &ut, &stt) != 3)
 			continue;
 		p->ticks = ut + stt;
 		n++;
@@ -526,26 +555,17 @@ static size_t proc_sample(struct pstat **out)
 	return n;
 }
 
-static void ck_load(const struct platform_conf *pc, const struct doctor_opts *o, struct pchecks *c)
+/* the top three processes above 5% of a CPU over dt seconds */
+static void busy_sampled(double dt, struct strbuf *busy)
 {
-	double l1, l5, l15;
-	struct strbuf sb = STRBUF_INIT;
-	if (plat_read("/proc/loadavg", &sb) < 0 || sscanf(sb.buf, "%lf %lf %lf", &l1, &l5, &l15) != 3) {
-		add(c, "load", PS_UNAVAILABLE, NULL, "cannot read /proc/loadavg");
-		sb_release(&sb);
-		return;
-	}
-	/* busy processes: CPU ticks over a short interval */
 	struct pstat *a, *b;
 	size_t na = proc_sample(&a);
-	double dt = o->busy_sample_s > 0 ? o->busy_sample_s : 0.5;
 	struct timespec ts = { (time_t)dt, (long)((dt - (long)dt) * 1e9) };
 	nanosleep(&ts, NULL);
 	size_t nb = proc_sample(&b);
 	long hz = sysconf(_SC_CLK_TCK);
-	struct strbuf busy = STRBUF_INIT;
 	long self = getpid();
-	for (int k = 0; k < 3; k++) { /* the top three above 5% */
+	for (int k = 0; k < 3; k++) {
 		double best = 0.05;
 		size_t bi = (size_t)-1;
 		for (size_t i = 0; i < nb; i++) {
@@ -563,18 +583,63 @@ static void ck_load(const struct platform_conf *pc, const struct doctor_opts *o,
 		}
 		if (bi == (size_t)-1)
 			break;
-		sb_addf(&busy, "%s%s[%ld] %.0f%%", busy.len ? ", " : "", b[bi].comm, b[bi].pid, best * 100);
+		sb_addf(busy, "%s%s[%ld] %.0f%%", busy->len ? ", " : "", b[bi].comm, b[bi].pid, best * 100);
 		b[bi].pid = -1;
 	}
 	free(a);
 	free(b);
+}
+
+/*
+ * Without waiting: the processes on a CPU or waiting for one now (state R),
+ * kiln aside, at most three.  `kiln run` asks only this unless its load
+ * check is on: sampling would cost the start of every run its interval.
+ * /proc/loadavg counts them first (kiln is one): on a quiet machine no
+ * process is read.
+ */
+static void running_now(struct strbuf *busy)
+{
+	struct strbuf la = STRBUF_INIT;
+	long running = 2;
+	if (plat_read("/proc/loadavg", &la) == 0)
+		sscanf(la.buf, "%*s %*s %*s %ld/", &running);
+	sb_release(&la);
+	if (running <= 1)
+		return;
+	struct pstat *a;
+	size_t na = proc_sample(&a), shown = 0;
+	long self = getpid();
+	for (size_t i = 0; i < na && shown < 3; i++)
+		if (a[i].state == 'R' && a[i].pid != self) {
+			sb_addf(busy, "%s%s[%ld]", busy->len ? ", " : "", a[i].comm, a[i].pid);
+			shown++;
+		}
+	free(a);
+}
+
+static void ck_load(const struct platform_conf *pc, const struct doctor_opts *o, struct pchecks *c)
+{
+	double l1, l5, l15;
+	struct strbuf sb = STRBUF_INIT;
+	if (plat_read("/proc/loadavg", &sb) < 0 || sscanf(sb.buf, "%lf %lf %lf", &l1, &l5, &l15) != 3) {
+		add(c, "load", PS_UNAVAILABLE, NULL, "cannot read /proc/loadavg");
+		sb_release(&sb);
+		return;
+	}
+	struct strbuf busy = STRBUF_INIT;
+	if (o->busy_now)
+		running_now(&busy);
+	else
+		busy_sampled(o->busy_sample_s > 0 ? o->busy_sample_s : 0.5, &busy);
 	double max = pc->load_max > 0 ? pc->load_max : 1.0;
 	if (l1 > max || busy.len)
 		add(c, "load", l1 > max ? bad(pc->load) : PS_WARN,
 		    "stop other work on the machine (services, desktops, cron jobs) during the experiment",
-		    "load %.2f %.2f %.2f (max %.2f)%s%s", l1, l5, l15, max, busy.len ? "; busy: " : "", sb_str(&busy));
+		    "load %.2f %.2f %.2f (max %.2f)%s%s", l1, l5, l15, max,
+		    busy.len ? o->busy_now ? "; running now: " : "; busy: " : "", sb_str(&busy));
 	else
-		add(c, "load", PS_OK, NULL, "load %.2f %.2f %.2f (max %.2f), no busy process", l1, l5, l15, max);
+		add(c, "load", PS_OK, NULL, "load %.2f %.2f %.2f (max %.2f), no %s process", l1, l5, l15, max,
+		    o->busy_now ? "other running" : "busy");
 	sb_release(&busy);
 	sb_release(&sb);
 }

@@ -11,8 +11,8 @@
  *   platform-tune.c   --tune (governor, turbo, perf sample rate) with a state
  *                     file and a restore that is safe from a signal handler,
  *                     reboot mode (systemd unit, boot counter, reboot command)
- *   platform-user.c   the dedicated benchmark user, the sanity child
- *                     (`kiln doctor --sanity-child`) and the env log hash
+ *   platform-user.c   the dedicated benchmark user and the sanity child
+ *                     (`kiln doctor --sanity-child`)
  *   platform-audit.c  the audit record (json), comparing two audits, notify
  *
  * Every path under /sys, /proc and /dev goes through platform_path(), so the
@@ -61,6 +61,7 @@ struct doctor_opts {
 	double busy_sample_s;   /* how long to sample /proc/stat for busy processes (0.5) */
 	int no_counters;        /* skip the perf_event_open probe */
 	int no_detect_virt;     /* do not run systemd-detect-virt */
+	int busy_now;           /* busy processes: those running now, without sampling (no wait) */
 };
 
 /*
@@ -226,25 +227,25 @@ int platform_sanity(const struct exec_opts *pexec, const struct sanity_expect *x
 /* the child side (cmd-doctor.c calls it): prints one JSON object */
 int platform_sanity_child(const char *probe, const char *home);
 
-/*
- * Env log of a pexec: the environment (sorted; the values of per-pexec
- * variables KILN_PEXEC, KILN_INSTR_DIR and KILN_RESULT_FD masked) and the
- * limits, user, cpus and nice from `o` (may be NULL), one "name=value" line
- * each.  The hash is sha256 of that text: equal across pexecs of one key.
- */
-void platform_env_log(char *const envp[], const struct exec_opts *o, struct strbuf *log);
-void platform_env_hash(char *const envp[], const struct exec_opts *o, char out[65]);
 /* every getrlimit() of this process: {"as":{"soft":N,"hard":N},...}, -1 = unlimited */
 json_t *platform_rlimits_json(void);
 
 /* ---- audit, diff, notify ---- */
 
 /*
- * Everything about the machine and the VMs: kiln version, uname, cpuinfo,
- * cmdline, os-release, VM packages (dpkg) and --version outputs, doctor
- * findings ("doctor"), rlimits, environment.  `ex` may be NULL.
+ * Everything about the machine: kiln version, uname, cpuinfo, cmdline,
+ * os-release, doctor findings ("doctor"), rlimits, kiln's environment; and
+ * `vms` (taken, may be NULL): an array of the VMs' identities (vmid.h)
+ * that the caller learned as the benchmark would run each VM.  `ex` may
+ * be NULL.  Credentials are hidden (platform_audit_mask).
  */
-json_t *platform_audit(const struct experiment *ex, const struct doctor_opts *o);
+json_t *platform_audit(const struct experiment *ex, const struct doctor_opts *o, json_t *vms);
+/*
+ * Hide the credentials in an audit, in place: the environment's values by
+ * name and by value, the VMs' version texts, the kernel command line
+ * (secret.h).  For audits from older results files too (exports).
+ */
+void platform_audit_mask(json_t *audit);
 /* lines saying how two audits differ in what matters (host, CPU, kernel,
  * governor, VM versions...); returns how many lines were added */
 size_t platform_audit_diff(const json_t *a, const json_t *b, struct strvec *lines);

@@ -64,6 +64,18 @@ struct kiln_plugin {
 	int (*parse)(const struct instr_file *f, struct rec_sink *sink, struct kerr *e);
 	/* the same parser on text in memory (stats_from: stderr), NULL: none */
 	int (*parse_mem)(const char *name, const char *buf, size_t len, struct rec_sink *sink, struct kerr *e);
+	/*
+	 * 1: the runner knows KILN_PROBE=1 (docs/protocol.md): it loads and
+	 * checks the benchmark, writes one probe line and exits, so that a
+	 * benchmark that cannot run is found before the first pexec.
+	 */
+	int probe;
+	/*
+	 * Optional: what defines the key's program beyond its files and argv,
+	 * as "name value" lines for its provenance (provenance.h): a compiler
+	 * and its flags.
+	 */
+	void (*describe)(const struct plugin_ctx *c, struct strvec *lines);
 };
 
 const struct kiln_plugin *plugin_find(const char *name);

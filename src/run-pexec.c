@@ -61,7 +61,6 @@ struct one {
 	struct exec_result res;
 	int xr;                       /* exec_run's return */
 	struct kerr xe;
-	char env_hash[65];
 	int64_t wall0, suspend0;      /* wall clock and boot-minus-monotonic at the start */
 	struct pexec_result pr;
 	struct ps_result coll;
@@ -91,31 +90,6 @@ static int run_hooks(const struct strvec *cmds, const char *what, struct kerr *e
 			return -1;
 	}
 	return 0;
-}
-
-/*
- * The env log hash of a pexec, equal across the pexecs of a key: the
- * per-pexec instrumentation folder may appear inside other variables
- * (PYPYLOG=...:<dir>/pypylog), so it is replaced by a fixed word first.
- */
-static void pexec_env_hash(const struct strvec *env, const char *instr, const struct exec_opts *eo, char out[65])
-{
-	struct strvec norm = STRVEC_INIT;
-	size_t il = instr ? strlen(instr) : 0;
-	for (size_t i = 0; i < env->n; i++) {
-		struct strbuf sb = STRBUF_INIT;
-		const char *p = env->v[i], *hit;
-		while (il && (hit = strstr(p, instr))) {
-			sb_add(&sb, p, (size_t)(hit - p));
-			sb_adds(&sb, "$KILN_INSTR_DIR");
-			p = hit + il;
-		}
-		sb_adds(&sb, p);
-		sv_push(&norm, sb.buf);
-		sb_release(&sb);
-	}
-	platform_env_hash(sv_array(&norm), eo, out);
-	sv_clear(&norm);
 }
 
 /* how long the machine has been suspended since boot (CLOCK_BOOTTIME runs on, MONOTONIC does not) */
@@ -163,12 +137,7 @@ static int one_prepare(struct one *p, int marked, struct kerr *e)
 	p->eo.on_start = on_runner_start;
 	p->eo.start_ctx = p;
 	p->eo.cwd = rs->cwd;
-	if (rs->have_user) {
-		p->eo.set_user = 1;
-		p->eo.uid = rs->user.uid;
-		p->eo.gid = rs->user.gid;
-		p->eo.cwd = rs->user.home;
-	}
+	pexec_user_opts(rs->have_user ? &rs->user : NULL, &p->eo);
 	return 0;
 }
 
@@ -193,10 +162,6 @@ static int one_machine(struct one *p, struct kerr *e)
 static void one_spawn(struct one *p)
 {
 	struct run_state *rs = p->rs;
-	/* the env log hash: one per key and session, from what kiln controls */
-	if (!rs->session_hash[p->it->key][0])
-		pexec_env_hash(&p->env, p->instr, &p->eo, rs->session_hash[p->it->key]);
-	memcpy(p->env_hash, rs->session_hash[p->it->key], sizeof(p->env_hash));
 	progress_show(&rs->prog, p->k->key, p->label, "running", 0);
 	p->wall0 = wall_ns();
 	p->suspend0 = suspended_ns();
@@ -380,17 +345,15 @@ static void add_taint(struct one *p, const char *why)
 		p->pr.status = PX_TAINTED;
 }
 
-/* what may have disturbed the measurement: the machine, the environment, kiln itself */
+/*
+ * What may have disturbed the measurement: the machine, kiln itself.  (What
+ * the pexec ran is its provenance, checked once per session: run-prov.c.)
+ */
 static void one_taint(struct one *p)
 {
 	struct run_state *rs = p->rs;
 	if (rs->plat_open && platform_after_pexec(&rs->plat, &p->taint) > 0 && p->pr.status == PX_OK)
 		p->pr.status = PX_TAINTED;
-	char (*first)[65] = &rs->env_hash[p->it->key];
-	if (!(*first)[0])
-		memcpy(*first, p->env_hash, sizeof(p->env_hash));
-	else if (strcmp(*first, p->env_hash))
-		add_taint(p, "the pexec's environment or limits differ from the first pexec of this key");
 	/* a whole-process time is kiln's clock: a stopped kiln reaps late */
 	if (p->k->whole && exec_continued)
 		add_taint(p, "kiln was stopped (SIGSTOP/SIGTSTP) while the process ran: its time includes the pause");
@@ -407,7 +370,7 @@ static int one_commit(struct one *p, long next_id, int rerun, struct kerr *e)
 {
 	struct pexec_result *pr = &p->pr;
 	pr->taint = p->taint.len ? p->taint.buf : NULL;
-	pr->env_hash = p->env_hash;
+	pr->env_hash = p->rs->program[p->it->key][0] ? p->rs->program[p->it->key] : NULL;
 	pr->error = p->err.len ? p->err.buf : NULL;
 	pr->instr_error = p->coll.error.len ? p->coll.error.buf : NULL;
 	pr->records = &p->coll.recs;

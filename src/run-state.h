@@ -25,8 +25,9 @@ struct run_state {
 	int plat_open;
 	struct puser user;
 	int have_user;
-	char (*env_hash)[65];     /* per key: the first pexec's env hash */
-	char (*session_hash)[65]; /* per key: this session's env hash (computed once) */
+	struct pexec_key *kc;     /* per key of the schedule */
+	json_t *vmids;            /* per VM of the config: its identity (run_identify_vms) */
+	char (*program)[65];      /* per key: its program's provenance hash this session (run_programs) */
 	char *cwd;                /* runners start in the config's folder */
 	const char *results;      /* the results file */
 	struct session sess;      /* what a crash of this kiln leaves findable */
@@ -43,6 +44,16 @@ enum { ONE_OK, ONE_FAILED, ONE_TAINTED, ONE_INTERRUPTED, ONE_FATAL };
  */
 int run_pexec(struct run_state *rs, const struct sched_item *it, struct pexec_key *k, int marked, long next_id,
 	      int rerun, struct kerr *e);
+
+/*
+ * run-prov.c: the VMs' identities, probed as the benchmark user with the
+ * benchmark's environment (an array in the order of the config's VMs, for
+ * the audit); and every pending key's program, after a probe of its runner,
+ * compared with what its earlier pexecs ran: refused when it changed unless
+ * --force, recorded, its hash in rs->program.
+ */
+json_t *run_identify_vms(const struct run_state *rs);
+int run_programs(struct run_state *rs, struct kerr *e);
 
 /* platform.notify; a notify command that fails only warns */
 void run_notify(const struct experiment *ex, const char *event, const char *fmt, ...) KILN_PRINTF(3, 4);

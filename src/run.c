@@ -25,6 +25,7 @@
 
 #include "cmd.h"
 #include "exec.h"
+#include "idcache.h"
 #include "plugin.h"
 
 static void on_signal(int sig)
@@ -152,17 +153,33 @@ static void run_shed_memory(void)
 	fclose(f);
 }
 
-/* the audit of the machine now, stored under `name` (and the host name) */
-static int record_audit(struct store *st, const struct experiment *ex, const char *name, struct kerr *e)
+/*
+ * The audit of the machine now, with the VMs' identities `vms` (taken),
+ * stored under `name` (and the host name; `ended`, when not NULL, as the
+ * experiment's end time, in the same transaction).  Busy processes are sampled
+ * (0.2 s) only when the load check is on: otherwise those running now are
+ * named, and nothing waits.
+ */
+static int record_audit(struct store *st, const struct experiment *ex, const char *name, json_t *vms, const char *ended,
+			struct kerr *e)
 {
-	struct doctor_opts dopt = { .busy_sample_s = 0.2 };
-	json_t *a = platform_audit(ex, &dopt);
+	struct doctor_opts dopt = { .busy_sample_s = 0.2, .busy_now = ex->platform.load == CHECK_OFF };
+	json_t *a = platform_audit(ex, &dopt, vms);
 	char *txt = json_dumps(a, JSON_COMPACT);
 	json_t *u = json_object_get(a, "uname");
 	json_t *h = u ? json_object_get(u, "nodename") : NULL;
-	int r = store_audit_set(st, name, txt, e);
+	/* one flush for both */
+	int r = store_begin(st, e);
+	if (r == 0)
+		r = store_audit_set(st, name, txt, e);
 	if (r == 0 && json_is_string(h))
 		r = store_audit_set(st, "hostname", json_string_value(h), e);
+	if (r == 0 && ended)
+		r = store_meta_set(st, "ended", ended, e);
+	if (r == 0)
+		r = store_commit(st, e);
+	else
+		store_commit(st, NULL);
 	free(txt);
 	json_decref(a);
 	return r;
@@ -196,11 +213,8 @@ static int run_sanity(struct run_state *rs, const char *results, struct kerr *e)
 	eo.envp = sv_array(&env);
 	struct sanity_expect x;
 	memset(&x, 0, sizeof(x));
+	pexec_user_opts(rs->have_user ? &rs->user : NULL, &eo);
 	if (rs->have_user) {
-		eo.set_user = 1;
-		eo.uid = rs->user.uid;
-		eo.gid = rs->user.gid;
-		eo.cwd = rs->user.home;
 		x.check_uid = 1;
 		x.uid = rs->user.uid;
 		x.gid = rs->user.gid;
@@ -225,45 +239,63 @@ static int run_sanity(struct run_state *rs, const char *results, struct kerr *e)
 	return r < 0 ? kerr_wrap(e, "sanity check of the pexec environment") : 0;
 }
 
+/* platform.user: the benchmark user, made or found, nothing of it running, a fresh home */
+static int run_prepare_user(struct run_state *rs, const char *config, struct kerr *e)
+{
+	const struct experiment *ex = rs->ex;
+	if (!ex->platform.user)
+		return 0;
+	if (geteuid() != 0)
+		return kerr_setc(e, KEXIT_CONFIG, "%s: platform.user needs kiln to run as root", config);
+	if (platform_user_ensure(ex->platform.user, &rs->user, e) < 0)
+		return -1;
+	rs->have_user = 1;
+	return platform_user_kill_all(&rs->user, e) < 0 || platform_user_fresh_home(&rs->user, e) < 0 ? -1 : 0;
+}
+
+static int run_tune(struct run_state *rs, json_t **tuned, struct kerr *e)
+{
+	if (geteuid() != 0)
+		return kerr_setc(e, KEXIT_USAGE, "--tune changes /sys settings and needs root");
+	struct strbuf log = STRBUF_INIT;
+	if (platform_tune(NULL, tuned, &log, e) < 0) {
+		sb_release(&log);
+		return -1;
+	}
+	if (!rs->o->quiet && log.len)
+		kiln_note("tuned:\n%s", log.buf);
+	char *txt = json_dumps(*tuned, JSON_COMPACT);
+	store_audit_set(rs->st, "tune_saved", txt, NULL);
+	free(txt);
+	sb_release(&log);
+	return 0;
+}
+
 /*
- * Before the first pexec of this session: the machine's state goes into the
- * audit (first session only), --tune, the benchmark user and the sanity
- * child (the limits a pexec gets, checked inside a child), then the watch.
+ * Before the first pexec of this session: the benchmark user, the VMs'
+ * identities and every pending key's program (refused when it changed,
+ * run-prov.c), the machine's state into the audit (first session only),
+ * --tune, the sanity child (the limits a pexec gets, checked inside a
+ * child), then the watch.
  */
 static int run_prepare_machine(struct run_state *rs, const char *config, const char *results,
 			       json_t **tuned, struct kerr *e)
 {
 	const struct experiment *ex = rs->ex;
 	struct store *st = rs->st;
+	if (run_prepare_user(rs, config, e) < 0)
+		return -1;
+	rs->vmids = run_identify_vms(rs);
+	if (run_programs(rs, e) < 0)
+		return -1;
 	char *have = NULL;
 	store_audit_get(st, "start", &have);
-	if (!have && record_audit(st, ex, "start", e) < 0)
+	if (!have && record_audit(st, ex, "start", json_incref(rs->vmids), NULL, e) < 0)
 		return -1;
 	free(have);
-	if (rs->o->tune) {
-		if (geteuid() != 0)
-			return kerr_setc(e, KEXIT_USAGE, "--tune changes /sys settings and needs root");
-		struct strbuf log = STRBUF_INIT;
-		if (platform_tune(NULL, tuned, &log, e) < 0) {
-			sb_release(&log);
-			return -1;
-		}
-		if (!rs->o->quiet && log.len)
-			kiln_note("tuned:\n%s", log.buf);
-		char *txt = json_dumps(*tuned, JSON_COMPACT);
-		store_audit_set(st, "tune_saved", txt, NULL);
-		free(txt);
-		sb_release(&log);
-	}
-	if (ex->platform.user) {
-		if (geteuid() != 0)
-			return kerr_setc(e, KEXIT_CONFIG, "%s: platform.user needs kiln to run as root", config);
-		if (platform_user_ensure(ex->platform.user, &rs->user, e) < 0)
-			return -1;
-		rs->have_user = 1;
-		if (platform_user_kill_all(&rs->user, e) < 0 || platform_user_fresh_home(&rs->user, e) < 0)
-			return -1;
-	}
+	idc_save();
+	if (rs->o->tune && run_tune(rs, tuned, e) < 0)
+		return -1;
 	if (needs_sanity(ex) && run_sanity(rs, results, e) < 0)
 		return -1;
 	if (platform_open(&rs->plat, &ex->platform, e) < 0)
@@ -430,6 +462,14 @@ static int pending(const struct sched_item *it)
 	return it->status == PX_PENDING || it->status == PX_RUNNING;
 }
 
+static size_t count_pending(const struct schedule *sc)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < sc->n; i++)
+		n += pending(&sc->items[i]);
+	return n;
+}
+
 /* the pexec after i that this one's commit marks running, 0: none */
 static long next_pending(const struct schedule *sc, size_t i)
 {
@@ -471,8 +511,9 @@ static int run_loop(struct run_state *rs, struct run_job *j, const char *config,
 	return KEXIT_OK;
 }
 
-/* after a loop that ended well: the end audit, the summary, notify, --reboot, failures */
-static int run_finish(struct run_state *rs, struct run_job *j, const char *config, long ran, struct kerr *e)
+/* after a loop that ended well: the end audit (with the VMs' identities end_vms, taken), the summary, notify, --reboot, failures */
+static int run_finish(struct run_state *rs, struct run_job *j, const char *config, long ran, json_t *end_vms,
+		      struct kerr *e)
 {
 	const struct run_opts *o = rs->o;
 	size_t left = 0;
@@ -481,10 +522,11 @@ static int run_finish(struct run_state *rs, struct run_job *j, const char *confi
 	if (!left && ran) {
 		char ts[32];
 		iso_time(wall_ns(), ts, sizeof(ts));
-		store_meta_set(j->st, "ended", ts, NULL);
 		/* the machine at the end, beside its state at the start */
-		record_audit(j->st, &j->ex, "end", NULL);
+		record_audit(j->st, &j->ex, "end", end_vms, ts, NULL);
+		end_vms = NULL;
 	}
+	json_decref(end_vms);
 	if (!o->quiet)
 		kiln_note("%s: %zu pexecs done, %zu failed, %zu tainted, %zu pending", j->results,
 			  j->sc.n - left - rs->failed - rs->tainted, rs->failed, rs->tainted, left);
@@ -512,11 +554,8 @@ static void state_init(struct run_state *rs, struct run_job *j, const struct run
 	rs->prog.total = j->sc.n;
 	for (size_t i = 0; i < j->sc.n; i++)
 		rs->prog.done_before += !pending(&j->sc.items[i]);
-	rs->env_hash = xcalloc(j->sc.nkeys, sizeof(*rs->env_hash));
-	rs->session_hash = xcalloc(j->sc.nkeys, sizeof(*rs->session_hash));
-	/* a resumed run compares its pexecs with the first ones, whenever they ran */
-	for (size_t k = 0; k < j->sc.nkeys; k++)
-		store_key_env_hash(j->st, j->sc.keys[k].id, rs->env_hash[k]);
+	rs->kc = j->kc;
+	rs->program = xcalloc(j->sc.nkeys ? j->sc.nkeys : 1, sizeof(*rs->program));
 	rs->cwd = path_dirname(j->ex.path);
 	rs->results = j->results;
 	rs->sess.fd = -1;
@@ -535,7 +574,7 @@ static int run_session(struct run_job *j, const char *config, const struct run_o
 	int ended = session_begin(&rs.sess, j->results, e);
 	if (ended < 0 || run_prepare_machine(&rs, config, j->results, &tuned, e) < 0)
 		code = e->code ? e->code : KEXIT_FAIL;
-	else if (store_prepare(j->st, e) < 0)
+	else if (store_prepare(j->st, count_pending(&j->sc), e) < 0)
 		code = e->code ? e->code : KEXIT_STORE;
 	if (ended > 0 && !o->quiet)
 		kiln_note("ended %d process(es) a killed kiln had left running", ended);
@@ -545,13 +584,19 @@ static int run_session(struct run_job *j, const char *config, const struct run_o
 	}
 	/* nothing runs once the loop is left: the pexec marked next is pending again */
 	store_reset_running(j->st, NULL);
+	/* the VMs at the end, probed while the benchmark user is still there (cached: nothing runs) */
+	json_t *end_vms = code == KEXIT_OK && ran && !count_pending(&j->sc) ? run_identify_vms(&rs) : NULL;
 	run_release_machine(&rs, tuned);
 	progress_end(&rs.prog);
 	if (code == KEXIT_OK)
-		code = run_finish(&rs, j, config, ran, e);
+		code = run_finish(&rs, j, config, ran, end_vms, e);
+	else
+		json_decref(end_vms);
+	idc_save();
+	idc_release();
 	session_end(&rs.sess);
-	free(rs.env_hash);
-	free(rs.session_hash);
+	json_decref(rs.vmids);
+	free(rs.program);
 	free(rs.cwd);
 	return code;
 }

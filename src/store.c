@@ -16,6 +16,9 @@
  *                                 task's shard ran (none for local pexecs)
  *   cluster_rounds, cluster_shards, cluster_assign  what a cluster run's
  *                                 results file gave out (shard.h)
+ *   programs(key_id, hash, seq, description, setting, since)
+ *                                 what each key's pexecs ran (provenance.h);
+ *                                 pexecs.env_hash names the program by hash
  */
 #include "store.h"
 
@@ -31,6 +34,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "provenance.h"
 
 struct store {
 	sqlite3 *db;
@@ -144,6 +148,8 @@ static const char schema_sql[] =
 	"CREATE TABLE IF NOT EXISTS cluster_shards(name TEXT PRIMARY KEY, round INTEGER NOT NULL, task INTEGER NOT NULL);"
 	"CREATE TABLE IF NOT EXISTS cluster_assign(shard TEXT NOT NULL, pexec_id INTEGER NOT NULL,"
 	" merged INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(shard, pexec_id));"
+	"CREATE TABLE IF NOT EXISTS programs(key_id INTEGER NOT NULL, hash TEXT NOT NULL, seq INTEGER NOT NULL,"
+	" description TEXT NOT NULL, setting TEXT, since TEXT, PRIMARY KEY(key_id, hash));"
 	"COMMIT;";
 
 static int dberr(struct store *s, struct kerr *e, const char *what)
@@ -233,12 +239,26 @@ static void wal_reserve(struct store *s)
 	close(fd);
 }
 
-int store_prepare(struct store *s, struct kerr *e)
+int store_begin(struct store *s, struct kerr *e)
+{
+	return txn(s, pexec_sql[Q_BEGIN], e);
+}
+
+int store_commit(struct store *s, struct kerr *e)
+{
+	if (txn(s, pexec_sql[Q_COMMIT], e) == 0)
+		return 0;
+	exec_sql(s, "ROLLBACK", NULL);
+	return -1;
+}
+
+int store_prepare(struct store *s, size_t commits, struct kerr *e)
 {
 	for (int q = 0; q < NQ; q++)
 		if (!stmt(s, pexec_sql[q]))
 			return dberr(s, e, pexec_sql[q]);
-	wal_reserve(s);
+	if (commits >= 32)
+		wal_reserve(s);
 	return 0;
 }
 
@@ -1320,6 +1340,58 @@ static enum ds_status to_ds(enum pexec_status s)
 	}
 }
 
+/* the seq of the key's program with this hash, 0: not recorded */
+static long program_seq(const struct store_program *pg, size_t n, long kid, const char *hash)
+{
+	for (size_t i = 0; hash && i < n; i++)
+		if (pg[i].key_id == kid && !strcmp(pg[i].hash, hash))
+			return pg[i].seq;
+	return 0;
+}
+
+static const struct store_program *program_by_seq(const struct store_program *pg, size_t n, long kid, long seq)
+{
+	for (size_t i = 0; i < n; i++)
+		if (pg[i].key_id == kid && pg[i].seq == seq)
+			return &pg[i];
+	return NULL;
+}
+
+/*
+ * A key whose pexecs ran several programs: how each differs from the one
+ * before it, as the key's program_note (ds_split_programs puts it after its
+ * summary).
+ */
+static void explain_programs(struct ds_key *dk, const struct store_program *pg, size_t n, long kid)
+{
+	long prev = -1;
+	struct strbuf sb = STRBUF_INIT;
+	for (long seq = 0; seq <= (long)n; seq++) {
+		int ran = 0;
+		for (size_t i = 0; i < dk->npexecs && !ran; i++)
+			ran = dk->pexecs[i].program == seq;
+		if (!ran)
+			continue;
+		if (prev >= 0) {
+			const struct store_program *a = program_by_seq(pg, n, kid, prev), *b = program_by_seq(pg, n, kid, seq);
+			struct strvec d = STRVEC_INIT;
+			if (a && b)
+				prov_diff(a->description, b->description, 4, &d);
+			sb_addf(&sb, "%sprogram %ld%s%s differs from program %ld: ", sb.len ? "; " : "", seq,
+				b && b->since ? " since " : "", b && b->since ? b->since : "", prev);
+			if (!a)
+				sb_adds(&sb, "the earlier pexecs were recorded without a provenance (an older kiln)");
+			for (size_t i = 0; i < d.n; i++)
+				sb_addf(&sb, "%s%s", i ? ", " : "", d.v[i]);
+			sv_clear(&d);
+		}
+		prev = seq;
+	}
+	if (sb.len)
+		dk->program_note = sb_detach(&sb);
+	sb_release(&sb);
+}
+
 int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e)
 {
 	struct store *s;
@@ -1343,9 +1415,13 @@ int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e)
 	}
 	sqlite3_stmt *st, *ss, *sk, *so = NULL;
 	int rc = -1;
+	struct store_program *pg = NULL;
+	size_t npg = 0;
+	if (store_programs(s, 0, &pg, &npg, e) < 0)
+		goto out0;
 	if (sqlite3_prepare_v2(s->db,
 			       "SELECT p.id, p.key_id, p.num, p.status, i.wall, i.counter_names, i.counters,"
-			       " p.exit_status, p.user_s, p.sys_s, p.maxrss_kb"
+			       " p.exit_status, p.user_s, p.sys_s, p.maxrss_kb, p.env_hash"
 			       " FROM pexecs p LEFT JOIN iterations i ON i.pexec_id = p.id ORDER BY p.key_id, p.num",
 			       -1, &st, NULL) != SQLITE_OK) {
 		dberr(s, e, "pexecs");
@@ -1382,6 +1458,7 @@ int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e)
 				p->machine = col_text(so, 0);
 			sqlite3_reset(so);
 		}
+		p->program = program_seq(pg, npg, kid, (const char *)sqlite3_column_text(st, 11));
 		int64_t *w = NULL;
 		size_t n = 0;
 		if (store_decode_i64(sqlite3_column_blob(st, 4), (size_t)sqlite3_column_bytes(st, 4), &w, &n) < 0) {
@@ -1440,6 +1517,10 @@ int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e)
 				      sqlite3_column_double(sk, 2));
 		sqlite3_reset(sk);
 	}
+	/* one key is one program: a key that ran several is shown as one key each */
+	for (size_t k = 0; k < sc.nkeys; k++)
+		explain_programs(&ds->keys[k], pg, npg, sc.keys[k].id);
+	ds_split_programs(ds);
 	rc = 0;
 out:
 	sqlite3_finalize(ss);
@@ -1447,6 +1528,7 @@ out:
 	sqlite3_finalize(so);
 	sqlite3_finalize(st);
 out0:
+	store_programs_free(pg, npg);
 	schedule_free(&sc);
 	store_close(s);
 	if (rc < 0)
@@ -1588,20 +1670,106 @@ int store_cache_put_file(const char *path, const char *kind, const char *key, co
 	return r;
 }
 
-int store_key_env_hash(struct store *s, long key_id, char out[65])
+void store_programs_free(struct store_program *p, size_t n)
 {
-	sqlite3_stmt *st = stmt(s, "SELECT env_hash FROM pexecs WHERE key_id=? AND env_hash IS NOT NULL ORDER BY seq LIMIT 1");
-	int r = -1;
-	if (!st)
+	for (size_t i = 0; i < n; i++) {
+		free(p[i].hash);
+		free(p[i].description);
+		free(p[i].setting);
+		free(p[i].since);
+	}
+	free(p);
+}
+
+#define FINISHED "('ok','failed','timeout','tainted')"
+
+/* a count from sql with ?1 the key and ?2 a text (NULL: null); 0 when it cannot be asked */
+static long count_of(struct store *s, const char *sql, long key_id, const char *text)
+{
+	sqlite3_stmt *st;
+	long n = 0;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(st, 1, key_id);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		const char *h = (const char *)sqlite3_column_text(st, 0);
-		if (h && strlen(h) == 64) {
-			memcpy(out, h, 65);
-			r = 0;
+	if (text)
+		sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+static long program_pexecs(struct store *s, long key_id, const char *hash)
+{
+	return count_of(s, "SELECT COUNT(*) FROM pexecs WHERE key_id=?1 AND env_hash IS ?2 AND status IN " FINISHED,
+			key_id, hash);
+}
+
+int store_programs(struct store *s, long key_id, struct store_program **out, size_t *n, struct kerr *e)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *st;
+	/* a file from an older kiln has no programs table: no program is recorded */
+	if (sqlite3_prepare_v2(s->db, "SELECT key_id, hash, seq, description, setting, since FROM programs"
+			       " WHERE ?1 = 0 OR key_id = ?1 ORDER BY key_id, seq", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, key_id);
+	size_t alloc = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == alloc) {
+			alloc = alloc ? alloc * 2 : 8;
+			*out = xrealloc(*out, alloc * sizeof(**out));
+		}
+		struct store_program *p = &(*out)[(*n)++];
+		p->key_id = sqlite3_column_int64(st, 0);
+		p->hash = col_text(st, 1);
+		p->seq = sqlite3_column_int64(st, 2);
+		p->description = col_text(st, 3);
+		p->setting = col_text(st, 4);
+		p->since = col_text(st, 5);
+		p->pexecs = 0;
+		if (!p->hash || !p->description) {
+			sqlite3_finalize(st);
+			store_programs_free(*out, *n);
+			*out = NULL;
+			*n = 0;
+			return kerr_setc(e, KEXIT_STORE, "%s: damaged programs table", s->path);
 		}
 	}
-	sqlite3_reset(st);
-	return r;
+	sqlite3_finalize(st);
+	for (size_t i = 0; i < *n; i++)
+		(*out)[i].pexecs = program_pexecs(s, (*out)[i].key_id, (*out)[i].hash);
+	return rc == SQLITE_DONE ? 0 : dberr(s, e, "programs");
+}
+
+int store_program_put(struct store *s, long key_id, const char *hash, const char *description, const char *setting,
+		      struct kerr *e)
+{
+	char ts[32];
+	iso_time(wall_ns(), ts, sizeof(ts));
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db,
+			       "INSERT INTO programs(key_id, hash, seq, description, setting, since) VALUES(?1, ?2,"
+			       " (SELECT COALESCE(MAX(seq), 0) + 1 FROM programs WHERE key_id = ?1), ?3, ?4, ?5)"
+			       " ON CONFLICT(key_id, hash) DO UPDATE SET setting = excluded.setting",
+			       -1, &st, NULL) != SQLITE_OK)
+		return dberr(s, e, "programs");
+	sqlite3_bind_int64(st, 1, key_id);
+	sqlite3_bind_text(st, 2, hash, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, description, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, setting, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, ts, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : dberr(s, e, "programs");
+}
+
+long store_unrecorded_pexecs(struct store *s, long key_id)
+{
+	long n = count_of(s, "SELECT COUNT(*) FROM pexecs p WHERE key_id=?1 AND status IN " FINISHED " AND NOT EXISTS"
+			  " (SELECT 1 FROM programs g WHERE g.key_id = ?1 AND g.hash = p.env_hash)", key_id, NULL);
+	/* an older kiln's file without a programs table: none of its pexecs is recorded */
+	return n >= 0 ? n : count_of(s, "SELECT COUNT(*) FROM pexecs WHERE key_id=?1 AND status IN " FINISHED, key_id, NULL);
 }

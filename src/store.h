@@ -69,6 +69,14 @@ int store_set_durable(struct store *s, int durable, struct kerr *e);
  */
 int store_set_rollback(struct store *s, struct kerr *e);
 
+/*
+ * Several small writes as one transaction, one flush (meta, audit,
+ * programs at the start and the end of a session).  No nesting; a failed
+ * commit is rolled back.
+ */
+int store_begin(struct store *s, struct kerr *e);
+int store_commit(struct store *s, struct kerr *e);
+
 /* experiment metadata (name/value) */
 int store_meta_get(struct store *s, const char *name, char **value);
 int store_meta_set(struct store *s, const char *name, const char *value, struct kerr *e);
@@ -103,10 +111,12 @@ int store_init(struct store *s, const struct experiment *ex, const struct schedu
 	       const char *order, struct kerr *e);
 int store_load_schedule(struct store *s, struct schedule *sc, struct kerr *e);
 /*
- * Before the run loop: prepare the per-pexec statements, and reserve the
- * WAL's space so that commits overwrite instead of growing the file.
+ * Before the run loop: prepare the per-pexec statements, and, for a
+ * session of `commits` pexecs or more than a few dozen, reserve the WAL's
+ * space so that commits overwrite instead of growing the file (for a few,
+ * writing and flushing 4 MiB would cost more than it saves).
  */
-int store_prepare(struct store *s, struct kerr *e);
+int store_prepare(struct store *s, size_t commits, struct kerr *e);
 /*
  * Put pexecs with the given statuses back to pending, their iterations,
  * series, scalars and events deleted, in one transaction.  Returns how
@@ -140,13 +150,35 @@ struct pexec_result {
 	const struct rec_list *records;
 	const char *instr_error;  /* the parser failed: records may be partial */
 	const char *taint;        /* why tainted, NULL if not */
-	const char *env_hash;
+	const char *env_hash;     /* the program's provenance hash (store_program) */
 	long next_id;             /* > 0: the pexec that runs next, marked running in the same transaction */
 	int rerun;                /* an earlier attempt of this pexec may have stored rows: replace them */
 };
 int store_commit_pexec(struct store *s, long pexec_id, const struct pexec_result *r, struct kerr *e);
-/* the env log hash of the key's first pexec with one; -1 when none yet */
-int store_key_env_hash(struct store *s, long key_id, char out[65]);
+/*
+ * The programs a key's pexecs ran (provenance.h): one row per program and
+ * key, `seq` 1, 2, ... in the order the key first ran them (a second one
+ * only under `kiln run --force`).  A pexec's program is the one whose hash
+ * is its pexecs.env_hash (SQL: JOIN programs g ON g.key_id = p.key_id AND
+ * g.hash = p.env_hash); docs/results.md#provenance.
+ */
+struct store_program {
+	long key_id;
+	char *hash;          /* SHA-256 of description */
+	long seq;
+	char *description;   /* "name<TAB>value" lines: what defines the program */
+	char *setting;       /* lines recorded beside it, not part of it (PATH, HOME, user) */
+	char *since;         /* when it was first recorded (ISO 8601) */
+	long pexecs;         /* finished pexecs that ran it */
+};
+/* the programs of key_id (0: of every key), by key and seq; none from a file without the table */
+int store_programs(struct store *s, long key_id, struct store_program **out, size_t *n, struct kerr *e);
+void store_programs_free(struct store_program *p, size_t n);
+/* record the key's program (the next seq), or, when it is recorded, its latest setting */
+int store_program_put(struct store *s, long key_id, const char *hash, const char *description, const char *setting,
+		      struct kerr *e);
+/* finished pexecs of the key whose env_hash names no recorded program (an older kiln wrote them) */
+long store_unrecorded_pexecs(struct store *s, long key_id);
 /* put every `running` pexec back to pending (after a crash) and drop the rows of pending ones, returns count */
 int store_reset_running(struct store *s, struct kerr *e);
 

@@ -15,6 +15,7 @@
 
 #include "config.h"
 #include "exec.h"
+#include "idcache.h"
 #include "plugin.h"
 
 /* where the shared object of a benchmark folder is (or will be) */
@@ -38,6 +39,15 @@ static char *so_path(const char *bench_dir)
 	return p;
 }
 
+/* how bench.so is built: the compiler ($CC, else cc) and its flags, for prepare and the provenance */
+static const char *const cflags[] = { "-std=c11", "-O2", "-g", "-shared", "-fPIC" };
+static const char *const ldlibs[] = { "-lm" };
+
+static const char *c_compiler(void)
+{
+	return getenv("CC") && *getenv("CC") ? getenv("CC") : "cc";
+}
+
 static int c_prepare(const struct plugin_ctx *c, struct kerr *e)
 {
 	char *src = path_join(c->bench_dir, "bench.c");
@@ -47,10 +57,19 @@ static int c_prepare(const struct plugin_ctx *c, struct kerr *e)
 		char *dir = path_dirname(so);
 		mkdir_p(dir, 0755);
 		free(dir);
-		const char *cc = getenv("CC") ? getenv("CC") : "cc";
-		char *argv[] = { (char *)cc, "-std=c11", "-O2", "-g", "-shared", "-fPIC", "-o", so, src, "-lm", NULL };
+		struct strvec argv = STRVEC_INIT;
+		sv_push(&argv, c_compiler());
+		for (size_t i = 0; i < ARRAY_SIZE(cflags); i++)
+			sv_push(&argv, cflags[i]);
+		sv_push(&argv, "-o");
+		sv_push(&argv, so);
+		sv_push(&argv, src);
+		for (size_t i = 0; i < ARRAY_SIZE(ldlibs); i++)
+			sv_push(&argv, ldlibs[i]);
 		struct exec_result res;
-		if (exec_simple(argv, 120, &res, e) < 0) {
+		int x = exec_simple(sv_array(&argv), 120, &res, e);
+		sv_clear(&argv);
+		if (x < 0) {
 			r = -1;
 		} else if (!res.exited || res.status) {
 			r = kerr_setc(e, KEXIT_CONFIG, "compiling %s failed:\n%s", src, sb_str(&res.err));
@@ -60,6 +79,28 @@ static int c_prepare(const struct plugin_ctx *c, struct kerr *e)
 	free(src);
 	free(so);
 	return r;
+}
+
+/* the compiler (its file's SHA-256) and flags that built bench.so */
+static void c_describe(const struct plugin_ctx *c, struct strvec *lines)
+{
+	(void)c;
+	char *cc = find_in_path(c_compiler());
+	char sha[65];
+	struct kerr e = KERR_INIT;
+	if (cc && idc_sha256(cc, sha, &e) == 0)
+		sv_pushf(lines, "build.cc %s sha256:%s", cc, sha);
+	else
+		sv_pushf(lines, "build.cc %s (not found)", c_compiler());
+	kerr_release(&e);
+	free(cc);
+	struct strbuf f = STRBUF_INIT;
+	for (size_t i = 0; i < ARRAY_SIZE(cflags); i++)
+		sb_addf(&f, "%s ", cflags[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(ldlibs); i++)
+		sb_addf(&f, "%s%s", i ? " " : "", ldlibs[i]);
+	sv_pushf(lines, "build.flags %s", f.buf);
+	sb_release(&f);
 }
 
 static int c_build(const struct plugin_ctx *c, struct strvec *argv, struct strvec *env, struct kerr *e)
@@ -96,4 +137,6 @@ const struct kiln_plugin plugin_c = {
 	.records = "wall time; hardware/software counters through libkiln (platform.counters)",
 	.build = c_build,
 	.prepare = c_prepare,
+	.probe = 1,
+	.describe = c_describe,
 };

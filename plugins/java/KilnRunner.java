@@ -96,6 +96,28 @@ public final class KilnRunner {
 			StandardOpenOption.CREATE, StandardOpenOption.APPEND);
 	}
 
+	/* a JSON string's inside: quotes, backslashes and control characters escaped */
+	static String jsonText(String s) {
+		StringBuilder b = new StringBuilder();
+		for (char c : s.toCharArray()) {
+			if (c == '"' || c == '\\' || c < 0x20)
+				b.append(String.format("\\u%04x", (int) c));
+			else
+				b.append(c);
+		}
+		return b.toString();
+	}
+
+	/* KILN_PROBE=1: kiln's probe before the first pexec (docs/protocol.md): Bench loaded, nothing run */
+	static void probe(String fd) throws Exception {
+		String version = System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version");
+		String exe = ProcessHandle.current().info().command().orElse("");
+		try (FileOutputStream out = new FileOutputStream("/dev/fd/" + fd, true)) {
+			out.write(("{\"kiln\":1,\"probe\":true,\"version\":\"" + jsonText(version) + "\",\"executable\":\""
+				   + jsonText(exe) + "\"}\n").getBytes(StandardCharsets.UTF_8));
+		}
+	}
+
 	public static void main(String[] args) throws Exception {
 		if (args.length != 1)
 			fail("usage: KilnRunner BENCH_DIR");
@@ -116,6 +138,10 @@ public final class KilnRunner {
 			bench = (KilnBenchmark) Class.forName("Bench").getDeclaredConstructor().newInstance();
 		} catch (ClassNotFoundException | ClassCastException ex) {
 			fail("no class Bench implementing KilnBenchmark in " + args[0] + " (compiled?): " + ex);
+		}
+		if ("1".equals(System.getenv("KILN_PROBE"))) {
+			probe(fd);
+			return;
 		}
 
 		List<GarbageCollectorMXBean> gcs = ManagementFactory.getGarbageCollectorMXBeans();

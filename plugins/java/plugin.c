@@ -17,6 +17,7 @@
 
 #include "config.h"
 #include "exec.h"
+#include "idcache.h"
 #include "plugin.h"
 
 /* javac beside the java that runs the benchmarks, so the versions agree */
@@ -80,6 +81,21 @@ static int java_prepare(const struct plugin_ctx *c, struct kerr *e)
 	return r;
 }
 
+/* the javac that compiles Bench.class (its file's SHA-256) */
+static void java_describe(const struct plugin_ctx *c, struct strvec *lines)
+{
+	char *jc = find_javac(c->vm_path);
+	char sha[65];
+	struct kerr e = KERR_INIT;
+	if (jc && idc_sha256(jc, sha, &e) == 0)
+		sv_pushf(lines, "build.javac %s sha256:%s", jc, sha);
+	else
+		sv_push(lines, "build.javac (not found)");
+	sv_push(lines, "build.flags -nowarn");
+	kerr_release(&e);
+	free(jc);
+}
+
 static int java_build(const struct plugin_ctx *c, struct strvec *argv, struct strvec *env,
 		      struct kerr *e)
 {
@@ -114,4 +130,6 @@ const struct kiln_plugin plugin_java = {
 		   "jit.time (s), heap (bytes) (JMX beans, millisecond resolution); per pexec: checksum",
 	.build = java_build,
 	.prepare = java_prepare,
+	.probe = 1,
+	.describe = java_describe,
 };

@@ -38,4 +38,5 @@ const struct kiln_plugin plugin_lua = {
 	.records = "per iteration: heap (bytes), gc.count (GC cycles finished); per pexec: checksum",
 	.build = lua_build,
 	.prepare = lua_prepare,
+	.probe = 1,
 };

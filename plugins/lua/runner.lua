@@ -2,7 +2,8 @@
 --
 --     lua5.4 [VM args] runner.lua BENCH.lua
 --
--- BENCH.lua returns a table {run_iter = function(param), checksum = function()}.
+-- BENCH.lua returns a table {run_iter = function(param), checksum = function()},
+-- both checked before the first iteration.
 -- The runner times KILN_ITERATIONS calls of run_iter(KILN_PARAM) with
 -- CLOCK_MONOTONIC_RAW, read through kilnclock.so (a tiny C module beside this
 -- file: Lua 5.4 itself has no monotonic clock), and writes the result stream
@@ -41,7 +42,19 @@ local instr_dir = os.getenv("KILN_INSTR_DIR")
 local instrument = os.getenv("KILN_INSTRUMENT") == "1"
 
 local bench = dofile(entry)
+if type(bench) ~= "table" then fail(entry .. " returns no table") end
+for _, f in ipairs({ "run_iter", "checksum" }) do
+	if type(bench[f]) ~= "function" then fail(entry .. " defines no " .. f .. "()") end
+end
 local run_iter = bench.run_iter
+
+-- KILN_PROBE=1: kiln's probe before the first pexec (docs/protocol.md): checked, nothing run
+if os.getenv("KILN_PROBE") == "1" then
+	local function q(s) return (tostring(s):gsub('[%c"\\]', function(c) return string.format("\\u%04x", c:byte()) end)) end
+	out:write(string.format('{"kiln":1,"probe":true,"version":"%s","executable":"%s"}\n', q(_VERSION), q(arg[-1] or "")))
+	out:close()
+	os.exit(0)
+end
 
 -- GC cycle counter: the sentinel's finaliser runs once per finished cycle
 local cycles = 0

@@ -32,4 +32,5 @@ const struct kiln_plugin plugin_luajit = {
 	.records = "per iteration: heap (bytes), gc.count, jit.traces_started, jit.traces_completed, "
 		   "jit.traces_aborted, luajit.trace_time (s); per pexec: checksum",
 	.build = luajit_build,
+	.probe = 1,
 };

@@ -2,7 +2,8 @@
 --
 --     luajit [VM args] runner.lua BENCH.lua
 --
--- BENCH.lua returns a table {run_iter = function(param), checksum = function()}.
+-- BENCH.lua returns a table {run_iter = function(param), checksum = function()},
+-- both checked before the first iteration.
 -- The runner times KILN_ITERATIONS calls of run_iter(KILN_PARAM) with
 -- clock_gettime(CLOCK_MONOTONIC_RAW) through the FFI (seconds and
 -- nanoseconds subtracted separately, so no precision is lost in a double)
@@ -69,7 +70,19 @@ local here = (debug.getinfo(1, "S").source:match("^@(.*/)") or "./")
 local traces = os.getenv("KILN_PROFILE") == "1" and dofile(here .. "kiln_traces.lua").start() or nil
 
 local bench = dofile(entry)
+if type(bench) ~= "table" then fail(entry .. " returns no table") end
+for _, f in ipairs({ "run_iter", "checksum" }) do
+	if type(bench[f]) ~= "function" then fail(entry .. " defines no " .. f .. "()") end
+end
 local run_iter = bench.run_iter
+
+-- KILN_PROBE=1: kiln's probe before the first pexec (docs/protocol.md): checked, nothing run
+if os.getenv("KILN_PROBE") == "1" then
+	local function q(s) return (tostring(s):gsub('[%c"\\]', function(c) return string.format("\\u%04x", c:byte()) end)) end
+	out:write(string.format('{"kiln":1,"probe":true,"version":"%s","executable":"%s"}\n', q(jit and jit.version or _VERSION), q(arg[-1] or "")))
+	out:close()
+	os.exit(0)
+end
 
 -- per-iteration event counters, reset after each iteration
 local cycles, started, completed, aborted, trace_ns = 0, 0, 0, 0, 0

@@ -29,4 +29,5 @@ const struct kiln_plugin plugin_node = {
 	.records = "per iteration: gc.time (s), gc.count, gc.{minor,major,incremental,weakcb}.{time,count}, "
 		   "heap (bytes) (perf_hooks gc entries); per pexec: checksum",
 	.build = node_build,
+	.probe = 1,
 };

@@ -2,7 +2,8 @@
 //
 //     node [VM args] runner.js BENCH.js
 //
-// BENCH.js is a CommonJS module exporting run_iter(param) and checksum().
+// BENCH.js is a CommonJS module exporting run_iter(param) and checksum(),
+// both checked before the first iteration.
 // The runner times KILN_ITERATIONS calls of run_iter(KILN_PARAM) with
 // process.hrtime.bigint() (CLOCK_MONOTONIC, as libuv reads it) and writes
 // the result stream (runner protocol v1) to the fd KILN_RESULT_FD: header,
@@ -65,7 +66,16 @@ async function main() {
 	const instrDir = process.env.KILN_INSTR_DIR;
 	const instrument = process.env.KILN_INSTRUMENT === '1';
 	const bench = require(path.resolve(process.argv[2]));
+	for (const f of ['run_iter', 'checksum'])
+		if (typeof bench[f] !== 'function')
+			fail(`${process.argv[2]} exports no ${f}()`);
 	const runIter = bench.run_iter;
+	// KILN_PROBE=1: kiln's probe before the first pexec (docs/protocol.md): checked, nothing run
+	if (process.env.KILN_PROBE === '1') {
+		fs.writeSync(fd, JSON.stringify({ kiln: 1, probe: true, version: `node ${process.version} (V8 ${process.versions.v8})`,
+			executable: process.execPath }) + '\n');
+		return;
+	}
 
 	// instrumentation: iteration windows in performance.now() ms, GC per iteration
 	const windows = [], gc = [], heap = [];

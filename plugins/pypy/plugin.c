@@ -56,4 +56,5 @@ const struct kiln_plugin plugin_pypy = {
 	.prepare = NULL,
 	.parse_glob = "pypylog*",
 	.parse = pypylog_parse_file,
+	.probe = 1,
 };

@@ -2,7 +2,9 @@
 
     pypy3 [VM ARGS] runner.py BENCH.py
 
-Loads BENCH.py (a module with run_iter(param) and checksum()), then runs
+Loads BENCH.py (a module with run_iter(param) and, optionally, checksum()),
+checks that run_iter is there (KILN_PROBE=1: only that, then one line saying
+which PyPy runs it, docs/protocol.md), then runs
 KILN_ITERATIONS iterations of run_iter(KILN_PARAM), each timed on its own with
 CLOCK_MONOTONIC_RAW; the line for an iteration (its window, the two clock
 reads, and the process CPU time read just outside them) is written to
@@ -147,7 +149,19 @@ def main():
     marker = _jitdump_marker() if profile else None
 
     mod = _load(sys.argv[1])
+    if not callable(getattr(mod, "run_iter", None)):
+        sys.stderr.write("runner.py: %s defines no run_iter()\n" % sys.argv[1])
+        return 1
     run_iter = mod.run_iter
+    if os.environ.get("KILN_PROBE") == "1":
+        # kiln's probe before the first pexec: checked, nothing run (docs/protocol.md)
+        try:
+            exe = os.readlink("/proc/self/exe")
+        except OSError:
+            exe = sys.executable
+        _write_all(fd, (json.dumps({"kiln": 1, "probe": True, "version": sys.version,
+                                    "executable": exe}) + "\n").encode())
+        return 0
     clock = time.clock_gettime_ns
     clk = time.CLOCK_MONOTONIC_RAW
     cpu = time.process_time_ns

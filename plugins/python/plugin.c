@@ -50,4 +50,5 @@ const struct kiln_plugin plugin_python = {
 	.records = "per iteration: gc.time (s), gc.count, python.gc.collected, python.allocated_blocks, "
 		   "rss (bytes) (gc.callbacks); per pexec: checksum",
 	.build = python_build,
+	.probe = 1,
 };

@@ -2,7 +2,8 @@
 
     python3 [VM args] runner.py BENCH.py
 
-Loads BENCH.py (a module with run_iter(param) and checksum()), then runs
+Loads BENCH.py (a module with run_iter(param) and checksum(), both checked
+before the first iteration), then runs
 KILN_ITERATIONS iterations of run_iter(KILN_PARAM), timing each with
 CLOCK_MONOTONIC_RAW, and writes the result stream (runner protocol v1) to the
 file descriptor KILN_RESULT_FD: a header, one line per iteration written after
@@ -16,6 +17,10 @@ per iteration, the time spent in the cyclic GC and the number of collections
 (gc.callbacks; the callback itself is the only code added to the timed
 region), objects collected, allocated blocks and RSS, kept in memory and
 written to KILN_INSTR_DIR/python.kiln.jsonl at the end.
+
+With KILN_PROBE=1 (kiln's probe before the first pexec, docs/protocol.md) it
+loads and checks the benchmark, writes one line saying which Python runs it
+and exits without running an iteration.
 """
 import gc
 import importlib.util
@@ -84,6 +89,16 @@ def load(path):
     return mod
 
 
+def probe(fd):
+    """KILN_PROBE=1: the benchmark loaded and checked; say what runs it, run nothing."""
+    try:
+        exe = os.readlink("/proc/self/exe")
+    except OSError:
+        exe = sys.executable
+    os.write(fd, (json.dumps({"kiln": 1, "probe": True, "version": sys.version,
+                              "executable": exe}) + "\n").encode())
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: runner.py BENCH.py")
@@ -97,7 +112,13 @@ def main():
     instr_dir = os.environ.get("KILN_INSTR_DIR")
     instrument = os.environ.get("KILN_INSTRUMENT") == "1"
     bench = load(sys.argv[1])
+    missing = [f for f in ("run_iter", "checksum") if not callable(getattr(bench, f, None))]
+    if missing:
+        sys.exit("kiln python runner: %s defines no %s()" % (sys.argv[1], " and no ".join(missing)))
     run_iter = bench.run_iter
+    if os.environ.get("KILN_PROBE") == "1":
+        probe(fd)
+        return
 
     meter = None
     samples = []

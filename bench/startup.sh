@@ -1,0 +1,43 @@
+#!/bin/bash
+# startup.sh - the fixed cost of `kiln run`: one pexec of /bin/true (a fresh
+# results file each run, the machine and its VMs unchanged since the run
+# before, so the identity cache holds), against /bin/true alone, both timed
+# by `hyperfine -N` in the same run.  The fixed cost is the difference of
+# the medians; target <= 50 ms.  Also, as info, a run after the cache was
+# emptied (what a changed VM or a first run costs: dpkg-query, ldd, the
+# VM's --version).
+#   O=build bench/startup.sh
+set -eu
+cd "$(dirname "$0")/.."
+O=${O:-build}
+K="$PWD/$O/kiln"
+command -v hyperfine >/dev/null || { echo "startup: hyperfine is not installed (scripts/deps.sh --test)"; exit 0; }
+T=$(mktemp -d /tmp/kiln-bench-startup.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+export KILN_STATE_DIR="$T/state"
+cat > "$T/t.yaml" <<Y
+pexecs: 1
+vms: {t: {plugin: command, path: /bin/true}}
+benchmarks: {noop: 0}
+Y
+DB="$T/t.kiln.db"
+"$K" run -q "$T/t.yaml"
+hyperfine -N -w 3 -r "${RUNS:-40}" --export-json "$T/warm.json" \
+	--prepare "rm -f $DB $DB-wal $DB-shm" "$K run -q $T/t.yaml" \
+	--prepare "true" "/bin/true" >/dev/null 2>&1
+hyperfine -N -r "${COLD_RUNS:-5}" --export-json "$T/cold.json" \
+	--prepare "rm -rf $DB $DB-wal $DB-shm $T/state/cache" "$K run -q $T/t.yaml" >/dev/null 2>&1
+python3 - "$T/warm.json" "$T/cold.json" <<'P'
+import json, sys
+w = json.load(open(sys.argv[1]))["results"]
+c = json.load(open(sys.argv[2]))["results"][0]
+kiln, true = w[0]["median"] * 1e3, w[1]["median"] * 1e3
+fixed, cold = kiln - true, c["median"] * 1e3 - true
+print("  kiln run, 1 pexec of /bin/true:  median %7.2f ms (user %.1f ms, sys %.1f ms)" % (kiln, w[0]["user"] * 1e3, w[0]["system"] * 1e3))
+print("  /bin/true alone (hyperfine -N): median %7.2f ms" % true)
+print("  fixed cost of kiln run:          %7.2f ms (target <= 50 ms)" % fixed)
+print("  the same with an empty identity cache: %.2f ms" % cold)
+ok = "PASS" if fixed <= 50 else "MISS"
+print("ROW\tkiln run fixed cost (1 pexec of /bin/true, cache warm)\t%.3g ms\t/bin/true alone (hyperfine -N)\t%.3g ms\t%.3f\t<= 50 ms\t%s" % (fixed, true, kiln / true, ok))
+print("ROW\tkiln run fixed cost, identity cache empty\t%.3g ms\t/bin/true alone (hyperfine -N)\t%.3g ms\t%.3f\t-\tinfo" % (cold, true, (cold + true) / true))
+P
