@@ -12,7 +12,30 @@
 #include "cmd.h"
 #include "dataset.h"
 #include "import.h"
+#include "platform.h"
+#include "secret.h"
 #include "store.h"
+
+/*
+ * A Krun file is for sharing: the config's and the audit's credentials
+ * hidden, also in results an older kiln wrote (secret.h)
+ */
+static void hide_credentials(char **config, char **audit)
+{
+	if (*config) {
+		struct strbuf sb = STRBUF_INIT;
+		secret_mask(&sb, *config);
+		free(*config);
+		*config = sb_detach(&sb);
+	}
+	json_t *a = *audit ? json_loads(*audit, 0, NULL) : NULL;
+	if (json_is_object(a)) {
+		platform_audit_mask(a);
+		free(*audit);
+		*audit = json_dumps(a, JSON_COMPACT);
+	}
+	json_decref(a);
+}
 
 static int cmd_export(int argc, char **argv);
 
@@ -74,6 +97,7 @@ static int cmd_export(int argc, char **argv)
 			store_audit_get(st, "start", &audit);
 			store_close(st);
 		}
+		hide_credentials(&config, &audit);
 		r = export_krun(&ds, path, config, audit, &e);
 		free(config);
 		free(audit);

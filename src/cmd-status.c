@@ -55,6 +55,41 @@ static void print_failures(struct store *st)
 	sqlite3_finalize(q);
 }
 
+/* the key's programs (provenance) as JSON: seq, hash, since, finished pexecs */
+static json_t *programs_json(const struct store_program *pg, size_t n, long kid)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < n; i++)
+		if (pg[i].key_id == kid)
+			json_array_append_new(a, json_pack("{s:I, s:s, s:s?, s:I}", "seq", (json_int_t)pg[i].seq, "hash",
+							   esc(ESC_JSON, pg[i].hash), "since", pg[i].since,
+							   "pexecs", (json_int_t)pg[i].pexecs));
+	return a;
+}
+
+/* a key that ran more than one program, as reports show it: KEY, KEY#2, ... */
+static void print_programs(const struct schedule *sc, const struct store_program *pg, size_t n)
+{
+	for (size_t k = 0; k < sc->nkeys; k++) {
+		size_t ran = 0;
+		struct strbuf sb = STRBUF_INIT;
+		char *kn = schedule_key_name(&sc->keys[k]);
+		for (size_t i = 0; i < n; i++) {
+			if (pg[i].key_id != sc->keys[k].id || !pg[i].pexecs)
+				continue;
+			if (ran++)
+				sb_addf(&sb, ", %s#%ld: %ld pexec(s)", esc(ESC_TERM, kn), pg[i].seq, pg[i].pexecs);
+			else
+				sb_addf(&sb, "%s: %ld pexec(s)", esc(ESC_TERM, kn), pg[i].pexecs);
+		}
+		if (ran > 1)
+			printf("%s: %zu programs (its provenance changed and kiln run --force went on), shown apart: %s\n",
+			       esc(ESC_TERM, kn), ran, sb.buf);
+		sb_release(&sb);
+		free(kn);
+	}
+}
+
 static int cmd_status(int argc, char **argv)
 {
 	if (cmd_wants_help(&cmd_status_entry, argc, argv))
@@ -101,6 +136,9 @@ static int cmd_status(int argc, char **argv)
 	long finished = tot[PX_OK] + tot[PX_FAILED] + tot[PX_TIMEOUT] + tot[PX_TAINTED];
 	long remaining = tot[PX_PENDING] + tot[PX_RUNNING];
 	double eta = finished ? secs / (double)finished * (double)remaining : -1;
+	struct store_program *pg = NULL;
+	size_t npg = 0;
+	store_programs(st, 0, &pg, &npg, NULL);
 	char *name = NULL, *started = NULL, *ended = NULL;
 	store_meta_get(st, "name", &name);
 	store_meta_get(st, "started", &started);
@@ -118,6 +156,7 @@ static int cmd_status(int argc, char **argv)
 			free(kn);
 			for (int s = 0; s < 6; s++)
 				json_object_set_new(ko, pexec_status_name((enum pexec_status)s), json_integer(ks[k].n[s]));
+			json_object_set_new(ko, "programs", programs_json(pg, npg, sc.keys[k].id));
 			json_array_append_new(keys, ko);
 		}
 		json_object_set_new(o, "keys", keys);
@@ -151,9 +190,11 @@ static int cmd_status(int argc, char **argv)
 			cluster_status_print(stdout, cs);
 			json_decref(cs);
 		}
+		print_programs(&sc, pg, npg);
 		if (failures)
 			print_failures(st);
 	}
+	store_programs_free(pg, npg);
 	free(name);
 	free(started);
 	free(ended);

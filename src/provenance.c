@@ -334,6 +334,15 @@ static const char *find_value(const char *text, const char *name, size_t nl, siz
 	return NULL;
 }
 
+/* does text hold this very line (n bytes, without its newline)? */
+static int has_line(const char *text, const char *line, size_t n)
+{
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		if (!strncmp(l, line, n) && (l[n] == '\n' || !l[n]))
+			return 1;
+	return 0;
+}
+
 static void shown(struct strbuf *sb, const char *v, size_t n)
 {
 	if (n > SHOW_MAX)
@@ -382,7 +391,7 @@ static size_t diff_one_way(const char *a, const char *b, int added_only, size_t 
 		const char *av = l + nl + 1;
 		al = strcspn(av, "\n");
 		const char *bv = find_value(b, l, nl, &bl);
-		if (bv && (added_only || (al == bl && !memcmp(av, bv, al))))
+		if (bv && (added_only || has_line(b, l, nl + 1 + al)))
 			continue;
 		n++;
 		if (out->n >= max) {

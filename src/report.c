@@ -101,6 +101,20 @@ void rep_fmt_ci(struct strbuf *sb, double v, double lo, double hi)
 /* ---- what every format adds below its table ---- */
 
 /* "KEY: warning" per key that has one (an_delta_warning); returns how many */
+/* has a key before i the same program note (the keys one key was split into share it)? */
+static int note_said(const struct an_result *r, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (r->keys[j].key->program_note && !strcmp(r->keys[j].key->program_note, r->keys[i].key->program_note))
+			return 1;
+	return 0;
+}
+
+/*
+ * What every human format says of a key: a δ large against its steady mean,
+ * and that it ran more than one program (ds_split_programs), once for the
+ * keys it became.  The lines hold names from the input: each format escapes them.
+ */
 static size_t key_warnings(const struct an_result *r, struct strvec *keys, struct strvec *lines)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -109,6 +123,10 @@ static size_t key_warnings(const struct an_result *r, struct strvec *keys, struc
 		if (an_delta_warning(&r->keys[i], &sb)) {
 			sv_push(keys, r->keys[i].key->key);
 			sv_push(lines, sb.buf);
+		}
+		if (r->keys[i].key->program_note && !note_said(r, i)) {
+			sv_push(keys, r->keys[i].key->key);
+			sv_push(lines, r->keys[i].key->program_note);
 		}
 	}
 	sb_release(&sb);
@@ -302,7 +320,7 @@ static void text_warnings(FILE *f, const struct an_result *r, const char *bold, 
 	if (key_warnings(r, &keys, &lines))
 		fprintf(f, "\n%swarnings%s\n", bold, reset);
 	for (size_t i = 0; i < lines.n; i++)
-		fprintf(f, "  %s: %s\n", esc(ESC_TERM, keys.v[i]), lines.v[i]);
+		fprintf(f, "  %s: %s\n", esc(ESC_TERM, keys.v[i]), esc(ESC_TERM, lines.v[i]));
 	sv_clear(&keys);
 	sv_clear(&lines);
 }
@@ -764,6 +782,8 @@ static json_t *key_json(const struct an_key *k)
 						 jnum(w->user), "sys_s", jnum(w->sys), "max_rss_kib", jnum(w->rss_max),
 						 "mean_rss_kib", jnum(w->rss_mean))
 				     : json_null());
+	if (k->key->program_note)
+		json_object_set_new(b, "program_note", json_string(esc(ESC_JSON, k->key->program_note)));
 	return b;
 }
 

@@ -248,7 +248,7 @@ static int check_key(struct run_state *rs, size_t ki, struct key_check *kc, stru
 		sv_clear(&d);
 	} else if (n || unrecorded) {
 		kc->changed = kc->write = 1;
-		kc->next_seq = last ? last->seq + 1 : 2;
+		kc->next_seq = last ? last->seq + 1 : 1;
 		if (last)
 			prov_diff(last->description, kc->pv.program.buf, 12, &kc->diff);
 		else

@@ -27,6 +27,7 @@
 #include "exec.h"
 #include "idcache.h"
 #include "plugin.h"
+#include "secret.h"
 
 static void on_signal(int sig)
 {
@@ -75,16 +76,26 @@ static const struct bench_conf *find_bench(const struct experiment *ex, const ch
 
 /* ---- the whole run ---- */
 
+/* text in a fresh temporary file (its name in path, a mkstemp template); -1 when it cannot be written */
+static int temp_text(char *path, const char *text)
+{
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	size_t n = strlen(text);
+	ssize_t w = write(fd, text, n);
+	close(fd);
+	return w == (ssize_t)n ? 0 : -1;
+}
+
+/* the refusal of a changed config, with a diff (credentials hidden on both sides, as the stored one is) */
 static int config_diff(const struct experiment *ex, const char *old_text, struct kerr *e)
 {
-	char a[] = "/tmp/kiln-old-config.XXXXXX";
-	int fd = mkstemp(a);
-	struct strbuf msg = STRBUF_INIT;
-	if (fd >= 0) {
-		ssize_t w = write(fd, old_text, strlen(old_text));
-		(void)w;
-		close(fd);
-		char *argv[] = { "diff", "-u", "--label", "stored config", "--label", ex->path, a, ex->path, NULL };
+	char a[] = "/tmp/kiln-old-config.XXXXXX", b[] = "/tmp/kiln-new-config.XXXXXX";
+	struct strbuf msg = STRBUF_INIT, now = STRBUF_INIT;
+	secret_mask(&now, ex->text);
+	if (temp_text(a, old_text) == 0 && temp_text(b, now.buf) == 0) {
+		char *argv[] = { "diff", "-u", "--label", "stored config", "--label", ex->path, a, b, NULL };
 		struct exec_result r;
 		struct kerr ie = KERR_INIT;
 		if (exec_simple(argv, 10, &r, &ie) == 0) {
@@ -92,12 +103,14 @@ static int config_diff(const struct experiment *ex, const char *old_text, struct
 			exec_result_release(&r);
 		}
 		kerr_release(&ie);
-		unlink(a);
 	}
+	unlink(a);
+	unlink(b);
 	kerr_setc(e, KEXIT_CONFIG,
 		  "%s: the config changed since these results were started; run with --force to continue "
 		  "anyway, or use another results file\n%s", ex->path, sb_str(&msg));
 	sb_release(&msg);
+	sb_release(&now);
 	return -1;
 }
 
@@ -451,8 +464,11 @@ static int keep_forced_config(struct run_job *j, struct kerr *e)
 			break;
 		free(have);
 	}
-	int r = store_meta_set(j->st, name, old ? old : "", e) < 0 || store_meta_set(j->st, "config_text", j->ex.text, e) < 0 ||
+	struct strbuf now = STRBUF_INIT;
+	secret_mask(&now, j->ex.text);
+	int r = store_meta_set(j->st, name, old ? old : "", e) < 0 || store_meta_set(j->st, "config_text", now.buf, e) < 0 ||
 		store_meta_set(j->st, "config_hash", j->ex.hash, e) < 0 ? -1 : 0;
+	sb_release(&now);
 	free(old);
 	return r;
 }

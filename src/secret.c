@@ -151,6 +151,14 @@ static size_t pem_block(const char *s)
 	return close ? (size_t)(close + 5 - s) : 0;
 }
 
+static int all_word_chars(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!word_char(s[i]))
+			return 0;
+	return 1;
+}
+
 /* after "://": user:password@ hidden to user:(hidden)@, a token as user to (hidden)@; bytes used */
 static size_t url_userinfo(struct strbuf *out, const char *s)
 {
@@ -163,7 +171,7 @@ static size_t url_userinfo(struct strbuf *out, const char *s)
 	if (colon) {
 		sb_add(out, s, (size_t)(colon - s));
 		sb_adds(out, ":" HIDDEN "@");
-	} else if (secret_word(s, j)) {
+	} else if (all_word_chars(s, j) && secret_word(s, j)) {
 		sb_adds(out, HIDDEN "@");
 	} else {
 		return 0;
@@ -181,7 +189,10 @@ static void mask_word(struct strbuf *out, const char *w, size_t n)
 	/* NAME=VALUE, not base64's padding */
 	if (eq && eq > w && (size_t)(eq - w) + 1 < n - pad) {
 		size_t nl = (size_t)(eq - w);
-		sb_add(out, w, nl + 1);
+		if (secret_word(w, nl))
+			sb_adds(out, HIDDEN "=");
+		else
+			sb_add(out, w, nl + 1);
 		if (secret_name(w, nl) || secret_word(eq + 1, n - nl - 1))
 			sb_adds(out, HIDDEN);
 		else

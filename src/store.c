@@ -35,6 +35,7 @@
 
 #include "config.h"
 #include "provenance.h"
+#include "secret.h"
 
 struct store {
 	sqlite3 *db;
@@ -756,14 +757,20 @@ int store_init(struct store *s, const struct experiment *ex, const struct schedu
 	char buf[64], ts[32];
 	iso_time(wall_ns(), ts, sizeof(ts));
 	snprintf(buf, sizeof(buf), "%d", STORE_SCHEMA);
+	/* the results travel: the config's credentials stay out (its hash is of the text as written) */
+	struct strbuf text = STRBUF_INIT;
+	secret_mask(&text, ex->text);
 	const char *kv[][2] = {
 		{ "schema", buf }, { "kiln_version", KILN_VERSION }, { "name", ex->name },
-		{ "config_path", ex->path }, { "config_text", ex->text }, { "config_hash", ex->hash },
+		{ "config_path", ex->path }, { "config_text", text.buf }, { "config_hash", ex->hash },
 		{ "order", order }, { "started", ts },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(kv); i++)
-		if (store_meta_set(s, kv[i][0], kv[i][1], e) < 0)
+		if (store_meta_set(s, kv[i][0], kv[i][1], e) < 0) {
+			sb_release(&text);
 			goto fail;
+		}
+	sb_release(&text);
 	snprintf(buf, sizeof(buf), "%lu", ex->seed);
 	if (store_meta_set(s, "seed", buf, e) < 0)
 		goto fail;
