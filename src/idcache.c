@@ -18,7 +18,7 @@
 
 #define IDC_VERSION 1
 #define IDC_MAX_BYTES (16u << 20)   /* a larger cache file is dropped, not read */
-#define IDC_MAX_ENTRIES 4096        /* per kind: past it the kind starts afresh */
+#define IDC_MAX_ENTRIES 1024        /* per kind: past it the kind starts afresh (the file stays small to read) */
 #define HASH_MAX_BYTES (1ull << 30)
 
 static json_t *cache;   /* {"version":1, KIND: {KEY: value}} */

@@ -526,14 +526,30 @@ static void ck_throttle(struct pchecks *c)
 
 struct pstat { long pid; char comm[64]; char state; unsigned long long ticks; };
 
-static size_t proc_sample(struct pstat **out)
+/* /proc/PID/stat of every process (logical paths), read from the folder: no stat() of each as glob does */
+static void proc_pids(struct strvec *out)
+{
+	char *proc = platform_path("/proc");
+	DIR *d = opendir(proc);
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] >= '1' && de->d_name[0] <= '9' && strspn(de->d_name, "0123456789") == strlen(de->d_name))
+			sv_pushf(out, "/proc/%s/stat", de->d_name);
+	if (d)
+		closedir(d);
+	free(proc);
+}
+
+/* every process's CPU ticks; with running_max, only until that many others are seen running (state R) */
+static size_t proc_sample(struct pstat **out, size_t running_max)
 {
 	struct strvec st = STRVEC_INIT;
-	plat_glob("/proc/[0-9]*/stat", &st);
+	proc_pids(&st);
 	struct pstat *v = xcalloc(st.n + 1, sizeof(*v));
-	size_t n = 0;
+	size_t n = 0, running = 0;
+	long self = getpid();
 	struct strbuf sb = STRBUF_INIT;
-	for (size_t i = 0; i < st.n; i++) {
+	for (size_t i = 0; i < st.n && (!running_max || running < running_max); i++) {
 		if (plat_read(st.v[i], &sb) < 0)
 			continue;
 		/* pid (comm) state ppid ... utime(14) stime(15): comm may hold spaces and ')' */
@@ -547,6 +563,7 @@ static size_t proc_sample(struct pstat **out)
 		if (sscanf(r + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &p->state, &ut, &stt) != 3)
 			continue;
 		p->ticks = ut + stt;
+		running += p->state == 'R' && p->pid != self;
 		n++;
 	}
 	sb_release(&sb);
@@ -559,10 +576,10 @@ static size_t proc_sample(struct pstat **out)
 static void busy_sampled(double dt, struct strbuf *busy)
 {
 	struct pstat *a, *b;
-	size_t na = proc_sample(&a);
+	size_t na = proc_sample(&a, 0);
 	struct timespec ts = { (time_t)dt, (long)((dt - (long)dt) * 1e9) };
 	nanosleep(&ts, NULL);
-	size_t nb = proc_sample(&b);
+	size_t nb = proc_sample(&b, 0);
 	long hz = sysconf(_SC_CLK_TCK);
 	long self = getpid();
 	for (int k = 0; k < 3; k++) {
@@ -607,7 +624,7 @@ static void running_now(struct strbuf *busy)
 	if (running <= 1)
 		return;
 	struct pstat *a;
-	size_t na = proc_sample(&a), shown = 0;
+	size_t na = proc_sample(&a, 3), shown = 0;
 	long self = getpid();
 	for (size_t i = 0; i < na && shown < 3; i++)
 		if (a[i].state == 'R' && a[i].pid != self) {

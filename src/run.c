@@ -299,13 +299,14 @@ static int run_prepare_machine(struct run_state *rs, const char *config, const c
 	if (run_prepare_user(rs, config, e) < 0)
 		return -1;
 	rs->vmids = run_identify_vms(rs);
-	if (run_programs(rs, e) < 0)
-		return -1;
+	/* the programs and the first audit: one flush */
 	char *have = NULL;
 	store_audit_get(st, "start", &have);
-	if (!have && record_audit(st, ex, "start", json_incref(rs->vmids), NULL, e) < 0)
-		return -1;
+	int r = store_begin(st, e) < 0 || run_programs(rs, e) < 0 ||
+		(!have && record_audit(st, ex, "start", json_incref(rs->vmids), NULL, e) < 0) ? -1 : 0;
 	free(have);
+	if (store_commit(st, r < 0 ? NULL : e) < 0 || r < 0)
+		return -1;
 	idc_save();
 	if (rs->o->tune && run_tune(rs, tuned, e) < 0)
 		return -1;

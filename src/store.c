@@ -43,6 +43,7 @@ struct store {
 	int lock_fd;
 	int gone;       /* the path no longer names the locked file: nothing more is written */
 	int durable;    /* 1: every commit reaches the disk (synchronous=FULL) */
+	int txn_depth;  /* store_begin calls not yet committed */
 	/* prepared statements of the per-pexec path, kept for the session */
 	struct {
 		const char *sql;
@@ -242,11 +243,18 @@ static void wal_reserve(struct store *s)
 
 int store_begin(struct store *s, struct kerr *e)
 {
-	return txn(s, pexec_sql[Q_BEGIN], e);
+	if (s->txn_depth++)
+		return 0;
+	int r = txn(s, pexec_sql[Q_BEGIN], e);
+	if (r < 0)
+		s->txn_depth = 0;
+	return r;
 }
 
 int store_commit(struct store *s, struct kerr *e)
 {
+	if (!s->txn_depth || --s->txn_depth)
+		return 0;
 	if (txn(s, pexec_sql[Q_COMMIT], e) == 0)
 		return 0;
 	exec_sql(s, "ROLLBACK", NULL);

@@ -71,8 +71,8 @@ int store_set_rollback(struct store *s, struct kerr *e);
 
 /*
  * Several small writes as one transaction, one flush (meta, audit,
- * programs at the start and the end of a session).  No nesting; a failed
- * commit is rolled back.
+ * programs at the start and the end of a session).  Nested pairs make one
+ * transaction, committed by the outermost; a failed commit is rolled back.
  */
 int store_begin(struct store *s, struct kerr *e);
 int store_commit(struct store *s, struct kerr *e);
