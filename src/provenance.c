@@ -34,6 +34,15 @@ static void add(struct strvec *lines, const char *name, const char *value)
 	sb_release(&sb);
 }
 
+/* a file's line: "sha256:HEX", or why it could not be hashed (r < 0); e released */
+static void add_hash(struct strvec *lines, const char *name, int r, const char *sha, struct kerr *e)
+{
+	char *v = r == 0 ? xasprintf("sha256:%s", sha) : xstrdup(sb_str(&e->msg));
+	add(lines, name, v);
+	free(v);
+	kerr_release(e);
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -77,12 +86,9 @@ static void walk_entry(struct walk *w, int dfd, const char *dirname, const char 
 			close(sub);
 		}
 	} else if (S_ISREG(st.st_mode) && w->files++ < MAX_FILES) {
-		char sha[65], *v;
+		char sha[65];
 		struct kerr e = KERR_INIT;
-		v = idc_sha256_at(dfd, dirname, name, sha, &e) == 0 ? xasprintf("sha256:%s", sha) : xstrdup(e.msg.buf);
-		add(w->lines, line, v);
-		free(v);
-		kerr_release(&e);
+		add_hash(w->lines, line, idc_sha256_at(dfd, dirname, name, sha, &e), sha, &e);
 	} else if (S_ISLNK(st.st_mode)) {
 		char target[4096];
 		ssize_t n = readlinkat(dfd, name, target, sizeof(target) - 1);
@@ -160,22 +166,24 @@ static void describe_argv(struct strvec *lines, const struct pexec_key *k, const
 			continue;
 		char sha[65], *name = xasprintf("file %s", w);
 		struct kerr e = KERR_INIT;
-		char *v = idc_sha256(w, sha, &e) == 0 ? xasprintf("sha256:%s", sha) : xstrdup(e.msg.buf);
-		add(lines, name, v);
-		free(v);
+		add_hash(lines, name, idc_sha256(w, sha, &e), sha, &e);
 		free(name);
-		kerr_release(&e);
 	}
 }
 
-/* a VM's --version: its lines joined, credentials already hidden by vmid */
+/* a string member of o as the line `name`, when there is one */
+static void add_member(struct strvec *lines, const char *name, const json_t *o, const char *member)
+{
+	const char *s = json_string_value(json_object_get(o, member));
+	if (s)
+		add(lines, name, s);
+}
+
+/* what vmid learned of the VM (its --version's credentials already hidden) */
 static void describe_vm(struct strvec *lines, const json_t *vm)
 {
-	const char *s;
-	if ((s = json_string_value(json_object_get(vm, "real"))))
-		add(lines, "vm.real", s);
-	if ((s = json_string_value(json_object_get(vm, "sha256"))))
-		add(lines, "vm.sha256", s);
+	add_member(lines, "vm.real", vm, "real");
+	add_member(lines, "vm.sha256", vm, "sha256");
 	const json_t *pkg = json_object_get(vm, "package");
 	if (json_is_object(pkg)) {
 		char *v = xasprintf("%s %s", json_string_value(json_object_get(pkg, "name")) ?: "?",
@@ -195,19 +203,8 @@ static void describe_vm(struct strvec *lines, const json_t *vm)
 		free(v);
 		free(name);
 	}
-	if ((s = json_string_value(json_object_get(vm, "version"))))
-		add(lines, "vm.version", s);
-	if ((s = json_string_value(json_object_get(vm, "error"))))
-		add(lines, "vm.error", s);
-}
-
-static void describe_probe(struct strvec *lines, const json_t *probe)
-{
-	const char *s;
-	if ((s = json_string_value(json_object_get(probe, "version"))))
-		add(lines, "probe.version", s);
-	if ((s = json_string_value(json_object_get(probe, "executable"))))
-		add(lines, "probe.executable", s);
+	add_member(lines, "vm.version", vm, "version");
+	add_member(lines, "vm.error", vm, "error");
 }
 
 /* the plugin's own "name value" lines */
@@ -301,8 +298,8 @@ void prov_describe(struct prov *pv, const struct pexec_key *k, const struct strv
 	describe_argv(&prog, k, argv);
 	if (vm)
 		describe_vm(&prog, vm);
-	if (probe)
-		describe_probe(&prog, probe);
+	add_member(&prog, "probe.version", probe, "version");
+	add_member(&prog, "probe.executable", probe, "executable");
 	hash_folder(&prog, "bench.file", k->bench_dir, 0);
 	hash_folder(&prog, "plugin.file", k->plugin_dir, 1);
 	describe_build(&prog, k);

@@ -28,6 +28,20 @@ crash=$(grep -c 'kiln.db-wal>' crash.trace)
 [ $((power - crash)) -ge $N ] || fail "durability: power flushed the WAL $power times, crash $crash, for $N pexecs"
 [ "$crash" -lt $((N / 2)) ] || fail "durability: crash flushed the WAL $crash times for $N pexecs"
 
+# the WAL's size once a pexec's process runs: wal_while_running NAME (NAME.yaml)
+wal_while_running() {
+	"$KILN" run -q $1.yaml &
+	local pid=$! size=0
+	for _ in $(seq 100); do
+		if pgrep -P $pid -x sleep >/dev/null; then
+			size=$(stat -c %s $1.kiln.db-wal 2>/dev/null || echo 0)
+			break
+		fi
+		sleep 0.05
+	done
+	wait $pid || return 1
+	echo "$size"
+}
 # the WAL's size while pexecs run: 1024 frames of a 4 KiB page and a 24-byte
 # header, plus the 32-byte WAL header (for a session of 32 pexecs or more:
 # reserving costs a 4 MiB write and a flush, more than a few commits save)
@@ -36,34 +50,15 @@ pexecs: 40
 vms: {s: {plugin: command, path: /bin/sleep}}
 benchmarks: {nap: {param: "0.03", args: ["{param}"]}}
 Y
-"$KILN" run -q nap.yaml &
-pid=$!
-size=0
-for _ in $(seq 100); do
-	if pgrep -P $pid -x sleep >/dev/null; then
-		size=$(stat -c %s nap.kiln.db-wal 2>/dev/null || echo 0)
-		break
-	fi
-	sleep 0.05
-done
-wait $pid || fail "nap run"
+size=$(wal_while_running nap) || fail "nap run"
 [ "$size" -ge $((1024 * 4120 + 32)) ] || fail "WAL size while a pexec ran: $size"
 [ ! -e nap.kiln.db-wal ] || fail "the WAL is left behind after the run"
 assert_eq "$(sqlite3 nap.kiln.db "PRAGMA integrity_check")" ok "integrity after the run"
 
 # a session of a few pexecs does not reserve it
 sed 's/pexecs: 40/pexecs: 3/; s/"0.03"/"0.4"/' nap.yaml > few.yaml
-"$KILN" run -q few.yaml &
-pid=$!
-size=0
-for _ in $(seq 100); do
-	if pgrep -P $pid -x sleep >/dev/null; then
-		size=$(stat -c %s few.kiln.db-wal 2>/dev/null || echo 0)
-		break
-	fi
-	sleep 0.05
-done
-wait $pid || fail "few run"
+size=$(wal_while_running few) || fail "few run"
+[ "$size" -gt 0 ] || fail "no WAL seen while the 3-pexec session ran"
 [ "$size" -lt $((1024 * 4120)) ] || fail "WAL of a 3-pexec session reserved: $size"
 
 # killed in the middle of a run: recovery reads the WAL up to its last commit
