@@ -87,7 +87,7 @@ static json_t *probe_line(const struct strbuf *out)
 		const char *v = json_string_value(json_object_get(line, fields[i]));
 		if (!v)
 			continue;
-		char *cut = xstrndup(v, PROBE_FIELD_MAX);
+		char *cut = xstrndup(v, strnlen(v, PROBE_FIELD_MAX));
 		json_object_set_new(r, fields[i], json_string(esc(ESC_TERM, cut)));
 		free(cut);
 	}
