@@ -218,7 +218,7 @@ static int check_provenance(struct merge_ctx *cx, struct merge_shard *ms)
 			return db_error(cx, NULL, "provenance");
 		if (sqlite3_step(st) == SQLITE_ROW)
 			refuse(ms, KEXIT_CONFIG, "%lld pexec(s) of %s differ from the key's first pexec in %s (the nodes "
-			       "differ in what defines a pexec: PATH, the VM's environment, limits or pinning)",
+			       "ran another program: its VM, libraries, files, argv, env or limits; docs/provenance.md)",
 			       (long long)sqlite3_column_int64(st, 1), sqlite3_column_text(st, 0), c);
 		sqlite3_finalize(st);
 		if (ms->refused)
@@ -255,6 +255,25 @@ static int keep_audit(struct merge_ctx *cx, struct merge_shard *ms)
 	return r;
 }
 
+/*
+ * The programs (provenance.h) the merged pexecs ran, those the main file
+ * lacks, numbered after its own (a shard numbers its programs from 1): a
+ * pexec's env_hash must name a program of its key in the file that holds
+ * it, or readers take it for one recorded by an older kiln.
+ */
+static int copy_programs(sqlite3 *db)
+{
+	const char *tb[] = { "programs", NULL };
+	if (one_long(db, "SELECT COUNT(*) FROM s.sqlite_master WHERE type='table' AND name=?1", tb) != 1)
+		return 0;
+	return run(db, "INSERT OR IGNORE INTO main.programs(key_id, hash, seq, description, setting, since)"
+		   " SELECT g.key_id, g.hash, g.seq + (SELECT COALESCE(MAX(seq), 0) FROM main.programs m"
+		   " WHERE m.key_id = g.key_id), g.description, g.setting, g.since FROM s.programs g"
+		   " WHERE EXISTS (SELECT 1 FROM temp.kiln_merge t JOIN s.pexecs x ON x.id = t.id"
+		   " WHERE x.key_id = g.key_id AND x.env_hash = g.hash)"
+		   " AND NOT EXISTS (SELECT 1 FROM main.programs m WHERE m.key_id = g.key_id AND m.hash = g.hash)", NULL);
+}
+
 /* copy the pexecs listed in temp.kiln_merge, whole, from s into main */
 static int copy_pexecs(struct merge_ctx *cx, struct merge_shard *ms)
 {
@@ -281,6 +300,8 @@ static int copy_pexecs(struct merge_ctx *cx, struct merge_shard *ms)
 		free(q);
 	}
 	sb_release(&cols);
+	if (r == 0)
+		r = copy_programs(db);
 	const char *b[] = { ms->name, ms->machine ? ms->machine : "unknown", NULL };
 	if (r == 0)
 		r = run(db, "INSERT OR REPLACE INTO main.origins(pexec_id, machine, shard) SELECT id, ?2, ?1"
