@@ -3,7 +3,8 @@
 # installs those that are missing.  Idempotent; prints nothing when all is
 # there.  `scripts/deps.sh` installs what building and `make demo` need;
 # `scripts/deps.sh --test` adds what the test suite needs (every VM, perf,
-# clang for fuzzing, valgrind, chromium for the HTML report test).
+# clang for fuzzing, valgrind, chromium for the HTML report test, pdflatex
+# for the LaTeX table).
 set -eu
 
 # building kiln and libkiln
@@ -12,9 +13,12 @@ libzstd-dev libbz2-dev libcapstone-dev libmd-dev liblua5.4-dev gnuplot-nox"
 # the VMs the bundled plugins drive (a missing VM is skipped by the demo)
 VMS="python3 pypy3 lua5.4 luajit default-jdk-headless"
 # the test suite and the harness benchmarks (slurm*, munge: the real one-machine
-# cluster scripts/slurm-local.sh starts for the cluster tests)
+# cluster scripts/slurm-local.sh starts for the cluster tests; pdflatex with
+# booktabs: the LaTeX table is compiled and checked for overfull boxes;
+# poppler: PDF plots are counted and rendered)
 TEST="libcmocka-dev sqlite3 bzip2 zstd linux-perf hyperfine clang libclang-rt-14-dev
-valgrind chromium procps util-linux kmod strace slurmctld slurmd slurm-client munge"
+valgrind chromium procps util-linux kmod strace slurmctld slurmd slurm-client munge
+texlive-latex-base texlive-latex-recommended poppler-utils"
 
 want="$BUILD $VMS"
 [ "${1:-}" = "--test" ] && want="$want $TEST"

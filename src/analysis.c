@@ -1579,11 +1579,29 @@ static int overlaps(const struct an_segment *sg, double lo, double hi)
  * warmup so far, and the walk goes on (an earlier segment may still be
  * faster).  Then the steady state: the run of equivalent segments at the end.
  */
-static void classify(struct an_pexec *p, double delta, long steady)
+/* the last segment's mean +- max(var, delta) */
+static void band_of(const struct an_pexec *p, double delta, double *lo, double *hi)
 {
 	const struct an_segment *ls = &p->segs[p->nsegs - 1];
 	double halfw = ls->var > delta ? ls->var : delta;
-	double lo = ls->mean - halfw, hi = ls->mean + halfw;
+	*lo = ls->mean - halfw;
+	*hi = ls->mean + halfw;
+}
+
+double an_delta(const struct an_pexec *p, const struct an_opts *o)
+{
+	return pexec_delta(o, p);
+}
+
+void an_band(const struct an_pexec *p, const struct an_opts *o, double *lo, double *hi)
+{
+	band_of(p, pexec_delta(o, p), lo, hi);
+}
+
+static void classify(struct an_pexec *p, double delta, long steady)
+{
+	double lo, hi;
+	band_of(p, delta, &lo, &hi);
 	p->cls = AN_FLAT;
 	for (size_t j = p->nsegs - 1; j-- > 0;) {
 		const struct an_segment *sg = &p->segs[j];

@@ -169,6 +169,14 @@ void an_result_free(struct an_result *r);
 /* one key, single-threaded: a pure function of the key's data and o */
 void an_analyse_key(const struct ds_key *k, const struct an_opts *o, struct an_key *out);
 void an_key_free(struct an_key *k);
+/*
+ * The band the classification compared p's segments with: the last
+ * segment's mean +- max(var, delta), delta from o (seconds, or % of that
+ * mean); plots draw it, reports explain a flat pexec of several segments
+ * with it.  an_delta is the delta itself.
+ */
+void an_band(const struct an_pexec *p, const struct an_opts *o, double *lo, double *hi);
+double an_delta(const struct an_pexec *p, const struct an_opts *o);
 /* "bad inconsistent (3 flat, 2 slowdown)", "warmup", or "whole process" (one iteration per pexec) */
 void an_class_text(const struct an_key *k, struct strbuf *out);
 /*

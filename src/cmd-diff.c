@@ -192,13 +192,16 @@ static int cmd_diff(int argc, char **argv)
 	int bad = cmd_an_args(c, argc, argv, &o, 2, NULL, 1, &args, NULL, NULL);
 	if (bad)
 		return bad;
-	const char *const *in = args.inputs, *keypat = args.keypat;
+	const char *const *in = args.inputs;
 	int json = args.json;
 	struct dataset da = { 0 }, db = { 0 };
 	struct an_result ra = { 0 }, rb = { 0 };
 	int rc = cmd_load_analysed(in[0], &args, &o, &da, &ra);
 	if (rc == 0)
 		rc = cmd_load_analysed(in[1], &args, &o, &db, &rb);
+	if (rc == 0 && args.keys.n && !da.nkeys && !db.nkeys)
+		rc = cmd_no_key_matches(in[0], &args.keys);
+	cmd_an_args_release(&args);
 	if (rc) {
 		an_result_free(&ra);
 		an_result_free(&rb);
@@ -275,10 +278,6 @@ static int cmd_diff(int argc, char **argv)
 		       "bootstrap median and %g%% interval; verdict 'faster'/'slower' when that interval excludes 1.\n",
 		       o.confidence * 100);
 		print_warnings(&keys, &ra, &rb);
-	}
-	if (!keys.n && keypat) {
-		kiln_error("no key matches '%s'", keypat);
-		rc = KEXIT_USAGE;
 	}
 	sb_release(&row);
 	sv_clear(&keys);

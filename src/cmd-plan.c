@@ -171,6 +171,12 @@ static int cmd_plan(int argc, char **argv)
 	struct dataset ds = { 0 };
 	struct an_result r;
 	int loaded = cmd_load_analysed(input, &args, &o, &ds, &r);
+	if (!loaded && args.keys.n && !ds.nkeys) {
+		an_result_free(&r);
+		ds_free(&ds);
+		loaded = cmd_no_key_matches(input, &args.keys);
+	}
+	cmd_an_args_release(&args);
 	if (loaded)
 		return loaded;
 	json_t *jk = json_array();

@@ -81,7 +81,7 @@ static int cmd_report(int argc, char **argv)
 	int bad = cmd_an_args(c, argc, argv, &o, 1, "INPUT", 0, &args, report_opt, &ra);
 	if (bad)
 		return bad;
-	const char *input = args.inputs[0], *keypat = args.keypat, *out = ra.out;
+	const char *input = args.inputs[0], *out = ra.out;
 	int fmt = ra.fmt;
 	struct rep_opts ro = ra.ro;
 	if (fmt < 0)
@@ -89,14 +89,14 @@ static int cmd_report(int argc, char **argv)
 	struct dataset ds = { 0 };
 	struct an_result r;
 	int loaded = cmd_load_analysed(input, &args, &o, &ds, &r);
-	if (loaded)
-		return loaded;
-	if (keypat && !ds.nkeys) {
-		kiln_error("%s: no key matches '%s'", input, keypat);
+	if (!loaded && args.keys.n && !ds.nkeys) {
 		an_result_free(&r);
 		ds_free(&ds);
-		return KEXIT_USAGE;
+		loaded = cmd_no_key_matches(input, &args.keys);
 	}
+	cmd_an_args_release(&args);
+	if (loaded)
+		return loaded;
 	FILE *f = stdout;
 	char *tmp = NULL;
 	if (out && strcmp(out, "-")) {

@@ -55,8 +55,13 @@ int cmd_usage_error(const struct cmd_entry *c, const char *fmt, ...)
 	return KEXIT_USAGE;
 }
 
-int cmd_an_args(const struct cmd_entry *c, int argc, char **argv, struct an_opts *o, int ninputs, const char *what,
-		int json_ok, struct cmd_an_args *a, cmd_own_opt own, void *ctx)
+void cmd_an_args_release(struct cmd_an_args *a)
+{
+	sv_clear(&a->keys);
+}
+
+static int an_args(const struct cmd_entry *c, int argc, char **argv, struct an_opts *o, int ninputs,
+		   const char *what, int json_ok, struct cmd_an_args *a, cmd_own_opt own, void *ctx)
 {
 	int n = 0;
 	memset(a, 0, sizeof(*a));
@@ -73,7 +78,7 @@ int cmd_an_args(const struct cmd_entry *c, int argc, char **argv, struct an_opts
 		if (r > 0)
 			continue;
 		if ((!strcmp(arg, "--key") || !strcmp(arg, "-k")) && i + 1 < argc) {
-			a->keypat = argv[++i];
+			sv_push(&a->keys, argv[++i]);
 			continue;
 		}
 		if (json_ok && !strcmp(arg, "--json")) {
@@ -102,6 +107,15 @@ int cmd_an_args(const struct cmd_entry *c, int argc, char **argv, struct an_opts
 	return 0;
 }
 
+int cmd_an_args(const struct cmd_entry *c, int argc, char **argv, struct an_opts *o, int ninputs, const char *what,
+		int json_ok, struct cmd_an_args *a, cmd_own_opt own, void *ctx)
+{
+	int r = an_args(c, argc, argv, o, ninputs, what, json_ok, a, own, ctx);
+	if (r)
+		cmd_an_args_release(a);
+	return r;
+}
+
 int cmd_load_input(const char *input, const struct cmd_an_args *a, struct dataset *ds)
 {
 	struct kerr e = KERR_INIT;
@@ -116,9 +130,20 @@ int cmd_load_input(const char *input, const struct cmd_an_args *a, struct datase
 	size_t machines = ds_split_machines(ds, a->pool);
 	if (machines > 1 && a->pool)
 		kiln_note("%s: the pexecs of %zu machines (%s) are pooled in each key", input, machines, ds->machine);
-	if (a->keypat)
-		ds_keep_keys(ds, a->keypat);
+	if (a->keys.n)
+		ds_keep_keys(ds, &a->keys);
 	return 0;
+}
+
+int cmd_no_key_matches(const char *input, const struct strvec *keys)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < keys->n; i++)
+		sb_addf(&sb, "%s'%s'", i ? " or " : "", keys->v[i]);
+	kiln_error("%s: no key matches %s (keys are bench:vm:variant; bench or bench:vm match every variant; "
+		   "kiln report lists them)", input, sb.buf);
+	sb_release(&sb);
+	return KEXIT_USAGE;
 }
 
 int cmd_load_analysed(const char *input, const struct cmd_an_args *a, const struct an_opts *o, struct dataset *ds,

@@ -9,6 +9,8 @@
 
 #include <stdio.h>
 
+#include "util.h"
+
 struct cmd_entry {
 	const char *name;
 	const char *usage;   /* "CONFIG [--dry-run] ..." (after "kiln NAME ") */
@@ -49,17 +51,19 @@ int cmd_usage_error(const struct cmd_entry *c, const char *fmt, ...) __attribute
 
 /*
  * The command line shared by the commands that analyse results (report,
- * plot, plan, diff): the analysis options (an_opts_parse), --key/-k K,
+ * plot, plan, diff): the analysis options (an_opts_parse), --key/-k K
+ * (repeatable: a key matching any of them is kept),
  * --json when `json_ok`, and `ninputs` (1 or 2) positional inputs, named
  * `what` in errors when there is one.  A command's own options go to
  * `own` (may be NULL): it returns 1 when it took argv[*i] (advancing *i
  * past any value), 0 when the option is not its, or KEXIT_USAGE after
- * cmd_usage_error().  Returns 0, or KEXIT_USAGE with the error reported.
+ * cmd_usage_error().  Returns 0, or KEXIT_USAGE with the error reported
+ * (and nothing to release); after 0, cmd_an_args_release frees the keys.
  */
 struct an_opts;
 struct cmd_an_args {
 	const char *inputs[2];
-	const char *keypat; /* NULL: every key */
+	struct strvec keys; /* --key patterns (ds_key_matches); none: every key */
 	int json;
 	int pool;           /* --pool-machines: one key for the pexecs of every machine */
 };
@@ -67,6 +71,7 @@ struct cmd_an_args {
 #define CMD_POOL_HELP \
 	"  --pool-machines    pool the pexecs of different machines into one key (by\n" \
 	"                     default a cluster run's keys are reported per machine)\n"
+void cmd_an_args_release(struct cmd_an_args *a);
 typedef int (*cmd_own_opt)(void *ctx, const struct cmd_entry *c, int argc, char **argv, int *i);
 int cmd_an_args(const struct cmd_entry *c, int argc, char **argv, struct an_opts *o, int ninputs, const char *what,
 		int json_ok, struct cmd_an_args *a, cmd_own_opt own, void *ctx);
@@ -74,11 +79,14 @@ int cmd_an_args(const struct cmd_entry *c, int argc, char **argv, struct an_opts
 /*
  * Load INPUT (a kiln, Krun or warmup_stats file) for an analysing command:
  * one key per machine unless a->pool (ds_split_machines), then only the
- * keys matching a->keypat (NULL: all) so that nothing else is analysed.
- * Returns 0, or an exit code with the error reported.
+ * keys matching one of a->keys (none: all) so that nothing else is
+ * analysed.  Returns 0, or an exit code with the error reported.
+ * cmd_no_key_matches reports --key patterns that matched no key of input
+ * and returns KEXIT_USAGE.
  */
 struct dataset;
 int cmd_load_input(const char *input, const struct cmd_an_args *a, struct dataset *ds);
+int cmd_no_key_matches(const char *input, const struct strvec *keys);
 /*
  * The same, then the analysis of the keys left (an_analyse_input: cached
  * in a kiln results file).  On an error nothing is left to free.

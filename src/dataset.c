@@ -105,17 +105,39 @@ static void free_key(struct ds_key *k)
 	free(k->program_note);
 }
 
-size_t ds_keep_keys(struct dataset *ds, const char *pat)
+int ds_key_matches(const char *pat, const struct ds_key *k)
 {
+	/* a key split by machine: KEY@MACHINE as a whole, or its parts as any key's */
+	if (k->machine && strchr(pat, '@'))
+		return star_match(pat, k->key);
+	const char *c1 = strchr(pat, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	if (c2 && strchr(c2 + 1, ':')) {
+		char *base = xasprintf("%s:%s:%s", k->bench, k->vm, k->variant);
+		int m = star_match(pat, base);
+		free(base);
+		return m;
+	}
+	char *b = c1 ? xstrndup(pat, (size_t)(c1 - pat)) : xstrdup(pat);
+	char *v = c1 ? (c2 ? xstrndup(c1 + 1, (size_t)(c2 - c1 - 1)) : xstrdup(c1 + 1)) : xstrdup("*");
+	int m = star_match(b, k->bench) && star_match(v, k->vm) && star_match(c2 ? c2 + 1 : "*", k->variant);
+	free(b);
+	free(v);
+	return m;
+}
+
+size_t ds_keep_keys(struct dataset *ds, const struct strvec *pats)
+{
+	if (!pats || !pats->n)
+		return ds->nkeys;
 	size_t j = 0;
 	for (size_t i = 0; i < ds->nkeys; i++) {
-		struct ds_key *k = &ds->keys[i];
-		char *base = k->machine ? xasprintf("%s:%s:%s", k->bench, k->vm, k->variant) : NULL;
-		if (star_match(pat, k->key) || (base && star_match(pat, base)))
-			ds->keys[j++] = *k;
+		int keep = 0;
+		for (size_t q = 0; q < pats->n && !keep; q++)
+			keep = ds_key_matches(pats->v[q], &ds->keys[i]);
+		if (keep)
+			ds->keys[j++] = ds->keys[i];
 		else
-			free_key(k);
-		free(base);
+			free_key(&ds->keys[i]);
 	}
 	return ds->nkeys = j;
 }

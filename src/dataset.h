@@ -68,11 +68,16 @@ void ds_add_scalar(struct ds_pexec *p, const char *name, const char *unit, doubl
 struct ds_key *ds_find_key(const struct dataset *ds, const char *key);
 const struct ds_series *ds_find_series(const struct ds_pexec *p, const char *name);
 /*
- * keep only the keys matching pat ('*' wildcards), freeing the others; a key
- * split by machine matches by KEY@MACHINE or by KEY alone.  Returns how many
- * are left.
+ * Does key pattern pat match k?  pat is bench[:vm[:variant]] with '*'
+ * wildcards in each part; the parts left out match anything ("nbody:pypy"
+ * is "nbody:pypy:*").  A pattern of more than three parts is matched
+ * against the whole "bench:vm:variant"; one with '@' against a key split
+ * by machine, KEY@MACHINE (such a key also matches by its parts).
  */
-size_t ds_keep_keys(struct dataset *ds, const char *pat);
+struct strvec;
+int ds_key_matches(const char *pat, const struct ds_key *k);
+/* keep only the keys matching any of pats (none: all), freeing the others; returns how many are left */
+size_t ds_keep_keys(struct dataset *ds, const struct strvec *pats);
 /*
  * The machines the pexecs ran on (each pexec's own, else the dataset's),
  * sorted, in `names`; returns how many.

@@ -987,7 +987,9 @@ static int write_html(FILE *f, const struct dataset *ds, const struct an_result 
 	char tmpl[] = "/tmp/kiln-report.XXXXXX";
 	char *dir = mkdtemp(tmpl);
 	char *gp = plot_gnuplot_path();
-	int nplots = ro->plots_per_key > 0 ? ro->plots_per_key : 3;
+	int nplots = ro->plots_per_key;
+	struct plot_opts po;
+	plot_opts_default(&po);
 	int rc = 0;
 	for (size_t i = 0; i < r->nkeys && rc == 0; i++) {
 		const struct an_key *k = &r->keys[i];
@@ -1006,6 +1008,8 @@ static int write_html(FILE *f, const struct dataset *ds, const struct an_result 
 			}
 			fputs("</table>\n", f);
 		}
+		if (nplots <= 0)
+			continue;
 		if (!dir || !gp) {
 			fputs("<p>(plots unavailable: gnuplot not found)</p>\n", f);
 			continue;
@@ -1014,7 +1018,9 @@ static int write_html(FILE *f, const struct dataset *ds, const struct an_result 
 		size_t m = pick_plots(k, nplots, pick);
 		for (size_t q = 0; q < m && rc == 0; q++) {
 			char *svg = NULL;
-			rc = plot_pexec(k, pick[q], dir, PLOT_SVG, &svg, e);
+			char stem[32];
+			snprintf(stem, sizeof(stem), "k%zu", i);
+			rc = plot_pexec(k, pick[q], &r->opts, &po, dir, stem, &svg, e);
 			if (rc == 0) {
 				fputs("<div class=\"plot\">\n", f);
 				rc = inline_svg(f, svg, e);
@@ -1026,7 +1032,7 @@ static int write_html(FILE *f, const struct dataset *ds, const struct an_result 
 			fprintf(f, "<p>%zu of %zu pexecs shown (kiln plot draws them all).</p>\n", m, k->np);
 		free(pick);
 	}
-	if (!gp)
+	if (!gp && nplots > 0)
 		kiln_warn("gnuplot not found: the HTML report has no plots");
 	fputs("</body>\n</html>\n", f);
 	if (dir)

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <locale.h>
 #include <math.h>
 #include <sha2.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <wchar.h>
 #include <zstd.h>
 
 static KILN_NORETURN void oom(size_t n)
@@ -1071,4 +1073,72 @@ out:
 	free(tmp);
 	free(out);
 	return r;
+}
+
+size_t display_width(const char *s)
+{
+	static locale_t utf8;
+	if (!utf8)
+		utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+	locale_t old = utf8 ? uselocale(utf8) : (locale_t)0;
+	size_t w = 0, len = strlen(s);
+	mbstate_t st;
+	memset(&st, 0, sizeof(st));
+	while (len) {
+		wchar_t wc;
+		size_t n = utf8 ? mbrtowc(&wc, s, len, &st) : (size_t)-1;
+		if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+			memset(&st, 0, sizeof(st));
+			n = 1;
+			w++;
+		} else {
+			int cw = wcwidth(wc);
+			w += cw < 0 ? 1 : (size_t)cw;
+		}
+		s += n;
+		len -= n;
+	}
+	if (utf8)
+		uselocale(old);
+	return w;
+}
+
+void sb_pad(struct strbuf *sb, const char *s, size_t width)
+{
+	sb_adds(sb, s);
+	for (size_t w = display_width(s); w < width; w++)
+		sb_addc(sb, ' ');
+}
+
+const struct time_unit *time_unit_for(double s)
+{
+	static const struct time_unit units[] = {
+		{ "s", "s", "s", 1 },
+		{ "ms", "ms", "ms", 1e3 },
+		{ "µs", "us", "\\textmu{}s", 1e6 },
+		{ "ns", "ns", "ns", 1e9 },
+	};
+	size_t i = 0;
+	s = fabs(s);
+	if (isfinite(s) && s > 0)
+		while (i + 1 < ARRAY_SIZE(units) && s * units[i].scale < 1)
+			i++;
+	return &units[i];
+}
+
+void fmt_duration(struct strbuf *sb, double s)
+{
+	if (!(s >= 0) || !isfinite(s)) {
+		sb_adds(sb, "?");
+		return;
+	}
+	double r = floor(s + 0.5);
+	if (r < 60)
+		sb_addf(sb, "%.0f s", r);
+	else if (r < 3600)
+		sb_addf(sb, "%.0f min", floor(r / 60));
+	else if (r < 86400)
+		sb_addf(sb, "%d h %02d min", (int)(r / 3600), (int)fmod(r, 3600) / 60);
+	else
+		sb_addf(sb, "%.0f d %d h", floor(r / 86400), (int)fmod(r, 86400) / 3600);
 }

@@ -190,6 +190,27 @@ long strmap_find(const struct strmap *m, const char *s);
 size_t strmap_add(struct strmap *m, const char *s);
 void strmap_clear(struct strmap *m);
 
+/*
+ * Columns a UTF-8 string takes on a terminal (libc's wcwidth in C.UTF-8:
+ * combining marks 0, East Asian wide characters 2; an invalid byte or a
+ * control character counts 1); sb_pad appends s and spaces up to width.
+ */
+size_t display_width(const char *s);
+void sb_pad(struct strbuf *sb, const char *s, size_t width);
+
+/*
+ * The unit to show a time of about `s` seconds in: s, ms, µs or ns (the
+ * largest one in which it is >= 1), with its ASCII and LaTeX spellings and
+ * the factor seconds are multiplied by.
+ */
+struct time_unit {
+	const char *name, *ascii, *latex;
+	double scale;
+};
+const struct time_unit *time_unit_for(double s);
+/* a duration for people: "45 s", "12 min", "3 h 05 min", "2 d 4 h"; "?" for a negative or NaN s */
+void fmt_duration(struct strbuf *sb, double s);
+
 /* FNV-1a/sha-like content hash as hex (for config hashes) */
 void hash_hex(const void *data, size_t n, char out[65]);
 

@@ -119,7 +119,11 @@ static void test_plot_svg(void **state)
 	assert_int_equal(k->p[0].noutliers, 3);
 	char *dir = path_join(tmpdir, "plots"), *out = NULL;
 	struct kerr e = KERR_INIT;
-	if (plot_pexec(k, 0, dir, PLOT_SVG, &out, &e) < 0)
+	struct plot_opts po;
+	plot_opts_default(&po);
+	po.inset = PLOT_INSET_OFF;
+	char *stem = plot_name(k->key);
+	if (plot_pexec(k, 0, &res.opts, &po, dir, stem, &out, &e) < 0)
 		fail_msg("%s", e.msg.buf);
 	assert_true(strstr(out, "fannkuch_pypy_default-python-p0.svg") != NULL);
 	struct strbuf svg = STRBUF_INIT;
@@ -127,10 +131,17 @@ static void test_plot_svg(void **state)
 	assert_non_null(strstr(svg.buf, "<svg"));
 	/* the wall-time line: one point per iteration, plus the legend's sample (2) */
 	assert_int_equal(path_points(svg.buf, "rgb( 59,  66,  82)"), N + 2);
-	/* the gc.time panel: a line of its own over the same iterations */
-	assert_int_equal(path_points(svg.buf, "rgb( 94, 129, 172)"), N + 2);
+	/* the gc.time panel: a step per iteration over the same iterations */
+	assert_true(path_points(svg.buf, "rgb( 94, 129, 172)") >= N);
 	/* outlier markers in red: one per outlier and one in the legend */
 	assert_int_equal(count(svg.buf, "color='rgb(208,   0,   0)'"), 3 + 1);
+	/* with the inset (auto: the steady part is flat against the warmup), the steady iterations twice */
+	po.inset = PLOT_INSET_AUTO;
+	free(out);
+	assert_int_equal(plot_pexec(k, 0, &res.opts, &po, dir, stem, &out, &e), 0);
+	sb_reset(&svg);
+	assert_int_equal(read_file(out, &svg, &e), 0);
+	assert_true(path_points(svg.buf, "rgb( 59,  66,  82)") >= N + 2 + (N - 40) - 3);
 	/* segments: a mean line per segment in the steady colour or the warmup colour */
 	assert_true(path_points(svg.buf, "rgb( 46, 139,  87)") >= 2);
 	assert_true(path_points(svg.buf, "rgb(230, 159,   0)") >= 2);
@@ -139,11 +150,14 @@ static void test_plot_svg(void **state)
 	char *dat = path_join(dir, "fannkuch_pypy_default-python-p0.dat");
 	struct strbuf d = STRBUF_INIT;
 	assert_int_equal(read_file(dat, &d, &e), 0);
-	assert_int_equal(count(d.buf, "\n"), N + 1);
+	/* the iterations (and a header), then the segment means and the band */
+	assert_non_null(strstr(d.buf, "\n\n\n# segment means before the steady state\n"));
+	assert_true(count(d.buf, "\n") > N + 1);
 	assert_true(file_exists(gpf));
 	/* PNG too */
 	char *png = NULL;
-	assert_int_equal(plot_pexec(k, 1, dir, PLOT_PNG, &png, &e), 0);
+	po.fmt = PLOT_PNG;
+	assert_int_equal(plot_pexec(k, 1, &res.opts, &po, dir, stem, &png, &e), 0);
 	struct strbuf pb = STRBUF_INIT;
 	assert_int_equal(read_file(png, &pb, &e), 0);
 	assert_memory_equal(pb.buf, "\x89PNG", 4);
@@ -155,6 +169,224 @@ static void test_plot_svg(void **state)
 	free(dat);
 	free(out);
 	free(dir);
+	free(stem);
+}
+
+/* the first "set NAME [a:b]" of a script */
+static int first_range(const char *gp, const char *name, double *a, double *b)
+{
+	char *pat = xasprintf("set %s [", name);
+	const char *p = strstr(gp, pat);
+	free(pat);
+	return p && sscanf(strchr(p, '[') + 1, "%lf:%lf", a, b) == 2 ? 0 : -1;
+}
+
+/* the screen-fraction height of the n-th panel (tmargin - bmargin) */
+static double panel_height(const char *gp, int n)
+{
+	const char *p = gp;
+	double b = 0, t = 0;
+	for (int i = 0; i <= n; i++) {
+		p = strstr(p, "set bmargin at screen ");
+		if (!p)
+			return -1;
+		b = atof(p + 22);
+		p = strstr(p, "set tmargin at screen ");
+		t = atof(p + 22);
+		p++;
+	}
+	return t - b;
+}
+
+/*
+ * A short pexec (12 iterations) with a slow first iteration, a series that
+ * never changes, a count and a byte series: iteration ticks are whole,
+ * the wall-time axis stays >= 0, the constant series is named instead of
+ * drawn, instrumentation panels are short, bytes get binary units, and the
+ * band in the data is the one the classification used.
+ */
+static void test_plot_layout(void **state)
+{
+	(void)state;
+	char *gp = plot_gnuplot_path();
+	if (!gp)
+		skip();
+	free(gp);
+	struct dataset d = { 0 };
+	struct ds_key *k = ds_add_key(&d, "short", "vm", "v");
+	struct ds_pexec *px = ds_add_pexec(k, 0);
+	px->n = 12;
+	px->wall = xmalloc(12 * sizeof(double));
+	struct ds_series *zero = ds_add_series(px, "gc.major.count", "", 12);
+	struct ds_series *cnt = ds_add_series(px, "gc.count", "", 12);
+	struct ds_series *heap = ds_add_series(px, "heap", "bytes", 12);
+	for (int i = 0; i < 12; i++) {
+		px->wall[i] = i == 0 ? 0.05 : 0.002 + 0.00001 * (i % 3);
+		zero->v[i] = 0;
+		cnt->v[i] = i % 4 == 0 ? 3 : 0;
+		heap->v[i] = 14486000 + 50000.0 * i;
+	}
+	struct an_opts o;
+	an_opts_default(&o);
+	o.resamples = 10;
+	struct an_key ak;
+	an_analyse_key(k, &o, &ak);
+	struct plot_opts po;
+	plot_opts_default(&po);
+	po.inset = PLOT_INSET_OFF;
+	char *dir = path_join(tmpdir, "layout"), *out = NULL;
+	struct kerr e = KERR_INIT;
+	if (plot_pexec(&ak, 0, &o, &po, dir, "short", &out, &e) < 0)
+		fail_msg("%s", e.msg.buf);
+	char *gpf = path_join(dir, "short-p0.gp"), *datf = path_join(dir, "short-p0.dat");
+	struct strbuf g = STRBUF_INIT, dat = STRBUF_INIT;
+	assert_int_equal(read_file(gpf, &g, &e), 0);
+	assert_int_equal(read_file(datf, &dat, &e), 0);
+	double a, b;
+	assert_int_equal(first_range(g.buf, "yrange", &a, &b), 0);
+	assert_true(a >= 0);
+	assert_true(b > 50 && b < 60); /* wall time in ms: 50 ms at most, a little room */
+	assert_non_null(strstr(g.buf, "set ylabel 'wall time (ms)'"));
+	assert_int_equal(first_range(g.buf, "xrange", &a, &b), 0);
+	assert_true(a == 0.5 && b == 12.5);
+	assert_non_null(strstr(g.buf, "set xtics 1\n") ? strstr(g.buf, "set xtics 1\n") : strstr(g.buf, "set xtics 2\n"));
+	assert_non_null(strstr(g.buf, "set format x '%.0f'"));
+	assert_null(strstr(g.buf, "set xtics 0."));
+	/* the constant series is named, not drawn; the two others have panels */
+	assert_non_null(strstr(g.buf, "constant, not drawn: gc.major.count = 0"));
+	assert_null(strstr(g.buf, "'gc.major.count"));
+	assert_non_null(strstr(g.buf, "'gc.count'"));
+	assert_non_null(strstr(g.buf, "'heap (MiB)'"));
+	assert_null(strstr(g.buf, "e+0"));
+	assert_int_equal(count(g.buf, "with histeps"), 2);
+	/* instrumentation panels are a fraction of the run sequence's height */
+	double hm = panel_height(g.buf, 0), h1 = panel_height(g.buf, 1), h2 = panel_height(g.buf, 2);
+	assert_true(hm > 0 && h1 > 0 && h2 > 0);
+	assert_true(h1 < hm / 2.5 && h2 < hm / 2.5);
+	/* the band block holds an_band's bounds */
+	double lo, hi;
+	an_band(&ak.p[0], &o, &lo, &hi);
+	const char *band = strstr(dat.buf, "# band:");
+	assert_non_null(band);
+	double x, blo, bhi;
+	assert_int_equal(sscanf(strchr(band, '\n') + 1, "%lf %lf %lf", &x, &blo, &bhi), 3);
+	assert_true(blo == lo && bhi == hi);
+	/* a count axis has whole-number ticks */
+	sb_release(&g);
+	sb_release(&dat);
+	free(gpf);
+	free(datf);
+	free(out);
+	free(dir);
+	an_key_free(&ak);
+	ds_free(&d);
+}
+
+/*
+ * A flat pexec of two segments (a 0.3 ms step, within delta = 1 ms): the
+ * plot says why it is flat; the options change the script as asked.
+ */
+static void test_plot_flat_two_segments(void **state)
+{
+	(void)state;
+	char *gp = plot_gnuplot_path();
+	if (!gp)
+		skip();
+	free(gp);
+	struct dataset d = { 0 };
+	struct ds_key *k = ds_add_key(&d, "step", "vm", "v");
+	struct ds_pexec *px = ds_add_pexec(k, 0);
+	px->n = 200;
+	px->wall = xmalloc(200 * sizeof(double));
+	for (int i = 0; i < 200; i++)
+		px->wall[i] = (i < 100 ? 0.0100 : 0.0097) + 0.000002 * (urand() - 0.5);
+	struct an_opts o;
+	an_opts_default(&o);
+	o.resamples = 10;
+	struct an_key ak;
+	an_analyse_key(k, &o, &ak);
+	assert_int_equal(ak.p[0].cls, AN_FLAT);
+	assert_int_equal(ak.p[0].nsegs, 2);
+	struct plot_opts po;
+	plot_opts_default(&po);
+	po.fmt = PLOT_PNG;
+	po.log_y = 1;
+	po.xmin = 50;
+	po.xmax = 150;
+	po.width = 800;
+	po.height = 500;
+	po.wall_only = 1;
+	char *dir = path_join(tmpdir, "flat"), *out = NULL;
+	struct kerr e = KERR_INIT;
+	if (plot_pexec(&ak, 0, &o, &po, dir, "step", &out, &e) < 0)
+		fail_msg("%s", e.msg.buf);
+	char *gpf = path_join(dir, "step-p0.gp");
+	struct strbuf g = STRBUF_INIT;
+	assert_int_equal(read_file(gpf, &g, &e), 0);
+	assert_non_null(strstr(g.buf, "flat although 2 segments: every segment mean ± var overlaps the band"));
+	assert_non_null(strstr(g.buf, "δ = 1 ms"));
+	assert_non_null(strstr(g.buf, "set terminal pngcairo size 800,500"));
+	assert_non_null(strstr(g.buf, "set logscale y"));
+	double a, b;
+	assert_int_equal(first_range(g.buf, "xrange", &a, &b), 0);
+	assert_true(a == 49.5 && b == 150.5);
+	/* the PNG has the size asked for */
+	struct strbuf png = STRBUF_INIT;
+	assert_int_equal(read_file(out, &png, &e), 0);
+	const unsigned char *u = (const unsigned char *)png.buf;
+	assert_int_equal((u[16] << 24 | u[17] << 16 | u[18] << 8 | u[19]), 800);
+	assert_int_equal((u[20] << 24 | u[21] << 16 | u[22] << 8 | u[23]), 500);
+	/* many pexecs to a page */
+	struct strvec outs = STRVEC_INIT;
+	size_t idx[1] = { 0 };
+	po.per_page = 4;
+	po.width = po.height = 0;
+	assert_int_equal(plot_pages(&ak, idx, 1, &o, &po, dir, "step", &outs, &e), 0);
+	assert_int_equal(outs.n, 1);
+	assert_non_null(strstr(outs.v[0], "step-page1.png"));
+	sv_clear(&outs);
+	sb_release(&png);
+	sb_release(&g);
+	free(gpf);
+	free(out);
+	free(dir);
+	an_key_free(&ak);
+	ds_free(&d);
+}
+
+/* file names: one per key name, readable where the name is */
+static void test_plot_names(void **state)
+{
+	(void)state;
+	const char *names[][3] = { { "a b", "vm", "v" }, { "a_b", "vm", "v" }, { "größe", "vm", "v" },
+				   { "grüße", "vm", "v" }, { "a%20b", "vm", "v" }, { "..", "vm", "v" } };
+	struct dataset d = { 0 };
+	char *got[ARRAY_SIZE(names)];
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		got[i] = plot_name(ds_add_key(&d, names[i][0], names[i][1], names[i][2]));
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		for (size_t j = i + 1; j < ARRAY_SIZE(names); j++)
+			assert_string_not_equal(got[i], got[j]);
+	assert_true(!strncmp(got[0], "a_b_vm_v+", 9));
+	assert_string_equal(got[1], "a_b_vm_v");
+	assert_true(!strncmp(got[2], "gr____e_vm_v+", 13));
+	assert_true(!strncmp(got[5], "__._vm_v+", 9) || !strncmp(got[5], "_._vm_v+", 8));
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		assert_null(strchr(got[i], '/'));
+		free(got[i]);
+	}
+	double w, h;
+	assert_int_equal(plot_parse_size("8x5in", &w, &h), 0);
+	assert_true(w == 768 && h == 480);
+	assert_int_equal(plot_parse_size("960x600", &w, &h), 0);
+	assert_int_not_equal(plot_parse_size("9x6", &w, &h), 0);
+	assert_int_not_equal(plot_parse_size("960", &w, &h), 0);
+	long a, b;
+	assert_int_equal(plot_parse_xlim("2:", &a, &b), 0);
+	assert_true(a == 2 && b == 0);
+	assert_int_not_equal(plot_parse_xlim("5:3", &a, &b), 0);
+	assert_int_not_equal(plot_parse_xlim(":", &a, &b), 0);
+	ds_free(&d);
 }
 
 static char *render(enum rep_format f)
@@ -190,6 +422,16 @@ static void test_html_self_contained(void **state)
 	assert_non_null(strstr(h, "warmup"));
 	assert_non_null(strstr(h, "gc.time"));
 	free(h);
+	/* --plots 0: no plot at all */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mf = open_memstream(&buf, &len);
+	struct rep_opts ro = { 0 };
+	struct kerr e = KERR_INIT;
+	assert_int_equal(rep_write(mf, REP_HTML, &ds, &res, &ro, &e), 0);
+	fclose(mf);
+	assert_null(strstr(buf, "<svg"));
+	free(buf);
 }
 
 static void test_json_layout(void **state)
@@ -279,6 +521,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plot_svg),
+		cmocka_unit_test(test_plot_layout),
+		cmocka_unit_test(test_plot_flat_two_segments),
+		cmocka_unit_test(test_plot_names),
 		cmocka_unit_test(test_html_self_contained),
 		cmocka_unit_test(test_json_layout),
 		cmocka_unit_test(test_text_formats),
