@@ -106,15 +106,6 @@ static const char *cls_name(const struct an_key *k)
 	return k->whole ? "whole process" : an_class_name(k->cls);
 }
 
-/* a printf width of w display columns for s (UTF-8: its bytes beyond its code points added) */
-static int padw(const char *s, int w)
-{
-	int extra = 0;
-	for (; *s; s++)
-		extra += ((unsigned char)*s & 0xc0) == 0x80;
-	return w + extra;
-}
-
 /* a delta large against a key's steady mean, in A or B: the sentence, or JSON null */
 static json_t *jdelta(const struct an_key *k)
 {
@@ -181,6 +172,28 @@ static void warn_audits(const char *a, const char *b, const struct dataset *da, 
 	json_decref(jb);
 }
 
+/* cells (ncols a row, the titles first) as columns two spaces apart, padded by display width */
+static void print_table(const struct strvec *cells, size_t ncols)
+{
+	size_t w[16] = { 0 };
+	for (size_t i = 0; i < cells->n; i++) {
+		size_t dw = display_width(cells->v[i]);
+		w[i % ncols] = dw > w[i % ncols] ? dw : w[i % ncols];
+	}
+	struct strbuf line = STRBUF_INIT;
+	for (size_t i = 0; i < cells->n; i++) {
+		size_t c = i % ncols;
+		if (c + 1 < ncols) {
+			sb_pad(&line, cells->v[i], w[c] + 2);
+			continue;
+		}
+		sb_adds(&line, cells->v[i]);
+		printf("%s\n", line.buf);
+		sb_reset(&line);
+	}
+	sb_release(&line);
+}
+
 static int cmd_diff(int argc, char **argv)
 {
 	const struct cmd_entry *c = &cmd_diff_entry;
@@ -219,9 +232,13 @@ static int cmd_diff(int argc, char **argv)
 			sv_push(&keys, rb.keys[i].key->key);
 	json_t *jout = json ? json_array() : NULL;
 	struct strbuf row = STRBUF_INIT;
-	if (!json)
-		printf("%-34s %-34s %-22s %-22s %-28s %-7s %s\n", "key", "class A -> B", "A steady perf s",
-		       "B steady perf s", "B/A (CI)", "overlap", "verdict");
+	/* the text table's cells, printed once every width is known (padded by display width) */
+	enum { DCOLS = 7 }; /* key, class A -> B, A and B steady perf, B/A, overlap, verdict */
+	struct strvec cells = STRVEC_INIT;
+	static const char *const dtitles[DCOLS] = { "key", "class A -> B", "A steady perf", "B steady perf",
+						    "B/A (CI)", "overlap", "verdict" };
+	for (int t = 0; t < DCOLS; t++)
+		sv_push(&cells, dtitles[t]);
 	for (size_t i = 0; i < keys.n; i++) {
 		const char *key = keys.v[i];
 		const struct an_key *a = find(&ra, key), *b = find(&rb, key);
@@ -251,18 +268,20 @@ static int cmd_diff(int argc, char **argv)
 		sb_addf(&row, "%s -> %s", a ? cls_name(a) : "(absent)", b ? cls_name(b) : "(absent)");
 		struct strbuf pa = STRBUF_INIT, pb = STRBUF_INIT, pr = STRBUF_INIT;
 		if (a)
-			rep_fmt_ci(&pa, a->perf_med, a->perf_lo, a->perf_hi);
+			rep_fmt_time_ci(&pa, a->perf_med, a->perf_lo, a->perf_hi);
 		if (b)
-			rep_fmt_ci(&pb, b->perf_med, b->perf_lo, b->perf_hi);
+			rep_fmt_time_ci(&pb, b->perf_med, b->perf_lo, b->perf_hi);
 		if (r.ok)
 			sb_addf(&pr, "%.4f (%.4f–%.4f)", r.med, r.lo, r.hi);
 		else
 			sb_adds(&pr, "-");
-		/* %-Ns pads bytes: widen by what ± and – take beyond one column */
-		const char *sa = pa.len ? pa.buf : "-", *sbv = pb.len ? pb.buf : "-";
-		printf("%-34s %-34s %-*s %-*s %-*s %-7s %s\n", esc(ESC_TERM, key), row.buf, padw(sa, 22), sa, padw(sbv, 22),
-		       sbv, padw(pr.buf, 28), pr.buf, a && b ? overlap(a, b) : "-",
-		       a && b ? verdict(&r) : a ? "only in A" : "only in B");
+		sv_push(&cells, esc(ESC_TERM, key));
+		sv_push(&cells, row.buf);
+		sv_push(&cells, pa.len ? pa.buf : "-");
+		sv_push(&cells, pb.len ? pb.buf : "-");
+		sv_push(&cells, pr.buf);
+		sv_push(&cells, a && b ? overlap(a, b) : "-");
+		sv_push(&cells, a && b ? verdict(&r) : a ? "only in A" : "only in B");
 		sb_release(&pa);
 		sb_release(&pb);
 		sb_release(&pr);
@@ -274,12 +293,14 @@ static int cmd_diff(int argc, char **argv)
 		free(t);
 		json_decref(root);
 	} else {
+		print_table(&cells, DCOLS);
 		printf("\nB/A: ratio of steady-state means (whole-process keys: of the means over the pexecs), "
 		       "bootstrap median and %g%% interval; verdict 'faster'/'slower' when that interval excludes 1.\n",
 		       o.confidence * 100);
 		print_warnings(&keys, &ra, &rb);
 	}
 	sb_release(&row);
+	sv_clear(&cells);
 	sv_clear(&keys);
 	an_result_free(&ra);
 	an_result_free(&rb);

@@ -18,7 +18,8 @@ static int cmd_report(int argc, char **argv);
 
 const struct cmd_entry cmd_report_entry = {
 	.name = "report",
-	.usage = "INPUT [--format text|markdown|latex|html|json|csv] [-o FILE] [--pool-machines] [analysis options]",
+	.usage = "INPUT [--format text|markdown|latex|html|json|csv] [-o FILE] [--key K]... [--plots N]\n"
+		 "          [--title T] [--compact] [--wide] [--pool-machines] [analysis options]",
 	.summary = "classify warmup and summarise steady-state performance, per key",
 	.help = "INPUT is a kiln results file (*.db), a Krun results file (.json, .json.bz2)\n"
 		"or a warmup_stats CSV.\n"
@@ -27,9 +28,12 @@ const struct cmd_entry cmd_report_entry = {
 		"                     (warmup_stats summary layout, version 2), csv\n"
 		"  -o, --output FILE  write there instead of stdout (the format follows its\n"
 		"                     extension when --format is not given)\n"
-		"  --key K            only keys matching K ('*' wildcards)\n" CMD_POOL_HELP
-		"  --plots N          html: pexecs plotted per key (3)\n"
-		"  --title T          the report's title\n" AN_OPTS_HELP,
+		"  --key K            only keys matching K (bench:vm:variant, bench:vm or bench,\n"
+		"                     '*' wildcards; repeat for several)\n" CMD_POOL_HELP
+		"  --plots N          html: pexecs plotted per key (3; 0: none)\n"
+		"  --title T          the report's title\n"
+		"  --compact          latex: classes as symbols, with a legend in the caption\n"
+		"  --wide             latex: table* (across both columns of a two-column paper)\n" AN_OPTS_HELP,
 	.exec = cmd_report,
 };
 
@@ -44,6 +48,10 @@ static int report_opt(void *ctx, const struct cmd_entry *c, int argc, char **arg
 {
 	struct report_args *ra = ctx;
 	const char *a = argv[*i];
+	if (!strcmp(a, "--compact") || !strcmp(a, "--wide")) {
+		*(a[2] == 'c' ? &ra->ro.compact : &ra->ro.wide) = 1;
+		return 1;
+	}
 	if (*i + 1 >= argc)
 		return 0;
 	if (!strcmp(a, "--format") || !strcmp(a, "-f")) {

@@ -30,18 +30,26 @@ static void print_failures(struct store *st)
 {
 	sqlite3_stmt *q;
 	struct sqlite3 *db = store_db(st);
-	if (sqlite3_prepare_v2(db, "SELECT k.bench, k.vm, k.variant, p.num, p.status, p.error, p.stderr FROM pexecs p"
-			       " JOIN keys k ON k.id = p.key_id WHERE p.status IN ('failed','timeout','tainted')"
-			       " ORDER BY p.seq", -1, &q, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, "SELECT k.bench, k.vm, k.variant, p.num, p.status, p.error, p.stderr, p.instr_error"
+			       " FROM pexecs p JOIN keys k ON k.id = p.key_id WHERE p.status IN ('failed','timeout','tainted')"
+			       " OR (p.instr_error IS NOT NULL AND p.instr_error != '') ORDER BY p.seq", -1, &q, NULL) != SQLITE_OK)
 		return;
 	/* all of it from the file (the stderr from the benchmark): made visible */
 	while (sqlite3_step(q) == SQLITE_ROW) {
-		const char *col[6];
-		for (int i = 0; i < 6; i++)
-			col[i] = (const char *)sqlite3_column_text(q, i);
-		printf("\n%s:%s:%s pexec %lld: %s: %s\n", esc(ESC_TERM, col[0]), esc(ESC_TERM, col[1]),
-		       esc(ESC_TERM, col[2]), (long long)sqlite3_column_int64(q, 3), esc(ESC_TERM, col[4]),
-		       esc(ESC_TERM, col[5]));
+		const char *stat = (const char *)sqlite3_column_text(q, 4), *ie = (const char *)sqlite3_column_text(q, 7);
+		int bad = strcmp(stat, "ok") != 0;
+		printf("\n%s:%s:%s pexec %lld: %s", esc(ESC_TERM, (const char *)sqlite3_column_text(q, 0)),
+		       esc(ESC_TERM, (const char *)sqlite3_column_text(q, 1)),
+		       esc(ESC_TERM, (const char *)sqlite3_column_text(q, 2)), (long long)sqlite3_column_int64(q, 3),
+		       esc(ESC_TERM, stat));
+		if (bad)
+			printf(": %s", esc(ESC_TERM, (const char *)sqlite3_column_text(q, 5)));
+		printf("\n");
+		/* the parser's complaint: the pexec's iterations are kept, its instrumentation is not */
+		if (ie && *ie)
+			printf("  instrumentation parser: %s\n", esc(ESC_TERM, ie));
+		if (!bad)
+			continue;
 		int n = sqlite3_column_bytes(q, 6);
 		const char *t = sqlite3_column_blob(q, 6);
 		if (n > 0) {
@@ -174,17 +182,34 @@ static int cmd_status(int argc, char **argv)
 	} else {
 		printf("%s: %s, started %s%s%s\n", esc(ESC_TERM, argv[optind]), name ? esc(ESC_TERM, name) : "?",
 		       started ? esc(ESC_TERM, started) : "?", ended ? ", ended " : "", esc(ESC_TERM, ended));
-		printf("%-44s %6s %7s %6s %7s %7s\n", "key", "ok", "pending", "failed", "timeout", "tainted");
+		/* keys padded by the columns they take on a terminal, not their bytes */
+		size_t kw = 3;
 		for (size_t k = 0; k < sc.nkeys; k++) {
 			char *kn = schedule_key_name(&sc.keys[k]);
-			printf("%-44s %6ld %7ld %6ld %7ld %7ld\n", esc(ESC_TERM, kn), ks[k].n[PX_OK], ks[k].n[PX_PENDING] + ks[k].n[PX_RUNNING],
-			       ks[k].n[PX_FAILED], ks[k].n[PX_TIMEOUT], ks[k].n[PX_TAINTED]);
+			size_t w = display_width(esc(ESC_TERM, kn));
+			kw = w > kw ? w : kw;
+			free(kn);
+		}
+		struct strbuf line = STRBUF_INIT;
+		sb_pad(&line, "key", kw);
+		printf("%s %6s %7s %6s %7s %7s\n", line.buf, "ok", "pending", "failed", "timeout", "tainted");
+		for (size_t k = 0; k < sc.nkeys; k++) {
+			char *kn = schedule_key_name(&sc.keys[k]);
+			sb_reset(&line);
+			sb_pad(&line, esc(ESC_TERM, kn), kw);
+			printf("%s %6ld %7ld %6ld %7ld %7ld\n", line.buf, ks[k].n[PX_OK],
+			       ks[k].n[PX_PENDING] + ks[k].n[PX_RUNNING], ks[k].n[PX_FAILED], ks[k].n[PX_TIMEOUT],
+			       ks[k].n[PX_TAINTED]);
 			free(kn);
 		}
 		printf("%ld of %zu pexecs done", finished, sc.n);
-		if (remaining && eta >= 0)
-			printf(", about %.0f s to go", eta);
+		if (remaining && eta >= 0) {
+			sb_reset(&line);
+			fmt_duration(&line, eta);
+			printf(", about %s to go", line.buf);
+		}
 		printf("\n");
+		sb_release(&line);
 		json_t *cs = cluster_status(st);
 		if (cs) {
 			cluster_status_print(stdout, cs);

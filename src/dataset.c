@@ -90,6 +90,8 @@ static void free_pexec(struct ds_pexec *p)
 	}
 	free(p->scalars);
 	free(p->machine);
+	free(p->error);
+	free(p->instr_error);
 }
 
 static void free_key(struct ds_key *k)

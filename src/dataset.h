@@ -38,6 +38,8 @@ struct ds_pexec {
 	size_t nscalars;
 	char *machine;      /* where it ran, when the file says (merged from a cluster); NULL: the dataset's */
 	long program;       /* which of its key's programs it ran (store_program.seq), 0: not recorded */
+	char *error;        /* why it failed, timed out or was tainted (NULL: none known) */
+	char *instr_error;  /* what the instrumentation parser said went wrong (NULL: nothing) */
 };
 
 struct ds_key {

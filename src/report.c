@@ -53,7 +53,6 @@ static int decimals_for(double width)
 	return d < 0 ? 0 : d > 12 ? 12 : d;
 }
 
-/* decimals for three significant digits of v */
 static int decimals_sig3(double v)
 {
 	if (!(fabs(v) > 0) || !isfinite(v))
@@ -199,34 +198,90 @@ static const char *whole_caption = "whole-process keys (one iteration per pexec)
 				    "time's mean ± sample standard deviation, median and range, mean user and system "
 				    "CPU time, the largest peak RSS, and the bootstrap interval of the mean";
 
-static void fmt_med_range(struct strbuf *sb, double m, double lo, double hi, int integer)
+
+
+void rep_fmt_time_ci(struct strbuf *sb, double v, double lo, double hi)
+{
+	if (!isfinite(v)) {
+		sb_adds(sb, "-");
+		return;
+	}
+	const struct time_unit *tu = time_unit_for(v);
+	rep_fmt_ci(sb, v * tu->scale, lo * tu->scale, hi * tu->scale);
+	sb_addf(sb, " %s", tu->name);
+}
+
+/* a time and its 5th-95th percentile range in one unit: "49.9 ms (34.7–84.6)" */
+static void fmt_time_range(struct strbuf *sb, double m, double lo, double hi)
 {
 	if (!isfinite(m)) {
 		sb_adds(sb, "-");
 		return;
 	}
-	if (integer)
-		sb_addf(sb, "%g (%g–%g)", m, lo, hi);
+	const struct time_unit *tu = time_unit_for(fabs(m) > fabs(hi) ? m : hi);
+	sb_addf(sb, "%.3g %s (%.3g–%.3g)", m * tu->scale, tu->name, lo * tu->scale, hi * tu->scale);
+}
+
+static void fmt_iter_range(struct strbuf *sb, double m, double lo, double hi)
+{
+	if (!isfinite(m))
+		sb_adds(sb, "-");
 	else
-		sb_addf(sb, "%.3g (%.3g–%.3g)", m, lo, hi);
+		sb_addf(sb, "%g (%g–%g)", m, lo, hi);
+}
+
+/* the letters the text table uses for per-pexec classes, and their legend */
+static const char *const class_letters[AN_NPCLASS] = { "F", "W", "S", "N" };
+#define CLASS_LETTER_LEGEND "F flat, W warmup, S slowdown, N no steady state"
+
+/* "bad inconsistent (3F 1W 1S)": counts most frequent first, with the names given per class */
+static void class_short(const struct an_key *k, const char *const names[AN_NPCLASS], const char *sep,
+			struct strbuf *out)
+{
+	if (k->whole) { /* one iteration per pexec: no warmup to classify */
+		an_class_text(k, out);
+		return;
+	}
+	sb_adds(out, an_class_name(k->cls));
+	if (k->cls != AN_GOOD_INCONSISTENT && k->cls != AN_BAD_INCONSISTENT)
+		return;
+	int order[AN_NPCLASS] = { 0, 1, 2, 3 };
+	for (int i = 1; i < AN_NPCLASS; i++)
+		for (int j = i; j > 0 && k->counts[order[j]] > k->counts[order[j - 1]]; j--) {
+			int t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	sb_adds(out, " (");
+	for (int i = 0, first = 1; i < AN_NPCLASS; i++) {
+		if (!k->counts[order[i]])
+			continue;
+		sb_addf(out, "%s%zu%s", first ? "" : sep, k->counts[order[i]], names[order[i]]);
+		first = 0;
+	}
+	sb_addc(out, ')');
 }
 
 enum { C_KEY, C_CLASS, C_ITER, C_TTS, C_PERF, C_PEXECS, NCOLS };
 static const char *const col_titles[NCOLS] = {
-	"benchmark:vm:variant", "class", "steady iter (5–95%)", "time to steady s (5–95%)", "steady perf s", "pexecs",
+	"benchmark:vm:variant", "class", "steady iter", "to steady", "steady perf", "pexecs",
 };
 
-static void key_cells(const struct an_key *k, char *cells[NCOLS])
+/* the cells of a key's row; short: the class's counts as letters (the text table) */
+static void key_cells(const struct an_key *k, char *cells[NCOLS], int short_class)
 {
 	struct strbuf sb = STRBUF_INIT;
 	cells[C_KEY] = xstrdup(esc(ESC_TERM, k->key->key)); /* visible; each format escapes its own characters */
-	an_class_text(k, &sb);
+	if (short_class)
+		class_short(k, class_letters, " ", &sb);
+	else
+		an_class_text(k, &sb);
 	cells[C_CLASS] = sb_detach(&sb);
-	fmt_med_range(&sb, k->iter_med, k->iter_p5, k->iter_p95, 1);
+	fmt_iter_range(&sb, k->iter_med, k->iter_p5, k->iter_p95);
 	cells[C_ITER] = sb_detach(&sb);
-	fmt_med_range(&sb, k->tts_med, k->tts_p5, k->tts_p95, 0);
+	fmt_time_range(&sb, k->tts_med, k->tts_p5, k->tts_p95);
 	cells[C_TTS] = sb_detach(&sb);
-	rep_fmt_ci(&sb, k->perf_med, k->perf_lo, k->perf_hi);
+	rep_fmt_time_ci(&sb, k->perf_med, k->perf_lo, k->perf_hi);
 	cells[C_PERF] = sb_detach(&sb);
 	sb_addf(&sb, "%zu", k->np);
 	if (k->nskipped)
@@ -238,15 +293,6 @@ static void free_cells(char *cells[NCOLS])
 {
 	for (int i = 0; i < NCOLS; i++)
 		free(cells[i]);
-}
-
-/* display width of UTF-8 text: code points, not bytes */
-static size_t u8width(const char *s)
-{
-	size_t w = 0;
-	for (; *s; s++)
-		w += ((unsigned char)*s & 0xc0) != 0x80;
-	return w;
 }
 
 static const char *class_color(enum an_class c)
@@ -265,15 +311,6 @@ static void opts_line(struct strbuf *sb, const struct an_result *r)
 	an_opts_describe(&r->opts, sb);
 }
 
-/* ---- text ---- */
-
-static void pad(FILE *f, const char *s, size_t w)
-{
-	fputs(s, f);
-	for (size_t i = u8width(s); i < w; i++)
-		fputc(' ', f);
-}
-
 /* an instrumentation mean, or "-" where that part (before/after the steady state) has none */
 static const char *fmt_mean(double v, char buf[32])
 {
@@ -283,7 +320,280 @@ static const char *fmt_mean(double v, char buf[32])
 	return buf;
 }
 
-/* the whole-process keys' table, aligned */
+/* ---- what every human format says under the table: notes, failures, per-pexec values ---- */
+
+/* pexecs of k whose steady state is several segments that the band made one (flat ones included) */
+static size_t merged_segments(const struct an_key *k, size_t *flat)
+{
+	size_t n = 0;
+	*flat = 0;
+	for (size_t i = 0; i < k->np; i++) {
+		const struct an_pexec *p = &k->p[i];
+		if (p->cls != AN_NO_STEADY && p->nsegs - p->first_steady >= 2) {
+			n++;
+			*flat += p->cls == AN_FLAT;
+		}
+	}
+	return n;
+}
+
+/* the band's delta as the options give it: "1 ms" or "1% of the last segment's mean" */
+static void delta_text(const struct an_opts *o, struct strbuf *sb)
+{
+	if (o->delta_pct > 0) {
+		sb_addf(sb, "%g%% of the last segment's mean", o->delta_pct);
+	} else {
+		const struct time_unit *tu = time_unit_for(o->delta);
+		sb_addf(sb, "%g %s", o->delta * tu->scale, tu->name);
+	}
+}
+
+/* the notes of a key, one line each, as plain text (the caller escapes for its format) */
+static void key_notes(const struct an_key *k, const struct an_opts *o, struct strvec *out)
+{
+	size_t flat, merged = merged_segments(k, &flat);
+	if (merged) {
+		struct strbuf sb = STRBUF_INIT;
+		sb_addf(&sb, "%zu of %zu pexecs (%zu of them flat) have a steady state of several segments that count as "
+			     "one: each segment's mean ± var overlaps the band, the last segment's mean ± max(var, δ = ",
+			merged, k->np, flat);
+		delta_text(o, &sb);
+		sb_adds(&sb, ")");
+		sv_push(out, sb.buf);
+		sb_release(&sb);
+	}
+	const struct ds_key *dk = k->key;
+	size_t shown = 0;
+	for (size_t i = 0; i < dk->npexecs; i++) {
+		const struct ds_pexec *p = &dk->pexecs[i];
+		const char *st = p->status == DS_FAILED ? "failed" : p->status == DS_TIMEOUT ? "timed out"
+				 : p->status == DS_TAINTED ? "tainted" : p->status == DS_OK && !p->n ? "no iterations" : NULL;
+		if (st && shown++ < 3)
+			sv_pushf(out, "pexec %ld %s: %s", p->num, st, p->error ? p->error : "(no reason recorded)");
+		if (p->instr_error)
+			sv_pushf(out, "pexec %ld: instrumentation: %s", p->num, p->instr_error);
+	}
+	if (shown > 3)
+		sv_pushf(out, "%zu more pexecs did not complete (kiln status --failures lists them)", shown - 3);
+}
+
+/* one per-pexec value over a key's completed pexecs */
+struct scalar_sum {
+	const char *name, *unit;
+	double mean, min, max;
+	size_t n;
+};
+
+static size_t key_scalars(const struct an_key *k, struct scalar_sum **out)
+{
+	struct scalar_sum *v = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < k->np; i++) {
+		const struct ds_pexec *p = &k->key->pexecs[k->p[i].index];
+		for (size_t s = 0; s < p->nscalars; s++) {
+			const struct ds_scalar *sc = &p->scalars[s];
+			if (!isfinite(sc->value))
+				continue;
+			size_t j = 0;
+			while (j < n && strcmp(v[j].name, sc->name))
+				j++;
+			if (j == n) {
+				v = xrealloc(v, (n + 1) * sizeof(*v));
+				v[n++] = (struct scalar_sum){ sc->name, sc->unit ? sc->unit : "", 0, sc->value, sc->value, 0 };
+			}
+			v[j].mean += sc->value;
+			v[j].min = sc->value < v[j].min ? sc->value : v[j].min;
+			v[j].max = sc->value > v[j].max ? sc->value : v[j].max;
+			v[j].n++;
+		}
+	}
+	for (size_t j = 0; j < n; j++)
+		v[j].mean /= (double)v[j].n;
+	*out = v;
+	return n;
+}
+
+/* "0.0123 s" as "12.3 ms", others as "%.4g unit"; "mean (min–max)" when they differ */
+static void fmt_scalar(const struct scalar_sum *s, struct strbuf *sb)
+{
+	double f = 1;
+	const char *u = s->unit;
+	if (!strcmp(u, "s") || !strcmp(u, "us") || !strcmp(u, "ms")) {
+		double to_s = !strcmp(u, "s") ? 1 : !strcmp(u, "ms") ? 1e-3 : 1e-6;
+		const struct time_unit *tu = time_unit_for(fabs(s->max) * to_s);
+		f = to_s * tu->scale;
+		u = tu->name;
+	}
+	/* whole numbers (counts, KiB, a checksum) in full, others to 4 digits */
+	int whole = f == 1 && s->min == floor(s->min) && s->max == floor(s->max) && fabs(s->max) < 1e15 &&
+		    fabs(s->min) < 1e15;
+	const char *fm = whole ? "%.0f" : "%.4g";
+	char a[40], b[40], c[40];
+	snprintf(a, sizeof(a), whole && s->mean != floor(s->mean) ? "%.1f" : fm, s->mean * f);
+	snprintf(b, sizeof(b), fm, s->min * f);
+	snprintf(c, sizeof(c), fm, s->max * f);
+	if (s->min == s->max)
+		sb_adds(sb, a);
+	else
+		sb_addf(sb, "%s (%s–%s)", a, b, c);
+	if (*u)
+		sb_addf(sb, " %s", u);
+}
+
+/* untrusted text for a terminal (the shared escaper: control characters made visible) */
+static void term_text(FILE *f, const char *s)
+{
+	esc_fputs(ESC_TERM, s, f);
+}
+
+/* ---- text ---- */
+
+static void pad(FILE *f, const char *s, size_t w)
+{
+	fputs(s, f);
+	for (size_t i = display_width(s); i < w; i++)
+		fputc(' ', f);
+}
+
+static void text_table(FILE *f, const struct an_result *r, const struct rep_opts *ro, int *letters)
+{
+	size_t w[NCOLS];
+	char *(*cells)[NCOLS] = xcalloc(r->nkeys ? r->nkeys : 1, sizeof(*cells));
+	for (int c = 0; c < NCOLS; c++)
+		w[c] = display_width(col_titles[c]);
+	*letters = 0;
+	for (size_t i = 0; i < r->nkeys; i++) {
+		key_cells(&r->keys[i], cells[i], 1);
+		*letters |= r->keys[i].cls == AN_GOOD_INCONSISTENT || r->keys[i].cls == AN_BAD_INCONSISTENT;
+		for (int c = 0; c < NCOLS; c++)
+			if (display_width(cells[i][c]) > w[c])
+				w[c] = display_width(cells[i][c]);
+	}
+	const char *bold = ro->color ? "\033[1m" : "", *reset = ro->color ? "\033[0m" : "";
+	fputs(bold, f);
+	for (int c = 0; c < NCOLS; c++)
+		pad(f, col_titles[c], c == NCOLS - 1 ? 0 : w[c] + 2);
+	fprintf(f, "%s\n", reset);
+	for (size_t i = 0; i < r->nkeys; i++) {
+		for (int c = 0; c < NCOLS; c++) {
+			if (c == C_CLASS && ro->color) {
+				fputs(class_color(r->keys[i].cls), f);
+				pad(f, cells[i][c], 0);
+				fputs(reset, f);
+				for (size_t q = display_width(cells[i][c]); q < w[c] + 2; q++)
+					fputc(' ', f);
+			} else if (c == C_KEY) {
+				term_text(f, cells[i][c]);
+				for (size_t q = display_width(cells[i][c]); q < w[c] + 2; q++)
+					fputc(' ', f);
+			} else
+				pad(f, cells[i][c], c == NCOLS - 1 ? 0 : w[c] + 2);
+		}
+		fputc('\n', f);
+		free_cells(cells[i]);
+	}
+	free(cells);
+}
+
+static void text_instrumentation(FILE *f, const struct an_result *r, const char *bold, const char *reset)
+{
+	int any = 0;
+	size_t wname = 0;
+	for (size_t i = 0; i < r->nkeys; i++) {
+		any |= r->keys[i].nseries > 0;
+		for (size_t s = 0; s < r->keys[i].nseries; s++)
+			if (display_width(r->keys[i].series[s].name) > wname)
+				wname = display_width(r->keys[i].series[s].name);
+	}
+	if (!any)
+		return;
+	fprintf(f, "\n%sinstrumentation, mean per iteration before -> after the steady state%s\n", bold, reset);
+	for (size_t i = 0; i < r->nkeys; i++) {
+		const struct an_key *k = &r->keys[i];
+		if (k->nseries) {
+			fputs("  ", f);
+			term_text(f, k->key->key);
+			fputc('\n', f);
+		}
+		for (size_t s = 0; s < k->nseries; s++) {
+			const struct an_series_sum *ss = &k->series[s];
+			char before[32], after[32];
+			fputs("    ", f);
+			term_text(f, ss->name);
+			fprintf(f, "%*s  %10s -> ", (int)(wname - display_width(ss->name)), "", fmt_mean(ss->before, before));
+			if (*ss->unit) {
+				fprintf(f, "%-10s ", fmt_mean(ss->after, after));
+				term_text(f, ss->unit);
+			} else
+				fputs(fmt_mean(ss->after, after), f);
+			fputc('\n', f);
+		}
+	}
+}
+
+/* prefix and text, wrapped at spaces to `width` columns, continued under the text */
+static void text_wrapped(FILE *f, const char *prefix, const char *text, size_t width)
+{
+	size_t indent = display_width(prefix), col = indent;
+	fputs(prefix, f);
+	const char *p = text;
+	while (*p) {
+		const char *sp = strchr(p, ' ');
+		size_t n = sp ? (size_t)(sp - p) : strlen(p);
+		char *word = xstrndup(p, n);
+		size_t w = display_width(word);
+		if (col > indent && col + 1 + w > width) {
+			fprintf(f, "\n%*s", (int)indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', f);
+			col++;
+		}
+		term_text(f, word);
+		col += w;
+		free(word);
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', f);
+}
+
+/* per key: its notes and per-pexec values, under a heading when there is any */
+static void text_details(FILE *f, const struct an_result *r, const char *bold, const char *reset)
+{
+	int head = 0;
+	for (size_t i = 0; i < r->nkeys; i++) {
+		const struct an_key *k = &r->keys[i];
+		struct strvec notes = STRVEC_INIT;
+		key_notes(k, &r->opts, &notes);
+		struct scalar_sum *sc;
+		size_t nsc = key_scalars(k, &sc);
+		if (notes.n || nsc) {
+			if (!head++)
+				fprintf(f, "\n%snotes and per-pexec values (mean, min–max over the completed pexecs)%s\n", bold,
+					reset);
+			fputs("  ", f);
+			term_text(f, k->key->key);
+			fputc('\n', f);
+		}
+		for (size_t q = 0; q < notes.n; q++)
+			text_wrapped(f, "    note: ", notes.v[q], 100);
+		for (size_t q = 0; q < nsc; q++) {
+			struct strbuf sb = STRBUF_INIT;
+			fmt_scalar(&sc[q], &sb);
+			fputs("    ", f);
+			term_text(f, sc[q].name);
+			fputs(": ", f);
+			term_text(f, sb.buf);
+			fputc('\n', f);
+			sb_release(&sb);
+		}
+		free(sc);
+		sv_clear(&notes);
+	}
+}
+
 static void text_whole(FILE *f, const struct an_result *r, const char *bold, const char *reset)
 {
 	if (!any_whole(r))
@@ -291,14 +601,14 @@ static void text_whole(FILE *f, const struct an_result *r, const char *bold, con
 	char *(*cells)[NWCOLS] = xcalloc(r->nkeys, sizeof(*cells));
 	size_t w[NWCOLS], n = 0;
 	for (int c = 0; c < NWCOLS; c++)
-		w[c] = u8width(wcol_titles[c]);
+		w[c] = display_width(wcol_titles[c]);
 	for (size_t i = 0; i < r->nkeys; i++) {
 		if (!r->keys[i].whole)
 			continue;
 		whole_cells(&r->keys[i], cells[n]);
 		for (int c = 0; c < NWCOLS; c++)
-			if (u8width(cells[n][c]) > w[c])
-				w[c] = u8width(cells[n][c]);
+			if (display_width(cells[n][c]) > w[c])
+				w[c] = display_width(cells[n][c]);
 		n++;
 	}
 	fprintf(f, "\n%s%s%s\n%s", bold, whole_caption, reset, bold);
@@ -325,80 +635,68 @@ static void text_warnings(FILE *f, const struct an_result *r, const char *bold, 
 	sv_clear(&lines);
 }
 
+
 static int write_text(FILE *f, const struct dataset *ds, const struct an_result *r, const struct rep_opts *ro)
 {
-	size_t w[NCOLS];
-	char *(*cells)[NCOLS] = xcalloc(r->nkeys ? r->nkeys : 1, sizeof(*cells));
-	for (int c = 0; c < NCOLS; c++)
-		w[c] = u8width(col_titles[c]);
-	for (size_t i = 0; i < r->nkeys; i++) {
-		key_cells(&r->keys[i], cells[i]);
-		for (int c = 0; c < NCOLS; c++)
-			if (u8width(cells[i][c]) > w[c])
-				w[c] = u8width(cells[i][c]);
-	}
 	const char *bold = ro->color ? "\033[1m" : "", *reset = ro->color ? "\033[0m" : "";
-	fprintf(f, "%s%s%s\n", bold, esc(ESC_TERM, ro->title ? ro->title : ds->name ? ds->name : "kiln report"), reset);
 	fputs(bold, f);
-	for (int c = 0; c < NCOLS; c++) {
-		pad(f, col_titles[c], c == NCOLS - 1 ? 0 : w[c] + 2);
-	}
+	term_text(f, ro->title ? ro->title : ds->name ? ds->name : "kiln report");
 	fprintf(f, "%s\n", reset);
-	for (size_t i = 0; i < r->nkeys; i++) {
-		for (int c = 0; c < NCOLS; c++) {
-			if (c == C_CLASS && ro->color) {
-				fputs(class_color(r->keys[i].cls), f);
-				pad(f, cells[i][c], 0);
-				fputs(reset, f);
-				for (size_t q = u8width(cells[i][c]); q < w[c] + 2; q++)
-					fputc(' ', f);
-			} else
-				pad(f, cells[i][c], c == NCOLS - 1 ? 0 : w[c] + 2);
-		}
-		fputc('\n', f);
-		free_cells(cells[i]);
-	}
-	free(cells);
-	/* instrumentation: per key, one aligned line per series */
-	int any = 0;
-	size_t wname = 0;
-	for (size_t i = 0; i < r->nkeys; i++) {
-		any |= r->keys[i].nseries > 0;
-		for (size_t s = 0; s < r->keys[i].nseries; s++)
-			if (u8width(esc(ESC_TERM, r->keys[i].series[s].name)) > wname)
-				wname = u8width(esc(ESC_TERM, r->keys[i].series[s].name));
-	}
-	if (any) {
-		fprintf(f, "\n%sinstrumentation, mean per iteration before -> after the steady state%s\n", bold, reset);
-		for (size_t i = 0; i < r->nkeys; i++) {
-			const struct an_key *k = &r->keys[i];
-			if (k->nseries)
-				fprintf(f, "  %s\n", esc(ESC_TERM, k->key->key));
-			for (size_t s = 0; s < k->nseries; s++) {
-				const struct an_series_sum *ss = &k->series[s];
-				char before[32], after[32];
-				fmt_mean(ss->before, before);
-				fmt_mean(ss->after, after);
-				fputs("    ", f);
-				pad(f, esc(ESC_TERM, ss->name), wname);
-				if (*ss->unit)
-					fprintf(f, "  %10s -> %-10s %s\n", before, after, esc(ESC_TERM, ss->unit));
-				else
-					fprintf(f, "  %10s -> %s\n", before, after);
-			}
-		}
-	}
+	int letters;
+	text_table(f, r, ro, &letters);
+	text_instrumentation(f, r, bold, reset);
+	text_details(f, r, bold, reset);
 	text_whole(f, r, bold, reset);
 	text_warnings(f, r, bold, reset);
 	struct strbuf o = STRBUF_INIT;
 	opts_line(&o, r);
-	fprintf(f, "\nsteady perf: bootstrap median ± half the %g%% interval (or the interval, when lopsided); "
-		   "analysis: %s\n", r->opts.confidence * 100, o.buf);
+	fputc('\n', f);
+	if (letters)
+		fputs("inconsistent keys count their pexecs' classes: " CLASS_LETTER_LEGEND "\n", f);
+	fprintf(f, "steady iter, to steady: median (5th–95th percentile) over pexecs; steady perf: bootstrap median ± "
+		   "half the %g%% interval (or the interval, when lopsided)\nanalysis: %s\n", r->opts.confidence * 100,
+		o.buf);
 	sb_release(&o);
 	return 0;
 }
 
 /* ---- markdown ---- */
+
+/* notes and per-pexec values, one list per key */
+static void md_details(FILE *f, const struct an_result *r)
+{
+	int head = 0;
+	for (size_t i = 0; i < r->nkeys; i++) {
+		const struct an_key *k = &r->keys[i];
+		struct strvec notes = STRVEC_INIT;
+		key_notes(k, &r->opts, &notes);
+		struct scalar_sum *sc;
+		size_t nsc = key_scalars(k, &sc);
+		if (notes.n || nsc) {
+			if (!head++)
+				fputs("\n## Notes and per-pexec values\n\nPer-pexec values: mean (min–max) over the completed "
+				      "pexecs.\n", f);
+			fprintf(f, "\n%s\n\n", esc(ESC_MDCODE, k->key->key));
+		}
+		for (size_t q = 0; q < notes.n; q++) {
+			fputs("- ", f);
+			esc_fputs(ESC_MD, notes.v[q], f);
+			fputc('\n', f);
+		}
+		for (size_t q = 0; q < nsc; q++) {
+			struct strbuf sb = STRBUF_INIT;
+			fmt_scalar(&sc[q], &sb);
+			fputs("- ", f);
+			esc_fputs(ESC_MD, sc[q].name, f);
+			fputs(": ", f);
+			esc_fputs(ESC_MD, sb.buf, f);
+			fputc('\n', f);
+			sb_release(&sb);
+		}
+		free(sc);
+		sv_clear(&notes);
+	}
+}
 
 static void md_whole(FILE *f, const struct an_result *r)
 {
@@ -438,6 +736,7 @@ static void md_warnings(FILE *f, const struct an_result *r)
 	sv_clear(&lines);
 }
 
+
 static int write_markdown(FILE *f, const struct dataset *ds, const struct an_result *r, const struct rep_opts *ro)
 {
 	fprintf(f, "# %s\n\n", esc(ESC_MD, ro->title ? ro->title : ds->name ? ds->name : "kiln report"));
@@ -450,7 +749,7 @@ static int write_markdown(FILE *f, const struct dataset *ds, const struct an_res
 	fputc('\n', f);
 	for (size_t i = 0; i < r->nkeys; i++) {
 		char *cells[NCOLS];
-		key_cells(&r->keys[i], cells);
+		key_cells(&r->keys[i], cells, 0);
 		fputc('|', f);
 		for (int c = 0; c < NCOLS; c++) {
 			fputc(' ', f);
@@ -478,6 +777,7 @@ static int write_markdown(FILE *f, const struct dataset *ds, const struct an_res
 	}
 	md_whole(f, r);
 	md_warnings(f, r);
+	md_details(f, r);
 	struct strbuf o = STRBUF_INIT;
 	opts_line(&o, r);
 	fprintf(f, "\nSteady perf: bootstrap median ± half the %g%% confidence interval (or the interval, when "
@@ -488,31 +788,68 @@ static int write_markdown(FILE *f, const struct dataset *ds, const struct an_res
 
 /* ---- LaTeX ---- */
 
-static void tex_med_range(FILE *f, double m, double lo, double hi, int integer)
+/* the compact form's class symbols (per pexec class, then good and bad inconsistent) */
+static const char *const tex_symbols[AN_NPCLASS + 2] = {
+	"$\\rightarrow$", "$\\searrow$", "$\\nearrow$", "$\\approx$", "$\\star$", "$\\times$",
+};
+
+static void tex_class(FILE *f, const struct an_key *k, int compact)
+{
+	int incons = k->cls == AN_GOOD_INCONSISTENT || k->cls == AN_BAD_INCONSISTENT;
+	if (compact && k->cls <= AN_BAD_INCONSISTENT) {
+		fputs(tex_symbols[k->cls], f);
+		if (incons) {
+			struct strbuf sb = STRBUF_INIT;
+			class_short(k, tex_symbols, "\\,", &sb);
+			const char *counts = strchr(sb.buf, '(');
+			/* "(3$\searrow$\,1$\rightarrow$)" from class_short, without the parentheses */
+			fprintf(f, "\\,{\\scriptsize %.*s}", (int)strlen(counts) - 2, counts + 1);
+			sb_release(&sb);
+		}
+		return;
+	}
+	if (!incons) {
+		esc_fputs(ESC_TEX, an_class_name(k->cls), f);
+		return;
+	}
+	/* the counts on a second line, so the column stays narrow */
+	struct strbuf sb = STRBUF_INIT;
+	an_class_text(k, &sb);
+	char *paren = strchr(sb.buf, '(');
+	fputs("\\begin{tabular}[t]{@{}l@{}}", f);
+	esc_fputs(ESC_TEX, an_class_name(k->cls), f);
+	fputs("\\\\{\\scriptsize ", f);
+	paren[strlen(paren) - 1] = '\0';
+	esc_fputs(ESC_TEX, paren + 1, f);
+	fputs("}\\end{tabular}", f);
+	sb_release(&sb);
+}
+
+static void tex_time_range(FILE *f, double m, double lo, double hi)
 {
 	if (!isfinite(m)) {
 		fputs("--", f);
 		return;
 	}
-	if (integer)
-		fprintf(f, "%g {\\scriptsize(%g--%g)}", m, lo, hi);
-	else
-		fprintf(f, "%.3g {\\scriptsize(%.3g--%.3g)}", m, lo, hi);
+	const struct time_unit *tu = time_unit_for(fabs(m) > fabs(hi) ? m : hi);
+	fprintf(f, "%.3g\\,%s {\\scriptsize(%.3g--%.3g)}", m * tu->scale, tu->latex, lo * tu->scale, hi * tu->scale);
 }
 
-/* the steady performance as rep_fmt_ci writes it, in LaTeX */
+/* the steady performance as rep_fmt_ci writes it, in the unit that fits, in LaTeX */
 static void tex_perf(FILE *f, const struct an_key *k)
 {
-	double v = k->perf_med, lo = k->perf_lo, hi = k->perf_hi;
-	int d = 6;
-	if (!isfinite(v))
+	if (!isfinite(k->perf_med)) {
 		fputs("--", f);
-	else
-		switch (ci_style(v, lo, hi, &d)) {
-		case -1: fprintf(f, "%.6g {\\scriptsize$\\pm$0}", v); break;
-		case 1: fprintf(f, "%.*f {\\scriptsize$\\pm$%.*f}", d, v, d, k->perf_ci); break;
-		default: fprintf(f, "%.*f {\\scriptsize(%.*f--%.*f)}", d, v, d, lo, d, hi);
-		}
+		return;
+	}
+	const struct time_unit *tu = time_unit_for(k->perf_med);
+	double v = k->perf_med * tu->scale, lo = k->perf_lo * tu->scale, hi = k->perf_hi * tu->scale;
+	int d = 6;
+	switch (ci_style(v, lo, hi, &d)) {
+	case -1: fprintf(f, "%.6g\\,%s {\\scriptsize$\\pm$0}", v, tu->latex); break;
+	case 1: fprintf(f, "%.*f\\,%s {\\scriptsize$\\pm$%.*f}", d, v, tu->latex, d, k->perf_ci * tu->scale); break;
+	default: fprintf(f, "%.*f\\,%s {\\scriptsize(%.*f--%.*f)}", d, v, tu->latex, d, lo, d, hi);
+	}
 }
 
 static void latex_whole(FILE *f, const struct an_result *r)
@@ -568,11 +905,15 @@ static void latex_warnings(FILE *f, const struct an_result *r)
 	sv_clear(&lines);
 }
 
+
+
 static int write_latex(FILE *f, const struct dataset *ds, const struct an_result *r, const struct rep_opts *ro)
 {
+	const char *env = ro->wide ? "table*" : "table";
 	fputs("% kiln report (kiln " KILN_VERSION "); needs \\usepackage{booktabs}\n", f);
-	fputs("\\begin{table}[t]\n\\centering\n\\small\n\\begin{tabular}{lllrrr}\n\\toprule\n", f);
-	fputs("Benchmark & VM & Class & Steady iter (\\#) & Steady time (s) & Steady perf (s) \\\\\n\\midrule\n", f);
+	fprintf(f, "\\begin{%s}[t]\n\\centering\n%s\n\\setlength{\\tabcolsep}{%s}\n\\begin{tabular}{ll%crrr}\n\\toprule\n",
+		env, ro->compact || !ro->wide ? "\\footnotesize" : "\\small", ro->compact ? "1.5pt" : "3pt", ro->compact ? 'c' : 'l');
+	fputs("Benchmark & VM & Class & Steady iter & Steady time & Steady perf \\\\\n\\midrule\n", f);
 	for (size_t i = 0; i < r->nkeys; i++) {
 		const struct an_key *k = &r->keys[i];
 		esc_fputs(ESC_TEX, k->key->bench, f);
@@ -584,24 +925,28 @@ static int write_latex(FILE *f, const struct dataset *ds, const struct an_result
 		fputs(" & ", f);
 		esc_fputs(ESC_TEX, k->key->vm, f);
 		fputs(" & ", f);
-		struct strbuf sb = STRBUF_INIT;
-		an_class_text(k, &sb);
-		esc_fputs(ESC_TEX, sb.buf, f);
-		sb_release(&sb);
+		tex_class(f, k, ro->compact);
 		fputs(" & ", f);
-		tex_med_range(f, k->iter_med, k->iter_p5, k->iter_p95, 1);
+		if (isfinite(k->iter_med))
+			fprintf(f, "%g {\\scriptsize(%g--%g)}", k->iter_med, k->iter_p5, k->iter_p95);
+		else
+			fputs("--", f);
 		fputs(" & ", f);
-		tex_med_range(f, k->tts_med, k->tts_p5, k->tts_p95, 0);
+		tex_time_range(f, k->tts_med, k->tts_p5, k->tts_p95);
 		fputs(" & ", f);
 		tex_perf(f, k);
 		fputs(" \\\\\n", f);
 	}
 	fputs("\\bottomrule\n\\end{tabular}\n\\caption{", f);
 	esc_fputs(ESC_TEX, ro->title ? ro->title : ds->name ? ds->name : "kiln report", f);
-	fprintf(f, ": steady-state iteration and time to reach it as median (5th--95th percentile) over "
+	fprintf(f, ": steady iteration and time to reach the steady state as median (5th--95th percentile) over "
 		   "process executions; steady performance as bootstrap median $\\pm$ half the %g\\%% interval "
-		   "(or the interval, when lopsided).}\n"
-		   "\\end{table}\n", r->opts.confidence * 100);
+		   "(or the interval, when lopsided).",
+		r->opts.confidence * 100);
+	if (ro->compact)
+		fputs(" Classes: $\\rightarrow$ flat, $\\searrow$ warmup, $\\nearrow$ slowdown, $\\approx$ no steady "
+		      "state, $\\star$ good and $\\times$ bad inconsistent, with their process executions' classes.", f);
+	fprintf(f, "}\n\\end{%s}\n", env);
 	latex_whole(f, r);
 	latex_warnings(f, r);
 	return 0;
@@ -853,6 +1198,40 @@ static const char *class_css(enum an_class c)
 	}
 }
 
+/* a key's notes (failure reasons among them) and per-pexec values */
+static void html_details(FILE *f, const struct an_key *k, const struct an_opts *o)
+{
+	struct strvec notes = STRVEC_INIT;
+	key_notes(k, o, &notes);
+	if (notes.n) {
+		fputs("<ul class=\"notes\">\n", f);
+		for (size_t q = 0; q < notes.n; q++) {
+			fputs("<li>", f);
+			html_escape(f, notes.v[q]);
+			fputs("</li>\n", f);
+		}
+		fputs("</ul>\n", f);
+	}
+	sv_clear(&notes);
+	struct scalar_sum *sc;
+	size_t nsc = key_scalars(k, &sc);
+	if (nsc) {
+		fputs("<table><tr><th>per pexec</th><th>mean (min–max) over the completed pexecs</th></tr>\n", f);
+		for (size_t q = 0; q < nsc; q++) {
+			struct strbuf sb = STRBUF_INIT;
+			fmt_scalar(&sc[q], &sb);
+			fputs("<tr><td>", f);
+			html_escape(f, sc[q].name);
+			fputs("</td><td class=\"n\">", f);
+			html_escape(f, sb.buf);
+			fputs("</td></tr>\n", f);
+			sb_release(&sb);
+		}
+		fputs("</table>\n", f);
+	}
+	free(sc);
+}
+
 /* inline an SVG file: drop the XML declaration and DOCTYPE */
 static int inline_svg(FILE *f, const char *path, struct kerr *e)
 {
@@ -934,6 +1313,7 @@ static void html_warnings(FILE *f, const struct an_result *r)
 	sv_clear(&lines);
 }
 
+
 static int write_html(FILE *f, const struct dataset *ds, const struct an_result *r, const struct rep_opts *ro,
 		      struct kerr *e)
 {
@@ -958,7 +1338,7 @@ static int write_html(FILE *f, const struct dataset *ds, const struct an_result 
 	fputs("</tr>\n", f);
 	for (size_t i = 0; i < r->nkeys; i++) {
 		char *cells[NCOLS];
-		key_cells(&r->keys[i], cells);
+		key_cells(&r->keys[i], cells, 0);
 		fputs("<tr>", f);
 		for (int c = 0; c < NCOLS; c++) {
 			if (c == C_KEY)
@@ -1002,12 +1382,15 @@ static int write_html(FILE *f, const struct dataset *ds, const struct an_result 
 				const struct an_series_sum *ss = &k->series[s];
 				fputs("<tr><td>", f);
 				html_escape(f, ss->name);
-				fprintf(f, "</td><td class=\"n\">%.4g</td><td class=\"n\">%.4g</td><td>", ss->before, ss->after);
+				char before[32], after[32];
+				fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>", fmt_mean(ss->before, before),
+					fmt_mean(ss->after, after));
 				html_escape(f, ss->unit);
 				fputs("</td></tr>\n", f);
 			}
 			fputs("</table>\n", f);
 		}
+		html_details(f, k, &r->opts);
 		if (nplots <= 0)
 			continue;
 		if (!dir || !gp) {

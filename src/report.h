@@ -20,6 +20,8 @@ struct rep_opts {
 	int color;           /* text: ANSI colours (decide with kiln_color) */
 	int plots_per_key;   /* html: pexecs plotted per key (default 3, distinct classes first) */
 	const char *title;   /* NULL: "kiln report: <dataset name>" */
+	int compact;         /* latex: classes as symbols with a legend in the caption */
+	int wide;            /* latex: table* (both columns of a two-column page) */
 };
 
 int rep_parse_format(const char *s, enum rep_format *f);
@@ -30,5 +32,7 @@ int rep_write(FILE *f, enum rep_format fmt, const struct dataset *ds, const stru
 
 /* shared by diff: a value and its interval in few digits ("0.10231 ± 0.00012") */
 void rep_fmt_ci(struct strbuf *sb, double v, double lo, double hi);
+/* the same for a time in seconds, in the unit that fits it: "102.31 ± 0.12 ms" */
+void rep_fmt_time_ci(struct strbuf *sb, double v, double lo, double hi);
 
 #endif

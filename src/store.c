@@ -1436,7 +1436,7 @@ int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e)
 		goto out0;
 	if (sqlite3_prepare_v2(s->db,
 			       "SELECT p.id, p.key_id, p.num, p.status, i.wall, i.counter_names, i.counters,"
-			       " p.exit_status, p.user_s, p.sys_s, p.maxrss_kb, p.env_hash"
+			       " p.exit_status, p.user_s, p.sys_s, p.maxrss_kb, p.error, p.instr_error, p.taint, p.env_hash"
 			       " FROM pexecs p LEFT JOIN iterations i ON i.pexec_id = p.id ORDER BY p.key_id, p.num",
 			       -1, &st, NULL) != SQLITE_OK) {
 		dberr(s, e, "pexecs");
@@ -1467,13 +1467,17 @@ int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e)
 			continue;
 		struct ds_pexec *p = ds_add_pexec(dk, num);
 		p->status = to_ds(stt);
+		const char *err = (const char *)sqlite3_column_text(st, stt == PX_TAINTED ? 13 : 11);
+		const char *ierr = (const char *)sqlite3_column_text(st, 12);
+		p->error = err && *err ? xstrdup(err) : NULL;
+		p->instr_error = ierr && *ierr ? xstrdup(ierr) : NULL;
 		if (so) {
 			sqlite3_bind_int64(so, 1, id);
 			if (sqlite3_step(so) == SQLITE_ROW)
 				p->machine = col_text(so, 0);
 			sqlite3_reset(so);
 		}
-		p->program = program_seq(pg, npg, kid, (const char *)sqlite3_column_text(st, 11));
+		p->program = program_seq(pg, npg, kid, (const char *)sqlite3_column_text(st, 14));
 		int64_t *w = NULL;
 		size_t n = 0;
 		if (store_decode_i64(sqlite3_column_blob(st, 4), (size_t)sqlite3_column_bytes(st, 4), &w, &n) < 0) {

@@ -225,6 +225,35 @@ static void test_stream_long_line(void **state)
 	stream_release(&s);
 }
 
+/* columns on a terminal, units that fit, durations for people */
+static void test_widths_units_durations(void **state)
+{
+	(void)state;
+	assert_int_equal(display_width("abc"), 3);
+	assert_int_equal(display_width("größe"), 5);     /* 7 bytes */
+	assert_int_equal(display_width("日本"), 4);       /* wide */
+	assert_int_equal(display_width("e\u0301"), 1);    /* a combining accent takes no column */
+	assert_int_equal(display_width("a\xff" "b"), 3);     /* an invalid byte counts one */
+	struct strbuf sb = STRBUF_INIT;
+	sb_pad(&sb, "größe", 7);
+	assert_string_equal(sb.buf, "größe  ");
+	assert_string_equal(time_unit_for(1.5)->name, "s");
+	assert_string_equal(time_unit_for(0.0123)->name, "ms");
+	assert_string_equal(time_unit_for(0.000389)->name, "µs");
+	assert_string_equal(time_unit_for(4e-9)->name, "ns");
+	assert_string_equal(time_unit_for(0)->name, "s");
+	static const struct { double s; const char *want; } d[] = {
+		{ 45, "45 s" }, { 720, "12 min" }, { 15000, "4 h 10 min" }, { 2 * 86400 + 4 * 3600 + 5, "2 d 4 h" },
+		{ -1, "?" }, { NAN, "?" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(d); i++) {
+		sb_reset(&sb);
+		fmt_duration(&sb, d[i].s);
+		assert_string_equal(sb.buf, d[i].want);
+	}
+	sb_release(&sb);
+}
+
 static void test_encode_roundtrip(void **state)
 {
 	(void)state;
@@ -566,6 +595,7 @@ int main(void)
 		cmocka_unit_test(test_stream_violations),
 		cmocka_unit_test(test_stream_windows),
 		cmocka_unit_test(test_stream_long_line),
+		cmocka_unit_test(test_widths_units_durations),
 		cmocka_unit_test(test_encode_roundtrip),
 		cmocka_unit_test(test_config_and_schedule),
 		cmocka_unit_test(test_config_positions),

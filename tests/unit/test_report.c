@@ -472,15 +472,18 @@ static void test_text_formats(void **state)
 	assert_non_null(strstr(t, "1 (+1 failed)"));
 	assert_null(strstr(t, "\033[")); /* colour only when asked */
 	struct strbuf want = STRBUF_INIT;
-	rep_fmt_ci(&want, res.keys[0].perf_med, res.keys[0].perf_lo, res.keys[0].perf_hi);
+	rep_fmt_time_ci(&want, res.keys[0].perf_med, res.keys[0].perf_lo, res.keys[0].perf_hi);
 	assert_non_null(strstr(t, want.buf));
+	assert_non_null(strstr(want.buf, " ms")); /* 0.1 s shown as 100 ms */
 	free(t);
 	t = render(REP_MARKDOWN);
 	assert_non_null(strstr(t, "| `fannkuch:pypy:default-python` | warmup |"));
 	assert_non_null(strstr(t, "| --- |"));
 	free(t);
 	t = render(REP_LATEX);
+	assert_non_null(strstr(t, "\\begin{table}"));
 	assert_non_null(strstr(t, "\\begin{tabular}"));
+	assert_non_null(strstr(t, "\\,ms {\\scriptsize$\\pm$"));
 	assert_non_null(strstr(t, "fannkuch & pypy & warmup"));
 	assert_null(strstr(t, "default_python")); /* underscores would be escaped, and defaults are hidden */
 	free(t);
