@@ -1003,6 +1003,25 @@ static int write_csv(FILE *f, const struct an_result *r)
 		fputc(',', f);
 		csv_series_field(f, names.v[q], "_after");
 	}
+	/* per-pexec values: their mean over the completed pexecs */
+	struct strvec snames = STRVEC_INIT;
+	for (size_t i = 0; i < r->nkeys; i++) {
+		struct scalar_sum *sc;
+		size_t nsc = key_scalars(&r->keys[i], &sc);
+		for (size_t q = 0; q < nsc; q++) {
+			int seen = 0;
+			for (size_t j = 0; j < snames.n; j++)
+				seen |= !strcmp(snames.v[j], sc[q].name);
+			if (!seen)
+				sv_push(&snames, sc[q].name);
+		}
+		free(sc);
+	}
+	for (size_t q = 0; q < snames.n; q++) {
+		fputs(",", f);
+		csv_field(f, snames.v[q]);
+		fputs("_mean", f);
+	}
 	fputc('\n', f);
 	for (size_t i = 0; i < r->nkeys; i++) {
 		const struct an_key *k = &r->keys[i];
@@ -1032,8 +1051,19 @@ static int write_csv(FILE *f, const struct an_result *r)
 			csv_num(f, ss ? ss->before : NAN);
 			csv_num(f, ss ? ss->after : NAN);
 		}
+		struct scalar_sum *sc;
+		size_t nsc = key_scalars(k, &sc);
+		for (size_t q = 0; q < snames.n; q++) {
+			double mean = NAN;
+			for (size_t j = 0; j < nsc; j++)
+				if (!strcmp(sc[j].name, snames.v[q]))
+					mean = sc[j].mean;
+			csv_num(f, mean);
+		}
+		free(sc);
 		fputc('\n', f);
 	}
+	sv_clear(&snames);
 	sv_clear(&names);
 	return 0;
 }
@@ -1129,6 +1159,28 @@ static json_t *key_json(const struct an_key *k)
 				     : json_null());
 	if (k->key->program_note)
 		json_object_set_new(b, "program_note", json_string(esc(ESC_JSON, k->key->program_note)));
+	/* kiln's: per-pexec values over the completed pexecs, and why the others did not complete */
+	struct scalar_sum *sc;
+	size_t nsc = key_scalars(k, &sc);
+	json_t *pp = json_object();
+	for (size_t q = 0; q < nsc; q++)
+		json_object_set_new(pp, esc(ESC_JSON, sc[q].name), json_pack("{s:s,s:o,s:o,s:o,s:I}", "unit", esc(ESC_JSON, sc[q].unit), "mean",
+							      jnum(sc[q].mean), "min", jnum(sc[q].min), "max",
+							      jnum(sc[q].max), "pexecs", (json_int_t)sc[q].n));
+	free(sc);
+	json_object_set_new(b, "per_pexec", pp);
+	json_t *fl = json_array();
+	for (size_t q = 0; q < k->key->npexecs; q++) {
+		const struct ds_pexec *dp = &k->key->pexecs[q];
+		if (dp->status == DS_OK && !dp->instr_error)
+			continue;
+		static const char *const names[] = { "ok", "failed", "timeout", "pending", "tainted" };
+		json_array_append_new(fl, json_pack("{s:I,s:s,s:o,s:o}", "pexec", (json_int_t)dp->num, "status",
+						    names[dp->status], "error", dp->error ? json_string(esc(ESC_JSON, dp->error)) : json_null(),
+						    "instrumentation_error",
+						    dp->instr_error ? json_string(esc(ESC_JSON, dp->instr_error)) : json_null()));
+	}
+	json_object_set_new(b, "failures", fl);
 	return b;
 }
 

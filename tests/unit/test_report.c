@@ -54,6 +54,7 @@ static int setup(void **state)
 			px->wall[i] = (i < 40 ? 0.3 : 0.1) + 0.0002 * (urand() - 0.5);
 			gc->v[i] = i < 40 ? 0.01 : 0.001;
 		}
+		ds_add_scalar(px, "us_compiling", "us", 1234 + 100 * p);
 		/* three spikes well inside the series: outliers */
 		px->wall[150] = px->wall[260] = px->wall[333] = 0.5;
 	}
@@ -453,6 +454,9 @@ static void test_json_layout(void **state)
 	json_t *px = json_object_get(b, "process_executons");
 	assert_int_equal(json_array_size(px), 2);
 	assert_int_equal(json_array_size(json_object_get(json_array_get(px, 0), "outliers")), 3);
+	json_t *pp = json_object_get(json_object_get(b, "per_pexec"), "us_compiling");
+	assert_true(json_number_value(json_object_get(pp, "mean")) == 1284);
+	assert_true(json_number_value(json_object_get(pp, "max")) == 1334);
 	json_t *ins = json_object_get(json_object_get(b, "instrumentation"), "gc.time");
 	assert_true(fabs(json_number_value(json_object_get(ins, "before_steady")) - 0.01) < 1e-12);
 	json_t *nb = json_object_get(json_object_get(json_object_get(json_object_get(j, "machines"), "box"), "lua"),
@@ -471,6 +475,8 @@ static void test_text_formats(void **state)
 	assert_non_null(strstr(t, "warmup"));
 	assert_non_null(strstr(t, "1 (+1 failed)"));
 	assert_null(strstr(t, "\033[")); /* colour only when asked */
+	assert_non_null(strstr(t, "us_compiling: 1.284 (1.234–1.334) ms"));
+	assert_non_null(strstr(t, "note: pexec 1 failed: (no reason recorded)"));
 	struct strbuf want = STRBUF_INIT;
 	rep_fmt_time_ci(&want, res.keys[0].perf_med, res.keys[0].perf_lo, res.keys[0].perf_hi);
 	assert_non_null(strstr(t, want.buf));
@@ -490,6 +496,7 @@ static void test_text_formats(void **state)
 	t = render(REP_CSV);
 	assert_true(!strncmp(t, "key,bench,vm,variant,classification", 35));
 	assert_non_null(strstr(t, "gc.time_before,gc.time_after"));
+	assert_non_null(strstr(t, ",us_compiling_mean"));
 	assert_int_equal(count(t, "\n"), 3);
 	free(t);
 	sb_release(&want);
