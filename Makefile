@@ -176,7 +176,8 @@ install: all
 	rm -rf $(DESTDIR)$(PREFIX)/share/kiln/plugins $(DESTDIR)$(PREFIX)/share/kiln/benchmarks $(DESTDIR)$(PREFIX)/share/kiln/examples
 	cp -r plugins benchmarks examples $(DESTDIR)$(PREFIX)/share/kiln/
 	find $(DESTDIR)$(PREFIX)/share/kiln/plugins -name '*.c' -o -name '*.h' | xargs rm -f
-	install -m 644 $(O)/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	$(KILN) --man-pages $(O)/man-install $(PREFIX)/share/doc/kiln
+	install -m 644 $(O)/man-install/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/kiln && install -d $(DESTDIR)$(PREFIX)/share/doc/kiln
 	cp -r docs/* $(DESTDIR)$(PREFIX)/share/doc/kiln/
 

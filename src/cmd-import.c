@@ -14,7 +14,7 @@ static int cmd_import(int argc, char **argv);
 
 const struct cmd_entry cmd_import_entry = {
 	.name = "import",
-	.usage = "FILE -o RESULTS",
+	.usage = "FILE -o RESULTS [--name NAME]",
 	.summary = "turn a Krun results file or warmup_stats CSV into a kiln results file",
 	.help = "FILE is a Krun results file (.json, .json.bz2) or a warmup_stats CSV.\n"
 		"  -o, --output RESULTS   the kiln results file to create (must not exist)\n"

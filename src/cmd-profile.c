@@ -12,7 +12,8 @@ static int cmd_profile(int argc, char **argv);
 
 const struct cmd_entry cmd_profile_entry = {
 	.name = "profile",
-	.usage = "CONFIG --key BENCH:VM[:VARIANT] [--pexecs P] [--iterations N] [--split K] [-o DIR] [--json]",
+	.usage = "CONFIG --key BENCH:VM[:VARIANT] [--pexecs P] [--iterations N] [--split K] [-o DIR]\n"
+		 "          [-e EVENT] [-F HZ] [-g fp|dwarf|lbr] [--top N] [--json]",
 	.summary = "run pexecs under perf record and split their samples by iteration",
 	.help = "  -k, --key KEY        the key to profile (bench:vm[:variant]) (required)\n"
 		"  -p, --pexecs P       pexecs to profile, one after another (default 1); with\n"

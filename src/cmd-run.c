@@ -37,8 +37,9 @@ const struct cmd_entry cmd_run_entry = {
 		"  --nodes N           --slurm: tasks (nodes) to spread over (default: the default\n"
 		"                      partition's nodes)\n"
 		"  -- SBATCH-ARGS      --slurm: passed to sbatch (-p PARTITION, -t TIME, -A ACCOUNT...)\n"
-		"\nExit status: 0 all pexecs ok, 1 some failed, 2 usage, 3 config, 4 results in use,\n"
-		"5 results file unusable, 130 interrupted (the pexec in flight stays pending).\n",
+		"\nExit status: 0 every pexec ran (ok, or tainted by a machine check: the report\n"
+		"counts those apart), 1 some failed or timed out, 2 usage, 3 config, 4 results\n"
+		"in use, 5 results file unusable, 130 interrupted (the pexec in flight stays pending).\n",
 	.exec = cmd_run,
 };
 

@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <libfyaml.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,7 +127,9 @@ static int get_str(struct cfgctx *c, struct fy_node *n, struct pos p, const char
 	return 0;
 }
 
-static int get_long(struct cfgctx *c, struct fy_node *n, struct pos p, const char *field, long min, long *out)
+/* an integer in [min, max]; a number of digits too large for a long says so, not "not an integer" */
+static int get_long_in(struct cfgctx *c, struct fy_node *n, struct pos p, const char *field, long min, long max,
+		       long *out)
 {
 	if (want(c, n, FYNT_SCALAR, p, field) < 0)
 		return -1;
@@ -134,12 +137,23 @@ static int get_long(struct cfgctx *c, struct fy_node *n, struct pos p, const cha
 	if (!s)
 		return -1;
 	long v;
-	if (parse_long(s, &v) < 0)
+	if (parse_long(s, &v) < 0) {
+		size_t digits = strspn(s + (*s == '-' || *s == '+'), "0123456789");
+		if (digits && !s[digits + (*s == '-' || *s == '+')])
+			return cerr(c, node_pos(n, p), field, "%s is out of range (%ld to %ld)", s, min, max);
 		return cerr(c, node_pos(n, p), field, "expected an integer, found '%s'", s);
+	}
 	if (v < min)
 		return cerr(c, node_pos(n, p), field, "must be at least %ld, found %ld", min, v);
+	if (v > max)
+		return cerr(c, node_pos(n, p), field, "must be at most %ld, found %ld", max, v);
 	*out = v;
 	return 0;
+}
+
+static int get_long(struct cfgctx *c, struct fy_node *n, struct pos p, const char *field, long min, long *out)
+{
+	return get_long_in(c, n, p, field, min, LONG_MAX, out);
 }
 
 static int get_double(struct cfgctx *c, struct fy_node *n, struct pos p, const char *field, double min, double *out)
@@ -310,7 +324,7 @@ static int vm_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, 
 	else if (!strcmp(key, "env"))
 		r = walk_map(c, v, kp, f, NULL, env_pair, vm);
 	else if (!strcmp(key, "iterations")) {
-		r = get_long(c, v, kp, f, 1, &vm->iterations);
+		r = get_long_in(c, v, kp, f, 1, CONFIG_MAX_ITERATIONS, &vm->iterations);
 		*a->iter_pos = node_pos(v, kp);
 	}
 	else if (!strcmp(key, "instrument"))
@@ -505,9 +519,9 @@ static int limits_pair(struct cfgctx *c, void *arg, const char *key, struct pos 
 	if (!strcmp(key, "timeout"))
 		r = get_double(c, v, kp, f, 0, &l->timeout_s);
 	else if (!strcmp(key, "heap_mb"))
-		r = get_long(c, v, kp, f, 0, &l->heap_mb);
+		r = get_long_in(c, v, kp, f, 0, 1L << 30, &l->heap_mb);
 	else if (!strcmp(key, "stack_mb"))
-		r = get_long(c, v, kp, f, 0, &l->stack_mb);
+		r = get_long_in(c, v, kp, f, 0, 1L << 30, &l->stack_mb);
 	else if (!strcmp(key, "instr_mb"))
 		r = get_long(c, v, kp, f, 1, &l->instr_mb);
 	else if (!strcmp(key, "instr_records"))
@@ -519,7 +533,7 @@ static int limits_pair(struct cfgctx *c, void *arg, const char *key, struct pos 
 	else if (!strcmp(key, "log_mb"))
 		r = get_long(c, v, kp, f, 1, &l->log_mb);
 	else
-		r = get_long(c, v, kp, f, 1, &l->output_kb);
+		r = get_long_in(c, v, kp, f, 1, 1L << 20, &l->output_kb);
 	free(f);
 	return r;
 }
@@ -632,7 +646,7 @@ static const char *const top_keys[] = { "name", "pexecs", "iterations", "seed", 
 
 struct toparg {
 	struct experiment *ex;
-	struct pos vms_pos, benchs_pos, bdir_pos;
+	struct pos vms_pos, benchs_pos, bdir_pos, pexecs_pos;
 	int seen_vms, seen_benchs;
 };
 
@@ -642,10 +656,12 @@ static int top_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp,
 	struct experiment *ex = a->ex;
 	if (!strcmp(key, "name"))
 		return get_str(c, v, kp, key, &ex->name);
-	if (!strcmp(key, "pexecs"))
-		return get_long(c, v, kp, key, 1, &ex->pexecs);
+	if (!strcmp(key, "pexecs")) {
+		a->pexecs_pos = node_pos(v, kp);
+		return get_long_in(c, v, kp, key, 1, CONFIG_MAX_PEXECS, &ex->pexecs);
+	}
 	if (!strcmp(key, "iterations"))
-		return get_long(c, v, kp, key, 1, &ex->iterations);
+		return get_long_in(c, v, kp, key, 1, CONFIG_MAX_ITERATIONS, &ex->iterations);
 	if (!strcmp(key, "seed")) {
 		long s;
 		if (get_long(c, v, kp, key, 0, &s) < 0)
@@ -900,6 +916,17 @@ static int parse_experiment(const char *path, const char *text, size_t len, cons
 	}
 	r = check_sources(&c, ex, entries);
 	free(entries);
+	/* the schedule's size, bounded before anything is allocated for it */
+	if (r == 0) {
+		long keys = 0;
+		for (size_t b = 0; b < ex->nbenchs; b++)
+			for (size_t v = 0; v < ex->nvms; v++)
+				keys += config_runs(ex, &ex->benchs[b], &ex->vms[v]);
+		if (keys && ex->pexecs > CONFIG_MAX_SCHEDULE / keys)
+			r = cerr(&c, ta.pexecs_pos.line ? ta.pexecs_pos : top, "pexecs",
+				 "%ld keys x %ld pexecs is more than the %ld pexecs a schedule may hold", keys, ex->pexecs,
+				 (long)CONFIG_MAX_SCHEDULE);
+	}
 out:
 	fy_document_destroy(doc);
 	if (diag)

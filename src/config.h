@@ -80,6 +80,11 @@ struct platform_conf {
 	long max_reboots;          /* --reboot: bound (0: planned pexecs + 10) */
 };
 
+/* bounds checked at parse time: a schedule's pexecs, a key's pexecs and a pexec's iterations */
+#define CONFIG_MAX_SCHEDULE 100000000L
+#define CONFIG_MAX_PEXECS 10000000L
+#define CONFIG_MAX_ITERATIONS 100000000L
+
 struct experiment {
 	char *path;            /* the config file */
 	char *text;            /* its text, stored in the results */

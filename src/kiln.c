@@ -67,17 +67,17 @@ static void roff(FILE *f, const char *s)
 }
 
 /*
- * `kiln --man-pages DIR` (run by the build): kiln.1 and one kiln-NAME.1
+ * `kiln --man-pages DIR [DOCDIR]` (run by the build, and by make install
+ * with its PREFIX's DOCDIR): kiln.1 and one kiln-NAME.1
  * per command, made from the same usage and help text as --help, so the
  * two never disagree.  The long pages stay in docs/ (installed beside).
  */
-static int man_pages(const char *dir)
+static int man_pages(const char *dir, const char *docs)
 {
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
 		kiln_error("%s: %s", dir, strerror(errno));
 		return KEXIT_FAIL;
 	}
-	const char *docs = KILN_PREFIX "/share/doc/kiln";
 	for (size_t i = 0; cmd_table[i]; i++) {
 		const struct cmd_entry *c = cmd_table[i];
 		char *path = xasprintf("%s/kiln-%s.1", dir, c->name);
@@ -132,8 +132,9 @@ int main(int argc, char **argv)
 		printf("kiln %s\n", KILN_VERSION);
 		return 0;
 	}
-	if (!strcmp(name, "--man-pages") && argc == 3)
-		return man_pages(argv[2]);
+	/* --man-pages DIR [DOCDIR]: DOCDIR is where the pages say docs/ went (make install passes its PREFIX's) */
+	if (!strcmp(name, "--man-pages") && (argc == 3 || argc == 4))
+		return man_pages(argv[2], argc == 4 ? argv[3] : KILN_PREFIX "/share/doc/kiln");
 	if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
 		if (argc > 2) {
 			for (size_t i = 0; cmd_table[i]; i++)
@@ -141,6 +142,8 @@ int main(int argc, char **argv)
 					cmd_usage(cmd_table[i], stdout);
 					return 0;
 				}
+			kiln_error("'%s' is not a kiln command (see kiln --help)", argv[2]);
+			return KEXIT_USAGE;
 		}
 		usage(stdout);
 		return 0;

@@ -132,4 +132,24 @@ out=$("$KILN" run --dry-run quotes.yaml) || fail "quoted name rejected: $out"
 assert_contains "$out" "# experiment it's a 'quoted' name with '''''''' escapes:"
 printf "name: 'two ''''\n  lines'\nvms: {n: {plugin: c}}\nbenchmarks: {spin: 10}\n" > quotes2.yaml
 check quotes2.yaml 3 "quotes2.yaml:1:8: name: a single-quoted text with escaped quotes in a row"
+# sizes are bounded at parse time, with the position (no abort, no huge allocation)
+cat > huge.yaml <<'Y'
+pexecs: 2147483647
+vms: {n: {plugin: c}}
+benchmarks: {spin: 10}
+Y
+check huge.yaml 3 "huge.yaml:1:9: pexecs: must be at most 10000000, found 2147483647"
+cat > toolong.yaml <<'Y'
+iterations: 99999999999999999999
+vms: {n: {plugin: c}}
+benchmarks: {spin: 10}
+Y
+check toolong.yaml 3 "toolong.yaml:1:13: iterations: 99999999999999999999 is out of range (1 to 100000000)"
+cat > wide.yaml <<'Y'
+pexecs: 9000000
+vms: {n: {plugin: c}, m: {plugin: c}, o: {plugin: c}, p: {plugin: c}}
+benchmarks: {spin: 10, spin2: 1, spin3: 2}
+Y
+mkdir -p benchmarks/spin3/c && cp benchmarks/spin/c/bench.c benchmarks/spin3/c/
+check wide.yaml 3 "wide.yaml:1:9: pexecs: 12 keys x 9000000 pexecs is more than the 100000000"
 echo ok
