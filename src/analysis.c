@@ -238,6 +238,18 @@ const char *an_class_name(enum an_class c)
 	return "?";
 }
 
+void an_class_order(const struct an_key *k, int order[AN_NPCLASS])
+{
+	for (int i = 0; i < AN_NPCLASS; i++)
+		order[i] = i;
+	for (int i = 1; i < AN_NPCLASS; i++)
+		for (int j = i; j > 0 && k->counts[order[j]] > k->counts[order[j - 1]]; j--) {
+			int t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+}
+
 void an_class_text(const struct an_key *k, struct strbuf *out)
 {
 	if (k->whole) { /* one iteration per pexec: there is no warmup to classify */
@@ -248,13 +260,8 @@ void an_class_text(const struct an_key *k, struct strbuf *out)
 	if (k->cls != AN_GOOD_INCONSISTENT && k->cls != AN_BAD_INCONSISTENT)
 		return;
 	/* counts, most frequent first, as warmup_stats' tables do */
-	int order[AN_NPCLASS] = { 0, 1, 2, 3 };
-	for (int i = 1; i < AN_NPCLASS; i++)
-		for (int j = i; j > 0 && k->counts[order[j]] > k->counts[order[j - 1]]; j--) {
-			int t = order[j];
-			order[j] = order[j - 1];
-			order[j - 1] = t;
-		}
+	int order[AN_NPCLASS];
+	an_class_order(k, order);
 	sb_adds(out, " (");
 	int first = 1;
 	for (int i = 0; i < AN_NPCLASS; i++) {

@@ -170,12 +170,7 @@ static int cmd_plan(int argc, char **argv)
 	int json = args.json;
 	struct dataset ds = { 0 };
 	struct an_result r;
-	int loaded = cmd_load_analysed(input, &args, &o, &ds, &r);
-	if (!loaded && args.keys.n && !ds.nkeys) {
-		an_result_free(&r);
-		ds_free(&ds);
-		loaded = cmd_no_key_matches(input, &args.keys);
-	}
+	int loaded = cmd_load_matched(input, &args, &o, &ds, &r);
 	cmd_an_args_release(&args);
 	if (loaded)
 		return loaded;

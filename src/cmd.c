@@ -243,3 +243,15 @@ const char *kiln_libexecdir(void)
 	}
 	return dir = xstrdup(KILN_PREFIX "/libexec/kiln");
 }
+
+int cmd_load_matched(const char *input, const struct cmd_an_args *a, const struct an_opts *o, struct dataset *ds,
+		     struct an_result *r)
+{
+	int loaded = cmd_load_analysed(input, a, o, ds, r);
+	if (!loaded && a->keys.n && !ds->nkeys) {
+		an_result_free(r);
+		ds_free(ds);
+		loaded = cmd_no_key_matches(input, &a->keys);
+	}
+	return loaded;
+}

@@ -94,6 +94,9 @@ int cmd_no_key_matches(const char *input, const struct strvec *keys);
 struct an_result;
 int cmd_load_analysed(const char *input, const struct cmd_an_args *a, const struct an_opts *o, struct dataset *ds,
 		      struct an_result *r);
+/* cmd_load_analysed, and a usage error (cmd_no_key_matches) when keys match no key of input */
+int cmd_load_matched(const char *input, const struct cmd_an_args *a, const struct an_opts *o, struct dataset *ds,
+		     struct an_result *r);
 
 /* where kiln's bundled plugins/benchmarks/examples are (share/kiln or the source tree) */
 const char *kiln_datadir(void);

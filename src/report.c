@@ -245,13 +245,8 @@ static void class_short(const struct an_key *k, const char *const names[AN_NPCLA
 	sb_adds(out, an_class_name(k->cls));
 	if (k->cls != AN_GOOD_INCONSISTENT && k->cls != AN_BAD_INCONSISTENT)
 		return;
-	int order[AN_NPCLASS] = { 0, 1, 2, 3 };
-	for (int i = 1; i < AN_NPCLASS; i++)
-		for (int j = i; j > 0 && k->counts[order[j]] > k->counts[order[j - 1]]; j--) {
-			int t = order[j];
-			order[j] = order[j - 1];
-			order[j - 1] = t;
-		}
+	int order[AN_NPCLASS];
+	an_class_order(k, order);
 	sb_adds(out, " (");
 	for (int i = 0, first = 1; i < AN_NPCLASS; i++) {
 		if (!k->counts[order[i]])
