@@ -1600,6 +1600,17 @@ double an_delta(const struct an_pexec *p, const struct an_opts *o)
 	return pexec_delta(o, p);
 }
 
+void an_delta_text(const struct an_opts *o, struct strbuf *sb)
+{
+	const struct time_unit *tu = time_unit_for(o->delta);
+	if (o->delta_pct > 0 && o->delta >= 0)
+		sb_addf(sb, "min(%g %s, %g%% of the fastest segment)", o->delta * tu->scale, tu->name, o->delta_pct);
+	else if (o->delta_pct > 0)
+		sb_addf(sb, "%g%% of the fastest segment", o->delta_pct);
+	else
+		sb_addf(sb, "%g %s", o->delta * tu->scale, tu->name);
+}
+
 void an_band(const struct an_pexec *p, const struct an_opts *o, double *lo, double *hi)
 {
 	band_of(p, pexec_delta(o, p), lo, hi);

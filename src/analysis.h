@@ -177,6 +177,8 @@ void an_key_free(struct an_key *k);
  */
 void an_band(const struct an_pexec *p, const struct an_opts *o, double *lo, double *hi);
 double an_delta(const struct an_pexec *p, const struct an_opts *o);
+/* delta as the options give it: "1 ms", "1% of the fastest segment", "min(1 ms, 1% of ...)" */
+void an_delta_text(const struct an_opts *o, struct strbuf *sb);
 /* the per-pexec classes, most frequent in k first (ties in class order) */
 void an_class_order(const struct an_key *k, int order[AN_NPCLASS]);
 /* "bad inconsistent (3 flat, 2 slowdown)", "warmup", or "whole process" (one iteration per pexec) */

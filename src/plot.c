@@ -426,11 +426,12 @@ static void pview_note(const struct pview *v, const struct an_opts *ao, struct s
 	else
 		sb_addf(sb, "the steady state is the last %zu segments: each mean ± var overlaps the band", eq);
 	const struct time_unit *tu = time_unit_for(v->delta);
-	sb_adds(sb, " (last segment mean ± max(var, δ), ");
-	if (ao->delta_pct > 0)
-		sb_addf(sb, "δ = %g%% of it = %.3g %s)", ao->delta_pct, v->delta * tu->scale, tu->name);
-	else
-		sb_addf(sb, "δ = %.3g %s)", v->delta * tu->scale, tu->name);
+	sb_adds(sb, " (last segment mean ± max(var, δ), δ = ");
+	if (ao->delta_pct > 0) {
+		an_delta_text(ao, sb);
+		sb_adds(sb, " = ");
+	}
+	sb_addf(sb, "%.3g %s)", v->delta * tu->scale, tu->name);
 }
 
 /* ---- the script ---- */

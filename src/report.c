@@ -332,17 +332,6 @@ static size_t merged_segments(const struct an_key *k, size_t *flat)
 	return n;
 }
 
-/* the band's delta as the options give it: "1 ms" or "1% of the last segment's mean" */
-static void delta_text(const struct an_opts *o, struct strbuf *sb)
-{
-	if (o->delta_pct > 0) {
-		sb_addf(sb, "%g%% of the last segment's mean", o->delta_pct);
-	} else {
-		const struct time_unit *tu = time_unit_for(o->delta);
-		sb_addf(sb, "%g %s", o->delta * tu->scale, tu->name);
-	}
-}
-
 /* the notes of a key, one line each, as plain text (the caller escapes for its format) */
 static void key_notes(const struct an_key *k, const struct an_opts *o, struct strvec *out)
 {
@@ -352,7 +341,7 @@ static void key_notes(const struct an_key *k, const struct an_opts *o, struct st
 		sb_addf(&sb, "%zu of %zu pexecs (%zu of them flat) have a steady state of several segments that count as "
 			     "one: each segment's mean ± var overlaps the band, the last segment's mean ± max(var, δ = ",
 			merged, k->np, flat);
-		delta_text(o, &sb);
+		an_delta_text(o, &sb);
 		sb_adds(&sb, ")");
 		sv_push(out, sb.buf);
 		sb_release(&sb);

@@ -63,7 +63,7 @@ grep -q "e+0" "$gp" && fail "exponent notation in the script's labels"
 lo=$(grep -m1 -o 'set yrange \[[^:]*' "$gp" | cut -d[ -f2)
 python3 -c "assert float('$lo') >= 0" || fail "the wall-time axis starts below 0 ($lo)"
 grep -q "set xtics 0\." "$gp" && fail "fractional iteration ticks"
-grep -q "steady from iteration 9" "$gp" || fail "the steady state is not marked where it starts"
+grep -q "steady after iteration 8" "$gp" || fail "the steady state is not marked where it starts"
 # the inset: auto, the steady part being flat against 20 ms iterations
 grep -q "the inset: the steady state" "$gp" || fail "no inset for a steady state flattened by the warmup"
 
