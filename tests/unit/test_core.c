@@ -570,8 +570,14 @@ static void test_split_machines(void **state)
 			assert_string_equal(ds.keys[2].machine, "n1");
 			assert_int_equal(ds.keys[2].pexecs[0].num, 1);
 			assert_int_equal(ds.keys[4].pexecs[0].num, 0);
-			/* --key KEY matches the key on every machine */
-			assert_int_equal(ds_keep_keys(&ds, "a:vm:v"), 3);
+			/* --key KEY matches the key on every machine, KEY@MACHINE on one */
+			struct strvec pats = STRVEC_INIT;
+			sv_push(&pats, "a:vm:v");
+			assert_int_equal(ds_keep_keys(&ds, &pats), 3);
+			sv_clear(&pats);
+			sv_push(&pats, "a:vm:v@n1");
+			assert_int_equal(ds_keep_keys(&ds, &pats), 1);
+			sv_clear(&pats);
 		}
 		ds_free(&ds);
 	}
