@@ -23,6 +23,58 @@ const struct cmd_entry cmd_plugins_entry = {
 	.exec = cmd_plugins,
 };
 
+/*
+ * A plugin's variants, each probed with the default VM when it is here, so
+ * that `kiln plugins` says whether this machine's ruby has YJIT, its php
+ * opcache and the JIT.  avail: 1 runs, 0 does not (why), -1 not probed.
+ */
+static int variant_avail(const struct plugin_variant *v, const char *vm, struct strbuf *why)
+{
+	if (!vm)
+		return -1;
+	return plugin_variant_probe(v, vm, NULL, why) == 0;
+}
+
+static json_t *variants_json(const struct kiln_plugin *p, const char *vm)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; p->variants[i].name; i++) {
+		const struct plugin_variant *v = &p->variants[i];
+		struct strbuf why = STRBUF_INIT;
+		int a = variant_avail(v, vm, &why);
+		json_t *args = json_array();
+		for (size_t k = 0; v->args && v->args[k]; k++)
+			json_array_append_new(args, json_string(v->args[k]));
+		json_t *o = json_object();
+		json_object_set_new(o, "name", json_string(v->name));
+		json_object_set_new(o, "default", json_boolean(i == 0));
+		json_object_set_new(o, "summary", json_string(v->summary));
+		json_object_set_new(o, "args", args);
+		json_object_set_new(o, "available", a < 0 ? json_null() : json_boolean(a));
+		json_object_set_new(o, "why", a == 0 ? json_string(sb_str(&why)) : json_null());
+		json_array_append_new(arr, o);
+		sb_release(&why);
+	}
+	return arr;
+}
+
+static void variants_text(const struct kiln_plugin *p, const char *vm)
+{
+	for (size_t i = 0; p->variants[i].name; i++) {
+		const struct plugin_variant *v = &p->variants[i];
+		struct strbuf why = STRBUF_INIT;
+		int a = variant_avail(v, vm, &why);
+		printf("          %s %s%s: %s", i ? "         " : "variants:", v->name, i ? "" : " (default)", v->summary);
+		if (a == 1)
+			printf(" - runs here\n");
+		else if (a == 0)
+			printf(" - CANNOT RUN with %s: %s\n", vm, sb_str(&why));
+		else
+			printf("\n");
+		sb_release(&why);
+	}
+}
+
 static int cmd_plugins(int argc, char **argv)
 {
 	if (cmd_wants_help(&cmd_plugins_entry, argc, argv))
@@ -60,6 +112,8 @@ static int cmd_plugins(int argc, char **argv)
 			json_object_set_new(o, "parser", json_boolean(p->parse != NULL));
 			json_object_set_new(o, "summary", json_string(p->summary));
 			json_object_set_new(o, "records", json_string(p->records ? p->records : ""));
+			if (p->variants)
+				json_object_set_new(o, "variants", variants_json(p, found));
 			json_array_append_new(arr, o);
 		} else {
 			printf("%s%-9s%s %s\n", col ? "\033[1m" : "", p->name, col ? "\033[0m" : "", p->summary);
@@ -72,6 +126,8 @@ static int cmd_plugins(int argc, char **argv)
 					printf(" with %s (%s)", p->vm_default, found ? found : "not found here");
 				printf("\n");
 			}
+			if (p->variants)
+				variants_text(p, found);
 			printf("          records: %s\n", p->records ? p->records : "-");
 		}
 		free(found);

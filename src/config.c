@@ -291,7 +291,7 @@ struct vmarg {
 	struct experiment *ex;
 	int check_vms;
 	struct vm_conf *vm;
-	struct pos *plugin_pos, *path_pos, *iter_pos;
+	struct pos *plugin_pos, *path_pos, *iter_pos, *variant_pos;
 };
 
 static int env_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
@@ -329,8 +329,10 @@ static int vm_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, 
 	}
 	else if (!strcmp(key, "instrument"))
 		r = get_bool(c, v, kp, f, &vm->instrument);
-	else if (!strcmp(key, "variant"))
+	else if (!strcmp(key, "variant")) {
 		r = get_str(c, v, kp, f, &vm->variant);
+		*a->variant_pos = node_pos(v, kp);
+	}
 	else if (!strcmp(key, "runner"))
 		r = get_strlist(c, v, kp, f, &vm->runner);
 	else if (!strcmp(key, "parser"))
@@ -391,7 +393,8 @@ static int check_vm(struct cfgctx *c, struct experiment *ex, struct vm_conf *vm,
 		}
 	}
 	if (!vm->variant)
-		vm->variant = xasprintf("default-%s", vm->language);
+		vm->variant = vm->pl && vm->pl->variants ? xstrdup(vm->pl->variants[0].name)
+							 : xasprintf("default-%s", vm->language);
 	if (strchr(vm->name, ':') || strchr(vm->variant, ':')) {
 		f = xasprintf("vms.%s", vm->name);
 		cerr(c, vp, f, "names may not contain ':' (it separates bench:vm:variant)");
@@ -435,6 +438,36 @@ static int check_vm(struct cfgctx *c, struct experiment *ex, struct vm_conf *vm,
 	return 0;
 }
 
+/*
+ * A plugin with variants (ruby: interp, yjit; php: jit-off, tracing, ...)
+ * takes only those names, the first by default; with the VMs checked, the
+ * variant's probe must say that this executable can run it, so that a ruby
+ * built without YJIT is refused here and not measured as an interpreter.
+ */
+static int check_variant(struct cfgctx *c, struct vm_conf *vm, struct pos vp, int check_vms)
+{
+	if (!vm->pl || !vm->pl->variants)
+		return 0;
+	const struct plugin_variant *v = plugin_variant_find(vm->pl, vm->variant);
+	char *f = xasprintf("vms.%s.variant", vm->name);
+	int r = 0;
+	if (!v) {
+		struct strbuf names = STRBUF_INIT;
+		plugin_variant_names(vm->pl, &names);
+		r = cerr(c, vp, f, "the %s plugin has no variant '%s' (it has: %s)", vm->pl->name, vm->variant,
+			 sb_str(&names));
+		sb_release(&names);
+	} else if (check_vms && vm->resolved && !vm->missing) {
+		struct strbuf why = STRBUF_INIT;
+		if (plugin_variant_probe(v, vm->resolved, &vm->args, &why) < 0)
+			r = cerr(c, vp, f, "variant '%s' (%s) cannot run on %s: %s", v->name, v->summary, vm->resolved,
+				 sb_str(&why));
+		sb_release(&why);
+	}
+	free(f);
+	return r;
+}
+
 static int vms_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
 {
 	struct experiment *ex = arg;
@@ -443,15 +476,15 @@ static int vms_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp,
 	memset(vm, 0, sizeof(*vm));
 	vm->name = xstrdup(key);
 	vm->line = kp.line;
-	struct pos pp = kp, ph = kp, pi = kp;
-	struct vmarg a = { ex, c->check_vms, vm, &pp, &ph, &pi };
+	struct pos pp = kp, ph = kp, pi = kp, pv = kp;
+	struct vmarg a = { ex, c->check_vms, vm, &pp, &ph, &pi, &pv };
 	char *f = xasprintf("vms.%s", key);
 	int r = walk_map(c, v, kp, f, vm_keys, vm_pair, &a);
 	free(f);
 	if (r < 0)
 		return -1;
 	vm->col = kp.col;
-	if (check_vm(c, ex, vm, kp, pp, ph, a.check_vms) < 0)
+	if (check_vm(c, ex, vm, kp, pp, ph, a.check_vms) < 0 || check_variant(c, vm, pv, a.check_vms) < 0)
 		return -1;
 	/* whole-process plugins measure one process per pexec */
 	if (vm->pl && vm->pl->whole_process) {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "config.h"
+#include "exec.h"
 #include "plugin.h"
 
 extern const struct kiln_plugin plugin_c;
@@ -18,6 +19,9 @@ extern const struct kiln_plugin plugin_lua;
 extern const struct kiln_plugin plugin_luajit;
 extern const struct kiln_plugin plugin_node;
 extern const struct kiln_plugin plugin_java;
+extern const struct kiln_plugin plugin_ruby;
+extern const struct kiln_plugin plugin_jruby;
+extern const struct kiln_plugin plugin_php;
 
 const struct kiln_plugin *const kiln_plugins[] = {
 	&plugin_c,
@@ -29,6 +33,9 @@ const struct kiln_plugin *const kiln_plugins[] = {
 	&plugin_luajit,
 	&plugin_node,
 	&plugin_java,
+	&plugin_ruby,
+	&plugin_jruby,
+	&plugin_php,
 	NULL,
 };
 
@@ -38,6 +45,67 @@ const struct kiln_plugin *plugin_find(const char *name)
 		if (!strcmp(kiln_plugins[i]->name, name))
 			return kiln_plugins[i];
 	return NULL;
+}
+
+const struct plugin_variant *plugin_variant_find(const struct kiln_plugin *p, const char *name)
+{
+	for (size_t i = 0; p && p->variants && p->variants[i].name; i++)
+		if (name && !strcmp(p->variants[i].name, name))
+			return &p->variants[i];
+	return NULL;
+}
+
+void plugin_variant_names(const struct kiln_plugin *p, struct strbuf *out)
+{
+	for (size_t i = 0; p && p->variants && p->variants[i].name; i++)
+		sb_addf(out, "%s%s", i ? ", " : "", p->variants[i].name);
+}
+
+/* the first line of what the probe said, safe for a terminal and bounded */
+static void probe_reason(const struct exec_result *r, struct strbuf *why)
+{
+	const char *s = r->err.len ? sb_str(&r->err) : sb_str(&r->out);
+	size_t n = 0;
+	for (; s[n] && s[n] != '\n' && n < 200; n++)
+		sb_addc(why, (unsigned char)s[n] < 0x20 || s[n] == 0x7f ? '?' : s[n]);
+	if (!n) {
+		if (r->timed_out)
+			sb_adds(why, "the probe timed out");
+		else if (r->exited)
+			sb_addf(why, "the probe exited with status %d", r->status);
+		else
+			sb_addf(why, "the probe was killed by signal %d", r->signal);
+	}
+}
+
+int plugin_variant_probe(const struct plugin_variant *v, const char *vm_path, const struct strvec *vm_args,
+			 struct strbuf *why)
+{
+	if (!v->probe)
+		return 0;
+	struct strvec argv = STRVEC_INIT;
+	sv_push(&argv, vm_path);
+	for (size_t i = 0; v->args && v->args[i]; i++)
+		sv_push(&argv, v->args[i]);
+	for (size_t i = 0; vm_args && i < vm_args->n; i++)
+		sv_push(&argv, vm_args->v[i]);
+	for (size_t i = 0; v->probe[i]; i++)
+		sv_push(&argv, v->probe[i]);
+	struct exec_result res;
+	struct kerr e = KERR_INIT;
+	int r = -1;
+	if (exec_simple(sv_array(&argv), 60, &res, &e) < 0) {
+		sb_adds(why, sb_str(&e.msg));
+	} else {
+		if (res.exited && res.status == 0)
+			r = 0;
+		else
+			probe_reason(&res, why);
+		exec_result_release(&res);
+	}
+	kerr_release(&e);
+	sv_clear(&argv);
+	return r;
 }
 
 void plugin_subst(const struct plugin_ctx *c, const char *pexec_label, const char *tmpl, struct strbuf *out)
@@ -90,6 +158,9 @@ int plugin_build_script(const struct plugin_ctx *c, const char *runner, const ch
 	if (!c->vm_path || !c->plugin_dir || !c->entry_path)
 		return kerr_set(e, "%s: missing VM, plugin or benchmark path", c->vm && c->vm->pl ? c->vm->pl->name : "?");
 	sv_push(argv, c->vm_path);
+	const struct plugin_variant *v = c->vm ? plugin_variant_find(c->vm->pl, c->vm->variant) : NULL;
+	for (size_t i = 0; v && v->args && v->args[i]; i++)
+		sv_push(argv, v->args[i]);
 	if (c->profile && profile_flags)
 		for (size_t i = 0; profile_flags[i]; i++)
 			sv_push(argv, profile_flags[i]);

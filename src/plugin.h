@@ -34,6 +34,23 @@ struct plugin_ctx {
 	int profile;             /* turn on JIT symbol output (perf maps, jitdump) */
 };
 
+/*
+ * A named way of running the VM, chosen with a VM's `variant:` (the third
+ * part of the key): the switches it puts before the VM's own args, and a
+ * probe that says whether this VM executable can run it at all (CRuby
+ * without YJIT, PHP without opcache).
+ */
+struct plugin_variant {
+	const char *name;
+	const char *summary;            /* one line for `kiln plugins` */
+	const char *const *args;        /* VM switches, NULL-terminated; NULL: none */
+	/*
+	 * argv after the VM and the variant's switches: exits 0 when the
+	 * variant really runs, else prints why on stderr; NULL: always runs
+	 */
+	const char *const *probe;
+};
+
 struct kiln_plugin {
 	const char *name;
 	const char *language;    /* folder under benchmarks/<bench>/ */
@@ -43,6 +60,11 @@ struct kiln_plugin {
 	const char *records;     /* what instrumentation it records */
 	int whole_process;       /* 1: one process is one iteration (command) */
 	int needs_path;          /* 1: the VM's `path` is required (no default VM) */
+	/*
+	 * NULL: `variant` is a free label.  Otherwise the variants a config may
+	 * name (terminated by a NULL name); the first is the default.
+	 */
+	const struct plugin_variant *variants;
 	/*
 	 * Fill argv (argv[0] is the program) and add the plugin's own variables
 	 * to env (the KILN_* protocol variables are already there).
@@ -88,13 +110,25 @@ const struct kiln_plugin *plugin_find(const char *name);
 int plugin_build(const struct plugin_ctx *c, const char *pexec_label, struct strvec *argv,
 		 struct strvec *env, struct kerr *e);
 /*
- * The usual runner command of a VM plugin: the VM, its switches for
+ * The usual runner command of a VM plugin: the VM, the switches of the
+ * VM's variant (when the plugin has variants), its switches for
  * profiling (`profile_flags`, NULL-terminated, used when c->profile), the
  * VM's configured args, the runner `runner` from the plugin's folder, and
  * the benchmark's entry file; KILN_INSTRUMENT=1 when instrumenting.
  */
 int plugin_build_script(const struct plugin_ctx *c, const char *runner, const char *const *profile_flags,
 			struct strvec *argv, struct strvec *env, struct kerr *e);
+/* the plugin's variant of that name, NULL if it has none such */
+const struct plugin_variant *plugin_variant_find(const struct kiln_plugin *p, const char *name);
+/* "interp, yjit": the variants' names, for messages */
+void plugin_variant_names(const struct kiln_plugin *p, struct strbuf *out);
+/*
+ * Can vm_path (with the VM's args) run this variant?  Runs its probe: 0 yes;
+ * -1 no, with why (the probe's first line of output, or how it ended) in
+ * `why`.
+ */
+int plugin_variant_probe(const struct plugin_variant *v, const char *vm_path, const struct strvec *vm_args,
+			 struct strbuf *why);
 /* substitute the same placeholders in one template word */
 void plugin_subst(const struct plugin_ctx *c, const char *pexec_label, const char *tmpl, struct strbuf *out);
 /* the table, NULL-terminated */

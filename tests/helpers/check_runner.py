@@ -3,6 +3,7 @@
 
     check_runner.py --stream OUT.jsonl --n N --instr-dir DIR --plugin NAME
                     [--checksum X] [--instrumented] [--nonzero SERIES]...
+                    [--variant V]
 
 The result stream must be protocol v1: a header {"kiln":1,"clock":str,
 "counters":[]}, exactly N lines {"i":0..N-1,"wall_ns":>0} in order, and
@@ -18,7 +19,9 @@ record per iteration with a plausible value: non-negative, integral for
 counts, in the declared unit, and for GC/JIT times no more than that
 iteration's wall time.  --nonzero names series whose sum over all iterations
 must be positive (the test picks a benchmark that makes the VM do it).
-Without --instrumented the plugin file must not exist.  Exits 1 with the
+--variant names the plugin's variant: its JIT series are then required
+(ruby yjit, php tracing/function) or refused (ruby interp, php interp and
+jit-off).  Without --instrumented the plugin file must not exist.  Exits 1 with the
 reasons on stderr.
 """
 import argparse
@@ -47,9 +50,23 @@ SERIES = {
     "pypy": {},  # its records come from PYPYLOG through kiln's parser (tests/e2e/30-pypy.sh)
     "java": {"gc.time": ("s", "time"), "gc.count": (None, "count"), "jit.time": ("s", "ctime"),
              "heap": ("bytes", "bytes")},
+    "ruby": {"gc.time": ("s", "time"), "gc.count": (None, "count"), "ruby.gc.minor_count": (None, "count"),
+             "ruby.gc.major_count": (None, "count"), "ruby.allocated_objects": (None, "count"),
+             "heap": ("bytes", "bytes"), "rss": ("bytes", "bytes")},
+    "jruby": {"gc.time": ("s", "time"), "gc.count": (None, "count"), "jit.time": ("s", "ctime"),
+              "heap": ("bytes", "bytes"), "jruby.jit.compiled": (None, "count"),
+              "jruby.jit.failed": (None, "count"), "jruby.jit.bytecode_added": ("bytes", "count")},
+    "php": {"gc.count": (None, "count"), "php.gc.collected": (None, "count"), "php.gc.roots": (None, "count"),
+            "heap": ("bytes", "bytes")},
 }
+# series only a variant records (--variant): YJIT's code, opcache's JIT buffer
+JIT_CODE = {"jit.code_size": ("bytes", "bytes"), "jit.code_added": ("bytes", "count")}
+VARIANT_SERIES = {("ruby", "yjit"): JIT_CODE, ("php", "tracing"): JIT_CODE, ("php", "function"): JIT_CODE}
+# series a variant must not record (the JIT is off)
+VARIANT_ABSENT = {("ruby", "interp"): JIT_CODE, ("php", "interp"): JIT_CODE, ("php", "jit-off"): JIT_CODE}
 # HotSpot's beans count whole milliseconds: a sub-millisecond pause can show as 1 ms
-TIME_SLACK = {"java": 0.0015}
+TIME_SLACK = {"java": 0.0015, "jruby": 0.0015}
+JVM = ("java", "jruby")
 
 errors = []
 
@@ -127,13 +144,16 @@ def check_windows(path, clock, iters):
             % (path, prev_end, clock, now))
 
 
-def check_instr(path, plugin, walls, nonzero):
+def check_instr(path, plugin, walls, nonzero, variant=None):
     recs = read_jsonl(path)
-    spec = SERIES[plugin]
+    spec = dict(SERIES[plugin], **VARIANT_SERIES.get((plugin, variant), {}))
+    for name in VARIANT_ABSENT.get((plugin, variant), {}):
+        if any(r.get("name") == name for r in recs):
+            err("%s: series %s recorded although variant %s has no JIT" % (path, name, variant))
     seen = {}
     for r in recs:
         name = r.get("name")
-        if name in spec or ("i" in r and plugin == "java" and name.startswith("gc.")):
+        if name in spec or ("i" in r and plugin in JVM and name.startswith("gc.")):
             seen.setdefault(name, {})
             i = r.get("i")
             if not isinstance(i, int) or not 0 <= i < len(walls):
@@ -160,8 +180,8 @@ def check_instr(path, plugin, walls, nonzero):
             if kind == "time" and v > walls[i] / 1e9 + TIME_SLACK.get(plugin, 0):
                 err("%s: %s[%d] = %.6f s exceeds the iteration's wall time %.6f s"
                     % (path, name, i, v, walls[i] / 1e9))
-    # per-collector Java series sum to the totals
-    if plugin == "java":
+    # per-collector JVM series sum to the totals
+    if plugin in JVM:
         per = [n for n in seen if n.startswith("gc.") and n.count(".") == 2]
         if not per:
             err("%s: no per-collector gc.<collector>.* series" % path)
@@ -186,6 +206,7 @@ def main():
     ap.add_argument("--checksum", type=int)
     ap.add_argument("--instrumented", action="store_true")
     ap.add_argument("--nonzero", action="append", default=[])
+    ap.add_argument("--variant")
     a = ap.parse_args()
 
     walls = check_stream(a.stream, a.n)
@@ -203,7 +224,7 @@ def main():
         if not os.path.exists(ipath):
             err("%s is missing" % ipath)
         elif walls:
-            check_instr(ipath, a.plugin, walls, a.nonzero)
+            check_instr(ipath, a.plugin, walls, a.nonzero, a.variant)
     elif os.path.exists(ipath):
         err("%s exists although KILN_INSTRUMENT was not set" % ipath)
     for e in errors:

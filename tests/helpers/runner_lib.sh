@@ -32,6 +32,9 @@ runner_argv() {
 	luajit) echo "luajit ${VM_ARGS:-} $R/plugins/luajit/runner.lua $R/benchmarks/$b/lua/bench.lua" ;;
 	node) echo "node ${VM_ARGS:-} $R/plugins/node/runner.js $R/benchmarks/$b/js/bench.js" ;;
 	java) echo "java ${VM_ARGS:-} KilnRunner $R/benchmarks/$b/java" ;;
+	ruby) echo "ruby ${VM_ARGS:-} $R/plugins/ruby/runner.rb $R/benchmarks/$b/ruby/bench.rb" ;;
+	jruby) echo "jruby ${VM_ARGS:-} $R/plugins/jruby/runner.rb $R/benchmarks/$b/ruby/bench.rb" ;;
+	php) echo "php ${VM_ARGS:-} $R/plugins/php/runner.php $R/benchmarks/$b/php/bench.php" ;;
 	esac
 }
 

@@ -1,0 +1,85 @@
+# kiln_loop.rb - the runner protocol v1 (docs/protocol.md) for Ruby runners,
+# shared by plugins/ruby/runner.rb (CRuby) and plugins/jruby/runner.rb (JRuby).
+#
+# KilnLoop.run(entry, meter_class) loads ENTRY (which defines a class Bench
+# with run_iter(param) and checksum), makes one Bench, and times
+# KILN_ITERATIONS calls of run_iter(KILN_PARAM) with CLOCK_MONOTONIC_RAW
+# (CLOCK_MONOTONIC where Ruby has no raw clock: JRuby).  The result stream
+# goes to the file descriptor KILN_RESULT_FD, one syswrite per line, each
+# iteration's line after its clock stopped.  Nothing but the call and two
+# clock reads happens in the timed region.
+#
+# With KILN_INSTRUMENT=1 the runner's meter (meter_class.new(iterations))
+# gets start(i) just before and stop(i) just after each iteration's clock
+# reads, keeps what it reads in memory, and after the last iteration writes
+# its records with write(io) to KILN_INSTR_DIR/<meter.file>.  The checksum
+# goes to KILN_INSTR_DIR/runner.kiln.jsonl, then {"done":true}.
+module KilnLoop
+  if defined?(Process::CLOCK_MONOTONIC_RAW)
+    CLOCK = Process::CLOCK_MONOTONIC_RAW
+    CLOCK_NAME = "monotonic_raw".freeze
+  else
+    CLOCK = Process::CLOCK_MONOTONIC
+    CLOCK_NAME = "monotonic".freeze
+  end
+
+  def self.fail(msg)
+    warn "kiln ruby runner: #{msg}"
+    exit 1
+  end
+
+  def self.int_env(name)
+    v = ENV[name]
+    fail("#{name} is not set") if v.nil?
+    Integer(v, 10)
+  rescue ArgumentError
+    fail("#{name} must be an integer, not #{v.inspect}")
+  end
+
+  # one generic record (docs/records.md): i nil for a per-pexec record
+  def self.record(io, i, name, value, unit = nil)
+    s = i.nil? ? +"{" : +"{\"i\":#{i},"
+    s << "\"name\":\"#{name}\",\"value\":#{value}"
+    s << ",\"unit\":\"#{unit}\"" if unit
+    io.write(s << "}\n")
+  end
+
+  def self.load_bench(entry)
+    load(entry)
+    fail("#{entry} defines no class Bench") unless Object.const_defined?(:Bench)
+    b = Object.const_get(:Bench).new
+    %i[run_iter checksum].each { |m| fail("Bench in #{entry} has no method #{m}") unless b.respond_to?(m) }
+    b
+  end
+
+  def self.run(entry, meter_class)
+    fail("usage: runner.rb BENCH.rb") if entry.nil?
+    iters = int_env("KILN_ITERATIONS")
+    param = int_env("KILN_PARAM")
+    fd = int_env("KILN_RESULT_FD")
+    instr_dir = ENV["KILN_INSTR_DIR"]
+    bench = load_bench(entry)
+    meter = ENV["KILN_INSTRUMENT"] == "1" ? meter_class.new(iters) : nil
+    out = IO.new(fd, "w")
+    out.sync = true
+    out.syswrite("{\"kiln\":1,\"clock\":\"#{CLOCK_NAME}\",\"counters\":[]}\n")
+    i = 0
+    while i < iters
+      meter.start(i) if meter
+      t0 = Process.clock_gettime(CLOCK, :nanosecond)
+      bench.run_iter(param)
+      t1 = Process.clock_gettime(CLOCK, :nanosecond)
+      meter.stop(i) if meter
+      out.syswrite("{\"i\":#{i},\"wall_ns\":#{t1 - t0}}\n")
+      i += 1
+    end
+    if instr_dir
+      File.open(File.join(instr_dir, "runner.kiln.jsonl"), "a") do |f|
+        record(f, nil, "checksum", Integer(bench.checksum))
+      end
+      File.open(File.join(instr_dir, meter.file), "a") { |f| meter.write(f) } if meter
+    end
+    out.syswrite("{\"done\":true}\n")
+    out.close
+  end
+end
