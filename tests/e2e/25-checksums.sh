@@ -1,7 +1,9 @@
 # 25-checksums: the suite's promise that every language computes the same
 # thing.  Each benchmark runs at a param other than the runner tests' in
-# every installed VM (CPython, PyPy, Lua 5.4, LuaJIT, Node, HotSpot) through
-# its runner, and each checksum must equal the C version's at that param.
+# every installed VM (CPython, PyPy, Lua 5.4, LuaJIT, Node, HotSpot, CRuby,
+# PHP) through its runner, and each checksum must equal the C version's at
+# that param.  (JRuby runs the same Ruby sources as CRuby; 28-runner-jruby
+# checks its checksums, so that its slow start is paid once.)
 source "$KILN_ROOT/tests/lib.sh"
 source "$KILN_ROOT/tests/helpers/runner_lib.sh"
 other_param() {
@@ -17,6 +19,8 @@ command -v lua5.4 >/dev/null && [ -f "$KILN_ROOT/plugins/lua/kilnclock.so" ] && 
 command -v luajit >/dev/null && vms+=(luajit)
 command -v node >/dev/null && vms+=(node)
 command -v java >/dev/null && vms+=(java)
+command -v ruby >/dev/null && vms+=(ruby)
+command -v php >/dev/null && vms+=(php)
 [ ${#vms[@]} -ge 2 ] || skip "fewer than two VMs installed"
 for b in $BENCHES; do
 	param=$(other_param "$b")

@@ -58,33 +58,36 @@ run_runner() {
 
 # the whole check of one VM: every benchmark instrumented (series and
 # checksums), one run without instrumentation, and a broken environment
-# $1 plugin; "$@" after it: --nonzero options for the binary_trees run
+# $1 plugin; "$@" after it: --nonzero options for the binary_trees run;
+# ${VARIANT:-}: the plugin variant that VM_ARGS select (its JIT series)
 check_vm() {
 	local p=$1; shift
-	local n=5 b
+	local n=5 b tag
+	tag=$p${VARIANT:+-$VARIANT}
 	for b in $BENCHES; do
 		local param=$(small_param "$b")
 		local want=$(ref_checksum "$b" "$param")
-		local d="$T/$p-$b"
+		local d="$T/$tag-$b"
 		local nz=()
 		[ "$b" = binary_trees ] && nz=("$@")
 		run_runner "$p" "$b" "$param" $n 1 "$d" ||
 			fail "$p runner on $b exited $?: $(cat "$d/stderr")"
 		$CHECK --stream "$d/out.jsonl" --n $n --instr-dir "$d/instr" --plugin "$p" \
-			--checksum "$want" --instrumented "${nz[@]}" || fail "$p $b: bad output (above)"
-		echo "ok $p $b param=$param checksum=$want"
+			--checksum "$want" --instrumented ${VARIANT:+--variant "$VARIANT"} "${nz[@]}" ||
+			fail "$p $b: bad output (above)"
+		echo "ok $p${VARIANT:+ ($VARIANT)} $b param=$param checksum=$want"
 	done
 	# no instrumentation: only the stream and the checksum
-	local d="$T/$p-plain"
+	local d="$T/$tag-plain"
 	run_runner "$p" nbody 1000 3 0 "$d" || fail "$p plain run exited $?: $(cat "$d/stderr")"
 	$CHECK --stream "$d/out.jsonl" --n 3 --instr-dir "$d/instr" --plugin "$p" \
 		--checksum "$(ref_checksum nbody 1000)" || fail "$p plain run: bad output"
 	# zero iterations is a valid (empty) run
-	d="$T/$p-zero"
+	d="$T/$tag-zero"
 	run_runner "$p" richards 1000 0 0 "$d" || fail "$p with 0 iterations exited $?: $(cat "$d/stderr")"
 	$CHECK --stream "$d/out.jsonl" --n 0 --instr-dir "$d/instr" --plugin "$p" || fail "$p zero run"
 	# a missing protocol variable is a clear error, not a traceback-free success
-	d="$T/$p-broken"
+	d="$T/$tag-broken"
 	mkdir -p "$d"
 	if ( env -i PATH="$PATH" KILN_PARAM=1000 KILN_RESULT_FD=3 \
 	     CLASSPATH="$KILN_ROOT/plugins/java:$KILN_ROOT/benchmarks/richards/java" \
