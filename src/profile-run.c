@@ -478,10 +478,14 @@ static json_t *prof_build_report(struct prof_session *s)
 		pin[k] = (struct prof_pexec_in){ .pid = p->pid, .iters = p->it, .niters = p->nit, .split = p->split,
 						 .split_how = p->how.buf, .windows = p->windows };
 	}
+	/* samples name the real file: /usr/bin/php is a link to php8.2 */
+	char *vm_real = realpath(s->vm->resolved, NULL);
 	struct prof_input in = { .key = s->key, .event = s->event, .ps = &s->ps, .px = pin, .npx = s->npx,
-				 .vm = { s->vm->pl ? s->vm->pl->name : s->vm->plugin, s->vm->resolved }, .top = s->o->top };
+				 .vm = { s->vm->pl ? s->vm->pl->name : s->vm->plugin, vm_real ? vm_real : s->vm->resolved },
+				 .top = s->o->top };
 	json_t *rep = prof_report(&in);
 	json_object_set_new(rep, "flame", flame_data(&in));
+	free(vm_real);
 	free(pin);
 	json_object_set_new(rep, "dir", json_string(esc(ESC_JSON, s->dir)));
 	json_t *pxs = json_object_get(rep, "pexecs");

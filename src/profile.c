@@ -132,7 +132,7 @@ static const char *const vm_map_prefixes[] = { "Builtin:", "BytecodeHandler:", "
 static const char *const jit_map_prefixes[] = { "JS:", "py::", "RegExp:", "LazyCompile:", "Function:",
 	"pypy:", "luajit:", NULL };
 static const char *const vm_libs[] = { "libjvm", "libjli", "libpython", "libnode", "libv8", "libluajit",
-	"liblua", "libpypy", NULL };
+	"liblua", "libpypy", "libruby", NULL };
 
 static int is_kernel_dso(const char *dso)
 {

@@ -1,0 +1,35 @@
+#!/bin/bash
+# 64-profile-jruby.sh - `kiln profile` on the bundled nbody under JRuby with
+# real perf: the plugin hands the JVM the java plugin's perf-map switches
+# through JRuby's -J, so the perf map kept beside the profile names the JVM
+# methods JRuby compiled Ruby code into, and the hottest JIT'd symbol kiln
+# names is one of them (RUBY$... of bench.rb, as perf report names it).
+source "$KILN_ROOT/tests/lib.sh"
+command -v jruby >/dev/null || skip "jruby is not installed"
+command -v perf >/dev/null || skip "perf is not installed"
+command -v jq >/dev/null || skip "jq is not installed"
+perf record -q -e cpu-clock -o "$T/probe.data" true >/dev/null 2>&1 || skip "perf record cannot sample here"
+cd "$T"
+cat > p.yaml <<Y
+pexecs: 1
+iterations: 4
+benchmarks_dir: $KILN_ROOT/benchmarks
+vms:
+  jr: {plugin: jruby}
+benchmarks:
+  nbody: 5000
+Y
+"$KILN" profile p.yaml --key nbody:jr -o prof --json >prof.json 2>prof.err || fail "kiln profile: $(cat prof.err)"
+j() { jq -r "$1" prof.json; }
+assert_eq "$(j '.iterations | length')" 4 "iterations"
+assert_eq "$(j '[.iterations[].samples] | add')" "$(j .in_iterations)" "per-iteration samples add up"
+pid=$(j .pid)
+[ -s "prof/perf-$pid.map" ] || fail "no perf map kept for pid $pid: $(ls prof)"
+grep -q 'RUBY\$method\$advance' "prof/perf-$pid.map" || fail "the perf map names no compiled Ruby method advance"
+sym=$(j .hottest_jit.symbol)
+assert_contains "$sym" 'nbody.ruby.bench.RUBY\$' "hottest JIT'd symbol is compiled Ruby code of nbody"
+rep=$(perf report -i prof/perf.data --stdio --no-children --sort sym -g none 2>/dev/null |
+	grep -F 'nbody.ruby.bench.RUBY$' | head -1 | sed -E 's/^ +[0-9.]+% +\[\.\] //; s/ +$//')
+assert_eq "$sym" "$rep" "hottest JIT'd symbol, kiln vs perf report"
+[ "$(j .categories.compiler)" -gt 0 ] || fail "no samples in HotSpot's compilers: $(j -c .categories)"
+echo "ok jruby: $sym"
