@@ -1,9 +1,11 @@
 /*
  * test_vm_plugins.c - the table entries of the VM plugins (python, lua,
- * luajit, node, java): they are registered, name their language and entry
+ * luajit, node, java, ruby, jruby, php): they are registered, name their language and entry
  * file, and build() puts the VM, its configured args, the runner and the
  * benchmark in that order, sets KILN_INSTRUMENT only when asked, the Java
- * classpath, and each VM's profiling switches only when profiling.
+ * classpath, and each VM's profiling switches only when profiling; a
+ * variant's switches (ruby, php) come first, and its probe's verdict and
+ * complaint come back bounded and terminal-safe.
  * prepare(): the lua plugin refuses a missing kilnclock.so, the java plugin
  * compiles a missing Bench.class.  Runs from the source tree's root.
  */
@@ -24,8 +26,8 @@ struct built {
 	struct strvec argv, env;
 };
 
-static void build(const char *plugin, const char *vm_path, int instrument, int profile,
-		  struct built *b)
+static void build_variant(const char *plugin, const char *vm_path, const char *variant, int instrument, int profile,
+			  struct built *b)
 {
 	const struct kiln_plugin *p = plugin_find(plugin);
 	assert_non_null(p);
@@ -33,6 +35,8 @@ static void build(const char *plugin, const char *vm_path, int instrument, int p
 	memset(&vm, 0, sizeof(vm));
 	vm.name = "v";
 	vm.plugin = (char *)plugin;
+	vm.pl = p;
+	vm.variant = (char *)variant;
 	sv_push(&vm.args, "--vm-arg");
 	struct plugin_ctx c = {
 		.vm = &vm,
@@ -50,6 +54,11 @@ static void build(const char *plugin, const char *vm_path, int instrument, int p
 	memset(b, 0, sizeof(*b));
 	assert_int_equal(p->build(&c, &b->argv, &b->env, &e), 0);
 	sv_clear(&vm.args);
+}
+
+static void build(const char *plugin, const char *vm_path, int instrument, int profile, struct built *b)
+{
+	build_variant(plugin, vm_path, NULL, instrument, profile, b);
 }
 
 static void release(struct built *b)
@@ -75,6 +84,9 @@ static void test_table(void **state)
 		{ "luajit", "lua", "bench.lua", "luajit" },
 		{ "node", "js", "bench.js", "node" },
 		{ "java", "java", "Bench.java", "java" },
+		{ "ruby", "ruby", "bench.rb", "ruby" },
+		{ "jruby", "ruby", "bench.rb", "jruby" },
+		{ "php", "php", "bench.php", "php" },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
 		const struct kiln_plugin *p = plugin_find(want[i].name);
@@ -100,6 +112,9 @@ static void test_argv_order(void **state)
 		{ "lua", "/k/plugins/p/runner.lua" },
 		{ "luajit", "/k/plugins/p/runner.lua" },
 		{ "node", "/k/plugins/p/runner.js" },
+		{ "ruby", "/k/plugins/p/runner.rb" },
+		{ "jruby", "/k/plugins/p/runner.rb" },
+		{ "php", "/k/plugins/p/runner.php" },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(r); i++) {
 		struct built b;
@@ -126,7 +141,7 @@ static void test_argv_order(void **state)
 static void test_instrument(void **state)
 {
 	(void)state;
-	const char *names[] = { "python", "lua", "luajit", "node", "java" };
+	const char *names[] = { "python", "lua", "luajit", "node", "java", "ruby", "jruby", "php" };
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
 		struct built b;
 		build(names[i], "/usr/bin/vm", 1, 0, &b);
@@ -191,6 +206,136 @@ static void test_profile_flags(void **state)
 	free(no);
 }
 
+/* argv[from..] equals want[] (NULL-terminated) */
+static void assert_words(const struct strvec *argv, size_t from, const char *const *want)
+{
+	for (size_t k = 0; want[k]; k++) {
+		assert_true(from + k < argv->n);
+		assert_string_equal(argv->v[from + k], want[k]);
+	}
+}
+
+/* a variant's switches come right after the VM, before profiling switches and the user's args */
+static void test_variants_argv(void **state)
+{
+	(void)state;
+	struct built b;
+	build_variant("ruby", "/usr/bin/ruby", "yjit", 0, 0, &b);
+	assert_words(&b.argv, 0,
+		     (const char *const[]){ "/usr/bin/ruby", "--yjit", "--vm-arg", "/k/plugins/p/runner.rb", NULL });
+	assert_int_equal(b.argv.n, 5);
+	release(&b);
+	build_variant("ruby", "/usr/bin/ruby", "interp", 1, 1, &b);
+	assert_words(&b.argv, 0, (const char *const[]){ "/usr/bin/ruby", "--disable=yjit,mjit", "--vm-arg", NULL });
+	release(&b);
+
+	build_variant("php", "/usr/bin/php", "tracing", 0, 1, &b);
+	assert_words(&b.argv, 0,
+		     (const char *const[]){ "/usr/bin/php", "-d", "opcache.enable_cli=1", "-d",
+					    "opcache.jit_buffer_size=64M", "-d", "opcache.jit=tracing", "-d",
+					    "opcache.jit_debug=0x30", "--vm-arg", "/k/plugins/p/runner.php",
+					    "/b/nbody/x/bench.x", NULL });
+	release(&b);
+	build_variant("php", "/usr/bin/php", "function", 0, 0, &b);
+	assert_int_equal(index_of(&b.argv, "opcache.jit=function"), 6);
+	assert_int_equal(index_of(&b.argv, "opcache.jit_debug=0x30"), -1);
+	release(&b);
+	build_variant("php", "/usr/bin/php", "jit-off", 0, 0, &b);
+	assert_words(&b.argv, 0,
+		     (const char *const[]){ "/usr/bin/php", "-d", "opcache.enable_cli=1", "-d", "opcache.jit=disable",
+					    "--vm-arg", NULL });
+	release(&b);
+	build_variant("php", "/usr/bin/php", "interp", 0, 0, &b);
+	assert_words(&b.argv, 0, (const char *const[]){ "/usr/bin/php", "-d", "opcache.enable_cli=0", "--vm-arg", NULL });
+	release(&b);
+
+	/* jruby: no variants; the JVM's perf-map switches through -J, before the user's args */
+	assert_null(plugin_find("jruby")->variants);
+	build("jruby", "/usr/bin/jruby", 0, 1, &b);
+	assert_words(&b.argv, 0,
+		     (const char *const[]){ "/usr/bin/jruby", "-J-XX:+UnlockDiagnosticVMOptions",
+					    "-J-XX:+DumpPerfMapAtExit", "-J-XX:+PreserveFramePointer", "--vm-arg",
+					    "/k/plugins/p/runner.rb", NULL });
+	release(&b);
+	build("jruby", "/usr/bin/jruby", 0, 0, &b);
+	assert_int_equal(index_of(&b.argv, "-J-XX:+DumpPerfMapAtExit"), -1);
+	release(&b);
+}
+
+static void test_variant_names(void **state)
+{
+	(void)state;
+	const struct kiln_plugin *rb = plugin_find("ruby"), *php = plugin_find("php");
+	struct strbuf sb = STRBUF_INIT;
+	plugin_variant_names(rb, &sb);
+	assert_string_equal(sb_str(&sb), "interp, yjit");
+	sb_reset(&sb);
+	plugin_variant_names(php, &sb);
+	assert_string_equal(sb_str(&sb), "interp, jit-off, tracing, function");
+	sb_reset(&sb);
+	plugin_variant_names(plugin_find("node"), &sb);
+	assert_string_equal(sb_str(&sb), "");
+	sb_release(&sb);
+	assert_ptr_equal(plugin_variant_find(rb, "interp"), &rb->variants[0]);
+	assert_string_equal(plugin_variant_find(rb, "yjit")->args[0], "--yjit");
+	assert_null(plugin_variant_find(rb, "mjit"));
+	assert_null(plugin_variant_find(rb, NULL));
+	assert_null(plugin_variant_find(plugin_find("node"), "default-js"));
+	/* the no-JIT variants need no probe; the JIT ones have one */
+	assert_null(rb->variants[0].probe);
+	assert_non_null(plugin_variant_find(rb, "yjit")->probe);
+	assert_non_null(plugin_variant_find(php, "tracing")->probe);
+}
+
+/* the probe runs VM, variant switches, VM args, probe words; its complaint comes back terminal-safe */
+static void test_variant_probe(void **state)
+{
+	(void)state;
+	const struct plugin_variant *yjit = plugin_variant_find(plugin_find("ruby"), "yjit");
+	const struct plugin_variant *interp = plugin_variant_find(plugin_find("ruby"), "interp");
+	char dir[] = "/tmp/kiln-vmprobe.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char *no = xasprintf("%s/no", dir), *yes = xasprintf("%s/yes", dir), *mute = xasprintf("%s/mute", dir);
+	FILE *fp = fopen(no, "w");
+	fputs("#!/bin/sh\nprintf 'argv: %s\\033[31m\\nsecond line\\n' \"$*\" >&2\nexit 1\n", fp);
+	fclose(fp);
+	fp = fopen(yes, "w");
+	fputs("#!/bin/sh\nexit 0\n", fp);
+	fclose(fp);
+	fp = fopen(mute, "w");
+	fputs("#!/bin/sh\nexit 7\n", fp);
+	fclose(fp);
+	chmod(no, 0755);
+	chmod(yes, 0755);
+	chmod(mute, 0755);
+	struct strvec args = STRVEC_INIT;
+	sv_push(&args, "--user-arg");
+	struct strbuf why = STRBUF_INIT;
+	assert_int_equal(plugin_variant_probe(yjit, yes, &args, &why), 0);
+	assert_string_equal(sb_str(&why), "");
+	assert_int_equal(plugin_variant_probe(yjit, no, &args, &why), -1);
+	/* the first line only, its escape character replaced */
+	assert_true(!strncmp(sb_str(&why), "argv: --yjit --user-arg -e if defined?(RubyVM::YJIT)", 52));
+	assert_non_null(strstr(sb_str(&why), "exit 1?[31m"));
+	assert_null(strchr(sb_str(&why), ''));
+	assert_null(strstr(sb_str(&why), "second line"));
+	sb_reset(&why);
+	assert_int_equal(plugin_variant_probe(yjit, mute, NULL, &why), -1);
+	assert_string_equal(sb_str(&why), "the probe exited with status 7");
+	sb_reset(&why);
+	assert_int_equal(plugin_variant_probe(yjit, "/nonexistent/ruby", NULL, &why), -1);
+	assert_true(why.len > 0);
+	sb_reset(&why);
+	/* no probe: nothing is run */
+	assert_int_equal(plugin_variant_probe(interp, "/nonexistent/ruby", NULL, &why), 0);
+	sb_release(&why);
+	sv_clear(&args);
+	rm_rf(dir);
+	free(no);
+	free(yes);
+	free(mute);
+}
+
 static void test_lua_prepare(void **state)
 {
 	(void)state;
@@ -249,6 +394,9 @@ int main(void)
 		cmocka_unit_test(test_argv_order),
 		cmocka_unit_test(test_instrument),
 		cmocka_unit_test(test_profile_flags),
+		cmocka_unit_test(test_variants_argv),
+		cmocka_unit_test(test_variant_names),
+		cmocka_unit_test(test_variant_probe),
 		cmocka_unit_test(test_lua_prepare),
 		cmocka_unit_test(test_java_prepare),
 	};
