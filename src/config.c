@@ -459,9 +459,17 @@ static int check_variant(struct cfgctx *c, struct vm_conf *vm, struct pos vp, in
 		sb_release(&names);
 	} else if (check_vms && vm->resolved && !vm->missing) {
 		struct strbuf why = STRBUF_INIT;
-		if (plugin_variant_probe(v, vm->resolved, &vm->args, &why) < 0)
-			r = cerr(c, vp, f, "variant '%s' (%s) cannot run on %s: %s", v->name, v->summary, vm->resolved,
-				 sb_str(&why));
+		if (plugin_variant_probe(v, vm->resolved, &vm->args, &why) < 0) {
+			/* an optional VM that cannot run here is skipped like one that is not here */
+			if (vm->optional) {
+				vm->missing = 1;
+				vm->missing_why = xasprintf("its variant '%s' cannot run on %s: %s", v->name,
+							    vm->resolved, sb_str(&why));
+			} else {
+				r = cerr(c, vp, f, "variant '%s' (%s) cannot run on %s: %s", v->name, v->summary,
+					 vm->resolved, sb_str(&why));
+			}
+		}
 		sb_release(&why);
 	}
 	free(f);
@@ -1000,6 +1008,7 @@ void config_free(struct experiment *ex)
 		sv_clear(&vm->args);
 		sv_clear(&vm->env);
 		free(vm->variant);
+		free(vm->missing_why);
 		sv_clear(&vm->runner);
 		sv_clear(&vm->parser);
 		free(vm->language);

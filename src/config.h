@@ -33,6 +33,7 @@ struct vm_conf {
 	int keep_log;          /* keep raw instrumentation (zstd) */
 	int optional;          /* a missing executable skips this VM instead of failing */
 	int missing;           /* optional and not found: none of its keys run */
+	char *missing_why;     /* missing although found: why (its variant cannot run), else NULL */
 	int line, col;         /* where it was defined, for messages */
 };
 

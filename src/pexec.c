@@ -52,7 +52,8 @@ int pexec_find_key(const struct experiment *ex, const char *spec, const struct v
 		r = kerr_setc(e, KEXIT_CONFIG, "%s: VM '%s' has variant '%s', not '%s'", ex->path, vname,
 			      vm->variant, variant);
 	} else if (vm->missing) {
-		r = kerr_setc(e, KEXIT_CONFIG, "%s: VM '%s' is not installed (optional and not found)", ex->path, vname);
+		r = kerr_setc(e, KEXIT_CONFIG, "%s: VM '%s' is not installed (optional and %s)", ex->path, vname,
+			      vm->missing_why ? vm->missing_why : "not found");
 	}
 	sb_release(&have);
 	free(s);

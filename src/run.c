@@ -622,7 +622,9 @@ static void note_missing_vms(const struct experiment *ex)
 {
 	for (size_t i = 0; i < ex->nvms; i++) {
 		const struct vm_conf *vm = &ex->vms[i];
-		if (vm->missing)
+		if (vm->missing && vm->missing_why)
+			kiln_note("VM '%s' is optional and %s: its keys are skipped", vm->name, vm->missing_why);
+		else if (vm->missing)
 			kiln_note("VM '%s' is optional and '%s' was not found: its keys are skipped", vm->name,
 				  vm->path ? vm->path : vm->pl && vm->pl->vm_default ? vm->pl->vm_default : "?");
 	}

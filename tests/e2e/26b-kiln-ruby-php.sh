@@ -6,8 +6,9 @@
 # JIT is on, and growing; GC counts integral; a cyclic PHP benchmark makes
 # gc_status() count collections).  Then the variant checks: an unknown
 # variant, a ruby without YJIT (a wrapper that behaves like one) and a php
-# without opcache (`-n`) are config errors naming file, line and field, and
-# `kiln plugins` says which variants run with the VMs on PATH.
+# without opcache (`-n`) are config errors naming file, line and field (an
+# optional such VM is skipped with a note), and `kiln plugins` says which
+# variants run with the VMs on PATH.
 source "$KILN_ROOT/tests/lib.sh"
 source "$KILN_ROOT/tests/helpers/runner_lib.sh"
 command -v sqlite3 >/dev/null || skip "sqlite3 is not installed"
@@ -169,6 +170,12 @@ SH
 	out=$("$KILN" run -q noyjit.yaml 2>&1); assert_eq $? 3 "yjit on a ruby without it"
 	assert_contains "$out" "noyjit.yaml:2:47: vms.r.variant: variant 'yjit' (YJIT on (--yjit)) cannot run on $T/fake/ruby: ruby: warning: Ruby was built without YJIT support."
 	assert_eq "$(sql noyjit.kiln.db "SELECT COUNT(*) FROM pexecs" 2>/dev/null || echo 0)" 0 "nothing ran"
+	# optional: such a VM is skipped with a note, like one not installed
+	printf 'vms:\n  r: {plugin: ruby, path: fake/ruby, variant: yjit, optional: true}\n  i: {plugin: ruby, path: fake/ruby}\nbenchmarks: {richards: 10}\nbenchmarks_dir: bm\niterations: 2\n' > opt.yaml
+	out=$("$KILN" run opt.yaml 2>&1) || fail "an optional VM that cannot run its variant stopped the run: $out"
+	assert_contains "$out" "VM 'r' is optional and its variant 'yjit' cannot run on $T/fake/ruby: ruby: warning: Ruby was built without YJIT support.: its keys are skipped"
+	assert_eq "$(sql opt.kiln.db "SELECT vm || ':' || variant FROM keys")" "i:interp" "keys of opt.yaml"
+	assert_eq "$(sql opt.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status='ok'")" 1 "the other VM ran"
 	# the interpreter variant of the same ruby is fine
 	sed 's/variant: yjit/variant: interp/' noyjit.yaml > interp.yaml
 	"$KILN" run -q interp.yaml >/dev/null 2>&1 || fail "the interp variant of a YJIT-less ruby"
