@@ -11,7 +11,7 @@ set -eu
 BUILD="gcc make pkg-config libfyaml-dev libjansson-dev libsqlite3-dev libgsl-dev
 libzstd-dev libbz2-dev libcapstone-dev libmd-dev liblua5.4-dev gnuplot-nox"
 # the VMs the bundled plugins drive (a missing VM is skipped by the demo)
-VMS="python3 pypy3 lua5.4 luajit default-jdk-headless"
+VMS="python3 pypy3 lua5.4 luajit default-jdk-headless ruby jruby php-cli php8.2-opcache"
 # the test suite and the harness benchmarks (slurm*, munge: the real one-machine
 # cluster scripts/slurm-local.sh starts for the cluster tests; pdflatex with
 # booktabs: the LaTeX table is compiled and checked for overfull boxes;
