@@ -89,4 +89,33 @@ class JvmMeter
   end
 end
 
-KilnLoop.run(ARGV[0], JvmMeter)
+# the JVM's CPU time during an iteration: JRuby has no
+# CLOCK_PROCESS_CPUTIME_ID, and HotSpot's process CPU time counts 10 ms
+# ticks, so, as the java runner does, the live threads' CPU times are read
+# before and after and each thread's difference added (a thread that ended
+# meanwhile is lost)
+class ThreadCpuClock
+  def initialize
+    @tmx = java.lang.management.ManagementFactory.getThreadMXBean
+    @times = {}
+  end
+
+  def start
+    @times.clear
+    ids = @tmx.getAllThreadIds
+    ids.each { |id| @times[id] = @tmx.getThreadCpuTime(id) }
+  end
+
+  def stop
+    sum = 0
+    @tmx.getAllThreadIds.each do |id|
+      t = @tmx.getThreadCpuTime(id)
+      next if t < 0
+      b = @times[id]
+      sum += t - (b && b >= 0 ? b : 0)
+    end
+    sum
+  end
+end
+
+KilnLoop.run(ARGV[0], JvmMeter, ThreadCpuClock.new)

@@ -8,7 +8,9 @@
  * makes one Bench and times KILN_ITERATIONS calls of run_iter(KILN_PARAM)
  * with hrtime(true) (CLOCK_MONOTONIC), writing the result stream (runner
  * protocol v1, docs/protocol.md) to the descriptor KILN_RESULT_FD with one
- * unbuffered fwrite per line, each iteration's after its clock stopped.
+ * unbuffered fwrite per line, each iteration's after its clock stopped, with
+ * its window (the two hrtime reads) and the process's CPU time
+ * (getrusage(), microseconds, read just outside them).
  * After the last iteration the checksum goes to
  * KILN_INSTR_DIR/runner.kiln.jsonl, then {"done":true}.
  *
@@ -44,6 +46,13 @@ function kiln_record($f, ?int $i, string $name, $value, ?string $unit = null): v
 	if ($unit !== null)
 		$r['unit'] = $unit;
 	fwrite($f, json_encode($r, JSON_PRESERVE_ZERO_FRACTION) . "\n");
+}
+
+/* the process's user + system CPU time in microseconds (getrusage: all threads) */
+function kiln_cpu_us(): int
+{
+	$r = getrusage();
+	return ($r['ru_utime.tv_sec'] + $r['ru_stime.tv_sec']) * 1000000 + $r['ru_utime.tv_usec'] + $r['ru_stime.tv_usec'];
 }
 
 /* the JIT buffer's used bytes, null without opcache's JIT */
@@ -135,12 +144,15 @@ function kiln_main(array $argv): void
 	for ($i = 0; $i < $iters; $i++) {
 		if ($meter !== null)
 			$meter->start();
+		$c0 = kiln_cpu_us();
 		$t0 = hrtime(true);
 		$bench->run_iter($param);
 		$t1 = hrtime(true);
+		$c1 = kiln_cpu_us();
 		if ($meter !== null)
 			$meter->stop($i);
-		fwrite($out, '{"i":' . $i . ',"wall_ns":' . ($t1 - $t0) . "}\n");
+		fwrite($out, '{"i":' . $i . ',"wall_ns":' . ($t1 - $t0) . ',"start_ns":' . $t0 . ',"end_ns":' . $t1 .
+			     ',"cpu_ns":' . (($c1 - $c0) * 1000) . "}\n");
 	}
 	if ($instr_dir !== false) {
 		$f = fopen("$instr_dir/runner.kiln.jsonl", 'a');

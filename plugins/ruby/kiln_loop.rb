@@ -1,18 +1,22 @@
 # kiln_loop.rb - the runner protocol v1 (docs/protocol.md) for Ruby runners,
 # shared by plugins/ruby/runner.rb (CRuby) and plugins/jruby/runner.rb (JRuby).
 #
-# KilnLoop.run(entry, meter_class) loads ENTRY (which defines a class Bench
-# with run_iter(param) and checksum), makes one Bench, and times
+# KilnLoop.run(entry, meter_class, cpu) loads ENTRY (which defines a class
+# Bench with run_iter(param) and checksum), makes one Bench, and times
 # KILN_ITERATIONS calls of run_iter(KILN_PARAM) with CLOCK_MONOTONIC_RAW
 # (CLOCK_MONOTONIC where Ruby has no raw clock: JRuby).  The result stream
 # goes to the file descriptor KILN_RESULT_FD, one syswrite per line, each
-# iteration's line after its clock stopped.  Nothing but the call and two
-# clock reads happens in the timed region.
+# iteration's line after its clock stopped, with its window (the two clock
+# reads, start_ns and end_ns) and the process's CPU time during it
+# (cpu_ns: cpu.start and cpu.stop just outside the clock reads; CpuClock
+# below by default).  Nothing but the call and two clock reads happens in
+# the timed region.
 #
 # With KILN_INSTRUMENT=1 the runner's meter (meter_class.new(iterations))
 # gets start(i) just before and stop(i) just after each iteration's clock
-# reads, keeps what it reads in memory, and after the last iteration writes
-# its records with write(io) to KILN_INSTR_DIR/<meter.file>.  The checksum
+# reads (and the CPU clock's), keeps what it reads in memory, and after the
+# last iteration writes its records with write(io) to
+# KILN_INSTR_DIR/<meter.file>.  The checksum
 # goes to KILN_INSTR_DIR/runner.kiln.jsonl, then {"done":true}.
 module KilnLoop
   if defined?(Process::CLOCK_MONOTONIC_RAW)
@@ -21,6 +25,17 @@ module KilnLoop
   else
     CLOCK = Process::CLOCK_MONOTONIC
     CLOCK_NAME = "monotonic".freeze
+  end
+
+  # the process's CPU time (all threads) with CLOCK_PROCESS_CPUTIME_ID
+  class CpuClock
+    def start
+      @c0 = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID, :nanosecond)
+    end
+
+    def stop
+      Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID, :nanosecond) - @c0
+    end
   end
 
   def self.fail(msg)
@@ -52,7 +67,7 @@ module KilnLoop
     b
   end
 
-  def self.run(entry, meter_class)
+  def self.run(entry, meter_class, cpu = CpuClock.new)
     fail("usage: runner.rb BENCH.rb") if entry.nil?
     iters = int_env("KILN_ITERATIONS")
     param = int_env("KILN_PARAM")
@@ -66,11 +81,13 @@ module KilnLoop
     i = 0
     while i < iters
       meter.start(i) if meter
+      cpu.start
       t0 = Process.clock_gettime(CLOCK, :nanosecond)
       bench.run_iter(param)
       t1 = Process.clock_gettime(CLOCK, :nanosecond)
+      c = cpu.stop
       meter.stop(i) if meter
-      out.syswrite("{\"i\":#{i},\"wall_ns\":#{t1 - t0}}\n")
+      out.syswrite("{\"i\":#{i},\"wall_ns\":#{t1 - t0},\"start_ns\":#{t0},\"end_ns\":#{t1},\"cpu_ns\":#{c}}\n")
       i += 1
     end
     if instr_dir
