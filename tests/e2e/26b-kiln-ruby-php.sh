@@ -83,13 +83,7 @@ for line in "${expect[@]}"; do
 	set -- $line
 	assert_eq "$(sql $db "SELECT DISTINCT variant FROM keys WHERE vm='$1'")" "$2" "variant of $1"
 done
-for b in richards binary_trees; do
-	case $b in richards) param=1000 ;; binary_trees) param=10 ;; esac
-	want=$(ref_checksum $b $param)
-	bad=$(sql $db "SELECT k.vm || '=' || CAST(s.value AS INTEGER) FROM scalars s JOIN pexecs p ON p.id=s.pexec_id
-		JOIN keys k ON k.id=p.key_id WHERE k.bench='$b' AND s.name='checksum' AND CAST(s.value AS INTEGER) != $want")
-	[ -z "$bad" ] || fail "$b checksums differ from C's $want: $bad"
-done
+check_db_checksums $db richards=1000 binary_trees=10
 assert_eq "$(sql $db "SELECT COUNT(*) FROM scalars WHERE name='checksum'")" $((nkeys * 2)) "a checksum per pexec"
 
 # the series and their values, per VM

@@ -22,6 +22,25 @@ ref_checksum() {
 	"$REFSUM" "$so" "$2" || fail "reference checksum of $1 failed"
 }
 
+# a results file of VM plugins (26-kiln-vms, 26b-kiln-ruby-php): every
+# BENCH=PARAM's checksum scalars equal the C version's, one per pexec of
+# that benchmark.  usage: check_db_checksums DB BENCH=PARAM...
+check_db_checksums() {
+	local db=$1 bp b param want bad
+	shift
+	for bp in "$@"; do
+		b=${bp%%=*} param=${bp#*=}
+		want=$(ref_checksum "$b" "$param")
+		bad=$(sql "$db" "SELECT k.vm || '=' || CAST(s.value AS INTEGER) FROM scalars s JOIN pexecs p ON p.id=s.pexec_id
+			JOIN keys k ON k.id=p.key_id WHERE k.bench='$b' AND s.name='checksum' AND CAST(s.value AS INTEGER) != $want")
+		[ -z "$bad" ] || fail "$b checksums differ from C's $want: $bad"
+		assert_eq "$(sql "$db" "SELECT COUNT(*) FROM scalars s JOIN pexecs p ON p.id=s.pexec_id JOIN keys k ON k.id=p.key_id
+			WHERE k.bench='$b' AND s.name='checksum'")" \
+			"$(sql "$db" "SELECT COUNT(*) FROM pexecs p JOIN keys k ON k.id=p.key_id WHERE k.bench='$b'")" \
+			"$b checksum records (one per pexec)"
+	done
+}
+
 # argv of a plugin's runner for benchmark $2, as plugins/$1/plugin.c builds it;
 # ${VM_ARGS:-} (words) go where a config's VM args go
 runner_argv() {

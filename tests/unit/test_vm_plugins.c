@@ -75,6 +75,16 @@ static int index_of(const struct strvec *sv, const char *s)
 	return -1;
 }
 
+/* a fake VM: an executable shell script */
+static void write_script(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+	assert_int_equal(chmod(path, 0755), 0);
+}
+
 static void test_table(void **state)
 {
 	(void)state;
@@ -182,14 +192,8 @@ static void test_profile_flags(void **state)
 	char dir[] = "/tmp/kiln-vmplug.XXXXXX";
 	assert_non_null(mkdtemp(dir));
 	char *yes = xasprintf("%s/py-new", dir), *no = xasprintf("%s/py-old", dir);
-	FILE *fp = fopen(yes, "w");
-	fputs("#!/bin/sh\necho 1\n", fp);
-	fclose(fp);
-	fp = fopen(no, "w");
-	fputs("#!/bin/sh\necho 0\n", fp);
-	fclose(fp);
-	chmod(yes, 0755);
-	chmod(no, 0755);
+	write_script(yes, "#!/bin/sh\necho 1\n");
+	write_script(no, "#!/bin/sh\necho 0\n");
 	build("python", yes, 0, 1, &b);
 	int x = index_of(&b.argv, "-X");
 	assert_int_equal(x, 1);
@@ -296,18 +300,9 @@ static void test_variant_probe(void **state)
 	char dir[] = "/tmp/kiln-vmprobe.XXXXXX";
 	assert_non_null(mkdtemp(dir));
 	char *no = xasprintf("%s/no", dir), *yes = xasprintf("%s/yes", dir), *mute = xasprintf("%s/mute", dir);
-	FILE *fp = fopen(no, "w");
-	fputs("#!/bin/sh\nprintf 'argv: %s\\033[31m\\nsecond line\\n' \"$*\" >&2\nexit 1\n", fp);
-	fclose(fp);
-	fp = fopen(yes, "w");
-	fputs("#!/bin/sh\nexit 0\n", fp);
-	fclose(fp);
-	fp = fopen(mute, "w");
-	fputs("#!/bin/sh\nexit 7\n", fp);
-	fclose(fp);
-	chmod(no, 0755);
-	chmod(yes, 0755);
-	chmod(mute, 0755);
+	write_script(no, "#!/bin/sh\nprintf 'argv: %s\\033[31m\\nsecond line\\n' \"$*\" >&2\nexit 1\n");
+	write_script(yes, "#!/bin/sh\nexit 0\n");
+	write_script(mute, "#!/bin/sh\nexit 7\n");
 	struct strvec args = STRVEC_INIT;
 	sv_push(&args, "--user-arg");
 	struct strbuf why = STRBUF_INIT;
