@@ -66,8 +66,9 @@ static void probe_reason(const struct exec_result *r, struct strbuf *why)
 {
 	const char *s = r->err.len ? sb_str(&r->err) : sb_str(&r->out);
 	size_t n = 0;
-	for (; s[n] && s[n] != '\n' && n < 200; n++)
-		sb_addc(why, (unsigned char)s[n] < 0x20 || s[n] == 0x7f ? '?' : s[n]);
+	while (s[n] && s[n] != '\n' && n < 200)
+		n++;
+	esc_addn(why, ESC_TERM, s, n);
 	if (!n) {
 		if (r->timed_out)
 			sb_adds(why, "the probe timed out");
