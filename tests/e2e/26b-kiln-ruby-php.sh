@@ -65,8 +65,9 @@ benchmarks_dir: bm
 vms:
 $vms
 skip: ["binary_trees:jr:*", "cycles:jr:*"]
-# the kernel log of a machine shared with other tests (perf's sample-rate
-# notes) would taint pexecs: this test is about the plugins
+# other tests on a shared machine write to the kernel log (test_platform's
+# deliberate lines, perf's notes), which would taint pexecs: this test is
+# about the plugins
 platform: {kmsg: off}
 benchmarks:
   richards: 1000
