@@ -1,9 +1,9 @@
 #!/bin/bash
-# 63-profile-php-ruby.sh - `kiln profile` on the bundled nbody under PHP's
+# 65-profile-php-ruby.sh - `kiln profile` on the bundled nbody under PHP's
 # tracing JIT and CRuby's YJIT, with real perf.  PHP: opcache.jit_debug
 # (set by the plugin when profiling) makes the JIT write a perf map, and the
 # hottest JIT'd symbol kiln names is a trace of Bench::advance, the one
-# `perf report` names too; samples are split by iteration; the perf map is
+# `perf report` names too (under the function JIT: JIT$Bench::advance); samples are split by iteration; the perf map is
 # kept; php8.2 (behind the /usr/bin/php link) counts as the VM.  CRuby:
 # YJIT of Ruby 3.1 writes no perf map, so its code is JIT'd but unnamed
 # memory (the jit category has samples), and the interpreter variant's time
@@ -20,6 +20,7 @@ iterations: 6
 benchmarks_dir: $KILN_ROOT/benchmarks
 vms:
 $(command -v php >/dev/null && echo "  php: {plugin: php, variant: tracing}")
+$(command -v php >/dev/null && echo "  phpf: {plugin: php, variant: function}")
 $(command -v ruby >/dev/null && echo "  rb: {plugin: ruby}")
 $(command -v ruby >/dev/null && ruby --yjit -e 'exit(RubyVM::YJIT.enabled? ? 0 : 1)' 2>/dev/null && echo "  yjit: {plugin: ruby, variant: yjit}")
 benchmarks:
@@ -49,6 +50,12 @@ if command -v php >/dev/null; then
 	# the interpreter and the runtime are php8.2, which /usr/bin/php links to: the VM
 	[ "$(jq .categories.vm php.json)" -gt 0 ] || fail "no samples counted as the VM (php8.2): $(jq -c .categories php.json)"
 	echo "ok php: $sym $(jq -c .categories php.json)"
+	# the function JIT keeps no frame pointer: its samples' chains are
+	# empty, and their leaf still names the function
+	prof phpf
+	split_ok phpf
+	assert_eq "$(jq -r .hottest_jit.symbol phpf.json)" 'JIT$Bench::advance' "hottest function-JIT'd symbol"
+	echo "ok php function JIT: $(jq -c .categories phpf.json)"
 fi
 if command -v ruby >/dev/null; then
 	prof rb
