@@ -29,6 +29,9 @@ vms:
   luajit: {plugin: luajit, optional: true}
   node: {plugin: node, optional: true}
   hotspot: {plugin: java, optional: true}
+  cruby: {plugin: ruby, optional: true, instrument: true}
+  jruby: {plugin: jruby, optional: true}
+  php: {plugin: php, variant: tracing, optional: true, instrument: true}
 benchmarks:
   nbody: 1000
 Y
