@@ -26,6 +26,8 @@ $(command -v ruby >/dev/null && ruby --yjit -e 'exit(RubyVM::YJIT.enabled? ? 0 :
 benchmarks:
   nbody: 20000
 Y
+# the VMs' perf maps in /tmp are the profiles' (kiln keeps copies): removed at the end
+trap 'for f in "$T"/*.json; do p=$(jq -r .pid "$f" 2>/dev/null); [ -n "$p" ] && rm -f "/tmp/perf-$p.map"; done; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 prof() { "$KILN" profile p.yaml --key "nbody:$1" -o "prof-$1" --json >"$1.json" 2>"$1.err" || fail "kiln profile $1: $(cat "$1.err")"; }
 split_ok() {
 	local f=$1.json n=$(jq '.iterations | length' "$1.json")
@@ -38,8 +40,8 @@ if command -v php >/dev/null; then
 	prof php
 	split_ok php
 	pid=$(jq -r .pid php.json)
-	[ -s "prof-php/perf-$pid.map" ] || fail "no perf map kept for pid $pid: $(ls prof-php)"
-	grep -q 'TRACE-[0-9]*\$Bench::advance\$' "prof-php/perf-$pid.map" || fail "the perf map names no trace of advance"
+	[ -s "prof-php/jit/perf-$pid.map" ] || fail "no perf map kept for pid $pid: $(ls prof-php prof-php/jit)"
+	grep -q 'TRACE-[0-9]*\$Bench::advance\$' "prof-php/jit/perf-$pid.map" || fail "the perf map names no trace of advance"
 	sym=$(jq -r .hottest_jit.symbol php.json)
 	assert_contains "$sym" 'TRACE-[0-9]*\$Bench::advance\$' "hottest JIT'd symbol"
 	rep=$(perf report -i prof-php/perf.data --stdio --no-children --sort sym -g none 2>/dev/null |

@@ -24,8 +24,9 @@ j() { jq -r "$1" prof.json; }
 assert_eq "$(j '.iterations | length')" 4 "iterations"
 assert_eq "$(j '[.iterations[].samples] | add')" "$(j .in_iterations)" "per-iteration samples add up"
 pid=$(j .pid)
-[ -s "prof/perf-$pid.map" ] || fail "no perf map kept for pid $pid: $(ls prof)"
-grep -q 'RUBY\$method\$advance' "prof/perf-$pid.map" || fail "the perf map names no compiled Ruby method advance"
+trap 'rm -f "/tmp/perf-$pid.map"; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
+[ -s "prof/jit/perf-$pid.map" ] || fail "no perf map kept for pid $pid: $(ls prof prof/jit)"
+grep -q 'RUBY\$method\$advance' "prof/jit/perf-$pid.map" || fail "the perf map names no compiled Ruby method advance"
 # the hottest JIT'd code may be JRuby's own Java (call sites) in so short a
 # run; compiled Ruby code of nbody must be among the top symbols, as JIT'd
 # code, and perf report must name it the same
