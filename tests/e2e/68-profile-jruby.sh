@@ -1,5 +1,5 @@
 #!/bin/bash
-# 66-profile-jruby.sh - `kiln profile` on the bundled nbody under JRuby with
+# 68-profile-jruby.sh - `kiln profile` on the bundled nbody under JRuby with
 # real perf: the plugin hands the JVM the java plugin's perf-map switches
 # through JRuby's -J, so the perf map kept beside the profile names the JVM
 # methods JRuby compiled Ruby code into, and kiln's top symbols hold one of

@@ -1,5 +1,5 @@
 #!/bin/bash
-# 65-profile-php-ruby.sh - `kiln profile` on the bundled nbody under PHP's
+# 67-profile-php-ruby.sh - `kiln profile` on the bundled nbody under PHP's
 # tracing JIT and CRuby's YJIT, with real perf.  PHP: opcache.jit_debug
 # (set by the plugin when profiling) makes the JIT write a perf map, and the
 # hottest JIT'd symbol kiln names is a trace of Bench::advance, the one
