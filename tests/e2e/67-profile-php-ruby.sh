@@ -28,7 +28,7 @@ benchmarks:
 Y
 # the VMs' perf maps in /tmp are the profiles' (kiln keeps copies): removed at the end
 trap 'for f in "$T"/*.json; do p=$(jq -r .pid "$f" 2>/dev/null); [ -n "$p" ] && rm -f "/tmp/perf-$p.map"; done; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
-prof() { "$KILN" profile p.yaml --key "nbody:$1" -o "prof-$1" --json >"$1.json" 2>"$1.err" || fail "kiln profile $1: $(cat "$1.err")"; }
+prof() { "$KILN" profile p.yaml -F 999 --key "nbody:$1" -o "prof-$1" --json >"$1.json" 2>"$1.err" || fail "kiln profile $1: $(cat "$1.err")"; }
 split_ok() {
 	local f=$1.json n=$(jq '.iterations | length' "$1.json")
 	assert_eq "$n" 6 "$1: iterations"

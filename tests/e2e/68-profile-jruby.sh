@@ -19,7 +19,7 @@ vms:
 benchmarks:
   nbody: 5000
 Y
-"$KILN" profile p.yaml --key nbody:jr -o prof --json >prof.json 2>prof.err || fail "kiln profile: $(cat prof.err)"
+"$KILN" profile p.yaml -F 499 --key nbody:jr -o prof --json >prof.json 2>prof.err || fail "kiln profile: $(cat prof.err)"
 j() { jq -r "$1" prof.json; }
 assert_eq "$(j '.iterations | length')" 4 "iterations"
 assert_eq "$(j '[.iterations[].samples] | add')" "$(j .in_iterations)" "per-iteration samples add up"
