@@ -6,7 +6,8 @@
  * (the key's data hash, the options' hash) and computed only when the data
  * or the options changed; for anything else (Krun, CSV) it just analyses.
  * A results file that cannot be written (read-only, in use) is analysed
- * without the cache: caching is an optimisation, never a failure.
+ * with what its cache holds, and nothing is added: caching is an
+ * optimisation, never a failure.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +59,9 @@ int an_analyse_input(const char *path, const struct dataset *ds, const struct an
 {
 	struct cache_ctx c = { NULL, 0, 0 };
 	struct kerr ignore = KERR_INIT;
-	if (imp_detect(path) == IMP_KILN && store_open(path, 1, &c.st, &ignore) < 0)
+	/* a file this user cannot write still gives what is cached in it */
+	if (imp_detect(path) == IMP_KILN && store_open(path, 1, &c.st, &ignore) < 0 &&
+	    store_open(path, 0, &c.st, &ignore) < 0)
 		c.st = NULL;
 	kerr_release(&ignore);
 	if (!c.st)

@@ -18,7 +18,6 @@
  * the same whatever order the JSON object had.
  */
 #include <bzlib.h>
-#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -757,8 +756,9 @@ static char *stem(const char *path)
 
 int imp_load(const char *path, struct dataset *ds, struct kerr *e)
 {
+	/* as every command that reads results says it (store_open) */
 	if (!file_exists(path))
-		return kerr_setc(e, KEXIT_CONFIG, "%s: %s", path, strerror(ENOENT));
+		return kerr_setc(e, KEXIT_STORE, "%s: no such results file", path);
 	int r;
 	switch (imp_detect(path)) {
 	case IMP_KILN:

@@ -400,6 +400,71 @@ static int kiln_or_empty(struct store *s, int *empty)
 	return ok;
 }
 
+/* "file:PATH?immutable=1", the path percent-encoded for SQLite's URI parser */
+static char *immutable_uri(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	sb_adds(&sb, "file:");
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		    strchr("/-._~", *p))
+			sb_addc(&sb, (char)*p);
+		else
+			sb_addf(&sb, "%%%02X", *p);
+	}
+	sb_adds(&sb, "?immutable=1");
+	return sb_detach(&sb);
+}
+
+/* can this connection read the schema? SQLITE_OK or the error */
+static int can_read(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM sqlite_master", -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(st) == SQLITE_ROW ? SQLITE_OK : sqlite3_errcode(db);
+		sqlite3_finalize(st);
+	}
+	return rc;
+}
+
+/*
+ * A reader's connection, on any file the user may read.  SQLite reads a
+ * WAL-mode file through its -shm index, which it creates beside the file
+ * when missing; where the reader cannot (a file it may not write, a
+ * read-only folder or medium) every read fails with "attempt to write a
+ * readonly database".  Such a file is opened immutable instead, which needs
+ * no -shm and takes no locks.  Immutable reads ignore the -wal, so that is
+ * done only when no -wal holds changes the file itself lacks; one that does
+ * (a run in progress, or killed) is refused, saying why.  Returns an SQLite
+ * code; e is set when the message is better than SQLite's.
+ */
+static int open_reader(struct store *s, struct kerr *e)
+{
+	int rc = sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READONLY, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	rc = can_read(s->db);
+	if (rc != SQLITE_READONLY && rc != SQLITE_CANTOPEN)
+		return SQLITE_OK; /* read, or another problem store_open's checks name */
+	char *wal = xasprintf("%s-wal", s->path);
+	struct stat sb;
+	int pending = stat(wal, &sb) == 0 && sb.st_size > 0;
+	free(wal);
+	if (pending) {
+		kerr_setc(e, KEXIT_STORE, "%s: its -wal file holds changes not yet in the file (a run in progress or "
+			  "interrupted) that a reader needs write access to the folder to see: copy %s with its -wal "
+			  "and -shm files to a writable folder", s->path, s->path);
+		return SQLITE_CANTOPEN;
+	}
+	sqlite3_close(s->db);
+	s->db = NULL;
+	char *uri = immutable_uri(s->path);
+	rc = sqlite3_open_v2(uri, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+	free(uri);
+	return rc;
+}
+
 int store_open(const char *path, int writable, struct store **out, struct kerr *e)
 {
 	*out = NULL;
@@ -410,9 +475,12 @@ int store_open(const char *path, int writable, struct store **out, struct kerr *
 	s->lock_fd = -1;
 	s->durable = 1;
 	/* readers (status, report, export...) never change the file */
-	int flags = writable ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
-	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
-		kerr_setc(e, KEXIT_STORE, "%s: cannot open: %s", path, s->db ? sqlite3_errmsg(s->db) : "out of memory");
+	int opened = writable ? sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL)
+			      : open_reader(s, e);
+	if (opened != SQLITE_OK) {
+		if (!e || !e->msg.len)
+			kerr_setc(e, KEXIT_STORE, "%s: cannot open: %s", path,
+				  s->db ? sqlite3_errmsg(s->db) : "out of memory");
 		store_close(s);
 		return -1;
 	}
