@@ -35,6 +35,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -2080,4 +2081,46 @@ void an_result_free(struct an_result *r)
 		an_key_free(&r->keys[i]);
 	free(r->keys);
 	memset(r, 0, sizeof(*r));
+}
+
+/*
+ * The ratio of two keys' steady means: A's and B's bootstrap resample
+ * means made as the report makes them (B's with the next seed), B's
+ * shuffled (GSL), and each pair one ratio B/A; their median and interval.
+ * diff compares experiments with it, kiln bench its commands.
+ */
+struct an_ratio an_ratio_ci(const struct an_key *a, const struct an_key *b, const struct an_opts *o)
+{
+	struct an_ratio r = { NAN, NAN, NAN, 0 };
+	if (!a->has_steady || !b->has_steady)
+		return r;
+	struct an_sample sa, sb;
+	an_sample_of(a, o, &sa);
+	an_sample_of(b, o, &sb);
+	size_t ca = an_bootstrap_count(&sa, o->resamples), cb = an_bootstrap_count(&sb, o->resamples);
+	double *ma = xmalloc((ca + 1) * sizeof(double)), *mb = xmalloc((cb + 1) * sizeof(double));
+	size_t ga = an_bootstrap_means(&sa, o->resamples, o->seed, ma);
+	size_t gb = an_bootstrap_means(&sb, o->resamples, o->seed + 1, mb);
+	size_t N = ga < gb ? ga : gb;
+	if (N) {
+		gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+		gsl_rng_set(g, (unsigned long)(o->seed + 2));
+		gsl_ran_shuffle(g, mb, gb, sizeof(double));
+		gsl_rng_free(g);
+		int finite = 1;
+		for (size_t i = 0; i < N; i++) {
+			mb[i] = mb[i] / ma[i];
+			finite &= isfinite(mb[i]);
+		}
+		/* a zero steady time (an empty benchmark) has no ratio */
+		if (finite) {
+			an_quantiles(mb, N, o->confidence, &r.med, &r.lo, &r.hi);
+			r.ok = 1;
+		}
+	}
+	free(ma);
+	free(mb);
+	an_sample_free(&sa);
+	an_sample_free(&sb);
+	return r;
 }

@@ -240,4 +240,11 @@ void an_quantiles(double *v, size_t N, double conf, double *med, double *lo, dou
 void an_bootstrap(const struct an_sample *s, long resamples, uint64_t seed, double conf, double *med, double *lo,
 		  double *hi);
 
+/* B/A of the steady-state means of two keys analysed with o: bootstrap median and o->confidence interval */
+struct an_ratio {
+	double med, lo, hi;
+	int ok;                 /* 0: none (a key without a steady state, a zero mean) */
+};
+struct an_ratio an_ratio_ci(const struct an_key *a, const struct an_key *b, const struct an_opts *o);
+
 #endif

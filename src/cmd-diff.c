@@ -17,8 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_randist.h>
-#include <gsl/gsl_rng.h>
 #include <jansson.h>
 
 #include "analysis.h"
@@ -40,49 +38,7 @@ const struct cmd_entry cmd_diff_entry = {
 	.exec = cmd_diff,
 };
 
-struct ratio {
-	double med, lo, hi;
-	int ok;
-};
-
-/* the bootstrap distribution of B/A for one key (both analysed with o) */
-static struct ratio ratio_ci(const struct an_key *a, const struct an_key *b, const struct an_opts *o)
-{
-	struct ratio r = { NAN, NAN, NAN, 0 };
-	if (!a->has_steady || !b->has_steady)
-		return r;
-	struct an_sample sa, sb;
-	an_sample_of(a, o, &sa);
-	an_sample_of(b, o, &sb);
-	size_t ca = an_bootstrap_count(&sa, o->resamples), cb = an_bootstrap_count(&sb, o->resamples);
-	double *ma = xmalloc((ca + 1) * sizeof(double)), *mb = xmalloc((cb + 1) * sizeof(double));
-	size_t ga = an_bootstrap_means(&sa, o->resamples, o->seed, ma);
-	size_t gb = an_bootstrap_means(&sb, o->resamples, o->seed + 1, mb);
-	size_t N = ga < gb ? ga : gb;
-	if (N) {
-		gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
-		gsl_rng_set(g, (unsigned long)(o->seed + 2));
-		gsl_ran_shuffle(g, mb, gb, sizeof(double));
-		gsl_rng_free(g);
-		int finite = 1;
-		for (size_t i = 0; i < N; i++) {
-			mb[i] = mb[i] / ma[i];
-			finite &= isfinite(mb[i]);
-		}
-		/* a zero steady time (an empty benchmark) has no ratio */
-		if (finite) {
-			an_quantiles(mb, N, o->confidence, &r.med, &r.lo, &r.hi);
-			r.ok = 1;
-		}
-	}
-	free(ma);
-	free(mb);
-	an_sample_free(&sa);
-	an_sample_free(&sb);
-	return r;
-}
-
-static const char *verdict(const struct ratio *r)
+static const char *verdict(const struct an_ratio *r)
 {
 	if (!r->ok)
 		return "-";
@@ -242,9 +198,9 @@ static int cmd_diff(int argc, char **argv)
 	for (size_t i = 0; i < keys.n; i++) {
 		const char *key = keys.v[i];
 		const struct an_key *a = find(&ra, key), *b = find(&rb, key);
-		struct ratio r = { NAN, NAN, NAN, 0 };
+		struct an_ratio r = { NAN, NAN, NAN, 0 };
 		if (a && b)
-			r = ratio_ci(a, b, &o);
+			r = an_ratio_ci(a, b, &o);
 		if (json) {
 			json_t *j = json_object();
 			json_object_set_new(j, "key", json_string(esc(ESC_JSON, key)));

@@ -1,8 +1,9 @@
 /*
- * cmd-export.c - `kiln export RESULTS --format krun|csv [-o FILE]`: the
- * measurements in Krun's results format (with the config, the audit and
- * Krun-style instrumentation; bzip2 when the name ends .bz2) or as a
- * warmup_stats CSV, so the tools people already use read kiln's results.
+ * cmd-export.c - `kiln export RESULTS --format F [-o FILE]`: the
+ * measurements in another tool's format (fmt.h's table: Krun's results with
+ * the config, the audit and Krun-style instrumentation, a warmup_stats CSV,
+ * pyperf's or hyperfine's JSON; compressed by the name's .bz2 or .gz), so
+ * the tools people already use read kiln's results.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -11,13 +12,14 @@
 
 #include "cmd.h"
 #include "dataset.h"
+#include "fmt.h"
 #include "import.h"
 #include "platform.h"
 #include "secret.h"
 #include "store.h"
 
 /*
- * A Krun file is for sharing: the config's and the audit's credentials
+ * An export is for sharing: the config's and the audit's credentials
  * hidden, also in results an older kiln wrote (secret.h)
  */
 static void hide_credentials(char **config, char **audit)
@@ -41,77 +43,91 @@ static int cmd_export(int argc, char **argv);
 
 const struct cmd_entry cmd_export_entry = {
 	.name = "export",
-	.usage = "RESULTS --format krun|csv [-o FILE]",
-	.summary = "write results as a Krun results file or a warmup_stats CSV",
-	.help = "  --format krun  Krun's results JSON: wallclock_times {key: [[s per iteration] per pexec]},\n"
-		"                 core_cycle_counts, pexec_flags (C/E/T), audit, config, instr_data\n"
-		"  --format csv   warmup_stats' CSV: pexec_idx,bench,0,1,... (\"crash\" for failed pexecs)\n"
-		"  -o FILE        output (default: RESULTS with .json.bz2 or .csv); .bz2 compresses\n",
+	.usage = "RESULTS --format krun|csv|pyperf|hyperfine [-o FILE]",
+	.summary = "write results as Krun, warmup_stats CSV, pyperf or hyperfine files",
+	.help = "  --format krun       Krun's results JSON: wallclock_times {key: [[s per iteration] per pexec]},\n"
+		"                      core_cycle_counts, pexec_flags (C/E/T), audit, config, instr_data\n"
+		"  --format csv        warmup_stats' CSV: pexec_idx,bench,0,1,... (\"crash\" for failed pexecs)\n"
+		"  --format pyperf     pyperf's JSON (pyperf compare_to/show/stats read it): a benchmark per\n"
+		"                      key, a run per completed pexec, its iterations as values\n"
+		"  --format hyperfine  hyperfine's --export-json: a result per key of one iteration per pexec\n"
+		"                      (mean, stddev, median, user, system, min, max, times, exit_codes)\n"
+		"  -o FILE             output (default: RESULTS with the format's suffix); .bz2 or .gz compresses\n"
+		"\nExit status: 0 written, 1 the data cannot be written in that format, 2 usage,\n"
+		"5 RESULTS missing or unusable.\n",
 	.exec = cmd_export,
 };
 
+/* what a results file holds beside the measurements, for the writers */
+static void extras(const char *in, struct fmt_extra *x, char **own)
+{
+	struct store *st;
+	struct kerr e = KERR_INIT;
+	if (store_open(in, 0, &st, &e) == 0) {
+		store_meta_get(st, "config_text", &own[0]);
+		store_audit_get(st, "start", &own[1]);
+		store_meta_get(st, "bench_commands", &own[2]);
+		store_close(st);
+	}
+	kerr_release(&e);
+	hide_credentials(&own[0], &own[1]);
+	x->config_text = own[0];
+	x->audit_json = own[1];
+	x->bench_json = own[2];
+}
+
 static int cmd_export(int argc, char **argv)
 {
-	if (cmd_wants_help(&cmd_export_entry, argc, argv))
+	const struct cmd_entry *c = &cmd_export_entry;
+	if (cmd_wants_help(c, argc, argv))
 		return 0;
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' }, { "output", required_argument, NULL, 'o' }, { NULL, 0, NULL, 0 },
 	};
 	const char *format = NULL, *out = NULL;
-	int c;
+	int ch;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:o:", opts, NULL)) != -1) {
-		if (c == 'f')
+	while ((ch = getopt_long(argc, argv, "f:o:", opts, NULL)) != -1) {
+		if (ch == 'f')
 			format = optarg;
-		else if (c == 'o')
+		else if (ch == 'o')
 			out = optarg;
 		else
-			return cmd_usage_error(&cmd_export_entry, "unknown option");
+			return cmd_usage_error(c, "unknown option");
 	}
 	if (optind != argc - 1)
-		return cmd_usage_error(&cmd_export_entry, "one RESULTS file is needed");
-	if (!format || (strcmp(format, "krun") && strcmp(format, "csv")))
-		return cmd_usage_error(&cmd_export_entry, "--format krun or --format csv is needed");
-	const char *in = argv[optind];
-	int krun = !strcmp(format, "krun");
-	char *path = NULL;
-	if (out) {
-		path = xstrdup(out);
-	} else {
-		path = store_sibling(in, krun ? ".json.bz2" : ".csv");
+		return cmd_usage_error(c, "one RESULTS file is needed");
+	const struct kiln_format *f = format ? fmt_find(format) : NULL;
+	if (!f || !f->write) {
+		struct strbuf names = STRBUF_INIT;
+		fmt_names(1, &names);
+		int r = cmd_usage_error(c, "--format is one of %s", names.buf);
+		sb_release(&names);
+		return r;
 	}
+	const char *in = argv[optind];
+	char *path = out ? xstrdup(out) : store_sibling(in, f->suffix);
 	struct kerr e = KERR_INIT;
 	struct dataset ds;
 	int code = KEXIT_OK;
 	if (store_load_dataset(in, &ds, &e) < 0) {
 		kerr_print(&e);
 		code = e.code;
-		goto out;
-	}
-	int r;
-	if (krun) {
-		char *config = NULL, *audit = NULL;
-		struct store *st;
-		if (store_open(in, 0, &st, &e) == 0) {
-			store_meta_get(st, "config_text", &config);
-			store_audit_get(st, "start", &audit);
-			store_close(st);
+	} else {
+		struct fmt_extra x;
+		char *own[3] = { NULL, NULL, NULL };
+		extras(in, &x, own);
+		if (fmt_write_file(f, &ds, &x, path, &e) < 0) {
+			kerr_wrap(&e, "%s", path);
+			kerr_print(&e);
+			code = e.code ? e.code : KEXIT_FAIL;
+		} else {
+			printf("%s\n", path);
 		}
-		hide_credentials(&config, &audit);
-		r = export_krun(&ds, path, config, audit, &e);
-		free(config);
-		free(audit);
-	} else {
-		r = export_csv(&ds, path, &e);
+		for (size_t i = 0; i < ARRAY_SIZE(own); i++)
+			free(own[i]);
+		ds_free(&ds);
 	}
-	if (r < 0) {
-		kerr_print(&e);
-		code = e.code ? e.code : KEXIT_FAIL;
-	} else {
-		printf("%s\n", path);
-	}
-	ds_free(&ds);
-out:
 	free(path);
 	kerr_release(&e);
 	return code;

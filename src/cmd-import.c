@@ -1,6 +1,6 @@
 /*
- * cmd-import.c - `kiln import FILE -o RESULTS`: a Krun results file or a
- * warmup_stats CSV (import.c) into a new kiln results file (store.c's
+ * cmd-import.c - `kiln import FILE -o RESULTS`: a Krun results file, a
+ * warmup_stats CSV (import.c) or another tool's file (fmt.h) into a new kiln results file (store.c's
  * store_save_dataset), so existing data joins kiln's report, plot, diff and
  * export like any run.
  */
@@ -15,8 +15,9 @@ static int cmd_import(int argc, char **argv);
 const struct cmd_entry cmd_import_entry = {
 	.name = "import",
 	.usage = "FILE -o RESULTS [--name NAME]",
-	.summary = "turn a Krun results file or warmup_stats CSV into a kiln results file",
-	.help = "FILE is a Krun results file (.json, .json.bz2) or a warmup_stats CSV.\n"
+	.summary = "turn a Krun, warmup_stats, pyperf, hyperfine or ReBench file into a kiln results file",
+	.help = "FILE is a Krun results file (.json, .json.bz2), a warmup_stats CSV, a pyperf JSON file\n"
+		"(.json, .json.gz), a hyperfine --export-json file or a ReBench .data file.\n"
 		"  -o, --output RESULTS   the kiln results file to create (must not exist)\n"
 		"  --name NAME            the experiment's name (default: FILE's base name)\n",
 	.exec = cmd_import,

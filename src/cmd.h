@@ -20,6 +20,7 @@ struct cmd_entry {
 };
 
 extern const struct cmd_entry cmd_run_entry;
+extern const struct cmd_entry cmd_bench_entry;
 extern const struct cmd_entry cmd_status_entry;
 extern const struct cmd_entry cmd_export_entry;
 extern const struct cmd_entry cmd_demo_entry;

@@ -848,13 +848,9 @@ static void yaml_error(const char *path, const char *diag, struct kerr *e)
 	kerr_setc(e, KEXIT_CONFIG, "%s: not valid YAML%s%s", path, *diag ? ": " : "", diag);
 }
 
-static int parse_experiment(const char *path, const char *text, size_t len, const char *datadir,
-			    int check_vms, struct experiment *ex, struct kerr *e)
+void config_defaults(struct experiment *ex)
 {
 	memset(ex, 0, sizeof(*ex));
-	ex->path = abspath(path);
-	ex->text = xstrndup(text, len);
-	hash_hex(text, len, ex->hash);
 	ex->pexecs = 1;
 	ex->iterations = 1;
 	ex->durable_power = 1;
@@ -866,6 +862,15 @@ static int parse_experiment(const char *path, const char *text, size_t len, cons
 	ex->limits.instr_timeout_s = 300;
 	ex->limits.log_mb = 4096;
 	platform_conf_defaults(&ex->platform);
+}
+
+static int parse_experiment(const char *path, const char *text, size_t len, const char *datadir,
+			    int check_vms, struct experiment *ex, struct kerr *e)
+{
+	config_defaults(ex);
+	ex->path = abspath(path);
+	ex->text = xstrndup(text, len);
+	hash_hex(text, len, ex->hash);
 
 	if (check_text(path, text, len, e) < 0)
 		return -1;
@@ -1020,9 +1025,13 @@ void config_free(struct experiment *ex)
 		free(ex->benchs[i].name);
 		free(ex->benchs[i].param);
 		sv_clear(&ex->benchs[i].args);
+		sv_clear(&ex->benchs[i].setup);
+		sv_clear(&ex->benchs[i].prepare);
+		sv_clear(&ex->benchs[i].cleanup);
 	}
 	free(ex->benchs);
 	sv_clear(&ex->skip);
+	sv_clear(&ex->keys_only);
 	sv_clear(&ex->pre_exec);
 	sv_clear(&ex->post_exec);
 	struct platform_conf *p = &ex->platform;
@@ -1059,6 +1068,11 @@ int config_runs(const struct experiment *ex, const struct bench_conf *b, const s
 		return 0;
 	char *key = xasprintf("%s:%s:%s", b->name, vm->name, vm->variant);
 	int skipped = config_skipped(ex, key);
+	if (ex->keys_only.n && !skipped) {
+		skipped = 1;
+		for (size_t i = 0; i < ex->keys_only.n; i++)
+			skipped &= strcmp(ex->keys_only.v[i], key) != 0;
+	}
 	free(key);
 	return !skipped;
 }

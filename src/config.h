@@ -32,6 +32,7 @@ struct vm_conf {
 	char *stats_from;      /* NULL, "stderr" or "file" (stats parser) */
 	int keep_log;          /* keep raw instrumentation (zstd) */
 	int optional;          /* a missing executable skips this VM instead of failing */
+	int ignore_exit;       /* a non-zero exit status does not fail the pexec (kept all the same) */
 	int missing;           /* optional and not found: none of its keys run */
 	char *missing_why;     /* missing although found: why (its variant cannot run), else NULL */
 	int line, col;         /* where it was defined, for messages */
@@ -41,6 +42,12 @@ struct bench_conf {
 	char *name;
 	char *param;           /* as a string, passed as KILN_PARAM */
 	struct strvec args;    /* command plugin: appended args, {param} substituted */
+	/*
+	 * Commands around the key's pexecs, argv lists flattened with "" after
+	 * each (as pre_execution): setup once before its first pexec, prepare
+	 * before each of its pexecs (untimed), cleanup once after the last.
+	 */
+	struct strvec setup, prepare, cleanup;
 	int line;
 };
 
@@ -101,6 +108,7 @@ struct experiment {
 	struct bench_conf *benchs;
 	size_t nbenchs;
 	struct strvec skip;    /* bench:vm:variant patterns */
+	struct strvec keys_only; /* when not empty: only these bench:vm:variant keys run (kiln bench) */
 	struct limits_conf limits;
 	struct strvec pre_exec, post_exec;
 	int durable_power;     /* durability: power (1, default) or crash (0) */
@@ -118,6 +126,8 @@ int config_load(const char *path, const char *datadir, int check_vms,
 int config_parse(const char *path, const char *text, size_t len, const char *datadir,
 		 int check_vms, struct experiment *ex, struct kerr *e);
 void config_free(struct experiment *ex);
+/* an experiment with every default a config file would get (kiln bench builds on it) */
+void config_defaults(struct experiment *ex);
 
 /* iterations for a VM (its own or the experiment's) */
 long config_iterations(const struct experiment *ex, const struct vm_conf *vm);

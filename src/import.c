@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fmt.h"
 #include "import.h"
 #include "store.h"
 
@@ -694,7 +695,7 @@ out:
  * A whole input file, no larger than the input bound, bunzipped when it is
  * a CSV in bzip2 (a .json.bz2 is decompressed as the JSON is read).
  */
-static int load_file(const char *path, buf_parser parse, struct strbuf *sb, struct kerr *e)
+int imp_read_input(const char *path, struct strbuf *sb, struct kerr *e)
 {
 	struct imp_bounds b;
 	struct stat st;
@@ -707,6 +708,13 @@ static int load_file(const char *path, buf_parser parse, struct strbuf *sb, stru
 		return -1;
 	if (sb->len > b.max)
 		return kerr_setc(e, KEXIT_CONFIG, "%s: more than an input may be (KILN_INPUT_MAX_MB=%zu)", path, b.max >> 20);
+	return 0;
+}
+
+static int load_file(const char *path, buf_parser parse, struct strbuf *sb, struct kerr *e)
+{
+	if (imp_read_input(path, sb, e) < 0)
+		return -1;
 	if (parse != imp_krun_buf && sb->len >= 3 && !memcmp(sb->buf, "BZh", 3)) {
 		struct strbuf out = STRBUF_INIT;
 		if (imp_bunzip(path, sb->buf, sb->len, &out, e) < 0) {
@@ -747,7 +755,7 @@ static char *stem(const char *path)
 {
 	const char *b = strrchr(path, '/');
 	b = b ? b + 1 : path;
-	static const char *const sufs[] = { ".json.bz2", ".json", ".csv", ".kiln.db", ".db", ".bz2" };
+	static const char *const sufs[] = { ".json.bz2", ".json.gz", ".json", ".csv", ".kiln.db", ".db", ".bz2", ".data" };
 	for (size_t i = 0; i < ARRAY_SIZE(sufs); i++)
 		if (str_ends_with(b, sufs[i]) && strlen(b) > strlen(sufs[i]))
 			return xstrndup(b, strlen(b) - strlen(sufs[i]));
@@ -760,7 +768,17 @@ int imp_load(const char *path, struct dataset *ds, struct kerr *e)
 	if (!file_exists(path))
 		return kerr_setc(e, KEXIT_STORE, "%s: no such results file", path);
 	int r;
-	switch (imp_detect(path)) {
+	enum imp_format f = imp_detect(path);
+	/* the formats of fmt.h that know their files (hyperfine, pyperf, ReBench) */
+	if (f != IMP_KILN && (r = fmt_load(path, ds, e)) <= 0) {
+		if (r < 0)
+			return -1;
+		f = IMP_OTHER;
+	}
+	switch (f) {
+	case IMP_OTHER:
+		r = 0;
+		break;
 	case IMP_KILN:
 		r = store_load_dataset(path, ds, e);
 		break;
@@ -772,7 +790,8 @@ int imp_load(const char *path, struct dataset *ds, struct kerr *e)
 		break;
 	default:
 		return kerr_setc(e, KEXIT_CONFIG,
-				 "%s: not a kiln results file, Krun results file (.json, .json.bz2) or warmup_stats CSV",
+				 "%s: not a kiln results file, Krun results file (.json, .json.bz2), warmup_stats CSV, "
+				 "hyperfine or pyperf JSON or ReBench data file",
 				 path);
 	}
 	if (r < 0)
@@ -818,8 +837,8 @@ static int write_maybe_bz2(const char *path, const char *text, size_t len, struc
 	return r;
 }
 
-int export_krun(const struct dataset *ds, const char *path, const char *config_text, const char *audit_json,
-		struct kerr *e)
+int export_krun_text(const struct dataset *ds, const char *config_text, const char *audit_json, struct strbuf *out,
+		     struct kerr *e)
 {
 	json_t *root = json_object();
 	json_t *wt = json_object(), *fl = json_object(), *cyc = json_object(), *instr = json_object();
@@ -864,7 +883,7 @@ int export_krun(const struct dataset *ds, const char *path, const char *config_t
 			json_t *mine[] = { pl, fa, ca, ia, root };
 			for (size_t q = 0; q < ARRAY_SIZE(mine); q++)
 				json_decref(mine[q]);
-			return kerr_set(e, "%s: two keys are both '%s' once made valid UTF-8 for JSON", path,
+			return kerr_set(e, "two keys are both '%s' once made valid UTF-8 for JSON",
 					esc(ESC_TERM, key));
 		}
 		json_object_set_new(wt, key, pl);
@@ -898,43 +917,64 @@ int export_krun(const struct dataset *ds, const char *path, const char *config_t
 	char *text = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_SORT_KEYS);
 	json_decref(root);
 	if (!text)
-		return kerr_set(e, "%s: cannot encode the results as JSON", path);
-	int r = write_maybe_bz2(path, text, strlen(text), e);
+		return kerr_set(e, "cannot encode the results as JSON");
+	sb_adds(out, text);
 	free(text);
+	return 0;
+}
+
+int export_krun(const struct dataset *ds, const char *path, const char *config_text, const char *audit_json,
+		struct kerr *e)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int r = export_krun_text(ds, config_text, audit_json, &sb, e);
+	if (r == 0)
+		r = write_maybe_bz2(path, sb_str(&sb), sb.len, e);
+	else
+		kerr_wrap(e, "%s", path);
+	sb_release(&sb);
 	return r;
 }
 
-int export_csv(const struct dataset *ds, const char *path, struct kerr *e)
+int export_csv_text(const struct dataset *ds, struct strbuf *sb, struct kerr *e)
 {
 	size_t maxn = 0;
 	for (size_t i = 0; i < ds->nkeys; i++)
 		for (size_t p = 0; p < ds->keys[i].npexecs; p++)
 			if (ds->keys[i].pexecs[p].n > maxn)
 				maxn = ds->keys[i].pexecs[p].n;
-	struct strbuf sb = STRBUF_INIT;
-	sb_adds(&sb, "pexec_idx,bench");
+	sb_adds(sb, "pexec_idx,bench");
 	for (size_t j = 0; j < maxn; j++)
-		sb_addf(&sb, ",%zu", j);
-	sb_addc(&sb, '\n');
+		sb_addf(sb, ",%zu", j);
+	sb_addc(sb, '\n');
 	for (size_t i = 0; i < ds->nkeys; i++) {
 		const struct ds_key *k = &ds->keys[i];
 		for (size_t p = 0; p < k->npexecs; p++) {
 			const struct ds_pexec *px = &k->pexecs[p];
 			/* warmup_stats splits lines at commas: a key that needs quoting or escaping cannot go there as it is */
 			if (strcmp(esc(ESC_CSV, k->key), k->key) || strchr(k->key, '"')) {
-				sb_release(&sb);
-				return kerr_set(e, "%s: key '%s' cannot be written to a warmup_stats CSV (it would need quoting "
-					       "or escaping)", path, esc(ESC_TERM, k->key));
+				return kerr_set(e, "key '%s' cannot be written to a warmup_stats CSV (it would need quoting "
+					       "or escaping)", esc(ESC_TERM, k->key));
 			}
-			sb_addf(&sb, "%ld,%s", px->num, k->key);
+			sb_addf(sb, "%ld,%s", px->num, k->key);
 			for (size_t j = 0; j < px->n; j++)
-				sb_addf(&sb, ",%.17g", px->wall[j]);
+				sb_addf(sb, ",%.17g", px->wall[j]);
 			if (px->status != DS_OK || !px->n)
-				sb_adds(&sb, ",crash");
-			sb_addc(&sb, '\n');
+				sb_adds(sb, ",crash");
+			sb_addc(sb, '\n');
 		}
 	}
-	int r = write_maybe_bz2(path, sb.buf, sb.len, e);
+	return 0;
+}
+
+int export_csv(const struct dataset *ds, const char *path, struct kerr *e)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int r = export_csv_text(ds, &sb, e);
+	if (r == 0)
+		r = write_maybe_bz2(path, sb_str(&sb), sb.len, e);
+	else
+		kerr_wrap(e, "%s", path);
 	sb_release(&sb);
 	return r;
 }

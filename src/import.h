@@ -12,7 +12,7 @@
 #include "dataset.h"
 #include "util.h"
 
-enum imp_format { IMP_UNKNOWN, IMP_KRUN, IMP_CSV, IMP_KILN };
+enum imp_format { IMP_UNKNOWN, IMP_KRUN, IMP_CSV, IMP_KILN, IMP_OTHER /* one of fmt.h's */ };
 
 /* the format of a file from its name (.json, .json.bz2, .csv, .db) and first bytes */
 enum imp_format imp_detect(const char *path);
@@ -43,6 +43,10 @@ int export_krun(const struct dataset *ds, const char *path, const char *config_t
 		struct kerr *e);
 /* write a warmup_stats CSV: pexec_idx,bench,0,1,... with "crash" for failed pexecs */
 int export_csv(const struct dataset *ds, const char *path, struct kerr *e);
+/* the same two as text, added to out (fmt.h's table writes them) */
+int export_krun_text(const struct dataset *ds, const char *config_text, const char *audit_json, struct strbuf *out,
+		     struct kerr *e);
+int export_csv_text(const struct dataset *ds, struct strbuf *out, struct kerr *e);
 
 /*
  * How large an input may become once decompressed: `ratio` times its
@@ -58,6 +62,8 @@ struct imp_bounds {
 	size_t ratio, floor, max;
 };
 int imp_bounds(struct imp_bounds *b, struct kerr *e);
+/* a whole input file as it is (compressed or not), within KILN_INPUT_MAX_MB */
+int imp_read_input(const char *path, struct strbuf *sb, struct kerr *e);
 size_t imp_inflate_limit(const struct imp_bounds *b, size_t compressed);
 
 /* bzip2 helpers (used by the writers and by the tests); imp_bunzip is bounded as above */

@@ -19,6 +19,7 @@
 static const struct cmd_entry *const cmd_table[] = {
 	/* in the order of the flow: run, look, compare, exchange, profile, the machine, tools */
 	&cmd_run_entry,
+	&cmd_bench_entry,
 	&cmd_status_entry,
 	&cmd_merge_entry,
 	&cmd_report_entry,

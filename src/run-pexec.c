@@ -68,8 +68,7 @@ struct one {
 	int64_t one_wall;
 };
 
-/* run one argv list of pre/post commands (flattened, "" separated) */
-static int run_hooks(const struct strvec *cmds, const char *what, struct kerr *e)
+int run_commands(const struct strvec *cmds, const char *what, struct kerr *e)
 {
 	size_t i = 0;
 	while (i < cmds->n) {
@@ -118,8 +117,9 @@ static void on_runner_start(void *ctx, pid_t pid)
 static int one_prepare(struct one *p, int marked, struct kerr *e)
 {
 	struct run_state *rs = p->rs;
-	if ((!marked && store_mark_running(rs->st, p->it->id, e) < 0) ||
-	    run_hooks(&rs->ex->pre_exec, "pre_execution", e) < 0)
+	if ((!marked && p->it->id && store_mark_running(rs->st, p->it->id, e) < 0) ||
+	    run_commands(&rs->ex->pre_exec, "pre_execution", e) < 0 ||
+	    run_commands(&p->k->pc.bench->prepare, "prepare", e) < 0)
 		return -1;
 	if (pexec_prepare(rs->ex, p->k, p->label, rs->sess.tag, rs->have_user ? &rs->user : NULL, &p->instr, &p->env,
 			  e) < 0)
@@ -194,7 +194,7 @@ static void one_outcome(struct one *p)
 	} else if (res->timed_out) {
 		pr->status = PX_TIMEOUT;
 		sb_addf(&p->err, "timed out after %g s; the process group was killed", p->rs->ex->limits.timeout_s);
-	} else if (!res->exited || res->status) {
+	} else if (!res->exited || (res->status && !p->k->pc.vm->ignore_exit)) {
 		pr->status = PX_FAILED;
 		if (res->exited)
 			sb_addf(&p->err, "exit status %d", res->status);
@@ -376,7 +376,7 @@ static int one_commit(struct one *p, long next_id, int rerun, struct kerr *e)
 	pr->records = &p->coll.recs;
 	pr->next_id = next_id;
 	pr->rerun = rerun;
-	if (run_hooks(&p->rs->ex->post_exec, "post_execution", e) < 0 ||
+	if (run_commands(&p->rs->ex->post_exec, "post_execution", e) < 0 ||
 	    store_commit_pexec(p->rs->st, p->it->id, pr, e) < 0)
 		return ONE_FATAL;
 	return pr->status == PX_OK ? ONE_OK : pr->status == PX_TAINTED ? ONE_TAINTED : ONE_FAILED;
@@ -439,7 +439,10 @@ int run_pexec(struct run_state *rs, const struct sched_item *it, struct pexec_ke
 	p.it = it;
 	p.k = k;
 	p.xe = (struct kerr)KERR_INIT;
-	schedule_pexec_label(it->num, rs->sc->pexecs, p.label, sizeof(p.label));
+	if (it->id)
+		schedule_pexec_label(it->num, rs->sc->pexecs, p.label, sizeof(p.label));
+	else
+		snprintf(p.label, sizeof(p.label), "warmup-%ld", it->num);
 	int outcome = ONE_FATAL;
 	if (one_prepare(&p, marked, e) < 0 || one_machine(&p, e) < 0)
 		goto out;
@@ -454,6 +457,14 @@ int run_pexec(struct run_state *rs, const struct sched_item *it, struct pexec_ke
 		goto out;
 	}
 	one_outcome(&p);
+	if (!it->id) {
+		/* a warmup run: what it came to, and nothing kept */
+		outcome = p.pr.status == PX_OK ? ONE_OK : ONE_FAILED;
+		if (outcome == ONE_FAILED)
+			kerr_set(e, "%s", p.err.len ? p.err.buf : "failed");
+		progress_show(&rs->prog, k->key, p.label, "warmup", 0);
+		goto out;
+	}
 	one_collect(&p);
 	one_taint(&p);
 	outcome = one_commit(&p, next_id, rerun, e);

@@ -37,8 +37,9 @@ struct run_state {
 enum { ONE_OK, ONE_FAILED, ONE_TAINTED, ONE_INTERRUPTED, ONE_FATAL };
 
 /*
- * One pexec (run-pexec.c).  `marked`: it is already marked running (by the
- * previous pexec's commit); `next_id`: the pexec after it, which this commit
+ * One pexec (run-pexec.c).  An item with id 0 is a warmup run (--warmup):
+ * run as any pexec is, but neither marked, stored, checked nor counted.
+ * `marked`: it is already marked running (by the previous pexec's commit); `next_id`: the pexec after it, which this commit
  * marks running, so that each pexec costs one transaction; `rerun`: an
  * earlier attempt in this session stored rows that the commit replaces.
  */
@@ -54,6 +55,9 @@ int run_pexec(struct run_state *rs, const struct sched_item *it, struct pexec_ke
  */
 json_t *run_identify_vms(const struct run_state *rs);
 int run_programs(struct run_state *rs, struct kerr *e);
+
+/* argv lists flattened with "" after each (pre_execution, a key's setup...), each run to success, no shell */
+int run_commands(const struct strvec *cmds, const char *what, struct kerr *e);
 
 /* platform.notify; a notify command that fails only warns */
 void run_notify(const struct experiment *ex, const char *event, const char *fmt, ...) KILN_PRINTF(3, 4);

@@ -384,6 +384,12 @@ struct run_job {
 	int forced;               /* --force over a changed config */
 };
 
+/* the scratch pad of --quick or kiln bench */
+static const char *scratch_of(const struct run_opts *o)
+{
+	return o->scratch ? o->scratch : o->quick ? "quick" : NULL;
+}
+
 /* a stored experiment: refuse a changed config (unless --force), retry, reset, load its schedule */
 static int resume_results(struct run_job *j, const struct run_opts *o, struct kerr *e)
 {
@@ -420,8 +426,9 @@ static int resume_results(struct run_job *j, const struct run_opts *o, struct ke
 /* the results file: opened and locked, then resumed, or started with the schedule stored */
 static int open_results(struct run_job *j, const struct run_opts *o, struct kerr *e)
 {
-	/* --quick starts afresh, but never over a real experiment's results */
-	if (o->quick && file_exists(j->results) && store_wipe_quick(j->results, e) < 0)
+	/* --quick and kiln bench start afresh, but never over a real experiment's results */
+	const char *scratch = scratch_of(o);
+	if (scratch && file_exists(j->results) && store_wipe_scratch(j->results, scratch, e) < 0)
 		return -1;
 	if (store_open_locked(j->results, &j->st, e) < 0 || store_set_durable(j->st, j->ex.durable_power, e) < 0)
 		return -1;
@@ -429,7 +436,8 @@ static int open_results(struct run_job *j, const struct run_opts *o, struct kerr
 		return resume_results(j, o, e);
 	/* the stored schedule is the one that runs, fresh or resumed */
 	if (store_init(j->st, &j->ex, &j->sc, sched_order_name(o->order), e) < 0 ||
-	    (o->quick && store_meta_set(j->st, "quick", "1", e) < 0))
+	    (scratch && store_meta_set(j->st, scratch, "1", e) < 0) ||
+	    (o->hooks && o->hooks->init && o->hooks->init(o->hooks->ctx, j->st, e) < 0))
 		return -1;
 	schedule_free(&j->sc);
 	return store_load_schedule(j->st, &j->sc, e);
@@ -496,8 +504,42 @@ static long next_pending(const struct schedule *sc, size_t i)
 	return 0;
 }
 
-/* the pending pexecs in schedule order; a KEXIT_* code */
+static int run_pending(struct run_state *rs, struct run_job *j, const char *config, long *ran, struct kerr *e);
+
+/* the hooks' more pexecs, stored and scheduled; 1 when there are some, 0 none, -1 error */
+static int run_more(struct run_state *rs, struct run_job *j, struct kerr *e)
+{
+	const struct run_hooks *h = rs->o->hooks;
+	if (!h || !h->more || exec_interrupted)
+		return 0;
+	for (size_t i = 0; i < j->sc.n; i++)
+		if (pending(&j->sc.items[i]))
+			return 0; /* stopped early (--max-pexecs): the rest first */
+	long *more = xcalloc(j->sc.nkeys + 1, sizeof(long)), any = 0;
+	h->more(h->ctx, &j->sc, more);
+	for (size_t k = 0; k < j->sc.nkeys; k++)
+		any += more[k];
+	int r = any ? store_add_pexecs(j->st, more, &j->sc, e) : 0;
+	free(more);
+	if (r < 0)
+		return -1;
+	rs->prog.total = j->sc.n;
+	return any > 0;
+}
+
+/* the pending pexecs in schedule order, and those the hooks add; a KEXIT_* code */
 static int run_loop(struct run_state *rs, struct run_job *j, const char *config, long *ran, struct kerr *e)
+{
+	int code, more = 0;
+	while ((code = run_pending(rs, j, config, ran, e)) == KEXIT_OK && (more = run_more(rs, j, e)) > 0)
+		;
+	if (code == KEXIT_OK && more < 0)
+		code = e->code ? e->code : KEXIT_STORE;
+	return code;
+}
+
+/* the pending pexecs in schedule order; a KEXIT_* code */
+static int run_pending(struct run_state *rs, struct run_job *j, const char *config, long *ran, struct kerr *e)
 {
 	const struct run_opts *o = rs->o;
 	const struct experiment *ex = &j->ex;
@@ -578,6 +620,52 @@ static void state_init(struct run_state *rs, struct run_job *j, const struct run
 	rs->sess.fd = -1;
 }
 
+/* a key's bench_conf (setup, cleanup) */
+static const struct bench_conf *key_bench(const struct run_job *j, size_t k)
+{
+	return j->kc[k].pc.bench;
+}
+
+/*
+ * Before the first pexec: each key's setup commands (once), then --warmup
+ * runs of every key, interleaved, run as pexecs are but not stored.  *set_up
+ * counts the keys whose setup ran, so that exactly those are cleaned up.
+ */
+static int run_setup(struct run_state *rs, struct run_job *j, int *set_up, struct kerr *e)
+{
+	for (size_t k = 0; k < j->sc.nkeys; k++, (*set_up)++)
+		if (run_commands(&key_bench(j, k)->setup, "setup", e) < 0)
+			return kerr_wrap(e, "%s", j->kc[k].key), KEXIT_FAIL;
+	for (long w = 0; w < rs->o->warmup; w++)
+		for (size_t k = 0; k < j->sc.nkeys; k++) {
+			struct sched_item it = { .id = 0, .key = (long)k, .num = w, .status = PX_PENDING };
+			int r = run_pexec(rs, &it, &j->kc[k], 1, 0, 0, e);
+			if (r == ONE_INTERRUPTED || r == ONE_FATAL)
+				return e->code ? e->code : KEXIT_FAIL;
+			if (r == ONE_FAILED)
+				return kerr_setc(e, KEXIT_FAIL, "%s: warmup run %ld failed: %s", j->kc[k].key, w + 1,
+						 sb_str(&e->msg)), KEXIT_FAIL;
+		}
+	return KEXIT_OK;
+}
+
+/* after the last pexec: the cleanup commands of the keys set up; a failure fails the run (e: NULL, warn) */
+static void run_cleanup(struct run_job *j, int set_up, struct kerr *e, int *code)
+{
+	for (int k = 0; k < set_up; k++) {
+		struct kerr ce = KERR_INIT;
+		if (run_commands(&key_bench(j, (size_t)k)->cleanup, "cleanup", &ce) < 0) {
+			if (e && *code == KEXIT_OK) {
+				kerr_setc(e, KEXIT_FAIL, "%s: %s", j->kc[k].key, sb_str(&ce.msg));
+				*code = KEXIT_FAIL;
+			} else {
+				kiln_warn("%s: %s", j->kc[k].key, sb_str(&ce.msg));
+			}
+		}
+		kerr_release(&ce);
+	}
+}
+
 /* the pexecs of this session, from the machine's preparation to its release */
 static int run_session(struct run_job *j, const char *config, const struct run_opts *o, struct kerr *e)
 {
@@ -595,10 +683,12 @@ static int run_session(struct run_job *j, const char *config, const struct run_o
 		code = e->code ? e->code : KEXIT_STORE;
 	if (ended > 0 && !o->quiet)
 		kiln_note("ended %d process(es) a killed kiln had left running", ended);
-	if (code == KEXIT_OK) {
+	int set_up = 0;
+	if (code == KEXIT_OK && (code = run_setup(&rs, j, &set_up, e)) == KEXIT_OK) {
 		run_shed_memory();
 		code = run_loop(&rs, j, config, &ran, e);
 	}
+	run_cleanup(j, set_up, code == KEXIT_OK ? e : NULL, &code);
 	/* nothing runs once the loop is left: the pexec marked next is pending again */
 	store_reset_running(j->st, NULL);
 	/* the VMs at the end, probed while the benchmark user is still there (cached: nothing runs) */
@@ -630,12 +720,31 @@ static void note_missing_vms(const struct experiment *ex)
 	}
 }
 
+static int job_run(struct run_job *j, const char *config, const struct run_opts *o, struct kerr *e);
+
 int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 {
 	struct run_job j;
 	memset(&j, 0, sizeof(j));
 	if (config_load(config, kiln_datadir(), 1, &j.ex, e) < 0)
 		return e->code;
+	int code = job_run(&j, config, o, e);
+	config_free(&j.ex);
+	return code;
+}
+
+int run_experiment_ex(struct experiment *ex, const char *name, const struct run_opts *o, struct kerr *e)
+{
+	struct run_job j;
+	memset(&j, 0, sizeof(j));
+	j.ex = *ex; /* the caller's: run_job frees nothing of it */
+	return job_run(&j, name, o, e);
+}
+
+/* from a loaded experiment to the end of its session */
+static int job_run(struct run_job *jp, const char *config, const struct run_opts *o, struct kerr *e)
+{
+	struct run_job j = *jp;
 	int code = KEXIT_OK;
 	/* absolute: the sanity child and the runners start in other folders */
 	j.results = o->results ? abspath(o->results) : o->quick ? quick_results(j.ex.results) : xstrdup(j.ex.results);
@@ -659,6 +768,5 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 	schedule_free(&j.sc);
 	store_close(j.st);
 	free(j.results);
-	config_free(&j.ex);
 	return code;
 }

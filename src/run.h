@@ -21,9 +21,35 @@ struct run_opts {
 	const char *results; /* override the results path */
 	long max_pexecs;   /* stop after this many pexecs (0: all) — for tests and reboot mode */
 	int prepare_only;  /* fix the schedule and prepare the keys, run nothing (kiln run --slurm) */
+	long warmup;       /* runs of each key before its first pexec, not stored (kiln bench --warmup) */
+	/*
+	 * Results that are a scratch pad ("quick" for --quick, "bench" for kiln
+	 * bench): a file marked so is replaced, any other refused.
+	 */
+	const char *scratch;
+	const struct run_hooks *hooks; /* NULL: none */
+};
+
+/* what a command driving the run path (kiln bench) adds to it */
+struct store;
+struct run_hooks {
+	void *ctx;
+	/* a new results file, its schedule stored: what else belongs in it */
+	int (*init)(void *ctx, struct store *st, struct kerr *e);
+	/*
+	 * No pexec is pending: how many more each key of sc gets (more[k], all
+	 * 0: none, the run ends).  They are stored, then run like the others.
+	 */
+	void (*more)(void *ctx, const struct schedule *sc, long *more);
 };
 
 /* returns a KEXIT_* code; e is set when it is not KEXIT_OK */
 int run_experiment(const char *config, const struct run_opts *o, struct kerr *e);
+/*
+ * The same for an experiment built in memory (kiln bench): `name` stands
+ * for the config in messages; ex stays the caller's.  ex->path's folder is
+ * where runners start.
+ */
+int run_experiment_ex(struct experiment *ex, const char *name, const struct run_opts *o, struct kerr *e);
 
 #endif

@@ -679,7 +679,7 @@ int store_open_locked(const char *path, struct store **out, struct kerr *e)
 	return 0;
 }
 
-int store_wipe_quick(const char *path, struct kerr *e)
+int store_wipe_scratch(const char *path, const char *scratch, struct kerr *e)
 {
 	int fd;
 	if (lock_file(path, 0, &fd, e) < 0)
@@ -687,13 +687,13 @@ int store_wipe_quick(const char *path, struct kerr *e)
 	char *q = NULL;
 	struct store *old;
 	if (store_open(path, 0, &old, e) == 0) {
-		store_meta_get(old, "quick", &q);
+		store_meta_get(old, scratch, &q);
 		store_close(old);
 	}
 	int ok = q && !strcmp(q, "1");
 	free(q);
 	if (ok) {
-		/* removed while locked: a --quick run on it now would have held the lock */
+		/* removed while locked: a run on it now would have held the lock */
 		char *wal = xasprintf("%s-wal", path), *shm = xasprintf("%s-shm", path);
 		unlink(wal);
 		unlink(shm);
@@ -703,7 +703,8 @@ int store_wipe_quick(const char *path, struct kerr *e)
 	}
 	close(fd);
 	if (!ok)
-		return kerr_setc(e, KEXIT_USAGE, "%s holds results that are not from --quick: not overwriting them", path);
+		return kerr_setc(e, KEXIT_USAGE, "%s holds results that are not from %s: not overwriting them", path,
+				 !strcmp(scratch, "quick") ? "--quick" : "kiln bench");
 	return 0;
 }
 
@@ -958,6 +959,59 @@ int store_load_schedule(struct store *s, struct schedule *sc, struct kerr *e)
 		sc->pexecs = p;
 	free(planned);
 	return 0;
+}
+
+int store_add_pexecs(struct store *s, const long *more, struct schedule *sc, struct kerr *e)
+{
+	long *next = xcalloc(sc->nkeys + 1, sizeof(long)), seq = 0, rounds = 0;
+	for (size_t i = 0; i < sc->n; i++) {
+		if (sc->items[i].num + 1 > next[sc->items[i].key])
+			next[sc->items[i].key] = sc->items[i].num + 1;
+		if (sc->items[i].seq + 1 > seq)
+			seq = sc->items[i].seq + 1;
+	}
+	for (size_t k = 0; k < sc->nkeys; k++)
+		if (more[k] > rounds)
+			rounds = more[k];
+	sqlite3_stmt *st = NULL;
+	if (txn(s, pexec_sql[Q_BEGIN], e) < 0)
+		goto fail0;
+	if (sqlite3_prepare_v2(s->db, "INSERT INTO pexecs(key_id, num, seq) VALUES(?,?,?)", -1, &st, NULL) != SQLITE_OK) {
+		dberr(s, e, "pexecs");
+		goto fail;
+	}
+	long most = sc->pexecs;
+	/* interleaved, as the rounds before: pexec n of every key before n + 1 */
+	for (long r = 0; r < rounds; r++)
+		for (size_t k = 0; k < sc->nkeys; k++) {
+			if (r >= more[k])
+				continue;
+			sqlite3_bind_int64(st, 1, sc->keys[k].id);
+			sqlite3_bind_int64(st, 2, next[k]);
+			sqlite3_bind_int64(st, 3, seq++);
+			if (++next[k] > most)
+				most = next[k];
+			if (sqlite3_step(st) != SQLITE_DONE) {
+				dberr(s, e, "pexecs");
+				goto fail;
+			}
+			sqlite3_reset(st);
+		}
+	sqlite3_finalize(st);
+	st = NULL;
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%ld", most);
+	if (store_meta_set(s, "pexecs", buf, e) < 0 || txn(s, pexec_sql[Q_COMMIT], e) < 0)
+		goto fail;
+	free(next);
+	schedule_free(sc);
+	return store_load_schedule(s, sc, e);
+fail:
+	sqlite3_finalize(st);
+	exec_sql(s, "ROLLBACK", NULL);
+fail0:
+	free(next);
+	return -1;
 }
 
 /*
@@ -1475,6 +1529,53 @@ static void explain_programs(struct ds_key *dk, const struct store_program *pg, 
 	sb_release(&sb);
 }
 
+/* the per-pexec scalars store_load_dataset makes from columns of pexecs, in column order */
+static const char *const column_scalars[4] = { "exit_status", "user_time", "sys_time", "max_rss" };
+
+static int is_column_scalar(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(column_scalars); i++)
+		if (!strcmp(name, column_scalars[i]))
+			return 1;
+	return 0;
+}
+
+/* bind scalar `name` of p (as an integer when `integer`), NULL when p has none */
+static void bind_column_scalar(sqlite3_stmt *st, int col, const struct ds_pexec *p, const char *name, int integer)
+{
+	for (size_t i = 0; i < p->nscalars; i++)
+		if (!strcmp(p->scalars[i].name, name) && isfinite(p->scalars[i].value)) {
+			if (integer)
+				sqlite3_bind_int64(st, col, (sqlite3_int64)llround(p->scalars[i].value));
+			else
+				sqlite3_bind_double(st, col, p->scalars[i].value);
+			return;
+		}
+	sqlite3_bind_null(st, col);
+}
+
+/* p's other scalars (an import's warmups, loops...) into the scalars table */
+static int save_scalars(struct store *s, long id, const struct ds_pexec *p, struct kerr *e)
+{
+	for (size_t i = 0; i < p->nscalars; i++) {
+		if (is_column_scalar(p->scalars[i].name))
+			continue;
+		sqlite3_stmt *st;
+		sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO scalars(pexec_id, name, unit, value) VALUES(?,?,?,?)", -1,
+				   &st, NULL);
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_text(st, 2, p->scalars[i].name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, p->scalars[i].unit ? p->scalars[i].unit : "", -1, SQLITE_STATIC);
+		if (isfinite(p->scalars[i].value))
+			sqlite3_bind_double(st, 4, p->scalars[i].value);
+		int x = sqlite3_step(st);
+		sqlite3_finalize(st);
+		if (x != SQLITE_DONE)
+			return dberr(s, e, "scalars");
+	}
+	return 0;
+}
+
 int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e)
 {
 	struct store *s;
@@ -1593,11 +1694,11 @@ int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e)
 				f64_from_le(sqlite3_column_blob(ss, 2), bytes / sizeof(double), se->v);
 		}
 		sqlite3_reset(ss);
-		/* what every pexec's process did, kept as columns of pexecs */
-		ds_add_scalar(p, "exit_status", "", sqlite3_column_double(st, 7));
-		ds_add_scalar(p, "user_time", "s", sqlite3_column_double(st, 8));
-		ds_add_scalar(p, "sys_time", "s", sqlite3_column_double(st, 9));
-		ds_add_scalar(p, "max_rss", "KiB", sqlite3_column_double(st, 10));
+		/* what every pexec's process did, kept as columns of pexecs (NULL: not recorded, as in imports) */
+		static const char *const units[4] = { "", "s", "s", "KiB" };
+		for (int c = 0; c < 4; c++)
+			if (sqlite3_column_type(st, 7 + c) != SQLITE_NULL)
+				ds_add_scalar(p, column_scalars[c], units[c], sqlite3_column_double(st, 7 + c));
 		sqlite3_bind_int64(sk, 1, id);
 		while (sqlite3_step(sk) == SQLITE_ROW)
 			ds_add_scalar(p, (const char *)sqlite3_column_text(sk, 0), (const char *)sqlite3_column_text(sk, 1),
@@ -1659,13 +1760,17 @@ int store_save_dataset(const char *path, const struct dataset *ds, struct kerr *
 		}
 		for (size_t p = 0; p < dk->npexecs; p++) {
 			const struct ds_pexec *dp = &dk->pexecs[p];
-			sqlite3_prepare_v2(s->db, "INSERT INTO pexecs(key_id, num, seq, status, n_iter) VALUES(?,?,?,?,?)", -1, &st, NULL);
+			sqlite3_prepare_v2(s->db, "INSERT INTO pexecs(key_id, num, seq, status, n_iter, exit_status, user_s, sys_s,"
+					   " maxrss_kb) VALUES(?,?,?,?,?,?,?,?,?)", -1, &st, NULL);
 			sqlite3_bind_int64(st, 1, (sqlite3_int64)k + 1);
 			sqlite3_bind_int64(st, 2, dp->num);
 			sqlite3_bind_int64(st, 3, seq++);
 			static const char *const m[] = { "ok", "failed", "timeout", "pending", "tainted" };
 			sqlite3_bind_text(st, 4, m[dp->status], -1, SQLITE_STATIC);
 			sqlite3_bind_int64(st, 5, (sqlite3_int64)dp->n);
+			/* what store_load_dataset reads from the pexec's columns goes back there */
+			for (int c = 0; c < 4; c++)
+				bind_column_scalar(st, 6 + c, dp, column_scalars[c], c != 1 && c != 2);
 			x = sqlite3_step(st);
 			sqlite3_finalize(st);
 			if (x != SQLITE_DONE) {
@@ -1690,6 +1795,8 @@ int store_save_dataset(const char *path, const struct dataset *ds, struct kerr *
 				dberr(s, e, "iterations");
 				goto fail;
 			}
+			if (save_scalars(s, id, dp, e) < 0)
+				goto fail;
 			for (size_t j = 0; j < dp->nseries; j++) {
 				sqlite3_prepare_v2(s->db, "INSERT INTO series(pexec_id, name, unit, vals) VALUES(?,?,?,?)", -1, &st, NULL);
 				sqlite3_bind_int64(st, 1, id);

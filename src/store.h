@@ -45,8 +45,12 @@ int store_lock(struct store *s, struct kerr *e);
  * moved or replaced).
  */
 int store_open_locked(const char *path, struct store **out, struct kerr *e);
-/* --quick: remove a quick run's results (and -wal, -shm) under its lock; KEXIT_USAGE for other results */
-int store_wipe_quick(const char *path, struct kerr *e);
+/*
+ * --quick and kiln bench: remove a scratch run's results (and -wal, -shm)
+ * under its lock, when its meta `scratch` ("quick", "bench") is 1;
+ * KEXIT_USAGE for other results
+ */
+int store_wipe_scratch(const char *path, const char *scratch, struct kerr *e);
 const char *store_path(const struct store *s);
 /* a file named after a results file: its stem (without .kiln.db) + suffix */
 char *store_sibling(const char *results, const char *suffix);
@@ -110,6 +114,12 @@ void schedule_free(struct schedule *sc);
 int store_init(struct store *s, const struct experiment *ex, const struct schedule *sc,
 	       const char *order, struct kerr *e);
 int store_load_schedule(struct store *s, struct schedule *sc, struct kerr *e);
+/*
+ * More pexecs for a stored schedule (kiln bench, until a CI is tight):
+ * more[k] for key k of sc, numbered on from its last, after every pexec
+ * already scheduled, interleaved; in one transaction, then sc is reloaded.
+ */
+int store_add_pexecs(struct store *s, const long *more, struct schedule *sc, struct kerr *e);
 /*
  * Before the run loop: prepare the per-pexec statements, and, for a
  * session of `commits` pexecs or more than a few dozen, reserve the WAL's

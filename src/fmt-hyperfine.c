@@ -1,0 +1,346 @@
+/*
+ * fmt-hyperfine.c - hyperfine's --export-json files (layout of hyperfine
+ * 1.15), read and written.
+ *
+ *   {"results": [{"command": "gzip -1 -c f", "mean": s, "stddev": s|null,
+ *     "median": s, "user": s, "system": s, "min": s, "max": s,
+ *     "times": [s per run], "exit_codes": [int per run],
+ *     "parameters": {"NAME": "value"}}]}      (parameters only when scanned)
+ *
+ * One result is one key, named as `kiln bench` names its commands
+ * (fmt_command_key): a hyperfine file and a kiln bench run of the same
+ * commands have the same keys, so `kiln diff` compares them.  One run is a
+ * pexec of one iteration.  hyperfine keeps only the means of user and
+ * system time, so every imported run carries those means (their mean is
+ * hyperfine's).  Written back, the statistics are kiln's whole-process
+ * statistics (analysis.h), computed as hyperfine defines them; a key with
+ * more than one iteration per pexec has no place in this format.
+ */
+#include "fmt.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+
+static int sniff(const char *text, size_t len)
+{
+	char key[16];
+	return fmt_json_first_key(text, len, key, sizeof(key)) == 0 && !strcmp(key, "results");
+}
+
+/* a number field of result i that must be a finite time, or null when allowed */
+static int time_field(const char *name, size_t i, json_t *r, const char *field, int required, struct kerr *e)
+{
+	json_t *v = json_object_get(r, field);
+	if (!v && !required)
+		return 0;
+	if (!v)
+		return kerr_setc(e, KEXIT_CONFIG, "%s: results[%zu].%s: missing", name, i, field);
+	if (json_is_null(v) && !required)
+		return 0;
+	if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0)
+		return kerr_setc(e, KEXIT_CONFIG, "%s: results[%zu].%s: not a time in seconds", name, i, field);
+	return 0;
+}
+
+static double num_or_nan(json_t *r, const char *field)
+{
+	json_t *v = json_object_get(r, field);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* one result: its runs into a key */
+static int read_result(const char *name, size_t i, json_t *r, struct dataset *ds, long *values, struct kerr *e)
+{
+	if (!json_is_object(r))
+		return kerr_setc(e, KEXIT_CONFIG, "%s: results[%zu]: not an object", name, i);
+	const char *cmd = json_string_value(json_object_get(r, "command"));
+	if (!cmd || !*cmd)
+		return kerr_setc(e, KEXIT_CONFIG, "%s: results[%zu].command: missing or not a string", name, i);
+	json_t *times = json_object_get(r, "times"), *codes = json_object_get(r, "exit_codes");
+	if (!json_is_array(times))
+		return kerr_setc(e, KEXIT_CONFIG, "%s: results[%zu].times: missing or not a list", name, i);
+	if (codes && !json_is_array(codes))
+		return kerr_setc(e, KEXIT_CONFIG, "%s: results[%zu].exit_codes: not a list", name, i);
+	size_t n = json_array_size(times);
+	if (codes && json_array_size(codes) != n)
+		return kerr_setc(e, KEXIT_CONFIG, "%s: results[%zu].exit_codes: %zu of them for %zu times", name, i,
+				 json_array_size(codes), n);
+	if ((long)n > FMT_MAX_PEXECS || (*values += (long)n) > FMT_MAX_VALUES)
+		return kerr_setc(e, KEXIT_CONFIG, "%s: results[%zu].times: more runs than kiln reads (%ld)", name, i,
+				 FMT_MAX_PEXECS);
+	static const char *const checked[] = { "mean", "median", "min", "max", "user", "system" };
+	for (size_t f = 0; f < ARRAY_SIZE(checked); f++)
+		if (time_field(name, i, r, checked[f], 0, e) < 0)
+			return -1;
+	if (time_field(name, i, r, "stddev", 0, e) < 0)
+		return -1;
+	struct ds_key *k = fmt_command_key(ds, cmd, NULL);
+	if (!k)
+		return kerr_setc(e, KEXIT_CONFIG, "%s: results[%zu].command: '%s' names no key", name, i, esc(ESC_TERM, cmd));
+	double user = num_or_nan(r, "user"), sys = num_or_nan(r, "system");
+	for (size_t j = 0; j < n; j++) {
+		json_t *t = json_array_get(times, j);
+		double v = json_number_value(t);
+		if (!json_is_number(t) || !isfinite(v) || v < 0)
+			return kerr_setc(e, KEXIT_CONFIG, "%s: results[%zu].times[%zu]: not a time in seconds", name, i, j);
+		json_t *c = codes ? json_array_get(codes, j) : NULL;
+		if (c && !json_is_integer(c) && !json_is_null(c))
+			return kerr_setc(e, KEXIT_CONFIG, "%s: results[%zu].exit_codes[%zu]: not an integer", name, i, j);
+		struct ds_pexec *p = ds_add_pexec(k, (long)j);
+		p->wall = xmalloc(sizeof(double));
+		p->wall[0] = v;
+		p->n = 1;
+		/* a run killed by a signal has a null exit code in hyperfine's file */
+		ds_add_scalar(p, "exit_status", "", json_is_integer(c) ? (double)json_integer_value(c) : NAN);
+		if (!isnan(user))
+			ds_add_scalar(p, "user_time", "s", user);
+		if (!isnan(sys))
+			ds_add_scalar(p, "sys_time", "s", sys);
+	}
+	k->planned_pexecs = (long)n;
+	k->iterations = 1;
+	return 0;
+}
+
+static int hf_read(const char *name, const char *text, size_t len, struct dataset *ds, struct kerr *e)
+{
+	json_t *root = fmt_json_load(name, text, len, e);
+	if (!root)
+		return -1;
+	json_t *res = json_object_get(root, "results");
+	int rc = 0;
+	long values = 0;
+	if (!json_is_array(res))
+		rc = kerr_setc(e, KEXIT_CONFIG, "%s: results: not a list", name);
+	else if ((long)json_array_size(res) > FMT_MAX_KEYS)
+		rc = kerr_setc(e, KEXIT_CONFIG, "%s: results: more than %ld commands", name, FMT_MAX_KEYS);
+	for (size_t i = 0; rc == 0 && i < json_array_size(res); i++)
+		rc = read_result(name, i, json_array_get(res, i), ds, &values, e);
+	json_decref(root);
+	return rc;
+}
+
+/* ---- writing ---- */
+
+static json_t *jnum(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* kiln bench's own record of key k's command and parameters, NULL when none */
+static json_t *bench_entry(json_t *bench, const struct ds_key *k)
+{
+	json_t *cmds = json_object_get(bench, "commands"), *c;
+	size_t i;
+	json_array_foreach(cmds, i, c) {
+		const char *key = json_string_value(json_object_get(c, "key"));
+		if (key && !strcmp(key, k->key))
+			return c;
+	}
+	return NULL;
+}
+
+/* one key of the output: its analysis, command and parameters */
+struct row {
+	const struct ds_key *k;
+	struct an_key ak;
+	const char *command;
+	json_t *params;         /* borrowed from the bench description, may be NULL */
+};
+
+struct rows {
+	struct row *v;
+	size_t n;
+	json_t *bench;
+	struct an_opts o;
+};
+
+static void rows_free(struct rows *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		an_key_free(&r->v[i].ak);
+	free(r->v);
+	json_decref(r->bench);
+}
+
+/* every key with a completed run, analysed as whole processes; -1 for a key that is not one */
+static int rows_of(const struct dataset *ds, const struct fmt_extra *x, struct rows *r, struct kerr *e)
+{
+	memset(r, 0, sizeof(*r));
+	an_opts_default(&r->o);
+	r->o.resamples = 10000; /* for the Relative column's interval; the means are exact */
+	r->o.threads = 1;
+	r->bench = x->bench_json ? json_loads(x->bench_json, 0, NULL) : NULL;
+	r->v = xcalloc(ds->nkeys + 1, sizeof(*r->v));
+	for (size_t i = 0; i < ds->nkeys; i++) {
+		struct row *w = &r->v[r->n];
+		w->k = &ds->keys[i];
+		an_analyse_key(w->k, &r->o, &w->ak);
+		if (!w->ak.np) {
+			an_key_free(&w->ak); /* no run that completed: hyperfine has no result without one */
+			continue;
+		}
+		r->n++;
+		if (!w->ak.whole) {
+			kerr_set(e, "key '%s' has more than one iteration per pexec: hyperfine's format has one time per run "
+				 "(--format pyperf keeps iterations)", esc(ESC_TERM, w->k->key));
+			rows_free(r);
+			return -1;
+		}
+		json_t *entry = bench_entry(r->bench, w->k);
+		w->command = json_string_value(json_object_get(entry, "command"));
+		if (!w->command)
+			w->command = w->k->bench;
+		w->params = json_object_get(entry, "parameters");
+		if (!json_is_object(w->params) || !json_object_size(w->params))
+			w->params = NULL;
+	}
+	return 0;
+}
+
+static json_t *result_json(const struct row *w)
+{
+	const struct an_whole *wp = &w->ak.wp;
+	json_t *r = json_object(), *times = json_array(), *codes = json_array();
+	json_object_set_new(r, "command", json_string(esc(ESC_JSON, w->command)));
+	json_object_set_new(r, "mean", jnum(wp->mean));
+	json_object_set_new(r, "stddev", jnum(wp->sd));
+	json_object_set_new(r, "median", jnum(wp->median));
+	json_object_set_new(r, "user", jnum(isnan(wp->user) ? 0 : wp->user));
+	json_object_set_new(r, "system", jnum(isnan(wp->sys) ? 0 : wp->sys));
+	json_object_set_new(r, "min", jnum(wp->min));
+	json_object_set_new(r, "max", jnum(wp->max));
+	for (size_t i = 0; i < w->ak.np; i++) {
+		const struct ds_pexec *p = &w->k->pexecs[w->ak.p[i].index];
+		json_array_append_new(times, json_real(p->wall[0]));
+		double c = fmt_scalar(p, "exit_status");
+		json_array_append_new(codes, isfinite(c) ? json_integer((json_int_t)c) : json_null());
+	}
+	json_object_set_new(r, "times", times);
+	json_object_set_new(r, "exit_codes", codes);
+	if (w->params)
+		json_object_set(r, "parameters", w->params);
+	return r;
+}
+
+static int hf_write(const struct dataset *ds, const struct fmt_extra *x, struct strbuf *out, struct kerr *e)
+{
+	struct rows r;
+	if (rows_of(ds, x, &r, e) < 0)
+		return -1;
+	json_t *root = json_object(), *results = json_array();
+	json_object_set_new(root, "results", results);
+	for (size_t i = 0; i < r.n; i++)
+		json_array_append_new(results, result_json(&r.v[i]));
+	/* hyperfine's own layout: two-space indent, its order of keys */
+	char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+	sb_adds(out, text);
+	sb_addc(out, '\n');
+	free(text);
+	json_decref(root);
+	rows_free(&r);
+	return 0;
+}
+
+/* the row with the smallest mean (hyperfine's reference for Relative) */
+static const struct row *fastest(const struct rows *r)
+{
+	const struct row *best = NULL;
+	for (size_t i = 0; i < r->n; i++)
+		if (!best || r->v[i].ak.wp.mean < best->ak.wp.mean)
+			best = &r->v[i];
+	return best;
+}
+
+/* hyperfine's Markdown table; Relative with half its bootstrap interval */
+static int md_write(const struct dataset *ds, const struct fmt_extra *x, struct strbuf *out, struct kerr *e)
+{
+	struct rows r;
+	if (rows_of(ds, x, &r, e) < 0)
+		return -1;
+	const struct row *best = fastest(&r);
+	double scale = 1e3;
+	const char *u = "ms";
+	if (best && best->ak.wp.mean >= 1)
+		scale = 1, u = "s";
+	else if (best && best->ak.wp.mean < 1e-3)
+		scale = 1e6, u = "µs";
+	sb_addf(out, "| Command | Mean [%s] | Min [%s] | Max [%s] | Relative |\n|:---|---:|---:|---:|---:|\n", u, u, u);
+	for (size_t i = 0; i < r.n; i++) {
+		const struct row *w = &r.v[i];
+		const struct an_whole *wp = &w->ak.wp;
+		sb_addf(out, "| %s | %.1f ± %.1f | %.1f | %.1f | ", esc(ESC_MDCODE, w->command), wp->mean * scale,
+			isfinite(wp->sd) ? wp->sd * scale : 0, wp->min * scale, wp->max * scale);
+		struct an_ratio q = w == best ? (struct an_ratio){ 1, 1, 1, 0 } : an_ratio_ci(&best->ak, &w->ak, &r.o);
+		if (w == best)
+			sb_adds(out, "1.00 |\n");
+		else if (q.ok)
+			sb_addf(out, "%.2f ± %.2f |\n", q.med, (q.hi - q.lo) / 2);
+		else
+			sb_addf(out, "%.2f |\n", wp->mean / best->ak.wp.mean);
+	}
+	rows_free(&r);
+	return 0;
+}
+
+/* hyperfine's CSV: command,mean,stddev,median,user,system,min,max[,parameter_NAME...] */
+static int csv_write(const struct dataset *ds, const struct fmt_extra *x, struct strbuf *out, struct kerr *e)
+{
+	struct rows r;
+	if (rows_of(ds, x, &r, e) < 0)
+		return -1;
+	json_t *names = r.n && r.v[0].params ? r.v[0].params : NULL;
+	const char *pn;
+	json_t *pv;
+	sb_adds(out, "command,mean,stddev,median,user,system,min,max");
+	json_object_foreach(names, pn, pv) {
+		sb_adds(out, ",");
+		char *h = xasprintf("parameter_%s", pn);
+		esc_add(out, ESC_CSV, h);
+		free(h);
+	}
+	sb_addc(out, '\n');
+	for (size_t i = 0; i < r.n; i++) {
+		const struct an_whole *wp = &r.v[i].ak.wp;
+		esc_add(out, ESC_CSV, r.v[i].command);
+		const double v[] = { wp->mean, wp->sd, wp->median, isnan(wp->user) ? 0 : wp->user,
+				     isnan(wp->sys) ? 0 : wp->sys, wp->min, wp->max };
+		for (size_t j = 0; j < ARRAY_SIZE(v); j++)
+			isfinite(v[j]) ? sb_addf(out, ",%.17g", v[j]) : sb_adds(out, ",");
+		json_object_foreach(names, pn, pv) {
+			sb_addc(out, ',');
+			esc_add(out, ESC_CSV, json_string_value(json_object_get(r.v[i].params, pn)));
+		}
+		sb_addc(out, '\n');
+	}
+	rows_free(&r);
+	return 0;
+}
+
+const struct kiln_format fmt_hyperfine = {
+	.name = "hyperfine",
+	.summary = "hyperfine's --export-json: per command mean, stddev, median, user, system, min, max, times, "
+		   "exit_codes, parameters",
+	.suffix = ".json",
+	.sniff = sniff,
+	.read = hf_read,
+	.write = hf_write,
+};
+
+const struct kiln_format fmt_hyperfine_md = {
+	.name = "hyperfine-markdown",
+	.summary = "hyperfine's --export-markdown table (Command, Mean, Min, Max, Relative)",
+	.suffix = ".md",
+	.write = md_write,
+};
+
+const struct kiln_format fmt_hyperfine_csv = {
+	.name = "hyperfine-csv",
+	.summary = "hyperfine's --export-csv (command, mean, stddev, median, user, system, min, max, parameter_*)",
+	.suffix = ".csv",
+	.write = csv_write,
+};

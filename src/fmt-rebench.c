@@ -1,0 +1,288 @@
+/*
+ * fmt-rebench.c - ReBench's .data files (its -df results), read.
+ *
+ *   #!/path/rebench ...                       comment lines start with '#'
+ *   # Environment: {"hostName": "bencher16", ...}
+ *   invocation  iteration  value  unit  criterion  benchmark  executor  suite  extraArgs  cores  inputSize  varValue  machine
+ *   1           1          1920.0 ms    total      binary_trees  bt_rc  binary_trees  ...
+ *
+ * Tab-separated, columns found by the header's names.  A row is one value
+ * of one criterion: "total" is the iteration's time (its unit ms, s, us or
+ * ns), any other criterion (MaxRSS, a GC time...) becomes a per-iteration
+ * series of that name and unit.  The key is benchmark:executor:suite, the
+ * suite followed by whatever else makes a ReBench run distinct (extra args,
+ * cores other than 1, input size, variable value, machine); ':' becomes
+ * '_'.  An invocation is a pexec (numbered from 0), an iteration an
+ * iteration (from 1 in the file); every iteration of an invocation must
+ * have its time.
+ */
+#include "fmt.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { C_INV, C_IT, C_VAL, C_UNIT, C_CRIT, C_BENCH, C_EXEC, C_SUITE, C_ARGS, C_CORES, C_INPUT, C_VAR, C_MACH, NCOL };
+static const char *const col_names[NCOL] = {
+	"invocation", "iteration", "value", "unit", "criterion", "benchmark", "executor", "suite",
+	"extraArgs", "cores", "inputSize", "varValue", "machine",
+};
+#define NREQUIRED 8 /* invocation .. suite */
+#define MAX_FIELDS 64
+
+static int sniff(const char *text, size_t len)
+{
+	/* a header line "invocation\titeration\t..." before any data, after comments */
+	size_t i = 0;
+	while (i < len) {
+		const char *nl = memchr(text + i, '\n', len - i);
+		size_t n = nl ? (size_t)(nl - (text + i)) : len - i;
+		if (n && text[i] != '#')
+			return n >= 21 && !memcmp(text + i, "invocation\titeration\t", 21);
+		i += n + 1;
+	}
+	return 0;
+}
+
+/* the tab-separated fields of line into f (pointers into it, at most MAX_FIELDS) */
+static size_t split_tabs(char *line, char **f)
+{
+	size_t n = 0;
+	for (char *p = line;; ) {
+		char *t = strchr(p, '\t');
+		if (n < MAX_FIELDS)
+			f[n++] = p;
+		if (!t)
+			break;
+		*t = '\0';
+		p = t + 1;
+	}
+	return n;
+}
+
+/* seconds per unit of a ReBench time, 0 when not a time */
+static double unit_seconds(const char *u)
+{
+	static const struct { const char *u; double s; } t[] = {
+		{ "ns", 1e-9 }, { "us", 1e-6 }, { "µs", 1e-6 }, { "ms", 1e-3 }, { "s", 1 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
+		if (!strcmp(u, t[i].u))
+			return t[i].s;
+	return 0;
+}
+
+struct rb {
+	const char *name;
+	struct dataset *ds;
+	int col[NCOL];      /* field index of each column, -1 absent */
+	long line;
+	long rows;
+	struct kerr *e;
+};
+
+static int row_err(struct rb *r, const char *col, const char *what, const char *v)
+{
+	return kerr_setc(r->e, KEXIT_CONFIG, "%s:%ld: column %s: '%s' %s", r->name, r->line, col, esc(ESC_TERM, v), what);
+}
+
+/* the header: which field holds which column */
+static int header(struct rb *r, char **f, size_t n)
+{
+	for (int c = 0; c < NCOL; c++) {
+		r->col[c] = -1;
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(f[i], col_names[c]))
+				r->col[c] = (int)i;
+		if (c < NREQUIRED && r->col[c] < 0)
+			return kerr_setc(r->e, KEXIT_CONFIG, "%s:%ld: header: no column '%s'", r->name, r->line, col_names[c]);
+	}
+	return 0;
+}
+
+static const char *field(struct rb *r, char **f, size_t n, int c)
+{
+	return r->col[c] >= 0 && (size_t)r->col[c] < n ? f[r->col[c]] : "";
+}
+
+/* suite, then what else tells runs apart */
+static char *variant_of(struct rb *r, char **f, size_t n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	sb_adds(&sb, field(r, f, n, C_SUITE));
+	static const struct { int c; const char *label; } extra[] = {
+		{ C_ARGS, "args" }, { C_CORES, "cores" }, { C_INPUT, "input" }, { C_VAR, "var" }, { C_MACH, "machine" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(extra); i++) {
+		const char *v = field(r, f, n, extra[i].c);
+		if (*v && !(extra[i].c == C_CORES && !strcmp(v, "1")))
+			sb_addf(&sb, " %s=%s", extra[i].label, v);
+	}
+	for (size_t i = 0; i < sb.len; i++)
+		if (sb.buf[i] == ':')
+			sb.buf[i] = '_';
+	return sb_detach(&sb);
+}
+
+/* the pexec of invocation num in k (the last one first: rows come in order) */
+static struct ds_pexec *pexec_of(struct ds_key *k, long num)
+{
+	for (size_t i = k->npexecs; i-- > 0;)
+		if (k->pexecs[i].num == num)
+			return &k->pexecs[i];
+	if ((long)k->npexecs >= FMT_MAX_PEXECS)
+		return NULL;
+	return ds_add_pexec(k, num);
+}
+
+/* v[idx] = x, v grown (NAN-filled) to at least idx + 1 */
+static void put(double **v, size_t *n, size_t idx, double x)
+{
+	if (idx >= *n) {
+		*v = xrealloc(*v, (idx + 1) * sizeof(double));
+		for (size_t i = *n; i <= idx; i++)
+			(*v)[i] = NAN;
+		*n = idx + 1;
+	}
+	(*v)[idx] = x;
+}
+
+static int data_row(struct rb *r, char **f, size_t n)
+{
+	const char *inv = field(r, f, n, C_INV), *it = field(r, f, n, C_IT), *val = field(r, f, n, C_VAL);
+	const char *unit = field(r, f, n, C_UNIT), *crit = field(r, f, n, C_CRIT);
+	long ni, nt;
+	double v;
+	/* every iteration has a row of its own: none may be numbered past the rows there are */
+	if (parse_long(inv, &ni) || ni < 1 || ni > FMT_MAX_PEXECS || ni > r->rows)
+		return row_err(r, "invocation", "is not an invocation number (1, 2, ... at most the rows so far)", inv);
+	if (parse_long(it, &nt) || nt < 1 || nt > FMT_MAX_VALUES || nt > r->rows)
+		return row_err(r, "iteration", "is not an iteration number (1, 2, ... at most the rows so far)", it);
+	if (parse_double(val, &v) || !isfinite(v))
+		return row_err(r, "value", "is not a number", val);
+	if (!*crit)
+		return row_err(r, "criterion", "is empty", crit);
+	char *variant = variant_of(r, f, n);
+	char *bench = xstrdup(field(r, f, n, C_BENCH)), *vm = xstrdup(field(r, f, n, C_EXEC));
+	for (char *p = bench; *p; p++)
+		*p = *p == ':' ? '_' : *p;
+	for (char *p = vm; *p; p++)
+		*p = *p == ':' ? '_' : *p;
+	struct ds_key *k = fmt_key(r->ds, bench, vm, variant);
+	if ((long)r->ds->nkeys > FMT_MAX_KEYS)
+		k = NULL;
+	free(bench);
+	free(vm);
+	free(variant);
+	if (!k)
+		return kerr_setc(r->e, KEXIT_CONFIG, "%s:%ld: columns benchmark, executor and suite must name a key "
+				 "(none empty, at most %ld keys)", r->name, r->line, FMT_MAX_KEYS);
+	struct ds_pexec *p = pexec_of(k, ni - 1);
+	if (!p)
+		return kerr_setc(r->e, KEXIT_CONFIG, "%s:%ld: more than %ld invocations", r->name, r->line, FMT_MAX_PEXECS);
+	if (!strcmp(crit, "total")) {
+		double s = unit_seconds(unit);
+		if (!s)
+			return row_err(r, "unit", "is not a unit of time (ns, us, ms, s)", unit);
+		if (v < 0)
+			return row_err(r, "value", "is not a time", val);
+		if ((size_t)nt <= p->n && !isnan(p->wall[nt - 1]))
+			return kerr_setc(r->e, KEXIT_CONFIG, "%s:%ld: invocation %ld iteration %ld of %s: a second 'total'",
+					 r->name, r->line, ni, nt, esc(ESC_TERM, k->key));
+		put(&p->wall, &p->n, (size_t)nt - 1, v * s);
+		if (nt > k->iterations)
+			k->iterations = nt;
+		return 0;
+	}
+	struct ds_series *se = (struct ds_series *)ds_find_series(p, crit);
+	if (!se) {
+		if (p->nseries >= 1000)
+			return kerr_setc(r->e, KEXIT_CONFIG, "%s:%ld: more than 1000 criteria", r->name, r->line);
+		se = ds_add_series(p, crit, unit, 0);
+	}
+	put(&se->v, &se->n, (size_t)nt - 1, v);
+	return 0;
+}
+
+/* every invocation has a time for each of its iterations */
+static int check_complete(struct rb *r)
+{
+	for (size_t i = 0; i < r->ds->nkeys; i++) {
+		struct ds_key *k = &r->ds->keys[i];
+		for (size_t p = 0; p < k->npexecs; p++) {
+			struct ds_pexec *px = &k->pexecs[p];
+			size_t need = px->n ? px->n : 1;
+			for (size_t s = 0; s < px->nseries; s++)
+				if (px->series[s].n > need)
+					need = px->series[s].n;
+			for (size_t j = 0; j < need; j++)
+				if (j >= px->n || isnan(px->wall[j]))
+					return kerr_setc(r->e, KEXIT_CONFIG, "%s: %s invocation %ld: no 'total' for iteration %zu",
+							 r->name, esc(ESC_TERM, k->key), px->num + 1, j + 1);
+			/* a criterion some iterations lack: NAN there, as everywhere in kiln */
+			for (size_t s = 0; s < px->nseries; s++)
+				if (px->series[s].n < px->n) {
+					double last = NAN;
+					put(&px->series[s].v, &px->series[s].n, px->n - 1, last);
+				}
+		}
+		k->planned_pexecs = (long)k->npexecs;
+	}
+	return 0;
+}
+
+/* "# Environment: {json}": the machine's name */
+static void environment(struct dataset *ds, const char *line)
+{
+	static const char tag[] = "# Environment: ";
+	if (ds->machine || strncmp(line, tag, sizeof(tag) - 1))
+		return;
+	json_t *env = json_loads(line + sizeof(tag) - 1, 0, NULL);
+	const char *h = json_string_value(json_object_get(env, "hostName"));
+	if (h && *h)
+		ds->machine = xstrdup(h);
+	json_decref(env);
+}
+
+static int rb_read(const char *name, const char *text, size_t len, struct dataset *ds, struct kerr *e)
+{
+	struct rb r = { .name = name, .ds = ds, .e = e };
+	int have_header = 0, rc = 0;
+	const char *p = text, *end = text + len;
+	char *f[MAX_FIELDS];
+	while (rc == 0 && p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		r.line++;
+		char *line = xstrndup(p, n);
+		p += n + 1;
+		if (n && line[n - 1] == '\r')
+			line[--n] = '\0';
+		if (strlen(line) != n)
+			rc = kerr_setc(e, KEXIT_CONFIG, "%s:%ld: a NUL byte: not a ReBench data file", name, r.line);
+		else if (line[0] == '#')
+			environment(ds, line);
+		else if (!n)
+			;
+		else if (++r.rows > FMT_MAX_VALUES)
+			rc = kerr_setc(e, KEXIT_CONFIG, "%s:%ld: more than %ld rows", name, r.line, FMT_MAX_VALUES);
+		else if (!have_header) {
+			rc = header(&r, f, split_tabs(line, f));
+			have_header = 1;
+		} else
+			rc = data_row(&r, f, split_tabs(line, f));
+		free(line);
+	}
+	if (rc == 0 && !have_header)
+		rc = kerr_setc(e, KEXIT_CONFIG, "%s: no header line (invocation, iteration, value, ...)", name);
+	return rc < 0 ? -1 : check_complete(&r);
+}
+
+const struct kiln_format fmt_rebench = {
+	.name = "rebench",
+	.summary = "ReBench's .data files (read): a key per benchmark, executor and suite, criterion total as the time",
+	.suffix = ".data",
+	.sniff = sniff,
+	.read = rb_read,
+};
