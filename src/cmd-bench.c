@@ -40,7 +40,7 @@ static int cmd_bench(int argc, char **argv);
 const struct cmd_entry cmd_bench_entry = {
 	.name = "bench",
 	.usage = "'CMD' ['CMD'...] [-w N] [-r N | -m N -M N --ci P% --max-time S] [-p CMD] [-s CMD] [-c CMD]\n"
-		 "                  [-P NAME LO HI [-D STEP]] [-L NAME A,B,...] [-S SHELL|--shell] [-i] [-n NAME]\n"
+		 "                  [-P NAME LO HI [-D STEP]] [-L NAME A,B,...] [-S SHELL|--shell|-N] [-i] [-n NAME]\n"
 		 "                  [--export-json F] [--export-markdown F] [--export-csv F] [-o RESULTS] [-u UNIT]\n"
 		 "                  [--json] [-q]",
 	.summary = "time whole commands, hyperfine-style, until the mean's confidence interval is tight",
