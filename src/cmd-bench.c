@@ -818,7 +818,8 @@ static int summarise(const struct bench *b, int code)
 	an_opts_default(&o);
 	struct dataset ds;
 	struct an_result r;
-	int lc = cmd_load_analysed(b->results_abs, NULL, &o, &ds, &r);
+	struct cmd_an_args all = { .inputs = { b->results_abs, NULL } };
+	int lc = cmd_load_analysed(b->results_abs, &all, &o, &ds, &r);
 	if (lc)
 		return lc;
 	if (!b->json) {
