@@ -682,6 +682,18 @@ static void md_details(FILE *f, const struct an_result *r)
 	}
 }
 
+/* one Markdown table row; the first cell (the key) as a code span */
+static void md_row(FILE *f, char *const *cells, int n)
+{
+	fputc('|', f);
+	for (int c = 0; c < n; c++) {
+		fputc(' ', f);
+		esc_fputs(c == 0 ? ESC_MDCODE : ESC_MD, cells[c], f);
+		fputs(" |", f);
+	}
+	fputc('\n', f);
+}
+
 static void md_whole(FILE *f, const struct an_result *r)
 {
 	if (!any_whole(r))
@@ -698,13 +710,7 @@ static void md_whole(FILE *f, const struct an_result *r)
 			continue;
 		char *cells[NWCOLS];
 		whole_cells(&r->keys[i], cells);
-		fputc('|', f);
-		for (int c = 0; c < NWCOLS; c++) {
-			fputc(' ', f);
-			esc_fputs(c == W_KEY ? ESC_MDCODE : ESC_MD, cells[c], f);
-			fputs(" |", f);
-		}
-		fputc('\n', f);
+		md_row(f, cells, NWCOLS);
 		free_wcells(cells);
 	}
 }
@@ -734,13 +740,7 @@ static int write_markdown(FILE *f, const struct dataset *ds, const struct an_res
 	for (size_t i = 0; i < r->nkeys; i++) {
 		char *cells[NCOLS];
 		key_cells(&r->keys[i], cells, 0);
-		fputc('|', f);
-		for (int c = 0; c < NCOLS; c++) {
-			fputc(' ', f);
-			esc_fputs(c == C_KEY ? ESC_MDCODE : ESC_MD, cells[c], f);
-			fputs(" |", f);
-		}
-		fputc('\n', f);
+		md_row(f, cells, NCOLS);
 		free_cells(cells);
 	}
 	int any = 0;
