@@ -7,6 +7,8 @@
  */
 #include <getopt.h>
 #include <jansson.h>
+#include <sqlite3.h>
+#include <sys/personality.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,6 +85,32 @@ static void print_machine(json_t *all, int full)
 	}
 }
 
+/*
+ * What the pexecs' children had, as kiln read it back (or inherited it):
+ * {"fixed": N, "randomized": N, "unknown": N}.  The doctor's "aslr" line
+ * says what the system does; a run under `setarch -R` or with `aslr: off`
+ * fixes the addresses of its children nonetheless.
+ */
+static json_t *pexec_aslr(struct store *st)
+{
+	sqlite3_stmt *q;
+	long fixed = 0, rnd = 0, unknown = 0;
+	if (sqlite3_prepare_v2(store_db(st), "SELECT personality FROM pexecs WHERE status NOT IN ('pending','running')",
+			       -1, &q, NULL) != SQLITE_OK)
+		return NULL;
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		if (sqlite3_column_type(q, 0) == SQLITE_NULL || sqlite3_column_int(q, 0) < 0)
+			unknown++;
+		else if (sqlite3_column_int(q, 0) & ADDR_NO_RANDOMIZE)
+			fixed++;
+		else
+			rnd++;
+	}
+	sqlite3_finalize(q);
+	return json_pack("{s:I, s:I, s:I}", "fixed", (json_int_t)fixed, "randomized", (json_int_t)rnd, "unknown",
+			 (json_int_t)unknown);
+}
+
 /* a cluster run's tasks' audits, kept by kiln merge as shard:NAME:ENTRY: {NAME: {ENTRY: value}} */
 static json_t *shard_audits(struct store *st)
 {
@@ -155,6 +183,9 @@ static int cmd_audit(int argc, char **argv)
 		free(v);
 	}
 	json_object_set_new(all, "experiment", m);
+	json_t *aslr = pexec_aslr(st);
+	if (aslr)
+		json_object_set_new(all, "pexec_aslr", aslr);
 	json_t *shards = shard_audits(st);
 	if (shards)
 		json_object_set_new(all, "shards", shards);
@@ -168,6 +199,11 @@ static int cmd_audit(int argc, char **argv)
 		       str(m, "seed", "?"), str(m, "order", "?"));
 		printf("kiln %s, started %s, ended %s\n", str(m, "kiln_version", "?"),
 		       str(m, "started", "?"), str(m, "ended", "(not finished)"));
+		if (aslr)
+			printf("pexecs' address space: %lld fixed (ADDR_NO_RANDOMIZE), %lld randomized, %lld unknown\n",
+			       (long long)json_integer_value(json_object_get(aslr, "fixed")),
+			       (long long)json_integer_value(json_object_get(aslr, "randomized")),
+			       (long long)json_integer_value(json_object_get(aslr, "unknown")));
 		if (json_is_object(json_object_get(all, "start")))
 			print_machine(all, full);
 		else if (!shards)

@@ -138,7 +138,7 @@ static int stat_run(const char *config, const char *key, const char *events, lon
 	size_t nev = 0;
 	struct strbuf text = STRBUF_INIT;
 
-	if (pexec_find_key(&ex, key, &vm, &b, e) < 0 || pexec_build(&px, &ex, vm, b, iterations, 0, e) < 0)
+	if (pexec_find_key(&ex, key, &vm, &b, e) < 0 || pexec_build(&px, &ex, vm, b, iterations, 0, "0", e) < 0)
 		goto out;
 	if (!(perf = find_in_path("perf"))) {
 		kerr_set(e, "perf is not installed (Debian: linux-perf)");

@@ -448,6 +448,14 @@ static int read_personality(pid_t pid)
 	return p;
 }
 
+static int own_personality(void)
+{
+	static int p = -2;
+	if (p == -2)
+		p = personality(0xffffffff);
+	return p;
+}
+
 static void x_kill(struct xstate *x, int sig, int64_t next_ns)
 {
 	kill(-x->pid, sig);
@@ -595,8 +603,8 @@ int exec_run(const struct exec_opts *o, struct exec_result *r, struct kerr *e)
 	cap_init(&x.ce, cap);
 	if (x_pipes(&x, e) < 0 || x_spawn(&x, prog, o->cpus ? &cpus : NULL, e) < 0)
 		goto out;
-	if (o->aslr >= 0)
-		r->personality = read_personality(x.pid);
+	/* with a policy, read back; without, the child has kiln's own (execve keeps it) */
+	r->personality = o->aslr >= 0 ? read_personality(x.pid) : own_personality();
 	if (o->on_start)
 		o->on_start(o->start_ctx, x.pid);
 	x.pfd = pidfd_open_(x.pid);

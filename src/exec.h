@@ -50,7 +50,7 @@ struct exec_result {
 	int signal;               /* terminating signal, 0 if none */
 	int timed_out;
 	int spawn_errno;          /* exec failed in the child (ENOENT...) */
-	int personality;          /* with an aslr policy: the child's personality read back after exec; else -1 */
+	int personality;          /* the child's personality: read back after exec with an aslr policy, else kiln's own (inherited) */
 	struct strbuf out, err;   /* captured (head, "[... N bytes omitted ...]", tail) */
 	uint64_t out_bytes, err_bytes; /* total seen */
 	int64_t start_ns, end_ns; /* CLOCK_MONOTONIC */

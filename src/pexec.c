@@ -117,7 +117,7 @@ const char *pexec_libkiln(void)
 	lk = path_join(kiln_libexecdir(), "libkiln.so"); /* the build tree */
 	if (!file_exists(lk)) {
 		free(lk);
-		lk = xasprintf("%s/../lib/libkiln.so.1", kiln_libexecdir()); /* installed */
+		lk = xasprintf("%s/../../lib/libkiln.so.1", kiln_libexecdir()); /* installed: PREFIX/libexec/kiln */
 	}
 	if (!file_exists(lk)) {
 		free(lk);
@@ -273,7 +273,7 @@ void pexec_clean_instr(const char *tag)
 }
 
 int pexec_build(struct pexec_spec *p, const struct experiment *ex, const struct vm_conf *vm,
-		const struct bench_conf *b, long iterations, int profile, struct kerr *e)
+		const struct bench_conf *b, long iterations, int profile, const char *label, struct kerr *e)
 {
 	memset(p, 0, sizeof(*p));
 	p->vm = vm;
@@ -291,10 +291,10 @@ int pexec_build(struct pexec_spec *p, const struct experiment *ex, const struct 
 	char tag[32];
 	snprintf(tag, sizeof(tag), "single-%010ld", (long)getpid());
 	pexec_clean_instr("single-");
-	if (pexec_prepare(ex, &p->k, "0", tag, p->have_user ? &p->user : NULL, &p->instr_dir, &p->env, e) < 0)
+	if (pexec_prepare(ex, &p->k, label, tag, p->have_user ? &p->user : NULL, &p->instr_dir, &p->env, e) < 0)
 		return -1;
 	pc->instr_dir = p->instr_dir;
-	if (plugin_build(pc, "0", &p->argv, &p->env, e) < 0)
+	if (plugin_build(pc, label, &p->argv, &p->env, e) < 0)
 		return kerr_wrap(e, "%s", p->k.key);
 	pexec_opts(ex, p->k.whole, &p->cpus, &p->eo);
 	if (p->have_user)

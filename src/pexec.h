@@ -87,11 +87,12 @@ struct pexec_spec {
 int pexec_find_key(const struct experiment *ex, const char *spec, const struct vm_conf **vm,
 		   const struct bench_conf **b, struct kerr *e);
 /*
- * Build one pexec (label "0") of vm x b with `iterations` (0: the config's),
- * `profile` passed to the plugin.  Runs the plugin's prepare() first.
+ * Build one pexec (KILN_PEXEC `label`, "0" for a single one) of vm x b with
+ * `iterations` (0: the config's), `profile` passed to the plugin.  Runs the
+ * plugin's prepare() first.
  */
 int pexec_build(struct pexec_spec *p, const struct experiment *ex, const struct vm_conf *vm,
-		const struct bench_conf *b, long iterations, int profile, struct kerr *e);
+		const struct bench_conf *b, long iterations, int profile, const char *label, struct kerr *e);
 /* rebuild eo.argv/eo.envp after argv/env changed */
 void pexec_refresh(struct pexec_spec *p);
 /*

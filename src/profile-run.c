@@ -36,6 +36,7 @@
 #include "platform.h"
 #include "profile-jit.h"
 #include "safefs.h"
+#include "schedule.h"
 #include "store.h"
 #include "stream.h"
 
@@ -238,7 +239,9 @@ static void prof_set_windows(struct prof_px *p, const struct pexec_spec *px, con
 static int prof_record(struct prof_session *s, size_t k, struct pexec_spec *px, struct kerr *e)
 {
 	struct prof_px *p = &s->px[k];
-	if (pexec_build(px, &s->ex, s->vm, s->b, s->o->iterations, 1, e) < 0)
+	char label[32];
+	schedule_pexec_label((long)k, s->o->pexecs > 1 ? s->o->pexecs : 1, label, sizeof(label));
+	if (pexec_build(px, &s->ex, s->vm, s->b, s->o->iterations, 1, label, e) < 0)
 		return -1;
 	char *perfdata = path_join(p->dir, "perf.data");
 	struct strvec argv = STRVEC_INIT;

@@ -49,4 +49,23 @@ benchmarks: {x: 0}
 Y
 out=$("$KILN" run -q g.yaml 2>&1); assert_eq $? 3 "iterations on command plugin"
 assert_contains "$out" "vms.t.iterations"
+
+# stats_from and parser work on a command VM too (they were silently ignored)
+cat > st.sh <<'SH'
+#!/bin/sh
+printf 'Stats:\n  us_compiling: 1234\n  num_x: 5\n(End of stats)\n' >&2
+SH
+cat > pa.sh <<'SH'
+#!/bin/sh
+echo '{"name":"from_parser","value":42}'
+SH
+chmod +x st.sh pa.sh
+cat > sp.yaml <<Y
+pexecs: 2
+vms:
+  c: {plugin: command, path: $T/st.sh, stats_from: stderr, parser: [$T/pa.sh]}
+benchmarks: {x: 1}
+Y
+"$KILN" run -q sp.yaml || fail "command VM with stats_from and parser"
+assert_eq "$(sqlite3 sp.kiln.db "SELECT COUNT(*) FROM scalars WHERE (name='us_compiling' AND value=1234) OR (name='from_parser' AND value=42)")" 4 "stats and parser records of a command VM"
 echo ok

@@ -45,6 +45,16 @@ assert_eq "$(sql off.kiln.db "SELECT COUNT(*) FROM scalars WHERE name='personali
 # kiln read the personality back itself (exec.c) and stored it per pexec
 assert_eq "$(sql off.kiln.db "SELECT COUNT(*) FROM pexecs WHERE (personality & $NORAND) != 0")" 4 "kiln's read-back"
 
+# aslr: system (the default) under `setarch -R`: the children inherit kiln's
+# fixed address space, and kiln records what they had, not "unknown"
+if command -v setarch >/dev/null; then
+	sed 's/aslr: off/aslr: system/' off.yaml > system.yaml
+	setarch "$(uname -m)" -R "$KILN" run -q system.yaml || fail "kiln run under setarch -R"
+	assert_eq "$(sql system.kiln.db "SELECT COUNT(*) FROM pexecs WHERE personality >= 0 AND (personality & $NORAND) != 0")" 4 \
+		"the inherited personality recorded under aslr: system"
+	assert_contains "$("$KILN" audit system.kiln.db)" "4 fixed (ADDR_NO_RANDOMIZE), 0 randomized, 0 unknown" "kiln audit"
+fi
+
 if [ "$(cat /proc/sys/kernel/randomize_va_space)" = 0 ]; then
 	skip "randomize_va_space is 0: addresses cannot differ with aslr: on (aslr: off checked)"
 fi

@@ -54,5 +54,21 @@ cat > t.c <<'C'
 int main(void) { unsigned long long a = kiln_clock_ns(), b = kiln_clock_ns(); printf("%d\n", b >= a); return 0; }
 C
 PKG_CONFIG_PATH="$P/lib/pkgconfig" cc -o t t.c $(PKG_CONFIG_PATH="$P/lib/pkgconfig" pkg-config --cflags --libs kiln) || fail "pkg-config build"
-assert_eq "$(LD_LIBRARY_PATH="$P/lib" ./t)" 1 "libkiln program"
+# from a prefix the dynamic linker does not search: found through the rpath pkg-config gives
+assert_eq "$(env -u LD_LIBRARY_PATH ./t)" 1 "libkiln program without LD_LIBRARY_PATH"
+# runners that load libkiln through FFI (CPython, LuaJIT) get the installed one
+cat > lk.sh <<'SH'
+#!/bin/sh
+[ -f "$KILN_LIBKILN" ] && v=1 || v=0
+echo "{\"name\":\"libkiln\",\"value\":$v}" > "$KILN_INSTR_DIR/l.kiln.jsonl"
+printf '{"kiln":1,"clock":"monotonic","counters":[]}\n{"i":0,"wall_ns":1}\n{"done":true}\n' >&3
+SH
+mkdir -p benchmarks/b/sh && touch benchmarks/b/sh/x
+cat > lk.yaml <<Y
+vms:
+  s: {plugin: external, runner: [/bin/sh, $PWD/lk.sh], language: sh, entry: x}
+benchmarks: {b: 1}
+Y
+env -i PATH="/usr/local/bin:/usr/bin:/bin" HOME="$T" "$P/bin/kiln" run -q lk.yaml || fail "installed kiln, libkiln probe"
+assert_eq "$(sqlite3 lk.kiln.db "SELECT CAST(value AS INTEGER) FROM scalars WHERE name='libkiln'")" 1 "KILN_LIBKILN from an installed kiln"
 echo ok
