@@ -338,6 +338,26 @@ static void one_collect(struct one *p)
 	kerr_release(&e);
 }
 
+/*
+ * The runner's cpu_ns (the process's CPU time during each iteration, JIT
+ * and GC threads included) becomes the per-iteration series cpu.time (s),
+ * beside the wall time: an iteration that waited shows less CPU than wall.
+ */
+static void one_cpu_series(struct one *p)
+{
+	const struct stream *s = &p->s;
+	if (p->k->whole || !s->cpu)
+		return;
+	struct rec_sink sink = rec_list_sink(&p->coll.recs);
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->cpu[i] == INT64_MIN)
+			continue;
+		struct kiln_rec r = { .kind = REC_ITER, .iter = (long)i, .name = "cpu.time", .unit = "s" };
+		r.value = (double)s->cpu[i] / 1e9;
+		sink.emit(sink.ctx, &r);
+	}
+}
+
 static void add_taint(struct one *p, const char *why)
 {
 	sb_addf(&p->taint, "%s%s", p->taint.len ? "; " : "", why);
@@ -466,6 +486,7 @@ int run_pexec(struct run_state *rs, const struct sched_item *it, struct pexec_ke
 		goto out;
 	}
 	one_collect(&p);
+	one_cpu_series(&p);
 	one_taint(&p);
 	outcome = one_commit(&p, next_id, rerun, e);
 	if (outcome != ONE_FATAL)

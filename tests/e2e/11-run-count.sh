@@ -25,6 +25,8 @@ assert_eq "$(sqlite3 exp.kiln.db "SELECT COUNT(*) FROM keys")" 3 "keys"
 assert_eq "$(sqlite3 exp.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status='ok'")" 15 "ok pexecs"
 assert_eq "$(count_iterations exp.kiln.db)" 750 "iterations"
 assert_eq "$(sqlite3 exp.kiln.db "SELECT COUNT(DISTINCT key_id||'-'||num) FROM pexecs")" 15 "distinct pexecs"
+# the C runner's cpu_ns of every iteration is kept: the series cpu.time of the native pexecs (10 x 50 values)
+assert_eq "$(sqlite3 exp.kiln.db "SELECT COUNT(*), SUM(length(s.vals)) FROM series s JOIN pexecs p ON p.id=s.pexec_id JOIN keys k ON k.id=p.key_id WHERE s.name='cpu.time' AND s.unit='s' AND k.vm='native'")" "10|4000" "cpu.time series"
 # wall times are real and positive
 assert_eq "$(sqlite3 exp.kiln.db "SELECT COUNT(*) FROM pexecs WHERE duration_s <= 0")" 0 "durations"
 # the runner saw KILN_PEXEC and a clean environment (PATH + protocol + few others)
