@@ -14,61 +14,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t ps_hash(const char *s, size_t n)
-{
-	uint32_t h = 2166136261u;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
-}
-
-static void ps_rehash(struct pscript *ps, size_t cap)
-{
-	free(ps->htab);
-	ps->hcap = cap;
-	ps->htab = xcalloc(cap, sizeof(*ps->htab));
-	for (size_t i = 1; i < ps->strs.n; i++) {
-		size_t h = ps_hash(ps->strs.v[i], strlen(ps->strs.v[i])) & (cap - 1);
-		while (ps->htab[h])
-			h = (h + 1) & (cap - 1);
-		ps->htab[h] = (uint32_t)i;
-	}
-}
-
 /* samples repeat a few hundred names many thousand times: keep one copy each */
 uint32_t pscript_intern(struct pscript *ps, const char *s, size_t n)
 {
 	n = strnlen(s, n); /* a NUL in the input ends the name: the stored copy is what is compared */
-	if (!n)
-		return 0;
-	if ((ps->strs.n + 1) * 2 > ps->hcap)
-		ps_rehash(ps, ps->hcap ? ps->hcap * 2 : 256);
-	size_t h = ps_hash(s, n) & (ps->hcap - 1);
-	while (ps->htab[h]) {
-		const char *t = ps->strs.v[ps->htab[h]];
-		if (!strncmp(t, s, n) && !t[n])
-			return ps->htab[h];
-		h = (h + 1) & (ps->hcap - 1);
-	}
-	char *c = xstrndup(s, n);
-	sv_push(&ps->strs, c);
-	free(c);
-	ps->htab[h] = (uint32_t)(ps->strs.n - 1);
-	return ps->htab[h];
+	return n ? (uint32_t)strmap_addn(&ps->strs, s, n) : 0;
 }
 
 void pscript_init(struct pscript *ps)
 {
 	memset(ps, 0, sizeof(*ps));
-	sv_push(&ps->strs, "");
+	strmap_add(&ps->strs, ""); /* index 0 */
 }
 
 void pscript_release(struct pscript *ps)
 {
 	free(ps->s);
 	free(ps->frames);
-	free(ps->htab);
-	sv_clear(&ps->strs);
+	strmap_clear(&ps->strs);
 	memset(ps, 0, sizeof(*ps));
 }
 

@@ -42,9 +42,7 @@ struct pscript {
 	size_t n, alloc;
 	struct ps_frame *frames;
 	size_t nframes, falloc;
-	struct strvec strs;      /* interned strings (0 is "") */
-	uint32_t *htab;          /* open addressing over strs, size hcap */
-	size_t hcap;
+	struct strmap strs;      /* interned strings (0 is "") */
 	size_t bad_lines;        /* lines that were neither a sample nor a frame */
 	size_t cut_chains;       /* chains longer than PS_MAX_FRAMES, cut */
 };
@@ -66,7 +64,7 @@ void pscript_parse(struct pscript *ps, const char *buf, size_t n);
 size_t pscript_attach_chains(struct pscript *ps, size_t from, const char *buf, size_t n);
 void pscript_release(struct pscript *ps);
 uint32_t pscript_intern(struct pscript *ps, const char *s, size_t n);
-static inline const char *ps_str(const struct pscript *ps, uint32_t i) { return ps->strs.v[i]; }
+static inline const char *ps_str(const struct pscript *ps, uint32_t i) { return ps->strs.keys[i]; }
 
 /* is this dso JIT'd code (a perf map, a jitted-*.so, [JIT], anonymous memory)? */
 int prof_is_jit_dso(const char *dso);

@@ -903,19 +903,24 @@ char *find_in_path(const char *name)
 
 /* ---- strmap ---- */
 
-static uint64_t fnv1a(const char *s)
+static uint64_t fnv1a(const char *s, size_t n)
 {
 	uint64_t h = 1469598103934665603ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
 	return h;
 }
 
-static size_t strmap_slot(const struct strmap *m, const char *s)
+/* the slot holding the n bytes at s, or the empty one where they would go */
+static size_t strmap_slot(const struct strmap *m, const char *s, size_t n)
 {
-	size_t mask = m->nslots - 1, i = (size_t)fnv1a(s) & mask;
-	while (m->slots[i] && strcmp(m->keys[m->slots[i] - 1], s))
+	size_t mask = m->nslots - 1, i = (size_t)fnv1a(s, n) & mask;
+	while (m->slots[i]) {
+		const char *k = m->keys[m->slots[i] - 1];
+		if (!strncmp(k, s, n) && !k[n])
+			break;
 		i = (i + 1) & mask;
+	}
 	return i;
 }
 
@@ -923,11 +928,11 @@ long strmap_find(const struct strmap *m, const char *s)
 {
 	if (!m->nslots)
 		return -1;
-	size_t i = strmap_slot(m, s);
+	size_t i = strmap_slot(m, s, strlen(s));
 	return m->slots[i] ? (long)(m->slots[i] - 1) : -1;
 }
 
-size_t strmap_add(struct strmap *m, const char *s)
+size_t strmap_addn(struct strmap *m, const char *s, size_t n)
 {
 	if (2 * (m->n + 1) > m->nslots) {
 		size_t ns = m->nslots ? m->nslots * 2 : 16;
@@ -935,16 +940,21 @@ size_t strmap_add(struct strmap *m, const char *s)
 		m->slots = xcalloc(ns, sizeof(*m->slots));
 		m->nslots = ns;
 		for (size_t k = 0; k < m->n; k++)
-			m->slots[strmap_slot(m, m->keys[k])] = k + 1;
+			m->slots[strmap_slot(m, m->keys[k], strlen(m->keys[k]))] = k + 1;
 	}
-	size_t i = strmap_slot(m, s);
+	size_t i = strmap_slot(m, s, n);
 	if (m->slots[i])
 		return m->slots[i] - 1;
 	if ((m->n & (m->n - 1)) == 0) /* grow the key array at powers of two */
 		m->keys = xrealloc(m->keys, (m->n ? 2 * m->n : 1) * sizeof(*m->keys));
-	m->keys[m->n] = xstrdup(s);
+	m->keys[m->n] = xstrndup(s, n);
 	m->slots[i] = ++m->n;
 	return m->n - 1;
+}
+
+size_t strmap_add(struct strmap *m, const char *s)
+{
+	return strmap_addn(m, s, strlen(s));
 }
 
 void strmap_clear(struct strmap *m)

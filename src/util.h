@@ -188,6 +188,8 @@ struct strmap {
 long strmap_find(const struct strmap *m, const char *s);
 /* the index of s, added (copied) when absent */
 size_t strmap_add(struct strmap *m, const char *s);
+/* the same for the n bytes at s (not NUL-terminated; a NUL among them is not allowed) */
+size_t strmap_addn(struct strmap *m, const char *s, size_t n);
 void strmap_clear(struct strmap *m);
 
 /*
