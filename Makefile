@@ -25,7 +25,7 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := -Wl,-Bstatic -lfyaml -ljansson -lsqlite3 -lgsl -lgslcblas -lzstd -lcapstone -lmd -lbz2 -lz \
 	-Wl,-Bdynamic -lm -ldl -lpthread
 
-WARN     := -Wall -Wextra -Wshadow -Wno-unused-parameter
+WARN     := -Wall -Wextra -Wshadow -Wno-unused-parameter -Werror=incompatible-pointer-types -Werror=implicit-function-declaration -Werror=int-conversion
 CFLAGS   ?= $(OPT) -g
 ifneq ($(SANITIZE),)
 CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
