@@ -79,7 +79,7 @@ static int ci_style(double v, double lo, double hi, int *dec)
 		return 1;
 	}
 	double side = fmin(up, down) > 0 ? fmin(up, down) : fmax(up, down);
-	int d = decimals_for(side), d3 = decimals_sig3(v);
+	int d = decimals_for(side) - 1, d3 = decimals_sig3(v);
 	*dec = d > d3 ? d : d3;
 	return 0;
 }
@@ -439,25 +439,57 @@ static void pad(FILE *f, const char *s, size_t w)
 		fputc(' ', f);
 }
 
+/*
+ * When every row's steady perf is in one unit, the unit goes to the title
+ * ("steady perf (ms)") and leaves the cells: the honest, lopsided
+ * intervals are wide enough without it.  Returns the title, to free.
+ */
+static char *common_unit(char *(*cells)[NCOLS], size_t n)
+{
+	const char *u = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const char *c = cells[i][C_PERF], *sp = strrchr(c, ' ');
+		if (!strcmp(c, "-"))
+			continue;
+		if (!sp || (u && strcmp(u, sp)))
+			return xstrdup(col_titles[C_PERF]);
+		u = sp;
+	}
+	if (!u)
+		return xstrdup(col_titles[C_PERF]);
+	char *t = xasprintf("%s (%s)", col_titles[C_PERF], u + 1);
+	for (size_t i = 0; i < n; i++) {
+		char *sp = strrchr(cells[i][C_PERF], ' ');
+		if (sp)
+			*sp = 0;
+	}
+	return t;
+}
+
 static void text_table(FILE *f, const struct an_result *r, const struct rep_opts *ro, int *letters)
 {
 	size_t w[NCOLS];
 	char *(*cells)[NCOLS] = xcalloc(r->nkeys ? r->nkeys : 1, sizeof(*cells));
-	for (int c = 0; c < NCOLS; c++)
-		w[c] = display_width(col_titles[c]);
 	*letters = 0;
 	for (size_t i = 0; i < r->nkeys; i++) {
 		key_cells(&r->keys[i], cells[i], 1);
 		*letters |= r->keys[i].cls == AN_GOOD_INCONSISTENT || r->keys[i].cls == AN_BAD_INCONSISTENT;
-		for (int c = 0; c < NCOLS; c++)
+	}
+	char *perf_title = common_unit(cells, r->nkeys);
+	const char *titles[NCOLS];
+	for (int c = 0; c < NCOLS; c++) {
+		titles[c] = c == C_PERF ? perf_title : col_titles[c];
+		w[c] = display_width(titles[c]);
+		for (size_t i = 0; i < r->nkeys; i++)
 			if (display_width(cells[i][c]) > w[c])
 				w[c] = display_width(cells[i][c]);
 	}
 	const char *bold = ro->color ? "\033[1m" : "", *reset = ro->color ? "\033[0m" : "";
 	fputs(bold, f);
 	for (int c = 0; c < NCOLS; c++)
-		pad(f, col_titles[c], c == NCOLS - 1 ? 0 : w[c] + 2);
+		pad(f, titles[c], c == NCOLS - 1 ? 0 : w[c] + 2);
 	fprintf(f, "%s\n", reset);
+	free(perf_title);
 	for (size_t i = 0; i < r->nkeys; i++) {
 		for (int c = 0; c < NCOLS; c++) {
 			if (c == C_CLASS && ro->color) {
@@ -889,14 +921,12 @@ static void latex_warnings(FILE *f, const struct an_result *r)
 	sv_clear(&lines);
 }
 
-
-
 static int write_latex(FILE *f, const struct dataset *ds, const struct an_result *r, const struct rep_opts *ro)
 {
 	const char *env = ro->wide ? "table*" : "table";
 	fputs("% kiln report (kiln " KILN_VERSION "); needs \\usepackage{booktabs}\n", f);
 	fprintf(f, "\\begin{%s}[t]\n\\centering\n%s\n\\setlength{\\tabcolsep}{%s}\n\\begin{tabular}{ll%crrr}\n\\toprule\n",
-		env, ro->compact || !ro->wide ? "\\footnotesize" : "\\small", ro->compact ? "1.5pt" : "3pt", ro->compact ? 'c' : 'l');
+		env, ro->compact || !ro->wide ? "\\footnotesize" : "\\small", ro->compact ? "1pt" : "3pt", ro->compact ? 'c' : 'l');
 	fputs("Benchmark & VM & Class & Steady iter & Steady time & Steady perf \\\\\n\\midrule\n", f);
 	for (size_t i = 0; i < r->nkeys; i++) {
 		const struct an_key *k = &r->keys[i];
