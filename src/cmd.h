@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 
+#include "paths.h"
 #include "util.h"
 
 struct cmd_entry {
@@ -99,9 +100,5 @@ int cmd_load_analysed(const char *input, const struct cmd_an_args *a, const stru
 int cmd_load_matched(const char *input, const struct cmd_an_args *a, const struct an_opts *o, struct dataset *ds,
 		     struct an_result *r);
 
-/* where kiln's bundled plugins/benchmarks/examples are (share/kiln or the source tree) */
-const char *kiln_datadir(void);
-/* where compiled runners are (libexec/kiln or build/) */
-const char *kiln_libexecdir(void);
 
 #endif

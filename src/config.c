@@ -19,7 +19,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "platform.h"
 #include "plugin.h"
 
 struct cfgctx {
@@ -577,6 +576,22 @@ static int limits_pair(struct cfgctx *c, void *arg, const char *key, struct pos 
 		r = get_long_in(c, v, kp, f, 1, 1L << 20, &l->output_kb);
 	free(f);
 	return r;
+}
+
+/* the platform settings a config without a platform section has */
+void platform_conf_defaults(struct platform_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->aslr = ASLR_SYSTEM;
+	c->temperature = CHECK_WARN;
+	c->load = CHECK_OFF;      /* opt-in: waiting for load stalls runs on shared machines */
+	c->kmsg = CHECK_WARN;
+	c->governor = CHECK_WARN;
+	c->temp_tolerance_c = 3;
+	c->temp_wait_max_s = 600;
+	c->load_max = 1.0;
+	c->sync = 0;              /* opt-in: sync(2) before every pexec costs time */
+	c->nice = 0;
 }
 
 static const char *const platform_keys[] = {

@@ -87,6 +87,8 @@ struct platform_conf {
 	struct strvec reboot_command; /* --reboot: argv (default systemctl reboot) */
 	long max_reboots;          /* --reboot: bound (0: planned pexecs + 10) */
 };
+/* the defaults, also where there is no config (doctor without CONFIG, tests) */
+void platform_conf_defaults(struct platform_conf *c);
 
 /* bounds checked at parse time: a schedule's pexecs, a key's pexecs and a pexec's iterations */
 #define CONFIG_MAX_SCHEDULE 100000000L

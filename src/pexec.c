@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd.h"
+#include "paths.h"
 #include "safefs.h"
 
 int pexec_find_key(const struct experiment *ex, const char *spec, const struct vm_conf **vmp,

@@ -50,21 +50,6 @@ char *platform_path(const char *abs)
 	return xasprintf("%.*s%s", (int)n, r, abs);
 }
 
-void platform_conf_defaults(struct platform_conf *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->aslr = ASLR_SYSTEM;
-	c->temperature = CHECK_WARN;
-	c->load = CHECK_OFF;      /* opt-in: waiting for load stalls runs on shared machines */
-	c->kmsg = CHECK_WARN;
-	c->governor = CHECK_WARN;
-	c->temp_tolerance_c = 3;
-	c->temp_wait_max_s = 600;
-	c->load_max = 1.0;
-	c->sync = 0;              /* opt-in: sync(2) before every pexec costs time */
-	c->nice = 0;
-}
-
 static void trim(struct strbuf *sb)
 {
 	while (sb->len && isspace((unsigned char)sb->buf[sb->len - 1]))

@@ -36,9 +36,6 @@ const char *platform_root(void);
 /* root + abs ("/sys/..."); caller frees */
 char *platform_path(const char *abs);
 
-/* defaults used when there is no config (doctor without CONFIG, tests) */
-void platform_conf_defaults(struct platform_conf *c);
-
 /* ---- checks (kiln doctor) ---- */
 
 enum pstate { PS_OK, PS_WARN, PS_FAIL, PS_UNAVAILABLE };
