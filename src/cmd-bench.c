@@ -501,8 +501,10 @@ static int add_key(struct experiment *ex, struct bench *b, struct bcmd *c, struc
 	struct strvec w = STRVEC_INIT;
 	if (b->shell)
 		sv_push(&w, b->shell), sv_push(&w, c->text);
-	else if (split_words(c->text, &w, e) < 0)
+	else if (split_words(c->text, &w, e) < 0) {
+		sv_clear(&w);
 		return -1;
+	}
 	char *resolved = find_in_path(w.v[0]);
 	if (!resolved || !is_executable(resolved)) {
 		kerr_setc(e, KEXIT_CONFIG, "command '%s': '%s' is not a program in PATH%s", esc(ESC_TERM, c->text),
