@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "safefs.h"
 
 struct monitor {
@@ -466,6 +467,16 @@ static void mon_read(struct monitor *m, int fd, pid_t pid)
 	}
 	if (m->stop)
 		kill(pid, SIGKILL);
+}
+
+void ps_bounds_of(struct ps_bounds *b, const struct limits_conf *l, long iterations)
+{
+	b->bytes = (uint64_t)l->instr_mb << 20;
+	b->log_bytes = (uint64_t)l->log_mb << 20;
+	b->records = (size_t)l->instr_records;
+	b->names = (size_t)l->instr_names;
+	b->iterations = iterations;
+	b->timeout_s = l->instr_timeout_s;
 }
 
 int ps_collect(const struct ps_request *rq, int logs_dirfd, struct ps_result *r, struct kerr *e)

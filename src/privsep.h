@@ -66,6 +66,9 @@ struct ps_bounds {
 	long iterations;         /* a per-iteration record's index is below this */
 	double timeout_s;        /* for the whole collection */
 };
+struct limits_conf;
+/* the bounds the config's limits give (limits.instr_*, limits.log_mb) for pexecs of `iterations` */
+void ps_bounds_of(struct ps_bounds *b, const struct limits_conf *l, long iterations);
 
 /* what to collect, and as whom */
 struct ps_request {

@@ -59,12 +59,7 @@ int profjit_collect(const struct experiment *ex, const struct pexec_spec *px, co
 	rq.set_user = px->have_user;
 	rq.uid = px->user.uid;
 	rq.gid = px->user.gid;
-	rq.b.bytes = (uint64_t)ex->limits.instr_mb << 20;
-	rq.b.log_bytes = (uint64_t)ex->limits.log_mb << 20;
-	rq.b.records = (size_t)ex->limits.instr_records;
-	rq.b.names = (size_t)ex->limits.instr_names;
-	rq.b.iterations = px->k.pc.iterations;
-	rq.b.timeout_s = ex->limits.instr_timeout_s;
+	ps_bounds_of(&rq.b, &ex->limits, px->k.pc.iterations);
 	struct ps_result res;
 	memset(&res, 0, sizeof(res));
 	int r = ps_collect(&rq, logs, &res, e);

@@ -317,12 +317,7 @@ static void one_collect(struct one *p)
 	rq.set_user = rs->have_user;
 	rq.uid = rs->user.uid;
 	rq.gid = rs->user.gid;
-	rq.b.bytes = (uint64_t)ex->limits.instr_mb << 20;
-	rq.b.log_bytes = (uint64_t)ex->limits.log_mb << 20;
-	rq.b.records = (size_t)ex->limits.instr_records;
-	rq.b.names = (size_t)ex->limits.instr_names;
-	rq.b.iterations = p->k->pc.iterations;
-	rq.b.timeout_s = ex->limits.instr_timeout_s;
+	ps_bounds_of(&rq.b, &ex->limits, p->k->pc.iterations);
 	int logs = rq.keep_log ? logs_dir(p) : -1;
 	if (rq.keep_log && logs < 0)
 		rq.keep_log = 0;
