@@ -251,7 +251,7 @@ void an_class_order(const struct an_key *k, int order[AN_NPCLASS])
 		}
 }
 
-void an_class_text(const struct an_key *k, struct strbuf *out)
+void an_class_text_as(const struct an_key *k, const char *const names[AN_NPCLASS], const char *sep, struct strbuf *out)
 {
 	if (k->whole) { /* one iteration per pexec: there is no warmup to classify */
 		sb_adds(out, "whole process");
@@ -264,14 +264,22 @@ void an_class_text(const struct an_key *k, struct strbuf *out)
 	int order[AN_NPCLASS];
 	an_class_order(k, order);
 	sb_adds(out, " (");
-	int first = 1;
-	for (int i = 0; i < AN_NPCLASS; i++) {
+	for (int i = 0, first = 1; i < AN_NPCLASS; i++) {
 		if (!k->counts[order[i]])
 			continue;
-		sb_addf(out, "%s%zu %s", first ? "" : ", ", k->counts[order[i]], an_class_name(order[i]));
+		sb_addf(out, "%s%zu", first ? "" : sep, k->counts[order[i]]);
+		if (names)
+			sb_adds(out, names[order[i]]);
+		else
+			sb_addf(out, " %s", an_class_name(order[i]));
 		first = 0;
 	}
 	sb_addc(out, ')');
+}
+
+void an_class_text(const struct an_key *k, struct strbuf *out)
+{
+	an_class_text_as(k, NULL, ", ", out);
 }
 
 int an_delta_warning(const struct an_key *k, struct strbuf *out)

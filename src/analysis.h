@@ -183,6 +183,8 @@ void an_delta_text(const struct an_opts *o, struct strbuf *sb);
 void an_class_order(const struct an_key *k, int order[AN_NPCLASS]);
 /* "bad inconsistent (3 flat, 2 slowdown)", "warmup", or "whole process" (one iteration per pexec) */
 void an_class_text(const struct an_key *k, struct strbuf *out);
+/* the same with each per-pexec class's name given (NULL: " flat", ...) and the counts' separator: "3F 1W" */
+void an_class_text_as(const struct an_key *k, const char *const names[AN_NPCLASS], const char *sep, struct strbuf *out);
 /*
  * A delta large against a key's steady mean hides warmup (changes smaller
  * than delta are equivalent): at AN_DELTA_WARN or more of it, every output

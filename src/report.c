@@ -234,29 +234,6 @@ static void fmt_iter_range(struct strbuf *sb, double m, double lo, double hi)
 static const char *const class_letters[AN_NPCLASS] = { "F", "W", "S", "N" };
 #define CLASS_LETTER_LEGEND "F flat, W warmup, S slowdown, N no steady state"
 
-/* "bad inconsistent (3F 1W 1S)": counts most frequent first, with the names given per class */
-static void class_short(const struct an_key *k, const char *const names[AN_NPCLASS], const char *sep,
-			struct strbuf *out)
-{
-	if (k->whole) { /* one iteration per pexec: no warmup to classify */
-		an_class_text(k, out);
-		return;
-	}
-	sb_adds(out, an_class_name(k->cls));
-	if (k->cls != AN_GOOD_INCONSISTENT && k->cls != AN_BAD_INCONSISTENT)
-		return;
-	int order[AN_NPCLASS];
-	an_class_order(k, order);
-	sb_adds(out, " (");
-	for (int i = 0, first = 1; i < AN_NPCLASS; i++) {
-		if (!k->counts[order[i]])
-			continue;
-		sb_addf(out, "%s%zu%s", first ? "" : sep, k->counts[order[i]], names[order[i]]);
-		first = 0;
-	}
-	sb_addc(out, ')');
-}
-
 enum { C_KEY, C_CLASS, C_ITER, C_TTS, C_PERF, C_PEXECS, NCOLS };
 static const char *const col_titles[NCOLS] = {
 	"benchmark:vm:variant", "class", "steady iter", "to steady", "steady perf", "pexecs",
@@ -268,7 +245,7 @@ static void key_cells(const struct an_key *k, char *cells[NCOLS], int short_clas
 	struct strbuf sb = STRBUF_INIT;
 	cells[C_KEY] = xstrdup(esc(ESC_TERM, k->key->key)); /* visible; each format escapes its own characters */
 	if (short_class)
-		class_short(k, class_letters, " ", &sb);
+		an_class_text_as(k, class_letters, " ", &sb);
 	else
 		an_class_text(k, &sb);
 	cells[C_CLASS] = sb_detach(&sb);
@@ -575,8 +552,19 @@ static void text_wrapped(FILE *f, const char *prefix, const char *text, size_t w
 	fputc('\n', f);
 }
 
-/* per key: its notes and per-pexec values, under a heading when there is any */
-static void text_details(FILE *f, const struct an_result *r, const char *bold, const char *reset)
+/*
+ * Per key: its notes and per-pexec values, under a heading when there is
+ * any.  One walk for every human format; each says how it writes the parts
+ * (and escapes them: the key, notes and names come from the input).
+ */
+struct details_fmt {
+	void (*heading)(FILE *f, const void *ctx);
+	void (*key)(FILE *f, const char *key);
+	void (*note)(FILE *f, const char *note);
+	void (*value)(FILE *f, const char *name, const char *value);
+};
+
+static void write_details(FILE *f, const struct an_result *r, const struct details_fmt *d, const void *ctx)
 {
 	int head = 0;
 	for (size_t i = 0; i < r->nkeys; i++) {
@@ -587,27 +575,60 @@ static void text_details(FILE *f, const struct an_result *r, const char *bold, c
 		size_t nsc = key_scalars(k, &sc);
 		if (notes.n || nsc) {
 			if (!head++)
-				fprintf(f, "\n%snotes and per-pexec values (mean, min–max over the completed pexecs)%s\n", bold,
-					reset);
-			fputs("  ", f);
-			term_text(f, k->key->key);
-			fputc('\n', f);
+				d->heading(f, ctx);
+			d->key(f, k->key->key);
 		}
 		for (size_t q = 0; q < notes.n; q++)
-			text_wrapped(f, "    note: ", notes.v[q], 100);
+			d->note(f, notes.v[q]);
 		for (size_t q = 0; q < nsc; q++) {
 			struct strbuf sb = STRBUF_INIT;
 			fmt_scalar(&sc[q], &sb);
-			fputs("    ", f);
-			term_text(f, sc[q].name);
-			fputs(": ", f);
-			term_text(f, sb.buf);
-			fputc('\n', f);
+			d->value(f, sc[q].name, sb.buf);
 			sb_release(&sb);
 		}
 		free(sc);
 		sv_clear(&notes);
 	}
+}
+
+/* the text form's bold and reset (empty without colour) */
+struct text_style {
+	const char *bold, *reset;
+};
+
+static void text_details_heading(FILE *f, const void *ctx)
+{
+	const struct text_style *st = ctx;
+	fprintf(f, "\n%snotes and per-pexec values (mean, min–max over the completed pexecs)%s\n", st->bold, st->reset);
+}
+
+static void text_details_key(FILE *f, const char *key)
+{
+	fputs("  ", f);
+	term_text(f, key);
+	fputc('\n', f);
+}
+
+static void text_details_note(FILE *f, const char *note)
+{
+	text_wrapped(f, "    note: ", note, 100);
+}
+
+static void text_details_value(FILE *f, const char *name, const char *value)
+{
+	fputs("    ", f);
+	term_text(f, name);
+	fputs(": ", f);
+	term_text(f, value);
+	fputc('\n', f);
+}
+
+static void text_details(FILE *f, const struct an_result *r, const char *bold, const char *reset)
+{
+	static const struct details_fmt d = { text_details_heading, text_details_key, text_details_note,
+					      text_details_value };
+	struct text_style st = { bold, reset };
+	write_details(f, r, &d, &st);
 }
 
 static void text_whole(FILE *f, const struct an_result *r, const char *bold, const char *reset)
@@ -678,40 +699,37 @@ static int write_text(FILE *f, const struct dataset *ds, const struct an_result 
 
 /* ---- markdown ---- */
 
+static void md_details_heading(FILE *f, const void *ctx)
+{
+	fputs("\n## Notes and per-pexec values\n\nPer-pexec values: mean (min–max) over the completed pexecs.\n", f);
+}
+
+static void md_details_key(FILE *f, const char *key)
+{
+	fprintf(f, "\n%s\n\n", esc(ESC_MDCODE, key));
+}
+
+static void md_details_note(FILE *f, const char *note)
+{
+	fputs("- ", f);
+	esc_fputs(ESC_MD, note, f);
+	fputc('\n', f);
+}
+
+static void md_details_value(FILE *f, const char *name, const char *value)
+{
+	fputs("- ", f);
+	esc_fputs(ESC_MD, name, f);
+	fputs(": ", f);
+	esc_fputs(ESC_MD, value, f);
+	fputc('\n', f);
+}
+
 /* notes and per-pexec values, one list per key */
 static void md_details(FILE *f, const struct an_result *r)
 {
-	int head = 0;
-	for (size_t i = 0; i < r->nkeys; i++) {
-		const struct an_key *k = &r->keys[i];
-		struct strvec notes = STRVEC_INIT;
-		key_notes(k, &r->opts, &notes);
-		struct scalar_sum *sc;
-		size_t nsc = key_scalars(k, &sc);
-		if (notes.n || nsc) {
-			if (!head++)
-				fputs("\n## Notes and per-pexec values\n\nPer-pexec values: mean (min–max) over the completed "
-				      "pexecs.\n", f);
-			fprintf(f, "\n%s\n\n", esc(ESC_MDCODE, k->key->key));
-		}
-		for (size_t q = 0; q < notes.n; q++) {
-			fputs("- ", f);
-			esc_fputs(ESC_MD, notes.v[q], f);
-			fputc('\n', f);
-		}
-		for (size_t q = 0; q < nsc; q++) {
-			struct strbuf sb = STRBUF_INIT;
-			fmt_scalar(&sc[q], &sb);
-			fputs("- ", f);
-			esc_fputs(ESC_MD, sc[q].name, f);
-			fputs(": ", f);
-			esc_fputs(ESC_MD, sb.buf, f);
-			fputc('\n', f);
-			sb_release(&sb);
-		}
-		free(sc);
-		sv_clear(&notes);
-	}
+	static const struct details_fmt d = { md_details_heading, md_details_key, md_details_note, md_details_value };
+	write_details(f, r, &d, NULL);
 }
 
 /* one Markdown table row; the first cell (the key) as a code span */
@@ -816,9 +834,9 @@ static void tex_class(FILE *f, const struct an_key *k, int compact)
 		fputs(tex_symbols[k->cls], f);
 		if (incons) {
 			struct strbuf sb = STRBUF_INIT;
-			class_short(k, tex_symbols, "\\,", &sb);
+			an_class_text_as(k, tex_symbols, "\\,", &sb);
 			const char *counts = strchr(sb.buf, '(');
-			/* "(3$\searrow$\,1$\rightarrow$)" from class_short, without the parentheses */
+			/* "(3$\searrow$\,1$\rightarrow$)" from an_class_text_as, without the parentheses */
 			fprintf(f, "\\,{\\scriptsize %.*s}", (int)strlen(counts) - 2, counts + 1);
 			sb_release(&sb);
 		}
