@@ -29,16 +29,24 @@
 
 static char root[64];
 
+/*
+ * A fake sysfs file, replaced at once (written beside, then renamed): a
+ * reader polling it from another thread never sees it empty, as it never
+ * sees a real sysfs file half-written.
+ */
 static void put(const char *path, const char *text)
 {
 	char *full = xasprintf("%s%s", root, path);
+	char *tmp = xasprintf("%s.tmp", full);
 	char *dir = path_dirname(full);
 	assert_int_equal(mkdir_p(dir, 0755), 0);
-	FILE *f = fopen(full, "w");
+	FILE *f = fopen(tmp, "w");
 	assert_non_null(f);
 	fputs(text, f);
 	fclose(f);
+	assert_int_equal(rename(tmp, full), 0);
 	free(dir);
+	free(tmp);
 	free(full);
 }
 
