@@ -415,10 +415,9 @@ static long soft_limit(const json_t *rep, const char *name)
 	return (long)json_integer_value(json_object_get(json_object_get(json_object_get(rep, "rlimits"), name), "soft"));
 }
 
-int platform_sanity(const struct exec_opts *pexec, const struct sanity_expect *x,
-		    json_t **report, struct kerr *e)
+/* run `kiln doctor --sanity-child` the way a pexec runs, and read back what it saw */
+static int sanity_report(const struct exec_opts *pexec, const struct sanity_expect *x, json_t **rep, struct kerr *e)
 {
-	*report = NULL;
 	char self[4096];
 	const char *exe = x->kiln_exe;
 	if (!exe) {
@@ -458,61 +457,67 @@ int platform_sanity(const struct exec_opts *pexec, const struct sanity_expect *x
 		return kerr_wrap(e, "sanity check");
 	}
 	json_error_t je;
-	json_t *rep = NULL;
-	if (!r.exited || r.status != 0 || !(rep = json_loads(sb_str(&r.out), 0, &je))) {
-		kerr_set(e, "sanity check: the child (%s doctor --sanity-child) %s: %s%s", exe,
-			 r.spawn_errno ? strerror(r.spawn_errno) :
-			 !r.exited ? "was killed" : r.status ? "failed" : "printed no JSON",
-			 sb_str(&r.err), sb_str(&r.out));
-		exec_result_release(&r);
-		return -1;
-	}
+	*rep = NULL;
+	if (!r.exited || r.status != 0 || !(*rep = json_loads(sb_str(&r.out), 0, &je)))
+		rc = kerr_set(e, "sanity check: the child (%s doctor --sanity-child) %s: %s%s", exe,
+			      r.spawn_errno ? strerror(r.spawn_errno) :
+			      !r.exited ? "was killed" : r.status ? "failed" : "printed no JSON",
+			      sb_str(&r.err), sb_str(&r.out));
 	exec_result_release(&r);
+	return rc < 0 ? -1 : 0;
+}
 
-	struct strbuf bad = STRBUF_INIT;
+/* who the child was: uid, gid, groups, CPUs, nice, limits, ASLR */
+static void check_identity(const json_t *rep, const struct exec_opts *pexec, const struct sanity_expect *x,
+			   struct strbuf *bad)
+{
 	if (x->check_uid) {
 		long uid = (long)json_integer_value(json_object_get(rep, "uid"));
 		long euid = (long)json_integer_value(json_object_get(rep, "euid"));
 		long gid = (long)json_integer_value(json_object_get(rep, "gid"));
 		if (uid != (long)x->uid || euid != (long)x->uid)
-			problem(&bad, "uid %ld/%ld, expected %ld", uid, euid, (long)x->uid);
+			problem(bad, "uid %ld/%ld, expected %ld", uid, euid, (long)x->uid);
 		if (gid != (long)x->gid)
-			problem(&bad, "gid %ld, expected %ld", gid, (long)x->gid);
+			problem(bad, "gid %ld, expected %ld", gid, (long)x->gid);
 		if (x->uid != 0) {
 			json_t *g;
 			size_t i;
 			json_array_foreach(json_object_get(rep, "groups"), i, g)
 				if (json_integer_value(g) == 0)
-					problem(&bad, "still in group 0 (root)");
+					problem(bad, "still in group 0 (root)");
 		}
 	}
 	if (x->cpus) {
 		unsigned char want[CPUBITS / 8], got[CPUBITS / 8];
 		const char *gs = json_string_value(json_object_get(rep, "cpus"));
 		if (cpulist_parse(x->cpus, want) < 0)
-			problem(&bad, "bad CPU list '%s'", x->cpus);
+			problem(bad, "bad CPU list '%s'", x->cpus);
 		else if (!gs || cpulist_parse(gs, got) < 0 || memcmp(want, got, sizeof(want)))
-			problem(&bad, "allowed CPUs %s, expected %s", gs ? gs : "?", x->cpus);
+			problem(bad, "allowed CPUs %s, expected %s", gs ? gs : "?", x->cpus);
 	}
 	if (x->check_nice) {
 		json_t *n = json_object_get(rep, "nice");
 		if (!json_is_integer(n) || json_integer_value(n) != x->nice)
-			problem(&bad, "nice %lld, expected %d", (long long)json_integer_value(n), x->nice);
+			problem(bad, "nice %lld, expected %d", (long long)json_integer_value(n), x->nice);
 	}
 	if (x->as_mb > 0 && soft_limit(rep, "as") != x->as_mb * 1024 * 1024)
-		problem(&bad, "RLIMIT_AS %ld, expected %ld MiB", soft_limit(rep, "as"), x->as_mb);
+		problem(bad, "RLIMIT_AS %ld, expected %ld MiB", soft_limit(rep, "as"), x->as_mb);
 	if (x->stack_mb > 0 && soft_limit(rep, "stack") != x->stack_mb * 1024 * 1024)
-		problem(&bad, "RLIMIT_STACK %ld, expected %ld MiB", soft_limit(rep, "stack"), x->stack_mb);
+		problem(bad, "RLIMIT_STACK %ld, expected %ld MiB", soft_limit(rep, "stack"), x->stack_mb);
 	if (pexec->aslr == 0 || pexec->aslr == 1) {
 		long pers = (long)json_integer_value(json_object_get(rep, "personality"));
 		int norand = (pers & ADDR_NO_RANDOMIZE) != 0;
 		if (norand != (pexec->aslr == 0))
-			problem(&bad, "ASLR %s in the child, expected %s", norand ? "off" : "on",
+			problem(bad, "ASLR %s in the child, expected %s", norand ? "off" : "on",
 				pexec->aslr == 0 ? "off" : "on");
 	}
-	/* the environment: exactly what was given, nothing inherited */
+}
+
+/* the environment: exactly what was given, nothing inherited */
+static void check_env(const json_t *rep, char *const *envp, struct strbuf *bad)
+{
 	struct strvec want = STRVEC_INIT, got = STRVEC_INIT;
-	for (char *const *p = x->envp ? x->envp : pexec->envp; p && *p; p++)
+	for (char *const *p = envp; p && *p; p++)
 		sv_push(&want, *p);
 	json_t *ev;
 	size_t i;
@@ -525,27 +530,46 @@ int platform_sanity(const struct exec_opts *pexec, const struct sanity_expect *x
 	for (size_t a = 0, b = 0; a < want.n || b < got.n;) {
 		int c = a == want.n ? 1 : b == got.n ? -1 : strcmp(want.v[a], got.v[b]);
 		if (c < 0)
-			problem(&bad, "environment lacks %s", want.v[a++]);
+			problem(bad, "environment lacks %s", want.v[a++]);
 		else if (c > 0)
-			problem(&bad, "environment has extra %s", got.v[b++]);
+			problem(bad, "environment has extra %s", got.v[b++]);
 		else
 			a++, b++;
 	}
 	sv_clear(&want);
 	sv_clear(&got);
+}
+
+/* what it could reach: inherited descriptors, the probe file it must not write, its home it must */
+static void check_files(const json_t *rep, const struct sanity_expect *x, struct strbuf *bad)
+{
 	json_t *fd;
+	size_t i;
 	json_array_foreach(json_object_get(rep, "fds"), i, fd)
 		if (json_integer_value(fd) > 2)
-			problem(&bad, "the child inherited file descriptor %lld", (long long)json_integer_value(fd));
+			problem(bad, "the child inherited file descriptor %lld", (long long)json_integer_value(fd));
 	if (!json_is_array(json_object_get(rep, "fds")))
-		problem(&bad, "the child did not list its file descriptors");
+		problem(bad, "the child did not list its file descriptors");
 	json_t *pr = json_object_get(rep, "probe");
 	if (x->probe && (!pr || json_is_true(json_object_get(pr, "writable"))))
-		problem(&bad, "the benchmark can write %s", x->probe);
+		problem(bad, "the benchmark can write %s", x->probe);
 	json_t *hm = json_object_get(rep, "home");
+	const char *herr = json_string_value(json_object_get(hm, "error"));
 	if (x->home && (!hm || !json_is_true(json_object_get(hm, "writable"))))
-		problem(&bad, "the benchmark cannot write its home %s: %s", x->home,
-			json_string_value(json_object_get(hm, "error")) ? json_string_value(json_object_get(hm, "error")) : "?");
+		problem(bad, "the benchmark cannot write its home %s: %s", x->home, herr ? herr : "?");
+}
+
+int platform_sanity(const struct exec_opts *pexec, const struct sanity_expect *x,
+		    json_t **report, struct kerr *e)
+{
+	*report = NULL;
+	json_t *rep;
+	if (sanity_report(pexec, x, &rep, e) < 0)
+		return -1;
+	struct strbuf bad = STRBUF_INIT;
+	check_identity(rep, pexec, x, &bad);
+	check_env(rep, x->envp ? x->envp : pexec->envp, &bad);
+	check_files(rep, x, &bad);
 	*report = rep;
 	if (bad.len) {
 		kerr_set(e, "sanity check failed: %s", bad.buf);
