@@ -98,6 +98,129 @@ static void print_programs(const struct schedule *sc, const struct store_program
 	}
 }
 
+/* what status shows, read once from the results file */
+struct status_view {
+	const char *path;
+	struct store *st;
+	struct schedule sc;
+	struct key_status *ks;
+	long finished, remaining;
+	double eta;                /* seconds, -1: unknown */
+	struct store_program *pg;
+	size_t npg;
+	char *name, *started, *ended;
+};
+
+static int status_load(struct status_view *v, struct kerr *e)
+{
+	if (store_load_schedule(v->st, &v->sc, e) < 0 || store_status(v->st, &v->sc, &v->ks, e) < 0)
+		return -1;
+	long tot[6] = { 0 };
+	double secs = 0;
+	for (size_t k = 0; k < v->sc.nkeys; k++) {
+		for (int s = 0; s < 6; s++)
+			tot[s] += v->ks[k].n[s];
+		secs += v->ks[k].seconds;
+	}
+	v->finished = tot[PX_OK] + tot[PX_FAILED] + tot[PX_TIMEOUT] + tot[PX_TAINTED];
+	v->remaining = tot[PX_PENDING] + tot[PX_RUNNING];
+	v->eta = v->finished ? secs / (double)v->finished * (double)v->remaining : -1;
+	store_programs(v->st, 0, &v->pg, &v->npg, NULL);
+	store_meta_get(v->st, "name", &v->name);
+	store_meta_get(v->st, "started", &v->started);
+	store_meta_get(v->st, "ended", &v->ended);
+	return 0;
+}
+
+static void status_json(const struct status_view *v)
+{
+	json_t *o = json_object(), *keys = json_array();
+	json_object_set_new(o, "experiment", json_string(esc(ESC_JSON, v->name)));
+	json_object_set_new(o, "started", v->started ? json_string(esc(ESC_JSON, v->started)) : json_null());
+	json_object_set_new(o, "ended", v->ended ? json_string(esc(ESC_JSON, v->ended)) : json_null());
+	for (size_t k = 0; k < v->sc.nkeys; k++) {
+		json_t *ko = json_object();
+		char *kn = schedule_key_name(&v->sc.keys[k]);
+		json_object_set_new(ko, "key", json_string(esc(ESC_JSON, kn)));
+		free(kn);
+		for (int s = 0; s < 6; s++)
+			json_object_set_new(ko, pexec_status_name((enum pexec_status)s), json_integer(v->ks[k].n[s]));
+		json_object_set_new(ko, "programs", programs_json(v->pg, v->npg, v->sc.keys[k].id));
+		json_array_append_new(keys, ko);
+	}
+	json_object_set_new(o, "keys", keys);
+	json_object_set_new(o, "pexecs", json_integer((json_int_t)v->sc.n));
+	json_object_set_new(o, "finished", json_integer(v->finished));
+	json_object_set_new(o, "remaining", json_integer(v->remaining));
+	json_object_set_new(o, "eta_s", v->eta < 0 ? json_null() : json_real(v->eta));
+	json_t *cs = cluster_status(v->st);
+	if (cs)
+		json_object_set_new(o, "cluster", cs);
+	char *s = json_dumps(o, JSON_INDENT(2) | JSON_ENSURE_ASCII);
+	puts(s);
+	free(s);
+	json_decref(o);
+}
+
+/* one row per key, padded by the columns the keys take on a terminal, not their bytes */
+static void status_table(const struct status_view *v)
+{
+	size_t kw = 3;
+	for (size_t k = 0; k < v->sc.nkeys; k++) {
+		char *kn = schedule_key_name(&v->sc.keys[k]);
+		size_t w = display_width(esc(ESC_TERM, kn));
+		kw = w > kw ? w : kw;
+		free(kn);
+	}
+	struct strbuf line = STRBUF_INIT;
+	sb_pad(&line, "key", kw);
+	printf("%s %6s %7s %6s %7s %7s\n", line.buf, "ok", "pending", "failed", "timeout", "tainted");
+	for (size_t k = 0; k < v->sc.nkeys; k++) {
+		const struct key_status *ks = &v->ks[k];
+		char *kn = schedule_key_name(&v->sc.keys[k]);
+		sb_reset(&line);
+		sb_pad(&line, esc(ESC_TERM, kn), kw);
+		printf("%s %6ld %7ld %6ld %7ld %7ld\n", line.buf, ks->n[PX_OK], ks->n[PX_PENDING] + ks->n[PX_RUNNING],
+		       ks->n[PX_FAILED], ks->n[PX_TIMEOUT], ks->n[PX_TAINTED]);
+		free(kn);
+	}
+	sb_release(&line);
+}
+
+static void status_text(const struct status_view *v, int failures)
+{
+	printf("%s: %s, started %s%s%s\n", esc(ESC_TERM, v->path), v->name ? esc(ESC_TERM, v->name) : "?",
+	       v->started ? esc(ESC_TERM, v->started) : "?", v->ended ? ", ended " : "", esc(ESC_TERM, v->ended));
+	status_table(v);
+	printf("%ld of %zu pexecs done", v->finished, v->sc.n);
+	if (v->remaining && v->eta >= 0) {
+		struct strbuf d = STRBUF_INIT;
+		fmt_duration(&d, v->eta);
+		printf(", about %s to go", d.buf);
+		sb_release(&d);
+	}
+	printf("\n");
+	json_t *cs = cluster_status(v->st);
+	if (cs) {
+		cluster_status_print(stdout, cs);
+		json_decref(cs);
+	}
+	print_programs(&v->sc, v->pg, v->npg);
+	if (failures)
+		print_failures(v->st);
+}
+
+static void status_free(struct status_view *v)
+{
+	store_programs_free(v->pg, v->npg);
+	free(v->name);
+	free(v->started);
+	free(v->ended);
+	free(v->ks);
+	schedule_free(&v->sc);
+	store_close(v->st);
+}
+
 static int cmd_status(int argc, char **argv)
 {
 	if (cmd_wants_help(&cmd_status_entry, argc, argv))
@@ -118,114 +241,24 @@ static int cmd_status(int argc, char **argv)
 	if (optind != argc - 1)
 		return cmd_usage_error(&cmd_status_entry, "one RESULTS file is needed");
 	struct kerr e = KERR_INIT;
-	struct store *st;
-	struct schedule sc;
-	struct key_status *ks = NULL;
-	if (store_open(argv[optind], 0, &st, &e) < 0) {
+	struct status_view v;
+	memset(&v, 0, sizeof(v));
+	v.path = argv[optind];
+	int code = KEXIT_OK;
+	if (store_open(v.path, 0, &v.st, &e) < 0) {
 		kerr_print(&e);
-		int code = e.code;
-		kerr_release(&e);
-		return code;
-	}
-	if (store_load_schedule(st, &sc, &e) < 0 || store_status(st, &sc, &ks, &e) < 0) {
+		code = e.code;
+	} else if (status_load(&v, &e) < 0) {
 		kerr_print(&e);
-		kerr_release(&e);
-		schedule_free(&sc);
-		store_close(st);
-		return KEXIT_STORE;
-	}
-	long tot[6] = { 0 };
-	double secs = 0;
-	for (size_t k = 0; k < sc.nkeys; k++) {
-		for (int s = 0; s < 6; s++)
-			tot[s] += ks[k].n[s];
-		secs += ks[k].seconds;
-	}
-	long finished = tot[PX_OK] + tot[PX_FAILED] + tot[PX_TIMEOUT] + tot[PX_TAINTED];
-	long remaining = tot[PX_PENDING] + tot[PX_RUNNING];
-	double eta = finished ? secs / (double)finished * (double)remaining : -1;
-	struct store_program *pg = NULL;
-	size_t npg = 0;
-	store_programs(st, 0, &pg, &npg, NULL);
-	char *name = NULL, *started = NULL, *ended = NULL;
-	store_meta_get(st, "name", &name);
-	store_meta_get(st, "started", &started);
-	store_meta_get(st, "ended", &ended);
-
-	if (json) {
-		json_t *o = json_object(), *keys = json_array();
-		json_object_set_new(o, "experiment", json_string(esc(ESC_JSON, name)));
-		json_object_set_new(o, "started", started ? json_string(esc(ESC_JSON, started)) : json_null());
-		json_object_set_new(o, "ended", ended ? json_string(esc(ESC_JSON, ended)) : json_null());
-		for (size_t k = 0; k < sc.nkeys; k++) {
-			json_t *ko = json_object();
-			char *kn = schedule_key_name(&sc.keys[k]);
-			json_object_set_new(ko, "key", json_string(esc(ESC_JSON, kn)));
-			free(kn);
-			for (int s = 0; s < 6; s++)
-				json_object_set_new(ko, pexec_status_name((enum pexec_status)s), json_integer(ks[k].n[s]));
-			json_object_set_new(ko, "programs", programs_json(pg, npg, sc.keys[k].id));
-			json_array_append_new(keys, ko);
-		}
-		json_object_set_new(o, "keys", keys);
-		json_object_set_new(o, "pexecs", json_integer((json_int_t)sc.n));
-		json_object_set_new(o, "finished", json_integer(finished));
-		json_object_set_new(o, "remaining", json_integer(remaining));
-		json_object_set_new(o, "eta_s", eta < 0 ? json_null() : json_real(eta));
-		json_t *cs = cluster_status(st);
-		if (cs)
-			json_object_set_new(o, "cluster", cs);
-		char *s = json_dumps(o, JSON_INDENT(2) | JSON_ENSURE_ASCII);
-		puts(s);
-		free(s);
-		json_decref(o);
+		code = KEXIT_STORE;
+		status_free(&v);
 	} else {
-		printf("%s: %s, started %s%s%s\n", esc(ESC_TERM, argv[optind]), name ? esc(ESC_TERM, name) : "?",
-		       started ? esc(ESC_TERM, started) : "?", ended ? ", ended " : "", esc(ESC_TERM, ended));
-		/* keys padded by the columns they take on a terminal, not their bytes */
-		size_t kw = 3;
-		for (size_t k = 0; k < sc.nkeys; k++) {
-			char *kn = schedule_key_name(&sc.keys[k]);
-			size_t w = display_width(esc(ESC_TERM, kn));
-			kw = w > kw ? w : kw;
-			free(kn);
-		}
-		struct strbuf line = STRBUF_INIT;
-		sb_pad(&line, "key", kw);
-		printf("%s %6s %7s %6s %7s %7s\n", line.buf, "ok", "pending", "failed", "timeout", "tainted");
-		for (size_t k = 0; k < sc.nkeys; k++) {
-			char *kn = schedule_key_name(&sc.keys[k]);
-			sb_reset(&line);
-			sb_pad(&line, esc(ESC_TERM, kn), kw);
-			printf("%s %6ld %7ld %6ld %7ld %7ld\n", line.buf, ks[k].n[PX_OK],
-			       ks[k].n[PX_PENDING] + ks[k].n[PX_RUNNING], ks[k].n[PX_FAILED], ks[k].n[PX_TIMEOUT],
-			       ks[k].n[PX_TAINTED]);
-			free(kn);
-		}
-		printf("%ld of %zu pexecs done", finished, sc.n);
-		if (remaining && eta >= 0) {
-			sb_reset(&line);
-			fmt_duration(&line, eta);
-			printf(", about %s to go", line.buf);
-		}
-		printf("\n");
-		sb_release(&line);
-		json_t *cs = cluster_status(st);
-		if (cs) {
-			cluster_status_print(stdout, cs);
-			json_decref(cs);
-		}
-		print_programs(&sc, pg, npg);
-		if (failures)
-			print_failures(st);
+		if (json)
+			status_json(&v);
+		else
+			status_text(&v, failures);
+		status_free(&v);
 	}
-	store_programs_free(pg, npg);
-	free(name);
-	free(started);
-	free(ended);
-	free(ks);
-	schedule_free(&sc);
-	store_close(st);
 	kerr_release(&e);
-	return KEXIT_OK;
+	return code;
 }
