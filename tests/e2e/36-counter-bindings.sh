@@ -39,7 +39,7 @@ w1 = time.clock_gettime_ns(cpu)
 u0 = time.clock_gettime_ns(cpu)
 ctr.start()
 t2 = time.clock_gettime_ns(cpu)
-while time.clock_gettime_ns(cpu) - t2 < 10000000:
+while time.clock_gettime_ns(cpu) - t2 < 60000000:
     pass
 ctr.stop()
 u1 = time.clock_gettime_ns(cpu)
@@ -78,7 +78,7 @@ local w1 = now()
 local u0 = now()
 ctr:start()
 local t2 = now()
-while now() - t2 < 10e6 do end
+while now() - t2 < 60e6 do end
 ctr:stop()
 local u1 = now()
 local iter2 = '{"i":1,"wall_ns":1' .. ctr:iter_json() .. "}"
@@ -140,8 +140,10 @@ check() {
 	local d2
 	d2=$(jq -r '.counters[0]' <<<"$it")
 	outer=$(jq -r '.outer2' <<<"$out")
-	[ "$d2" -ge 9000000 ] && [ "$d2" -le $((outer * 11 / 10 + 200000)) ] ||
-		fail "$what: task-clock over 10 ms of CPU was $d2 ns (CPU time around it $outer ns)"
+	# 60 ms as above: perf's task-clock and the thread's CPU clock differ by
+	# 1-3 ms on a loaded machine, which 10% of 10 ms did not cover
+	[ "$d2" -ge 54000000 ] && [ "$d2" -le $((outer * 11 / 10 + 200000)) ] ||
+		fail "$what: task-clock over 60 ms of CPU was $d2 ns (CPU time around it $outer ns)"
 	echo "$what: ok (task-clock $d ns over $wall ns of CPU time)"
 }
 
