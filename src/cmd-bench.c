@@ -789,7 +789,7 @@ static int write_exports(const struct bench *b, const struct dataset *ds, int *c
 		{ b->export_json, &fmt_hyperfine }, { b->export_md, &fmt_hyperfine_md }, { b->export_csv, &fmt_hyperfine_csv },
 	};
 	char *bj = bench_json(b);
-	struct fmt_extra x = { NULL, NULL, bj };
+	struct fmt_extra x = { .bench_json = bj };
 	for (size_t i = 0; i < ARRAY_SIZE(out); i++) {
 		struct kerr e = KERR_INIT;
 		if (out[i].path && fmt_write_file(out[i].f, ds, &x, out[i].path, &e) < 0) {

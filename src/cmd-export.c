@@ -46,7 +46,8 @@ const struct cmd_entry cmd_export_entry = {
 	.usage = "RESULTS --format krun|csv|pyperf|hyperfine [-o FILE]",
 	.summary = "write results as Krun, warmup_stats CSV, pyperf or hyperfine files",
 	.help = "  --format krun       Krun's results JSON: wallclock_times {key: [[s per iteration] per pexec]},\n"
-		"                      core_cycle_counts, pexec_flags (C/E/T), audit, config, instr_data\n"
+		"                      pexec_flags (C/E/T), eta_estimates, per-core counts, audit, config;\n"
+		"                      instrumentation in Krun's X_instr_data/ folder beside X_results.json.bz2\n"
 		"  --format csv        warmup_stats' CSV: pexec_idx,bench,0,1,... (\"crash\" for failed pexecs)\n"
 		"  --format pyperf     pyperf's JSON (pyperf compare_to/show/stats read it): a benchmark per\n"
 		"                      key, a run per completed pexec, its iterations as values\n"
@@ -67,13 +68,13 @@ static void extras(const char *in, struct fmt_extra *x, char **own)
 		store_meta_get(st, "config_text", &own[0]);
 		store_audit_get(st, "start", &own[1]);
 		store_meta_get(st, "bench_commands", &own[2]);
+		store_audit_get(st, "krun", &own[3]);
+		store_meta_get(st, "krun_extra", &own[4]);
 		store_close(st);
 	}
 	kerr_release(&e);
 	hide_credentials(&own[0], &own[1]);
-	x->config_text = own[0];
-	x->audit_json = own[1];
-	x->bench_json = own[2];
+	*x = (struct fmt_extra){ own[0], own[1], own[2], own[3], own[4] };
 }
 
 static int cmd_export(int argc, char **argv)
@@ -115,7 +116,7 @@ static int cmd_export(int argc, char **argv)
 		code = e.code;
 	} else {
 		struct fmt_extra x;
-		char *own[3] = { NULL, NULL, NULL };
+		char *own[5] = { NULL, NULL, NULL, NULL, NULL };
 		extras(in, &x, own);
 		if (fmt_write_file(f, &ds, &x, path, &e) < 0) {
 			kerr_wrap(&e, "%s", path);

@@ -3,9 +3,10 @@
  *
  * Importers (import.c, store.c) grow a dataset key by key and pexec by pexec
  * with the ds_add_* functions; everything is owned by the dataset and freed
- * by ds_free().  Arrays grow one element at a time with realloc: datasets
- * have hundreds of keys at most, and pointers handed out by ds_add_* stay
- * valid only until the next ds_add_* on the same parent.
+ * by ds_free().  Arrays double when full (an imported file may have tens
+ * of thousands of keys and a key a hundred thousand pexecs), and pointers
+ * handed out by ds_add_* stay valid only until the next ds_add_* on the
+ * same parent.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -14,9 +15,21 @@
 #include "dataset.h"
 #include "util.h"
 
+/*
+ * Room for one more element in an array of n: it is reallocated when n is
+ * 0 or a power of two, to twice that, so that its capacity never needs a
+ * field of its own (an array that shrank keeps at least what this implies).
+ */
+static void *grow(void *p, size_t n, size_t size)
+{
+	if (n & (n - 1))
+		return p;
+	return xrealloc(p, (n ? 2 * n : 1) * size);
+}
+
 struct ds_key *ds_add_key(struct dataset *ds, const char *bench, const char *vm, const char *variant)
 {
-	ds->keys = xrealloc(ds->keys, (ds->nkeys + 1) * sizeof(*ds->keys));
+	ds->keys = grow(ds->keys, ds->nkeys, sizeof(*ds->keys));
 	struct ds_key *k = &ds->keys[ds->nkeys++];
 	memset(k, 0, sizeof(*k));
 	k->bench = xstrdup(bench);
@@ -28,18 +41,19 @@ struct ds_key *ds_add_key(struct dataset *ds, const char *bench, const char *vm,
 
 struct ds_pexec *ds_add_pexec(struct ds_key *k, long num)
 {
-	k->pexecs = xrealloc(k->pexecs, (k->npexecs + 1) * sizeof(*k->pexecs));
+	k->pexecs = grow(k->pexecs, k->npexecs, sizeof(*k->pexecs));
 	struct ds_pexec *p = &k->pexecs[k->npexecs++];
 	memset(p, 0, sizeof(*p));
 	p->num = num;
 	p->status = DS_OK;
+	p->duration = NAN;
 	return p;
 }
 
 /* a new series of n values, all NAN until the caller fills them */
 struct ds_series *ds_add_series(struct ds_pexec *p, const char *name, const char *unit, size_t n)
 {
-	p->series = xrealloc(p->series, (p->nseries + 1) * sizeof(*p->series));
+	p->series = grow(p->series, p->nseries, sizeof(*p->series));
 	struct ds_series *s = &p->series[p->nseries++];
 	s->name = xstrdup(name);
 	s->unit = xstrdup(unit ? unit : "");
@@ -52,11 +66,19 @@ struct ds_series *ds_add_series(struct ds_pexec *p, const char *name, const char
 
 void ds_add_scalar(struct ds_pexec *p, const char *name, const char *unit, double value)
 {
-	p->scalars = xrealloc(p->scalars, (p->nscalars + 1) * sizeof(*p->scalars));
+	p->scalars = grow(p->scalars, p->nscalars, sizeof(*p->scalars));
 	struct ds_scalar *s = &p->scalars[p->nscalars++];
 	s->name = xstrdup(name);
 	s->unit = xstrdup(unit ? unit : "");
 	s->value = value;
+}
+
+double ds_scalar(const struct ds_pexec *p, const char *name)
+{
+	for (size_t i = 0; i < p->nscalars; i++)
+		if (!strcmp(p->scalars[i].name, name))
+			return p->scalars[i].value;
+	return NAN;
 }
 
 struct ds_key *ds_find_key(const struct dataset *ds, const char *key)

@@ -40,6 +40,7 @@ struct ds_pexec {
 	long program;       /* which of its key's programs it ran (store_program.seq), 0: not recorded */
 	char *error;        /* why it failed, timed out or was tainted (NULL: none known) */
 	char *instr_error;  /* what the instrumentation parser said went wrong (NULL: nothing) */
+	double duration;    /* seconds the whole process took (Krun's ETA estimate), NAN when unknown */
 };
 
 struct ds_key {
@@ -67,6 +68,8 @@ struct ds_key *ds_add_key(struct dataset *ds, const char *bench, const char *vm,
 struct ds_pexec *ds_add_pexec(struct ds_key *k, long num);
 struct ds_series *ds_add_series(struct ds_pexec *p, const char *name, const char *unit, size_t n);
 void ds_add_scalar(struct ds_pexec *p, const char *name, const char *unit, double value);
+/* a per-pexec scalar of p by name, NAN when absent */
+double ds_scalar(const struct ds_pexec *p, const char *name);
 struct ds_key *ds_find_key(const struct dataset *ds, const char *key);
 const struct ds_series *ds_find_series(const struct ds_pexec *p, const char *name);
 /*

@@ -144,8 +144,7 @@ static size_t inflate_head(const unsigned char *raw, size_t n, int gz, char *hea
 	return got;
 }
 
-/* which sniffing format claims the file at path, from its first bytes; NULL: none */
-static const struct kiln_format *sniff_path(const char *path)
+const struct kiln_format *fmt_sniff(const char *path)
 {
 	static unsigned char raw[1 << 20];
 	static char head[FMT_HEAD];
@@ -168,7 +167,7 @@ static const struct kiln_format *sniff_path(const char *path)
 
 int fmt_load(const char *path, struct dataset *ds, struct kerr *e)
 {
-	const struct kiln_format *f = sniff_path(path);
+	const struct kiln_format *f = fmt_sniff(path);
 	if (!f)
 		return 1;
 	struct strbuf text = STRBUF_INIT;
@@ -228,6 +227,8 @@ int fmt_write_file(const struct kiln_format *f, const struct dataset *ds, const 
 	if (r == 0)
 		r = fmt_write_text(path, sb_str(&out), out.len, e);
 	sb_release(&out);
+	if (r == 0 && f->write_beside)
+		r = f->write_beside(ds, path, e);
 	return r;
 }
 
@@ -322,17 +323,14 @@ struct ds_key *fmt_command_key(struct dataset *ds, const char *command, const ch
 
 double fmt_scalar(const struct ds_pexec *p, const char *name)
 {
-	for (size_t i = 0; i < p->nscalars; i++)
-		if (!strcmp(p->scalars[i].name, name))
-			return p->scalars[i].value;
-	return NAN;
+	return ds_scalar(p, name);
 }
 
 /* ---- Krun and warmup_stats, read and written by import.c ---- */
 
 static int krun_write(const struct dataset *ds, const struct fmt_extra *x, struct strbuf *out, struct kerr *e)
 {
-	return export_krun_text(ds, x->config_text, x->audit_json, out, e);
+	return export_krun_text(ds, x, out, e);
 }
 
 static int csv_write(const struct dataset *ds, const struct fmt_extra *x, struct strbuf *out, struct kerr *e)
@@ -343,10 +341,12 @@ static int csv_write(const struct dataset *ds, const struct fmt_extra *x, struct
 
 const struct kiln_format fmt_krun = {
 	.name = "krun",
-	.summary = "Krun's results JSON (wallclock_times, pexec_flags, core_cycle_counts, instr_data, audit, config)",
+	.summary = "Krun's results JSON (wallclock_times, pexec_flags, eta_estimates, per-core counts, audit, config) "
+		   "and its _instr_data folder",
 	.suffix = ".json.bz2",
 	.read = imp_krun_buf,
 	.write = krun_write,
+	.write_beside = export_krun_instr,
 };
 
 const struct kiln_format fmt_csv = {

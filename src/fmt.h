@@ -30,6 +30,8 @@ struct fmt_extra {
 	const char *config_text;  /* the experiment's config (Krun's "config") */
 	const char *audit_json;   /* the audit at the start, a JSON object */
 	const char *bench_json;   /* kiln bench's description of its commands (meta "bench_commands") */
+	const char *krun_audit;   /* an imported Krun file's own audit (audit "krun"), written back as it was */
+	const char *krun_extra;   /* an imported Krun file's other fields (meta "krun_extra"), a JSON object */
 };
 
 struct kiln_format {
@@ -46,6 +48,8 @@ struct kiln_format {
 	int (*read)(const char *name, const char *text, size_t len, struct dataset *ds, struct kerr *e);
 	/* ds as this format's text into out; NULL: not written */
 	int (*write)(const struct dataset *ds, const struct fmt_extra *x, struct strbuf *out, struct kerr *e);
+	/* what the format keeps beside a file written at path (Krun's instrumentation folder); NULL: nothing */
+	int (*write_beside)(const struct dataset *ds, const char *path, struct kerr *e);
 };
 
 /* the table, NULL-terminated, and a lookup by name */
@@ -59,6 +63,8 @@ void fmt_names(int writers, struct strbuf *out);
  * within the input bound.  -1 with e set.
  */
 int fmt_read_input(const char *path, struct strbuf *out, struct kerr *e);
+/* which sniffing format claims the file at path, from its first bytes; NULL: none */
+const struct kiln_format *fmt_sniff(const char *path);
 /*
  * Read path when a sniffing format claims it: 0 read, 1 none of them
  * (import.c's own detection goes on), -1 error.

@@ -897,6 +897,19 @@ fail:
 	return -1;
 }
 
+long schedule_key_index(const struct schedule *sc, long kid)
+{
+	size_t lo = 0, hi = sc->nkeys;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (sc->keys[mid].id < kid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < sc->nkeys && sc->keys[lo].id == kid ? (long)lo : -1;
+}
+
 int store_load_schedule(struct store *s, struct schedule *sc, struct kerr *e)
 {
 	memset(sc, 0, sizeof(*sc));
@@ -935,11 +948,7 @@ int store_load_schedule(struct store *s, struct schedule *sc, struct kerr *e)
 		struct sched_item *it = &sc->items[sc->n++];
 		it->id = sqlite3_column_int64(st, 0);
 		it->seq = sqlite3_column_int64(st, 1);
-		long kid = sqlite3_column_int64(st, 2);
-		it->key = -1;
-		for (size_t k = 0; k < sc->nkeys; k++)
-			if (sc->keys[k].id == kid)
-				it->key = (long)k;
+		it->key = schedule_key_index(sc, sqlite3_column_int64(st, 2));
 		it->num = sqlite3_column_int64(st, 3);
 		it->status = status_parse((const char *)sqlite3_column_text(st, 4));
 		if (it->key < 0) {
@@ -1191,7 +1200,7 @@ static int bind_blob_or_null(sqlite3_stmt *st, int i, const void *p, size_t n)
  * words, counter lengths as uint32 (the delta-varints are bytes already).
  * On little-endian hosts both are plain copies.
  */
-static int bind_f64(sqlite3_stmt *st, int col, const double *v, size_t n)
+int store_bind_f64(sqlite3_stmt *st, int col, const double *v, size_t n)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	return sqlite3_bind_blob64(st, col, v, n * sizeof(double), SQLITE_STATIC);
@@ -1292,7 +1301,7 @@ static int commit_records(struct store *s, long id, const struct pexec_result *r
 		sqlite3_bind_int64(se, 1, id);
 		sqlite3_bind_text(se, 2, acc[k].name, -1, SQLITE_STATIC);
 		sqlite3_bind_text(se, 3, acc[k].unit, -1, SQLITE_STATIC);
-		bind_f64(se, 4, acc[k].v, acc[k].n);
+		store_bind_f64(se, 4, acc[k].v, acc[k].n);
 		if (sqlite3_step(se) != SQLITE_DONE) {
 			dberr(s, e, "series");
 			goto out;
@@ -1451,13 +1460,12 @@ int store_status(struct store *s, const struct schedule *sc, struct key_status *
 		return dberr(s, e, "pexecs");
 	}
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		long kid = sqlite3_column_int64(st, 0);
+		long k = schedule_key_index(sc, sqlite3_column_int64(st, 0));
 		enum pexec_status stt = status_parse((const char *)sqlite3_column_text(st, 1));
-		for (size_t k = 0; k < sc->nkeys; k++)
-			if (sc->keys[k].id == kid) {
-				ks[k].n[stt] += sqlite3_column_int64(st, 2);
-				ks[k].seconds += sqlite3_column_double(st, 3);
-			}
+		if (k >= 0) {
+			ks[k].n[stt] += sqlite3_column_int64(st, 2);
+			ks[k].seconds += sqlite3_column_double(st, 3);
+		}
 	}
 	sqlite3_finalize(st);
 	*out = ks;
@@ -1532,47 +1540,11 @@ static void explain_programs(struct ds_key *dk, const struct store_program *pg, 
 /* the per-pexec scalars store_load_dataset makes from columns of pexecs, in column order */
 static const char *const column_scalars[4] = { "exit_status", "user_time", "sys_time", "max_rss" };
 
-static int is_column_scalar(const char *name)
+int store_is_column_scalar(const char *name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(column_scalars); i++)
 		if (!strcmp(name, column_scalars[i]))
 			return 1;
-	return 0;
-}
-
-/* bind scalar `name` of p (as an integer when `integer`), NULL when p has none */
-static void bind_column_scalar(sqlite3_stmt *st, int col, const struct ds_pexec *p, const char *name, int integer)
-{
-	for (size_t i = 0; i < p->nscalars; i++)
-		if (!strcmp(p->scalars[i].name, name) && isfinite(p->scalars[i].value)) {
-			if (integer)
-				sqlite3_bind_int64(st, col, (sqlite3_int64)llround(p->scalars[i].value));
-			else
-				sqlite3_bind_double(st, col, p->scalars[i].value);
-			return;
-		}
-	sqlite3_bind_null(st, col);
-}
-
-/* p's other scalars (an import's warmups, loops...) into the scalars table */
-static int save_scalars(struct store *s, long id, const struct ds_pexec *p, struct kerr *e)
-{
-	for (size_t i = 0; i < p->nscalars; i++) {
-		if (is_column_scalar(p->scalars[i].name))
-			continue;
-		sqlite3_stmt *st;
-		sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO scalars(pexec_id, name, unit, value) VALUES(?,?,?,?)", -1,
-				   &st, NULL);
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_text(st, 2, p->scalars[i].name, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, p->scalars[i].unit ? p->scalars[i].unit : "", -1, SQLITE_STATIC);
-		if (isfinite(p->scalars[i].value))
-			sqlite3_bind_double(st, 4, p->scalars[i].value);
-		int x = sqlite3_step(st);
-		sqlite3_finalize(st);
-		if (x != SQLITE_DONE)
-			return dberr(s, e, "scalars");
-	}
 	return 0;
 }
 
@@ -1605,7 +1577,8 @@ int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e)
 		goto out0;
 	if (sqlite3_prepare_v2(s->db,
 			       "SELECT p.id, p.key_id, p.num, p.status, i.wall, i.counter_names, i.counters,"
-			       " p.exit_status, p.user_s, p.sys_s, p.maxrss_kb, p.error, p.instr_error, p.taint, p.env_hash"
+			       " p.exit_status, p.user_s, p.sys_s, p.maxrss_kb, p.error, p.instr_error, p.taint, p.env_hash,"
+			       " p.duration_s"
 			       " FROM pexecs p LEFT JOIN iterations i ON i.pexec_id = p.id ORDER BY p.key_id, p.num",
 			       -1, &st, NULL) != SQLITE_OK) {
 		dberr(s, e, "pexecs");
@@ -1628,18 +1601,18 @@ int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e)
 		enum pexec_status stt = status_parse((const char *)sqlite3_column_text(st, 3));
 		if (stt == PX_PENDING || stt == PX_RUNNING)
 			continue;
-		struct ds_key *dk = NULL;
-		for (size_t k = 0; k < sc.nkeys; k++)
-			if (sc.keys[k].id == kid)
-				dk = &ds->keys[k];
-		if (!dk)
+		long ki = schedule_key_index(&sc, kid);
+		if (ki < 0)
 			continue;
+		struct ds_key *dk = &ds->keys[ki];
 		struct ds_pexec *p = ds_add_pexec(dk, num);
 		p->status = to_ds(stt);
 		const char *err = (const char *)sqlite3_column_text(st, stt == PX_TAINTED ? 13 : 11);
 		const char *ierr = (const char *)sqlite3_column_text(st, 12);
 		p->error = err && *err ? xstrdup(err) : NULL;
 		p->instr_error = ierr && *ierr ? xstrdup(ierr) : NULL;
+		if (sqlite3_column_type(st, 15) != SQLITE_NULL)
+			p->duration = sqlite3_column_double(st, 15);
 		if (so) {
 			sqlite3_bind_int64(so, 1, id);
 			if (sqlite3_step(so) == SQLITE_ROW)
@@ -1721,107 +1694,6 @@ out0:
 	store_close(s);
 	if (rc < 0)
 		ds_free(ds);
-	return rc;
-}
-
-int store_save_dataset(const char *path, const struct dataset *ds, struct kerr *e)
-{
-	if (file_exists(path))
-		return kerr_setc(e, KEXIT_USAGE, "%s already exists; kiln import writes a new results file", path);
-	struct store *s;
-	if (store_open(path, 1, &s, e) < 0)
-		return -1;
-	int rc = -1;
-	if (txn(s, pexec_sql[Q_BEGIN], e) < 0)
-		goto out;
-	char buf[32], ts[32];
-	snprintf(buf, sizeof(buf), "%d", STORE_SCHEMA);
-	iso_time(wall_ns(), ts, sizeof(ts));
-	if (store_meta_set(s, "schema", buf, e) < 0 || store_meta_set(s, "kiln_version", KILN_VERSION, e) < 0 ||
-	    store_meta_set(s, "name", ds->name ? ds->name : "imported", e) < 0 ||
-	    store_meta_set(s, "imported_from", ds->source ? ds->source : "", e) < 0 ||
-	    store_meta_set(s, "started", ts, e) < 0)
-		goto fail;
-	long seq = 0;
-	for (size_t k = 0; k < ds->nkeys; k++) {
-		const struct ds_key *dk = &ds->keys[k];
-		sqlite3_stmt *st;
-		sqlite3_prepare_v2(s->db, "INSERT INTO keys(id, bench, vm, variant, iterations) VALUES(?,?,?,?,?)", -1, &st, NULL);
-		sqlite3_bind_int64(st, 1, (sqlite3_int64)k + 1);
-		sqlite3_bind_text(st, 2, dk->bench, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, dk->vm, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 4, dk->variant, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 5, dk->iterations);
-		int x = sqlite3_step(st);
-		sqlite3_finalize(st);
-		if (x != SQLITE_DONE) {
-			dberr(s, e, "keys");
-			goto fail;
-		}
-		for (size_t p = 0; p < dk->npexecs; p++) {
-			const struct ds_pexec *dp = &dk->pexecs[p];
-			sqlite3_prepare_v2(s->db, "INSERT INTO pexecs(key_id, num, seq, status, n_iter, exit_status, user_s, sys_s,"
-					   " maxrss_kb) VALUES(?,?,?,?,?,?,?,?,?)", -1, &st, NULL);
-			sqlite3_bind_int64(st, 1, (sqlite3_int64)k + 1);
-			sqlite3_bind_int64(st, 2, dp->num);
-			sqlite3_bind_int64(st, 3, seq++);
-			static const char *const m[] = { "ok", "failed", "timeout", "pending", "tainted" };
-			sqlite3_bind_text(st, 4, m[dp->status], -1, SQLITE_STATIC);
-			sqlite3_bind_int64(st, 5, (sqlite3_int64)dp->n);
-			/* what store_load_dataset reads from the pexec's columns goes back there */
-			for (int c = 0; c < 4; c++)
-				bind_column_scalar(st, 6 + c, dp, column_scalars[c], c != 1 && c != 2);
-			x = sqlite3_step(st);
-			sqlite3_finalize(st);
-			if (x != SQLITE_DONE) {
-				dberr(s, e, "pexecs");
-				goto fail;
-			}
-			long id = (long)sqlite3_last_insert_rowid(s->db);
-			int64_t *w = xmalloc((dp->n ? dp->n : 1) * sizeof(int64_t));
-			for (size_t i = 0; i < dp->n; i++)
-				w[i] = (int64_t)llround(dp->wall[i] * 1e9);
-			struct strbuf blob = STRBUF_INIT;
-			store_encode_i64(w, dp->n, &blob);
-			free(w);
-			sqlite3_prepare_v2(s->db, "INSERT INTO iterations(pexec_id, n, wall) VALUES(?,?,?)", -1, &st, NULL);
-			sqlite3_bind_int64(st, 1, id);
-			sqlite3_bind_int64(st, 2, (sqlite3_int64)dp->n);
-			sqlite3_bind_blob64(st, 3, blob.buf, blob.len, SQLITE_STATIC);
-			x = sqlite3_step(st);
-			sqlite3_finalize(st);
-			sb_release(&blob);
-			if (x != SQLITE_DONE) {
-				dberr(s, e, "iterations");
-				goto fail;
-			}
-			if (save_scalars(s, id, dp, e) < 0)
-				goto fail;
-			for (size_t j = 0; j < dp->nseries; j++) {
-				sqlite3_prepare_v2(s->db, "INSERT INTO series(pexec_id, name, unit, vals) VALUES(?,?,?,?)", -1, &st, NULL);
-				sqlite3_bind_int64(st, 1, id);
-				sqlite3_bind_text(st, 2, dp->series[j].name, -1, SQLITE_STATIC);
-				sqlite3_bind_text(st, 3, dp->series[j].unit ? dp->series[j].unit : "", -1, SQLITE_STATIC);
-				bind_f64(st, 4, dp->series[j].v, dp->series[j].n);
-				x = sqlite3_step(st);
-				sqlite3_finalize(st);
-				if (x != SQLITE_DONE) {
-					dberr(s, e, "series");
-					goto fail;
-				}
-			}
-		}
-	}
-	if (txn(s, pexec_sql[Q_COMMIT], e) < 0)
-		goto fail;
-	rc = 0;
-	goto out;
-fail:
-	exec_sql(s, "ROLLBACK", NULL);
-out:
-	store_close(s);
-	if (rc < 0)
-		unlink(path);
 	return rc;
 }
 

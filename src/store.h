@@ -202,8 +202,43 @@ int store_status(struct store *s, const struct schedule *sc, struct key_status *
 
 /* the measurements as a dataset (analysis, report, export) */
 int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e);
-/* a new results file from a dataset (kiln import) */
+/* exit_status, user_time, sys_time, max_rss: the per-pexec scalars kept as pexecs' columns */
+int store_is_column_scalar(const char *name);
+/* a new results file from a dataset (kiln import; store-write.c) */
 int store_save_dataset(const char *path, const struct dataset *ds, struct kerr *e);
+
+/*
+ * A new results file written piece by piece (store-write.c): what a
+ * streaming reader meets, in its order, so that an input is never in
+ * memory whole.  Built under a temporary name in one transaction and
+ * renamed into place by store_writer_close(w, 1, e); with keep 0, or on
+ * any error, nothing is left behind.  Keys and pexecs are numbered by the
+ * writer from 0: store_writer_key returns the key's index, store_writer_pexec
+ * a pexec handle for times, series and scalars, and store_writer_finish
+ * writes the pexec itself once all its data is in (every pexec must be
+ * finished before the writer is closed).  A key's iterations are the most
+ * of its pexecs' unless `iterations` is larger.
+ */
+struct store_writer;
+struct store_writer_pexec {
+	enum ds_status status;
+	double duration;                 /* seconds, NAN unknown */
+	double exit_status, user_s, sys_s, maxrss_kb; /* NAN unknown */
+};
+int store_writer_open(const char *path, const char *name, const char *source, struct store_writer **w,
+		      struct kerr *e);
+long store_writer_key(struct store_writer *w, const char *bench, const char *vm, const char *variant, long iterations,
+		      struct kerr *e);
+long store_writer_pexec(struct store_writer *w, long key, long num, struct kerr *e);
+int store_writer_times(struct store_writer *w, long px, const double *v, size_t n, struct kerr *e);
+int store_writer_series(struct store_writer *w, long px, const char *name, const char *unit, const double *v, size_t n,
+			struct kerr *e);
+int store_writer_scalar(struct store_writer *w, long px, const char *name, const char *unit, double value,
+			struct kerr *e);
+int store_writer_finish(struct store_writer *w, long px, const struct store_writer_pexec *p, struct kerr *e);
+int store_writer_meta(struct store_writer *w, const char *name, const char *value, struct kerr *e);
+int store_writer_audit(struct store_writer *w, const char *name, const char *value, struct kerr *e);
+int store_writer_close(struct store_writer *w, int keep, struct kerr *e);
 
 /* audit entries, text or JSON values */
 int store_audit_set(struct store *s, const char *name, const char *value, struct kerr *e);
@@ -222,6 +257,11 @@ int store_cache_put_file(const char *path, const char *kind, const char *key, co
 
 /* small helpers for other parts that keep their own tables */
 struct sqlite3 *store_db(struct store *s);
+/* n doubles bound as a little-endian float64 blob (the series' encoding) */
+struct sqlite3_stmt;
+int store_bind_f64(struct sqlite3_stmt *st, int col, const double *v, size_t n);
+/* the index in sc->keys of the key with id kid (keys are sorted by id), -1 when there is none */
+long schedule_key_index(const struct schedule *sc, long kid);
 /*
  * A file ATTACHed to s's connection as `schema` (kiln merge's shards):
  * the same check of its schema as store_open makes, on the same

@@ -103,10 +103,13 @@ cp "$T/bench.py" "$T/benchmarks/gcb/python/bench.py"
 ( cd "$T" && "$KILN" run -q exp.yaml ) || fail "kiln run failed"
 "$KILN" export "$T/exp.kiln.db" --format krun -o "$T/exp.json" || fail "export failed"
 python3 - "$T/exp.json" <<'EOF2' || fail "run records are not plausible"
-import json, sys
+import bz2, json, sys
 d = json.load(open(sys.argv[1]))
 key = "gcb:pypy:default-python"
-walls, instr = d["wallclock_times"][key], d["instr_data"][key]
+# the series are in Krun's instrumentation folder beside the export, a file per pexec
+instr = [json.loads(bz2.decompress(open(sys.argv[1][:-len(".json")] + "_instr_data/gcb__pypy__default-python__%d.json.bz2" % p,
+                                        "rb").read())) for p in range(2)]
+walls = d["wallclock_times"][key]
 assert len(walls) == 2 and len(instr) == 2, (len(walls), len(instr))
 for w, r in zip(walls, instr):
     assert len(w) == 6 and all(len(r[n]) == 6 for n in ("gc.time", "jit.time", "outside.time", "gc.count")), r.keys()

@@ -218,7 +218,7 @@ assert_contains "$out4" "bad inconsistent (2F 1S)"
 echo '{"wallclock_times": {"a:b:c": [[0.1, "x"]]}}' >bad.json
 out=$("$KILN" report bad.json 2>&1); rc=$?
 [ $rc -eq 3 ] || fail "bad input: exit $rc"
-assert_contains "$out" "bad.json: wallclock_times: key 'a:b:c': pexec 0: iteration 1: not a number"
+assert_contains "$out" "bad.json:1: wallclock_times: key 'a:b:c': pexec 0: iteration 1: not a number"
 out=$("$KILN" report a.json --format pdf 2>&1); [ $? -eq 2 ] || fail "bad format accepted"
 out=$("$KILN" report a.json --window x 2>&1); [ $? -eq 2 ] || fail "bad option value accepted"
 assert_contains "$out" "--window: bad value 'x'"

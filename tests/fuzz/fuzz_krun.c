@@ -1,5 +1,5 @@
 /*
- * fuzz_krun.c - libFuzzer target for the Krun results reader (src/import.c):
+ * fuzz_krun.c - libFuzzer target for the Krun results reader (src/import-krun.c, a stream):
  * any bytes, plain JSON or bzip2, must give a dataset or a clean error.
  * A dataset that loads is also written back out and read again, so the
  * writer is exercised on whatever shapes the reader accepts.

@@ -21,7 +21,7 @@ shift || true
 ONLY=("$@")
 B=${FUZZ_BUILD:-build-fuzz}
 CC=${FUZZ_CC:-clang}
-PKGS="libfyaml jansson sqlite3 gsl libzstd capstone libmd zlib"
+PKGS="libfyaml jansson sqlite3 gsl libzstd capstone libmd zlib yajl"
 command -v "$CC" >/dev/null || { echo "fuzz: $CC not found" >&2; exit 77; }
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 CFLAGS="-std=c11 -D_GNU_SOURCE -g -O1 $SAN -Iinclude -Isrc $(pkg-config --cflags $PKGS)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fmt.h"
 #include "import.h"
 
 static char tmpdir[64];
@@ -96,8 +97,9 @@ static void test_krun_roundtrip(void **state)
 	struct kerr e = KERR_INIT;
 	sample(&ds);
 	char *p1 = tpath("r.json"), *p2 = tpath("r.json.bz2");
-	assert_int_equal(export_krun(&ds, p1, "name: x\n", "{\"uname\": \"Linux bencher9 6.1.0 x86_64\"}", &e), 0);
-	assert_int_equal(export_krun(&ds, p2, NULL, NULL, &e), 0);
+	struct fmt_extra x = { .config_text = "name: x\n", .audit_json = "{\"uname\": \"Linux bencher9 6.1.0 x86_64\"}" };
+	assert_int_equal(export_krun(&ds, p1, &x, &e), 0);
+	assert_int_equal(export_krun(&ds, p2, NULL, &e), 0);
 	assert_int_equal(imp_detect(p1), IMP_KRUN);
 	assert_int_equal(imp_detect(p2), IMP_KRUN);
 	/* the .bz2 one really is compressed */
@@ -107,11 +109,12 @@ static void test_krun_roundtrip(void **state)
 	sb_release(&raw);
 	assert_int_equal(imp_load(p1, &back, &e), 0);
 	assert_int_equal(imp_load(p2, &back2, &e), 0);
-	same_times(&ds, &back, 0);
-	same_times(&ds, &back2, 0);
+	/* the partial times of the pexec that timed out come back too (kiln_partial_times) */
+	same_times(&ds, &back, 1);
+	same_times(&ds, &back2, 1);
 	assert_string_equal(back.machine, "bencher9");
 	assert_int_equal(back.keys[0].pexecs[2].status, DS_TIMEOUT);
-	/* cycles and the other series come back for completed pexecs, NaN stays NaN */
+	/* kiln's own counters and the other series come back (Krun's instrumentation folder), NaN stays NaN */
 	const struct ds_series *c = ds_find_series(&back.keys[0].pexecs[1], "cycles");
 	assert_non_null(c);
 	assert_int_equal(c->n, 7);
@@ -168,8 +171,13 @@ static void test_krun_handwritten(void **state)
 	assert_int_equal(b->pexecs[1].status, DS_FAILED);
 	assert_int_equal(b->pexecs[0].n, 3);
 	assert_true(b->pexecs[0].wall[1] == 0.25);
-	const struct ds_series *c = ds_find_series(&b->pexecs[0], "cycles");
-	assert_true(c->v[0] == 11 && c->v[2] == 33); /* summed over cores */
+	/* one series per core, as Krun measured them */
+	const struct ds_series *c0 = ds_find_series(&b->pexecs[0], "cycles.core0");
+	const struct ds_series *c1 = ds_find_series(&b->pexecs[0], "cycles.core1");
+	assert_non_null(c0);
+	assert_non_null(c1);
+	assert_true(c0->v[0] == 1 && c0->v[2] == 3 && c1->v[0] == 10 && c1->v[2] == 30);
+	assert_null(ds_find_series(&b->pexecs[0], "cycles"));
 	assert_string_equal(ds.machine, "box1");
 	ds_free(&ds);
 	kerr_release(&e);
@@ -191,12 +199,28 @@ static void expect_error(int krun, const char *text, const char *needle)
 static void test_bad_input(void **state)
 {
 	(void)state;
-	expect_error(1, "{\"wallclock_times\": [1]", "in.json:1:");
+	expect_error(1, "{\"wallclock_times\": [1]", "wallclock_times: not an object");
+	expect_error(1, "{\"wallclock_times\": {\"a:b:c\": [[1,]]}}", "in.json:1:");
+	expect_error(1, "{\"wallclock_times\": {\"a:b:c\": [[1]]}", "in.json:1:");
+	expect_error(1, "{\"wallclock_times\": {\"a:b:c\": [[1]], \"a:b:c\": [[2]]}}", "key 'a:b:c' is there twice");
 	expect_error(1, "[1, 2]", "top level");
+	expect_error(1, "0{\"wallclock_times\": {}}", "top level is not an object");
 	expect_error(1, "{\"x\": 1}", "wallclock_times: missing");
 	expect_error(1, "{\"wallclock_times\": {\"nocolon::\": [[1]]}}", "key 'nocolon::'");
 	expect_error(1, "{\"wallclock_times\": {\"a:b:c\": [[1, \"x\"]]}}", "key 'a:b:c': pexec 0: iteration 1");
 	expect_error(1, "{\"wallclock_times\": {\"a:b:c\": [[1, -2]]}}", "iteration 1: -2 is not a time");
+	{
+		struct strbuf t = STRBUF_INIT;
+		sb_adds(&t, "{\"wallclock_times\": {\"a:b:");
+		for (int i = 0; i < 5000; i++)
+			sb_addc(&t, 'x');
+		sb_adds(&t, "\": [[1]]}}");
+		expect_error(1, t.buf, "in.json:1: wallclock_times: a key longer than 4096 bytes");
+		sb_release(&t);
+	}
+	/* a value's error names its line, as Krun's writer puts one value on a line */
+	expect_error(1, "{\n \"wallclock_times\": {\n  \"a:b:c\": [\n   [\n    1,\n    \"x\"\n   ]]}}",
+		     "in.json:6: wallclock_times: key 'a:b:c': pexec 0: iteration 1: not a number");
 	expect_error(1, "{\"wallclock_times\": {\"a:b:c\": [[1]]}, \"pexec_flags\": {\"a:b:c\": [\"Q\"]}}",
 		     "pexec_flags: key 'a:b:c': pexec 0: unknown flag 'Q'");
 	expect_error(1, "BZh9garbage", "bzip2");
