@@ -7,7 +7,10 @@
  * waitpid loop over the same program, and with `hyperfine -N` when it is
  * installed.  Beside them, what one durable write costs on the disk that
  * holds the results (a 4 KiB overwrite and fdatasync, kiln not involved):
- * the part of a durable commit that no program can take away.  Also
+ * the part of a durable commit that no program can take away; the target
+ * (issue 17) is a durable pexec, its share of the pexec log's folds
+ * (kiln's KILN_DEBUG_LOG line) counted in, within 1.05 x the floor plus
+ * that write.  Also
  * reports kiln's peak RSS during the runs and, as the floor of a harness
  * written in Python, the RSS of `python3 -c pass`.
  *
@@ -79,6 +82,7 @@ static int has_child(pid_t pid)
 }
 
 static long rss_running_kb; /* max VmRSS sampled while a benchmark ran */
+static const char *stderr_to;  /* quiet runs: stderr into this file (kiln's KILN_DEBUG_LOG line) */
 
 /*
  * Run argv, wait, return wall seconds.  *maxrss_kb: with `own_rss` the peak
@@ -91,7 +95,8 @@ static double run_cmd_rss(char *const argv[], long *maxrss_kb, int quiet, int ow
 	posix_spawn_file_actions_init(&fa);
 	if (quiet) {
 		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-		posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+		posix_spawn_file_actions_addopen(&fa, 2, stderr_to ? stderr_to : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC,
+						 0644);
 	}
 	double t0 = now_s();
 	pid_t pid;
@@ -198,13 +203,32 @@ static char *write_config(const char *dir, const char *name, long n, const char 
  * measured it (from just before vfork to the reaping): kiln's own work
  * around a pexec, which the machine's drift between runs cannot blur.
  */
+/*
+ * *fold_s gets the time kiln spent folding its pexec log into the results
+ * file (between pexecs and at the end: KILN_DEBUG_LOG), per pexec.
+ */
 static int kiln_cycles(const char *kiln, const char *dir, const char *name, const char *cfg, double *out, double *own,
-		       size_t *n, long *rss)
+		       size_t *n, long *rss, double *fold_s)
 {
 	char *db = xasprintf("%s/%s.kiln.db", dir, name);
+	char *err = xasprintf("%s/%s.stderr", dir, name);
 	unlink(db);
 	long r1 = 0;
+	stderr_to = err;
 	double kt = run_cmd_rss((char *[]){ (char *)kiln, "run", "-q", (char *)cfg, NULL }, &r1, 1, 1);
+	stderr_to = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	struct kerr e = KERR_INIT;
+	long recs = 0, folds = 0;
+	double ms = 0;
+	const char *at = read_file(err, &sb, &e) == 0 ? strstr(sb_str(&sb), "pexec log: ") : NULL;
+	if (at && sscanf(at, "pexec log: %ld records, %ld folds, %lf ms", &recs, &folds, &ms) == 3 && recs > 0)
+		*fold_s = ms / 1e3 / (double)recs;
+	else
+		*fold_s = 0;
+	sb_release(&sb);
+	kerr_release(&e);
+	free(err);
 	if (kt < 0) {
 		fprintf(stderr, "bench/pexec: %s run failed\n", kiln);
 		free(db);
@@ -232,7 +256,8 @@ static int kiln_cycles(const char *kiln, const char *dir, const char *name, cons
 	}
 	sqlite3_finalize(st);
 	sqlite3_close(h);
-	printf("  %s: kiln run took %.3f s in all (start-up included)\n", name, kt);
+	printf("  %s: kiln run took %.3f s in all (start-up included); %ld pexecs logged, %ld folds of the log "
+	       "taking %.3f ms (%.1f us per pexec)\n", name, kt, recs, folds, ms, *fold_s * 1e6);
 	free(db);
 	return 0;
 }
@@ -286,7 +311,9 @@ int main(int argc, char **argv)
 	double *ko = xmalloc(sizeof(double) * (size_t)per * ROUNDS), *ko2 = xmalloc(sizeof(double) * (size_t)per * ROUNDS);
 	size_t nf = 0, nk = 0, nk2 = 0;
 	long rss = 0;
-	double ratio[ROUNDS], ratio2[ROUNDS];
+	double ratio[ROUNDS], ratio2[ROUNDS], ratio_t[ROUNDS], fold_r[ROUNDS], fm_r[ROUNDS], km_r[ROUNDS];
+	/* kiln's stderr carries its pexec log's figures (folds: count and time) */
+	setenv("KILN_DEBUG_LOG", "1", 1);
 	for (int r = 0; r < ROUNDS; r++) {
 		size_t f0 = nf, k0 = nk, k20 = nk2;
 		for (long i = 0; i < per; i++) {
@@ -294,13 +321,17 @@ int main(int argc, char **argv)
 			run_cmd((char *[]){ "/bin/true", NULL }, NULL, 0);
 			fl[nf++] = now_s() - t0;
 		}
-		if (kiln_cycles(kiln, dir, "power", cfg, kc, ko, &nk, &rss) < 0 ||
-		    kiln_cycles(kiln, dir, "crash", cfg2, kc2, ko2, &nk2, &rss) < 0)
+		double fold2;
+		if (kiln_cycles(kiln, dir, "power", cfg, kc, ko, &nk, &rss, &fold_r[r]) < 0 ||
+		    kiln_cycles(kiln, dir, "crash", cfg2, kc2, ko2, &nk2, &rss, &fold2) < 0)
 			return 1;
-		double fm = median_of(fl + f0, nf - f0);
-		ratio[r] = median_of(kc + k0, nk - k0) / fm;
+		double fm = median_of(fl + f0, nf - f0), km = median_of(kc + k0, nk - k0);
+		ratio[r] = km / fm;
 		ratio2[r] = median_of(kc2 + k20, nk2 - k20) / fm;
+		fm_r[r] = fm;
+		km_r[r] = km + fold_r[r];
 	}
+	double fold_s = median_of(fold_r, ROUNDS);
 	qsort(ratio, ROUNDS, sizeof(double), cmp_double);
 	qsort(ratio2, ROUNDS, sizeof(double), cmp_double);
 	double rmed = (ratio[ROUNDS / 2 - 1] + ratio[ROUNDS / 2]) / 2, rmed2 = (ratio2[ROUNDS / 2 - 1] + ratio2[ROUNDS / 2]) / 2;
@@ -309,6 +340,16 @@ int main(int argc, char **argv)
 	qsort(kc2, nk2, sizeof(double), cmp_double);
 	double floor_s = fl[nf / 2], kiln_s = kc[nk / 2], kiln2_s = kc2[nk2 / 2];
 	double flush_only = 0, flush_us = disk_flush_us(dir, 300, &flush_only);
+	/*
+	 * The target (issue 17): a durable pexec, its share of the folds of the
+	 * pexec log counted in, against the floor plus one durable 4 KiB write
+	 * (the least that makes a pexec durable before the next one starts);
+	 * per round, the write as measured just after the rounds.
+	 */
+	for (int r = 0; r < ROUNDS; r++)
+		ratio_t[r] = km_r[r] / (fm_r[r] + (flush_us > 0 ? flush_us / 1e6 : 0));
+	qsort(ratio_t, ROUNDS, sizeof(double), cmp_double);
+	double rmed_t = (ratio_t[ROUNDS / 2 - 1] + ratio_t[ROUNDS / 2]) / 2;
 	printf("kiln per-pexec overhead, command plugin, /bin/true x %ld (%d rounds of %ld)\n", per * ROUNDS, ROUNDS, per);
 	printf("  posix_spawn+waitpid:        %8.1f us per run (median; p10/p90 %.1f/%.1f)\n", floor_s * 1e6,
 	       fl[nf / 10] * 1e6, fl[nf * 9 / 10] * 1e6);
@@ -331,7 +372,12 @@ int main(int argc, char **argv)
 	free(kc2);
 	free(ko);
 	free(ko2);
+	printf("  the pexec log's folds into the results file: %.1f us per pexec (median of the rounds)\n", fold_s * 1e6);
+	printf("  durable pexec, folds included, against the floor + one durable 4 KiB write: %.3f (rounds %.3f-%.3f)\n",
+	       rmed_t, ratio_t[0], ratio_t[ROUNDS - 1]);
 	/* the ratio column: the median of the per-round ratios */
+	row("per-pexec time, durable commit, folds included", (kiln_s + fold_s) * 1e6, "us",
+	    "posix_spawn+waitpid + one durable 4 KiB write", (kiln_s + fold_s) * 1e6 / rmed_t, "<= 1.05x", rmed_t <= 1.05);
 	row("per-pexec time, kiln run /bin/true, durable commit", kiln_s * 1e6, "us", "posix_spawn+waitpid loop",
 	    kiln_s * 1e6 / rmed, "<= 1.10x", rmed <= 1.10);
 	row("per-pexec time, durability: crash (no flush)", kiln2_s * 1e6, "us", "posix_spawn+waitpid loop",

@@ -368,6 +368,14 @@ static int merge_one(struct merge_ctx *cx, struct store *main, struct merge_shar
 		refuse(ms, KEXIT_STORE, "no such file");
 		return 0;
 	}
+	/* the pexecs a killed task left in the shard's pexec log go into it first */
+	struct kerr le = KERR_INIT;
+	if (store_fold_log(ms->path, &le) < 0) {
+		refuse(ms, le.code ? le.code : KEXIT_STORE, "%s", sb_str(&le.msg));
+		kerr_release(&le);
+		return 0;
+	}
+	kerr_release(&le);
 	if (run(cx->db, "ATTACH DATABASE ?1 AS s", b) < 0) {
 		refuse(ms, KEXIT_STORE, "cannot open it: %s", sqlite3_errmsg(cx->db));
 		return 0;

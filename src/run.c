@@ -515,6 +515,9 @@ static int run_more(struct run_state *rs, struct run_job *j, struct kerr *e)
 	for (size_t i = 0; i < j->sc.n; i++)
 		if (pending(&j->sc.items[i]))
 			return 0; /* stopped early (--max-pexecs): the rest first */
+	/* the hook reads the results file itself: every pexec of the round in it first */
+	if (store_settle(j->st, e) < 0)
+		return -1;
 	long *more = xcalloc(j->sc.nkeys + 1, sizeof(long)), any = 0;
 	h->more(h->ctx, &j->sc, more);
 	for (size_t k = 0; k < j->sc.nkeys; k++)

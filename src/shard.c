@@ -49,13 +49,8 @@ int shard_is_cluster(struct store *main)
 static int random_id(char out[33], struct kerr *e)
 {
 	unsigned char b[16];
-	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || read(fd, b, sizeof(b)) != (ssize_t)sizeof(b)) {
-		if (fd >= 0)
-			close(fd);
-		return kerr_set(e, "/dev/urandom: %s", strerror(errno));
-	}
-	close(fd);
+	if (random_bytes(b, sizeof(b), e) < 0)
+		return -1;
 	for (size_t i = 0; i < sizeof(b); i++)
 		snprintf(out + 2 * i, 3, "%02x", b[i]);
 	return 0;

@@ -36,6 +36,12 @@
 #include "config.h"
 #include "provenance.h"
 #include "secret.h"
+#include "store-log.h"
+
+/* the pexec log is folded into the results at most this often, unless it is full */
+#define FOLD_EVERY_NS 1000000000LL
+/* the log's first size (it doubles when records need more, up to PLOG_CAP) */
+#define LOG_RESERVE ((off_t)64 << 10)
 
 struct store {
 	sqlite3 *db;
@@ -49,6 +55,17 @@ struct store {
 		const char *sql;
 		sqlite3_stmt *st;
 	} cache[24];
+	/* the pexec log (store-log.h): fd -1 when commits go to the file directly */
+	struct plog log;
+	struct plog_rec rec;     /* the commit being built, reused */
+	struct strbuf readback;  /* a record read back to be folded */
+	int64_t folded_ns;       /* when the log was last folded */
+	int64_t fold_every_ns;   /* and how often it is (FOLD_EVERY_NS; tests: KILN_LOG_FOLD_MS) */
+	long nlogged, nfolds;    /* records written and folds done this session, */
+	int64_t fold_ns, fold_max_ns; /* and their time (KILN_DEBUG_LOG: bench/pexec reads it) */
+	uint64_t done_num;       /* records of this generation already in the file (a fold the disk stopped) */
+	off_t done_end;          /* and the bytes they take */
+	int folding, fold_failed;
 };
 
 /*
@@ -58,7 +75,7 @@ struct store {
  */
 enum {
 	Q_BEGIN, Q_COMMIT, Q_SET_STATUS, Q_CLEAR_ITER, Q_CLEAR_SERIES, Q_CLEAR_SCALARS, Q_CLEAR_EVENTS,
-	Q_PEXEC, Q_ITER, Q_NEXT_RUNNING, Q_SCALAR, Q_EVENT, Q_SERIES, NQ
+	Q_PEXEC, Q_ITER, Q_NEXT_RUNNING, Q_SCALAR, Q_EVENT, Q_SERIES, Q_META_SET, NQ
 };
 static const char *const pexec_sql[NQ] = {
 	[Q_BEGIN] = "BEGIN IMMEDIATE",
@@ -77,7 +94,45 @@ static const char *const pexec_sql[NQ] = {
 	[Q_SCALAR] = "INSERT OR REPLACE INTO scalars(pexec_id, name, unit, value) VALUES(?,?,?,?)",
 	[Q_EVENT] = "INSERT INTO events(pexec_id, name, start_ns, end_ns) VALUES(?,?,?,?)",
 	[Q_SERIES] = "INSERT OR REPLACE INTO series(pexec_id, name, unit, vals) VALUES(?,?,?,?)",
+	[Q_META_SET] = "INSERT OR REPLACE INTO meta(name, value) VALUES(?, ?)",
 };
+
+/*
+ * The statements a record of the pexec log may hold (a pexec's commit),
+ * which of their values is the pexec's id (1-based; ID_LAST: the last;
+ * 0: another pexec's), whether they must change one row, and what an
+ * error names.
+ */
+enum { NOT_IN_RECORDS = -1, ID_LAST = 99 };
+static const struct {
+	signed char id_at;
+	char one_row;
+	const char *what;
+} rec_stmts[NQ] = {
+	[Q_BEGIN] = { NOT_IN_RECORDS, 0, "begin" },
+	[Q_COMMIT] = { NOT_IN_RECORDS, 0, "commit" },
+	[Q_SET_STATUS] = { NOT_IN_RECORDS, 0, "pexecs" },
+	[Q_CLEAR_ITER] = { 1, 0, "clear" },
+	[Q_CLEAR_SERIES] = { 1, 0, "clear" },
+	[Q_CLEAR_SCALARS] = { 1, 0, "clear" },
+	[Q_CLEAR_EVENTS] = { 1, 0, "clear" },
+	[Q_PEXEC] = { ID_LAST, 1, "pexecs" },
+	[Q_ITER] = { 1, 1, "iterations" },
+	[Q_NEXT_RUNNING] = { 0, 1, "pexecs" },
+	[Q_SCALAR] = { 1, 1, "scalars" },
+	[Q_EVENT] = { 1, 1, "events" },
+	[Q_SERIES] = { 1, 1, "series" },
+	[Q_META_SET] = { NOT_IN_RECORDS, 0, "meta" },
+};
+
+/* the identity of these statements, in every record */
+static uint32_t log_table(void)
+{
+	static uint32_t id;
+	if (!id)
+		id = plog_table_id(pexec_sql, NQ);
+	return id;
+}
 
 /* a cached prepared statement, reset and unbound, ready to use */
 static sqlite3_stmt *stmt(struct store *s, const char *sql)
@@ -158,6 +213,9 @@ static int dberr(struct store *s, struct kerr *e, const char *what)
 {
 	int code = sqlite3_errcode(s->db);
 	int ex = KEXIT_STORE;
+	if (code == SQLITE_FULL && s->folding)
+		return kerr_setc(e, ex, "%s: %s: the disk is full; the finished pexecs stay in %s, and `kiln run` "
+			"folds them into the results and resumes once space is freed", s->path, what, s->log.path);
 	if (code == SQLITE_FULL)
 		return kerr_setc(e, ex, "%s: %s: the disk is full; nothing of the pexec in flight was "
 			"kept, and `kiln run` resumes once space is freed", s->path, what);
@@ -241,10 +299,21 @@ static void wal_reserve(struct store *s)
 	close(fd);
 }
 
+/* the pexec log's part (below): what it holds folded in before other writes, and after a crash */
+static int settle(struct store *s, struct kerr *e);
+static int log_recover(struct store *s, struct kerr *e);
+static int log_fold(struct store *s, struct kerr *e);
+static void note_unfolded(struct store *s);
+static int log_start(struct store *s, struct kerr *e);
+
 int store_begin(struct store *s, struct kerr *e)
 {
-	if (s->txn_depth++)
-		return 0;
+	if (s->txn_depth)
+		return s->txn_depth++, 0;
+	/* what the pexec log holds goes in first, outside the caller's transaction */
+	if (settle(s, e) < 0)
+		return -1;
+	s->txn_depth++;
 	int r = txn(s, pexec_sql[Q_BEGIN], e);
 	if (r < 0)
 		s->txn_depth = 0;
@@ -268,8 +337,9 @@ int store_prepare(struct store *s, size_t commits, struct kerr *e)
 			return dberr(s, e, pexec_sql[q]);
 	if (commits >= 32)
 		wal_reserve(s);
-	return 0;
+	return log_start(s, e);
 }
+
 
 /*
  * A results file may come from elsewhere (diff, report, a resumed run of
@@ -473,6 +543,7 @@ int store_open(const char *path, int writable, struct store **out, struct kerr *
 	struct store *s = xcalloc(1, sizeof(*s));
 	s->path = xstrdup(path);
 	s->lock_fd = -1;
+	s->log = (struct plog)PLOG_INIT;
 	s->durable = 1;
 	/* readers (status, report, export...) never change the file */
 	int opened = writable ? sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL)
@@ -537,6 +608,8 @@ int store_open(const char *path, int writable, struct store **out, struct kerr *
 			return -1;
 		}
 	}
+	if (!writable)
+		note_unfolded(s);
 	*out = s;
 	return 0;
 }
@@ -545,6 +618,20 @@ void store_close(struct store *s)
 {
 	if (!s)
 		return;
+	if (s->log.fd >= 0) {
+		/* what the log holds goes into the file; a log with nothing to fold goes away */
+		struct kerr e = KERR_INIT;
+		if (!s->fold_failed && log_fold(s, &e) < 0)
+			kiln_warn("%s", sb_str(&e.msg));
+		/* (a moved results file's log may be another run's by now: it stays) */
+		plog_close(&s->log, s->log.num == s->done_num && !s->gone);
+		kerr_release(&e);
+		if (getenv("KILN_DEBUG_LOG"))
+			kiln_note("pexec log: %ld records, %ld folds, %.3f ms in all, at most %.3f ms", s->nlogged, s->nfolds,
+				  (double)s->fold_ns / 1e6, (double)s->fold_max_ns / 1e6);
+	}
+	plog_rec_release(&s->rec);
+	sb_release(&s->readback);
 	for (size_t i = 0; i < ARRAY_SIZE(s->cache) && s->cache[i].sql; i++)
 		sqlite3_finalize(s->cache[i].st);
 	if (s->db)
@@ -603,6 +690,12 @@ static int lock_file(const char *path, int create, int *out, struct kerr *e)
 static void store_abandon(struct store *s)
 {
 	int one = 1;
+	/* the pexec log's records go into the file they are of (the log stays: it may be another run's by now) */
+	struct kerr e = KERR_INIT;
+	if (s->log.fd >= 0)
+		log_fold(s, &e);
+	s->fold_failed = 1;
+	kerr_release(&e);
 	s->gone = 1;
 	sqlite3_file_control(s->db, "main", SQLITE_FCNTL_PERSIST_WAL, &one);
 	sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
@@ -634,9 +727,10 @@ int store_lock(struct store *s, struct kerr *e)
 {
 	if (s->lock_fd >= 0)
 		return 0;
-	if (lock_file(s->path, 0, &s->lock_fd, e) < 0)
+	if (lock_file(s->path, 0, &s->lock_fd, e) < 0 || same_file(s, e) < 0)
 		return -1;
-	return same_file(s, e);
+	/* the only writer now: whatever a killed one left in the pexec log is folded first */
+	return log_recover(s, e);
 }
 
 /*
@@ -671,7 +765,7 @@ int store_open_locked(const char *path, struct store **out, struct kerr *e)
 		return -1;
 	}
 	(*out)->lock_fd = fd;
-	if (same_file(*out, e) < 0) {
+	if (same_file(*out, e) < 0 || log_recover(*out, e) < 0) {
 		store_close(*out);
 		*out = NULL;
 		return -1;
@@ -694,12 +788,14 @@ int store_wipe_scratch(const char *path, const char *scratch, struct kerr *e)
 	free(q);
 	if (ok) {
 		/* removed while locked: a run on it now would have held the lock */
-		char *wal = xasprintf("%s-wal", path), *shm = xasprintf("%s-shm", path);
+		char *wal = xasprintf("%s-wal", path), *shm = xasprintf("%s-shm", path), *log = plog_path(path);
 		unlink(wal);
 		unlink(shm);
+		unlink(log);
 		unlink(path);
 		free(wal);
 		free(shm);
+		free(log);
 	}
 	close(fd);
 	if (!ok)
@@ -736,6 +832,11 @@ const char *store_path(const struct store *s)
 
 struct sqlite3 *store_db(struct store *s)
 {
+	/* whoever uses the connection itself sees (and writes after) every finished pexec */
+	struct kerr e = KERR_INIT;
+	if (settle(s, &e) < 0)
+		kiln_warn("%s", sb_str(&e.msg));
+	kerr_release(&e);
 	return s->db;
 }
 
@@ -759,6 +860,8 @@ static int kv_get(struct store *s, const char *table, const char *name, char **v
 
 static int kv_set(struct store *s, const char *table, const char *name, const char *value, struct kerr *e)
 {
+	if (settle(s, e) < 0)
+		return -1;
 	char sql[96];
 	if (s->gone)
 		return gone_err(s, e);
@@ -983,7 +1086,7 @@ int store_add_pexecs(struct store *s, const long *more, struct schedule *sc, str
 		if (more[k] > rounds)
 			rounds = more[k];
 	sqlite3_stmt *st = NULL;
-	if (txn(s, pexec_sql[Q_BEGIN], e) < 0)
+	if (settle(s, e) < 0 || txn(s, pexec_sql[Q_BEGIN], e) < 0)
 		goto fail0;
 	if (sqlite3_prepare_v2(s->db, "INSERT INTO pexecs(key_id, num, seq) VALUES(?,?,?)", -1, &st, NULL) != SQLITE_OK) {
 		dberr(s, e, "pexecs");
@@ -1031,7 +1134,7 @@ fail0:
  */
 int store_mark_running(struct store *s, long pexec_id, struct kerr *e)
 {
-	if (same_file(s, e) < 0)
+	if (same_file(s, e) < 0 || settle(s, e) < 0)
 		return -1;
 	sqlite3_stmt *st = stmt(s, pexec_sql[Q_SET_STATUS]);
 	if (!st)
@@ -1048,7 +1151,7 @@ static const char *const pexec_tables[] = { "iterations", "series", "scalars", "
 
 int store_unfinish(struct store *s, long pexec_id, struct kerr *e)
 {
-	if (txn(s, pexec_sql[Q_BEGIN], e) < 0)
+	if (settle(s, e) < 0 || txn(s, pexec_sql[Q_BEGIN], e) < 0)
 		return -1;
 	for (size_t i = 0; i <= ARRAY_SIZE(pexec_tables); i++) {
 		char *sql = i < ARRAY_SIZE(pexec_tables)
@@ -1068,6 +1171,8 @@ int store_retry(struct store *s, int failed, int tainted, struct kerr *e)
 {
 	if (!failed && !tainted)
 		return 0;
+	if (settle(s, e) < 0)
+		return -1;
 	char which[64];
 	snprintf(which, sizeof(which), "status IN (%s%s%s)", failed ? "'failed','timeout'" : "",
 		 failed && tainted ? "," : "", tainted ? "'tainted'" : "");
@@ -1111,7 +1216,7 @@ int store_reset_running(struct store *s, struct kerr *e)
 		"DELETE FROM scalars WHERE pexec_id IN (SELECT id FROM pexecs WHERE status IN ('pending','running'))",
 		"DELETE FROM events WHERE pexec_id IN (SELECT id FROM pexecs WHERE status IN ('pending','running'))",
 	};
-	if (txn(s, pexec_sql[Q_BEGIN], e) < 0)
+	if (settle(s, e) < 0 || txn(s, pexec_sql[Q_BEGIN], e) < 0)
 		return -1;
 	for (size_t i = 0; i < ARRAY_SIZE(clear); i++)
 		if (exec_sql(s, clear[i], e) < 0)
@@ -1186,24 +1291,204 @@ int store_decode_i64(const void *blob, size_t len, int64_t **out, size_t *n)
 	return 0;
 }
 
-/* ---- committing a pexec ---- */
+/* ---- the pexec log: its generation (meta pexec_log), recovery, start ---- */
 
-static int bind_blob_or_null(sqlite3_stmt *st, int i, const void *p, size_t n)
+static int log_new_gen(uint64_t *gen, struct kerr *e)
 {
-	if (!p)
-		return sqlite3_bind_null(st, i);
-	return sqlite3_bind_blob64(st, i, p, n, SQLITE_STATIC);
+	do
+		if (random_bytes(gen, sizeof(*gen), e) < 0)
+			return -1;
+	while (!*gen);
+	return 0;
 }
+
+/*
+ * meta pexec_log: the generation whose records are not yet all in the
+ * file, in hex, and after a slash how many of its first records are (a fold
+ * that the disk stopped half way); -1 when the file has none.
+ */
+static int log_gen(struct store *s, uint64_t *gen, uint64_t *done)
+{
+	char *v = NULL, *end = NULL;
+	int r = -1;
+	*done = 0;
+	if (store_meta_get(s, "pexec_log", &v) == 0 && v) {
+		errno = 0;
+		*gen = strtoull(v, &end, 16);
+		r = end != v && !errno ? 0 : -1;
+		if (r == 0 && *end == '/') {
+			const char *d = end + 1;
+			*done = strtoull(d, &end, 10);
+			r = end != d && !errno ? 0 : -1;
+		}
+		if (*end)
+			r = -1;
+	}
+	free(v);
+	return r;
+}
+
+static int log_set_gen(struct store *s, uint64_t gen, uint64_t done, struct kerr *e)
+{
+	char v[48];
+	if (done)
+		snprintf(v, sizeof(v), "%016llx/%llu", (unsigned long long)gen, (unsigned long long)done);
+	else
+		snprintf(v, sizeof(v), "%016llx", (unsigned long long)gen);
+	sqlite3_stmt *st = stmt(s, pexec_sql[Q_META_SET]);
+	if (!st)
+		return dberr(s, e, "meta");
+	sqlite3_bind_text(st, 1, "pexec_log", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, v, -1, SQLITE_TRANSIENT);
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : dberr(s, e, "meta");
+}
+
+/* the log's files get the results file's permissions, as SQLite's own do */
+static mode_t results_mode(const struct store *s)
+{
+	struct stat sb;
+	return stat(s->path, &sb) == 0 ? sb.st_mode & 0777 : 0644;
+}
+
+/*
+ * What a writer killed (or a machine lost) left in the log: the records of
+ * the file's generation, up to the first that is not whole, folded in by
+ * the next one to take the lock.  A log of another generation holds
+ * nothing to fold (it was folded, or is another file's).
+ */
+static int log_recover(struct store *s, struct kerr *e)
+{
+	char *path = plog_path(s->path);
+	uint64_t gen, done;
+	int r = 0;
+	if (file_exists(path) && log_gen(s, &gen, &done) == 0) {
+		if (plog_open(&s->log, path, results_mode(s), 0, e) < 0) {
+			r = -1;
+		} else {
+			struct plog_hdr h;
+			plog_restart(&s->log, gen);
+			s->done_num = 0;
+			s->done_end = 0;
+			while (plog_read(s->log.fd, s->log.end, s->log.size, gen, s->log.num, &s->readback, &h) == 1) {
+				s->log.end += h.size;
+				if (++s->log.num == done) {
+					s->done_num = done;
+					s->done_end = s->log.end;
+				}
+			}
+			if (s->log.num < done) { /* fewer than were folded: none of them is run twice */
+				s->done_num = s->log.num;
+				s->done_end = s->log.end;
+			}
+			r = log_fold(s, e);
+		}
+	}
+	free(path);
+	return r;
+}
+
+long store_log_pending(struct store *s)
+{
+	char *path = plog_path(s->path);
+	uint64_t gen, done;
+	long n = 0;
+	if (log_gen(s, &gen, &done) == 0)
+		n = plog_count(path, gen) - (long)done;
+	free(path);
+	return n > 0 ? n : 0;
+}
+
+/*
+ * A reader is told of finished pexecs that only the log holds (its writer
+ * was killed; the next writer folds them in); not while a writer is at
+ * work (it folds them itself, within about a second: docs/results.md).
+ */
+static void note_unfolded(struct store *s)
+{
+	long n = store_log_pending(s);
+	if (n > 0) {
+		char *path = plog_path(s->path);
+		kiln_note("%s: %ld finished pexec(s) are kept in %s and not yet in the results: the run that wrote "
+			  "them was stopped before it folded them in; the next `kiln run` (or `kiln merge`, for a "
+			  "shard) folds them in", s->path, n, path);
+		free(path);
+	}
+}
+
+int store_fold_log(const char *path, struct kerr *e)
+{
+	char *log = plog_path(path);
+	struct stat sb;
+	int there = lstat(log, &sb) == 0;
+	free(log);
+	if (!there)
+		return 0;
+	struct store *s;
+	struct kerr le = KERR_INIT;
+	int r = 0;
+	if (store_open(path, 1, &s, e) < 0)
+		return -1;
+	if (store_lock(s, &le) < 0) {
+		/* a writer at work folds its own log */
+		r = le.code == KEXIT_LOCKED ? 0 : -1;
+		if (r < 0)
+			kerr_setc(e, le.code, "%s", sb_str(&le.msg));
+	}
+	kerr_release(&le);
+	store_close(s);
+	return r;
+}
+
+/*
+ * Before the run loop: the log open (made, reserved and flushed when
+ * missing), its generation known to the file.  A log that cannot be made
+ * (no room, a filesystem that refuses) is done without: each commit then
+ * goes to the results file, durably, as it is.
+ */
+static int log_start(struct store *s, struct kerr *e)
+{
+	uint64_t gen, done;
+	if (s->lock_fd < 0)
+		return 0;
+	/* (a log left with records was folded when the lock was taken: none of gen's is left) */
+	if ((log_gen(s, &gen, &done) < 0 || done) &&
+	    (log_new_gen(&gen, e) < 0 || txn(s, pexec_sql[Q_BEGIN], e) < 0 || log_set_gen(s, gen, 0, e) < 0 ||
+	     txn(s, pexec_sql[Q_COMMIT], e) < 0)) {
+		exec_sql(s, "ROLLBACK", NULL);
+		return -1;
+	}
+	char *path = plog_path(s->path);
+	struct kerr le = KERR_INIT;
+	if (s->log.fd < 0 && plog_open(&s->log, path, results_mode(s), LOG_RESERVE, &le) < 0)
+		kiln_warn("%s; each pexec is committed to the results file directly", sb_str(&le.msg));
+	kerr_release(&le);
+	free(path);
+	plog_restart(&s->log, gen);
+	s->done_num = 0;
+	s->done_end = 0;
+	s->folded_ns = mono_ns();
+	/* the tests' way to see a log that is not folded yet (kill -9 with records in it) */
+	const char *ms = getenv("KILN_LOG_FOLD_MS");
+	long v;
+	s->fold_every_ns = ms && parse_long(ms, &v) == 0 && v > 0 ? v * 1000000LL : FOLD_EVERY_NS;
+	return 0;
+}
+
+/* ---- committing a pexec ---- */
 
 /*
  * Blobs are little-endian on every host: float64 series as IEEE-754 binary64
  * words, counter lengths as uint32 (the delta-varints are bytes already).
- * On little-endian hosts both are plain copies.
+ * On little-endian hosts the doubles are used as they are; elsewhere *tmp
+ * holds a converted copy (the caller frees it).
  */
-int store_bind_f64(sqlite3_stmt *st, int col, const double *v, size_t n)
+static const void *f64_le(const double *v, size_t n, uint64_t **tmp)
 {
+	*tmp = NULL;
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	return sqlite3_bind_blob64(st, col, v, n * sizeof(double), SQLITE_STATIC);
+	return v;
 #else
 	uint64_t *w = xmalloc((n ? n : 1) * sizeof(uint64_t));
 	for (size_t i = 0; i < n; i++) {
@@ -1211,8 +1496,16 @@ int store_bind_f64(sqlite3_stmt *st, int col, const double *v, size_t n)
 		memcpy(&u, &v[i], sizeof(u));
 		w[i] = htole64(u);
 	}
-	return sqlite3_bind_blob64(st, col, w, n * sizeof(uint64_t), free);
+	*tmp = w;
+	return w;
 #endif
+}
+
+int store_bind_f64(sqlite3_stmt *st, int col, const double *v, size_t n)
+{
+	uint64_t *tmp;
+	const void *p = f64_le(v, n, &tmp);
+	return sqlite3_bind_blob64(st, col, p, n * sizeof(double), tmp ? free : SQLITE_STATIC);
 }
 
 static void f64_from_le(const void *p, size_t n, double *out)
@@ -1228,6 +1521,24 @@ static void f64_from_le(const void *p, size_t n, double *out)
 #endif
 }
 
+/*
+ * A pexec's commit is built as a record of the pexec log (store-log.h):
+ * the statements it runs, in order, with their values.  The same record
+ * is written to the log and later folded, or run at once when there is no
+ * log; so what a fold after a crash runs is exactly what a commit runs.
+ */
+static void rec_series(struct plog_rec *rec, long id, const char *name, const char *unit, const double *v, size_t n)
+{
+	uint64_t *tmp;
+	const void *p = f64_le(v, n, &tmp);
+	plog_rec_op(rec, Q_SERIES);
+	plog_rec_int(rec, id);
+	plog_rec_text(rec, name);
+	plog_rec_text(rec, unit);
+	plog_rec_blob(rec, p, n * sizeof(double));
+	free(tmp);
+}
+
 /* per-iteration records become one float64 series per name (sums when repeated) */
 struct series_acc {
 	const char *name, *unit;
@@ -1235,45 +1546,28 @@ struct series_acc {
 	size_t n;
 };
 
-static int commit_records(struct store *s, long id, const struct pexec_result *r, struct kerr *e)
+static void rec_records(struct plog_rec *rec, long id, const struct pexec_result *r)
 {
 	const struct rec_list *l = r->records;
 	if (!l || !l->n)
-		return 0;
+		return;
 	/* by the records' interned name (rec_list): one slot per name, no search */
 	size_t nacc = l->names.n;
 	struct series_acc *acc = xcalloc(nacc ? nacc : 1, sizeof(*acc));
-	sqlite3_stmt *sc = NULL, *ev = NULL, *se = NULL;
-	int rc = -1;
-	sc = stmt(s, pexec_sql[Q_SCALAR]);
-	ev = stmt(s, pexec_sql[Q_EVENT]);
-	se = stmt(s, pexec_sql[Q_SERIES]);
-	if (!sc || !ev || !se) {
-		dberr(s, e, "records");
-		goto out;
-	}
 	for (size_t i = 0; i < l->n; i++) {
 		const struct kiln_rec *x = &l->v[i];
 		if (x->kind == REC_PEXEC) {
-			sqlite3_bind_int64(sc, 1, id);
-			sqlite3_bind_text(sc, 2, x->name, -1, SQLITE_STATIC);
-			sqlite3_bind_text(sc, 3, x->unit ? x->unit : "", -1, SQLITE_STATIC);
-			sqlite3_bind_double(sc, 4, x->value);
-			if (sqlite3_step(sc) != SQLITE_DONE) {
-				dberr(s, e, "scalars");
-				goto out;
-			}
-			sqlite3_reset(sc);
+			plog_rec_op(rec, Q_SCALAR);
+			plog_rec_int(rec, id);
+			plog_rec_text(rec, x->name);
+			plog_rec_text(rec, x->unit ? x->unit : "");
+			plog_rec_real(rec, x->value);
 		} else if (x->kind == REC_EVENT) {
-			sqlite3_bind_int64(ev, 1, id);
-			sqlite3_bind_text(ev, 2, x->name, -1, SQLITE_STATIC);
-			sqlite3_bind_int64(ev, 3, x->start_ns);
-			sqlite3_bind_int64(ev, 4, x->end_ns);
-			if (sqlite3_step(ev) != SQLITE_DONE) {
-				dberr(s, e, "events");
-				goto out;
-			}
-			sqlite3_reset(ev);
+			plog_rec_op(rec, Q_EVENT);
+			plog_rec_int(rec, id);
+			plog_rec_text(rec, x->name);
+			plog_rec_int(rec, x->start_ns);
+			plog_rec_int(rec, x->end_ns);
 		} else {
 			if (x->iter < 0 || x->iter > 100000000)
 				continue;
@@ -1296,88 +1590,39 @@ static int commit_records(struct store *s, long id, const struct pexec_result *r
 		}
 	}
 	for (size_t k = 0; k < nacc; k++) {
-		if (!acc[k].name)
-			continue;
-		sqlite3_bind_int64(se, 1, id);
-		sqlite3_bind_text(se, 2, acc[k].name, -1, SQLITE_STATIC);
-		sqlite3_bind_text(se, 3, acc[k].unit, -1, SQLITE_STATIC);
-		store_bind_f64(se, 4, acc[k].v, acc[k].n);
-		if (sqlite3_step(se) != SQLITE_DONE) {
-			dberr(s, e, "series");
-			goto out;
-		}
-		sqlite3_reset(se);
-	}
-	rc = 0;
-out:
-	for (size_t k = 0; k < nacc; k++)
+		if (acc[k].name)
+			rec_series(rec, id, acc[k].name, acc[k].unit, acc[k].v, acc[k].n);
 		free(acc[k].v);
+	}
 	free(acc);
-	/* cached statements: reset so they hold no locks or bound buffers */
-	if (sc)
-		sqlite3_reset(sc);
-	if (ev)
-		sqlite3_reset(ev);
-	if (se)
-		sqlite3_reset(se);
-	return rc;
 }
 
-int store_commit_pexec(struct store *s, long id, const struct pexec_result *r, struct kerr *e)
+static void rec_pexec_row(struct plog_rec *rec, long id, const struct pexec_result *r)
+{
+	int keep_output = r->status != PX_OK;
+	plog_rec_op(rec, Q_PEXEC);
+	plog_rec_text(rec, pexec_status_name(r->status));
+	plog_rec_int(rec, r->wall_start_ns);
+	plog_rec_real(rec, r->duration_s);
+	plog_rec_int(rec, r->exit_status);
+	plog_rec_int(rec, r->signal);
+	plog_rec_real(rec, r->user_s);
+	plog_rec_real(rec, r->sys_s);
+	plog_rec_int(rec, r->maxrss_kb);
+	plog_rec_int(rec, r->personality);
+	plog_rec_text(rec, r->error);
+	plog_rec_blob(rec, keep_output ? r->out : NULL, r->out_len);
+	plog_rec_blob(rec, keep_output ? r->err : NULL, r->err_len);
+	plog_rec_text(rec, r->instr_error);
+	plog_rec_text(rec, r->taint);
+	plog_rec_text(rec, r->env_hash);
+	plog_rec_int(rec, (int64_t)r->n);
+	plog_rec_int(rec, id);
+}
+
+static void rec_iterations(struct plog_rec *rec, long id, const struct pexec_result *r)
 {
 	struct strbuf wall = STRBUF_INIT, ctr = STRBUF_INIT, names = STRBUF_INIT;
-	sqlite3_stmt *st = NULL;
-	int rc = -1;
-	if (same_file(s, e) < 0 || txn(s, pexec_sql[Q_BEGIN], e) < 0)
-		return -1;
-	/* a rerun replaces what an earlier attempt left */
-	for (int q = Q_CLEAR_ITER; r->rerun && q <= Q_CLEAR_EVENTS; q++) {
-		if (!(st = stmt(s, pexec_sql[q]))) {
-			dberr(s, e, "clear");
-			goto fail;
-		}
-		sqlite3_bind_int64(st, 1, id);
-		int x = sqlite3_step(st);
-		sqlite3_reset(st);
-		st = NULL;
-		if (x != SQLITE_DONE) {
-			dberr(s, e, "clear");
-			goto fail;
-		}
-	}
-	if (!(st = stmt(s, pexec_sql[Q_PEXEC]))) {
-		dberr(s, e, "pexecs");
-		goto fail;
-	}
-	int keep_output = r->status != PX_OK;
-	sqlite3_bind_text(st, 1, pexec_status_name(r->status), -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, r->wall_start_ns);
-	sqlite3_bind_double(st, 3, r->duration_s);
-	sqlite3_bind_int(st, 4, r->exit_status);
-	sqlite3_bind_int(st, 5, r->signal);
-	sqlite3_bind_double(st, 6, r->user_s);
-	sqlite3_bind_double(st, 7, r->sys_s);
-	sqlite3_bind_int64(st, 8, r->maxrss_kb);
-	sqlite3_bind_int(st, 9, r->personality);
-	if (r->error)
-		sqlite3_bind_text(st, 10, r->error, -1, SQLITE_STATIC);
-	bind_blob_or_null(st, 11, keep_output ? r->out : NULL, r->out_len);
-	bind_blob_or_null(st, 12, keep_output ? r->err : NULL, r->err_len);
-	if (r->instr_error)
-		sqlite3_bind_text(st, 13, r->instr_error, -1, SQLITE_STATIC);
-	if (r->taint)
-		sqlite3_bind_text(st, 14, r->taint, -1, SQLITE_STATIC);
-	if (r->env_hash)
-		sqlite3_bind_text(st, 15, r->env_hash, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 16, (sqlite3_int64)r->n);
-	sqlite3_bind_int64(st, 17, id);
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		dberr(s, e, "pexecs");
-		goto fail;
-	}
-	sqlite3_reset(st);
-	st = NULL;
-
 	store_encode_i64(r->wall_ns, r->n, &wall);
 	if (r->ncounters) {
 		for (size_t k = 0; k < r->ncounters; k++)
@@ -1396,55 +1641,284 @@ int store_commit_pexec(struct store *s, long id, const struct pexec_result *r, s
 		}
 		free(col);
 	}
-	if (!(st = stmt(s, pexec_sql[Q_ITER]))) {
-		dberr(s, e, "iterations");
-		goto fail;
-	}
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)r->n);
-	sqlite3_bind_blob64(st, 3, wall.buf ? wall.buf : "", wall.len, SQLITE_STATIC);
-	if (r->ncounters) {
-		sqlite3_bind_text(st, 4, names.buf, -1, SQLITE_STATIC);
-		sqlite3_bind_blob64(st, 5, ctr.buf, ctr.len, SQLITE_STATIC);
-	}
-	if (r->clock)
-		sqlite3_bind_text(st, 6, r->clock, -1, SQLITE_STATIC);
-	if (r->unavailable && *r->unavailable)
-		sqlite3_bind_text(st, 7, r->unavailable, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		dberr(s, e, "iterations");
-		goto fail;
-	}
-	sqlite3_reset(st);
-	st = NULL;
-	if (commit_records(s, id, r, e) < 0)
-		goto fail;
-	if (r->next_id > 0) {
-		/* the next pexec is marked running here: one transaction per pexec */
-		if (!(st = stmt(s, pexec_sql[Q_NEXT_RUNNING]))) {
-			dberr(s, e, "pexecs");
-			goto fail;
-		}
-		sqlite3_bind_int64(st, 1, r->next_id);
-		if (sqlite3_step(st) != SQLITE_DONE) {
-			dberr(s, e, "pexecs");
-			goto fail;
-		}
-		sqlite3_reset(st);
-		st = NULL;
-	}
-	if (txn(s, pexec_sql[Q_COMMIT], e) < 0)
-		goto fail;
-	rc = 0;
-	goto out;
-fail:
-	if (st)
-		sqlite3_reset(st);
-	exec_sql(s, "ROLLBACK", NULL);
-out:
+	plog_rec_op(rec, Q_ITER);
+	plog_rec_int(rec, id);
+	plog_rec_int(rec, (int64_t)r->n);
+	plog_rec_blob(rec, wall.buf ? wall.buf : "", wall.len);
+	plog_rec_text(rec, r->ncounters ? sb_str(&names) : NULL);
+	plog_rec_blob(rec, r->ncounters ? (ctr.buf ? ctr.buf : "") : NULL, ctr.len);
+	plog_rec_text(rec, r->clock);
+	plog_rec_text(rec, r->unavailable && *r->unavailable ? r->unavailable : NULL);
 	sb_release(&wall);
 	sb_release(&ctr);
 	sb_release(&names);
+}
+
+/* the record of pexec id's commit, in s->rec */
+static void build_record(struct store *s, long id, const struct pexec_result *r)
+{
+	struct plog_rec *rec = &s->rec;
+	plog_rec_start(rec, id);
+	/* a rerun replaces what an earlier attempt left */
+	for (int q = Q_CLEAR_ITER; r->rerun && q <= Q_CLEAR_EVENTS; q++) {
+		plog_rec_op(rec, q);
+		plog_rec_int(rec, id);
+	}
+	rec_pexec_row(rec, id, r);
+	rec_iterations(rec, id, r);
+	rec_records(rec, id, r);
+	if (r->next_id > 0) {
+		/* the next pexec is marked running here: one transaction per pexec */
+		plog_rec_op(rec, Q_NEXT_RUNNING);
+		plog_rec_int(rec, r->next_id);
+	}
+}
+
+/* a record that is not one kiln wrote (a log from elsewhere, or damaged) */
+static int bad_record(struct store *s, struct kerr *e, int64_t id, const char *why)
+{
+	return kerr_setc(e, KEXIT_STORE, "%s: a record for pexec %lld is not one kiln wrote (%s): it is not folded "
+			 "into the results; remove the log to run its pexecs again", s->log.path ? s->log.path : s->path,
+			 (long long)id, why);
+}
+
+static int finished_status(const struct plog_val *v)
+{
+	if (v->type != SQLITE_TEXT)
+		return 0;
+	for (enum pexec_status x = PX_OK; x <= PX_TAINTED; x++)
+		if (strlen(status_names[x]) == v->n && !memcmp(status_names[x], v->p, v->n))
+			return 1;
+	return 0;
+}
+
+/* one op of a record run: its statement with its values, each checked */
+static int apply_op(struct store *s, const struct plog_op *op, int64_t id, struct kerr *e)
+{
+	if (op->stmt >= NQ || rec_stmts[op->stmt].id_at == NOT_IN_RECORDS)
+		return bad_record(s, e, id, "a statement a pexec's commit does not run");
+	sqlite3_stmt *st = stmt(s, pexec_sql[op->stmt]);
+	if (!st)
+		return dberr(s, e, rec_stmts[op->stmt].what);
+	if (sqlite3_bind_parameter_count(st) != op->n)
+		return bad_record(s, e, id, "a statement with another number of values");
+	int at = rec_stmts[op->stmt].id_at == ID_LAST ? op->n : rec_stmts[op->stmt].id_at;
+	if (at > 0 && (op->v[at - 1].type != SQLITE_INTEGER || op->v[at - 1].i != id))
+		return bad_record(s, e, id, "a value for another pexec");
+	if (op->stmt == Q_PEXEC && !finished_status(&op->v[0]))
+		return bad_record(s, e, id, "not a status of a finished pexec");
+	for (int i = 0; i < op->n; i++) {
+		const struct plog_val *v = &op->v[i];
+		if (v->type == SQLITE_INTEGER)
+			sqlite3_bind_int64(st, i + 1, v->i);
+		else if (v->type == SQLITE_FLOAT)
+			sqlite3_bind_double(st, i + 1, v->d);
+		else if (v->type == SQLITE_TEXT)
+			sqlite3_bind_text(st, i + 1, v->p, (int)v->n, SQLITE_STATIC);
+		else if (v->type == SQLITE_BLOB)
+			sqlite3_bind_blob(st, i + 1, v->n ? v->p : "", (int)v->n, SQLITE_STATIC);
+	}
+	int rc = sqlite3_step(st), changed = sqlite3_changes(s->db);
+	if (rc != SQLITE_DONE) {
+		dberr(s, e, rec_stmts[op->stmt].what);
+		sqlite3_reset(st);
+		return -1;
+	}
+	/* the values point into the record: unbound before it is reused */
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rec_stmts[op->stmt].one_row && changed != 1)
+		return bad_record(s, e, id, "a pexec the results file does not have");
+	return 0;
+}
+
+/* every op of a record's payload, inside the caller's transaction */
+static int apply_record(struct store *s, const unsigned char *payload, size_t len, int64_t id, struct kerr *e)
+{
+	const unsigned char *cur = payload;
+	struct plog_op op;
+	int r;
+	while ((r = plog_next_op(&cur, payload + len, &op)) == 1)
+		if (apply_op(s, &op, id, e) < 0)
+			return -1;
+	return r < 0 ? bad_record(s, e, id, "its values cannot be read") : 0;
+}
+
+/* the record in s->rec run now, in a transaction of its own */
+static int commit_direct(struct store *s, int64_t id, struct kerr *e)
+{
+	size_t len;
+	const unsigned char *p = plog_rec_payload(&s->rec, &len);
+	if (txn(s, pexec_sql[Q_BEGIN], e) < 0)
+		return -1;
+	if (apply_record(s, p, len, id, e) < 0 || txn(s, pexec_sql[Q_COMMIT], e) < 0) {
+		exec_sql(s, "ROLLBACK", NULL);
+		return -1;
+	}
+	return 0;
+}
+
+/* the log's records from->num-1 (the first at byte `at`) run in the caller's transaction; *at advances */
+static int apply_logged(struct store *s, uint64_t from, uint64_t to, off_t *at, struct kerr *e)
+{
+	struct plog *l = &s->log;
+	for (uint64_t k = from; k < to; k++) {
+		struct plog_hdr h;
+		int got = plog_read(l->fd, *at, l->size, l->gen, k, &s->readback, &h);
+		if (got < 0)
+			return kerr_setc(e, KEXIT_STORE, "%s: cannot read it back: %s", l->path, strerror(errno));
+		if (!got)
+			return kerr_setc(e, KEXIT_STORE, "%s: record %llu is not there as it was written: the disk lost it",
+					 l->path, (unsigned long long)k);
+		if (h.table != log_table())
+			return bad_record(s, e, h.pexec_id, "written by another kiln, for other statements");
+		if (apply_record(s, h.payload, h.len, h.pexec_id, e) < 0)
+			return -1;
+		*at += h.size;
+	}
+	return 0;
+}
+
+/*
+ * When the whole fold fails (the disk is full), as many records as the
+ * file takes, one transaction each, the meta saying how many: the results
+ * file then holds every pexec it has room for, and the log the rest.
+ */
+static void fold_one_by_one(struct store *s)
+{
+	struct kerr e = KERR_INIT;
+	while (s->done_num < s->log.num) {
+		off_t at = s->done_end;
+		if (txn(s, pexec_sql[Q_BEGIN], &e) < 0)
+			break;
+		if (apply_logged(s, s->done_num, s->done_num + 1, &at, &e) < 0 ||
+		    log_set_gen(s, s->log.gen, s->done_num + 1, &e) < 0 || txn(s, pexec_sql[Q_COMMIT], &e) < 0) {
+			exec_sql(s, "ROLLBACK", NULL);
+			break;
+		}
+		s->done_num++;
+		s->done_end = at;
+	}
+	kerr_release(&e);
+}
+
+/*
+ * The log's records run into the results file in one transaction, which
+ * also gives the log a new generation: once it commits, no record in the
+ * file counts any more, and the log starts again from its beginning.
+ * Until it commits, every record stays valid, and a crash in between
+ * folds them again from the log, exactly once (the generation is the
+ * file's).
+ */
+static int log_fold_now(struct store *s, struct kerr *e)
+{
+	struct plog *l = &s->log;
+	uint64_t gen;
+	if (l->fd < 0 || l->num == s->done_num)
+		return 0;
+	if (log_new_gen(&gen, e) < 0 || txn(s, pexec_sql[Q_BEGIN], e) < 0)
+		return -1;
+	s->folding = 1;
+	off_t at = s->done_end;
+	int r = apply_logged(s, s->done_num, l->num, &at, e);
+	if (r == 0 && (log_set_gen(s, gen, 0, e) < 0 || txn(s, pexec_sql[Q_COMMIT], e) < 0))
+		r = -1;
+	if (r < 0) {
+		exec_sql(s, "ROLLBACK", NULL);
+		fold_one_by_one(s);
+		s->fold_failed = 1;
+	} else {
+		plog_restart(l, gen);
+		s->done_num = 0;
+		s->done_end = 0;
+		s->folded_ns = mono_ns();
+	}
+	s->folding = 0;
+	if (s->readback.alloc > ((size_t)1 << 20))
+		sb_release(&s->readback);
+	return r;
+}
+
+/* the fold timed: what it costs between pexecs is part of a pexec's cost */
+static int log_fold(struct store *s, struct kerr *e)
+{
+	if (s->log.fd < 0 || s->log.num == s->done_num)
+		return 0;
+	int64_t t0 = mono_ns();
+	int r = log_fold_now(s, e);
+	int64_t dt = mono_ns() - t0;
+	s->nfolds++;
+	s->fold_ns += dt;
+	if (dt > s->fold_max_ns)
+		s->fold_max_ns = dt;
+	return r;
+}
+
+/* before anything else writes to the file: what the log holds goes first (not inside a store_begin) */
+static int settle(struct store *s, struct kerr *e)
+{
+	return s->log.num > s->done_num && !s->txn_depth ? log_fold(s, e) : 0;
+}
+
+int store_settle(struct store *s, struct kerr *e)
+{
+	return settle(s, e);
+}
+
+/*
+ * Which commits go to the log: a short pexec that ended well, whose commit
+ * is most of what kiln adds to it.  A pexec that failed (rare, and looked
+ * for at once by whoever watches: kiln status, a cluster task's end), one
+ * that ran long enough for the file's own commit not to matter (and that
+ * a reader would otherwise wait its whole length for), and a record too
+ * large for the log go to the file directly, after what the log holds.
+ */
+static int wants_log(const struct store *s, const struct pexec_result *r)
+{
+	/* long: a tenth of the fold interval (100 ms), which it would otherwise hold a record back for */
+	return s->log.fd >= 0 && r->status == PX_OK && r->duration_s * 1e9 < (double)s->fold_every_ns / 10 &&
+	       s->rec.b.len <= PLOG_REC_MAX;
+}
+
+/*
+ * Into the log, made durable there; folded when it is full, and at most
+ * once a second otherwise (FOLD_EVERY_NS).  A log that cannot take the
+ * record (the disk is full) gives back its unused space and is folded; the
+ * record then goes to the results file directly, and so do the session's
+ * next ones.
+ */
+static int commit_logged(struct store *s, int64_t id, struct kerr *e)
+{
+	struct plog *l = &s->log;
+	size_t len = (s->rec.b.len + PLOG_BLOCK - 1) / PLOG_BLOCK * PLOG_BLOCK;
+	if (!plog_room(l, len) && log_fold(s, e) < 0)
+		return -1;
+	plog_rec_finish(&s->rec, l->gen, l->num, log_table());
+	struct kerr le = KERR_INIT;
+	if (plog_append(l, &s->rec, s->durable, &le) < 0) {
+		kerr_release(&le);
+		plog_trim(l);
+		if (log_fold(s, e) < 0)
+			return -1;
+		plog_close(l, 1);
+		s->done_num = 0;
+		s->done_end = 0;
+		return commit_direct(s, id, e);
+	}
+	kerr_release(&le);
+	s->nlogged++;
+	return mono_ns() - s->folded_ns >= s->fold_every_ns ? log_fold(s, e) : 0;
+}
+
+int store_commit_pexec(struct store *s, long id, const struct pexec_result *r, struct kerr *e)
+{
+	if (same_file(s, e) < 0)
+		return -1;
+	build_record(s, id, r);
+	int rc = wants_log(s, r) ? commit_logged(s, id, e) : settle(s, e) < 0 ? -1 : commit_direct(s, id, e);
+	/* a large record's buffer is not kept for the next pexec */
+	if (s->rec.b.alloc > ((size_t)1 << 20))
+		plog_rec_release(&s->rec);
 	return rc;
 }
 
@@ -1701,6 +2175,8 @@ int store_cache_put(struct store *s, const char *kind, const char *key, const ch
 {
 	if (s->gone)
 		return gone_err(s, e);
+	if (settle(s, e) < 0)
+		return -1;
 	sqlite3_stmt *st = stmt(s, "INSERT OR REPLACE INTO cache(kind, key, value) VALUES(?, ?, ?)");
 	if (!st)
 		return dberr(s, e, "cache");

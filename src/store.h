@@ -8,9 +8,13 @@
  * instrumentation records, the audit, cached analyses and profiles.
  *
  * Durability: WAL with synchronous=FULL; each pexec's outcome is one
- * transaction (store_commit_pexec), so a crash loses at most the pexec in
- * flight.  One writer at a time: store_lock() takes an exclusive flock on
- * the file that a second `kiln run` cannot get.
+ * commit (store_commit_pexec), so a crash loses at most the pexec in
+ * flight.  A short pexec's commit is one durable record of the pexec log
+ * beside the file (store-log.h), folded into it between pexecs at most once
+ * a second, at the end, and by the next writer after a crash.  One writer
+ * at a time: store_lock() takes an exclusive flock on the file that a
+ * second `kiln run` cannot get, and folds what a killed writer left in the
+ * log.
  */
 #ifndef KILN_STORE_H
 #define KILN_STORE_H
@@ -51,6 +55,25 @@ int store_open_locked(const char *path, struct store **out, struct kerr *e);
  * KEXIT_USAGE for other results
  */
 int store_wipe_scratch(const char *path, const char *scratch, struct kerr *e);
+/*
+ * Finished pexecs that only the pexec log holds, not yet in the file (a
+ * killed writer's; readers are told of them when they open the file): 0
+ * when none or while a writer is at work on the file, which folds them
+ * itself.
+ */
+long store_log_pending(struct store *s);
+/*
+ * What the writer's pexec log holds folded into the file now, between
+ * pexecs: before another connection must see every finished pexec (kiln
+ * bench reads the round it ran to choose the next one).
+ */
+int store_settle(struct store *s, struct kerr *e);
+/*
+ * What a killed writer left in the log of the results file at path folded
+ * into it (kiln merge, before it reads a shard); nothing when there is no
+ * log or a writer is at work on the file.
+ */
+int store_fold_log(const char *path, struct kerr *e);
 const char *store_path(const struct store *s);
 /* a file named after a results file: its stem (without .kiln.db) + suffix */
 char *store_sibling(const char *results, const char *suffix);

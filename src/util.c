@@ -15,6 +15,7 @@
 #include <sha2.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -630,6 +631,19 @@ int write_file(const char *path, const void *data, size_t n, struct kerr *e)
 		return -1;
 	}
 	free(tmp);
+	return 0;
+}
+
+int random_bytes(void *p, size_t n, struct kerr *e)
+{
+	for (size_t got = 0; got < n;) {
+		ssize_t k = getrandom((char *)p + got, n - got, 0);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return kerr_set(e, "cannot draw random bytes (getrandom): %s", strerror(errno));
+		got += (size_t)k;
+	}
 	return 0;
 }
 

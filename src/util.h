@@ -133,6 +133,9 @@ int read_file(const char *path, struct strbuf *out, struct kerr *e);
 /* write a whole file atomically (temp + rename) */
 int write_file(const char *path, const void *data, size_t n, struct kerr *e);
 
+/* n bytes from the kernel's random source (ids that must not repeat) */
+int random_bytes(void *p, size_t n, struct kerr *e);
+
 int64_t mono_ns(void);     /* CLOCK_MONOTONIC */
 int64_t wall_ns(void);     /* CLOCK_REALTIME */
 void iso_time(int64_t ns, char *buf, size_t n); /* 2026-11-29T16:46:18Z */
