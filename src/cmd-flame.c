@@ -40,25 +40,6 @@ const struct cmd_entry cmd_flame_entry = {
 	.exec = cmd_flame,
 };
 
-/* DIR/profile.json's flame data */
-static json_t *load_flame(const char *dir, struct kerr *e)
-{
-	char *path = path_join(dir, "profile.json");
-	json_error_t je;
-	json_t *rep = json_load_file(path, 0, &je);
-	json_t *fl = rep ? json_object_get(rep, "flame") : NULL;
-	if (!rep)
-		kerr_setc(e, KEXIT_CONFIG, "%s:%d: %s", path, je.line, je.text);
-	else if (!json_is_object(fl) || !json_is_array(json_object_get(fl, "stacks")) ||
-		 !json_is_object(json_object_get(fl, "samples")))
-		kerr_setc(e, KEXIT_CONFIG, "%s: no call stacks ('flame'): profile again with this kiln", path);
-	else
-		json_incref(fl);
-	json_decref(rep);
-	free(path);
-	return json_is_object(fl) && !e->msg.len ? fl : NULL;
-}
-
 static int parse_range(const char *s, long *lo, long *hi)
 {
 	char *dash = strchr(s, '-');
@@ -79,10 +60,10 @@ struct flame_args {
 
 static int run(const struct flame_args *a, struct kerr *e)
 {
-	json_t *d = load_flame(a->dir, e), *o = NULL;
+	json_t *d = flame_load_dir(a->dir, e), *o = NULL;
 	if (!d)
 		return -1;
-	if (a->other && !(o = load_flame(a->other, e))) {
+	if (a->other && !(o = flame_load_dir(a->other, e))) {
 		json_decref(d);
 		return -1;
 	}

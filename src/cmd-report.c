@@ -19,7 +19,7 @@ static int cmd_report(int argc, char **argv);
 const struct cmd_entry cmd_report_entry = {
 	.name = "report",
 	.usage = "INPUT [--format text|markdown|latex|html|json|csv] [-o FILE] [--key K]... [--plots N]\n"
-		 "          [--title T] [--compact] [--wide] [--pool-machines] [analysis options]",
+		 "          [--title T] [--profile DIR]... [--compact] [--wide] [--pool-machines] [analysis options]",
 	.summary = "classify warmup and summarise steady-state performance, per key",
 	.help = "INPUT is a kiln results file (*.db), a Krun results file (.json, .json.bz2)\n"
 		"or a warmup_stats CSV.\n"
@@ -31,6 +31,9 @@ const struct cmd_entry cmd_report_entry = {
 		"  --key K            only keys matching K (bench:vm:variant, bench:vm or bench,\n"
 		"                     '*' wildcards; repeat for several)\n" CMD_POOL_HELP
 		"  --plots N          html: pexecs plotted per key (3; 0: none)\n"
+		"  --profile DIR      html: the flame graph of the kiln profile in DIR too (repeat for\n"
+		"                     several); a results file's own stored profiles are shown anyway\n"
+		"                     (each key's newest)\n"
 		"  --title T          the report's title\n"
 		"  --compact          latex: classes as symbols, with a legend in the caption\n"
 		"  --wide             latex: table* (across both columns of a two-column paper)\n" AN_OPTS_HELP,
@@ -40,6 +43,7 @@ const struct cmd_entry cmd_report_entry = {
 /* the report's own options: --format/-f F, -o FILE, --title T, --plots N */
 struct report_args {
 	const char *out;
+	struct strvec profiles;
 	int fmt; /* enum rep_format, -1: from the output's name */
 	struct rep_opts ro;
 };
@@ -62,6 +66,8 @@ static int report_opt(void *ctx, const struct cmd_entry *c, int argc, char **arg
 		ra->fmt = (int)rf;
 	} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
 		ra->out = argv[++*i];
+	} else if (!strcmp(a, "--profile")) {
+		sv_push(&ra->profiles, argv[++*i]);
 	} else if (!strcmp(a, "--title")) {
 		ra->ro.title = argv[++*i];
 	} else if (!strcmp(a, "--plots")) {
@@ -80,26 +86,39 @@ static int cmd_report(int argc, char **argv)
 	const struct cmd_entry *c = &cmd_report_entry;
 	if (cmd_wants_help(c, argc, argv))
 		return 0;
-	struct report_args ra = { NULL, -1, { 0 } };
+	struct report_args ra = { NULL, STRVEC_INIT, -1, { 0 } };
 	ra.ro.plots_per_key = 3;
 	struct an_opts o;
 	an_opts_default(&o);
 	struct kerr e = KERR_INIT;
 	struct cmd_an_args args;
 	int bad = cmd_an_args(c, argc, argv, &o, 1, "INPUT", 0, &args, report_opt, &ra);
-	if (bad)
+	if (bad) {
+		sv_clear(&ra.profiles);
 		return bad;
+	}
 	const char *input = args.inputs[0], *out = ra.out;
 	int fmt = ra.fmt;
 	struct rep_opts ro = ra.ro;
+	ro.profiles = (const char *const *)ra.profiles.v;
+	ro.nprofiles = ra.profiles.n;
+	if (imp_detect(input) == IMP_KILN)
+		ro.results = input;
 	if (fmt < 0)
 		fmt = out && rep_format_for_path(out) >= 0 ? rep_format_for_path(out) : REP_TEXT;
+	if (ra.profiles.n && fmt != REP_HTML) {
+		cmd_an_args_release(&args);
+		sv_clear(&ra.profiles);
+		return cmd_usage_error(c, "--profile: flame graphs are part of the html format only");
+	}
 	struct dataset ds = { 0 };
 	struct an_result r;
 	int loaded = cmd_load_matched(input, &args, &o, &ds, &r);
-	cmd_an_args_release(&args);
-	if (loaded)
+	if (loaded) {
+		cmd_an_args_release(&args);
+		sv_clear(&ra.profiles);
 		return loaded;
+	}
 	FILE *f = stdout;
 	char *tmp = NULL;
 	if (out && strcmp(out, "-")) {
@@ -110,6 +129,8 @@ static int cmd_report(int argc, char **argv)
 			free(tmp);
 			an_result_free(&r);
 			ds_free(&ds);
+			cmd_an_args_release(&args);
+			sv_clear(&ra.profiles);
 			return KEXIT_FAIL;
 		}
 	}
@@ -130,5 +151,7 @@ static int cmd_report(int argc, char **argv)
 	kerr_release(&e);
 	an_result_free(&r);
 	ds_free(&ds);
+	cmd_an_args_release(&args);
+	sv_clear(&ra.profiles);
 	return rc < 0 ? KEXIT_FAIL : 0;
 }

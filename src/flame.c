@@ -532,7 +532,7 @@ static void add_script_json(struct strbuf *b, const json_t *j)
 	free(t);
 }
 
-int flame_write_html(const char *path, const json_t *a, const json_t *b, const struct flame_sel *sel, struct kerr *e)
+void flame_page(struct strbuf *out, const json_t *a, const json_t *b, const struct flame_sel *sel)
 {
 	static const char *const phases[] = { "warmup", "steady", "outside" };
 	json_t *page = json_object();
@@ -542,12 +542,71 @@ int flame_write_html(const char *path, const json_t *a, const json_t *b, const s
 	json_object_set_new(page, "sel", json_pack("{s:s,s:I,s:I,s:I}", "phase", sel->phase < 0 ? "all" : phases[sel->phase],
 						   "lo", (json_int_t)sel->it_lo, "hi", (json_int_t)sel->it_hi, "pexec",
 						   (json_int_t)sel->pexec));
+	sb_adds(out, page_head);
+	add_script_json(out, page);
+	sb_adds(out, page_script);
+	json_decref(page);
+}
+
+int flame_write_html(const char *path, const json_t *a, const json_t *b, const struct flame_sel *sel, struct kerr *e)
+{
 	struct strbuf out = STRBUF_INIT;
-	sb_adds(&out, page_head);
-	add_script_json(&out, page);
-	sb_adds(&out, page_script);
+	flame_page(&out, a, b, sel);
 	int r = write_file(path, out.buf, out.len, e);
 	sb_release(&out);
-	json_decref(page);
 	return r;
+}
+
+/*
+ * The page is ASCII (the data JSON_ENSURE_ASCII, the script kiln's): each
+ * line escaped for an attribute value, the line breaks as character
+ * references (the escaper would make them visible "\n", which the script
+ * cannot parse).
+ */
+void flame_iframe(struct strbuf *out, const json_t *d, const char *title)
+{
+	struct flame_sel all;
+	flame_sel_all(&all);
+	struct strbuf page = STRBUF_INIT;
+	flame_page(&page, d, NULL, &all);
+	sb_adds(out, "<iframe class=\"flame\" title=\"");
+	esc_add(out, ESC_HTML, title);
+	sb_adds(out, "\" style=\"width:100%;height:560px;border:1px solid #eee\" srcdoc=\"");
+	const char *p = sb_str(&page), *end = p + page.len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		esc_addn(out, ESC_HTML, p, nl ? (size_t)(nl - p) : (size_t)(end - p));
+		if (!nl)
+			break;
+		sb_adds(out, "&#10;");
+		p = nl + 1;
+	}
+	sb_adds(out, "\"></iframe>\n");
+	sb_release(&page);
+}
+
+json_t *flame_of_profile(const json_t *rep, const char *where, struct kerr *e)
+{
+	json_t *fl = json_object_get(rep, "flame");
+	if (!json_is_object(fl) || !json_is_array(json_object_get(fl, "stacks")) ||
+	    !json_is_array(json_object_get(fl, "frames")) || !json_is_object(json_object_get(fl, "samples")) ||
+	    !json_is_array(json_object_get(fl, "pexecs"))) {
+		kerr_setc(e, KEXIT_CONFIG, "%s: no call stacks ('flame'): profile again with this kiln", where);
+		return NULL;
+	}
+	return json_incref(fl);
+}
+
+json_t *flame_load_dir(const char *dir, struct kerr *e)
+{
+	char *path = path_join(dir, "profile.json");
+	json_error_t je;
+	json_t *rep = json_load_file(path, 0, &je), *fl = NULL;
+	if (!rep)
+		kerr_setc(e, KEXIT_CONFIG, "%s:%d: %s", path, je.line, je.text);
+	else
+		fl = flame_of_profile(rep, path, e);
+	json_decref(rep);
+	free(path);
+	return fl;
 }

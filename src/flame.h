@@ -43,6 +43,16 @@ int flame_parse_phase(const char *s, int *phase);
  * selection (and for a difference of one profile: a = warmup, b = steady).
  */
 int flame_write_html(const char *path, const json_t *a, const json_t *b, const struct flame_sel *sel, struct kerr *e);
+void flame_page(struct strbuf *out, const json_t *a, const json_t *b, const struct flame_sel *sel);
+/*
+ * The flame graph of d (every sample) as an iframe for another page (kiln
+ * report's): the page in srcdoc, escaped for the attribute.
+ */
+void flame_iframe(struct strbuf *out, const json_t *d, const char *title);
+/* a profile report's checked flame data (a new reference), NULL with e set; where names it */
+json_t *flame_of_profile(const json_t *rep, const char *where, struct kerr *e);
+/* DIR/profile.json's */
+json_t *flame_load_dir(const char *dir, struct kerr *e);
 /* one line per distinct stack: "root;...;leaf COUNT" (Brendan Gregg's folded stacks) */
 int flame_write_folded(const char *path, const json_t *d, const struct flame_sel *sel, struct kerr *e);
 /* speedscope's file format (one sampled profile per pexec) */

@@ -18,8 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "flame.h"
 #include "plot.h"
 #include "report.h"
+#include "store.h"
 
 int rep_parse_format(const char *s, enum rep_format *f)
 {
@@ -1398,6 +1400,88 @@ static void html_warnings(FILE *f, const struct an_result *r)
 }
 
 
+/* ---- profiles in the HTML page: flame graphs ---- */
+
+#define REP_PROFILE_MAX ((size_t)256 << 20)
+
+/* the --profile folders, loaded (flame NULL: unusable, warned) */
+struct rep_prof {
+	const char *dir;
+	json_t *flame;
+	int shown;
+};
+
+static void html_flame(FILE *f, const char *heading, const char *what, const json_t *flame)
+{
+	struct strbuf b = STRBUF_INIT;
+	sb_adds(&b, "<h3>");
+	esc_add(&b, ESC_HTML, heading);
+	sb_adds(&b, " <code>");
+	esc_add(&b, ESC_HTML, what);
+	sb_adds(&b, "</code></h3>\n");
+	flame_iframe(&b, flame, what);
+	fputs(sb_str(&b), f);
+	sb_release(&b);
+}
+
+/* the newest profile of k stored in the results file (kiln profile's ids are KEY@TIME#PID) */
+static void html_stored_profile(FILE *f, struct store *st, const struct ds_key *k)
+{
+	char *prefix = xasprintf("%s:%s:%s@", k->bench, k->vm, k->variant), *id = NULL, *value = NULL;
+	if (st && store_cache_last(st, "profile", prefix, REP_PROFILE_MAX, &id, &value) == 0) {
+		json_error_t je;
+		json_t *rep = value ? json_loads(value, 0, &je) : NULL, *fl = NULL;
+		struct kerr e = KERR_INIT;
+		if (!value)
+			kiln_warn("profile '%s': larger than %zu MiB: not in the report", id, REP_PROFILE_MAX >> 20);
+		else if (!rep)
+			kiln_warn("profile '%s': line %d: %s", id, je.line, je.text);
+		else if (!(fl = flame_of_profile(rep, id, &e)))
+			kiln_warn("%s", sb_str(&e.msg));
+		if (fl)
+			html_flame(f, "Flame graph of profile", id, fl);
+		kerr_release(&e);
+		json_decref(fl);
+		json_decref(rep);
+	}
+	free(prefix);
+	free(id);
+	free(value);
+}
+
+/* the --profile folders of k's program (all that are left when k is NULL) */
+static void html_dir_profiles(FILE *f, struct rep_prof *p, size_t n, const struct ds_key *k)
+{
+	char *key = k ? xasprintf("%s:%s:%s", k->bench, k->vm, k->variant) : NULL;
+	for (size_t i = 0; i < n; i++) {
+		const char *pk = json_string_value(json_object_get(p[i].flame, "key"));
+		if (!p[i].flame || p[i].shown || (key && (!pk || strcmp(pk, key))))
+			continue;
+		struct strbuf h = STRBUF_INIT;
+		if (k)
+			sb_adds(&h, "Flame graph of the profile in");
+		else
+			sb_addf(&h, "Flame graph of %s, the profile in", pk ? pk : "a profile");
+		html_flame(f, h.buf, p[i].dir, p[i].flame);
+		sb_release(&h);
+		p[i].shown = 1;
+	}
+	free(key);
+}
+
+static struct rep_prof *load_dir_profiles(const struct rep_opts *ro)
+{
+	struct rep_prof *p = xcalloc(ro->nprofiles ? ro->nprofiles : 1, sizeof(*p));
+	for (size_t i = 0; i < ro->nprofiles; i++) {
+		struct kerr e = KERR_INIT;
+		p[i].dir = ro->profiles[i];
+		if (!(p[i].flame = flame_load_dir(p[i].dir, &e)))
+			kiln_warn("--profile: %s", sb_str(&e.msg));
+		kerr_release(&e);
+	}
+	return p;
+}
+
 static int write_html(FILE *f, const struct dataset *ds, const struct an_result *r, const struct rep_opts *ro,
 		      struct kerr *e)
 {
@@ -1448,6 +1532,13 @@ static int write_html(FILE *f, const struct dataset *ds, const struct an_result 
 	fputs("</code></p>\n", f);
 	sb_release(&o);
 
+	struct store *st = NULL;
+	struct kerr se = KERR_INIT;
+	if (ro->results && store_open(ro->results, 0, &st, &se) < 0)
+		kiln_warn("the profiles in %s: %s", ro->results, sb_str(&se.msg));
+	kerr_release(&se);
+	struct rep_prof *profs = load_dir_profiles(ro);
+
 	char tmpl[] = "/tmp/kiln-report.XXXXXX";
 	char *dir = mkdtemp(tmpl);
 	char *gp = plot_gnuplot_path();
@@ -1475,6 +1566,8 @@ static int write_html(FILE *f, const struct dataset *ds, const struct an_result 
 			fputs("</table>\n", f);
 		}
 		html_details(f, k, &r->opts);
+		html_stored_profile(f, st, k->key);
+		html_dir_profiles(f, profs, ro->nprofiles, k->key);
 		if (nplots <= 0)
 			continue;
 		if (!dir || !gp) {
@@ -1501,6 +1594,12 @@ static int write_html(FILE *f, const struct dataset *ds, const struct an_result 
 	}
 	if (!gp && nplots > 0)
 		kiln_warn("gnuplot not found: the HTML report has no plots");
+	html_dir_profiles(f, profs, ro->nprofiles, NULL);
+	for (size_t i = 0; i < ro->nprofiles; i++)
+		json_decref(profs[i].flame);
+	free(profs);
+	if (st)
+		store_close(st);
 	fputs("</body>\n</html>\n", f);
 	if (dir)
 		rm_rf(dir);

@@ -22,6 +22,9 @@ struct rep_opts {
 	const char *title;   /* NULL: "kiln report: <dataset name>" */
 	int compact;         /* latex: classes as symbols with a legend in the caption */
 	int wide;            /* latex: table* (both columns of a two-column page) */
+	const char *results; /* html: the kiln results file read (its stored profiles' flame graphs), or NULL */
+	const char *const *profiles; /* html: kiln profile folders whose flame graphs the page carries */
+	size_t nprofiles;
 };
 
 int rep_parse_format(const char *s, enum rep_format *f);

@@ -2202,6 +2202,29 @@ int store_cache_get(struct store *s, const char *kind, const char *key, char **v
 	return *value ? 0 : -1;
 }
 
+int store_cache_last(struct store *s, const char *kind, const char *prefix, size_t max, char **key, char **value)
+{
+	*key = *value = NULL;
+	sqlite3_stmt *st = stmt(s, "SELECT key, length(value) <= ?, CASE WHEN length(value) <= ? THEN value END FROM cache "
+				   "WHERE kind=? AND substr(key, 1, length(?)) = ? ORDER BY key DESC LIMIT 1");
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)max);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
+	sqlite3_bind_text(st, 3, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, prefix, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, prefix, -1, SQLITE_STATIC);
+	int r = -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*key = col_text(st, 0);
+		if (sqlite3_column_int(st, 1))
+			*value = col_text(st, 2);
+		r = 0;
+	}
+	sqlite3_reset(st);
+	return r;
+}
+
 int store_cache_put_file(const char *path, const char *kind, const char *key, const char *value, struct kerr *e)
 {
 	struct store *s;

@@ -276,6 +276,12 @@ void store_audit_names(struct store *s, const char *prefix, struct strvec *names
  */
 int store_cache_put(struct store *s, const char *kind, const char *key, const char *value, struct kerr *e);
 int store_cache_get(struct store *s, const char *kind, const char *key, char **value);
+/*
+ * The entry of kind whose key starts with prefix and sorts last (kiln
+ * profile's ids: KEY@TIME#PID, the newest); *value NULL when it is longer
+ * than max bytes.  -1: none.
+ */
+int store_cache_last(struct store *s, const char *kind, const char *prefix, size_t max, char **key, char **value);
 int store_cache_put_file(const char *path, const char *kind, const char *key, const char *value, struct kerr *e);
 
 /* small helpers for other parts that keep their own tables */

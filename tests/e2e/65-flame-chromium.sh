@@ -6,14 +6,15 @@
 # (#phase=steady) and an iteration range (#it=2-3); its top list starts with
 # the profile's hottest symbol; a search marks it; a zoom on it holds. The
 # differential page (warmup vs steady state of one profile, and two
-# profiles) shows both sides' counts. The speedscope and Firefox Profiler
-# files hold every sample.
+# profiles) shows both sides' counts. kiln report's HTML page carries the
+# flame graph of the results file's stored profile and of --profile DIR,
+# hostile names in a profile as text only. The speedscope and Firefox
+# Profiler files hold every sample. Small profiles (999 Hz) and one
+# Chromium for every page: a harness page loads them all in frames.
 source "$KILN_ROOT/tests/lib.sh"
 CHROME=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$CHROME" ] || skip "chromium not installed"
-command -v node >/dev/null || skip "node is not installed"
-command -v perf >/dev/null || skip "perf is not installed"
-command -v jq >/dev/null || skip "jq is not installed"
+for c in node lua5.4 perf jq; do command -v $c >/dev/null || skip "$c is not installed"; done
 perf record -q -e cpu-clock -o "$T/probe.data" true >/dev/null 2>&1 || skip "perf record cannot sample here"
 cd "$T"
 cat > p.yaml <<'Y'
@@ -22,46 +23,75 @@ iterations: 6
 vms:
   node: {plugin: node}
 benchmarks:
-  nbody: 60000
+  nbody: 30000
 Y
-"$KILN" profile p.yaml --key nbody:node -o prof --json --split 2 >prof.json 2>err || fail "kiln profile: $(cat err)"
+sed 's/node: {plugin: node}/lua: {plugin: lua}/' p.yaml >q.yaml
+"$KILN" profile p.yaml --key nbody:node -F 999 -o prof --json --split 2 >prof.json 2>err || fail "kiln profile: $(cat err)"
 j() { jq -r "$1" prof.json; }
 for f in flame.html profile.speedscope.json profile.firefox.json; do [ -s prof/$f ] || fail "prof/$f missing"; done
 grep -qiE '<(script|link|img)[^>]* (src|href)=' prof/flame.html && fail "the page loads something from outside"
-summary() { # URL -> the summary element's attributes
-	timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-		--disable-background-networking --disable-component-update --disable-sync --user-data-dir="$T/chr" \
-		--virtual-time-budget=5000 --dump-dom "$1" 2>/dev/null | grep -o '<div id="kiln-summary"[^>]*>'
-}
-attr() { sed -nE "s/.* $1=\"([^\"]*)\".*/\\1/p" <<<"$2" | sed 's/&amp;/\&/g; s/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g'; }
-s=$(summary "file://$T/prof/flame.html")
-[ -n "$s" ] || fail "the page drew nothing"
-assert_eq "$(attr data-samples "$s")" "$(j .samples)" "samples drawn, whole pexec"
-[ "$(attr data-frames "$s")" -gt 20 ] || fail "too few frames drawn: $s"
-assert_eq "$(attr data-top "$s")" "$(j '.top[0].symbol')" "the top list's first symbol"
-s=$(summary "file://$T/prof/flame.html#phase=steady")
-assert_eq "$(attr data-samples "$s")" "$(j '.phases[1].samples')" "samples drawn, steady state"
-s=$(summary "file://$T/prof/flame.html#it=2-3")
-assert_eq "$(attr data-samples "$s")" "$(j '[.iterations[1].samples, .iterations[2].samples] | add')" "samples drawn, iterations 2-3"
 sym=$(j .hottest_jit.symbol)
-s=$(summary "file://$T/prof/flame.html#search=$(jq -rn --arg s "JS:*advance" '$s|@uri')")
-[ "$(attr data-matched "$s")" -gt 0 ] || fail "the search marked nothing: $s"
-s=$(summary "file://$T/prof/flame.html#zoom=$(jq -rn --arg s "$sym" '$s|@uri')")
-assert_eq "$(attr data-zoom "$s")" "$sym" "zoomed on the hottest JIT'd function"
+uri() { jq -rn --arg s "$1" '$s|@uri'; }
 
-# differences: warmup vs steady of one profile, and two profiles
+# differences: warmup vs steady of one profile, and two profiles (node, then lua)
 "$KILN" flame prof --diff -o diff1.html --json >diff1.json || fail "kiln flame --diff"
 assert_eq "$(jq -r .samples_a diff1.json)" "$(j '.phases[0].samples')" "warmup samples in the difference"
 assert_eq "$(jq -r .samples_b diff1.json)" "$(j '.phases[1].samples')" "steady samples in the difference"
-s=$(summary "file://$T/diff1.html")
-assert_eq "$(attr data-samples-before "$s")" "$(j '.phases[0].samples')" "the differential page: before"
-assert_eq "$(attr data-samples "$s")" "$(j '.phases[1].samples')" "the differential page: after"
-"$KILN" profile p.yaml --key nbody:node -n 3 -o prof2 --json >prof2.json 2>err || fail "second profile: $(cat err)"
+"$KILN" profile q.yaml --key nbody:lua -n 2 -F 999 -o prof2 --json >prof2.json 2>err || fail "second profile: $(cat err)"
 "$KILN" flame prof --diff prof2 -o diff2.html >diff2.txt || fail "kiln flame --diff A B"
 assert_contains "$(cat diff2.txt)" "largest changes first"
-s=$(summary "file://$T/diff2.html")
-assert_eq "$(attr data-samples "$s")" "$(jq -r .samples prof2.json)" "two profiles: after"
-assert_eq "$(attr data-samples-before "$s")" "$(j .samples)" "two profiles: before"
+
+# kiln report: the results file's stored profile of nbody:node (prof) under its key, --profile
+# folders after (prof2: lua is not in the results); a hostile profile's names stay text
+"$KILN" run p.yaml -q >/dev/null 2>err || fail "kiln run: $(cat err)"
+H='h<b id="inj">'
+mkdir "$H"
+jq --arg x '</script><img id="inj" src="x"><script>' \
+	'.flame.key = "<b id=\"inj\">k</b>" | .flame.frames[.flame.stacks[0][1]][0] = $x' prof/profile.json >"$H/profile.json"
+"$KILN" report p.kiln.db -o report.html --plots 0 --profile prof2 --profile "$H" 2>err || fail "kiln report: $(cat err)"
+assert_eq "$(grep -c '<iframe class="flame"' report.html)" 3 "flame graphs in the report"
+grep -q 'id="inj"' report.html && fail "a hostile name reached the report's HTML unescaped"
+"$KILN" report p.kiln.db --format text --profile prof2 >/dev/null 2>&1; assert_eq $? 2 "--profile without html"
+
+# every page in one Chromium: each frame's summary (and the report's flame frames') as JSON lines
+pages=("prof/flame.html" "prof/flame.html#phase=steady" "prof/flame.html#it=2-3"
+	"prof/flame.html#search=$(uri 'JS:*advance')" "prof/flame.html#zoom=$(uri "$sym")"
+	diff1.html diff2.html report.html)
+printf '%s\n' "${pages[@]}" | jq -R . | jq -sc . >pages.json
+cat > harness.html <<EOF
+<!DOCTYPE html><html><body><pre id="out"></pre><script>
+const pages=$(cat pages.json);
+for(const u of pages){const f=document.createElement('iframe');f.src=u;f.style.width='1200px';document.body.appendChild(f);}
+window.addEventListener('load',()=>{const out=[];
+ document.querySelectorAll('body>iframe').forEach((f,i)=>{const d=f.contentDocument;
+  const fl=[...d.querySelectorAll('iframe.flame')].map(x=>x.contentDocument),docs=fl.length?fl:[d];
+  docs.forEach((x,k)=>{const s=x.getElementById('kiln-summary'),svg=x.getElementById('flame');
+   out.push(JSON.stringify(Object.assign({page:i,frame:k,inj:d.querySelectorAll('#inj').length+x.querySelectorAll('#inj').length,
+    text:svg?svg.textContent.slice(0,200):''},s?s.dataset:{})));});});
+ document.getElementById('out').textContent=out.join('\n');});
+</script></body></html>
+EOF
+timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --allow-file-access-from-files \
+	--disable-background-networking --disable-component-update --disable-sync --user-data-dir="$T/chr" \
+	--virtual-time-budget=5000 --dump-dom "file://$T/harness.html" 2>/dev/null |
+	grep -o '{"page".*}' | sed 's/&lt;/</g; s/&gt;/>/g; s/&amp;/\&/g' >seen.jsonl
+v() { jq -rs --argjson p "$1" --argjson f "${3:-0}" ".[] | select(.page == \$p and .frame == \$f) | .$2" seen.jsonl; }
+assert_eq "$(v 0 samples)" "$(j .samples)" "samples drawn, whole pexec"
+[ "$(v 0 frames)" -gt 20 ] || fail "too few frames drawn: $(head -1 seen.jsonl)"
+assert_eq "$(v 0 top)" "$(j '.top[0].symbol')" "the top list's first symbol"
+assert_eq "$(v 1 samples)" "$(j '.phases[1].samples')" "samples drawn, steady state"
+assert_eq "$(v 2 samples)" "$(j '[.iterations[1].samples, .iterations[2].samples] | add')" "samples drawn, iterations 2-3"
+[ "$(v 3 matched)" -gt 0 ] || fail "the search marked nothing: $(sed -n 4p seen.jsonl)"
+assert_eq "$(v 4 zoom)" "$sym" "zoomed on the hottest JIT'd function"
+assert_eq "$(v 5 samplesBefore)" "$(j '.phases[0].samples')" "the differential page: before"
+assert_eq "$(v 5 samples)" "$(j '.phases[1].samples')" "the differential page: after"
+assert_eq "$(v 6 samples)" "$(jq -r .samples prof2.json)" "two profiles: after"
+assert_eq "$(v 6 samplesBefore)" "$(j .samples)" "two profiles: before"
+assert_eq "$(v 7 samples 0)" "$(j .samples)" "the report: the stored profile's flame graph"
+assert_eq "$(v 7 samples 1)" "$(jq -r .samples prof2.json)" "the report: --profile prof2"
+assert_eq "$(v 7 samples 2)" "$(j .samples)" "the report: the hostile profile still drawn"
+assert_contains "$(v 7 text 2)" '</script><img id="inj"' "the hostile frame name, drawn as text"
+assert_eq "$(jq -s 'map(.inj) | add' seen.jsonl)" 0 "elements injected by hostile names"
 
 # exports: every sample in speedscope's and the Firefox Profiler's files
 assert_eq "$(jq '[.profiles[].samples | length] | add' prof/profile.speedscope.json)" "$(j .samples)" "speedscope samples"
