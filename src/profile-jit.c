@@ -29,6 +29,7 @@
 #include "jitdump.h"
 #include "platform.h"
 #include "privsep.h"
+#include "safefs.h"
 
 extern char **environ;
 
@@ -267,62 +268,175 @@ int profjit_dumps(const char *jitdir, const struct jitcode *jc, const struct pro
 	return r < 0 ? -1 : n;
 }
 
-/*
- * perf inject --jit on DIR/perf.data (replaced by its output): an ELF file
- * DIR/jit/jitted-PID-N.so per JIT'd function the dumps name, perf.data's
- * samples moved onto them.  perf inject would also copy every binary the
- * samples hit (the VM: 100 MB for node) into its build-id cache; it is
- * given none (/dev/null cannot hold one), and only the jitted files go
- * into DIR/.debug (perf buildid-cache), where perf report finds them by
- * build id when DIR has moved.
- */
-int profjit_inject(const char *perf, const char *dir, size_t *jitted, struct kerr *e)
+void profjit_as_user(struct exec_opts *o, const struct puser *u, struct strvec *env)
 {
-	char *in = path_join(dir, "perf.data"), *out = path_join(dir, "perf.jit.data"), *jd = path_join(dir, "jit");
-	char *argv[] = { (char *)perf, "--buildid-dir", "/dev/null", "inject", "--jit", "-i", in, "-o", out, NULL };
+	const char *path = getenv("PATH");
+	sv_pushf(env, "PATH=%s", path && *path ? path : "/usr/bin:/bin");
+	sv_pushf(env, "HOME=%s", u->home);
+	sv_push(env, "LC_ALL=C");
+	o->envp = sv_array(env);
+	o->cwd = u->home;
+	o->uid = u->uid;
+	o->gid = u->gid;
+	o->set_user = 1;
+}
+
+/* argv to completion (as the user when u): 0, or -1 with what it said */
+static int run_perf(char **argv, const char *cwd, const struct puser *u, const char *what, struct kerr *e)
+{
 	struct exec_opts o;
 	memset(&o, 0, sizeof(o));
 	o.argv = argv;
 	o.envp = environ;
-	o.cwd = dir;
+	o.cwd = cwd;
 	o.timeout_s = 3600;
+	struct strvec env = STRVEC_INIT;
+	if (u)
+		profjit_as_user(&o, u, &env);
 	struct exec_result res;
 	int r = exec_run(&o, &res, e);
 	if (r == 0) {
 		if (!res.exited || res.status)
-			r = kerr_set(e, "perf inject --jit -i %s failed: %s", in, sb_str(&res.err));
-		else if (rename(out, in) < 0)
-			r = kerr_set(e, "%s: %s", in, strerror(errno));
+			r = kerr_set(e, "%s failed: %s", what, sb_str(&res.err));
 		exec_result_release(&res);
 	}
-	if (r < 0)
-		unlink(out);
-	/* the jitted files into DIR/.debug */
-	struct strbuf list = STRBUF_INIT;
-	DIR *d = opendir(jd);
+	sv_clear(&env);
+	return r;
+}
+
+/*
+ * With a benchmark user, the jitdumps perf recorded are in its home, where
+ * kiln writes nothing: each of kiln's own (DIR/jit/jit-PID.dump, the
+ * runner's marker filled, V8's cut) goes there through the stage folder,
+ * copied by the user itself.
+ */
+static int dumps_to_home(const char *jitdir, const struct puser *u, const char *stage, struct kerr *e)
+{
+	DIR *d = opendir(jitdir);
 	struct dirent *de;
-	*jitted = 0;
-	while (d && (de = readdir(d)))
-		if (!strncmp(de->d_name, "jitted-", 7) && str_ends_with(de->d_name, ".so")) {
-			sb_addf(&list, "%s%s/%s", list.len ? "," : "", jd, de->d_name);
-			(*jitted)++;
+	int r = 0;
+	while (r == 0 && d && (de = readdir(d))) {
+		if (!dump_pid(de->d_name))
+			continue;
+		char *st = path_join(stage, de->d_name), *home = path_join(u->home, de->d_name);
+		r = sfs_copy_file(jitdir, de->d_name, geteuid(), (off_t)1 << 32, st, 0640, e);
+		if (r == 0 && chown(st, (uid_t)-1, u->gid) < 0)
+			r = kerr_set(e, "%s: %s", st, strerror(errno));
+		char *argv[] = { "cp", "--", st, home, NULL };
+		char *cp = find_in_path("cp");
+		argv[0] = cp ? cp : "/bin/cp";
+		if (r == 0)
+			r = run_perf(argv, u->home, u, "cp (as the benchmark user) of kiln's jitdump", e);
+		free(cp);
+		free(st);
+		free(home);
+	}
+	if (d)
+		closedir(d);
+	return r < 0 ? -1 : 0;
+}
+
+/* "jitted-PID-N.so" */
+static int jitted_name(const char *n)
+{
+	return !strncmp(n, "jitted-", 7) && str_ends_with(n, ".so") && sfs_name_ok(n, 200);
+}
+
+/* what the user's perf inject made in its home, into DIR: perf.data and the jitted files */
+static int from_home(const struct puser *u, const char *dir, struct kerr *e)
+{
+	char *pd = path_join(dir, "perf.data"), *jd = path_join(dir, "jit");
+	int r = sfs_copy_file(u->home, "perf.jit.data", u->uid, (off_t)1 << 34, pd, 0600, e);
+	if (r > 0)
+		r = kerr_set(e, "perf inject left no %s/perf.jit.data", u->home);
+	int hfd = r == 0 ? open(u->home, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	DIR *d = hfd >= 0 ? fdopendir(hfd) : NULL;
+	if (hfd >= 0 && !d)
+		close(hfd);
+	struct dirent *de;
+	size_t n = 0;
+	while (r == 0 && d && (de = readdir(d)))
+		if (jitted_name(de->d_name)) {
+			char *to = path_join(jd, de->d_name);
+			struct kerr ce = KERR_INIT;
+			if (++n > 100000)
+				r = kerr_set(e, "%s: more than 100000 jitted files", u->home);
+			else if (sfs_copy_file(u->home, de->d_name, u->uid, (off_t)1 << 28, to, 0644, &ce) < 0)
+				kiln_warn("%s", sb_str(&ce.msg)); /* the others are still of use */
+			kerr_release(&ce);
+			free(to);
 		}
 	if (d)
 		closedir(d);
-	if (r == 0 && list.len) {
-		char *bid = path_join(dir, ".debug");
-		char *cargv[] = { (char *)perf, "--buildid-dir", bid, "buildid-cache", "-a", list.buf, NULL };
-		o.argv = cargv;
-		if (exec_run(&o, &res, e) == 0) {
-			if (!res.exited || res.status)
-				kiln_warn("perf buildid-cache of %s/jit: %s", dir, sb_str(&res.err));
-			exec_result_release(&res);
+	free(pd);
+	free(jd);
+	return r;
+}
+
+/* the jitted files of DIR/jit into DIR/.debug, where perf report finds them by build id */
+static size_t cache_jitted(const char *perf, const char *dir)
+{
+	char *jd = path_join(dir, "jit");
+	struct strbuf list = STRBUF_INIT;
+	DIR *d = opendir(jd);
+	struct dirent *de;
+	size_t n = 0;
+	while (d && (de = readdir(d)))
+		if (jitted_name(de->d_name)) {
+			sb_addf(&list, "%s%s/%s", list.len ? "," : "", jd, de->d_name);
+			n++;
 		}
+	if (d)
+		closedir(d);
+	if (list.len) {
+		char *bid = path_join(dir, ".debug");
+		char *argv[] = { (char *)perf, "--buildid-dir", bid, "buildid-cache", "-a", list.buf, NULL };
+		struct kerr e = KERR_INIT;
+		if (run_perf(argv, dir, NULL, "perf buildid-cache", &e) < 0)
+			kiln_warn("%s/jit: %s", dir, sb_str(&e.msg));
+		kerr_release(&e);
 		free(bid);
 	}
 	sb_release(&list);
 	free(jd);
-	free(in);
+	return n;
+}
+
+/*
+ * perf inject --jit on PERFDATA into DIR/perf.data: an ELF file
+ * jitted-PID-N.so per JIT'd function the dumps name, the samples moved
+ * onto them.  perf inject would also copy every binary the samples hit
+ * (the VM: 100 MB for node) into its build-id cache; it is given none
+ * (/dev/null cannot hold one), and only the jitted files go into
+ * DIR/.debug (perf buildid-cache).  Without a benchmark user it reads
+ * DIR/jit's dumps and writes there; with one, it runs as the user on the
+ * dumps in its home (kiln's put there by the user), and kiln copies what
+ * it made into DIR (safefs.h: no link followed, only the user's regular
+ * files, bounded).
+ */
+int profjit_inject(const char *perf, const char *dir, const char *perfdata, const struct puser *u, const char *stage,
+		   size_t *jitted, struct kerr *e)
+{
+	char *out = u ? path_join(u->home, "perf.jit.data") : path_join(dir, "perf.jit.data");
+	char *argv[] = { (char *)perf, "--buildid-dir", "/dev/null", "inject", "--jit", "-i", (char *)perfdata, "-o", out, NULL };
+	*jitted = 0;
+	char *jd = path_join(dir, "jit");
+	int r = u ? dumps_to_home(jd, u, stage, e) : 0;
+	free(jd);
+	if (r == 0)
+		r = run_perf(argv, u ? u->home : dir, u, "perf inject --jit", e);
+	if (r == 0 && u)
+		r = from_home(u, dir, e);
+	else if (r == 0) {
+		char *pd = path_join(dir, "perf.data");
+		if (rename(out, pd) < 0)
+			r = kerr_set(e, "%s: %s", pd, strerror(errno));
+		free(pd);
+	}
+	if (r < 0 && !u)
+		unlink(out);
+	if (r == 0)
+		*jitted = cache_jitted(perf, dir);
 	free(out);
 	return r;
 }

@@ -36,8 +36,17 @@ int profjit_write_table(const char *jitdir, int pid, const char *path, const str
  */
 int profjit_dumps(const char *jitdir, const struct jitcode *jc, const struct profjit_ips *ips, json_t *files,
 		  struct kerr *e);
-/* perf inject --jit on DIR/perf.data (replaced), the jitted files' build ids in DIR/.debug; *jitted: how many */
-int profjit_inject(const char *perf, const char *dir, size_t *jitted, struct kerr *e);
+/*
+ * perf inject --jit on perfdata into DIR/perf.data, the jitted files in
+ * DIR/jit and their build ids in DIR/.debug; *jitted: how many.  With a
+ * benchmark user u, perf reads what is in its home as that user: stage is
+ * kiln's folder the user can read (perfdata is there).
+ */
+int profjit_inject(const char *perf, const char *dir, const char *perfdata, const struct puser *u, const char *stage,
+		   size_t *jitted, struct kerr *e);
+/* exec options to run a step as the benchmark user, in its home, with a small environment (env holds it) */
+struct exec_opts;
+void profjit_as_user(struct exec_opts *o, const struct puser *u, struct strvec *env);
 /*
  * Samples [from, to) of ps whose frames are in JIT'd code perf could not
  * name, named from jc; returns how many leaves were named, *unnamed how

@@ -14,12 +14,15 @@
  * their markers; profile-jit.c turns the JIT logs into jitdumps there and
  * runs perf inject --jit, so that DIR is self-contained.  Files the VM left
  * in /tmp or in the benchmark user's home are opened without following a
- * link, only when they are regular files of the benchmark's user.
+ * link, only when they are regular files of the benchmark's user; with
+ * platform.user, perf script and perf inject read them as that user (on a
+ * perf.data in a stage folder of kiln's the user can read).
  */
 #include "profile.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +57,9 @@ struct prof_stream {
 struct prof_px {
 	char *dir;               /* its perf.data and files: DIR, or DIR/pexec-K with several */
 	char *jitdir;            /* dir/jit: the runner's working folder (jitdumps, jitted-*.so) */
+	char *perfdata;          /* where perf record writes: dir/perf.data, or in stage */
+	char *stage;             /* with a benchmark user: kiln's folder it may read (perf.data, jitdumps), else NULL */
+	const struct puser *user;/* the benchmark user while the pexec is handled, else NULL */
 	struct prof_clockmap map;/* the runner's clock against perf's */
 	struct jitcode jc;       /* JIT'd code from the VM's logs (PyPy, LuaJIT) */
 	size_t jit_named, jit_unnamed, jitted;
@@ -165,6 +171,7 @@ static int prof_open(struct prof_session *s, const struct profile_opts *o, struc
 			p->dir = path_join(s->dir, sub);
 		}
 		p->jitdir = path_join(p->dir, "jit");
+		p->perfdata = path_join(p->dir, "perf.data");
 		prof_clockmap_init(&p->map);
 		jitcode_init(&p->jc);
 		if (mkdir_p(p->jitdir, 0755) < 0)
@@ -235,6 +242,43 @@ static void prof_set_windows(struct prof_px *p, const struct pexec_spec *px, con
 	p->windows = runner ? "runner" : "arrival";
 }
 
+/*
+ * With a benchmark user, perf's steps that read its files (perf script:
+ * /tmp/perf-PID.map; perf inject: its jitdumps) run as that user, on a
+ * perf.data it can read: perf record writes into a folder of kiln's state
+ * (<state>/profile/stage-PID.XXXXXX), root's, readable by the user's group
+ * only.  Stages of a kiln that is gone are removed first.
+ */
+static int prof_stage(struct prof_px *p, const struct puser *u, struct kerr *e)
+{
+	char *base = sfs_state_path("profile", 0711, e);
+	if (!base)
+		return -1;
+	DIR *d = opendir(base);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		long pid = strtol(de->d_name + (strncmp(de->d_name, "stage-", 6) ? 0 : 6), NULL, 10);
+		if (!strncmp(de->d_name, "stage-", 6) && pid > 0 && kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
+			char *old = path_join(base, de->d_name);
+			rm_rf(old);
+			free(old);
+		}
+	}
+	if (d)
+		closedir(d);
+	char *tmpl = xasprintf("%s/stage-%ld.XXXXXX", base, (long)getpid());
+	free(base);
+	if (!mkdtemp(tmpl) || chown(tmpl, geteuid(), u->gid) < 0 || chmod(tmpl, 0750) < 0) {
+		kerr_set(e, "%s: %s", tmpl, strerror(errno));
+		free(tmpl);
+		return -1;
+	}
+	p->stage = tmpl;
+	free(p->perfdata);
+	p->perfdata = path_join(tmpl, "perf.data");
+	return 0;
+}
+
 /* pexec k under perf record: its perf.data and iteration windows */
 static int prof_record(struct prof_session *s, size_t k, struct pexec_spec *px, struct kerr *e)
 {
@@ -243,10 +287,11 @@ static int prof_record(struct prof_session *s, size_t k, struct pexec_spec *px, 
 	schedule_pexec_label((long)k, s->o->pexecs > 1 ? s->o->pexecs : 1, label, sizeof(label));
 	if (pexec_build(px, &s->ex, s->vm, s->b, s->o->iterations, 1, label, e) < 0)
 		return -1;
-	char *perfdata = path_join(p->dir, "perf.data");
+	p->user = px->have_user ? &px->user : NULL;
+	if (p->user && prof_stage(p, p->user, e) < 0)
+		return -1;
 	struct strvec argv = STRVEC_INIT;
-	prof_perf_argv(s, perfdata, &argv);
-	free(perfdata);
+	prof_perf_argv(s, p->perfdata, &argv);
 	if (pexec_under(px, &argv, e) < 0)
 		return -1;
 	px->eo.aslr = 0; /* correlatable addresses across runs, perf maps included */
@@ -271,6 +316,8 @@ static int prof_record(struct prof_session *s, size_t k, struct pexec_spec *px, 
 			p->personality = res.personality;
 			p->map = in.map; /* for the JIT logs' times */
 			prof_clockmap_init(&in.map);
+			if (p->user && (chown(p->perfdata, (uid_t)-1, p->user->gid) < 0 || chmod(p->perfdata, 0640) < 0))
+				r = kerr_set(e, "%s: %s", p->perfdata, strerror(errno));
 		}
 		exec_result_release(&res);
 	}
@@ -278,13 +325,16 @@ static int prof_record(struct prof_session *s, size_t k, struct pexec_spec *px, 
 	return r;
 }
 
-/* perf script on perf.data, into buf and DIR/NAME; -G for one line per sample */
+/*
+ * perf script on perf.data, into buf and DIR/NAME; -G for one line per
+ * sample.  As the benchmark user when there is one: perf reads its perf
+ * map in /tmp.
+ */
 static int prof_script(const struct prof_session *s, const struct prof_px *p, int leaf_only, const char *name,
 		       struct strbuf *buf, struct kerr *e)
 {
-	char *perfdata = path_join(p->dir, "perf.data");
-	char *bid = xasprintf("%s/.debug", p->dir);
-	char *argv[] = { s->perf, "--buildid-dir", bid, "script", "-i", perfdata, "-F", "comm,pid,tid,time,period,event,ip,sym,dso",
+	char *bid = p->user ? xstrdup("/dev/null") : xasprintf("%s/.debug", p->dir);
+	char *argv[] = { s->perf, "--buildid-dir", bid, "script", "-i", p->perfdata, "-F", "comm,pid,tid,time,period,event,ip,sym,dso",
 			 "--ns", "--no-inline", leaf_only ? "-G" : NULL, NULL };
 	struct exec_opts so;
 	memset(&so, 0, sizeof(so));
@@ -293,13 +343,16 @@ static int prof_script(const struct prof_session *s, const struct prof_px *p, in
 	so.envp = environ;
 	so.cwd = p->dir;
 	so.timeout_s = 3600;
+	struct strvec env = STRVEC_INIT;
+	if (p->user)
+		profjit_as_user(&so, p->user, &env);
 	struct exec_result sr;
 	int r = exec_run(&so, &sr, e);
 	if (r == 0) {
 		if (!sr.exited || sr.status)
-			r = kerr_set(e, "perf script -i %s failed: %s", perfdata, sb_str(&sr.err));
+			r = kerr_set(e, "perf script -i %s failed: %s", p->perfdata, sb_str(&sr.err));
 		else if (sr.out_bytes != sr.out.len)
-			r = kerr_set(e, "perf script -i %s: more than %zu bytes of samples", perfdata, so.capture_bytes);
+			r = kerr_set(e, "perf script -i %s: more than %zu bytes of samples", p->perfdata, so.capture_bytes);
 		if (r == 0) {
 			char *path = path_join(p->dir, name);
 			r = write_file(path, sb_str(&sr.out), sr.out.len, e);
@@ -308,7 +361,7 @@ static int prof_script(const struct prof_session *s, const struct prof_px *p, in
 		}
 		exec_result_release(&sr);
 	}
-	free(perfdata);
+	sv_clear(&env);
 	free(bid);
 	return r;
 }
@@ -358,42 +411,13 @@ static int prof_samples(struct prof_session *s, size_t k, struct kerr *e)
 	return r;
 }
 
-/*
- * Copy DIR/NAME (a file the VM wrote, in /tmp or the benchmark user's
- * home) to TO, at most 1 GiB: 0 copied, 1 absent or refused (a warning
- * says why: a link, not a regular file of the user).
- */
-static int copy_vm_file(const char *dir, const char *name, uid_t owner, const char *to)
+/* DIR/NAME (a file the VM wrote, in /tmp or the user's home) to TO: 0 copied, else absent or refused (warned) */
+static int keep_vm_file(const char *dir, const char *name, uid_t owner, const char *to)
 {
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return 1;
 	struct kerr e = KERR_INIT;
-	off_t size;
-	int fd = sfs_open_file_at(dfd, dir, name, owner, &size, &e);
-	close(dfd);
-	int r = 1;
-	if (fd < 0) {
-		if (errno != ENOENT)
-			kiln_warn("%s", sb_str(&e.msg));
-	} else if (size > (off_t)1 << 30) {
-		kiln_warn("%s/%s: larger than 1 GiB: not copied", dir, name);
-	} else {
-		struct strbuf b = STRBUF_INIT;
-		char chunk[65536];
-		ssize_t n;
-		while ((n = read(fd, chunk, sizeof(chunk))) > 0 && b.len + (size_t)n <= (size_t)1 << 30)
-			sb_add(&b, chunk, (size_t)n);
-		if (n < 0)
-			kiln_warn("%s/%s: %s", dir, name, strerror(errno));
-		else if (write_file(to, sb_str(&b), b.len, &e) < 0)
-			kiln_warn("%s", sb_str(&e.msg));
-		else
-			r = 0;
-		sb_release(&b);
-	}
-	if (fd >= 0)
-		close(fd);
+	int r = sfs_copy_file(dir, name, owner, (off_t)1 << 30, to, 0644, &e);
+	if (r < 0)
+		kiln_warn("%s", sb_str(&e.msg));
 	kerr_release(&e);
 	return r;
 }
@@ -412,12 +436,12 @@ static void prof_keep_files(struct prof_px *p, const struct pexec_spec *px)
 	char name[64];
 	snprintf(name, sizeof(name), "perf-%d.map", p->pid);
 	char *dst = path_join(p->jitdir, name);
-	if (!file_exists(dst) && copy_vm_file("/tmp", name, owner, dst) == 0)
+	if (!file_exists(dst) && keep_vm_file("/tmp", name, owner, dst) == 0)
 		json_array_append_new(p->files, json_sprintf("jit/%s", name));
 	free(dst);
 	snprintf(name, sizeof(name), "jit-%d.dump", p->pid);
 	dst = path_join(p->jitdir, name);
-	if (px->have_user && !file_exists(dst) && copy_vm_file(px->user.home, name, owner, dst) == 0)
+	if (px->have_user && !file_exists(dst) && keep_vm_file(px->user.home, name, owner, dst) == 0)
 		json_array_append_new(p->files, json_sprintf("jit/%s", name));
 	free(dst);
 }
@@ -564,6 +588,10 @@ static void prof_close(struct prof_session *s)
 	for (size_t k = 0; s->px && k < s->npx; k++) {
 		free(s->px[k].dir);
 		free(s->px[k].jitdir);
+		free(s->px[k].perfdata);
+		if (s->px[k].stage)
+			rm_rf(s->px[k].stage);
+		free(s->px[k].stage);
 		prof_clockmap_release(&s->px[k].map);
 		jitcode_free(&s->px[k].jc);
 		free(s->px[k].it);
@@ -586,6 +614,20 @@ static int prof_jit_before(struct prof_session *s, size_t k, const struct pexec_
 	if (profjit_collect(&s->ex, px, p->dir, e) < 0)
 		return -1;
 	return profjit_load(&s->ex, p->dir, &p->map, &p->jc, e);
+}
+
+/* the staged perf.data into DIR when perf inject made none there; the stage removed */
+static int prof_unstage(struct prof_px *p, struct kerr *e)
+{
+	if (!p->stage)
+		return 0;
+	char *pd = path_join(p->dir, "perf.data");
+	int r = file_exists(pd) ? 0 : sfs_copy_file(p->stage, "perf.data", geteuid(), (off_t)1 << 40, pd, 0600, e);
+	free(pd);
+	rm_rf(p->stage);
+	free(p->stage);
+	p->stage = NULL;
+	return r ? -1 : 0;
 }
 
 /*
@@ -612,13 +654,13 @@ static int prof_jit_after(struct prof_session *s, size_t k, const struct pexec_s
 	free(ips.ip);
 	if (n < 0)
 		return -1;
-	if (n && !px->have_user) {
+	if (n) {
 		struct kerr ie = KERR_INIT;
-		if (profjit_inject(s->perf, p->dir, &p->jitted, &ie) < 0)
+		if (profjit_inject(s->perf, p->dir, p->perfdata, p->user, p->stage, &p->jitted, &ie) < 0)
 			kiln_warn("%s", sb_str(&ie.msg));
 		kerr_release(&ie);
 	}
-	return 0;
+	return prof_unstage(p, e);
 }
 
 int profile_run(const struct profile_opts *o, struct kerr *e)
@@ -637,6 +679,7 @@ int profile_run(const struct profile_opts *o, struct kerr *e)
 			r = prof_jit_after(&s, k, &px, e);
 		if (r == 0)
 			prof_split(&s, &s.px[k]);
+		s.px[k].user = NULL;
 		pexec_release(&px);
 	}
 	if (r == 0) {

@@ -50,6 +50,68 @@ int sfs_open_file_at(int dirfd, const char *dirname, const char *name, uid_t own
 	return fd;
 }
 
+/* from one descriptor to the other, at most max bytes */
+static int copy_fd(int in, int out, off_t max, const char *from, const char *to, struct kerr *e)
+{
+	char buf[65536];
+	off_t done = 0;
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return kerr_set(e, "%s: %s", from, strerror(errno));
+		if (n == 0)
+			return 0;
+		if ((done += n) > max)
+			return kerr_set(e, "%s: grew past %lld bytes while copied: refused", from, (long long)max);
+		for (ssize_t w = 0; w < n;) {
+			ssize_t k = write(out, buf + w, (size_t)(n - w));
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k < 0)
+				return kerr_set(e, "%s: %s", to, strerror(errno));
+			w += k;
+		}
+	}
+}
+
+int sfs_copy_file(const char *dir, const char *name, uid_t owner, off_t max, const char *to, mode_t mode,
+		  struct kerr *e)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return errno == ENOENT ? 1 : kerr_set(e, "%s: %s", dir, strerror(errno));
+	struct stat st;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT) {
+		close(dfd);
+		return 1;
+	}
+	off_t size;
+	int fd = sfs_open_file_at(dfd, dir, name, owner, &size, e);
+	close(dfd);
+	if (fd < 0)
+		return -1;
+	if (size > max) {
+		close(fd);
+		return kerr_set(e, "%s/%s: %lld bytes, more than %lld: not copied", dir, name, (long long)size,
+				(long long)max);
+	}
+	int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
+	int r = out < 0 ? kerr_set(e, "%s: %s", to, strerror(errno)) : 0;
+	if (r == 0) {
+		char *from = path_join(dir, name);
+		r = copy_fd(fd, out, max, from, to, e);
+		free(from);
+		if (close(out) < 0 && r == 0)
+			r = kerr_set(e, "%s: %s", to, strerror(errno));
+		if (r < 0)
+			unlink(to);
+	}
+	close(fd);
+	return r;
+}
+
 int sfs_own_dir_at(int dirfd, const char *dirname, const char *name, mode_t mode, struct kerr *e)
 {
 	const char *d = dirname ? dirname : ".";

@@ -30,6 +30,16 @@
 int sfs_open_file_at(int dirfd, const char *dirname, const char *name, uid_t owner, off_t *size, struct kerr *e);
 
 /*
+ * Copy NAME inside the folder DIR (opened without following a link at its
+ * end; its other components must be kiln's) to TO, a path of kiln's
+ * (created or truncated, never through a link, `mode`): NAME opened as
+ * sfs_open_file_at does, at most max bytes (a larger file is refused).
+ * Returns 0, 1 when NAME does not exist (e untouched), -1 with e set.
+ */
+int sfs_copy_file(const char *dir, const char *name, uid_t owner, off_t max, const char *to, mode_t mode,
+		  struct kerr *e);
+
+/*
  * Make (or check) the folder NAME inside dirfd as kiln's own: created with
  * `mode` when missing, then opened with O_NOFOLLOW|O_DIRECTORY and checked
  * to belong to kiln's user and to be writable by nobody else.  Returns its

@@ -129,6 +129,54 @@ static void test_rm_rf_links(void **state)
 	free(top);
 }
 
+/* ---- sfs_copy_file: a file of the benchmark's copied into kiln's folder ---- */
+
+static void test_copy_file(void **state)
+{
+	(void)state;
+	char *top = tmpdir();
+	char *secret = path_join(top, "secret"), *l = path_join(top, "link"), *fifo = path_join(top, "fifo");
+	char *to = path_join(top, "copy"), *to_link = path_join(top, "to-link");
+	touch(top, "secret", "s");
+	touch(top, "ok", "12345");
+	assert_int_equal(symlink(secret, l), 0);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	struct kerr e = KERR_INIT;
+	assert_int_equal(sfs_copy_file(top, "ok", geteuid(), 100, to, 0644, &e), 0);
+	struct strbuf b = STRBUF_INIT;
+	assert_int_equal(read_file(to, &b, &e), 0);
+	assert_string_equal(sb_str(&b), "12345");
+	assert_int_equal(sfs_copy_file(top, "missing", geteuid(), 100, to, 0644, &e), 1);
+	assert_int_equal(e.msg.len, 0);
+	assert_int_equal(sfs_copy_file(top, "link", geteuid(), 100, to, 0644, &e), -1);
+	assert_non_null(strstr(sb_str(&e.msg), "a symbolic link: refused"));
+	sb_reset(&e.msg);
+	assert_int_equal(sfs_copy_file(top, "fifo", geteuid(), 100, to, 0644, &e), -1); /* not waited on */
+	assert_non_null(strstr(sb_str(&e.msg), "a FIFO: refused"));
+	sb_reset(&e.msg);
+	assert_int_equal(sfs_copy_file(top, "ok", geteuid() + 1, 100, to, 0644, &e), -1);
+	assert_non_null(strstr(sb_str(&e.msg), "not by the benchmark's uid"));
+	sb_reset(&e.msg);
+	assert_int_equal(sfs_copy_file(top, "ok", geteuid(), 4, to, 0644, &e), -1);
+	assert_non_null(strstr(sb_str(&e.msg), "more than 4"));
+	sb_reset(&e.msg);
+	/* the destination is never written through a link */
+	assert_int_equal(symlink(secret, to_link), 0);
+	assert_int_equal(sfs_copy_file(top, "ok", geteuid(), 100, to_link, 0644, &e), -1);
+	sb_reset(&b);
+	assert_int_equal(read_file(secret, &b, &e), 0);
+	assert_string_equal(sb_str(&b), "s");
+	sb_release(&b);
+	kerr_release(&e);
+	rm_rf(top);
+	free(secret);
+	free(l);
+	free(fifo);
+	free(to);
+	free(to_link);
+	free(top);
+}
+
 /* ---- the collector ---- */
 
 static struct ps_request request(const char *dir)
@@ -373,6 +421,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rm_rf_race),
 		cmocka_unit_test(test_rm_rf_links),
+		cmocka_unit_test(test_copy_file),
 		cmocka_unit_test(test_collect_hostile),
 		cmocka_unit_test(test_collect_bounds),
 		cmocka_unit_test(test_collect_keep_log),
