@@ -28,7 +28,7 @@ benchmarks:
   nbody: 30000
 platform: {user: $U}
 Y
-"$KILN" profile p.yaml --key nbody:node -o prof --json >prof.json 2>err || fail "kiln profile: $(cat err)"
+"$KILN" profile p.yaml --key nbody:node -o prof --json --top 100000 >prof.json 2>err || fail "kiln profile: $(cat err)"
 j() { jq -r "$1" prof.json; }
 jit=$(j .categories.jit)
 named=$(j '[.top[] | select(.category == "jit" and .symbol != "[unknown]") | .samples] | add // 0')
