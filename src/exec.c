@@ -377,6 +377,18 @@ static int x_pipes(struct xstate *x, struct kerr *e)
 	    (!o->no_capture && (pipe2(x->outp, O_CLOEXEC) < 0 || pipe2(x->errp, O_CLOEXEC) < 0)) ||
 	    (o->result_fd && pipe2(x->resp, O_CLOEXEC) < 0))
 		return kerr_set(e, "pipe: %s", strerror(errno));
+	/*
+	 * A child that runs as platform.user may reopen its ends by name
+	 * (/dev/stderr, /dev/fd/N: the Lua runners, shell scripts), which
+	 * checks the pipe's owner: pipes kiln made as root are the user's to
+	 * write, not to reopen.  They are the user's own output anyway.
+	 */
+	if (o->set_user) {
+		int ends[] = { x->outp[1], x->errp[1], x->resp[1] };
+		for (size_t i = 0; i < ARRAY_SIZE(ends); i++)
+			if (ends[i] >= 0 && fchown(ends[i], o->uid, o->gid) < 0)
+				return kerr_set(e, "pipe: giving it to uid %ld: %s", (long)o->uid, strerror(errno));
+	}
 	return 0;
 }
 
