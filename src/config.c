@@ -778,6 +778,30 @@ static char *config_stem(const char *path)
 	return xstrdup(base);
 }
 
+char *config_bench_dir(const struct experiment *ex, const struct bench_conf *b, const struct vm_conf *vm)
+{
+	char *dir = xasprintf("%s/%s/%s", ex->benchmarks_dir, b->name, vm->language);
+	const struct kiln_plugin *pl = vm->pl;
+	/* only the plugin's own folder name has Krun's alias (a config's language is what it says) */
+	if (!pl || !pl->krun_language || !pl->entry || strcmp(vm->language, pl->language))
+		return dir;
+	char *entry = path_join(dir, pl->entry);
+	int here = file_exists(entry);
+	free(entry);
+	if (here)
+		return dir;
+	char *krun = xasprintf("%s/%s/%s", ex->benchmarks_dir, b->name, pl->krun_language);
+	entry = path_join(krun, pl->entry);
+	int there = file_exists(entry);
+	free(entry);
+	if (!there) {
+		free(krun);
+		return dir;
+	}
+	free(dir);
+	return krun;
+}
+
 /* the source check: every (benchmark, VM) pair that will run has its entry file */
 static int check_sources(struct cfgctx *c, struct experiment *ex, const char *const *entries)
 {
@@ -786,7 +810,7 @@ static int check_sources(struct cfgctx *c, struct experiment *ex, const char *co
 			struct vm_conf *vm = &ex->vms[v];
 			if (!entries[v] || !config_runs(ex, &ex->benchs[b], vm))
 				continue;
-			char *dir = xasprintf("%s/%s/%s", ex->benchmarks_dir, ex->benchs[b].name, vm->language);
+			char *dir = config_bench_dir(ex, &ex->benchs[b], vm);
 			char *entry = path_join(dir, entries[v]);
 			int ok = file_exists(entry);
 			free(dir);

@@ -133,6 +133,13 @@ void config_defaults(struct experiment *ex);
 
 /* iterations for a VM (its own or the experiment's) */
 long config_iterations(const struct experiment *ex, const struct vm_conf *vm);
+/*
+ * The folder of a benchmark's sources for a VM (malloc'd):
+ * benchmarks_dir/<bench>/<language>, or Krun's name for that language's
+ * folder (the plugin's krun_language: javascript/ for js/) when only that
+ * one has the entry file
+ */
+char *config_bench_dir(const struct experiment *ex, const struct bench_conf *b, const struct vm_conf *vm);
 /* is bench:vm:variant skipped? */
 int config_skipped(const struct experiment *ex, const char *key);
 /* does bench x vm run: the VM is there and no skip pattern matches the key? */

@@ -736,9 +736,9 @@ static int on_start_map(void *ctx)
 	return wrong(r, "an object");
 }
 
-static int on_end_map(void *ctx)
+/* the end of a container, what maps and arrays share: yajl's answer, or -1 when the caller goes on */
+static int container_end(struct krun *r)
 {
-	struct krun *r = ctx;
 	if (r->skip) {
 		r->skip--;
 		return 1;
@@ -746,6 +746,15 @@ static int on_end_map(void *ctx)
 	r->depth--;
 	if (keeping(r) && r->tdepth)
 		return tree_close(r);
+	return -1;
+}
+
+static int on_end_map(void *ctx)
+{
+	struct krun *r = ctx;
+	int x = container_end(r);
+	if (x >= 0)
+		return x;
 	if (r->depth == 1)
 		r->sec = S_NONE;
 	return 1;
@@ -812,13 +821,9 @@ static int on_start_array(void *ctx)
 static int on_end_array(void *ctx)
 {
 	struct krun *r = ctx;
-	if (r->skip) {
-		r->skip--;
-		return 1;
-	}
-	r->depth--;
-	if (keeping(r) && r->tdepth)
-		return tree_close(r);
+	int x = container_end(r);
+	if (x >= 0)
+		return x;
 	if (r->depth == 3 && (r->sec == S_TIMES || r->sec == S_PARTIAL))
 		return times_done(r);
 	if (r->depth == 4 && is_counts(r->sec)) {

@@ -80,7 +80,7 @@ void pexec_key_init(struct pexec_key *k, const struct experiment *ex, const stru
 		iterations = config_iterations(ex, vm);
 	if (k->whole)
 		iterations = 1;
-	k->bench_dir = xasprintf("%s/%s/%s", ex->benchmarks_dir, b->name, vm->language);
+	k->bench_dir = config_bench_dir(ex, b, vm);
 	const char *entry = vm->pl ? vm->pl->entry : vm->entry;
 	k->entry_path = entry ? path_join(k->bench_dir, entry) : NULL;
 	k->plugin_dir = xasprintf("%s/plugins/%s", kiln_datadir(), vm->pl ? vm->pl->name : vm->name);

@@ -54,6 +54,7 @@ struct plugin_variant {
 struct kiln_plugin {
 	const char *name;
 	const char *language;    /* folder under benchmarks/<bench>/ */
+	const char *krun_language; /* Krun's name of that folder, when another (javascript): also accepted */
 	const char *entry;       /* benchmark entry file in that folder, NULL: none */
 	const char *vm_default;  /* VM executable when the config gives no path */
 	const char *summary;     /* one line for `kiln plugins` */

@@ -40,7 +40,7 @@ static char *so_path(const char *bench_dir)
 }
 
 /* how bench.so is built: the compiler ($CC, else cc) and its flags, for prepare and the provenance */
-static const char *const cflags[] = { "-std=c11", "-O2", "-g", "-shared", "-fPIC" };
+static const char *const cflags[] = { "-std=gnu11", "-O2", "-g", "-shared", "-fPIC" };
 static const char *const ldlibs[] = { "-lm" };
 
 static const char *c_compiler(void)

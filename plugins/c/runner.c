@@ -4,8 +4,9 @@
  *   kiln-runner-c BENCH.so ITERATIONS PARAM
  *
  * dlopen()s a benchmark shared object exporting `void run_iter(long param)`
- * (and, optionally, `long checksum(void)`, the result of the last call,
- * written as a per-pexec record after the last iteration),
+ * (and, optionally, a function `long checksum(void)`, the result of the
+ * last call, written as a per-pexec record after the last iteration; a
+ * variable of that name, as Krun's fannkuch_redux has, is left alone),
  * then, for each iteration, reads the CPU time, the counters and the clock,
  * calls run_iter, reads them again (in the reverse order), and only then
  * writes the iteration's line to the result stream (KILN_RESULT_FD): its
@@ -13,7 +14,9 @@
  * Nothing else happens between the two clock reads.
  */
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +24,22 @@
 
 typedef void (*run_iter_fn)(long);
 typedef long (*checksum_fn)(void);
+
+/*
+ * The symbol `checksum` when it is a function: dlsym() also finds data
+ * (Krun's fannkuch_redux keeps a global `u_int32_t checksum`), and calling
+ * a variable crashes the pexec; the symbol's ELF type tells them apart.
+ */
+static checksum_fn checksum_of(void *h)
+{
+	void *p = dlsym(h, "checksum");
+	Dl_info info;
+	const ElfW(Sym) *sym = NULL;
+	if (!p || !dladdr1(p, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym)
+		return NULL;
+	int type = ELF64_ST_TYPE(sym->st_info);
+	return type == STT_FUNC || type == STT_GNU_IFUNC ? (checksum_fn)(uintptr_t)p : NULL;
+}
 
 int main(int argc, char **argv)
 {
@@ -83,7 +102,7 @@ int main(int argc, char **argv)
 		return 1;
 	kiln_counters_close(ctr);
 	/* the benchmark's result, for comparing implementations (after timing) */
-	checksum_fn sum = (checksum_fn)(uintptr_t)dlsym(h, "checksum");
+	checksum_fn sum = checksum_of(h);
 	if (sum) {
 		struct kiln_instr *w = kiln_instr_open("runner");
 		if (w) {

@@ -3,7 +3,8 @@
 --     lua5.4 [VM args] runner.lua BENCH.lua
 --
 -- BENCH.lua returns a table {run_iter = function(param), checksum = function()},
--- both checked before the first iteration.
+-- both checked before the first iteration, or (Krun's benchmarks) defines a
+-- global run_iter(param) and returns nothing, checksum() optional.
 -- The runner times KILN_ITERATIONS calls of run_iter(KILN_PARAM) with
 -- CLOCK_MONOTONIC_RAW, read through kilnclock.so (a tiny C module beside this
 -- file: Lua 5.4 itself has no monotonic clock), and writes the result stream
@@ -41,10 +42,17 @@ local out = io.open("/dev/fd/" .. env("KILN_RESULT_FD"), "a") or fail("cannot op
 local instr_dir = os.getenv("KILN_INSTR_DIR")
 local instrument = os.getenv("KILN_INSTRUMENT") == "1"
 
+-- kiln's layout: a table {run_iter, checksum}, both required; Krun's (the
+-- warmup experiment's benchmarks): a global run_iter and nothing returned,
+-- checksum optional (Krun's benchmarks check their own results)
 local bench = dofile(entry)
-if type(bench) ~= "table" then fail(entry .. " returns no table") end
-for _, f in ipairs({ "run_iter", "checksum" }) do
-	if type(bench[f]) ~= "function" then fail(entry .. " defines no " .. f .. "()") end
+if bench == nil and type(run_iter) == "function" then
+	bench = { run_iter = run_iter, checksum = type(checksum) == "function" and checksum or nil }
+else
+	if type(bench) ~= "table" then fail(entry .. " returns no table (nor defines a global run_iter)") end
+	for _, f in ipairs({ "run_iter", "checksum" }) do
+		if type(bench[f]) ~= "function" then fail(entry .. " defines no " .. f .. "()") end
+	end
 end
 local run_iter = bench.run_iter
 
@@ -86,7 +94,9 @@ end
 
 if instr_dir then
 	local f = io.open(instr_dir .. "/runner.kiln.jsonl", "a") or fail("cannot write to KILN_INSTR_DIR")
-	f:write(string.format('{"name":"checksum","value":%d}\n', bench.checksum()))
+	if bench.checksum then
+		f:write(string.format('{"name":"checksum","value":%d}\n', bench.checksum()))
+	end
 	f:close()
 	if instrument then
 		f = io.open(instr_dir .. "/lua.kiln.jsonl", "a") or fail("cannot write to KILN_INSTR_DIR")

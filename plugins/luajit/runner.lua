@@ -69,10 +69,17 @@ local instrument = os.getenv("KILN_INSTRUMENT") == "1"
 local here = (debug.getinfo(1, "S").source:match("^@(.*/)") or "./")
 local traces = os.getenv("KILN_PROFILE") == "1" and dofile(here .. "kiln_traces.lua").start() or nil
 
+-- kiln's layout: a table {run_iter, checksum}, both required; Krun's (the
+-- warmup experiment's benchmarks): a global run_iter and nothing returned,
+-- checksum optional (Krun's benchmarks check their own results)
 local bench = dofile(entry)
-if type(bench) ~= "table" then fail(entry .. " returns no table") end
-for _, f in ipairs({ "run_iter", "checksum" }) do
-	if type(bench[f]) ~= "function" then fail(entry .. " defines no " .. f .. "()") end
+if bench == nil and type(run_iter) == "function" then
+	bench = { run_iter = run_iter, checksum = type(checksum) == "function" and checksum or nil }
+else
+	if type(bench) ~= "table" then fail(entry .. " returns no table (nor defines a global run_iter)") end
+	for _, f in ipairs({ "run_iter", "checksum" }) do
+		if type(bench[f]) ~= "function" then fail(entry .. " defines no " .. f .. "()") end
+	end
 end
 local run_iter = bench.run_iter
 
@@ -152,7 +159,9 @@ end
 
 if instr_dir then
 	local f = io.open(instr_dir .. "/runner.kiln.jsonl", "a") or fail("cannot write to KILN_INSTR_DIR")
-	f:write(string.format('{"name":"checksum","value":%d}\n', bench.checksum()))
+	if bench.checksum then
+		f:write(string.format('{"name":"checksum","value":%d}\n', bench.checksum()))
+	end
 	f:close()
 	if instrument then
 		f = io.open(instr_dir .. "/luajit.kiln.jsonl", "a") or fail("cannot write to KILN_INSTR_DIR")

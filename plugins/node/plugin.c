@@ -23,6 +23,7 @@ static int node_build(const struct plugin_ctx *c, struct strvec *argv, struct st
 const struct kiln_plugin plugin_node = {
 	.name = "node",
 	.language = "js",
+	.krun_language = "javascript",
 	.entry = "bench.js",
 	.vm_default = "node",
 	.summary = "Node.js/V8: JavaScript benchmarks timed with process.hrtime.bigint()",

@@ -3,7 +3,9 @@
 //     node [VM args] runner.js BENCH.js
 //
 // BENCH.js is a CommonJS module exporting run_iter(param) and checksum(),
-// both checked before the first iteration.
+// both checked before the first iteration, or (Krun's benchmarks, d8
+// scripts) a script defining a global function run_iter(param), checksum()
+// optional.
 // The runner times KILN_ITERATIONS calls of run_iter(KILN_PARAM) with
 // process.hrtime.bigint() (CLOCK_MONOTONIC, as libuv reads it) and writes
 // the result stream (runner protocol v1) to the fd KILN_RESULT_FD: header,
@@ -22,6 +24,24 @@
 // reads) contains it; pauses that start between iterations are not counted.
 // Records are kept in memory and written to node.kiln.jsonl at the end.
 'use strict';
+
+// kiln's layout: a module exporting run_iter and checksum, both required.
+// Krun's: a script (run by d8's load()) defining a global function run_iter
+// and exporting nothing, run again here as a script so that its top-level
+// functions are globals; checksum optional, as Krun's benchmarks have none.
+function loadBench(file) {
+	const mod = require(file);
+	if (typeof mod.run_iter !== 'function' && Object.keys(mod).length === 0) {
+		require('vm').runInThisContext(require('fs').readFileSync(file, 'utf8'), { filename: file });
+		if (typeof globalThis.run_iter === 'function')
+			return { run_iter: globalThis.run_iter,
+				checksum: typeof globalThis.checksum === 'function' ? globalThis.checksum : null };
+	}
+	for (const f of ['run_iter', 'checksum'])
+		if (typeof mod[f] !== 'function')
+			fail(`${file} exports no ${f}()`);
+	return mod;
+}
 
 const fs = require('fs');
 const path = require('path');
@@ -65,10 +85,7 @@ async function main() {
 		fail('bad KILN_ITERATIONS, KILN_PARAM or KILN_RESULT_FD');
 	const instrDir = process.env.KILN_INSTR_DIR;
 	const instrument = process.env.KILN_INSTRUMENT === '1';
-	const bench = require(path.resolve(process.argv[2]));
-	for (const f of ['run_iter', 'checksum'])
-		if (typeof bench[f] !== 'function')
-			fail(`${process.argv[2]} exports no ${f}()`);
+	const bench = loadBench(path.resolve(process.argv[2]));
 	const runIter = bench.run_iter;
 	// KILN_PROBE=1: kiln's probe before the first pexec (docs/protocol.md): checked, nothing run
 	if (process.env.KILN_PROBE === '1') {
@@ -135,7 +152,7 @@ async function main() {
 
 	if (instrDir) {
 		fs.appendFileSync(path.join(instrDir, 'runner.kiln.jsonl'),
-			JSON.stringify({ name: 'checksum', value: bench.checksum() }) + '\n');
+			bench.checksum ? JSON.stringify({ name: 'checksum', value: bench.checksum() }) + '\n' : '');
 		if (instrument) {
 			const lines = [];
 			const put = (i, name, value, unit) =>

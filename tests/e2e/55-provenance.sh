@@ -85,7 +85,7 @@ vms: {native: {plugin: c}}
 benchmarks: {spin: 100}
 Y
 "$KILN" run -q --max-pexecs 1 c.yaml || fail "c, first session"
-assert_contains "$(sqlite3 c.kiln.db "SELECT description FROM programs")" "build.flags	-std=c11 -O2"
+assert_contains "$(sqlite3 c.kiln.db "SELECT description FROM programs")" "build.flags	-std=gnu11 -O2"
 touch -r benchmarks/spin/c/bench.c -d '+1 min' benchmarks/spin/c/bench.c
 cc -O0 -shared -fPIC -o benchmarks/spin/c/bench.so benchmarks/spin/c/bench.c
 touch -d '+2 min' benchmarks/spin/c/bench.so
