@@ -18,6 +18,21 @@
 #include "secret.h"
 #include "store.h"
 
+/* JSON text of any shape with its credentials hidden (secret_mask_json) */
+static void hide_in_json(char **text)
+{
+	if (!*text)
+		return;
+	json_t *v = json_loads(*text, JSON_DECODE_ANY, NULL);
+	free(*text);
+	*text = NULL; /* what cannot be read cannot be checked: left out */
+	if (v) {
+		secret_mask_json(v);
+		*text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	}
+	json_decref(v);
+}
+
 /*
  * An export is for sharing: the config's and the audit's credentials
  * hidden, also in results an older kiln wrote (secret.h)
@@ -74,6 +89,9 @@ static void extras(const char *in, struct fmt_extra *x, char **own)
 	}
 	kerr_release(&e);
 	hide_credentials(&own[0], &own[1]);
+	/* what an imported Krun file had, which kiln never wrote or checked */
+	hide_in_json(&own[3]);
+	hide_in_json(&own[4]);
 	*x = (struct fmt_extra){ own[0], own[1], own[2], own[3], own[4] };
 }
 

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <jansson.h>
+
 #define HIDDEN "(hidden)"
 
 static int has_word(const char *s, size_t n, const char *w)
@@ -273,4 +275,38 @@ void secret_mask_var(struct strbuf *out, const char *var)
 		sb_adds(out, HIDDEN);
 	else
 		secret_mask(out, eq + 1);
+}
+
+static void mask_json_string(json_t *v, int by_name)
+{
+	if (by_name) {
+		json_string_set(v, HIDDEN);
+		return;
+	}
+	struct strbuf sb = STRBUF_INIT;
+	secret_mask(&sb, json_string_value(v));
+	if (strcmp(sb.buf, json_string_value(v)))
+		json_string_set(v, esc(ESC_JSON, sb.buf));
+	sb_release(&sb);
+}
+
+/* depth-bounded: an input's nesting is bounded by jansson's parser (2048) already */
+static void mask_json(json_t *v, int by_name)
+{
+	const char *k;
+	json_t *x;
+	size_t i;
+	if (json_is_string(v))
+		mask_json_string(v, by_name);
+	else if (json_is_object(v))
+		json_object_foreach(v, k, x)
+			mask_json(x, by_name || secret_name(k, strlen(k)));
+	else if (json_is_array(v))
+		json_array_foreach(v, i, x)
+			mask_json(x, by_name);
+}
+
+void secret_mask_json(json_t *v)
+{
+	mask_json(v, 0);
 }

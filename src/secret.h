@@ -26,5 +26,12 @@ int secret_word(const char *w, size_t n);
 void secret_mask(struct strbuf *out, const char *text);
 /* one NAME=VALUE entry: the value hidden by its name, else masked as text */
 void secret_mask_var(struct strbuf *out, const char *var);
+/*
+ * Any JSON value (an imported file's audit or fields kiln does not know),
+ * in place: a member whose name suggests a credential hidden whole, every
+ * other string masked as text.
+ */
+struct json_t;
+void secret_mask_json(struct json_t *v);
 
 #endif

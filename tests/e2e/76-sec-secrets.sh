@@ -57,4 +57,28 @@ sqlite3 s.kiln.db "UPDATE audit SET value = replace(value, 'bob:(hidden)', 'bob:
 sqlite3 s.kiln.db .dump | grep -qF hunter2 || fail "the test did not plant the credential"
 "$KILN" export s.kiln.db --format krun -o old.json >/dev/null || fail "export of the older file"
 grep -qF -e hunter2 -e pw123secret old.json && fail "the export of an older file holds a credential"
+# an imported Krun file's own audit and fields, which kiln keeps for the way
+# back: exported with their credentials hidden too
+cat > k.json <<J
+{"wallclock_times": {"b:vm:default-c": [[0.1, 0.1]]}, "pexec_flags": {"b:vm:default-c": ["C"]},
+ "audit": {"uname": "Linux h 6.1.0 x86_64", "env": ["DATABASE_URL=postgres://bob:hunter2@db.example/x"],
+           "api_token": "plainword", "notes": "key $PAT here"},
+ "config": "x = 1", "operator": {"password": "pw123secret"}}
+J
+"$KILN" import k.json -o k.kiln.db >/dev/null || fail "import of a Krun file"
+"$KILN" export k.kiln.db --format krun -o kx.json >/dev/null || fail "export of an imported Krun file"
+python3 - kx.json <<'P' || fail "the export of an imported Krun file"
+import bz2, json, sys
+raw = open(sys.argv[1], "rb").read()
+d = json.loads(bz2.decompress(raw) if raw[:3] == b"BZh" else raw)
+a = d["audit"]
+assert a["uname"] == "Linux h 6.1.0 x86_64", a
+assert a["env"] == ["DATABASE_URL=postgres://bob:(hidden)@db.example/x"], a["env"]
+assert a["api_token"] == "(hidden)", a
+assert "(hidden)" in a["notes"], a["notes"]
+assert d["operator"]["password"] == "(hidden)", d.get("operator")
+P
+for secret in hunter2 "$PAT" pw123secret plainword; do
+	grep -qF "$secret" kx.json && fail "the export of an imported Krun file holds $secret"
+done
 echo ok
