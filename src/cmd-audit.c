@@ -55,6 +55,33 @@ static void print_doctor(const char *title, json_t *a)
 	}
 }
 
+/* a JSON array of names on one line, made visible */
+static void print_names(const char *title, json_t *a)
+{
+	size_t i;
+	json_t *x;
+	printf("%s", title);
+	json_array_foreach(a, i, x)
+		printf("%s%s", i ? ", " : "", json_is_string(x) ? esc(ESC_TERM, json_string_value(x)) : "?");
+	printf("%s\n", json_array_size(a) ? "" : "none");
+}
+
+/* which of kiln's environment variables the runners got (pass_env), per VM */
+static void print_runner_env(json_t *re)
+{
+	json_t *vms = json_object_get(re, "vms"), *v;
+	const char *name;
+	if (!json_is_object(vms))
+		return;
+	printf("\nrunner environment (besides PATH, the config's env and KILN_*):\n");
+	json_object_foreach(vms, name, v) {
+		char *t = xasprintf("  %s: passed from kiln's (pass_env): ", esc(ESC_TERM, name));
+		print_names(t, json_object_get(v, "passed"));
+		free(t);
+	}
+	print_names("  not passed to any: ", json_object_get(re, "not_passed"));
+}
+
 /* one machine's audit: start (uname, CPU, VMs, doctor...) and end */
 static void print_machine(json_t *all, int full)
 {
@@ -74,6 +101,7 @@ static void print_machine(json_t *all, int full)
 		printf("\nVMs:\n");
 		print_json(vms);
 	}
+	print_runner_env(json_object_get(a, "runner_env"));
 	print_doctor("doctor at the start", a);
 	print_doctor("doctor at the end", json_object_get(all, "end"));
 	if (full) {

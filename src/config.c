@@ -233,7 +233,8 @@ static int get_mode(struct cfgctx *c, struct fy_node *n, struct pos p, const cha
 }
 
 /*
- * Iterate a mapping, rejecting keys not in `allowed` (NULL: any key).
+ * Iterate a mapping, rejecting keys not in `allowed` (NULL: any key; an
+ * entry may be a pattern, as "x-*").
  * For each pair calls fn with the key text, its position and the value.
  */
 typedef int (*pair_fn)(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *val);
@@ -256,7 +257,7 @@ static int walk_map(struct cfgctx *c, struct fy_node *map, struct pos p, const c
 		if (allowed) {
 			int ok = 0;
 			for (size_t i = 0; allowed[i]; i++)
-				if (!strcmp(allowed[i], key))
+				if (star_match(allowed[i], key))
 					ok = 1;
 			if (!ok) {
 				struct strbuf list = STRBUF_INIT;
@@ -280,11 +281,29 @@ static int walk_map(struct cfgctx *c, struct fy_node *map, struct pos p, const c
 	return 0;
 }
 
+/*
+ * pass_env: names of kiln's own variables that a VM's processes get
+ * (patterns with `*`); everything else of kiln's environment is left out.
+ */
+static int get_pass_env(struct cfgctx *c, struct fy_node *n, struct pos p, const char *field, struct strvec *out)
+{
+	if (get_strlist(c, n, p, field, out) < 0)
+		return -1;
+	void *it = NULL;
+	for (size_t i = 0; i < out->n; i++) {
+		struct fy_node *item = fy_node_is_sequence(n) ? fy_node_sequence_iterate(n, &it) : n;
+		if (!*out->v[i] || strchr(out->v[i], '='))
+			return cerr(c, node_pos(item, p), field, "'%s' is not a variable name (nor a pattern of names)",
+				    out->v[i]);
+	}
+	return 0;
+}
+
 /* ---- vms ---- */
 
 static const char *const vm_keys[] = { "plugin", "path", "args", "env", "iterations", "instrument",
 				       "variant", "runner", "parser", "language", "entry", "stats_from",
-				       "keep_log", "optional", NULL };
+				       "keep_log", "optional", "pass_env", NULL };
 
 struct vmarg {
 	struct experiment *ex;
@@ -322,6 +341,8 @@ static int vm_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, 
 		r = get_strlist(c, v, kp, f, &vm->args);
 	else if (!strcmp(key, "env"))
 		r = walk_map(c, v, kp, f, NULL, env_pair, vm);
+	else if (!strcmp(key, "pass_env"))
+		r = get_pass_env(c, v, kp, f, &vm->pass_env);
 	else if (!strcmp(key, "iterations")) {
 		r = get_long_in(c, v, kp, f, 1, CONFIG_MAX_ITERATIONS, &vm->iterations);
 		*a->iter_pos = node_pos(v, kp);
@@ -696,9 +717,11 @@ static int get_cmdlist(struct cfgctx *c, struct fy_node *n, struct pos p, const 
 
 /* ---- top level ---- */
 
+/* x-*: free for the user (anchors to alias elsewhere), as in Docker Compose files */
 static const char *const top_keys[] = { "name", "pexecs", "iterations", "seed", "results",
 					"benchmarks_dir", "vms", "benchmarks", "skip", "limits",
-					"pre_execution", "post_execution", "platform", "durability", NULL };
+					"pre_execution", "post_execution", "platform", "durability",
+					"pass_env", "x-*", NULL };
 
 struct toparg {
 	struct experiment *ex;
@@ -761,7 +784,25 @@ static int top_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp,
 		return get_cmdlist(c, v, kp, key, &ex->pre_exec);
 	if (!strcmp(key, "post_execution"))
 		return get_cmdlist(c, v, kp, key, &ex->post_exec);
+	if (!strcmp(key, "pass_env"))
+		return get_pass_env(c, v, kp, key, &ex->pass_env);
+	if (!strncmp(key, "x-", 2))
+		return 0;
 	return walk_map(c, v, kp, key, platform_keys, platform_pair, &ex->platform);
+}
+
+/* every VM's pass_env: the experiment's, then its own */
+static void merge_pass_env(struct experiment *ex)
+{
+	for (size_t i = 0; i < ex->nvms; i++) {
+		struct strvec all = STRVEC_INIT;
+		for (size_t j = 0; j < ex->pass_env.n; j++)
+			sv_push(&all, ex->pass_env.v[j]);
+		for (size_t j = 0; j < ex->vms[i].pass_env.n; j++)
+			sv_push(&all, ex->vms[i].pass_env.v[j]);
+		sv_clear(&ex->vms[i].pass_env);
+		ex->vms[i].pass_env = all;
+	}
 }
 
 static char *config_stem(const char *path)
@@ -857,6 +898,68 @@ static int check_text(const char *path, const char *text, size_t len, struct ker
 	return 0;
 }
 
+static void yaml_error(const char *path, const char *diag, struct kerr *e);
+
+/*
+ * The nodes the document has once its aliases are expanded, counted on the
+ * unexpanded one and stopped at `*budget`: a few lines of anchors can stand
+ * for billions of nodes ("billion laughs"), which fy_document_resolve would
+ * build.  An alias whose anchor is missing or contains it is left to
+ * fy_document_resolve, which says so.  *at: where the budget ran out.
+ */
+static int count_nodes(struct fy_node *n, long *budget, int depth, struct pos *at)
+{
+	if (!n)
+		return 0;
+	if (--*budget < 0 || depth > 1000) {
+		*at = node_pos(n, *at);
+		return -1;
+	}
+	if (fy_node_is_alias(n)) {
+		struct fy_node *t = fy_node_resolve_alias(n);
+		if (t && count_nodes(t, budget, depth + 1, at) < 0) {
+			if (at->line == 0)
+				*at = node_pos(n, *at);
+			return -1;
+		}
+		return 0;
+	}
+	void *it = NULL;
+	if (fy_node_is_sequence(n)) {
+		struct fy_node *item;
+		while ((item = fy_node_sequence_iterate(n, &it)))
+			if (count_nodes(item, budget, depth + 1, at) < 0)
+				return -1;
+	} else if (fy_node_is_mapping(n)) {
+		struct fy_node_pair *pr;
+		while ((pr = fy_node_mapping_iterate(n, &it)))
+			if (count_nodes(fy_node_pair_key(pr), budget, depth + 1, at) < 0 ||
+			    count_nodes(fy_node_pair_value(pr), budget, depth + 1, at) < 0)
+				return -1;
+	}
+	return 0;
+}
+
+/*
+ * Anchors, aliases and merge keys (<<), replaced by what they stand for,
+ * within CONFIG_MAX_NODES.  A value that came from an alias carries the
+ * position of the anchored text.
+ */
+static int resolve_aliases(const char *path, struct fy_document *doc, struct strbuf *diag, struct kerr *e)
+{
+	long budget = CONFIG_MAX_NODES;
+	struct pos at = { 0, 0 };
+	if (count_nodes(fy_document_root(doc), &budget, 0, &at) < 0)
+		return kerr_setc(e, KEXIT_CONFIG, "%s:%d:%d: YAML: the aliases expand to more than %ld nodes, or nest "
+				 "deeper than 1000", path, at.line, at.col, CONFIG_MAX_NODES);
+	sb_reset(diag);
+	if (fy_document_resolve(doc) < 0) {
+		yaml_error(path, sb_str(diag), e);
+		return -1;
+	}
+	return 0;
+}
+
 /* libfyaml's diagnostics arrive as text: keep them to reword the first */
 static void diag_out(struct fy_diag *diag, void *user, const char *buf, size_t len)
 {
@@ -937,9 +1040,12 @@ static int parse_experiment(const char *path, const char *text, size_t len, cons
 			fy_diag_unref(diag);
 		return -1;
 	}
-	sb_release(&diagout);
 	c.doc = doc;
-	int r = -1;
+	int r = resolve_aliases(path, doc, &diagout, e);
+	sb_release(&diagout);
+	if (r < 0)
+		goto out;
+	r = -1;
 	struct fy_node *root = fy_document_root(doc);
 	struct toparg ta;
 	memset(&ta, 0, sizeof(ta));
@@ -961,6 +1067,7 @@ static int parse_experiment(const char *path, const char *text, size_t len, cons
 	}
 	if (!ex->name)
 		ex->name = config_stem(path);
+	merge_pass_env(ex);
 
 	char *cdir = path_dirname(ex->path);
 	if (!ex->results) {
@@ -1051,6 +1158,7 @@ void config_free(struct experiment *ex)
 		free(vm->resolved);
 		sv_clear(&vm->args);
 		sv_clear(&vm->env);
+		sv_clear(&vm->pass_env);
 		free(vm->variant);
 		free(vm->missing_why);
 		sv_clear(&vm->runner);
@@ -1073,6 +1181,7 @@ void config_free(struct experiment *ex)
 	sv_clear(&ex->keys_only);
 	sv_clear(&ex->pre_exec);
 	sv_clear(&ex->post_exec);
+	sv_clear(&ex->pass_env);
 	struct platform_conf *p = &ex->platform;
 	sv_clear(&p->kmsg_allow);
 	free(p->user);

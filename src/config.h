@@ -21,6 +21,11 @@ struct vm_conf {
 	char *resolved;        /* absolute path of the executable */
 	struct strvec args;    /* extra VM arguments, before the runner */
 	struct strvec env;     /* NAME=VALUE */
+	/*
+	 * Names (patterns, `*`) of kiln's own environment variables its
+	 * processes get: the experiment's pass_env, then the VM's own.
+	 */
+	struct strvec pass_env;
 	long iterations;       /* 0: experiment default */
 	int instrument;
 	char *variant;         /* default "default-<language>" */
@@ -94,6 +99,8 @@ void platform_conf_defaults(struct platform_conf *c);
 #define CONFIG_MAX_SCHEDULE 100000000L
 #define CONFIG_MAX_PEXECS 10000000L
 #define CONFIG_MAX_ITERATIONS 100000000L
+/* nodes of the document once its aliases are expanded (an alias bomb is refused before it is) */
+#define CONFIG_MAX_NODES 200000L
 
 struct experiment {
 	char *path;            /* the config file */
@@ -113,6 +120,7 @@ struct experiment {
 	struct strvec keys_only; /* when not empty: only these bench:vm:variant keys run (kiln bench) */
 	struct limits_conf limits;
 	struct strvec pre_exec, post_exec;
+	struct strvec pass_env; /* the experiment's pass_env (every VM's starts with it) */
 	int durable_power;     /* durability: power (1, default) or crash (0) */
 	struct platform_conf platform;
 };

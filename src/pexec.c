@@ -126,11 +126,29 @@ const char *pexec_libkiln(void)
 	return lk;
 }
 
-/* PATH and the VM's env: what every process of the VM gets */
+int pexec_passes(const struct vm_conf *vm, const char *var)
+{
+	size_t n = strcspn(var, "=");
+	char *name = xstrndup(var, n);
+	int yes = 0;
+	for (size_t i = 0; i < vm->pass_env.n && !yes; i++)
+		yes = star_match(vm->pass_env.v[i], name);
+	free(name);
+	return yes && n && strncmp(var, "PATH=", 5);
+}
+
+/* PATH, what pass_env passes of kiln's environment, and the VM's env: what every process of the VM gets */
 static void vm_base_env(const struct vm_conf *vm, struct strvec *env)
 {
 	const char *path = getenv("PATH");
 	sv_setenv(env, "PATH", path ? path : "/usr/local/bin:/usr/bin:/bin");
+	for (char **p = environ; p && *p && vm->pass_env.n; p++)
+		if (pexec_passes(vm, *p)) {
+			size_t n = strcspn(*p, "=");
+			char *name = xstrndup(*p, n);
+			sv_setenv(env, name, (*p)[n] ? *p + n + 1 : "");
+			free(name);
+		}
 	for (size_t i = 0; i < vm->env.n; i++) {
 		char *eq = strchr(vm->env.v[i], '=');
 		char *name = xstrndup(vm->env.v[i], (size_t)(eq - vm->env.v[i]));

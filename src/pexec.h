@@ -28,12 +28,15 @@ void pexec_key_init(struct pexec_key *k, const struct experiment *ex, const stru
 		    const struct bench_conf *b, long iterations, int profile);
 void pexec_key_release(struct pexec_key *k);
 /*
- * The environment of one pexec: PATH, the VM's env, the KILN_* protocol
+ * The environment of one pexec: PATH, the variables of kiln's own that the
+ * VM's pass_env names, the VM's env, the KILN_* protocol
  * variables (label is KILN_PEXEC; instr_dir may be NULL), KILN_LIBKILN and
  * KILN_COUNTERS.  The plugin adds its own in plugin_build().
  */
 void pexec_env(const struct experiment *ex, const struct pexec_key *k, const char *label,
 	       const char *instr_dir, struct strvec *env);
+/* does the VM's pass_env pass kiln's variable VAR (NAME=VALUE)?  PATH is always given, never passed */
+int pexec_passes(const struct vm_conf *vm, const char *var);
 /*
  * What a VM's own probes get (vmid.h: VM --version, ldd): PATH and the
  * VM's env, as in every pexec, and with a benchmark user (u, else NULL)

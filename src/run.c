@@ -29,6 +29,8 @@
 #include "plugin.h"
 #include "secret.h"
 
+extern char **environ;
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -166,6 +168,8 @@ static void run_shed_memory(void)
 	fclose(f);
 }
 
+static json_t *env_choice(const struct experiment *ex);
+
 /*
  * The audit of the machine now, with the VMs' identities `vms` (taken),
  * stored under `name` (and the host name; `ended`, when not NULL, as the
@@ -178,6 +182,7 @@ static int record_audit(struct store *st, const struct experiment *ex, const cha
 {
 	struct doctor_opts dopt = { .busy_sample_s = 0.2, .busy_now = ex->platform.load == CHECK_OFF };
 	json_t *a = platform_audit(ex, &dopt, vms);
+	json_object_set_new(a, "runner_env", env_choice(ex));
 	char *txt = json_dumps(a, JSON_COMPACT);
 	json_t *u = json_object_get(a, "uname");
 	json_t *h = u ? json_object_get(u, "nodename") : NULL;
@@ -196,6 +201,92 @@ static int record_audit(struct store *st, const struct experiment *ex, const cha
 	free(txt);
 	json_decref(a);
 	return r;
+}
+
+/*
+ * Which of kiln's environment variables the runners get (pass_env) and
+ * which they do not: names only, per VM, with the patterns that matched
+ * nothing here.  {"vms": {VM: {"passed": [..], "not_set": [..]}}, "not_passed": [..]}
+ */
+#define ENV_NAMES_MAX 1000
+static json_t *env_choice(const struct experiment *ex)
+{
+	json_t *o = json_object(), *vms = json_object(), *out = json_array();
+	for (size_t i = 0; i < ex->nvms; i++) {
+		const struct vm_conf *vm = &ex->vms[i];
+		json_t *passed = json_array(), *unset = json_array();
+		for (char **p = environ; p && *p; p++)
+			if (pexec_passes(vm, *p) && json_array_size(passed) < ENV_NAMES_MAX)
+				json_array_append_new(passed, json_stringn(*p, strcspn(*p, "=")));
+		for (size_t j = 0; j < vm->pass_env.n; j++) {
+			int hit = 0;
+			for (char **p = environ; p && *p && !hit; p++) {
+				char *name = xstrndup(*p, strcspn(*p, "="));
+				hit = star_match(vm->pass_env.v[j], name);
+				free(name);
+			}
+			if (!hit)
+				json_array_append_new(unset, json_string(vm->pass_env.v[j]));
+		}
+		json_object_set_new(vms, vm->name, json_pack("{s:o, s:o}", "passed", passed, "not_set", unset));
+	}
+	for (char **p = environ; p && *p && json_array_size(out) < ENV_NAMES_MAX; p++) {
+		int any = !strncmp(*p, "PATH=", 5);
+		for (size_t i = 0; i < ex->nvms && !any; i++)
+			any = pexec_passes(&ex->vms[i], *p);
+		if (!any)
+			json_array_append_new(out, json_stringn(*p, strcspn(*p, "=")));
+	}
+	json_object_set_new(o, "vms", vms);
+	json_object_set_new(o, "not_passed", out);
+	return o;
+}
+
+/* a JSON array of names, comma-separated and visible */
+static void names_line(struct strbuf *sb, const json_t *a)
+{
+	size_t i;
+	json_t *x;
+	json_array_foreach(a, i, x)
+		sb_addf(sb, "%s%s", i ? ", " : "", esc(ESC_TERM, json_string_value(x)));
+}
+
+/*
+ * Said at the start of `kiln run`: the runners' environment is not kiln's.
+ * One line for all VMs when they pass the same, else one per VM.
+ */
+static void note_env(const struct experiment *ex, const json_t *choice)
+{
+	const json_t *vms = json_object_get(choice, "vms");
+	size_t nout = json_array_size(json_object_get(choice, "not_passed"));
+	int same = 1;
+	for (size_t i = 1; i < ex->nvms && same; i++) {
+		const struct strvec *a = &ex->vms[0].pass_env, *b = &ex->vms[i].pass_env;
+		same = a->n == b->n;
+		for (size_t j = 0; same && j < a->n; j++)
+			same = !strcmp(a->v[j], b->v[j]);
+	}
+	for (size_t i = 0; i < (same ? 1 : ex->nvms); i++) {
+		const json_t *v = json_object_get(vms, ex->vms[i].name);
+		const json_t *passed = json_object_get(v, "passed"), *unset = json_object_get(v, "not_set");
+		struct strbuf sb = STRBUF_INIT;
+		if (same)
+			sb_adds(&sb, "the runners get PATH, the config's env and the KILN_* variables");
+		else
+			sb_addf(&sb, "VM '%s' gets PATH, its env and the KILN_* variables", esc(ESC_TERM, ex->vms[i].name));
+		if (json_array_size(passed)) {
+			sb_adds(&sb, "; from kiln's environment (pass_env): ");
+			names_line(&sb, passed);
+		}
+		if (json_array_size(unset)) {
+			sb_adds(&sb, "; not set here: ");
+			names_line(&sb, unset);
+		}
+		sb_addf(&sb, "; %zu of kiln's variables are not passed%s", nout,
+			ex->vms[i].pass_env.n ? "" : " (pass_env in the config passes them)");
+		kiln_note("%s", sb.buf);
+		sb_release(&sb);
+	}
 }
 
 /* does the config ask for anything a pexec must be checked to get? */
@@ -751,8 +842,12 @@ static int job_run(struct run_job *jp, const char *config, const struct run_opts
 	int code = KEXIT_OK;
 	/* absolute: the sanity child and the runners start in other folders */
 	j.results = o->results ? abspath(o->results) : o->quick ? quick_results(j.ex.results) : xstrdup(j.ex.results);
-	if (!o->quiet)
+	if (!o->quiet) {
 		note_missing_vms(&j.ex);
+		json_t *choice = env_choice(&j.ex);
+		note_env(&j.ex, choice);
+		json_decref(choice);
+	}
 	schedule_plan(&j.ex, o->order, o->quick ? 1 : 0, o->quick ? 3 : 0, &j.sc);
 	if (!j.sc.n) {
 		kerr_setc(e, KEXIT_CONFIG, "%s: nothing to run (every key is skipped)", config);
