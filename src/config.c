@@ -303,13 +303,15 @@ static int get_pass_env(struct cfgctx *c, struct fy_node *n, struct pos p, const
 
 static const char *const vm_keys[] = { "plugin", "path", "args", "env", "iterations", "instrument",
 				       "variant", "runner", "parser", "language", "entry", "stats_from",
-				       "keep_log", "optional", "pass_env", NULL };
+				       "keep_log", "optional", "pass_env", "vary", NULL };
 
 struct vmarg {
 	struct experiment *ex;
 	int check_vms;
 	struct vm_conf *vm;
 	struct pos *plugin_pos, *path_pos, *iter_pos, *variant_pos;
+	struct fy_node *vary;  /* read once the VM is checked */
+	struct pos vary_pos;
 };
 
 static int env_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
@@ -343,6 +345,10 @@ static int vm_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, 
 		r = walk_map(c, v, kp, f, NULL, env_pair, vm);
 	else if (!strcmp(key, "pass_env"))
 		r = get_pass_env(c, v, kp, f, &vm->pass_env);
+	else if (!strcmp(key, "vary")) {
+		a->vary = v;
+		a->vary_pos = kp;
+	}
 	else if (!strcmp(key, "iterations")) {
 		r = get_long_in(c, v, kp, f, 1, CONFIG_MAX_ITERATIONS, &vm->iterations);
 		*a->iter_pos = node_pos(v, kp);
@@ -496,6 +502,181 @@ static int check_variant(struct cfgctx *c, struct vm_conf *vm, struct pos vp, in
 	return r;
 }
 
+/* ---- variable sets: one VM per combination of its vary's args sets and env values ---- */
+
+struct combo {
+	struct strbuf label;   /* "noopt,N=4" */
+	struct strvec args, env;
+};
+
+struct combos {
+	struct combo *v;
+	size_t n;
+};
+
+static void combos_free(struct combos *cs)
+{
+	for (size_t i = 0; i < cs->n; i++) {
+		sb_release(&cs->v[i].label);
+		sv_clear(&cs->v[i].args);
+		sv_clear(&cs->v[i].env);
+	}
+	free(cs->v);
+	cs->v = NULL;
+	cs->n = 0;
+}
+
+/*
+ * Every combination so far times the `n` choices of one more axis: choice j
+ * adds label j, and args (the args axis) or NAME=value j (an env variable).
+ */
+static int combos_times(struct cfgctx *c, struct combos *cs, const struct strvec *labels,
+			const struct strvec *args, const char *var, struct pos at, const char *field)
+{
+	if (!labels->n)
+		return cerr(c, at, field, "has no values");
+	if (cs->n * labels->n > (size_t)CONFIG_MAX_KEYS)
+		return cerr(c, at, field, "%zu x %zu combinations is more than the %ld keys an experiment may have", cs->n,
+			    labels->n, CONFIG_MAX_KEYS);
+	struct combos out = { xcalloc(cs->n * labels->n, sizeof(struct combo)), 0 };
+	for (size_t i = 0; i < cs->n; i++)
+		for (size_t j = 0; j < labels->n; j++) {
+			struct combo *d = &out.v[out.n++], *s = &cs->v[i];
+			sb_addf(&d->label, "%s%s%s%s%s", s->label.len ? s->label.buf : "", s->label.len ? "," : "",
+				var ? var : "", var ? "=" : "", labels->v[j]);
+			for (size_t k = 0; k < s->args.n; k++)
+				sv_push(&d->args, s->args.v[k]);
+			for (size_t k = 0; k < s->env.n; k++)
+				sv_push(&d->env, s->env.v[k]);
+			if (var)
+				sv_pushf(&d->env, "%s=%s", var, labels->v[j]);
+			/* args: the j-th set, the sets' words each followed by "" */
+			for (size_t k = 0, set = 0; args && k < args->n; k++) {
+				if (!*args->v[k])
+					set++;
+				else if (set == j)
+					sv_push(&d->args, args->v[k]);
+			}
+		}
+	combos_free(cs);
+	*cs = out;
+	return 0;
+}
+
+/* a label names a key's part: no ':', '/', '[', ']', ',' and not empty */
+static int check_label(struct cfgctx *c, const char *l, struct pos at, const char *field)
+{
+	if (!*l || strpbrk(l, ":/[],"))
+		return cerr(c, at, field, "'%s' names a key's part (NAME[%s]): not empty, no ':', '/', '[', ']' or ','", l,
+			    *l ? l : "");
+	return 0;
+}
+
+struct varyarg {
+	struct combos *cs;
+	const char *vm;
+	int env;               /* walking vary.env (else vary.args) */
+	struct strvec labels, args;
+};
+
+/* vary.args NAME: [words] (one set), or vary.env VAR: [values] (one axis each) */
+static int vary_item(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
+{
+	struct varyarg *a = arg;
+	char *f = xasprintf("vms.%s.vary.%s.%s", a->vm, a->env ? "env" : "args", key);
+	struct strvec words = STRVEC_INIT;
+	int r = get_strlist(c, v, kp, f, &words);
+	if (!r && !a->env) {
+		r = check_label(c, key, kp, f);
+		sv_push(&a->labels, key);
+		for (size_t i = 0; i < words.n; i++)
+			if (*words.v[i])
+				sv_push(&a->args, words.v[i]);
+		sv_push(&a->args, "");
+	} else if (!r) {
+		if (strchr(key, '=') || !*key)
+			r = cerr(c, kp, f, "'%s' is not a variable name", key);
+		for (size_t i = 0; !r && i < words.n; i++)
+			r = check_label(c, words.v[i], kp, f);
+		if (!r)
+			r = combos_times(c, a->cs, &words, NULL, key, kp, f);
+	}
+	sv_clear(&words);
+	free(f);
+	return r;
+}
+
+static const char *const vary_keys[] = { "args", "env", NULL };
+
+static int vary_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
+{
+	struct varyarg *a = arg;
+	char *f = xasprintf("vms.%s.vary.%s", a->vm, key);
+	a->env = !strcmp(key, "env");
+	int r = walk_map(c, v, kp, f, NULL, vary_item, a);
+	if (!r && !a->env)
+		r = combos_times(c, a->cs, &a->labels, &a->args, NULL, kp, f);
+	sv_clear(&a->labels);
+	sv_clear(&a->args);
+	free(f);
+	return r;
+}
+
+static void vm_copy(struct vm_conf *d, const struct vm_conf *s)
+{
+	*d = *s;
+#define DUP(f) d->f = s->f ? xstrdup(s->f) : NULL
+	DUP(name); DUP(base); DUP(plugin); DUP(path); DUP(resolved); DUP(variant); DUP(language); DUP(entry);
+	DUP(stats_from); DUP(missing_why);
+#undef DUP
+	struct strvec *vs[] = { &d->args, &d->env, &d->pass_env, &d->runner, &d->parser };
+	const struct strvec *from[] = { &s->args, &s->env, &s->pass_env, &s->runner, &s->parser };
+	for (size_t i = 0; i < ARRAY_SIZE(vs); i++) {
+		*vs[i] = (struct strvec)STRVEC_INIT;
+		for (size_t j = 0; j < from[i]->n; j++)
+			sv_push(vs[i], from[i]->v[j]);
+	}
+}
+
+static void vm_release(struct vm_conf *vm);
+
+/*
+ * The last VM read has a vary: it becomes one VM per combination, named
+ * NAME[LABEL,...], its args followed by the combination's, its env with
+ * the combination's values.
+ */
+static int vary_vm(struct cfgctx *c, struct experiment *ex, struct fy_node *vary, struct pos vp)
+{
+	struct vm_conf base = ex->vms[--ex->nvms];
+	struct combos cs = { xcalloc(1, sizeof(struct combo)), 1 };
+	struct varyarg a = { &cs, base.name, 0, STRVEC_INIT, STRVEC_INIT };
+	char *f = xasprintf("vms.%s.vary", base.name);
+	int r = walk_map(c, vary, vp, f, vary_keys, vary_pair, &a);
+	free(f);
+	if (!r && !cs.v[0].label.len)
+		r = cerr(c, vp, "vms", "VM '%s': vary needs args or env to vary", base.name);
+	if (!r && ex->nvms + cs.n > (size_t)CONFIG_MAX_KEYS)
+		r = cerr(c, vp, "vms", "more than %ld VMs", CONFIG_MAX_KEYS);
+	for (size_t i = 0; !r && i < cs.n; i++) {
+		ex->vms = xrealloc(ex->vms, (ex->nvms + 1) * sizeof(*ex->vms));
+		struct vm_conf *d = &ex->vms[ex->nvms++];
+		vm_copy(d, &base);
+		free(d->name);
+		d->name = xasprintf("%s[%s]", base.base, cs.v[i].label.buf);
+		for (size_t j = 0; j < cs.v[i].args.n; j++)
+			sv_push(&d->args, cs.v[i].args.v[j]);
+		for (size_t j = 0; j < cs.v[i].env.n; j++) {
+			const char *kv = cs.v[i].env.v[j], *eq = strchr(kv, '=');
+			char *name = xstrndup(kv, (size_t)(eq - kv));
+			sv_setenv(&d->env, name, eq + 1);
+			free(name);
+		}
+	}
+	combos_free(&cs);
+	vm_release(&base);
+	return r;
+}
+
 static int vms_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
 {
 	struct experiment *ex = arg;
@@ -503,9 +684,12 @@ static int vms_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp,
 	struct vm_conf *vm = &ex->vms[ex->nvms++];
 	memset(vm, 0, sizeof(*vm));
 	vm->name = xstrdup(key);
+	vm->base = xstrdup(key);
 	vm->line = kp.line;
+	if (strpbrk(key, "[],"))
+		return cerr(c, kp, "vms", "VM name '%s' may not contain '[', ']' or ','", key);
 	struct pos pp = kp, ph = kp, pi = kp, pv = kp;
-	struct vmarg a = { ex, c->check_vms, vm, &pp, &ph, &pi, &pv };
+	struct vmarg a = { ex, c->check_vms, vm, &pp, &ph, &pi, &pv, NULL, kp };
 	char *f = xasprintf("vms.%s", key);
 	int r = walk_map(c, v, kp, f, vm_keys, vm_pair, &a);
 	free(f);
@@ -525,19 +709,94 @@ static int vms_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp,
 		}
 		vm->iterations = 1;
 	}
-	return 0;
+	return a.vary ? vary_vm(c, ex, a.vary, a.vary_pos) : 0;
 }
 
 /* ---- benchmarks ---- */
 
 static const char *const bench_keys[] = { "param", "args", NULL };
+static const char *const range_keys[] = { "from", "to", "step", NULL };
+
+/* one benchmark being read: its params when a list or range is given */
+struct benarg {
+	struct bench_conf *b;
+	struct strvec params;
+	int listed;            /* param was a list or a range */
+	struct pos ppos;
+};
+
+struct rangearg {
+	long from, to, step;
+	int has_from, has_to;
+};
+
+static int range_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
+{
+	struct rangearg *r = arg;
+	char *f = xasprintf("param.%s", key);
+	int rc;
+	if (!strcmp(key, "from"))
+		rc = get_long_in(c, v, kp, f, LONG_MIN, LONG_MAX, &r->from), r->has_from = 1;
+	else if (!strcmp(key, "to"))
+		rc = get_long_in(c, v, kp, f, LONG_MIN, LONG_MAX, &r->to), r->has_to = 1;
+	else
+		rc = get_long_in(c, v, kp, f, 1, LONG_MAX, &r->step);
+	free(f);
+	return rc;
+}
+
+/* param: {from: A, to: B, step: S}, integers A, A+S, ... up to B, at most CONFIG_MAX_KEYS of them */
+static int get_range(struct cfgctx *c, struct fy_node *v, struct pos kp, const char *field, struct strvec *out)
+{
+	struct rangearg r = { 0, 0, 1, 0, 0 };
+	if (walk_map(c, v, kp, field, range_keys, range_pair, &r) < 0)
+		return -1;
+	if (!r.has_from || !r.has_to)
+		return cerr(c, kp, field, "a range needs from and to (and may have step)");
+	if (r.to < r.from)
+		return cerr(c, kp, field, "the range's to (%ld) is below its from (%ld)", r.to, r.from);
+	double n = ((double)r.to - (double)r.from) / (double)r.step + 1;
+	if (n > CONFIG_MAX_KEYS)
+		return cerr(c, kp, field, "the range has %.0f values, more than the %ld keys an experiment may have", n,
+			    CONFIG_MAX_KEYS);
+	for (long x = r.from;; x += r.step) {
+		sv_pushf(out, "%ld", x);
+		if (x > r.to - r.step)
+			break;
+	}
+	return 0;
+}
+
+/* param as a list: scalars, each one key */
+static int get_params(struct cfgctx *c, struct fy_node *v, struct pos kp, const char *field, struct benarg *a)
+{
+	a->listed = 1;
+	a->ppos = kp;
+	if (fy_node_is_mapping(v))
+		return get_range(c, v, kp, field, &a->params);
+	if (get_strlist(c, v, kp, field, &a->params) < 0)
+		return -1;
+	void *it = NULL;
+	for (size_t i = 0; i < a->params.n; i++) {
+		struct fy_node *item = fy_node_sequence_iterate(v, &it);
+		const char *p = a->params.v[i];
+		if (!*p || strpbrk(p, ":/[],"))
+			return cerr(c, node_pos(item, kp), field,
+				    "'%s': a param of a list names its key (NAME[PARAM]): not empty, no ':', '/', '[', ']' or ','",
+				    p);
+	}
+	return 0;
+}
 
 static int bench_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
 {
-	struct bench_conf *b = arg;
+	struct benarg *a = arg;
+	struct bench_conf *b = a->b;
 	char *f = xasprintf("benchmarks.%s.%s", b->name, key);
 	int r;
-	if (!strcmp(key, "param"))
+	if (!strcmp(key, "param") && !fy_node_is_scalar(v))
+		r = get_params(c, v, kp, f, a);
+	else if (!strcmp(key, "param"))
 		r = get_str(c, v, kp, f, &b->param);
 	else
 		r = get_strlist(c, v, kp, f, &b->args);
@@ -545,26 +804,201 @@ static int bench_pair(struct cfgctx *c, void *arg, const char *key, struct pos k
 	return r;
 }
 
-static int benchs_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
+/* where benchmarks are being read: the top level or a suite */
+struct bset {
+	struct experiment *ex;
+	const char *suite;           /* NULL: the top-level benchmarks */
+	const struct strvec *vms;    /* the suite's vms */
+	struct pos vms_pos;
+};
+
+static void bench_copy(struct bench_conf *d, const struct bench_conf *s)
 {
-	struct experiment *ex = arg;
+	memset(d, 0, sizeof(*d));
+	d->name = xstrdup(s->name);
+	d->source = s->source ? xstrdup(s->source) : NULL;
+	d->suite = s->suite ? xstrdup(s->suite) : NULL;
+	d->param = s->param ? xstrdup(s->param) : NULL;
+	for (size_t i = 0; i < s->vms.n; i++)
+		sv_push(&d->vms, s->vms.v[i]);
+	for (size_t i = 0; i < s->args.n; i++)
+		sv_push(&d->args, s->args.v[i]);
+	d->line = s->line;
+	d->vms_line = s->vms_line;
+	d->vms_col = s->vms_col;
+}
+
+static void bench_release(struct bench_conf *b)
+{
+	free(b->name);
+	free(b->source);
+	free(b->suite);
+	sv_clear(&b->vms);
+	free(b->param);
+	sv_clear(&b->args);
+	sv_clear(&b->setup);
+	sv_clear(&b->prepare);
+	sv_clear(&b->cleanup);
+}
+
+/* add b (taken) to the experiment; a name defined twice is an error */
+static int bench_add(struct cfgctx *c, struct experiment *ex, struct bench_conf *b, struct pos kp)
+{
+	for (size_t i = 0; i < ex->nbenchs; i++)
+		if (!strcmp(ex->benchs[i].name, b->name)) {
+			int r = cerr(c, kp, "benchmarks", "benchmark '%s' is defined twice (%s%s and %s%s)", b->name,
+				     ex->benchs[i].suite ? "suite " : "", ex->benchs[i].suite ? ex->benchs[i].suite : "benchmarks",
+				     b->suite ? "suite " : "", b->suite ? b->suite : "benchmarks");
+			bench_release(b);
+			return r;
+		}
+	if (ex->nbenchs >= (size_t)CONFIG_MAX_KEYS) {
+		bench_release(b);
+		return cerr(c, kp, "benchmarks", "more than %ld benchmarks", CONFIG_MAX_KEYS);
+	}
 	ex->benchs = xrealloc(ex->benchs, (ex->nbenchs + 1) * sizeof(*ex->benchs));
-	struct bench_conf *b = &ex->benchs[ex->nbenchs++];
-	memset(b, 0, sizeof(*b));
-	b->name = xstrdup(key);
-	b->line = kp.line;
-	if (strchr(key, ':') || strchr(key, '/'))
-		return cerr(c, kp, "benchmarks", "benchmark name '%s' may not contain ':' or '/'", key);
+	ex->benchs[ex->nbenchs++] = *b;
+	return 0;
+}
+
+/* one benchmark NAME: VALUE (a param, a list of params, or a mapping); its params expanded, one key each */
+static int bench_read(struct cfgctx *c, struct bset *bs, const char *key, struct pos kp, struct fy_node *v)
+{
+	if (strpbrk(key, ":/[]"))
+		return cerr(c, kp, "benchmarks", "benchmark name '%s' may not contain ':', '/', '[' or ']'", key);
+	struct bench_conf b;
+	memset(&b, 0, sizeof(b));
+	b.name = xstrdup(key);
+	b.source = xstrdup(key);
+	b.suite = bs->suite ? xstrdup(bs->suite) : NULL;
+	for (size_t i = 0; bs->vms && i < bs->vms->n; i++)
+		sv_push(&b.vms, bs->vms->v[i]);
+	b.vms_line = bs->vms_pos.line;
+	b.vms_col = bs->vms_pos.col;
+	b.line = kp.line;
+	struct benarg a = { &b, STRVEC_INIT, 0, kp };
 	char *f = xasprintf("benchmarks.%s", key);
 	int r;
-	if (fy_node_get_type(v) == FYNT_SCALAR) /* shorthand: name: param */
-		r = get_str(c, v, kp, f, &b->param);
+	if (!v || fy_node_is_scalar(v)) /* shorthand: name: param (or a name alone in a list) */
+		r = v ? get_str(c, v, kp, f, &b.param) : 0;
+	else if (fy_node_is_sequence(v)) /* shorthand: name: [params] */
+		r = get_params(c, v, kp, f, &a);
 	else
-		r = walk_map(c, v, kp, f, bench_keys, bench_pair, b);
+		r = walk_map(c, v, kp, f, bench_keys, bench_pair, &a);
+	if (!r && a.listed && !a.params.n)
+		r = cerr(c, a.ppos, f, "an empty list of params");
 	free(f);
-	if (!r && !b->param)
-		b->param = xstrdup("0");
+	if (!r && !b.param)
+		b.param = xstrdup("0");
+	for (size_t i = 0; !r && a.listed && i < a.params.n; i++) {
+		struct bench_conf one;
+		bench_copy(&one, &b);
+		free(one.name);
+		one.name = xasprintf("%s[%s]", key, a.params.v[i]);
+		free(one.param);
+		one.param = xstrdup(a.params.v[i]);
+		r = bench_add(c, bs->ex, &one, kp);
+	}
+	if (!r && !a.listed)
+		return bench_add(c, bs->ex, &b, kp);
+	bench_release(&b);
+	sv_clear(&a.params);
 	return r;
+}
+
+static int benchs_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
+{
+	return bench_read(c, arg, key, kp, v);
+}
+
+/*
+ * benchmarks: a mapping NAME: VALUE, or (as ReBench writes them) a list of
+ * names and one-entry mappings.
+ */
+static int get_benchmarks(struct cfgctx *c, struct fy_node *n, struct pos kp, const char *field, struct bset *bs)
+{
+	if (!n || !fy_node_is_sequence(n))
+		return walk_map(c, n, kp, field, NULL, benchs_pair, bs);
+	void *it = NULL;
+	struct fy_node *item;
+	while ((item = fy_node_sequence_iterate(n, &it))) {
+		struct pos ip = node_pos(item, kp);
+		if (fy_node_is_scalar(item)) {
+			const char *name = scalar_text(c, item, kp, field);
+			if (!name || bench_read(c, bs, name, ip, NULL) < 0)
+				return -1;
+		} else if (fy_node_is_mapping(item) && fy_node_mapping_item_count(item) == 1) {
+			if (walk_map(c, item, kp, field, NULL, benchs_pair, bs) < 0)
+				return -1;
+		} else {
+			return cerr(c, ip, field, "a list of benchmarks holds names or NAME: SETTINGS entries, found %s",
+				    type_name(item));
+		}
+	}
+	return 0;
+}
+
+/* ---- suites: named sets of benchmarks, each on all VMs or on its vms ---- */
+
+static const char *const suite_keys[] = { "benchmarks", "vms", NULL };
+
+struct suitearg {
+	struct cfgctx *c;
+	struct strvec vms;
+	struct fy_node *benchs;
+	struct pos benchs_pos, vms_pos;
+	char *field;
+};
+
+static int suite_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
+{
+	struct suitearg *s = arg;
+	if (!strcmp(key, "benchmarks")) {
+		s->benchs = v;
+		s->benchs_pos = kp;
+		return 0;
+	}
+	char *f = xasprintf("%s.vms", s->field);
+	s->vms_pos = node_pos(v, kp);
+	int r = get_strlist(c, v, kp, f, &s->vms);
+	free(f);
+	return r;
+}
+
+static int suites_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
+{
+	struct experiment *ex = arg;
+	struct suitearg s = { c, STRVEC_INIT, NULL, kp, kp, xasprintf("suites.%s", key) };
+	int r = walk_map(c, v, kp, s.field, suite_keys, suite_pair, &s);
+	if (!r && !s.benchs)
+		r = cerr(c, kp, s.field, "a suite needs its benchmarks");
+	char *f = xasprintf("%s.benchmarks", s.field);
+	struct bset bs = { ex, key, &s.vms, s.vms_pos };
+	if (!r)
+		r = get_benchmarks(c, s.benchs, s.benchs_pos, f, &bs);
+	free(f);
+	free(s.field);
+	sv_clear(&s.vms);
+	return r;
+}
+
+/* a suite's vms name VMs of the config (checked once every VM is read) */
+static int check_suite_vms(struct cfgctx *c, struct experiment *ex, struct pos at)
+{
+	for (size_t b = 0; b < ex->nbenchs; b++)
+		for (size_t i = 0; i < ex->benchs[b].vms.n; i++) {
+			int found = 0;
+			for (size_t v = 0; v < ex->nvms && !found; v++)
+				found = !strcmp(ex->vms[v].base, ex->benchs[b].vms.v[i]);
+			if (!found) {
+				char *f = xasprintf("suites.%s.vms", ex->benchs[b].suite);
+				struct pos p = { ex->benchs[b].vms_line, ex->benchs[b].vms_col };
+				int r = cerr(c, p.line ? p : at, f, "no VM '%s' in vms", ex->benchs[b].vms.v[i]);
+				free(f);
+				return r;
+			}
+		}
+	return 0;
 }
 
 /* ---- limits, platform ---- */
@@ -721,11 +1155,11 @@ static int get_cmdlist(struct cfgctx *c, struct fy_node *n, struct pos p, const 
 static const char *const top_keys[] = { "name", "pexecs", "iterations", "seed", "results",
 					"benchmarks_dir", "vms", "benchmarks", "skip", "limits",
 					"pre_execution", "post_execution", "platform", "durability",
-					"pass_env", "x-*", NULL };
+					"pass_env", "suites", "x-*", NULL };
 
 struct toparg {
 	struct experiment *ex;
-	struct pos vms_pos, benchs_pos, bdir_pos, pexecs_pos;
+	struct pos vms_pos, benchs_pos, bdir_pos, pexecs_pos, suites_pos;
 	int seen_vms, seen_benchs;
 };
 
@@ -762,7 +1196,8 @@ static int top_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp,
 	if (!strcmp(key, "benchmarks")) {
 		a->benchs_pos = kp;
 		a->seen_benchs = 1;
-		return walk_map(c, v, kp, key, NULL, benchs_pair, ex);
+		struct bset bs = { ex, NULL, NULL, kp };
+		return get_benchmarks(c, v, kp, key, &bs);
 	}
 	if (!strcmp(key, "skip"))
 		return get_strlist(c, v, kp, key, &ex->skip);
@@ -786,6 +1221,11 @@ static int top_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp,
 		return get_cmdlist(c, v, kp, key, &ex->post_exec);
 	if (!strcmp(key, "pass_env"))
 		return get_pass_env(c, v, kp, key, &ex->pass_env);
+	if (!strcmp(key, "suites")) {
+		a->seen_benchs = 1;
+		a->suites_pos = kp;
+		return walk_map(c, v, kp, key, NULL, suites_pair, ex);
+	}
 	if (!strncmp(key, "x-", 2))
 		return 0;
 	return walk_map(c, v, kp, key, platform_keys, platform_pair, &ex->platform);
@@ -821,7 +1261,7 @@ static char *config_stem(const char *path)
 
 char *config_bench_dir(const struct experiment *ex, const struct bench_conf *b, const struct vm_conf *vm)
 {
-	char *dir = xasprintf("%s/%s/%s", ex->benchmarks_dir, b->name, vm->language);
+	char *dir = xasprintf("%s/%s/%s", ex->benchmarks_dir, config_bench_source(b), vm->language);
 	const struct kiln_plugin *pl = vm->pl;
 	/* only the plugin's own folder name has Krun's alias (a config's language is what it says) */
 	if (!pl || !pl->krun_language || !pl->entry || strcmp(vm->language, pl->language))
@@ -831,7 +1271,7 @@ char *config_bench_dir(const struct experiment *ex, const struct bench_conf *b, 
 	free(entry);
 	if (here)
 		return dir;
-	char *krun = xasprintf("%s/%s/%s", ex->benchmarks_dir, b->name, pl->krun_language);
+	char *krun = xasprintf("%s/%s/%s", ex->benchmarks_dir, config_bench_source(b), pl->krun_language);
 	entry = path_join(krun, pl->entry);
 	int there = file_exists(entry);
 	free(entry);
@@ -1068,6 +1508,13 @@ static int parse_experiment(const char *path, const char *text, size_t len, cons
 	if (!ex->name)
 		ex->name = config_stem(path);
 	merge_pass_env(ex);
+	if (check_suite_vms(&c, ex, ta.suites_pos) < 0)
+		goto out;
+	if ((double)ex->nbenchs * (double)ex->nvms > CONFIG_MAX_KEYS) {
+		cerr(&c, ta.benchs_pos.line ? ta.benchs_pos : ta.suites_pos, "benchmarks", "%zu benchmarks x %zu VMs is more than the %ld keys an experiment "
+		     "may have", ex->nbenchs, ex->nvms, CONFIG_MAX_KEYS);
+		goto out;
+	}
 
 	char *cdir = path_dirname(ex->path);
 	if (!ex->results) {
@@ -1148,34 +1595,32 @@ int config_load(const char *path, const char *datadir, int check_vms, struct exp
 	return r;
 }
 
+static void vm_release(struct vm_conf *vm)
+{
+	free(vm->name);
+	free(vm->base);
+	free(vm->plugin);
+	free(vm->path);
+	free(vm->resolved);
+	sv_clear(&vm->args);
+	sv_clear(&vm->env);
+	sv_clear(&vm->pass_env);
+	free(vm->variant);
+	free(vm->missing_why);
+	sv_clear(&vm->runner);
+	sv_clear(&vm->parser);
+	free(vm->language);
+	free(vm->entry);
+	free(vm->stats_from);
+}
+
 void config_free(struct experiment *ex)
 {
-	for (size_t i = 0; i < ex->nvms; i++) {
-		struct vm_conf *vm = &ex->vms[i];
-		free(vm->name);
-		free(vm->plugin);
-		free(vm->path);
-		free(vm->resolved);
-		sv_clear(&vm->args);
-		sv_clear(&vm->env);
-		sv_clear(&vm->pass_env);
-		free(vm->variant);
-		free(vm->missing_why);
-		sv_clear(&vm->runner);
-		sv_clear(&vm->parser);
-		free(vm->language);
-		free(vm->entry);
-		free(vm->stats_from);
-	}
+	for (size_t i = 0; i < ex->nvms; i++)
+		vm_release(&ex->vms[i]);
 	free(ex->vms);
-	for (size_t i = 0; i < ex->nbenchs; i++) {
-		free(ex->benchs[i].name);
-		free(ex->benchs[i].param);
-		sv_clear(&ex->benchs[i].args);
-		sv_clear(&ex->benchs[i].setup);
-		sv_clear(&ex->benchs[i].prepare);
-		sv_clear(&ex->benchs[i].cleanup);
-	}
+	for (size_t i = 0; i < ex->nbenchs; i++)
+		bench_release(&ex->benchs[i]);
 	free(ex->benchs);
 	sv_clear(&ex->skip);
 	sv_clear(&ex->keys_only);
@@ -1197,6 +1642,11 @@ void config_free(struct experiment *ex)
 	memset(ex, 0, sizeof(*ex));
 }
 
+const char *config_bench_source(const struct bench_conf *b)
+{
+	return b->source ? b->source : b->name;
+}
+
 long config_iterations(const struct experiment *ex, const struct vm_conf *vm)
 {
 	return vm->iterations > 0 ? vm->iterations : ex->iterations;
@@ -1214,6 +1664,13 @@ int config_runs(const struct experiment *ex, const struct bench_conf *b, const s
 {
 	if (vm->missing)
 		return 0;
+	if (b->vms.n) { /* a suite's benchmark runs on its suite's VMs */
+		int in = 0;
+		for (size_t i = 0; i < b->vms.n && !in; i++)
+			in = !strcmp(b->vms.v[i], vm->base ? vm->base : vm->name);
+		if (!in)
+			return 0;
+	}
 	char *key = xasprintf("%s:%s:%s", b->name, vm->name, vm->variant);
 	int skipped = config_skipped(ex, key);
 	if (ex->keys_only.n && !skipped) {

@@ -14,7 +14,8 @@
 struct kiln_plugin;
 
 struct vm_conf {
-	char *name;
+	char *name;            /* NAME, or NAME[LABEL,...] for one combination of its `vary` */
+	char *base;            /* NAME as the config wrote it */
 	char *plugin;          /* plugin name ("external" for a config-defined one) */
 	const struct kiln_plugin *pl;
 	char *path;            /* as written, may be NULL (plugin default) */
@@ -44,7 +45,11 @@ struct vm_conf {
 };
 
 struct bench_conf {
-	char *name;
+	char *name;            /* the key's part: NAME, or NAME[PARAM] for one of a list or range of params */
+	char *source;          /* NAME: its folder under benchmarks_dir (NULL: name) */
+	char *suite;           /* the suite it came from, or NULL */
+	struct strvec vms;     /* the suite's vms: only these (base names) run it; empty: all */
+	int vms_line, vms_col; /* where the suite's vms are, for messages */
 	char *param;           /* as a string, passed as KILN_PARAM */
 	struct strvec args;    /* command plugin: appended args, {param} substituted */
 	/*
@@ -101,6 +106,8 @@ void platform_conf_defaults(struct platform_conf *c);
 #define CONFIG_MAX_ITERATIONS 100000000L
 /* nodes of the document once its aliases are expanded (an alias bomb is refused before it is) */
 #define CONFIG_MAX_NODES 200000L
+/* keys of an experiment (benchmarks x VMs, their params and variable sets expanded) */
+#define CONFIG_MAX_KEYS 100000L
 
 struct experiment {
 	char *path;            /* the config file */
@@ -139,6 +146,8 @@ void config_free(struct experiment *ex);
 /* an experiment with every default a config file would get (kiln bench builds on it) */
 void config_defaults(struct experiment *ex);
 
+/* the folder of a benchmark's sources under benchmarks_dir */
+const char *config_bench_source(const struct bench_conf *b);
 /* iterations for a VM (its own or the experiment's) */
 long config_iterations(const struct experiment *ex, const struct vm_conf *vm);
 /*
