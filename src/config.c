@@ -232,6 +232,33 @@ static int get_mode(struct cfgctx *c, struct fy_node *n, struct pos p, const cha
 	return r;
 }
 
+static int get_cmdlist(struct cfgctx *c, struct fy_node *n, struct pos p, const char *field, struct strvec *out);
+
+/*
+ * A step (build, setup, prepare, cleanup): one command (a scalar, or a list
+ * of scalars: its argv) or a list of commands.
+ */
+static int get_steps(struct cfgctx *c, struct fy_node *n, struct pos p, const char *field, struct strvec *out)
+{
+	sv_clear(out);
+	int one = fy_node_is_scalar(n);
+	if (fy_node_is_sequence(n)) {
+		void *it = NULL;
+		struct fy_node *item;
+		one = 1;
+		while ((item = fy_node_sequence_iterate(n, &it)))
+			one &= fy_node_is_scalar(item);
+	}
+	if (!one)
+		return get_cmdlist(c, n, p, field, out);
+	if (get_strlist(c, n, p, field, out) < 0)
+		return -1;
+	if (!out->n || !*out->v[0])
+		return cerr(c, node_pos(n, p), field, "a command needs at least a program name");
+	sv_push(out, "");
+	return 0;
+}
+
 /*
  * Iterate a mapping, rejecting keys not in `allowed` (NULL: any key; an
  * entry may be a pattern, as "x-*").
@@ -303,7 +330,8 @@ static int get_pass_env(struct cfgctx *c, struct fy_node *n, struct pos p, const
 
 static const char *const vm_keys[] = { "plugin", "path", "args", "env", "iterations", "instrument",
 				       "variant", "runner", "parser", "language", "entry", "stats_from",
-				       "keep_log", "optional", "pass_env", "vary", NULL };
+				       "keep_log", "optional", "pass_env", "vary", "build", "setup",
+				       "prepare", "cleanup", NULL };
 
 struct vmarg {
 	struct experiment *ex;
@@ -345,6 +373,14 @@ static int vm_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, 
 		r = walk_map(c, v, kp, f, NULL, env_pair, vm);
 	else if (!strcmp(key, "pass_env"))
 		r = get_pass_env(c, v, kp, f, &vm->pass_env);
+	else if (!strcmp(key, "build"))
+		r = get_steps(c, v, kp, f, &vm->build);
+	else if (!strcmp(key, "setup"))
+		r = get_steps(c, v, kp, f, &vm->setup);
+	else if (!strcmp(key, "prepare"))
+		r = get_steps(c, v, kp, f, &vm->prepare);
+	else if (!strcmp(key, "cleanup"))
+		r = get_steps(c, v, kp, f, &vm->cleanup);
 	else if (!strcmp(key, "vary")) {
 		a->vary = v;
 		a->vary_pos = kp;
@@ -629,8 +665,10 @@ static void vm_copy(struct vm_conf *d, const struct vm_conf *s)
 	DUP(name); DUP(base); DUP(plugin); DUP(path); DUP(resolved); DUP(variant); DUP(language); DUP(entry);
 	DUP(stats_from); DUP(missing_why);
 #undef DUP
-	struct strvec *vs[] = { &d->args, &d->env, &d->pass_env, &d->runner, &d->parser };
-	const struct strvec *from[] = { &s->args, &s->env, &s->pass_env, &s->runner, &s->parser };
+	struct strvec *vs[] = { &d->args, &d->env, &d->pass_env, &d->runner, &d->parser,
+				&d->build, &d->setup, &d->prepare, &d->cleanup };
+	const struct strvec *from[] = { &s->args, &s->env, &s->pass_env, &s->runner, &s->parser,
+					&s->build, &s->setup, &s->prepare, &s->cleanup };
 	for (size_t i = 0; i < ARRAY_SIZE(vs); i++) {
 		*vs[i] = (struct strvec)STRVEC_INIT;
 		for (size_t j = 0; j < from[i]->n; j++)
@@ -714,7 +752,7 @@ static int vms_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp,
 
 /* ---- benchmarks ---- */
 
-static const char *const bench_keys[] = { "param", "args", NULL };
+static const char *const bench_keys[] = { "param", "args", "build", "setup", "prepare", "cleanup", NULL };
 static const char *const range_keys[] = { "from", "to", "step", NULL };
 
 /* one benchmark being read: its params when a list or range is given */
@@ -798,6 +836,14 @@ static int bench_pair(struct cfgctx *c, void *arg, const char *key, struct pos k
 		r = get_params(c, v, kp, f, a);
 	else if (!strcmp(key, "param"))
 		r = get_str(c, v, kp, f, &b->param);
+	else if (!strcmp(key, "build"))
+		r = get_steps(c, v, kp, f, &b->build);
+	else if (!strcmp(key, "setup"))
+		r = get_steps(c, v, kp, f, &b->setup);
+	else if (!strcmp(key, "prepare"))
+		r = get_steps(c, v, kp, f, &b->prepare);
+	else if (!strcmp(key, "cleanup"))
+		r = get_steps(c, v, kp, f, &b->cleanup);
 	else
 		r = get_strlist(c, v, kp, f, &b->args);
 	free(f);
@@ -821,8 +867,11 @@ static void bench_copy(struct bench_conf *d, const struct bench_conf *s)
 	d->param = s->param ? xstrdup(s->param) : NULL;
 	for (size_t i = 0; i < s->vms.n; i++)
 		sv_push(&d->vms, s->vms.v[i]);
-	for (size_t i = 0; i < s->args.n; i++)
-		sv_push(&d->args, s->args.v[i]);
+	struct strvec *to[] = { &d->args, &d->build, &d->setup, &d->prepare, &d->cleanup };
+	const struct strvec *from[] = { &s->args, &s->build, &s->setup, &s->prepare, &s->cleanup };
+	for (size_t i = 0; i < ARRAY_SIZE(to); i++)
+		for (size_t j = 0; j < from[i]->n; j++)
+			sv_push(to[i], from[i]->v[j]);
 	d->line = s->line;
 	d->vms_line = s->vms_line;
 	d->vms_col = s->vms_col;
@@ -836,6 +885,7 @@ static void bench_release(struct bench_conf *b)
 	sv_clear(&b->vms);
 	free(b->param);
 	sv_clear(&b->args);
+	sv_clear(&b->build);
 	sv_clear(&b->setup);
 	sv_clear(&b->prepare);
 	sv_clear(&b->cleanup);
@@ -1612,6 +1662,10 @@ static void vm_release(struct vm_conf *vm)
 	free(vm->language);
 	free(vm->entry);
 	free(vm->stats_from);
+	sv_clear(&vm->build);
+	sv_clear(&vm->setup);
+	sv_clear(&vm->prepare);
+	sv_clear(&vm->cleanup);
 }
 
 void config_free(struct experiment *ex)

@@ -41,6 +41,8 @@ struct vm_conf {
 	int ignore_exit;       /* a non-zero exit status does not fail the pexec (kept all the same) */
 	int missing;           /* optional and not found: none of its keys run */
 	char *missing_why;     /* missing although found: why (its variant cannot run), else NULL */
+	/* steps (argv lists flattened with "" after each): build and setup once, prepare per pexec, cleanup once */
+	struct strvec build, setup, prepare, cleanup;
 	int line, col;         /* where it was defined, for messages */
 };
 
@@ -54,10 +56,11 @@ struct bench_conf {
 	struct strvec args;    /* command plugin: appended args, {param} substituted */
 	/*
 	 * Commands around the key's pexecs, argv lists flattened with "" after
-	 * each (as pre_execution): setup once before its first pexec, prepare
-	 * before each of its pexecs (untimed), cleanup once after the last.
+	 * each (as pre_execution): build once per benchmark folder, setup once
+	 * before its first pexec, prepare before each of its pexecs (untimed),
+	 * cleanup once after the last.
 	 */
-	struct strvec setup, prepare, cleanup;
+	struct strvec build, setup, prepare, cleanup;
 	int line;
 };
 

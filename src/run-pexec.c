@@ -68,23 +68,102 @@ struct one {
 	int64_t one_wall;
 };
 
-int run_commands(const struct strvec *cmds, const char *what, struct kerr *e)
+extern char **environ;
+
+static size_t pending_count(const struct schedule *sc)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < sc->n; i++)
+		n += sc->items[i].status == PX_PENDING || sc->items[i].status == PX_RUNNING;
+	return n;
+}
+
+/* the step's environment: kiln's (pre/post_execution) or the VM's, then the KILN_* variables */
+static void step_env(const struct run_state *rs, const struct step *st, struct strvec *env)
+{
+	const struct vm_conf *vm = st->pc ? st->pc->vm : st->vm;
+	if (vm && !st->kiln_side)
+		pexec_vm_env(vm, rs->have_user ? &rs->user : NULL, env);
+	else
+		for (char **p = environ; p && *p; p++)
+			sv_push(env, *p);
+	char buf[32];
+	sv_setenv(env, "KILN_STEP", st->what);
+	sv_setenv(env, "KILN_RESULTS", rs->results);
+	sv_setenv(env, "KILN_CONFIG", rs->ex->path);
+	snprintf(buf, sizeof(buf), "%zu", pending_count(rs->sc));
+	sv_setenv(env, "KILN_PENDING", buf);
+	if (vm) {
+		sv_setenv(env, "KILN_VM", vm->name);
+		sv_setenv(env, "KILN_VARIANT", vm->variant);
+	}
+	if (st->pc) {
+		const struct plugin_ctx *pc = st->pc;
+		char *key = xasprintf("%s:%s:%s", pc->bench->name, vm->name, vm->variant);
+		sv_setenv(env, "KILN_BENCHMARK", pc->bench->name);
+		sv_setenv(env, "KILN_KEY", key);
+		sv_setenv(env, "KILN_PARAM", pc->param);
+		snprintf(buf, sizeof(buf), "%ld", pc->iterations);
+		sv_setenv(env, "KILN_ITERATIONS", buf);
+		sv_setenv(env, "KILN_BENCH_DIR", pc->bench_dir);
+		free(key);
+	}
+	if (st->label)
+		sv_setenv(env, "KILN_PEXEC", st->label);
+}
+
+/* one command's argv: a key's or VM's step gets its placeholders substituted */
+static void step_argv(const struct step *st, const struct strvec *cmds, size_t *i, struct strvec *argv)
+{
+	struct bench_conf none = { .name = "", .param = "" };
+	struct plugin_ctx vc = { .vm = st->vm, .bench = &none, .param = "", .bench_dir = "",
+				 .vm_path = st->vm ? st->vm->resolved : NULL };
+	const struct plugin_ctx *pc = st->kiln_side ? NULL : st->pc ? st->pc : st->vm ? &vc : NULL;
+	for (; *i < cmds->n && *cmds->v[*i]; (*i)++) {
+		struct strbuf w = STRBUF_INIT;
+		if (pc)
+			plugin_subst(pc, st->label, cmds->v[*i], &w);
+		else
+			sb_adds(&w, cmds->v[*i]);
+		sv_push(argv, sb_str(&w));
+		sb_release(&w);
+	}
+	(*i)++;
+}
+
+int run_step(struct run_state *rs, const struct strvec *cmds, const struct step *st, struct kerr *e)
 {
 	size_t i = 0;
+	int theirs = !st->kiln_side; /* a VM's or benchmark's step runs as the benchmark user */
 	while (i < cmds->n) {
-		struct strvec argv = STRVEC_INIT;
-		while (i < cmds->n && *cmds->v[i])
-			sv_push(&argv, cmds->v[i++]);
-		i++;
+		struct strvec argv = STRVEC_INIT, env = STRVEC_INIT;
+		step_argv(st, cmds, &i, &argv);
+		step_env(rs, st, &env);
+		struct exec_opts eo;
+		memset(&eo, 0, sizeof(eo));
+		eo.argv = sv_array(&argv);
+		eo.envp = sv_array(&env);
+		eo.search = 1;
+		eo.timeout_s = 600;
+		eo.aslr = -1;
+		if (theirs) {
+			eo.cwd = rs->cwd;
+			pexec_user_opts(rs->have_user ? &rs->user : NULL, &eo);
+		}
 		struct exec_result r;
-		int rc = exec_simple(sv_array(&argv), 600, &r, e);
+		memset(&r, 0, sizeof(r));
+		int rc = exec_run(&eo, &r, e);
 		if (rc == 0 && (!r.exited || r.status))
-			rc = kerr_set(e, "%s command `%s` failed (%s %d): %s", what, argv.v[0],
-				      r.exited ? "exit status" : "signal", r.exited ? r.status : r.signal, sb_str(&r.err));
+			rc = kerr_set(e, "%s command `%s` failed (%s %d): %s", st->what, esc(ESC_TERM, argv.v[0]),
+				      r.timed_out ? "timed out after 600 s," : r.exited ? "exit status" : "signal",
+				      r.exited ? r.status : r.signal, esc(ESC_TERM, sb_str(&r.err)));
 		else if (rc < 0)
-			kerr_wrap(e, "%s command", what);
+			kerr_wrap(e, "%s command", st->what);
 		exec_result_release(&r);
 		sv_clear(&argv);
+		sv_clear(&env);
+		if (theirs && rs->have_user)
+			platform_user_kill_all(&rs->user, NULL); /* nothing of a step outlives it */
 		if (rc < 0)
 			return -1;
 	}
@@ -117,9 +196,10 @@ static void on_runner_start(void *ctx, pid_t pid)
 static int one_prepare(struct one *p, int marked, struct kerr *e)
 {
 	struct run_state *rs = p->rs;
+	struct step pre = { "pre_execution", &p->k->pc, NULL, p->label, 1 }, prep = { "prepare", &p->k->pc, NULL, p->label, 0 };
 	if ((!marked && p->it->id && store_mark_running(rs->st, p->it->id, e) < 0) ||
-	    run_commands(&rs->ex->pre_exec, "pre_execution", e) < 0 ||
-	    run_commands(&p->k->pc.bench->prepare, "prepare", e) < 0)
+	    run_step(rs, &rs->ex->pre_exec, &pre, e) < 0 || run_step(rs, &p->k->pc.vm->prepare, &prep, e) < 0 ||
+	    run_step(rs, &p->k->pc.bench->prepare, &prep, e) < 0)
 		return -1;
 	if (pexec_prepare(rs->ex, p->k, p->label, rs->sess.tag, rs->have_user ? &rs->user : NULL, &p->instr, &p->env,
 			  e) < 0)
@@ -391,7 +471,8 @@ static int one_commit(struct one *p, long next_id, int rerun, struct kerr *e)
 	pr->records = &p->coll.recs;
 	pr->next_id = next_id;
 	pr->rerun = rerun;
-	if (run_commands(&p->rs->ex->post_exec, "post_execution", e) < 0 ||
+	struct step post = { "post_execution", &p->k->pc, NULL, p->label, 1 };
+	if (run_step(p->rs, &p->rs->ex->post_exec, &post, e) < 0 ||
 	    store_commit_pexec(p->rs->st, p->it->id, pr, e) < 0)
 		return ONE_FATAL;
 	return pr->status == PX_OK ? ONE_OK : pr->status == PX_TAINTED ? ONE_TAINTED : ONE_FAILED;

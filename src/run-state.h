@@ -56,8 +56,23 @@ int run_pexec(struct run_state *rs, const struct sched_item *it, struct pexec_ke
 json_t *run_identify_vms(const struct run_state *rs);
 int run_programs(struct run_state *rs, struct kerr *e);
 
-/* argv lists flattened with "" after each (pre_execution, a key's setup...), each run to success, no shell */
-int run_commands(const struct strvec *cmds, const char *what, struct kerr *e);
+/*
+ * A step around the pexecs: pre_execution and post_execution (kiln's user
+ * and environment), or a VM's or benchmark's build, setup, prepare and
+ * cleanup (the benchmark user, the VM's environment, in the runners'
+ * folder, the key's placeholders substituted).  Every step gets the KILN_*
+ * variables of docs/config.md#steps: KILN_STEP, KILN_RESULTS, KILN_CONFIG,
+ * KILN_PENDING and those of its key and pexec.
+ */
+struct step {
+	const char *what;              /* "setup", "pre_execution", ... */
+	const struct plugin_ctx *pc;   /* the key (NULL: none); its VM's env and placeholders */
+	const struct vm_conf *vm;      /* a VM's own step (pc NULL): its env, {vm} {variant} {vm_path} */
+	const char *label;             /* KILN_PEXEC, or NULL */
+	int kiln_side;                 /* pre/post_execution: kiln's user and environment, no placeholders */
+};
+/* argv lists flattened with "" after each, each run to success, no shell */
+int run_step(struct run_state *rs, const struct strvec *cmds, const struct step *st, struct kerr *e);
 
 /* platform.notify; a notify command that fails only warns */
 void run_notify(const struct experiment *ex, const char *event, const char *fmt, ...) KILN_PRINTF(3, 4);

@@ -382,12 +382,14 @@ static int run_tune(struct run_state *rs, json_t **tuned, struct kerr *e)
  * --tune, the sanity child (the limits a pexec gets, checked inside a
  * child), then the watch.
  */
+static int run_builds(struct run_state *rs, struct kerr *e);
+
 static int run_prepare_machine(struct run_state *rs, const char *config, const char *results,
 			       json_t **tuned, struct kerr *e)
 {
 	const struct experiment *ex = rs->ex;
 	struct store *st = rs->st;
-	if (run_prepare_user(rs, config, e) < 0)
+	if (run_prepare_user(rs, config, e) < 0 || run_builds(rs, e) < 0)
 		return -1;
 	rs->vmids = run_identify_vms(rs);
 	/* the programs and the first audit: one flush */
@@ -720,16 +722,66 @@ static const struct bench_conf *key_bench(const struct run_job *j, size_t k)
 	return j->kc[k].pc.bench;
 }
 
+/* is key k the first of the schedule with its VM? (a VM's steps run once) */
+static int first_of_vm(const struct pexec_key *kc, size_t k)
+{
+	for (size_t i = 0; i < k; i++)
+		if (kc[i].pc.vm == kc[k].pc.vm)
+			return 0;
+	return 1;
+}
+
+/* is key k the first with its benchmark folder and build commands? (a benchmark's build runs once per folder) */
+static int first_build(const struct pexec_key *kc, size_t k)
+{
+	const struct strvec *b = &kc[k].pc.bench->build;
+	for (size_t i = 0; i < k; i++) {
+		const struct strvec *o = &kc[i].pc.bench->build;
+		int same = !strcmp(kc[i].pc.bench_dir, kc[k].pc.bench_dir) && o->n == b->n;
+		for (size_t w = 0; same && w < b->n; w++)
+			same = !strcmp(o->v[w], b->v[w]);
+		if (same)
+			return 0;
+	}
+	return 1;
+}
+
 /*
- * Before the first pexec: each key's setup commands (once), then --warmup
- * runs of every key, interleaved, run as pexecs are but not stored.  *set_up
- * counts the keys whose setup ran, so that exactly those are cleaned up.
+ * Before the VMs are probed (a build may make what they run): each VM's
+ * build once, then each benchmark folder's build once.
+ */
+static int run_builds(struct run_state *rs, struct kerr *e)
+{
+	struct pexec_key *kc = rs->kc;
+	for (size_t k = 0; k < rs->sc->nkeys; k++) {
+		const struct vm_conf *vm = kc[k].pc.vm;
+		struct step st = { "build", NULL, vm, NULL, 0 };
+		if (first_of_vm(kc, k) && run_step(rs, &vm->build, &st, e) < 0)
+			return kerr_wrap(e, "VM %s", vm->name);
+	}
+	for (size_t k = 0; k < rs->sc->nkeys; k++) {
+		struct step st = { "build", &kc[k].pc, NULL, NULL, 0 };
+		if (first_build(kc, k) && run_step(rs, &kc[k].pc.bench->build, &st, e) < 0)
+			return kerr_wrap(e, "%s", kc[k].key);
+	}
+	return 0;
+}
+
+/*
+ * Before the first pexec: each VM's setup (once), each key's setup (once),
+ * then --warmup runs of every key, interleaved, run as pexecs are but not
+ * stored.  *set_up counts the keys whose setup ran, so that exactly those
+ * (and their VMs) are cleaned up.
  */
 static int run_setup(struct run_state *rs, struct run_job *j, int *set_up, struct kerr *e)
 {
-	for (size_t k = 0; k < j->sc.nkeys; k++, (*set_up)++)
-		if (run_commands(&key_bench(j, k)->setup, "setup", e) < 0)
+	for (size_t k = 0; k < j->sc.nkeys; k++, (*set_up)++) {
+		const struct vm_conf *vm = j->kc[k].pc.vm;
+		struct step vs = { "setup", NULL, vm, NULL, 0 }, bs = { "setup", &j->kc[k].pc, NULL, NULL, 0 };
+		if ((first_of_vm(j->kc, k) && run_step(rs, &vm->setup, &vs, e) < 0) ||
+		    run_step(rs, &key_bench(j, k)->setup, &bs, e) < 0)
 			return kerr_wrap(e, "%s", j->kc[k].key), KEXIT_FAIL;
+	}
 	for (long w = 0; w < rs->o->warmup; w++)
 		for (size_t k = 0; k < j->sc.nkeys; k++) {
 			struct sched_item it = { .id = 0, .key = (long)k, .num = w, .status = PX_PENDING };
@@ -743,20 +795,34 @@ static int run_setup(struct run_state *rs, struct run_job *j, int *set_up, struc
 	return KEXIT_OK;
 }
 
-/* after the last pexec: the cleanup commands of the keys set up; a failure fails the run (e: NULL, warn) */
-static void run_cleanup(struct run_job *j, int set_up, struct kerr *e, int *code)
+/* one cleanup step; a failure fails the run (e: NULL, warn) */
+static void cleanup_step(struct run_state *rs, const struct strvec *cmds, const struct step *st, const char *who,
+			 struct kerr *e, int *code)
+{
+	struct kerr ce = KERR_INIT;
+	if (run_step(rs, cmds, st, &ce) < 0) {
+		if (e && *code == KEXIT_OK) {
+			kerr_setc(e, KEXIT_FAIL, "%s: %s", who, sb_str(&ce.msg));
+			*code = KEXIT_FAIL;
+		} else {
+			kiln_warn("%s: %s", who, sb_str(&ce.msg));
+		}
+	}
+	kerr_release(&ce);
+}
+
+/* after the last pexec: the cleanup of the keys set up, then of their VMs */
+static void run_cleanup(struct run_state *rs, struct run_job *j, int set_up, struct kerr *e, int *code)
 {
 	for (int k = 0; k < set_up; k++) {
-		struct kerr ce = KERR_INIT;
-		if (run_commands(&key_bench(j, (size_t)k)->cleanup, "cleanup", &ce) < 0) {
-			if (e && *code == KEXIT_OK) {
-				kerr_setc(e, KEXIT_FAIL, "%s: %s", j->kc[k].key, sb_str(&ce.msg));
-				*code = KEXIT_FAIL;
-			} else {
-				kiln_warn("%s: %s", j->kc[k].key, sb_str(&ce.msg));
-			}
-		}
-		kerr_release(&ce);
+		struct step st = { "cleanup", &j->kc[k].pc, NULL, NULL, 0 };
+		cleanup_step(rs, &key_bench(j, (size_t)k)->cleanup, &st, j->kc[k].key, e, code);
+	}
+	for (int k = 0; k < set_up; k++) {
+		const struct vm_conf *vm = j->kc[k].pc.vm;
+		struct step st = { "cleanup", NULL, vm, NULL, 0 };
+		if (first_of_vm(j->kc, (size_t)k))
+			cleanup_step(rs, &vm->cleanup, &st, vm->name, e, code);
 	}
 }
 
@@ -782,7 +848,7 @@ static int run_session(struct run_job *j, const char *config, const struct run_o
 		run_shed_memory();
 		code = run_loop(&rs, j, config, &ran, e);
 	}
-	run_cleanup(j, set_up, code == KEXIT_OK ? e : NULL, &code);
+	run_cleanup(&rs, j, set_up, code == KEXIT_OK ? e : NULL, &code);
 	/* nothing runs once the loop is left: the pexec marked next is pending again */
 	store_reset_running(j->st, NULL);
 	/* the VMs at the end, probed while the benchmark user is still there (cached: nothing runs) */
