@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "plugin.h"
+#include "secret.h"
 
 struct cfgctx {
 	const char *file;
@@ -1205,11 +1206,11 @@ static int get_cmdlist(struct cfgctx *c, struct fy_node *n, struct pos p, const 
 static const char *const top_keys[] = { "name", "pexecs", "iterations", "seed", "results",
 					"benchmarks_dir", "vms", "benchmarks", "skip", "limits",
 					"pre_execution", "post_execution", "platform", "durability",
-					"pass_env", "suites", "x-*", NULL };
+					"pass_env", "suites", "warmup_pexecs", "warmup_iterations", "x-*", NULL };
 
 struct toparg {
 	struct experiment *ex;
-	struct pos vms_pos, benchs_pos, bdir_pos, pexecs_pos, suites_pos;
+	struct pos vms_pos, benchs_pos, bdir_pos, pexecs_pos, suites_pos, warmup_pos;
 	int seen_vms, seen_benchs;
 };
 
@@ -1225,6 +1226,14 @@ static int top_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp,
 	}
 	if (!strcmp(key, "iterations"))
 		return get_long_in(c, v, kp, key, 1, CONFIG_MAX_ITERATIONS, &ex->iterations);
+	if (!strcmp(key, "warmup_pexecs")) {
+		a->warmup_pos = node_pos(v, kp);
+		return get_long_in(c, v, kp, key, 0, CONFIG_MAX_PEXECS, &ex->warmup_pexecs);
+	}
+	if (!strcmp(key, "warmup_iterations")) {
+		a->warmup_pos = node_pos(v, kp);
+		return get_long_in(c, v, kp, key, 0, CONFIG_MAX_ITERATIONS, &ex->warmup_iterations);
+	}
 	if (!strcmp(key, "seed")) {
 		long s;
 		if (get_long(c, v, kp, key, 0, &s) < 0)
@@ -1279,6 +1288,20 @@ static int top_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp,
 	if (!strncmp(key, "x-", 2))
 		return 0;
 	return walk_map(c, v, kp, key, platform_keys, platform_pair, &ex->platform);
+}
+
+/* warmup_iterations leaves every in-process VM iterations to analyse */
+static int check_warmup(struct cfgctx *c, const struct experiment *ex, struct pos at)
+{
+	for (size_t i = 0; ex->warmup_iterations && i < ex->nvms; i++) {
+		const struct vm_conf *vm = &ex->vms[i];
+		if (vm->pl && vm->pl->whole_process)
+			continue; /* one iteration per process: warmup_iterations is not for it */
+		if (config_iterations(ex, vm) <= ex->warmup_iterations)
+			return cerr(c, at, "warmup_iterations", "%ld leaves VM '%s' nothing to analyse: it runs %ld iterations",
+				    ex->warmup_iterations, vm->name, config_iterations(ex, vm));
+	}
+	return 0;
 }
 
 /* every VM's pass_env: the experiment's, then its own */
@@ -1558,7 +1581,7 @@ static int parse_experiment(const char *path, const char *text, size_t len, cons
 	if (!ex->name)
 		ex->name = config_stem(path);
 	merge_pass_env(ex);
-	if (check_suite_vms(&c, ex, ta.suites_pos) < 0)
+	if (check_suite_vms(&c, ex, ta.suites_pos) < 0 || check_warmup(&c, ex, ta.warmup_pos) < 0)
 		goto out;
 	if ((double)ex->nbenchs * (double)ex->nvms > CONFIG_MAX_KEYS) {
 		cerr(&c, ta.benchs_pos.line ? ta.benchs_pos : ta.suites_pos, "benchmarks", "%zu benchmarks x %zu VMs is more than the %ld keys an experiment "
@@ -1611,7 +1634,7 @@ static int parse_experiment(const char *path, const char *text, size_t len, cons
 		for (size_t b = 0; b < ex->nbenchs; b++)
 			for (size_t v = 0; v < ex->nvms; v++)
 				keys += config_runs(ex, &ex->benchs[b], &ex->vms[v]);
-		if (keys && ex->pexecs > CONFIG_MAX_SCHEDULE / keys)
+		if (keys && ex->pexecs + ex->warmup_pexecs > CONFIG_MAX_SCHEDULE / keys)
 			r = cerr(&c, ta.pexecs_pos.line ? ta.pexecs_pos : top, "pexecs",
 				 "%ld keys x %ld pexecs is more than the %ld pexecs a schedule may hold", keys, ex->pexecs,
 				 (long)CONFIG_MAX_SCHEDULE);
@@ -1621,6 +1644,93 @@ out:
 	if (diag)
 		fy_diag_unref(diag);
 	sv_clear(&c.owned);
+	return r;
+}
+
+/* ---- growth: a stored experiment's config, changed only by what it may grow by ---- */
+
+/*
+ * The config text as YAML, its aliases resolved (within the bounds of a
+ * config), without pexecs, benchmarks and suites, emitted on one line:
+ * what must not change for an experiment to grow.  NULL: it does not parse.
+ */
+static char *config_core(const char *text)
+{
+	struct kerr e = KERR_INIT;
+	size_t len = strlen(text);
+	char *core = NULL;
+	if (check_text("config", text, len, &e) < 0) {
+		kerr_release(&e);
+		return NULL;
+	}
+	struct fy_parse_cfg pcfg = { .flags = FYPCF_QUIET };
+	struct fy_document *doc = fy_document_build_from_string(&pcfg, text, len);
+	struct strbuf diag = STRBUF_INIT;
+	if (doc && resolve_aliases("config", doc, &diag, &e) == 0 && fy_node_is_mapping(fy_document_root(doc))) {
+		struct fy_node *root = fy_document_root(doc);
+		static const char *const grow[] = { "pexecs", "benchmarks", "suites" };
+		for (size_t i = 0; i < ARRAY_SIZE(grow); i++) {
+			struct fy_node_pair *pr = fy_node_mapping_lookup_pair_by_string(root, grow[i], FY_NT);
+			if (pr)
+				fy_node_mapping_remove(root, pr);
+		}
+		core = fy_emit_document_to_string(doc, FYECF_MODE_FLOW_ONELINE);
+	}
+	if (doc)
+		fy_document_destroy(doc);
+	sb_release(&diag);
+	kerr_release(&e);
+	return core;
+}
+
+/* a benchmark as its keys run it: the same text for the same benchmark */
+static void bench_canon(const struct bench_conf *b, struct strbuf *sb)
+{
+	const struct strvec *lists[] = { &b->vms, &b->args, &b->build, &b->setup, &b->prepare, &b->cleanup };
+	sb_addf(sb, "%s\n%s\n%s\n", config_bench_source(b), b->param ? b->param : "", b->suite ? b->suite : "");
+	for (size_t i = 0; i < ARRAY_SIZE(lists); i++) {
+		for (size_t j = 0; j < lists[i]->n; j++)
+			sb_addf(sb, "%s\x1f", lists[i]->v[j]);
+		sb_addc(sb, '\n');
+	}
+}
+
+int config_grows(const struct experiment *ex, const char *old_text, const char *datadir, struct strbuf *why)
+{
+	struct strbuf now = STRBUF_INIT;
+	secret_mask(&now, ex->text);
+	char *a = config_core(old_text), *b = config_core(now.buf);
+	int r = a && b && !strcmp(a, b);
+	if (!r)
+		sb_adds(why, "settings other than pexecs, benchmarks and suites changed");
+	free(a);
+	free(b);
+	sb_release(&now);
+	struct experiment old;
+	struct kerr e = KERR_INIT;
+	if (r && config_parse(ex->path, old_text, strlen(old_text), datadir, 0, &old, &e) < 0) {
+		sb_addf(why, "the stored config does not read: %s", sb_str(&e.msg));
+		r = 0;
+	} else if (r) {
+		if (ex->pexecs < old.pexecs)
+			r = 0, sb_addf(why, "pexecs went down from %ld to %ld", old.pexecs, ex->pexecs);
+		for (size_t i = 0; r && i < old.nbenchs; i++) {
+			const struct bench_conf *n = NULL;
+			for (size_t j = 0; j < ex->nbenchs && !n; j++)
+				if (!strcmp(ex->benchs[j].name, old.benchs[i].name))
+					n = &ex->benchs[j];
+			struct strbuf x = STRBUF_INIT, y = STRBUF_INIT;
+			bench_canon(&old.benchs[i], &x);
+			if (n)
+				bench_canon(n, &y);
+			if (!n || strcmp(x.buf, y.buf))
+				r = 0, sb_addf(why, "benchmark %s was %s", old.benchs[i].name, n ? "changed" : "removed");
+			sb_release(&x);
+			sb_release(&y);
+		}
+		config_free(&old);
+	}
+	kerr_release(&e);
 	return r;
 }
 

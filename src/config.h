@@ -119,6 +119,8 @@ struct experiment {
 	char *name;
 	long pexecs;
 	long iterations;
+	long warmup_pexecs;    /* per key, run before its measured pexecs: kept, never analysed */
+	long warmup_iterations; /* per pexec, its first: kept, never analysed */
 	unsigned long seed;
 	char *results;         /* absolute path */
 	char *benchmarks_dir;  /* absolute path */
@@ -146,6 +148,13 @@ int config_load(const char *path, const char *datadir, int check_vms,
 int config_parse(const char *path, const char *text, size_t len, const char *datadir,
 		 int check_vms, struct experiment *ex, struct kerr *e);
 void config_free(struct experiment *ex);
+/*
+ * Does ex differ from the experiment of old_text (a stored config) only by
+ * what an experiment may grow by: more pexecs, more benchmarks (top-level
+ * or in suites), every old benchmark as it was and every other setting as
+ * it was (comments and layout aside)?  1: yes; 0: no, why says what differs.
+ */
+int config_grows(const struct experiment *ex, const char *old_text, const char *datadir, struct strbuf *why);
 /* an experiment with every default a config file would get (kiln bench builds on it) */
 void config_defaults(struct experiment *ex);
 

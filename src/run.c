@@ -124,7 +124,8 @@ static void print_dry_run(const struct experiment *ex, const struct schedule *sc
 		char label[32];
 		schedule_pexec_label(sc->items[i].num, sc->pexecs, label, sizeof(label));
 		char *k = schedule_key_name(&sc->keys[sc->items[i].key]);
-		printf("%zu\t%s\t%s\t%ld iterations\n", i, k, label, sc->keys[sc->items[i].key].iterations);
+		printf("%zu\t%s\t%s\t%ld iterations%s\n", i, k, label, sc->keys[sc->items[i].key].iterations,
+		       sc->items[i].num < sc->warmup_pexecs ? "\twarm-up (kept, not analysed)" : "");
 		free(k);
 	}
 }
@@ -483,7 +484,71 @@ static const char *scratch_of(const struct run_opts *o)
 	return o->scratch ? o->scratch : o->quick ? "quick" : NULL;
 }
 
-/* a stored experiment: refuse a changed config (unless --force), retry, reset, load its schedule */
+/* the stored config kept under NAME_N (the first N free), the new one stored */
+static int keep_config(struct run_job *j, const char *name, struct kerr *e);
+
+/*
+ * A config that only grew (more pexecs, more benchmarks: config_grows):
+ * the new keys and the pexecs every key lacks are added to the stored
+ * schedule, after what is there, round by round; nothing stored changes.
+ * A stored key the new config does not plan is not growth.
+ */
+static int grow_results(struct run_job *j, const struct run_opts *o, struct kerr *e)
+{
+	struct schedule plan, have;
+	schedule_plan(&j->ex, o->order, 0, 0, &plan);
+	int r = store_load_schedule(j->st, &have, e);
+	struct sched_key *add = xcalloc(plan.nkeys + 1, sizeof(*add));
+	size_t nadd = 0;
+	for (size_t k = 0; r == 0 && k < have.nkeys; k++) {
+		int found = 0;
+		for (size_t i = 0; i < plan.nkeys && !found; i++)
+			found = !strcmp(plan.keys[i].bench, have.keys[k].bench) && !strcmp(plan.keys[i].vm, have.keys[k].vm) &&
+				!strcmp(plan.keys[i].variant, have.keys[k].variant);
+		if (!found) {
+			char *name = schedule_key_name(&have.keys[k]);
+			r = kerr_setc(e, KEXIT_CONFIG, "%s: the config no longer plans key %s, which these results hold; "
+				      "run with --force to continue anyway, or use another results file", j->ex.path, name);
+			free(name);
+		}
+	}
+	for (size_t i = 0; r == 0 && i < plan.nkeys; i++) {
+		int found = 0;
+		for (size_t k = 0; k < have.nkeys && !found; k++)
+			found = !strcmp(plan.keys[i].bench, have.keys[k].bench) && !strcmp(plan.keys[i].vm, have.keys[k].vm) &&
+				!strcmp(plan.keys[i].variant, have.keys[k].variant);
+		if (!found)
+			add[nadd++] = plan.keys[i];
+	}
+	long added = 0;
+	if (r == 0 && nadd)
+		r = store_add_keys(j->st, add, nadd, &have, e);
+	if (r == 0) {
+		/* every key up to the config's pexecs */
+		long *more = xcalloc(have.nkeys + 1, sizeof(long));
+		for (size_t k = 0; k < have.nkeys; k++) {
+			long n = 0;
+			for (size_t i = 0; i < have.n; i++)
+				n += have.items[i].key == (long)k;
+			long want = j->ex.pexecs + j->ex.warmup_pexecs;
+			more[k] = want > n ? want - n : 0;
+			added += more[k];
+		}
+		r = added ? store_add_pexecs(j->st, more, &have, e) : 0;
+		free(more);
+	}
+	if (r == 0)
+		r = keep_config(j, "config_text_before_growth", e);
+	if (r == 0 && !o->quiet)
+		kiln_note("the config grew (more pexecs or benchmarks, nothing else changed): %zu key(s) and %ld pexec(s) "
+			  "added to the stored schedule", nadd, added);
+	free(add);
+	schedule_free(&plan);
+	schedule_free(&have);
+	return r;
+}
+
+/* a stored experiment: refuse a changed config (unless it only grew, or --force), retry, reset, load its schedule */
 static int resume_results(struct run_job *j, const struct run_opts *o, struct kerr *e)
 {
 	char *hash = NULL;
@@ -493,9 +558,19 @@ static int resume_results(struct run_job *j, const struct run_opts *o, struct ke
 	if (changed && !o->force) {
 		char *old = NULL;
 		store_meta_get(j->st, "config_text", &old);
-		config_diff(&j->ex, old ? old : "", e);
+		struct strbuf why = STRBUF_INIT;
+		int grows = old && config_grows(&j->ex, old, kiln_datadir(), &why);
+		if (!grows) {
+			config_diff(&j->ex, old ? old : "", e);
+			if (why.len) /* what kept it from growing */
+				sb_addf(&e->msg, "(more pexecs and benchmarks are added without --force, but %s)", why.buf);
+		}
 		free(old);
-		return -1;
+		int r = grows ? grow_results(j, o, e) : -1;
+		sb_release(&why);
+		if (r < 0)
+			return -1;
+		changed = 0;
 	}
 	if (changed) {
 		kiln_warn("the config changed; --force continues the stored schedule (its keys, pexecs and "
@@ -553,15 +628,14 @@ static int prepare_keys(struct run_job *j, const char *config, struct kerr *e)
 	return 0;
 }
 
-/* --force: keep the earlier config beside the new one */
-static int keep_forced_config(struct run_job *j, struct kerr *e)
+static int keep_config(struct run_job *j, const char *stem, struct kerr *e)
 {
 	char *old = NULL;
 	store_meta_get(j->st, "config_text", &old);
-	char name[64];
+	char name[96];
 	for (int n = 1;; n++) {
 		char *have = NULL;
-		snprintf(name, sizeof(name), "config_text_before_force_%d", n);
+		snprintf(name, sizeof(name), "%s_%d", stem, n);
 		if (store_meta_get(j->st, name, &have) < 0 || !have)
 			break;
 		free(have);
@@ -573,6 +647,12 @@ static int keep_forced_config(struct run_job *j, struct kerr *e)
 	sb_release(&now);
 	free(old);
 	return r;
+}
+
+/* --force: keep the earlier config beside the new one */
+static int keep_forced_config(struct run_job *j, struct kerr *e)
+{
+	return keep_config(j, "config_text_before_force", e);
 }
 
 static int pending(const struct sched_item *it)

@@ -22,7 +22,10 @@ void schedule_plan(const struct experiment *ex, enum sched_order order, long pex
 		   struct schedule *sc)
 {
 	memset(sc, 0, sizeof(*sc));
-	sc->pexecs = pexecs > 0 ? pexecs : ex->pexecs;
+	/* warm-up pexecs come on top of the measured ones (--quick has none) */
+	sc->warmup_pexecs = pexecs > 0 ? 0 : ex->warmup_pexecs;
+	sc->warmup_iterations = iterations > 0 ? 0 : ex->warmup_iterations;
+	sc->pexecs = (pexecs > 0 ? pexecs : ex->pexecs) + sc->warmup_pexecs;
 	sc->keys = xcalloc(ex->nbenchs * ex->nvms + 1, sizeof(*sc->keys));
 	for (size_t b = 0; b < ex->nbenchs; b++) {
 		for (size_t v = 0; v < ex->nvms; v++) {
@@ -49,10 +52,12 @@ void schedule_plan(const struct experiment *ex, enum sched_order order, long pex
 			sc->items[i].num = p;
 			sc->items[i].status = PX_PENDING;
 		}
-	if (order == ORDER_RANDOM && sc->n > 1) {
+	/* the warm-up pexecs (the first rounds) run first, interleaved; the rest in the order asked */
+	size_t warm = sc->nkeys * (size_t)sc->warmup_pexecs;
+	if (order == ORDER_RANDOM && sc->n - warm > 1) {
 		gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
 		gsl_rng_set(r, ex->seed);
-		gsl_ran_shuffle(r, sc->items, sc->n, sizeof(*sc->items));
+		gsl_ran_shuffle(r, sc->items + warm, sc->n - warm, sizeof(*sc->items));
 		gsl_rng_free(r);
 	}
 	for (i = 0; i < sc->n; i++)

@@ -929,6 +929,18 @@ void schedule_free(struct schedule *sc)
 	memset(sc, 0, sizeof(*sc));
 }
 
+/* a meta value as a number >= 0 (absent or not a number: 0) */
+static long meta_long(struct store *s, const char *name)
+{
+	char *v = NULL;
+	long n = 0;
+	store_meta_get(s, name, &v);
+	if (!v || parse_long(v, &n) < 0 || n < 0)
+		n = 0;
+	free(v);
+	return n;
+}
+
 int store_init(struct store *s, const struct experiment *ex, const struct schedule *sc,
 	       const char *order, struct kerr *e)
 {
@@ -957,6 +969,13 @@ int store_init(struct store *s, const struct experiment *ex, const struct schedu
 	snprintf(buf, sizeof(buf), "%ld", sc->pexecs);
 	if (store_meta_set(s, "pexecs", buf, e) < 0)
 		goto fail;
+	long warm[2] = { sc->warmup_pexecs, sc->warmup_iterations };
+	static const char *const warm_names[2] = { "warmup_pexecs", "warmup_iterations" };
+	for (int w = 0; w < 2; w++) {
+		snprintf(buf, sizeof(buf), "%ld", warm[w]);
+		if (warm[w] && store_meta_set(s, warm_names[w], buf, e) < 0)
+			goto fail;
+	}
 
 	sqlite3_stmt *kst, *pst;
 	if (sqlite3_prepare_v2(s->db, "INSERT INTO keys(id, bench, vm, variant, iterations) VALUES(?,?,?,?,?)",
@@ -1069,8 +1088,43 @@ int store_load_schedule(struct store *s, struct schedule *sc, struct kerr *e)
 	long p;
 	if (store_meta_get(s, "pexecs", &planned) == 0 && planned && parse_long(planned, &p) == 0 && p > sc->pexecs)
 		sc->pexecs = p;
+	sc->warmup_pexecs = meta_long(s, "warmup_pexecs");
+	sc->warmup_iterations = meta_long(s, "warmup_iterations");
 	free(planned);
 	return 0;
+}
+
+int store_add_keys(struct store *s, const struct sched_key *keys, size_t n, struct schedule *sc, struct kerr *e)
+{
+	sqlite3_stmt *st = NULL;
+	if (txn(s, pexec_sql[Q_BEGIN], e) < 0)
+		return -1;
+	if (sqlite3_prepare_v2(s->db, "INSERT INTO keys(bench, vm, variant, iterations) VALUES(?,?,?,?)", -1, &st,
+			       NULL) != SQLITE_OK) {
+		dberr(s, e, "keys");
+		goto fail;
+	}
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_bind_text(st, 1, keys[i].bench, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, keys[i].vm, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, keys[i].variant, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 4, keys[i].iterations);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			dberr(s, e, "keys");
+			goto fail;
+		}
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	if (txn(s, pexec_sql[Q_COMMIT], e) < 0)
+		goto fail0;
+	schedule_free(sc);
+	return store_load_schedule(s, sc, e);
+fail:
+	sqlite3_finalize(st);
+fail0:
+	exec_sql(s, "ROLLBACK", NULL);
+	return -1;
 }
 
 int store_add_pexecs(struct store *s, const long *more, struct schedule *sc, struct kerr *e)
@@ -2022,6 +2076,20 @@ int store_is_column_scalar(const char *name)
 	return 0;
 }
 
+/* the first n iterations of a pexec left out of its wall times and series (they stay in the file) */
+static void drop_warmup_iterations(struct ds_pexec *p, size_t n)
+{
+	size_t w = n < p->n ? n : p->n;
+	memmove(p->wall, p->wall + w, (p->n - w) * sizeof(double));
+	p->n -= w;
+	for (size_t i = 0; i < p->nseries; i++) {
+		struct ds_series *se = &p->series[i];
+		size_t d = n < se->n ? n : se->n;
+		memmove(se->v, se->v + d, (se->n - d) * sizeof(double));
+		se->n -= d;
+	}
+}
+
 int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e)
 {
 	struct store *s;
@@ -2038,10 +2106,12 @@ int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e)
 	ds->name = name ? name : xstrdup("experiment");
 	ds->source = xstrdup(path);
 	store_audit_get(s, "hostname", &ds->machine);
+	/* warm-up pexecs and iterations (the config's warmup_pexecs, warmup_iterations): kept here, never analysed */
+	long wp = meta_long(s, "warmup_pexecs"), wi = meta_long(s, "warmup_iterations");
 	for (size_t k = 0; k < sc.nkeys; k++) {
 		struct ds_key *dk = ds_add_key(ds, sc.keys[k].bench, sc.keys[k].vm, sc.keys[k].variant);
-		dk->planned_pexecs = sc.pexecs;
-		dk->iterations = sc.keys[k].iterations;
+		dk->planned_pexecs = sc.pexecs > wp ? sc.pexecs - wp : 0;
+		dk->iterations = sc.keys[k].iterations > wi ? sc.keys[k].iterations - wi : sc.keys[k].iterations;
 	}
 	sqlite3_stmt *st, *ss, *sk, *so = NULL;
 	int rc = -1;
@@ -2073,7 +2143,7 @@ int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e)
 		last_kid = kid;
 		last_num = num;
 		enum pexec_status stt = status_parse((const char *)sqlite3_column_text(st, 3));
-		if (stt == PX_PENDING || stt == PX_RUNNING)
+		if (stt == PX_PENDING || stt == PX_RUNNING || num < wp)
 			continue;
 		long ki = schedule_key_index(&sc, kid);
 		if (ki < 0)
@@ -2151,6 +2221,9 @@ int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e)
 			ds_add_scalar(p, (const char *)sqlite3_column_text(sk, 0), (const char *)sqlite3_column_text(sk, 1),
 				      sqlite3_column_double(sk, 2));
 		sqlite3_reset(sk);
+		for (size_t k = 0; k < sc.nkeys; k++)
+			if (sc.keys[k].id == kid && sc.keys[k].iterations > wi)
+				drop_warmup_iterations(p, (size_t)wi);
 	}
 	/* one key is one program: a key that ran several is shown as one key each */
 	for (size_t k = 0; k < sc.nkeys; k++)

@@ -129,7 +129,8 @@ struct schedule {
 	size_t nkeys;
 	struct sched_item *items;
 	size_t n;
-	long pexecs;     /* planned pexecs per key */
+	long pexecs;     /* planned pexecs per key (warm-up pexecs included) */
+	long warmup_pexecs, warmup_iterations; /* per key, per pexec: run and kept, never analysed */
 };
 void schedule_free(struct schedule *sc);
 
@@ -143,6 +144,8 @@ int store_load_schedule(struct store *s, struct schedule *sc, struct kerr *e);
  * already scheduled, interleaved; in one transaction, then sc is reloaded.
  */
 int store_add_pexecs(struct store *s, const long *more, struct schedule *sc, struct kerr *e);
+/* new keys (no pexecs yet; store_add_pexecs gives them some), sc reloaded */
+int store_add_keys(struct store *s, const struct sched_key *keys, size_t n, struct schedule *sc, struct kerr *e);
 /*
  * Before the run loop: prepare the per-pexec statements, and, for a
  * session of `commits` pexecs or more than a few dozen, reserve the WAL's
