@@ -260,6 +260,14 @@ static int get_steps(struct cfgctx *c, struct fy_node *n, struct pos p, const ch
 	return 0;
 }
 
+/* which of a VM's or benchmark's steps the key names, NULL: none */
+static struct strvec *step_of(const char *key, struct strvec *build, struct strvec *setup, struct strvec *prepare,
+			      struct strvec *cleanup)
+{
+	return !strcmp(key, "build") ? build : !strcmp(key, "setup") ? setup : !strcmp(key, "prepare") ? prepare
+	       : !strcmp(key, "cleanup") ? cleanup : NULL;
+}
+
 /*
  * Iterate a mapping, rejecting keys not in `allowed` (NULL: any key; an
  * entry may be a pattern, as "x-*").
@@ -361,6 +369,7 @@ static int vm_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, 
 	struct vmarg *a = arg;
 	struct vm_conf *vm = a->vm;
 	char *f = xasprintf("vms.%s.%s", vm->name, key);
+	struct strvec *steps;
 	int r = 0;
 	if (!strcmp(key, "plugin")) {
 		r = get_str(c, v, kp, f, &vm->plugin);
@@ -374,14 +383,8 @@ static int vm_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, 
 		r = walk_map(c, v, kp, f, NULL, env_pair, vm);
 	else if (!strcmp(key, "pass_env"))
 		r = get_pass_env(c, v, kp, f, &vm->pass_env);
-	else if (!strcmp(key, "build"))
-		r = get_steps(c, v, kp, f, &vm->build);
-	else if (!strcmp(key, "setup"))
-		r = get_steps(c, v, kp, f, &vm->setup);
-	else if (!strcmp(key, "prepare"))
-		r = get_steps(c, v, kp, f, &vm->prepare);
-	else if (!strcmp(key, "cleanup"))
-		r = get_steps(c, v, kp, f, &vm->cleanup);
+	else if ((steps = step_of(key, &vm->build, &vm->setup, &vm->prepare, &vm->cleanup)))
+		r = get_steps(c, v, kp, f, steps);
 	else if (!strcmp(key, "vary")) {
 		a->vary = v;
 		a->vary_pos = kp;
@@ -832,19 +835,14 @@ static int bench_pair(struct cfgctx *c, void *arg, const char *key, struct pos k
 	struct benarg *a = arg;
 	struct bench_conf *b = a->b;
 	char *f = xasprintf("benchmarks.%s.%s", b->name, key);
+	struct strvec *steps;
 	int r;
 	if (!strcmp(key, "param") && !fy_node_is_scalar(v))
 		r = get_params(c, v, kp, f, a);
 	else if (!strcmp(key, "param"))
 		r = get_str(c, v, kp, f, &b->param);
-	else if (!strcmp(key, "build"))
-		r = get_steps(c, v, kp, f, &b->build);
-	else if (!strcmp(key, "setup"))
-		r = get_steps(c, v, kp, f, &b->setup);
-	else if (!strcmp(key, "prepare"))
-		r = get_steps(c, v, kp, f, &b->prepare);
-	else if (!strcmp(key, "cleanup"))
-		r = get_steps(c, v, kp, f, &b->cleanup);
+	else if ((steps = step_of(key, &b->build, &b->setup, &b->prepare, &b->cleanup)))
+		r = get_steps(c, v, kp, f, steps);
 	else
 		r = get_strlist(c, v, kp, f, &b->args);
 	free(f);

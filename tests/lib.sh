@@ -21,6 +21,15 @@ C
 	cp "$T/benchmarks/spin/c/bench.c" "$T/benchmarks/spin2/c/bench.c"
 }
 
+# a config refused before anything runs: exit 3, PATTERN in the message, no results file
+config_refused() { # FILE PATTERN
+	local out rc
+	out=$("$KILN" run "$1" 2>&1); rc=$?
+	[ $rc -eq 3 ] || fail "$1: exit $rc, expected 3: $out"
+	assert_contains "$out" "$2" "$1"
+	[ ! -e "${1%.yaml}.kiln.db" ] || fail "$1: a results file was made"
+}
+
 # count rows: sql FILE QUERY
 count_iterations() {
 	sqlite3 "$1" "SELECT COALESCE(SUM(n),0) FROM iterations i JOIN pexecs p ON p.id=i.pexec_id WHERE p.status='ok'"

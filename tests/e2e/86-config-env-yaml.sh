@@ -86,16 +86,10 @@ BENCH_KEEP=1 "$KILN" run -q a.yaml || fail "aliases run"
 assert_eq "$(sql a.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status='ok'")" 2 "both ran"
 
 # ---- errors: file:line:col, exit 3, no results file ----
-check() { # file expected-pattern
-	out=$("$KILN" run "$1" 2>&1); local rc=$?
-	[ $rc -eq 3 ] || fail "$1: exit $rc, expected 3: $out"
-	assert_contains "$out" "$2" "$1"
-	[ ! -e "${1%.yaml}.kiln.db" ] || fail "$1: a results file was made"
-}
 printf 'vms: {t: *nope}\nbenchmarks: {spin: 1}\n' > undef.yaml
-check undef.yaml "undef.yaml:1:11: YAML: invalid alias"
+config_refused undef.yaml "undef.yaml:1:11: YAML: invalid alias"
 printf 'a: &x [*x]\nvms: {t: {plugin: command, path: /bin/true}}\nbenchmarks: {spin: 1}\n' > cyc.yaml
-check cyc.yaml "cyc.yaml:1:[0-9]*: YAML: "
+config_refused cyc.yaml "cyc.yaml:1:[0-9]*: YAML: "
 # a billion laughs: 10 levels of 10 aliases stand for 10^10 nodes
 {
 	echo 'x-0: &l0 [a, a, a, a, a, a, a, a, a, a]'
@@ -105,12 +99,12 @@ check cyc.yaml "cyc.yaml:1:[0-9]*: YAML: "
 	echo 'vms: {t: {plugin: command, path: /bin/true, args: *l9}}'
 	echo 'benchmarks: {spin: 1}'
 } > bomb.yaml
-check bomb.yaml "bomb.yaml:[0-9]*:[0-9]*: YAML: the aliases expand to more than 200000 nodes"
+config_refused bomb.yaml "bomb.yaml:[0-9]*:[0-9]*: YAML: the aliases expand to more than 200000 nodes"
 # an unknown key from a merged map is named where the anchor wrote it
 printf 'x-c: &c {plugin: command, colour: red}\nvms: {t: {<<: *c, path: /bin/true}}\nbenchmarks: {spin: 1}\n' > mkey.yaml
-check mkey.yaml "mkey.yaml:1:27: vms.t: unknown key 'colour'"
+config_refused mkey.yaml "mkey.yaml:1:27: vms.t: unknown key 'colour'"
 printf 'vms: {t: {plugin: command, path: /bin/true}}\nbenchmarks: {spin: 1}\npass_env: [A=B]\n' > pe.yaml
-check pe.yaml "pe.yaml:3:12: pass_env: 'A=B' is not a variable name"
+config_refused pe.yaml "pe.yaml:3:12: pass_env: 'A=B' is not a variable name"
 printf 'vms: {t: {plugin: command, path: /bin/true}}\nbenchmarks: {spin: 1}\ny-x: 1\n' > xk.yaml
-check xk.yaml "xk.yaml:3:1: (document): unknown key 'y-x' (known: .*pass_env.*, x-\*)"
+config_refused xk.yaml "xk.yaml:3:1: (document): unknown key 'y-x' (known: .*pass_env.*, x-\*)"
 echo ok

@@ -54,40 +54,34 @@ assert_contains "$out" "spin:c:default-c"
 assert_contains "$out" "spin2:c:default-c"
 
 # ---- errors: file:line:col, exit 3, no results file ----
-check() { # file expected-pattern
-	out=$("$KILN" run "$1" 2>&1); local rc=$?
-	[ $rc -eq 3 ] || fail "$1: exit $rc, expected 3: $out"
-	assert_contains "$out" "$2" "$1"
-	[ ! -e "${1%.yaml}.kiln.db" ] || fail "$1: a results file was made"
-}
 printf 'vms: {c: {plugin: c}}\nbenchmarks:\n  spin: {param: {from: 1, to: 1000000000}}\n' > range.yaml
-check range.yaml "range.yaml:3:10: benchmarks.spin.param: the range has 1000000000 values, more than the 100000 keys"
+config_refused range.yaml "range.yaml:3:10: benchmarks.spin.param: the range has 1000000000 values, more than the 100000 keys"
 printf 'vms: {c: {plugin: c}}\nbenchmarks:\n  spin: {param: {from: 5, to: 1}}\n' > back.yaml
-check back.yaml "back.yaml:3:10: benchmarks.spin.param: the range's to (1) is below its from (5)"
+config_refused back.yaml "back.yaml:3:10: benchmarks.spin.param: the range's to (1) is below its from (5)"
 printf 'vms: {c: {plugin: c}}\nbenchmarks:\n  spin: {param: [1, "a:b"]}\n' > colon.yaml
-check colon.yaml "colon.yaml:3:22: benchmarks.spin.param: 'a:b': a param of a list names its key"
+config_refused colon.yaml "colon.yaml:3:22: benchmarks.spin.param: 'a:b': a param of a list names its key"
 printf 'vms: {c: {plugin: c}}\nbenchmarks:\n  spin: {param: []}\n' > empty.yaml
-check empty.yaml "empty.yaml:3:10: benchmarks.spin: an empty list of params"
+config_refused empty.yaml "empty.yaml:3:10: benchmarks.spin: an empty list of params"
 # 20^4 combinations of a VM's variable sets
 v=$(seq -s, 1 20)
 printf 'vms:\n  c:\n    plugin: c\n    vary:\n      env: {A: [%s], B: [%s], C: [%s], D: [%s]}\nbenchmarks: {spin: 1}\n' "$v" "$v" "$v" "$v" > combos.yaml
-check combos.yaml "combos.yaml:5:184: vms.c.vary.env.D: 8000 x 20 combinations is more than the 100000 keys"
+config_refused combos.yaml "combos.yaml:5:184: vms.c.vary.env.D: 8000 x 20 combinations is more than the 100000 keys"
 # benchmarks x VMs: 1000 params on 200 variable sets
 printf 'vms:\n  c:\n    plugin: c\n    vary: {env: {A: [%s]}}\nbenchmarks:\n  spin: {param: {from: 1, to: 1000}}\n' "$(seq -s, 1 200)" > keys.yaml
-check keys.yaml "keys.yaml:5:1: benchmarks: 1000 benchmarks x 200 VMs is more than the 100000 keys"
+config_refused keys.yaml "keys.yaml:5:1: benchmarks: 1000 benchmarks x 200 VMs is more than the 100000 keys"
 # keys x pexecs stays bounded by the schedule's size
 printf 'pexecs: 10000000\nvms: {c: {plugin: c}}\nbenchmarks:\n  spin: {param: {from: 1, to: 20}}\n' > sched.yaml
-check sched.yaml "sched.yaml:1:9: pexecs: 20 keys x 10000000 pexecs is more than the 100000000"
+config_refused sched.yaml "sched.yaml:1:9: pexecs: 20 keys x 10000000 pexecs is more than the 100000000"
 printf 'vms: {c: {plugin: c, vary: {args: {"a:b": [x]}}}}\nbenchmarks: {spin: 1}\n' > label.yaml
-check label.yaml "label.yaml:1:37: vms.c.vary.args.a:b: 'a:b' names a key's part"
+config_refused label.yaml "label.yaml:1:37: vms.c.vary.args.a:b: 'a:b' names a key's part"
 printf 'vms: {c: {plugin: c, vary: {}}}\nbenchmarks: {spin: 1}\n' > novary.yaml
-check novary.yaml "novary.yaml:1:22: vms: VM 'c': vary needs args or env to vary"
+config_refused novary.yaml "novary.yaml:1:22: vms: VM 'c': vary needs args or env to vary"
 printf 'vms: {c: {plugin: c}}\nsuites:\n  a: {vms: [nope], benchmarks: [spin]}\n' > svm.yaml
-check svm.yaml "svm.yaml:3:7: suites.a.vms: no VM 'nope' in vms"
+config_refused svm.yaml "svm.yaml:3:7: suites.a.vms: no VM 'nope' in vms"
 printf 'vms: {c: {plugin: c}}\nbenchmarks: [spin]\nsuites:\n  a: {benchmarks: [spin]}\n' > dup.yaml
-check dup.yaml "dup.yaml:4:20: benchmarks: benchmark 'spin' is defined twice (benchmarks and suite a)"
+config_refused dup.yaml "dup.yaml:4:20: benchmarks: benchmark 'spin' is defined twice (benchmarks and suite a)"
 printf 'vms: {c: {plugin: c}}\nsuites:\n  a: {vms: [c]}\n' > nob.yaml
-check nob.yaml "nob.yaml:3:3: suites.a: a suite needs its benchmarks"
+config_refused nob.yaml "nob.yaml:3:3: suites.a: a suite needs its benchmarks"
 printf 'vms: {"c[x]": {plugin: c}}\nbenchmarks: [spin]\n' > vname.yaml
-check vname.yaml "vname.yaml:1:8: vms: VM name 'c\[x\]' may not contain"
+config_refused vname.yaml "vname.yaml:1:8: vms: VM name 'c\[x\]' may not contain"
 echo ok
