@@ -1669,8 +1669,8 @@ static char *config_core(const char *text)
 		static const char *const grow[] = { "pexecs", "benchmarks", "suites" };
 		for (size_t i = 0; i < ARRAY_SIZE(grow); i++) {
 			struct fy_node_pair *pr = fy_node_mapping_lookup_pair_by_string(root, grow[i], FY_NT);
-			if (pr)
-				fy_node_mapping_remove(root, pr);
+			if (pr) /* the pair goes with its key; the value is ours to free */
+				fy_node_free(fy_node_mapping_remove_by_key(root, fy_node_pair_key(pr)));
 		}
 		core = fy_emit_document_to_string(doc, FYECF_MODE_FLOW_ONELINE);
 	}
