@@ -265,10 +265,9 @@ static int md_write(const struct dataset *ds, const struct fmt_extra *x, struct 
 	const struct row *best = fastest(&r);
 	double scale = 1e3;
 	const char *u = "ms";
+	/* as hyperfine chooses: seconds from 1 s, else milliseconds (never µs unless asked) */
 	if (best && best->ak.wp.mean >= 1)
 		scale = 1, u = "s";
-	else if (best && best->ak.wp.mean < 1e-3)
-		scale = 1e6, u = "µs";
 	sb_addf(out, "| Command | Mean [%s] | Min [%s] | Max [%s] | Relative |\n|:---|---:|---:|---:|---:|\n", u, u, u);
 	for (size_t i = 0; i < r.n; i++) {
 		const struct row *w = &r.v[i];
