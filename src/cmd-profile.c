@@ -33,7 +33,9 @@ const struct cmd_entry cmd_profile_entry = {
 		"  --top N              symbols listed (default 20)\n"
 		"  --json               print the report as JSON\n"
 		"\nThe child runs with ASLR off and the plugin's JIT-symbol switches on. The report\n"
-		"is also stored in the config's results file (cache kind 'profile').\n",
+		"is also stored in the config's results file (cache kind 'profile'), whose lock\n"
+		"kiln profile holds while it measures: beside a kiln run of the experiment it\n"
+		"exits 4 without starting the VM.\n",
 	.exec = cmd_profile,
 };
 

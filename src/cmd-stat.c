@@ -12,7 +12,8 @@
  * cannot mix into it; fields are tab-separated because event specs may hold
  * commas (cpu/event=0x3c,umask=0/).  "<not supported>" and "<not counted>"
  * become unavailable values, never zeros.  The result is stored in the
- * results file's cache table (kind 'stat').
+ * results file's cache table (kind 'stat'), under the results file's lock,
+ * taken before the pexec starts: never beside a kiln run of the experiment.
  */
 #include <ctype.h>
 #include <sqlite3.h>
@@ -43,7 +44,9 @@ const struct cmd_entry cmd_stat_entry = {
 		"  -n, --iterations N   iterations of the pexec (default: the config's)\n"
 		"  --json               print JSON\n"
 		"Events the machine cannot count are reported as not supported, never as zero.\n"
-		"The result is stored in the config's results file (cache kind 'stat').\n",
+		"The result is stored in the config's results file (cache kind 'stat'), whose\n"
+		"lock kiln stat holds while it measures: beside a kiln run of the experiment it\n"
+		"exits 4 without starting the VM.\n",
 	.exec = cmd_stat,
 };
 
@@ -113,10 +116,6 @@ static int stat_stream_cb(void *ctx, const char *data, size_t n)
 	return 0;
 }
 
-static int stat_store(const char *results, const char *id, const char *json, struct kerr *e)
-{
-	return store_cache_put_file(results, "stat", id, json, e);
-}
 
 static int stat_run(const char *config, const char *key, const char *events, long iterations, int json, struct kerr *e)
 {
@@ -137,8 +136,11 @@ static int stat_run(const char *config, const char *key, const char *events, lon
 	struct stat_ev *ev = NULL;
 	size_t nev = 0;
 	struct strbuf text = STRBUF_INIT;
+	struct store *st = NULL;
 
 	if (pexec_find_key(&ex, key, &vm, &b, e) < 0 || pexec_build(&px, &ex, vm, b, iterations, 0, "0", e) < 0)
+		goto out;
+	if (store_hold(ex.results, "stat", &st, e) < 0)
 		goto out;
 	if (!(perf = find_in_path("perf"))) {
 		kerr_set(e, "perf is not installed (Debian: linux-perf)");
@@ -204,7 +206,7 @@ static int stat_run(const char *config, const char *key, const char *events, lon
 	json_object_set_new(rep, "events", arr);
 	char *txt = json_dumps(rep, JSON_INDENT(2) | JSON_ENSURE_ASCII);
 	struct kerr se = KERR_INIT;
-	if (stat_store(ex.results, id, txt, &se) < 0)
+	if (st && store_cache_put(st, "stat", id, txt, &se) < 0)
 		kiln_warn("%s", sb_str(&se.msg));
 	kerr_release(&se);
 	if (json) {
@@ -231,6 +233,8 @@ static int stat_run(const char *config, const char *key, const char *events, lon
 	json_decref(rep);
 	ret = 0;
 out:
+	if (st)
+		store_close(st);
 	if (ofd >= 0) {
 		close(ofd);
 		unlink(out);

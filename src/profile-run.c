@@ -8,6 +8,8 @@
  *                    its perf map and jitdump copied beside
  *   all pexecs ──prof_report──▶ profile.json, text, results DB, gnuplot
  *
+ * The results file's lock is held from before the first pexec (store_hold):
+ * a profile never runs beside a kiln run of the experiment.
  * perf records in CLOCK_MONOTONIC (`-k mono`: the clock of V8's jitdump);
  * the runner's windows are mapped onto it (profile.c).  The runner works
  * in DIR/jit, where V8 writes its jitdump and the PyPy and LuaJIT runners
@@ -81,6 +83,7 @@ struct prof_session {
 	const struct vm_conf *vm;
 	const struct bench_conf *b;
 	char *dir, *perf, *key;
+	struct store *st;        /* the results file, held from the first pexec on (store_hold) */
 	const char *event;
 	struct pscript ps;
 	struct prof_px *px;
@@ -153,6 +156,8 @@ static int prof_open(struct prof_session *s, const struct profile_opts *o, struc
 	s->perf = find_in_path("perf");
 	if (!s->perf)
 		return kerr_set(e, "perf is not installed (Debian: linux-perf)");
+	if (store_hold(s->ex.results, "profile", &s->st, e) < 0)
+		return -1;
 	if (mkdir_p(o->dir, 0755) < 0 || !(s->dir = realpath(o->dir, NULL)))
 		return kerr_set(e, "%s: %s", o->dir, strerror(errno));
 	prof_clean(s->dir);
@@ -570,9 +575,9 @@ static int prof_output(struct prof_session *s, json_t *rep, struct kerr *e)
 		r = prof_views(s->dir, json_object_get(rep, "flame"), e);
 	const char *id = json_string_value(json_object_get(rep, "id"));
 	struct kerr se = KERR_INIT;
-	if (r == 0 && store_cache_put_file(s->ex.results, "profile", id, txt, &se) < 0)
+	if (r == 0 && s->st && store_cache_put(s->st, "profile", id, txt, &se) < 0)
 		kiln_warn("%s", sb_str(&se.msg));
-	else if (r == 0 && !s->o->json)
+	else if (r == 0 && s->st && !s->o->json)
 		kiln_note("stored as profile '%s' in %s", id, s->ex.results);
 	kerr_release(&se);
 	if (r == 0 && s->o->json)
@@ -600,6 +605,8 @@ static void prof_close(struct prof_session *s)
 	}
 	free(s->px);
 	pscript_release(&s->ps);
+	if (s->st)
+		store_close(s->st);
 	free(s->dir);
 	free(s->perf);
 	free(s->key);

@@ -2298,13 +2298,17 @@ int store_cache_last(struct store *s, const char *kind, const char *prefix, size
 	return r;
 }
 
-int store_cache_put_file(const char *path, const char *kind, const char *key, const char *value, struct kerr *e)
+int store_hold(const char *path, const char *command, struct store **out, struct kerr *e)
 {
-	struct store *s;
-	if (store_open(path, 1, &s, e) < 0)
-		return -1;
-	int r = store_cache_put(s, kind, key, value, e);
-	store_close(s);
+	struct kerr le = KERR_INIT;
+	int r = 0;
+	*out = NULL;
+	if (store_open_locked(path, out, &le) < 0 && le.code == KEXIT_LOCKED)
+		r = kerr_setc(e, KEXIT_LOCKED, "%s: another kiln (a run, stat or profile of this experiment) has the results "
+			      "file: kiln %s would disturb its measurements; try again when it has finished", path, command);
+	else if (!*out)
+		kiln_warn("%s; kiln %s measures without storing its result", sb_str(&le.msg), command);
+	kerr_release(&le);
 	return r;
 }
 

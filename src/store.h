@@ -275,7 +275,7 @@ void store_audit_names(struct store *s, const char *prefix, struct strvec *names
 /*
  * The cache table: derived results kept with the data they come from
  * (kind "analysis", "profile", "stat").  put replaces; get returns -1 on a
- * miss (value NULL).  store_cache_put_file opens, writes and closes.
+ * miss (value NULL).
  */
 int store_cache_put(struct store *s, const char *kind, const char *key, const char *value, struct kerr *e);
 int store_cache_get(struct store *s, const char *kind, const char *key, char **value);
@@ -285,7 +285,15 @@ int store_cache_get(struct store *s, const char *kind, const char *key, char **v
  * than max bytes.  -1: none.
  */
 int store_cache_last(struct store *s, const char *kind, const char *prefix, size_t max, char **key, char **value);
-int store_cache_put_file(const char *path, const char *kind, const char *key, const char *value, struct kerr *e);
+/*
+ * kiln stat's and kiln profile's hold on the results file, taken before
+ * they start the VM and kept until they have stored what they measured:
+ * KEXIT_LOCKED while a kiln run of the experiment (or another stat or
+ * profile) has it, so that they neither disturb its measurements nor write
+ * into its file.  0 with *out NULL (and a warning saying so) when the file
+ * cannot be opened for writing at all: the command measures without storing.
+ */
+int store_hold(const char *path, const char *command, struct store **out, struct kerr *e);
 
 /* small helpers for other parts that keep their own tables */
 struct sqlite3 *store_db(struct store *s);
