@@ -130,6 +130,10 @@ int an_opts_parse(struct an_opts *o, int argc, char **argv, int *i, struct kerr 
 	case 0:
 		if (parse_count_pct(val, &o->window, &o->window_pct))
 			goto bad;
+		/* a window of 0 or 1 iteration has no half: it would find no outliers at all */
+		if (!o->window_pct && o->window < 2)
+			return kerr_setc(e, KEXIT_USAGE, "--window: %s is too small: the outlier window needs at least "
+					 "2 iterations (or a percentage, e.g. 10%%)", val);
 		break;
 	case 1: {
 		size_t n = strlen(val);

@@ -27,7 +27,8 @@ const struct cmd_entry cmd_report_entry = {
 		"                     html (one self-contained page with plots), json\n"
 		"                     (warmup_stats summary layout, version 2), csv\n"
 		"  -o, --output FILE  write there instead of stdout (the format follows its\n"
-		"                     extension when --format is not given)\n"
+		"                     extension when --format is not given: .txt, .md, .tex,\n"
+		"                     .html, .json, .csv; another one, such as .pdf, is refused)\n"
 		"  --key K            only keys matching K (bench:vm:variant, bench:vm or bench,\n"
 		"                     '*' wildcards; repeat for several)\n" CMD_POOL_HELP
 		"  --plots N          html: pexecs plotted per key (3; 0: none)\n"
@@ -104,8 +105,15 @@ static int cmd_report(int argc, char **argv)
 	ro.nprofiles = ra.profiles.n;
 	if (imp_detect(input) == IMP_KILN)
 		ro.results = input;
+	if (fmt < 0 && out && (fmt = rep_format_for_path(out)) < 0) {
+		cmd_an_args_release(&args);
+		sv_clear(&ra.profiles);
+		return cmd_usage_error(c, "-o %s: kiln report writes text, markdown, latex, html, json or csv; name "
+				       "the file .txt, .md, .tex, .html, .json or .csv, or give --format (for a PDF, "
+				       "write .tex and run pdflatex on it)", out);
+	}
 	if (fmt < 0)
-		fmt = out && rep_format_for_path(out) >= 0 ? rep_format_for_path(out) : REP_TEXT;
+		fmt = REP_TEXT;
 	if (ra.profiles.n && fmt != REP_HTML) {
 		cmd_an_args_release(&args);
 		sv_clear(&ra.profiles);

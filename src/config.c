@@ -17,8 +17,10 @@
 #include <libfyaml.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "exec.h"
 #include "plugin.h"
 #include "secret.h"
 
@@ -364,6 +366,29 @@ static int env_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp,
 	return r;
 }
 
+/* a runner or parser template: a list of words with no misspelt placeholder */
+static int get_template(struct cfgctx *c, struct fy_node *n, struct pos p, const char *field, struct strvec *out)
+{
+	if (get_strlist(c, n, p, field, out) < 0)
+		return -1;
+	for (size_t i = 0; i < out->n; i++) {
+		size_t len;
+		const char *bad = plugin_unknown_placeholder(out->v[i], &len);
+		if (!bad)
+			continue;
+		struct fy_node *item = fy_node_get_type(n) == FYNT_SEQUENCE ? fy_node_sequence_get_by_index(n, (int)i) : n;
+		struct strbuf names = STRBUF_INIT;
+		plugin_placeholder_names(&names);
+		char *f = xasprintf("%s[%zu]", field, i);
+		cerr(c, node_pos(item, p), f, "unknown placeholder '%.*s' (the placeholders: %s)", (int)len, bad,
+		     sb_str(&names));
+		free(f);
+		sb_release(&names);
+		return -1;
+	}
+	return 0;
+}
+
 static int vm_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
 {
 	struct vmarg *a = arg;
@@ -400,9 +425,9 @@ static int vm_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, 
 		*a->variant_pos = node_pos(v, kp);
 	}
 	else if (!strcmp(key, "runner"))
-		r = get_strlist(c, v, kp, f, &vm->runner);
+		r = get_template(c, v, kp, f, &vm->runner);
 	else if (!strcmp(key, "parser"))
-		r = get_strlist(c, v, kp, f, &vm->parser);
+		r = get_template(c, v, kp, f, &vm->parser);
 	else if (!strcmp(key, "language"))
 		r = get_str(c, v, kp, f, &vm->language);
 	else if (!strcmp(key, "entry"))
@@ -418,6 +443,22 @@ static int vm_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, 
 	}
 	free(f);
 	return r;
+}
+
+/* why find_in_path found no program at path: missing, a folder, not executable */
+static void not_executable(const char *path, struct strbuf *why)
+{
+	struct stat st;
+	if (!strchr(path, '/'))
+		sb_adds(why, "not found in PATH");
+	else if (stat(path, &st) < 0)
+		sb_addf(why, "not found (%s: %s)", path, strerror(errno));
+	else if (S_ISDIR(st.st_mode))
+		sb_addf(why, "is a folder (%s), not a program", path);
+	else if (!S_ISREG(st.st_mode))
+		sb_addf(why, "is not a regular file (%s)", path);
+	else
+		sb_addf(why, "is not executable (%s: mode %04o)", path, (unsigned)(st.st_mode & 07777));
 }
 
 static int check_vm(struct cfgctx *c, struct experiment *ex, struct vm_conf *vm, struct pos vp,
@@ -479,18 +520,22 @@ static int check_vm(struct cfgctx *c, struct experiment *ex, struct vm_conf *vm,
 			free(dir);
 		}
 		vm->resolved = find_in_path(rel ? rel : exe);
-		free(rel);
 		if (!vm->resolved && vm->optional) {
+			free(rel);
 			vm->missing = 1;
 			return 0;
 		}
 		if (!vm->resolved) {
+			struct strbuf why = STRBUF_INIT;
+			not_executable(rel ? rel : exe, &why);
 			f = xasprintf("vms.%s.%s", vm->name, vm->path ? "path" : vm->pl ? "plugin" : "runner");
-			cerr(c, path_pos, f, "VM executable '%s' not found%s", exe,
-			     strchr(exe, '/') ? "" : " in PATH");
+			cerr(c, path_pos, f, "VM executable '%s' %s", exe, sb_str(&why));
+			sb_release(&why);
 			free(f);
+			free(rel);
 			return -1;
 		}
+		free(rel);
 		if (vm->resolved[0] != '/') {
 			char *cwd = getcwd(NULL, 0);
 			char *abs = path_join(cwd, vm->resolved);
@@ -1104,6 +1149,37 @@ static const char *const platform_keys[] = {
 	"nice", "notify", "counters", "reboot_command", "max_reboots", NULL
 };
 
+/*
+ * platform.pin_cpus: CPU list items, each (when the VMs are checked) among
+ * the CPUs kiln may run on, so that a run is refused here rather than by
+ * its first pexec (sched_setaffinity: EINVAL).
+ */
+static int get_pin_cpus(struct cfgctx *c, struct fy_node *n, struct pos p, const char *field, struct strvec *out)
+{
+	if (get_strlist(c, n, p, field, out) < 0)
+		return -1;
+	cpu_set_t have;
+	int known = sched_getaffinity(0, sizeof(have), &have) == 0;
+	for (size_t i = 0; i < out->n; i++) {
+		struct fy_node *item = fy_node_get_type(n) == FYNT_SEQUENCE ? fy_node_sequence_get_by_index(n, (int)i) : n;
+		char *f = xasprintf("%s[%zu]", field, i);
+		cpu_set_t want;
+		int r = 0, cpu = -1;
+		if (exec_parse_cpus(out->v[i], &want) < 0 || !CPU_COUNT(&want))
+			r = cerr(c, node_pos(item, p), f, "'%s' is not a CPU list item (\"3\", \"2-5\")", out->v[i]);
+		for (int k = 0; !r && c->check_vms && known && k < CPU_SETSIZE && cpu < 0; k++)
+			if (CPU_ISSET(k, &want) && !CPU_ISSET(k, &have))
+				cpu = k;
+		if (cpu >= 0)
+			r = cerr(c, node_pos(item, p), f, "CPU %d is not one kiln may run on here (it may use %d)", cpu,
+				 CPU_COUNT(&have));
+		free(f);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int platform_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
 {
 	struct platform_conf *p = arg;
@@ -1148,7 +1224,7 @@ static int platform_pair(struct cfgctx *c, void *arg, const char *key, struct po
 	else if (!strcmp(key, "user"))
 		r = get_str(c, v, kp, f, &p->user);
 	else if (!strcmp(key, "pin_cpus"))
-		r = get_strlist(c, v, kp, f, &p->pin_cpus);
+		r = get_pin_cpus(c, v, kp, f, &p->pin_cpus);
 	else if (!strcmp(key, "nice")) {
 		long n;
 		r = get_long(c, v, kp, f, -20, &n);
@@ -1208,7 +1284,8 @@ static const char *const top_keys[] = { "name", "pexecs", "iterations", "seed", 
 
 struct toparg {
 	struct experiment *ex;
-	struct pos vms_pos, benchs_pos, bdir_pos, pexecs_pos, suites_pos, warmup_pos;
+	struct pos vms_pos, benchs_pos, bdir_pos, pexecs_pos, suites_pos, warmup_pos, skip_pos, results_pos;
+	struct fy_node *skip;    /* the skip list, for the position of a pattern matching nothing */
 	int seen_vms, seen_benchs;
 };
 
@@ -1239,8 +1316,10 @@ static int top_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp,
 		ex->seed = (unsigned long)s;
 		return 0;
 	}
-	if (!strcmp(key, "results"))
+	if (!strcmp(key, "results")) {
+		a->results_pos = node_pos(v, kp);
 		return get_str(c, v, kp, key, &ex->results);
+	}
 	if (!strcmp(key, "benchmarks_dir")) {
 		a->bdir_pos = node_pos(v, kp);
 		return get_str(c, v, kp, key, &ex->benchmarks_dir);
@@ -1256,8 +1335,11 @@ static int top_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp,
 		struct bset bs = { ex, NULL, NULL, kp };
 		return get_benchmarks(c, v, kp, key, &bs);
 	}
-	if (!strcmp(key, "skip"))
+	if (!strcmp(key, "skip")) {
+		a->skip = v;
+		a->skip_pos = kp;
 		return get_strlist(c, v, kp, key, &ex->skip);
+	}
 	if (!strcmp(key, "limits"))
 		return walk_map(c, v, kp, key, limits_keys, limits_pair, &ex->limits);
 	if (!strcmp(key, "durability")) {
@@ -1298,6 +1380,37 @@ static int check_warmup(struct cfgctx *c, const struct experiment *ex, struct po
 		if (config_iterations(ex, vm) <= ex->warmup_iterations)
 			return cerr(c, at, "warmup_iterations", "%ld leaves VM '%s' nothing to analyse: it runs %ld iterations",
 				    ex->warmup_iterations, vm->name, config_iterations(ex, vm));
+	}
+	return 0;
+}
+
+/* every skip pattern matches a key (a misspelt one would run what it meant to skip) */
+static int check_skip(struct cfgctx *c, const struct experiment *ex, const struct toparg *a)
+{
+	for (size_t i = 0; i < ex->skip.n; i++) {
+		int hit = 0;
+		struct strbuf keys = STRBUF_INIT;
+		for (size_t b = 0; b < ex->nbenchs && !hit; b++)
+			for (size_t v = 0; v < ex->nvms && !hit; v++) {
+				char *key = xasprintf("%s:%s:%s", ex->benchs[b].name, ex->vms[v].name, ex->vms[v].variant);
+				hit = star_match(ex->skip.v[i], key);
+				if (keys.len < 200)
+					sb_addf(&keys, "%s%s", keys.len ? ", " : "", key);
+				else if (!strstr(keys.buf, ", ..."))
+					sb_adds(&keys, ", ...");
+				free(key);
+			}
+		if (!hit) {
+			struct fy_node *item = fy_node_get_type(a->skip) == FYNT_SEQUENCE
+						       ? fy_node_sequence_get_by_index(a->skip, (int)i) : a->skip;
+			char *f = xasprintf("skip[%zu]", i);
+			cerr(c, node_pos(item, a->skip_pos), f, "'%s' matches no key (BENCH:VM:VARIANT, * for any text; "
+			     "the keys: %s)", ex->skip.v[i], sb_str(&keys));
+			free(f);
+		}
+		sb_release(&keys);
+		if (!hit)
+			return -1;
 	}
 	return 0;
 }
@@ -1471,6 +1584,26 @@ static int resolve_aliases(const char *path, struct fy_document *doc, struct str
 	return 0;
 }
 
+/*
+ * Blank lines and comments only?  libfyaml 0.7.12 fails such a document
+ * with an internal error ("fy_parse_load_document() failed") and no
+ * position, so kiln says what it is first.
+ */
+static int only_comments(const char *text, size_t len)
+{
+	size_t i = 0;
+	while (i < len) {
+		while (i < len && strchr(" \t\r", text[i]))
+			i++;
+		if (i < len && text[i] != '\n' && text[i] != '#')
+			return 0;
+		while (i < len && text[i] != '\n')
+			i++;
+		i++;
+	}
+	return 1;
+}
+
 /* libfyaml's diagnostics arrive as text: keep them to reword the first */
 static void diag_out(struct fy_diag *diag, void *user, const char *buf, size_t len)
 {
@@ -1527,11 +1660,9 @@ static int parse_experiment(const char *path, const char *text, size_t len, cons
 
 	if (check_text(path, text, len, e) < 0)
 		return -1;
-	size_t blank = 0;
-	while (blank < len && strchr(" \t\r\n", text[blank]))
-		blank++;
-	if (blank == len)
-		return kerr_setc(e, KEXIT_CONFIG, "%s:1:1: (document): the file is empty", path);
+	if (only_comments(text, len))
+		return kerr_setc(e, KEXIT_CONFIG, "%s:1:1: (document): the file is empty%s", path,
+				 memchr(text, '#', len) ? " (it holds only comments): no VMs, no benchmarks" : "");
 	struct cfgctx c = { path, check_vms, e, NULL, ex->text, len, STRVEC_INIT };
 	struct fy_diag_cfg dcfg;
 	struct strbuf diagout = STRBUF_INIT;
@@ -1576,6 +1707,8 @@ static int parse_experiment(const char *path, const char *text, size_t len, cons
 		cerr(&c, ta.seen_benchs ? ta.benchs_pos : top, "benchmarks", "at least one benchmark is needed");
 		goto out;
 	}
+	if (check_skip(&c, ex, &ta) < 0)
+		goto out;
 	if (!ex->name)
 		ex->name = config_stem(path);
 	merge_pass_env(ex);
@@ -1598,6 +1731,18 @@ static int parse_experiment(const char *path, const char *text, size_t len, cons
 		char *p = path_join(cdir, ex->results);
 		free(ex->results);
 		ex->results = p;
+		/* the commands that write it say so here, with the position, not when they open it */
+		char *rdir = path_dirname(p);
+		struct stat st;
+		int bad = check_vms && (stat(rdir, &st) < 0 || !S_ISDIR(st.st_mode));
+		if (bad)
+			cerr(&c, ta.results_pos, "results", "the folder %s does not exist (kiln creates the results file, "
+			     "not its folder)", rdir);
+		free(rdir);
+		if (bad) {
+			free(cdir);
+			goto out;
+		}
 	}
 	if (ex->benchmarks_dir) {
 		char *p = path_join(cdir, ex->benchmarks_dir);

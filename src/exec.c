@@ -116,7 +116,7 @@ static void cap_finish(struct capture *c, struct strbuf *out, uint64_t *total)
 	free(c->ring);
 }
 
-static int parse_cpus(const char *s, cpu_set_t *set)
+int exec_parse_cpus(const char *s, cpu_set_t *set)
 {
 	CPU_ZERO(set);
 	while (*s) {
@@ -602,7 +602,7 @@ int exec_run(const struct exec_opts *o, struct exec_result *r, struct kerr *e)
 	int rc = -1;
 	if (!prog)
 		return kerr_set(e, "%s: command not found", o->argv[0]);
-	if (o->cpus && parse_cpus(o->cpus, &cpus) < 0) {
+	if (o->cpus && exec_parse_cpus(o->cpus, &cpus) < 0) {
 		kerr_setc(e, KEXIT_CONFIG, "bad CPU list '%s'", o->cpus);
 		goto out;
 	}

@@ -13,6 +13,7 @@
 #ifndef KILN_EXEC_H
 #define KILN_EXEC_H
 
+#include <sched.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include "util.h"
@@ -59,6 +60,9 @@ struct exec_result {
 	int stream_error;         /* on_stream returned non-zero (the child was killed) */
 	pid_t pid;
 };
+
+/* a CPU list ("0,2-3") into a set: 0, or -1 when it is not one */
+int exec_parse_cpus(const char *s, cpu_set_t *set);
 
 int exec_run(const struct exec_opts *o, struct exec_result *r, struct kerr *e);
 void exec_result_release(struct exec_result *r);

@@ -4,6 +4,7 @@
  * here.  External plugins defined in a config are not in this table: see
  * plugin_build() below.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include "config.h"
@@ -109,30 +110,60 @@ int plugin_variant_probe(const struct plugin_variant *v, const char *vm_path, co
 	return r;
 }
 
+/* the placeholders of runner and parser templates, in plugin_subst's order of values */
+static const char *const placeholders[] = {
+	"{benchmark}", "{vm}", "{variant}", "{iterations}", "{param}",
+	"{entry}", "{bench_dir}", "{instr_dir}", "{pexec}", "{vm_path}",
+};
+
+/* the placeholder at p (an index into placeholders), or -1 */
+static int placeholder_at(const char *p)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(placeholders); i++)
+		if (!strncmp(p, placeholders[i], strlen(placeholders[i])))
+			return (int)i;
+	return -1;
+}
+
 void plugin_subst(const struct plugin_ctx *c, const char *pexec_label, const char *tmpl, struct strbuf *out)
 {
 	char iters[32];
 	snprintf(iters, sizeof(iters), "%ld", c->iterations);
-	const char *names[][2] = {
-		{ "{benchmark}", c->bench->name }, { "{vm}", c->vm->name }, { "{variant}", c->vm->variant },
-		{ "{iterations}", iters }, { "{param}", c->param }, { "{entry}", c->entry_path ? c->entry_path : "" },
-		{ "{bench_dir}", c->bench_dir }, { "{instr_dir}", c->instr_dir ? c->instr_dir : "" },
-		{ "{pexec}", pexec_label ? pexec_label : "" }, { "{vm_path}", c->vm_path ? c->vm_path : "" },
+	const char *values[ARRAY_SIZE(placeholders)] = {
+		c->bench->name, c->vm->name, c->vm->variant, iters, c->param,
+		c->entry_path ? c->entry_path : "", c->bench_dir, c->instr_dir ? c->instr_dir : "",
+		pexec_label ? pexec_label : "", c->vm_path ? c->vm_path : "",
 	};
 	const char *p = tmpl;
 	while (*p) {
-		size_t i;
-		for (i = 0; i < ARRAY_SIZE(names); i++) {
-			size_t l = strlen(names[i][0]);
-			if (!strncmp(p, names[i][0], l)) {
-				sb_adds(out, names[i][1]);
-				p += l;
-				break;
-			}
-		}
-		if (i == ARRAY_SIZE(names))
+		int i = placeholder_at(p);
+		if (i < 0) {
 			sb_addc(out, *p++);
+			continue;
+		}
+		sb_adds(out, values[i]);
+		p += strlen(placeholders[i]);
 	}
+}
+
+const char *plugin_unknown_placeholder(const char *tmpl, size_t *len)
+{
+	for (const char *p = strchr(tmpl, '{'); p; p = strchr(p + 1, '{')) {
+		size_t n = 1;
+		while (isalnum((unsigned char)p[n]) || p[n] == '_')
+			n++;
+		if (n > 1 && p[n] == '}' && placeholder_at(p) < 0) {
+			*len = n + 1;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+void plugin_placeholder_names(struct strbuf *out)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(placeholders); i++)
+		sb_addf(out, "%s%s", i ? ", " : "", placeholders[i]);
 }
 
 int plugin_build(const struct plugin_ctx *c, const char *pexec_label, struct strvec *argv,

@@ -132,6 +132,14 @@ int plugin_variant_probe(const struct plugin_variant *v, const char *vm_path, co
 			 struct strbuf *why);
 /* substitute the same placeholders in one template word */
 void plugin_subst(const struct plugin_ctx *c, const char *pexec_label, const char *tmpl, struct strbuf *out);
+/*
+ * The first `{name}` in a template word (a name of letters, digits and '_')
+ * that is no placeholder, e.g. a misspelt `{entyr}`, with its length; NULL
+ * when there is none.  Other text in braces (`{}`, `{"a": 1}`) is text.
+ */
+const char *plugin_unknown_placeholder(const char *tmpl, size_t *len);
+/* "{benchmark}, {vm}, ...": the placeholders, for messages */
+void plugin_placeholder_names(struct strbuf *out);
 /* the table, NULL-terminated */
 extern const struct kiln_plugin *const kiln_plugins[];
 

@@ -39,9 +39,15 @@ int rep_parse_format(const char *s, enum rep_format *f)
 
 int rep_format_for_path(const char *path)
 {
-	const char *dot = strrchr(path, '.');
+	const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
 	enum rep_format f;
-	if (!dot || rep_parse_format(dot + 1, &f) < 0)
+	if (!dot || (slash && dot < slash) || dot[1] == '\0' || !strcmp(path, "-"))
+		return REP_TEXT;
+	if (!strcmp(dot + 1, "txt"))
+		return REP_TEXT;
+	if (!strcmp(dot + 1, "htm"))
+		return REP_HTML;
+	if (rep_parse_format(dot + 1, &f) < 0)
 		return -1;
 	return (int)f;
 }

@@ -28,7 +28,11 @@ struct rep_opts {
 };
 
 int rep_parse_format(const char *s, enum rep_format *f);
-/* the format a file name suggests (.md, .tex, .html, .json, .csv), or -1 */
+/*
+ * The format a file name suggests (.txt, .md, .tex, .html, .json, .csv):
+ * REP_TEXT without an extension, -1 for an extension that is none of
+ * these (.pdf: kiln would write text into it).
+ */
 int rep_format_for_path(const char *path);
 int rep_write(FILE *f, enum rep_format fmt, const struct dataset *ds, const struct an_result *r,
 	      const struct rep_opts *ro, struct kerr *e);

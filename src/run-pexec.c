@@ -478,6 +478,47 @@ static int one_commit(struct one *p, long next_id, int rerun, struct kerr *e)
 	return pr->status == PX_OK ? ONE_OK : pr->status == PX_TAINTED ? ONE_TAINTED : ONE_FAILED;
 }
 
+/* did the runner count the counter asked for as name, or say it is unavailable? */
+static int counter_answered(const struct one *p, const char *name)
+{
+	size_t l = strlen(name);
+	for (size_t i = 0; i < p->pr.ncounters; i++) {
+		const char *c = p->pr.counter_names[i];
+		if (!strcmp(c, name) || (!strncmp(c, name, l) && !strcmp(c + l, ":u")))
+			return 1;
+	}
+	for (size_t i = 0; p->have_stream && i < p->s.unavailable.n; i++)
+		if (!strcmp(p->s.unavailable.v[i], name))
+			return 1;
+	return 0;
+}
+
+/*
+ * platform.counters that a key's runner neither counted nor called
+ * unavailable (runners of VMs without libkiln's counters ignore
+ * KILN_COUNTERS): said once per key, not dropped without a word.
+ */
+static void one_counters_said(struct one *p)
+{
+	struct run_state *rs = p->rs;
+	size_t k = (size_t)(p->k - rs->kc);
+	const struct strvec *want = &rs->ex->platform.counters;
+	if (!want->n || rs->counters_said[k] || p->pr.status != PX_OK)
+		return;
+	rs->counters_said[k] = 1;
+	struct strbuf miss = STRBUF_INIT;
+	for (size_t i = 0; i < want->n; i++)
+		if (!counter_answered(p, want->v[i]))
+			sb_addf(&miss, "%s%s", miss.len ? ", " : "", want->v[i]);
+	if (miss.len && !rs->o->quiet) {
+		progress_end(&rs->prog);
+		kiln_warn("%s: platform.counters %s: %s (see docs/counters.md for the runners that count)", p->k->key,
+			  p->k->whole ? "are not recorded for a whole-process plugin" : "not recorded: its runner neither "
+			  "counted them nor said they are unavailable", miss.buf);
+	}
+	sb_release(&miss);
+}
+
 /* the stored pexec: counted, said (failure, taint, instrumentation error), notified */
 static void one_report(struct one *p, int outcome)
 {
@@ -565,8 +606,10 @@ int run_pexec(struct run_state *rs, const struct sched_item *it, struct pexec_ke
 	one_cpu_series(&p);
 	one_taint(&p);
 	outcome = one_commit(&p, next_id, rerun, e);
-	if (outcome != ONE_FATAL)
+	if (outcome != ONE_FATAL) {
+		one_counters_said(&p);
 		one_report(&p, outcome);
+	}
 out:
 	one_release(&p);
 	return outcome;

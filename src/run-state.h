@@ -28,6 +28,7 @@ struct run_state {
 	struct pexec_key *kc;     /* per key of the schedule */
 	json_t *vmids;            /* per VM of the config: its identity (run_identify_vms) */
 	char (*program)[65];      /* per key: its program's provenance hash this session (run_programs) */
+	unsigned char *counters_said; /* per key: the counters its runner does not collect were said */
 	char *cwd;                /* runners start in the config's folder */
 	const char *results;      /* the results file */
 	struct session sess;      /* what a crash of this kiln leaves findable */

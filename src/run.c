@@ -791,6 +791,7 @@ static void state_init(struct run_state *rs, struct run_job *j, const struct run
 		rs->prog.done_before += !pending(&j->sc.items[i]);
 	rs->kc = j->kc;
 	rs->program = xcalloc(j->sc.nkeys ? j->sc.nkeys : 1, sizeof(*rs->program));
+	rs->counters_said = xcalloc(j->sc.nkeys ? j->sc.nkeys : 1, 1);
 	rs->cwd = path_dirname(j->ex.path);
 	rs->results = j->results;
 	rs->sess.fd = -1;
@@ -944,6 +945,7 @@ static int run_session(struct run_job *j, const char *config, const struct run_o
 	session_end(&rs.sess);
 	json_decref(rs.vmids);
 	free(rs.program);
+	free(rs.counters_said);
 	free(rs.cwd);
 	return code;
 }
@@ -961,6 +963,20 @@ static void note_missing_vms(const struct experiment *ex)
 }
 
 static int job_run(struct run_job *j, const char *config, const struct run_opts *o, struct kerr *e);
+
+/*
+ * What the platform settings require of the machine (a temperature sensor,
+ * a cpufreq governor, a readable kernel log), checked before the results
+ * file is made: a setting the machine cannot meet leaves no results file
+ * behind.  The session opens the platform again for real.
+ */
+static int platform_preflight(const struct experiment *ex, struct kerr *e)
+{
+	struct platform p;
+	int r = platform_open(&p, &ex->platform, e);
+	platform_close(&p);
+	return r;
+}
 
 int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 {
@@ -1000,7 +1016,7 @@ static int job_run(struct run_job *jp, const char *config, const struct run_opts
 		code = KEXIT_CONFIG;
 	} else if (o->dry_run)
 		print_dry_run(&j.ex, &j.sc, j.results);
-	else if (open_results(&j, o, e) < 0 || prepare_keys(&j, config, e) < 0 ||
+	else if (platform_preflight(&j.ex, e) < 0 || open_results(&j, o, e) < 0 || prepare_keys(&j, config, e) < 0 ||
 		 (j.forced && keep_forced_config(&j, e) < 0))
 		code = e->code ? e->code : KEXIT_FAIL;
 	else if (!o->prepare_only) /* kiln run --slurm goes on from here: the schedule stored, every key prepared */

@@ -152,4 +152,76 @@ benchmarks: {spin: 10, spin2: 1, spin3: 2}
 Y
 mkdir -p benchmarks/spin3/c && cp benchmarks/spin/c/bench.c benchmarks/spin3/c/
 check wide.yaml 3 "wide.yaml:1:9: pexecs: 12 keys x 9000000 pexecs is more than the 100000000"
+# issue 18.3: a comment-only file is empty (libfyaml's internal error before)
+printf '# an experiment\n\n   # to be written\n' > comments.yaml
+check comments.yaml 3 "comments.yaml:1:1: (document): the file is empty (it holds only comments)"
+# a folder, a file that is not executable, a missing file: each said as it is
+mkdir -p vmdir && : > noexec && chmod 0644 noexec
+printf 'vms: {n: {plugin: python, path: ./vmdir}}\nbenchmarks: {spin: 10}\n' > vmdir.yaml
+check vmdir.yaml 3 "vmdir.yaml:1:33: vms.n.path: VM executable './vmdir' is a folder"
+printf 'vms: {n: {plugin: python, path: ./noexec}}\nbenchmarks: {spin: 10}\n' > noexec.yaml
+check noexec.yaml 3 "noexec.yaml:1:33: vms.n.path: VM executable './noexec' is not executable (.*mode 0644)"
+printf 'vms: {n: {plugin: python, path: ./nothere}}\nbenchmarks: {spin: 10}\n' > nothere.yaml
+check nothere.yaml 3 "VM executable './nothere' not found (.*No such file"
+# a misspelt placeholder (other text in braces stays text)
+cat > placeholder.yaml <<Y
+vms: {n: {plugin: external, runner: [$FAKE, ok, "{iterations}", "{entyr}"], language: c, entry: bench.c}}
+benchmarks: {spin: 10}
+Y
+check placeholder.yaml 3 "placeholder.yaml:1:.*: vms.n.runner\[3\]: unknown placeholder '{entyr}' (the placeholders: {benchmark}"
+cat > braces.yaml <<Y
+vms: {n: {plugin: external, runner: [$FAKE, ok, "{iterations}", "{}", '{"a": 1}'], language: c, entry: bench.c}}
+benchmarks: {spin: 10}
+Y
+"$KILN" run --dry-run braces.yaml >/dev/null || fail "text in braces refused"
+# a skip pattern that matches no key
+cat > skip.yaml <<'Y'
+vms: {n: {plugin: c}}
+benchmarks: {spin: 10, spin2: 1}
+skip: ["spin2:*", "spn:*"]
+Y
+check skip.yaml 3 "skip.yaml:3:20: skip\[1\]: 'spn:\*' matches no key (.*the keys: spin:n:default-c, spin2:n:default-c)"
+# results in a folder that does not exist: the position, before anything runs
+cat > resdir.yaml <<'Y'
+vms: {n: {plugin: c}}
+benchmarks: {spin: 10}
+results: no/such/folder/r.kiln.db
+Y
+check resdir.yaml 3 "resdir.yaml:3:10: results: the folder $T/no/such/folder does not exist"
+# platform settings the machine cannot meet: refused before a results file exists
+cat > pin.yaml <<'Y'
+vms: {n: {plugin: c}}
+benchmarks: {spin: 10}
+platform: {pin_cpus: ["0", "1000"]}
+Y
+check pin.yaml 3 "pin.yaml:3:29: platform.pin_cpus\[1\]: CPU 1000 is not one kiln may run on here"
+sed 's/"1000"/"x1"/' pin.yaml > pin2.yaml
+check pin2.yaml 3 "pin2.yaml:3:29: platform.pin_cpus\[1\]: 'x1' is not a CPU list item"
+mkdir -p nosys
+cat > gov.yaml <<'Y'
+vms: {n: {plugin: c}}
+benchmarks: {spin: 10}
+platform: {governor: require}
+Y
+out=$(KILN_SYSROOT=$T/nosys "$KILN" run gov.yaml 2>&1); rc=$?
+assert_eq $rc 1 "governor: require without cpufreq"
+assert_contains "$out" "platform.governor is require, but this machine has no cpufreq governor"
+[ ! -e gov.kiln.db ] || fail "an unsatisfiable platform setting left a results file"
+sed 's/governor: require/temperature: require/' gov.yaml > temp.yaml
+out=$(KILN_SYSROOT=$T/nosys "$KILN" run temp.yaml 2>&1); assert_eq $? 1 "temperature: require without sensors"
+assert_contains "$out" "platform.temperature is require"
+[ ! -e temp.kiln.db ] || fail "an unsatisfiable platform setting left a results file"
+# counters a runner neither counts nor calls unavailable are said, once per key
+cat > cnt.yaml <<Y
+pexecs: 2
+iterations: 2
+vms:
+  n: {plugin: c}
+  f: {plugin: external, runner: [$FAKE, ok, "{iterations}"], language: c, entry: bench.c}
+benchmarks: {spin: 10}
+platform: {counters: [task-clock, nosuch-counter]}
+Y
+out=$("$KILN" run cnt.yaml 2>&1) || fail "counters run: $out"
+assert_contains "$out" "spin:f:default-c: platform.counters not recorded: its runner neither counted them nor said they are unavailable: task-clock, nosuch-counter"
+assert_eq "$(grep -c 'platform.counters not recorded' <<<"$out")" 1 "said once, for the key whose runner ignores them"
 echo ok

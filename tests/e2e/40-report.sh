@@ -59,7 +59,7 @@ assert_contains "$out" "F flat, W warmup, S slowdown, N no steady state"
 assert_contains "$out" "3 (+1 failed)"
 assert_contains "$out" "note: pexec 3 failed"
 # the table fits 120 columns (display width, not bytes)
-w=$(head -n 5 <<<"$out" | python3 -c 'import sys; print(max(len(l.rstrip("\n")) for l in sys.stdin))')
+w=$(head -n 5 <<<"$out" | python3 -c 'import sys; print(max(len(l.rstrip("\n")) for l in sys.stdin.buffer.read().decode("utf-8").splitlines()))')
 [ "$w" -le 120 ] || fail "the text table is $w columns wide"
 # --key bench:vm matches every variant; --key repeats
 out5=$("$KILN" report a.json $OPTS --key nbody:lua --key 'fannkuch') || fail "report --key bench:vm --key bench"
@@ -239,6 +239,16 @@ usage "--ci-width: 'wide' is not a percentage" plan a.json --ci-width wide
 usage "needs two inputs, A and B" diff a.json
 usage "two inputs only ('c.json' is extra)" diff a.json a.json c.json
 usage "--penalty: bad value" diff a.json a.json --penalty -1
+# issue 18.3: an outlier window of 0 or 1 iteration finds no outliers: refused
+usage "--window: 0 is too small" report a.json --window 0
+usage "--window: 1 is too small" plot a.json -o d --window=1
+# -o out.pdf would be text under a PDF's name: refused, nothing written
+usage "-o out.pdf: kiln report writes text, markdown, latex, html, json or csv" report a.json -o out.pdf
+[ ! -e out.pdf ] || fail "report -o out.pdf wrote a file"
+"$KILN" report a.json $OPTS -o out.txt && "$KILN" report a.json $OPTS -o plain-report || fail "report -o .txt / no extension"
+assert_eq "$(head -c 200 out.txt)" "$(head -c 200 plain-report)" "-o .txt and no extension are text"
+"$KILN" report a.json $OPTS --format html -o r.htm || fail "report -o .htm"
+grep -q "<html" r.htm || fail "--format html"
 # --key and --json reach every one of them
 out=$("$KILN" plan a.json --json --key 'fannkuch:*' $OPTS) || fail "plan --json --key: $out"
 python3 -c 'import json,sys; d=json.loads(sys.argv[1]); ks=[k["key"] for k in d["keys"]]; assert ks and all(k.startswith("fannkuch:") for k in ks), ks' "$out" || fail "plan --key: $out"
