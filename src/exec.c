@@ -486,7 +486,7 @@ static int x_wait_ms(struct xstate *x)
 	}
 	if (x->kill_at && now >= x->kill_at)
 		x_kill(x, SIGKILL, 1000000000LL);
-	if (exec_interrupted && !x->kill_at)
+	if (exec_interrupted && !x->o->uninterruptible && !x->kill_at)
 		x_kill(x, SIGKILL, 1000000000LL);
 	int64_t next = x->kill_at ? x->kill_at : x->deadline;
 	int ms = next ? (int)((next - now) / 1000000) + 1 : -1;
@@ -552,7 +552,7 @@ static int x_loop(struct xstate *x, struct kerr *e)
 			kill(-x->pid, SIGKILL);
 			return kerr_set(e, "poll: %s", strerror(errno));
 		}
-		if (exec_interrupted && !x->exited && !x->kill_at)
+		if (exec_interrupted && !x->o->uninterruptible && !x->exited && !x->kill_at)
 			x_kill(x, SIGKILL, 1000000000LL);
 		for (int k = 0; k < 3 && pr > 0; k++)
 			if (idx[k] >= 0 && (pf[idx[k]].revents & (POLLIN | POLLHUP | POLLERR)))

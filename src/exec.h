@@ -40,6 +40,7 @@ struct exec_opts {
 	const char *cpus;         /* CPU list "0,2-3" or NULL */
 	int nice, set_nice;
 	uid_t uid; gid_t gid; int set_user;
+	int uninterruptible;      /* runs on (to its timeout) after exec_interrupted: the notice of that interruption */
 	/* called in the parent once the child runs (its pid is its process group) */
 	void (*on_start)(void *ctx, pid_t pid);
 	void *start_ctx;

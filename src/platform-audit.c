@@ -9,12 +9,16 @@
  * findings, rlimits and kiln's environment, credentials hidden by name and
  * by value (secret.h).  platform_audit_diff() reads two of
  * them and names what makes results hard to compare: another host, CPU,
- * kernel, governor, VM version.
+ * kernel, governor, VM version.  Notifications: platform.notify run on an
+ * event, and a watcher that sends the one a killed kiln cannot.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "platform.h"
@@ -199,6 +203,65 @@ size_t platform_audit_diff(const json_t *a, const json_t *b, struct strvec *line
 	return n;
 }
 
+/* the watcher: blocks until kiln writes its "done" byte or dies */
+static void notify_watcher(const struct platform_conf *conf, int rfd, const char *message)
+{
+	signal(SIGINT, SIG_IGN); /* a Ctrl-C or kill of kiln's group is kiln's to report */
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	char c;
+	ssize_t n;
+	while ((n = read(rfd, &c, 1)) < 0 && errno == EINTR)
+		;
+	if (n == 1)
+		_exit(0);
+	struct kerr e = KERR_INIT;
+	if (platform_notify(conf, "died", message, &e) < 0)
+		kiln_warn("notify: %s", sb_str(&e.msg));
+	_exit(0);
+}
+
+int platform_notify_watch(const struct platform_conf *conf, const char *message)
+{
+	int p[2];
+	if (!conf || !conf->notify.n)
+		return -1;
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		kiln_warn("notify: no watcher for kiln's own death: pipe: %s", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		/* the watcher's parent exits at once: the watcher is nobody's child kiln reaps */
+		if (fork() != 0)
+			_exit(0);
+		int null = open("/dev/null", O_RDWR);
+		if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || (p[0] != 3 && dup2(p[0], 3) < 0))
+			_exit(1);
+		close_range(4, ~0U, 0); /* the results file's lock and database above all */
+		notify_watcher(conf, 3, message);
+	}
+	close(p[0]);
+	if (pid < 0) {
+		kiln_warn("notify: no watcher for kiln's own death: fork: %s", strerror(errno));
+		close(p[1]);
+		return -1;
+	}
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	return p[1];
+}
+
+void platform_notify_unwatch(int fd)
+{
+	if (fd < 0)
+		return;
+	ssize_t w = write(fd, "d", 1);
+	(void)w;
+	close(fd);
+}
+
 int platform_notify(const struct platform_conf *conf, const char *event, const char *message,
 		    struct kerr *e)
 {
@@ -217,6 +280,7 @@ int platform_notify(const struct platform_conf *conf, const char *event, const c
 	o.search = 1;
 	o.timeout_s = 60;
 	o.aslr = -1;
+	o.uninterruptible = 1; /* a Ctrl-C or SIGTERM that stopped the run is what it tells */
 	struct exec_result r = { 0 };
 	int rc = exec_run(&o, &r, e);
 	if (rc == 0 && !(r.exited && r.status == 0)) {

@@ -248,10 +248,23 @@ void platform_audit_mask(json_t *audit);
 size_t platform_audit_diff(const json_t *a, const json_t *b, struct strvec *lines);
 /*
  * Run conf->notify (no-op when empty) with KILN_NOTIFY_EVENT (failure|taint|
- * complete) and KILN_NOTIFY_MESSAGE added to kiln's environment.  -1 when it
- * could not run or exited non-zero (the caller warns, never stops the run).
+ * complete|stopped|died) and KILN_NOTIFY_MESSAGE added to kiln's
+ * environment.  -1 when it could not run or exited non-zero (the caller
+ * warns, never stops the run).
  */
 int platform_notify(const struct platform_conf *conf, const char *event, const char *message,
 		    struct kerr *e);
+/*
+ * The notification of a kiln that cannot send it itself (kill -9, the OOM
+ * killer, a crash): a watcher process, not a child of kiln, that waits on
+ * a pipe and, when kiln's end closes without platform_notify_unwatch(),
+ * runs conf->notify with event `died` and the message.  Returns the pipe's
+ * write end (close-on-exec), -1 when notify is not set or the watcher could
+ * not start (said with a warning).  Started before kiln becomes a
+ * subreaper, so that the watcher is not among the processes it reaps.
+ */
+int platform_notify_watch(const struct platform_conf *conf, const char *message);
+/* kiln ends as it should: the watcher leaves without a word */
+void platform_notify_unwatch(int fd);
 
 #endif

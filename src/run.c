@@ -912,6 +912,11 @@ static int run_session(struct run_job *j, const char *config, const struct run_o
 {
 	struct run_state rs;
 	state_init(&rs, j, o);
+	char *died = xasprintf("kiln run of %s (pid %d) ended without finishing its session: killed (kill -9, the OOM "
+			       "killer) or crashed; `kiln status %s` shows what is stored, `kiln run %s` resumes",
+			       j->results, (int)getpid(), j->results, config);
+	int watch = platform_notify_watch(&j->ex.platform, died);
+	free(died);
 	exec_become_subreaper();
 	install_signals();
 	json_t *tuned = NULL;
@@ -936,6 +941,10 @@ static int run_session(struct run_job *j, const char *config, const struct run_o
 	json_t *end_vms = code == KEXIT_OK && ran && !count_pending(&j->sc) ? run_identify_vms(&rs) : NULL;
 	run_release_machine(&rs, tuned);
 	progress_end(&rs.prog);
+	if (code != KEXIT_OK)
+		run_notify(&j->ex, "stopped", "%s stopped (exit %d) with %zu of %zu pexecs pending: %s", j->results, code,
+			   count_pending(&j->sc), j->sc.n, sb_str(&e->msg));
+	platform_notify_unwatch(watch);
 	if (code == KEXIT_OK)
 		code = run_finish(&rs, j, config, ran, end_vms, e);
 	else

@@ -527,7 +527,10 @@ static void test_fmt(void **state)
 	assert_int_equal(f, REP_LATEX);
 	assert_int_equal(rep_parse_format("pdf", &f), -1);
 	assert_int_equal(rep_format_for_path("out/r.html"), REP_HTML);
-	assert_int_equal(rep_format_for_path("r.txt"), -1);
+	assert_int_equal(rep_format_for_path("r.txt"), REP_TEXT);
+	assert_int_equal(rep_format_for_path("out.d/report"), REP_TEXT);
+	assert_int_equal(rep_format_for_path("r.htm"), REP_HTML);
+	assert_int_equal(rep_format_for_path("out.pdf"), -1); /* kiln report refuses it rather than write text there */
 }
 
 int main(void)
