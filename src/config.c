@@ -1097,7 +1097,7 @@ static int check_suite_vms(struct cfgctx *c, struct experiment *ex, struct pos a
 
 /* ---- limits, platform ---- */
 
-static const char *const limits_keys[] = { "timeout", "heap_mb", "stack_mb", "output_kb", "instr_mb",
+static const char *const limits_keys[] = { "timeout", "address_space_mb", "heap_mb", "stack_mb", "output_kb", "instr_mb",
 					    "instr_records", "instr_names", "instr_timeout", "log_mb", NULL };
 
 static int limits_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
@@ -1107,8 +1107,19 @@ static int limits_pair(struct cfgctx *c, void *arg, const char *key, struct pos 
 	int r;
 	if (!strcmp(key, "timeout"))
 		r = get_double(c, v, kp, f, 0, &l->timeout_s);
-	else if (!strcmp(key, "heap_mb"))
-		r = get_long_in(c, v, kp, f, 0, 1L << 30, &l->heap_mb);
+	else if (!strcmp(key, "address_space_mb") || !strcmp(key, "heap_mb")) {
+		/* heap_mb was the old name: RLIMIT_AS bounds every mapping, not the heap */
+		if (l->address_space_mb_set)
+			r = cerr(c, kp, f, "limits.address_space_mb and limits.heap_mb (its old name) are one "
+				 "setting: give it once");
+		else
+			r = get_long_in(c, v, kp, f, 0, 1L << 30, &l->address_space_mb);
+		l->address_space_mb_set = 1;
+		if (!r && key[0] == 'h')
+			kiln_note("%s:%d:%d: limits.heap_mb is read as limits.address_space_mb: it is RLIMIT_AS, which bounds "
+				  "the VM's whole address space (what node and java reserve included), not its heap; "
+				  "rename it (docs/config.md#limits)", c->file, kp.line, kp.col);
+	}
 	else if (!strcmp(key, "stack_mb"))
 		r = get_long_in(c, v, kp, f, 0, 1L << 30, &l->stack_mb);
 	else if (!strcmp(key, "instr_mb"))

@@ -66,7 +66,8 @@ struct bench_conf {
 
 struct limits_conf {
 	double timeout_s;      /* per pexec, 0: none */
-	long heap_mb;          /* RLIMIT_AS, 0: unlimited */
+	long address_space_mb; /* RLIMIT_AS (limits.address_space_mb, once heap_mb), 0: unlimited */
+	int address_space_mb_set;
 	long stack_mb;         /* RLIMIT_STACK, 0: inherited */
 	long output_kb;        /* captured stdout/stderr kept per stream (head+tail) */
 	/* what one pexec's instrumentation may cost kiln (docs/security.md) */

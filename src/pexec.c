@@ -215,7 +215,7 @@ void pexec_opts(const struct experiment *ex, int whole, struct strbuf *cpus, str
 	eo->timeout_s = ex->limits.timeout_s;
 	eo->capture_bytes = (size_t)ex->limits.output_kb * 1024;
 	eo->result_fd = whole ? 0 : 3;
-	eo->rlimit_as_mb = ex->limits.heap_mb;
+	eo->rlimit_as_mb = ex->limits.address_space_mb;
 	eo->rlimit_stack_mb = ex->limits.stack_mb;
 	eo->aslr = ex->platform.aslr == ASLR_OFF ? 0 : ex->platform.aslr == ASLR_ON ? 1 : -1;
 	sb_reset(cpus);

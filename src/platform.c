@@ -22,6 +22,7 @@
 
 #include "platform.h"
 #include "idcache.h"
+#include "plugin.h"
 
 static char *plat_root_set;
 static int plat_root_is_set;
@@ -672,17 +673,110 @@ static void ck_memory(const struct experiment *ex, struct pchecks *c)
 		    "%ld MiB of swap: a pexec that swaps is timed with disk I/O", swap / 1024);
 	else
 		add(c, "swap", PS_OK, NULL, "no swap");
-	long heap = ex ? ex->limits.heap_mb : 0;
+	long heap = ex ? ex->limits.address_space_mb : 0;
 	if (avail < 0)
 		add(c, "memory", PS_UNAVAILABLE, NULL, "no MemAvailable in /proc/meminfo");
 	else if (heap > 0 && avail / 1024 < heap)
-		add(c, "memory", PS_FAIL, "lower limits.heap_mb or free memory",
-		    "%ld MiB available, less than the heap limit %ld MiB", avail / 1024, heap);
+		add(c, "memory", PS_FAIL, "lower limits.address_space_mb or free memory",
+		    "%ld MiB available, less than the address-space limit %ld MiB", avail / 1024, heap);
 	else if (heap > 0)
-		add(c, "memory", PS_OK, NULL, "%ld MiB available, heap limit %ld MiB", avail / 1024, heap);
+		add(c, "memory", PS_OK, NULL, "%ld MiB available, address-space limit %ld MiB", avail / 1024, heap);
 	else
-		add(c, "memory", PS_OK, NULL, "%ld MiB available (no heap limit set)", avail / 1024);
+		add(c, "memory", PS_OK, NULL, "%ld MiB available (no address-space limit set)", avail / 1024);
 	sb_release(&mi);
+}
+
+/*
+ * What makes each built-in VM start for real (`node --version` starts
+ * without V8's heap; `node -e 0` reserves it), keyed by plugin name.
+ */
+static const struct { const char *plugin; const char *args[3]; } vm_start[] = {
+	{ "node", { "-e", "0" } },       { "java", { "-version" } },   { "jruby", { "-e", "0" } },
+	{ "python", { "-c", "pass" } },  { "pypy", { "-c", "pass" } }, { "lua", { "-e", "" } },
+	{ "luajit", { "-e", "" } },      { "ruby", { "-e", "0" } },    { "php", { "-r", "" } },
+};
+
+/* does the VM start (with its configured args and env) under an RLIMIT_AS of as_mb (0: none)? */
+static int vm_starts(const struct vm_conf *vm, const char *exe, const char *const *start, long as_mb,
+		     struct strbuf *why)
+{
+	struct strvec argv = STRVEC_INIT, env = STRVEC_INIT;
+	sv_push(&argv, exe);
+	for (size_t i = 0; i < vm->args.n; i++)
+		sv_push(&argv, vm->args.v[i]);
+	for (size_t i = 0; i < 3 && start[i]; i++)
+		sv_push(&argv, start[i]);
+	const char *path = getenv("PATH");
+	sv_setenv(&env, "PATH", path ? path : "/usr/bin:/bin");
+	for (size_t i = 0; i < vm->env.n; i++)
+		sv_push(&env, vm->env.v[i]);
+	struct exec_opts o = { 0 };
+	o.argv = sv_array(&argv);
+	o.envp = sv_array(&env);
+	o.timeout_s = 60;
+	o.aslr = -1;
+	o.capture_bytes = 4096;
+	o.rlimit_as_mb = as_mb;
+	struct exec_result r = { 0 };
+	struct kerr e = KERR_INIT;
+	int ok = exec_run(&o, &r, &e) == 0 && r.exited && r.status == 0;
+	if (!ok && why) {
+		const char *err = sb_str(&r.err);
+		while (*err && isspace((unsigned char)*err))
+			err++;
+		const char *nl = strchr(err, '\n');
+		if (r.exited)
+			sb_addf(why, "exit status %d", r.status);
+		else
+			sb_addf(why, "killed by signal %d (%s)", r.signal, strsignal(r.signal));
+		if (*err) { /* the VM's words, made safe for a terminal */
+			sb_adds(why, ": ");
+			esc_addn(why, ESC_TERM, err, nl ? (size_t)(nl - err) : strlen(err));
+		}
+	}
+	exec_result_release(&r);
+	kerr_release(&e);
+	sv_clear(&argv);
+	sv_clear(&env);
+	return ok;
+}
+
+/*
+ * limits.address_space_mb is RLIMIT_AS: node and java reserve gigabytes of
+ * address space at start-up and die under a limit that sounds like a heap
+ * size.  Each built-in VM of the config is started under it, and where it
+ * starts without the limit but not with it, that is a failure.
+ */
+static void ck_address_space(const struct experiment *ex, struct pchecks *c)
+{
+	long as = ex ? ex->limits.address_space_mb : 0;
+	if (as <= 0)
+		return;
+	struct strbuf ok = STRBUF_INIT;
+	for (size_t v = 0; v < ex->nvms; v++) {
+		const struct vm_conf *vm = &ex->vms[v];
+		const char *const *start = NULL;
+		for (size_t i = 0; vm->pl && i < ARRAY_SIZE(vm_start); i++)
+			if (!strcmp(vm->pl->name, vm_start[i].plugin))
+				start = vm_start[i].args;
+		char *exe = start ? find_in_path(vm->path ? vm->path : vm->pl->vm_default) : NULL;
+		if (!exe)
+			continue;
+		struct strbuf why = STRBUF_INIT;
+		if (vm_starts(vm, exe, start, as, &why))
+			sb_addf(&ok, "%s%s", ok.len ? ", " : "", vm->name);
+		else if (vm_starts(vm, exe, start, 0, NULL))
+			add(c, "address space", PS_FAIL,
+			    "raise limits.address_space_mb, or set it to 0 and bound the heap the VM's way in vms.X.args "
+			    "(node --max-old-space-size=MB, java -Xmx<MB>m)",
+			    "VM '%s' (%s) cannot start under limits.address_space_mb %ld MiB (RLIMIT_AS bounds every "
+			    "mapping, not the heap): %s", vm->name, exe, as, why.buf);
+		sb_release(&why);
+		free(exe);
+	}
+	if (ok.len)
+		add(c, "address space", PS_OK, NULL, "started under limits.address_space_mb %ld MiB: %s", as, ok.buf);
+	sb_release(&ok);
 }
 
 static void ck_thp(struct pchecks *c)
@@ -790,6 +884,7 @@ void platform_doctor(const struct experiment *ex, const struct doctor_opts *o, s
 	ck_throttle(out);
 	ck_load(pc, o, out);
 	ck_memory(ex, out);
+	ck_address_space(ex, out);
 	ck_thp(out);
 	ck_kmsg(pc, out);
 	ck_user(pc, out);

@@ -293,7 +293,7 @@ static void note_env(const struct experiment *ex, const json_t *choice)
 /* does the config ask for anything a pexec must be checked to get? */
 static int needs_sanity(const struct experiment *ex)
 {
-	return ex->platform.user || ex->platform.pin_cpus.n || ex->platform.has_nice || ex->limits.heap_mb ||
+	return ex->platform.user || ex->platform.pin_cpus.n || ex->platform.has_nice || ex->limits.address_space_mb ||
 	       ex->limits.stack_mb;
 }
 
@@ -329,7 +329,7 @@ static int run_sanity(struct run_state *rs, const char *results, struct kerr *e)
 	x.cpus = eo.cpus;
 	x.check_nice = eo.set_nice;
 	x.nice = eo.nice;
-	x.as_mb = ex->limits.heap_mb;
+	x.as_mb = ex->limits.address_space_mb;
 	x.stack_mb = ex->limits.stack_mb;
 	json_t *rep = NULL;
 	int r = platform_sanity(&eo, &x, &rep, e);

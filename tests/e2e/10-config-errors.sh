@@ -224,4 +224,23 @@ Y
 out=$("$KILN" run cnt.yaml 2>&1) || fail "counters run: $out"
 assert_contains "$out" "spin:f:default-c: platform.counters not recorded: its runner neither counted them nor said they are unavailable: task-clock, nosuch-counter"
 assert_eq "$(grep -c 'platform.counters not recorded' <<<"$out")" 1 "said once, for the key whose runner ignores them"
+# limits.heap_mb is RLIMIT_AS: read as limits.address_space_mb with a note; both at once is one too many
+mkdir -p as && cd as
+printf 'vms: {p: {plugin: python}}\nbenchmarks: {nbody: 1}\nlimits: {heap_mb: 200}\n' > old.yaml
+out=$("$KILN" run --dry-run old.yaml 2>&1) || fail "heap_mb refused: $out"
+assert_contains "$out" "old.yaml:3:10: limits.heap_mb is read as limits.address_space_mb: it is RLIMIT_AS"
+printf 'vms: {p: {plugin: python}}\nbenchmarks: {nbody: 1}\nlimits: {heap_mb: 200, address_space_mb: 300}\n' > both.yaml
+check both.yaml 3 "both.yaml:3:24: limits.address_space_mb: limits.address_space_mb and limits.heap_mb (its old name) are one setting"
+# kiln doctor starts each VM under the limit: node and java reserve far more than 200 MiB
+if command -v node >/dev/null && command -v python3 >/dev/null; then
+	printf 'vms: {n: {plugin: node}, p: {plugin: python}}\nbenchmarks: {nbody: 1}\nlimits: {address_space_mb: 200}\n' > as.yaml
+	out=$("$KILN" doctor --quick as.yaml 2>&1); rc=$?
+	assert_eq $rc 1 "doctor with a limit node cannot start under"
+	assert_contains "$out" "fail        address space   VM 'n' (.*node) cannot start under limits.address_space_mb 200 MiB"
+	assert_contains "$out" "ok          address space   started under limits.address_space_mb 200 MiB: p"
+	sed 's/address_space_mb: 200/address_space_mb: 0/' as.yaml > as0.yaml
+	out=$("$KILN" doctor --quick as0.yaml 2>&1)
+	grep -q "address space" <<<"$out" && fail "an address-space check without a limit: $out"
+fi
+cd ..
 echo ok

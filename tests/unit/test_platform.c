@@ -339,7 +339,7 @@ static void test_doctor_system(void **state)
 	assert_non_null(strstr(k->value, "2048 MiB"));
 	k = doctor_find(&c, &ex, "memory");
 	assert_int_equal(k->state, PS_OK);
-	ex.limits.heap_mb = 10000; /* more than the 8000 MiB available */
+	ex.limits.address_space_mb = 10000; /* more than the 8000 MiB available */
 	k = doctor_find(&c, &ex, "memory");
 	assert_int_equal(k->state, PS_FAIL);
 	assert_non_null(strstr(k->value, "8000 MiB available"));
