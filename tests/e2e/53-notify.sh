@@ -43,7 +43,7 @@ Y
 : > notes.txt
 oks() { sqlite3 "$1" "SELECT COUNT(*) FROM pexecs WHERE status='ok'" 2>/dev/null || echo 0; }
 wait_pexec() { # wait_pexec FILE [N]: more than N (0) pexecs of FILE are stored
-	for i in $(seq 200); do
+	for i in $(seq 1200); do # (a minute: kiln under valgrind starts slowly)
 		[ "$(oks "$1")" -gt "${2:-0}" ] 2>/dev/null && return 0
 		sleep 0.05
 	done
@@ -57,10 +57,11 @@ grep -q "^stopped|.*s.kiln.db stopped (exit 130) with [0-9]* of 20 pexecs pendin
 grep -q "^died|" notes.txt && fail "a died note for a run that stopped as it should"
 # kill -9 (what the OOM killer sends): the watcher says so
 : > notes.txt
+before=$(oks s.kiln.db)
 "$KILN" run -q s.yaml & pid=$!
-sleep 0.3
+wait_pexec s.kiln.db "$before"
 kill -KILL $pid; wait $pid
-for i in $(seq 100); do [ -s notes.txt ] && break; sleep 0.05; done
+for i in $(seq 600); do [ -s notes.txt ] && break; sleep 0.05; done
 grep -q "^died|kiln run of $T/s.kiln.db (pid $pid) ended without finishing its session: killed" notes.txt ||
 	fail "no died note: $(cat notes.txt)"
 # the watcher holds nothing of kiln's: the next run takes the lock and resumes
