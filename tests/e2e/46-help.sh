@@ -24,4 +24,13 @@ assert_contains "$(cat err)" "'nosuch' is not a kiln command"
 "$KILN" --man-pages man /opt/kilntest/share/doc/kiln || fail "--man-pages DIR DOCDIR"
 grep -q '/opt/kilntest/share/doc/kiln/kiln\\-report.md' man/kiln-report.1 || fail "the man page does not point at DOCDIR: $(tail -3 man/kiln-report.1)"
 grep -rq '/usr/local/share/doc' man/ && fail "a man page still names /usr/local"
+# the docs' examples are what kiln takes (issue 18.4): docs/plugins/pypy.md's VM block
+python3 - "$KILN_ROOT/docs/plugins/pypy.md" > pypy-doc.yaml <<'PY'
+import re, sys
+block = re.search(r"```yaml\n(.*?)```", open(sys.argv[1]).read(), re.S).group(1)
+print(block + "benchmarks: {nbody: 1}")
+PY
+if command -v pypy3 >/dev/null; then
+	out=$("$KILN" run --dry-run pypy-doc.yaml 2>&1) || fail "docs/plugins/pypy.md's example is refused: $out"
+fi
 echo ok
