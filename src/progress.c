@@ -1,11 +1,29 @@
 /*
- * progress.c - `kiln run`'s progress line (see progress.h).
+ * progress.c - `kiln run`'s progress line (see progress.h): on a terminal
+ * one line, redrawn in place, cut to the terminal's width (by display
+ * width: a wrapped line would leave one line per pexec behind).
  */
 #include "progress.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
 
 #include "util.h"
+
+/* the terminal's width on stderr: its window size, else $COLUMNS, else 80 (never under 20) */
+static size_t term_columns(void)
+{
+	struct winsize ws;
+	long c = 0;
+	if (ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		c = ws.ws_col;
+	else if (getenv("COLUMNS") && parse_long(getenv("COLUMNS"), &c))
+		c = 0;
+	if (c <= 0)
+		c = 80;
+	return c < 20 ? 20 : (size_t)c;
+}
 
 static void fmt_dur(double s, char *buf, size_t n)
 {
@@ -32,12 +50,25 @@ void progress_show(struct progress *p, const char *key, const char *label, const
 	double rate = p->pexec_s_sum > 0 ? (double)p->iters_sum / p->pexec_s_sum : 0;
 	char eta[32];
 	fmt_dur(avg < 0 ? -1 : avg * (double)(p->total - k), eta, sizeof(eta));
-	if (p->tty)
-		fprintf(stderr, "\r\033[K");
-	fprintf(stderr, "[%zu/%zu] %s #%s %s", k, p->total, key, label, what);
+	struct strbuf line = STRBUF_INIT;
+	sb_addf(&line, "[%zu/%zu] %s #%s %s", k, p->total, esc(ESC_TERM, key), label, what);
 	if (rate > 0)
-		fprintf(stderr, "  %.0f it/s", rate);
-	fprintf(stderr, "  ETA %s%s", eta, p->tty ? "" : "\n");
+		sb_addf(&line, "  %.0f it/s", rate);
+	sb_addf(&line, "  ETA %s", eta);
+	if (p->tty) {
+		/* one line narrower than the terminal: a wrapped line is not redrawn by \r */
+		size_t cols = term_columns(), cut;
+		if (display_width(line.buf) > cols - 1) {
+			display_cut(line.buf, cols - 2, &cut);
+			line.len = cut;
+			line.buf[cut] = '\0';
+			sb_adds(&line, "\xe2\x80\xa6"); /* … */
+		}
+		fprintf(stderr, "\r\033[K%s", line.buf);
+	} else {
+		fprintf(stderr, "%s\n", line.buf);
+	}
+	sb_release(&line);
 	fflush(stderr);
 }
 

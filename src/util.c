@@ -1101,7 +1101,13 @@ out:
 
 size_t display_width(const char *s)
 {
+	return display_cut(s, (size_t)-1, NULL);
+}
+
+size_t display_cut(const char *s, size_t width, size_t *bytes)
+{
 	static locale_t utf8;
+	const char *s0 = s;
 	if (!utf8)
 		utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
 	locale_t old = utf8 ? uselocale(utf8) : (locale_t)0;
@@ -1110,20 +1116,24 @@ size_t display_width(const char *s)
 	memset(&st, 0, sizeof(st));
 	while (len) {
 		wchar_t wc;
-		size_t n = utf8 ? mbrtowc(&wc, s, len, &st) : (size_t)-1;
+		size_t n = utf8 ? mbrtowc(&wc, s, len, &st) : (size_t)-1, c = 1;
 		if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
 			memset(&st, 0, sizeof(st));
 			n = 1;
-			w++;
 		} else {
 			int cw = wcwidth(wc);
-			w += cw < 0 ? 1 : (size_t)cw;
+			c = cw < 0 ? 1 : (size_t)cw;
 		}
+		if (w + c > width)
+			break;
+		w += c;
 		s += n;
 		len -= n;
 	}
 	if (utf8)
 		uselocale(old);
+	if (bytes)
+		*bytes = (size_t)(s - s0);
 	return w;
 }
 

@@ -201,6 +201,8 @@ void strmap_clear(struct strmap *m);
  * control character counts 1); sb_pad appends s and spaces up to width.
  */
 size_t display_width(const char *s);
+/* the longest prefix of s at most width columns wide: its width, its length in bytes (NULL: not wanted) */
+size_t display_cut(const char *s, size_t width, size_t *bytes);
 void sb_pad(struct strbuf *sb, const char *s, size_t width);
 
 /*
