@@ -977,10 +977,13 @@ static int job_run(struct run_job *j, const char *config, const struct run_opts 
  * What the platform settings require of the machine (a temperature sensor,
  * a cpufreq governor, a readable kernel log), checked before the results
  * file is made: a setting the machine cannot meet leaves no results file
- * behind.  The session opens the platform again for real.
+ * behind.  The session opens the platform again for real.  Not for kiln
+ * run --slurm: the nodes are other machines (each checks its own).
  */
-static int platform_preflight(const struct experiment *ex, struct kerr *e)
+static int platform_preflight(const struct experiment *ex, const struct run_opts *o, struct kerr *e)
 {
+	if (o->prepare_only)
+		return 0;
 	struct platform p;
 	int r = platform_open(&p, &ex->platform, e);
 	platform_close(&p);
@@ -1025,7 +1028,7 @@ static int job_run(struct run_job *jp, const char *config, const struct run_opts
 		code = KEXIT_CONFIG;
 	} else if (o->dry_run)
 		print_dry_run(&j.ex, &j.sc, j.results);
-	else if (platform_preflight(&j.ex, e) < 0 || open_results(&j, o, e) < 0 || prepare_keys(&j, config, e) < 0 ||
+	else if (platform_preflight(&j.ex, o, e) < 0 || open_results(&j, o, e) < 0 || prepare_keys(&j, config, e) < 0 ||
 		 (j.forced && keep_forced_config(&j, e) < 0))
 		code = e->code ? e->code : KEXIT_FAIL;
 	else if (!o->prepare_only) /* kiln run --slurm goes on from here: the schedule stored, every key prepared */

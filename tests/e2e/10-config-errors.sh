@@ -194,8 +194,7 @@ vms: {n: {plugin: c}}
 benchmarks: {spin: 10}
 platform: {pin_cpus: ["0", "1000"]}
 Y
-check pin.yaml 3 "pin.yaml:3:29: platform.pin_cpus\[1\]: CPU 1000 is not on this machine"
-sed 's/"1000"/"x1"/' pin.yaml > pin2.yaml
+sed 's/"1000"/"x1"/' pin.yaml > pin2.yaml # (a CPU the machine lacks is the sanity check's: a cluster node may have it)
 check pin2.yaml 3 "pin2.yaml:3:29: platform.pin_cpus\[1\]: 'x1' is not a CPU list item"
 mkdir -p nosys
 cat > gov.yaml <<'Y'
