@@ -1445,9 +1445,23 @@ static char *config_stem(const char *path)
 	return xstrdup(base);
 }
 
+/* where a benchmark's folder is: benchmarks_dir, or the bundled suite when only it has one */
+static const char *bench_root(const struct experiment *ex, const struct bench_conf *b)
+{
+	if (!ex->bundled_dir)
+		return ex->benchmarks_dir;
+	char *mine = path_join(ex->benchmarks_dir, config_bench_source(b));
+	char *theirs = path_join(ex->bundled_dir, config_bench_source(b));
+	int bundled = !file_exists(mine) && file_exists(theirs);
+	free(mine);
+	free(theirs);
+	return bundled ? ex->bundled_dir : ex->benchmarks_dir;
+}
+
 char *config_bench_dir(const struct experiment *ex, const struct bench_conf *b, const struct vm_conf *vm)
 {
-	char *dir = xasprintf("%s/%s/%s", ex->benchmarks_dir, config_bench_source(b), vm->language);
+	const char *root = bench_root(ex, b);
+	char *dir = xasprintf("%s/%s/%s", root, config_bench_source(b), vm->language);
 	const struct kiln_plugin *pl = vm->pl;
 	/* only the plugin's own folder name has Krun's alias (a config's language is what it says) */
 	if (!pl || !pl->krun_language || !pl->entry || strcmp(vm->language, pl->language))
@@ -1457,7 +1471,7 @@ char *config_bench_dir(const struct experiment *ex, const struct bench_conf *b, 
 	free(entry);
 	if (here)
 		return dir;
-	char *krun = xasprintf("%s/%s/%s", ex->benchmarks_dir, config_bench_source(b), pl->krun_language);
+	char *krun = xasprintf("%s/%s/%s", root, config_bench_source(b), pl->krun_language);
 	entry = path_join(krun, pl->entry);
 	int there = file_exists(entry);
 	free(entry);
@@ -1757,9 +1771,11 @@ static int parse_experiment(const char *path, const char *text, size_t len, cons
 		}
 	} else {
 		char *p = path_join(cdir, "benchmarks");
-		if (file_exists(p))
+		if (file_exists(p)) {
+			/* your own benchmarks first, the bundled suite for the rest */
 			ex->benchmarks_dir = p;
-		else {
+			ex->bundled_dir = path_join(datadir ? datadir : ".", "benchmarks");
+		} else {
 			free(p);
 			ex->benchmarks_dir = path_join(datadir ? datadir : ".", "benchmarks");
 		}
@@ -1948,6 +1964,7 @@ void config_free(struct experiment *ex)
 	free(ex->name);
 	free(ex->results);
 	free(ex->benchmarks_dir);
+	free(ex->bundled_dir);
 	memset(ex, 0, sizeof(*ex));
 }
 

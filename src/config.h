@@ -125,6 +125,7 @@ struct experiment {
 	unsigned long seed;
 	char *results;         /* absolute path */
 	char *benchmarks_dir;  /* absolute path */
+	char *bundled_dir;     /* the bundled suite, searched after a benchmarks/ found beside the config (NULL: not) */
 	struct vm_conf *vms;
 	size_t nvms;
 	struct bench_conf *benchs;
@@ -167,7 +168,8 @@ long config_iterations(const struct experiment *ex, const struct vm_conf *vm);
  * The folder of a benchmark's sources for a VM (malloc'd):
  * benchmarks_dir/<bench>/<language>, or Krun's name for that language's
  * folder (the plugin's krun_language: javascript/ for js/) when only that
- * one has the entry file
+ * one has the entry file; a benchmark that a benchmarks/ folder found
+ * beside the config lacks is the bundled suite's (bundled_dir)
  */
 char *config_bench_dir(const struct experiment *ex, const struct bench_conf *b, const struct vm_conf *vm);
 /* is bench:vm:variant skipped? */
