@@ -180,11 +180,15 @@ install: all
 	install -m 644 $(O)/man-install/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/kiln && install -d $(DESTDIR)$(PREFIX)/share/doc/kiln
 	cp -r docs/* $(DESTDIR)$(PREFIX)/share/doc/kiln/
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+	$(KILN) --completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/kiln
+	$(KILN) --completion zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_kiln
 
 uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/bin/kiln $(DESTDIR)$(PREFIX)/libexec/kiln $(DESTDIR)$(PREFIX)/share/kiln \
 	  $(DESTDIR)$(PREFIX)/lib/libkiln.* $(DESTDIR)$(PREFIX)/lib/pkgconfig/kiln.pc $(DESTDIR)$(PREFIX)/include/kiln.h \
-	  $(DESTDIR)$(PREFIX)/share/man/man1/kiln.1 $(DESTDIR)$(PREFIX)/share/man/man1/kiln-*.1 $(DESTDIR)$(PREFIX)/share/doc/kiln
+	  $(DESTDIR)$(PREFIX)/share/man/man1/kiln.1 $(DESTDIR)$(PREFIX)/share/man/man1/kiln-*.1 $(DESTDIR)$(PREFIX)/share/doc/kiln \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/kiln $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_kiln
 
 clean:
 	rm -rf build build-asan benchmarks/*/c/bench.so plugins/lua/kilnclock.so $(O)/java.stamp

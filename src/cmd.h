@@ -20,6 +20,9 @@ struct cmd_entry {
 	int (*exec)(int argc, char **argv); /* argv[0] is the command name */
 };
 
+/* `kiln --completion bash|zsh`: the completion script for the commands of table (completion.c) */
+int kiln_completion(const struct cmd_entry *const *table, const char *shell, FILE *f);
+
 extern const struct cmd_entry cmd_run_entry;
 extern const struct cmd_entry cmd_bench_entry;
 extern const struct cmd_entry cmd_status_entry;

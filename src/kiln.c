@@ -43,7 +43,7 @@ static const struct cmd_entry *const cmd_table[] = {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: kiln [--version] [--help] COMMAND [ARGS]\n\n"
+	fprintf(f, "usage: kiln [--version] [--help] [--completion bash|zsh] COMMAND [ARGS]\n\n"
 		   "kiln runs benchmarks of language implementations, instruments and profiles\n"
 		   "them, and says with statistics whether and when they warm up.\n\ncommands:\n");
 	for (size_t i = 0; cmd_table[i]; i++)
@@ -112,7 +112,7 @@ static int man_pages(const char *dir, const char *docs)
 		return KEXIT_FAIL;
 	fprintf(f, ".TH KILN 1 \"\" \"kiln %s\" \"kiln manual\"\n.SH NAME\nkiln \\- benchmark runner, "
 		   "instrumenter and profiler for language implementations\n.SH SYNOPSIS\n.B kiln\n"
-		   "[\\-\\-version] [\\-\\-help] COMMAND [ARGS]\n.SH COMMANDS\n", KILN_VERSION);
+		   "[\\-\\-version] [\\-\\-help] [\\-\\-completion bash|zsh] COMMAND [ARGS]\n.SH COMMANDS\n", KILN_VERSION);
 	for (size_t i = 0; cmd_table[i]; i++) {
 		fprintf(f, ".TP\n.BR kiln\\-%s (1)\n", cmd_table[i]->name);
 		roff(f, cmd_table[i]->summary);
@@ -136,6 +136,8 @@ int main(int argc, char **argv)
 	/* --man-pages DIR [DOCDIR]: DOCDIR is where the pages say docs/ went (make install passes its PREFIX's) */
 	if (!strcmp(name, "--man-pages") && (argc == 3 || argc == 4))
 		return man_pages(argv[2], argc == 4 ? argv[3] : KILN_PREFIX "/share/doc/kiln");
+	if (!strcmp(name, "--completion") && argc == 3)
+		return kiln_completion(cmd_table, argv[2], stdout);
 	if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
 		if (argc > 2) {
 			for (size_t i = 0; cmd_table[i]; i++)

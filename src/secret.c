@@ -277,6 +277,23 @@ void secret_mask_var(struct strbuf *out, const char *var)
 		secret_mask(out, eq + 1);
 }
 
+/* a member named for a hash, commit or version (krun_version, sha256, ...) */
+static int hash_name(const char *k)
+{
+	static const char *const parts[] = { "version", "hash", "sha", "sha1", "sha256", "commit", "checksum", "md5" };
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		if (has_part(k, strlen(k), parts[i]))
+			return 1;
+	return 0;
+}
+
+/* one word of lowercase hex (a commit, a digest), as git and sha256sum print them */
+static int hex_word(const char *s)
+{
+	size_t n = strspn(s, "0123456789abcdef");
+	return n >= 7 && n <= 128 && !s[n];
+}
+
 static void mask_json_string(json_t *v, int by_name)
 {
 	if (by_name) {
@@ -299,8 +316,12 @@ static void mask_json(json_t *v, int by_name)
 	if (json_is_string(v))
 		mask_json_string(v, by_name);
 	else if (json_is_object(v))
-		json_object_foreach(v, k, x)
+		json_object_foreach(v, k, x) {
+			/* a digest under its own name is what it says (the long-hex rule would hide it) */
+			if (!by_name && json_is_string(x) && hash_name(k) && hex_word(json_string_value(x)))
+				continue;
 			mask_json(x, by_name || secret_name(k, strlen(k)));
+		}
 	else if (json_is_array(v))
 		json_array_foreach(v, i, x)
 			mask_json(x, by_name);

@@ -62,7 +62,8 @@ grep -qF -e hunter2 -e pw123secret old.json && fail "the export of an older file
 cat > k.json <<J
 {"wallclock_times": {"b:vm:default-c": [[0.1, 0.1]]}, "pexec_flags": {"b:vm:default-c": ["C"]},
  "audit": {"uname": "Linux h 6.1.0 x86_64", "env": ["DATABASE_URL=postgres://bob:hunter2@db.example/x"],
-           "api_token": "plainword", "notes": "key $PAT here"},
+           "api_token": "plainword", "notes": "key $PAT here",
+           "krun_version": "a0c8e5bfb91d192695df63a500be96b7e6764491"},
  "config": "x = 1", "operator": {"password": "pw123secret"}}
 J
 "$KILN" import k.json -o k.kiln.db >/dev/null || fail "import of a Krun file"
@@ -77,6 +78,7 @@ assert a["env"] == ["DATABASE_URL=postgres://bob:(hidden)@db.example/x"], a["env
 assert a["api_token"] == "(hidden)", a
 assert "(hidden)" in a["notes"], a["notes"]
 assert d["operator"]["password"] == "(hidden)", d.get("operator")
+assert a["krun_version"] == "a0c8e5bfb91d192695df63a500be96b7e6764491", a  # a commit under its own name
 P
 for secret in hunter2 "$PAT" pw123secret plainword; do
 	grep -qF "$secret" kx.json && fail "the export of an imported Krun file holds $secret"

@@ -14,6 +14,8 @@ for c in run status report plot diff plan export import profile annotate stat do
 done
 grep -qF 'retry\-failed' "$P/share/man/man1/kiln-run.1" || fail "kiln-run.1 lacks the options of --help"
 [ -f "$P/share/doc/kiln/kiln-run.md" ] || fail "docs not installed"
+grep -q 'complete -o filenames -F _kiln kiln' "$P/share/bash-completion/completions/kiln" || fail "no bash completion installed"
+grep -q '^#compdef kiln' "$P/share/zsh/site-functions/_kiln" || fail "no zsh completion installed"
 if command -v man >/dev/null; then
 	MANPATH="$P/share/man" man -P cat kiln-run 2>/dev/null | grep -q "kiln run CONFIG" || fail "man kiln-run does not render"
 fi
