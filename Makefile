@@ -164,7 +164,8 @@ fuzz:
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	  $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/libexec/kiln \
-	  $(DESTDIR)$(PREFIX)/share/kiln $(DESTDIR)$(PREFIX)/share/man/man1
+	  $(DESTDIR)$(PREFIX)/share/kiln $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \
+	  $(DESTDIR)$(PREFIX)/share/man/man7
 	install -m 755 $(KILN) $(DESTDIR)$(PREFIX)/bin/kiln
 	install -m 755 $(RUNNER_C) $(DESTDIR)$(PREFIX)/libexec/kiln/kiln-runner-c
 	install -m 644 $(O)/libkiln.a $(DESTDIR)$(PREFIX)/lib/libkiln.a
@@ -178,6 +179,8 @@ install: all
 	find $(DESTDIR)$(PREFIX)/share/kiln/plugins -name '*.c' -o -name '*.h' | xargs rm -f
 	$(KILN) --man-pages $(O)/man-install $(PREFIX)/share/doc/kiln
 	install -m 644 $(O)/man-install/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 $(O)/man-install/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -m 644 $(O)/man-install/*.7 $(DESTDIR)$(PREFIX)/share/man/man7/
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/kiln && install -d $(DESTDIR)$(PREFIX)/share/doc/kiln
 	cp -r docs/* $(DESTDIR)$(PREFIX)/share/doc/kiln/
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions
@@ -188,6 +191,8 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/bin/kiln $(DESTDIR)$(PREFIX)/libexec/kiln $(DESTDIR)$(PREFIX)/share/kiln \
 	  $(DESTDIR)$(PREFIX)/lib/libkiln.* $(DESTDIR)$(PREFIX)/lib/pkgconfig/kiln.pc $(DESTDIR)$(PREFIX)/include/kiln.h \
 	  $(DESTDIR)$(PREFIX)/share/man/man1/kiln.1 $(DESTDIR)$(PREFIX)/share/man/man1/kiln-*.1 $(DESTDIR)$(PREFIX)/share/doc/kiln \
+	  $(DESTDIR)$(PREFIX)/share/man/man5/kiln-config.5 $(DESTDIR)$(PREFIX)/share/man/man7/kiln-environment.7 \
+	  $(DESTDIR)$(PREFIX)/share/man/man7/kiln-exit-codes.7 \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/kiln $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_kiln
 
 clean:

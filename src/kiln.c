@@ -68,6 +68,40 @@ static void roff(FILE *f, const char *s)
 }
 
 /*
+ * A man page NAME.SECTION that is docs/DOC as preformatted text (the docs'
+ * Markdown reads as it is); DOC from the source tree kiln runs from (the
+ * build and make install run it there).
+ */
+static int doc_page(const char *dir, const char *docs, const char *doc, const char *name, const char *section,
+		    const char *what)
+{
+	char *src = xasprintf("%s/docs/%s", kiln_datadir(), doc);
+	struct strbuf text = STRBUF_INIT;
+	int r = read_file(src, &text, NULL);
+	free(src);
+	if (r < 0) {
+		sb_release(&text);
+		return 0; /* not a source tree: the command pages only */
+	}
+	char *path = xasprintf("%s/%s.%s", dir, name, section);
+	FILE *f = fopen(path, "w");
+	free(path);
+	if (!f) {
+		sb_release(&text);
+		return -1;
+	}
+	fprintf(f, ".TH %s %s \"\" \"kiln %s\" \"kiln manual\"\n.SH NAME\n", name, section, KILN_VERSION);
+	roff(f, name);
+	fputs(" \\- ", f);
+	roff(f, what);
+	fputs("\n.SH DESCRIPTION\n.nf\n", f);
+	roff(f, text.buf);
+	fprintf(f, "\n.fi\n.SH SEE ALSO\n.BR kiln (1);\n%s/%s\n", docs, doc);
+	sb_release(&text);
+	return fclose(f) ? -1 : 0;
+}
+
+/*
  * `kiln --man-pages DIR [DOCDIR]` (run by the build, and by make install
  * with its PREFIX's DOCDIR): kiln.1 and one kiln-NAME.1
  * per command, made from the same usage and help text as --help, so the
@@ -105,6 +139,15 @@ static int man_pages(const char *dir, const char *docs)
 		if (bad)
 			return KEXIT_FAIL;
 	}
+	/* the pages that are not commands': the docs themselves, as text */
+	static const struct { const char *doc, *name, *section, *what; } pages[] = {
+		{ "config.md", "kiln-config", "5", "the experiment config file" },
+		{ "environment.md", "kiln-environment", "7", "the environment variables kiln sets and reads" },
+		{ "exit-codes.md", "kiln-exit-codes", "7", "kiln's exit codes" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(pages); i++)
+		if (doc_page(dir, docs, pages[i].doc, pages[i].name, pages[i].section, pages[i].what) < 0)
+			return KEXIT_FAIL;
 	char *path = xasprintf("%s/kiln.1", dir);
 	FILE *f = fopen(path, "w");
 	free(path);
@@ -118,7 +161,8 @@ static int man_pages(const char *dir, const char *docs)
 		roff(f, cmd_table[i]->summary);
 		fputc('\n', f);
 	}
-	fprintf(f, ".SH SEE ALSO\n%s/index.md\n", docs);
+	fprintf(f, ".SH SEE ALSO\n.BR kiln\\-config (5),\n.BR kiln\\-environment (7),\n.BR kiln\\-exit\\-codes (7);\n%s/index.md\n",
+		docs);
 	return fclose(f) ? KEXIT_FAIL : 0;
 }
 

@@ -13,11 +13,16 @@ for c in run status report plot diff plan export import profile annotate stat do
 	grep -qF ".TH KILN\\-$(echo $c | tr a-z A-Z) 1" "$P/share/man/man1/kiln-$c.1" || fail "no man page for kiln $c"
 done
 grep -qF 'retry\-failed' "$P/share/man/man1/kiln-run.1" || fail "kiln-run.1 lacks the options of --help"
+# the config file, the environment and the exit codes have pages of their own
+grep -qF 'benchmarks_dir' "$P/share/man/man5/kiln-config.5" || fail "no kiln-config(5)"
+grep -qF 'KILN_RESULT_FD' "$P/share/man/man7/kiln-environment.7" || fail "no kiln-environment(7)"
+grep -qF 'KEXIT_LOCKED' "$P/share/man/man7/kiln-exit-codes.7" || fail "no kiln-exit-codes(7)"
 [ -f "$P/share/doc/kiln/kiln-run.md" ] || fail "docs not installed"
 grep -q 'complete -o filenames -F _kiln kiln' "$P/share/bash-completion/completions/kiln" || fail "no bash completion installed"
 grep -q '^#compdef kiln' "$P/share/zsh/site-functions/_kiln" || fail "no zsh completion installed"
 if command -v man >/dev/null; then
 	MANPATH="$P/share/man" man -P cat kiln-run 2>/dev/null | grep -q "kiln run CONFIG" || fail "man kiln-run does not render"
+	MANPATH="$P/share/man" man -P cat 5 kiln-config 2>/dev/null | grep -q "pexecs" || fail "man 5 kiln-config does not render"
 fi
 mkdir "$T/elsewhere" && cd "$T/elsewhere"
 cat > e.yaml <<'Y'
