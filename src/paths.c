@@ -49,6 +49,22 @@ static const char *tree_root(void)
 	return root;
 }
 
+/* PREFIX/REL of the prefix kiln's binary is in (PREFIX/bin/kiln) when it has one, else of KILN_PREFIX */
+static char *prefix_dir(const char *rel)
+{
+	char *d = exe_dir();
+	if (d) {
+		char *up = path_dirname(d);
+		char *p = path_join(up, rel);
+		free(up);
+		free(d);
+		if (file_exists(p))
+			return p;
+		free(p);
+	}
+	return path_join(KILN_PREFIX, rel);
+}
+
 const char *kiln_datadir(void)
 {
 	static char *dir;
@@ -60,17 +76,7 @@ const char *kiln_datadir(void)
 	const char *root = tree_root();
 	if (root)
 		return dir = xstrdup(root);
-	char *d = exe_dir();
-	if (d) {
-		char *up = path_dirname(d);
-		char *share = path_join(up, "share/kiln");
-		free(up);
-		free(d);
-		if (file_exists(share))
-			return dir = share;
-		free(share);
-	}
-	return dir = xstrdup(KILN_PREFIX "/share/kiln");
+	return dir = prefix_dir("share/kiln");
 }
 
 const char *kiln_libexecdir(void)
@@ -84,15 +90,7 @@ const char *kiln_libexecdir(void)
 	char *d = exe_dir();
 	if (d && tree_root())
 		return dir = d; /* build/ holds kiln-runner-c */
-	if (d) {
-		char *up = path_dirname(d);
-		char *lx = path_join(up, "libexec/kiln");
-		free(up);
-		free(d);
-		if (file_exists(lx))
-			return dir = lx;
-		free(lx);
-	}
-	return dir = xstrdup(KILN_PREFIX "/libexec/kiln");
+	free(d);
+	return dir = prefix_dir("libexec/kiln");
 }
 
