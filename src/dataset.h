@@ -64,6 +64,8 @@ struct dataset {
 };
 
 struct strvec;
+/* Each add may move the array it appends to: a pointer it returned is valid
+ * until the next add to the same parent. */
 struct ds_key *ds_add_key(struct dataset *ds, const char *bench, const char *vm, const char *variant);
 struct ds_pexec *ds_add_pexec(struct ds_key *k, long num);
 struct ds_series *ds_add_series(struct ds_pexec *p, const char *name, const char *unit, size_t n);

@@ -218,9 +218,11 @@ static void test_plot_layout(void **state)
 	struct ds_pexec *px = ds_add_pexec(k, 0);
 	px->n = 12;
 	px->wall = xmalloc(12 * sizeof(double));
-	struct ds_series *zero = ds_add_series(px, "gc.major.count", "", 12);
-	struct ds_series *cnt = ds_add_series(px, "gc.count", "", 12);
-	struct ds_series *heap = ds_add_series(px, "heap", "bytes", 12);
+	/* ds_add_series may move px->series: take the pointers after the last add */
+	ds_add_series(px, "gc.major.count", "", 12);
+	ds_add_series(px, "gc.count", "", 12);
+	ds_add_series(px, "heap", "bytes", 12);
+	struct ds_series *zero = &px->series[0], *cnt = &px->series[1], *heap = &px->series[2];
 	for (int i = 0; i < 12; i++) {
 		px->wall[i] = i == 0 ? 0.05 : 0.002 + 0.00001 * (i % 3);
 		zero->v[i] = 0;
