@@ -47,6 +47,7 @@ struct ds_pexec *ds_add_pexec(struct ds_key *k, long num)
 	p->num = num;
 	p->status = DS_OK;
 	p->duration = NAN;
+	p->start = NAN;
 	return p;
 }
 

@@ -40,7 +40,8 @@ struct ds_pexec {
 	long program;       /* which of its key's programs it ran (store_program.seq), 0: not recorded */
 	char *error;        /* why it failed, timed out or was tainted (NULL: none known) */
 	char *instr_error;  /* what the instrumentation parser said went wrong (NULL: nothing) */
-	double duration;    /* seconds the whole process took (Krun's ETA estimate), NAN when unknown */
+	double duration;    /* seconds the whole process took, start to reap (Krun's ETA estimate), NAN when unknown */
+	double start;       /* when it started, seconds since the epoch (kiln's pexecs.wall_start_ns), NAN when unknown */
 };
 
 struct ds_key {

@@ -1156,6 +1156,8 @@ static json_t *key_json(const struct an_key *k)
 		json_object_set_new(o, "segment_vars", vars);
 		json_object_set_new(o, "steady_state_iteration",
 				    p->cls != AN_NO_STEADY ? json_integer(p->steady_iter) : json_null());
+		/* the whole process, start to reap (null: the file does not say) */
+		json_object_set_new(o, "duration_s", jnum(k->key->pexecs[p->index].duration));
 		json_array_append_new(px, o);
 	}
 	int has = k->has_steady;

@@ -2122,7 +2122,7 @@ int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e)
 	if (sqlite3_prepare_v2(s->db,
 			       "SELECT p.id, p.key_id, p.num, p.status, i.wall, i.counter_names, i.counters,"
 			       " p.exit_status, p.user_s, p.sys_s, p.maxrss_kb, p.error, p.instr_error, p.taint, p.env_hash,"
-			       " p.duration_s"
+			       " p.duration_s, p.wall_start_ns"
 			       " FROM pexecs p LEFT JOIN iterations i ON i.pexec_id = p.id ORDER BY p.key_id, p.num",
 			       -1, &st, NULL) != SQLITE_OK) {
 		dberr(s, e, "pexecs");
@@ -2157,6 +2157,8 @@ int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e)
 		p->instr_error = ierr && *ierr ? xstrdup(ierr) : NULL;
 		if (sqlite3_column_type(st, 15) != SQLITE_NULL)
 			p->duration = sqlite3_column_double(st, 15);
+		if (sqlite3_column_type(st, 16) != SQLITE_NULL)
+			p->start = (double)sqlite3_column_int64(st, 16) / 1e9;
 		if (so) {
 			sqlite3_bind_int64(so, 1, id);
 			if (sqlite3_step(so) == SQLITE_ROW)

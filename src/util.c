@@ -1173,6 +1173,10 @@ void fmt_duration(struct strbuf *sb, double s)
 		sb_addf(sb, "%.0f min", floor(r / 60));
 	else if (r < 86400)
 		sb_addf(sb, "%d h %02d min", (int)(r / 3600), (int)fmod(r, 3600) / 60);
-	else
+	else if (r < 14 * 86400)
 		sb_addf(sb, "%.0f d %d h", floor(r / 86400), (int)fmod(r, 86400) / 3600);
+	else if (r < 365.25 * 86400)
+		sb_addf(sb, "%.1f weeks", r / (7 * 86400));
+	else
+		sb_addf(sb, "%.1f years", r / (365.25 * 86400));
 }

@@ -215,7 +215,7 @@ struct time_unit {
 	double scale;
 };
 const struct time_unit *time_unit_for(double s);
-/* a duration for people: "45 s", "12 min", "3 h 05 min", "2 d 4 h"; "?" for a negative or NaN s */
+/* a duration for people: "45 s", "12 min", "3 h 05 min", "2 d 4 h", "3.5 weeks", "2.1 years"; "?" for a negative or NaN s */
 void fmt_duration(struct strbuf *sb, double s);
 
 /* FNV-1a/sha-like content hash as hex (for config hashes) */

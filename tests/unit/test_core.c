@@ -243,7 +243,7 @@ static void test_widths_units_durations(void **state)
 	assert_string_equal(time_unit_for(4e-9)->name, "ns");
 	assert_string_equal(time_unit_for(0)->name, "s");
 	static const struct { double s; const char *want; } d[] = {
-		{ 45, "45 s" }, { 720, "12 min" }, { 15000, "4 h 10 min" }, { 2 * 86400 + 4 * 3600 + 5, "2 d 4 h" },
+		{ 45, "45 s" }, { 720, "12 min" }, { 15000, "4 h 10 min" }, { 2 * 86400 + 4 * 3600 + 5, "2 d 4 h" }, { 25 * 86400, "3.6 weeks" }, { 800 * 86400, "2.2 years" },
 		{ -1, "?" }, { NAN, "?" },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(d); i++) {
