@@ -1164,7 +1164,8 @@ static const char *const platform_keys[] = {
  * platform.pin_cpus: CPU list items.  Whether this machine has the CPUs is
  * kiln run's preflight (run.c): a cluster's nodes may have others.
  */
-static int get_pin_cpus(struct cfgctx *c, struct fy_node *n, struct pos p, const char *field, struct strvec *out)
+static int get_pin_cpus(struct cfgctx *c, struct fy_node *n, struct pos p, const char *field, struct strvec *out,
+			struct strvec *where)
 {
 	if (get_strlist(c, n, p, field, out) < 0)
 		return -1;
@@ -1173,6 +1174,10 @@ static int get_pin_cpus(struct cfgctx *c, struct fy_node *n, struct pos p, const
 		char *f = xasprintf("%s[%zu]", field, i);
 		cpu_set_t want;
 		int r = 0;
+		struct pos ip = node_pos(item, p);
+		char at[32];
+		snprintf(at, sizeof(at), "%d:%d", ip.line, ip.col);
+		sv_setenv(where, f + strlen("platform."), at);
 		if (exec_parse_cpus(out->v[i], &want) < 0 || !CPU_COUNT(&want))
 			r = cerr(c, node_pos(item, p), f, "'%s' is not a CPU list item (\"3\", \"2-5\")", out->v[i]);
 		free(f);
@@ -1187,6 +1192,10 @@ static int platform_pair(struct cfgctx *c, void *arg, const char *key, struct po
 	struct platform_conf *p = arg;
 	char *f = xasprintf("platform.%s", key);
 	int r = 0;
+	struct pos vp = node_pos(v, kp);
+	char at[32];
+	snprintf(at, sizeof(at), "%d:%d", vp.line, vp.col);
+	sv_setenv(&p->where, key, at);
 	if (!strcmp(key, "aslr")) {
 		char *s = NULL;
 		r = get_str(c, v, kp, f, &s);
@@ -1226,7 +1235,7 @@ static int platform_pair(struct cfgctx *c, void *arg, const char *key, struct po
 	else if (!strcmp(key, "user"))
 		r = get_str(c, v, kp, f, &p->user);
 	else if (!strcmp(key, "pin_cpus"))
-		r = get_pin_cpus(c, v, kp, f, &p->pin_cpus);
+		r = get_pin_cpus(c, v, kp, f, &p->pin_cpus, &p->where);
 	else if (!strcmp(key, "nice")) {
 		long n;
 		r = get_long(c, v, kp, f, -20, &n);
@@ -1956,6 +1965,7 @@ void config_free(struct experiment *ex)
 	sv_clear(&p->kmsg_allow);
 	free(p->user);
 	sv_clear(&p->pin_cpus);
+	sv_clear(&p->where);
 	sv_clear(&p->notify);
 	sv_clear(&p->counters);
 	sv_clear(&p->reboot_command);

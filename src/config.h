@@ -100,6 +100,11 @@ struct platform_conf {
 	struct strvec counters;    /* KILN_COUNTERS for runners */
 	struct strvec reboot_command; /* --reboot: argv (default systemctl reboot) */
 	long max_reboots;          /* --reboot: bound (0: planned pexecs + 10) */
+	/*
+	 * Where each setting was written: "NAME=LINE:COL" (NAME as "user" or
+	 * "pin_cpus[1]"), for the error of a machine that cannot meet it.
+	 */
+	struct strvec where;
 };
 /* the defaults, also where there is no config (doctor without CONFIG, tests) */
 void platform_conf_defaults(struct platform_conf *c);

@@ -87,15 +87,19 @@ int platform_open(struct platform *p, const struct platform_conf *conf, struct k
 		if (read_temps(&p->temp_paths, p->temp0) < 0) {
 			sv_clear(&p->temp_paths);
 		}
-		if (!p->temp_paths.n && p->conf.temperature == CHECK_REQUIRE)
+		if (!p->temp_paths.n && p->conf.temperature == CHECK_REQUIRE) {
+			p->unmet = "temperature";
 			return kerr_set(e, "platform.temperature is require, but this machine has no readable "
 				       "temperature sensor (thermal_zone*/temp, hwmon*/temp*_input)");
+		}
 	}
 	plat_glob("/sys/devices/system/cpu/cpu[0-9]*/cpufreq/scaling_governor", &p->gov_paths);
 	plat_glob("/sys/devices/system/cpu/cpu[0-9]*/thermal_throttle/*_throttle_count", &p->thr_paths);
 	p->thr_before = xcalloc(p->thr_paths.n + 1, sizeof(long));
-	if (!p->gov_paths.n && p->conf.governor == CHECK_REQUIRE)
+	if (!p->gov_paths.n && p->conf.governor == CHECK_REQUIRE) {
+		p->unmet = "governor";
 		return kerr_set(e, "platform.governor is require, but this machine has no cpufreq governor");
+	}
 
 	if (p->conf.kmsg != CHECK_OFF) {
 		size_t nuser = conf->kmsg_allow.n;
@@ -120,6 +124,7 @@ int platform_open(struct platform *p, const struct platform_conf *conf, struct k
 			struct stat st;
 			p->kmsg_is_file = fstat(p->kmsg_fd, &st) == 0 && S_ISREG(st.st_mode);
 		} else if (p->conf.kmsg == CHECK_REQUIRE) {
+			p->unmet = "kmsg";
 			kerr_set(e, "platform.kmsg is require, but %s cannot be read: %s", kp, strerror(err));
 			free(kp);
 			return -1;

@@ -76,8 +76,7 @@ static int user_lock(struct puser *u, struct kerr *e)
 	return r;
 }
 
-/* the names useradd accepts, minus anything that could escape a path */
-static int user_name_ok(const char *s)
+int platform_user_name_ok(const char *s)
 {
 	if (!s || !*s || strlen(s) > 32 || !(islower((unsigned char)*s) || *s == '_'))
 		return 0;
@@ -91,7 +90,7 @@ int platform_user_ensure(const char *name, struct puser *u, struct kerr *e)
 {
 	memset(u, 0, sizeof(*u));
 	u->lock_fd = -1;
-	if (!user_name_ok(name))
+	if (!platform_user_name_ok(name))
 		return kerr_setc(e, KEXIT_CONFIG, "platform.user: '%s' is not a valid user name "
 				 "(lower case letters, digits, _ and -)", name ? name : "");
 	char *base = home_base(e);

@@ -99,6 +99,7 @@ struct platform {
 	void *allow;                   /* compiled allow-list (regex_t[]) */
 	size_t nallow;
 	int ready;                     /* before_pexec ran */
+	const char *unmet;             /* platform_open failed: the setting it could not meet ("governor") */
 };
 
 /*
@@ -108,6 +109,15 @@ struct platform {
  * kmsg_allow regex is bad (message names it).
  */
 int platform_open(struct platform *p, const struct platform_conf *conf, struct kerr *e);
+/*
+ * Can this machine meet the platform settings at all?  Asked before kiln
+ * run makes its results file, and by a cluster node before its task runs
+ * a pexec: pin_cpus' CPUs present and online, a negative nice allowed,
+ * platform.user possible (kiln root, the user not uid 0), the sensors,
+ * governors and kernel log a `require` needs.  -1 with KEXIT_CONFIG and
+ * the setting where `config` has it (FILE:LINE:COL: platform.NAME: ...).
+ */
+int platform_preflight(const struct platform_conf *pc, const char *config, struct kerr *e);
 /*
  * Before each pexec: wait for temperature (±temp_tolerance_c of the start,
  * too hot: poll until temp_wait_max_s) and load (< load_max, same bound),
@@ -194,6 +204,8 @@ struct puser {
  * and renews its home.  A user in use is KEXIT_LOCKED.
  */
 int platform_user_ensure(const char *name, struct puser *u, struct kerr *e);
+/* the names useradd accepts, minus anything that could escape a path */
+int platform_user_name_ok(const char *s);
 /*
  * End every process of the user (orphans of earlier pexecs or of a killed
  * kiln): a child that becomes the user sends SIGKILL to all it may signal,

@@ -974,20 +974,17 @@ static void note_missing_vms(const struct experiment *ex)
 static int job_run(struct run_job *j, const char *config, const struct run_opts *o, struct kerr *e);
 
 /*
- * What the platform settings require of the machine (a temperature sensor,
- * a cpufreq governor, a readable kernel log), checked before the results
- * file is made: a setting the machine cannot meet leaves no results file
- * behind.  The session opens the platform again for real.  Not for kiln
- * run --slurm: the nodes are other machines (each checks its own).
+ * What the platform settings require of the machine (the CPUs of pin_cpus,
+ * a temperature sensor, a cpufreq governor, a readable kernel log, the
+ * privilege for user and nice), checked before the results file is made:
+ * a setting the machine cannot meet leaves no results file behind.  The
+ * session opens the platform again for real.  Not for kiln run --slurm:
+ * the nodes are other machines (each checks its own, here, before its task
+ * runs a pexec).
  */
-static int platform_preflight(const struct experiment *ex, const struct run_opts *o, struct kerr *e)
+static int platform_fits(const struct experiment *ex, const char *config, const struct run_opts *o, struct kerr *e)
 {
-	if (o->prepare_only)
-		return 0;
-	struct platform p;
-	int r = platform_open(&p, &ex->platform, e);
-	platform_close(&p);
-	return r;
+	return o->prepare_only ? 0 : platform_preflight(&ex->platform, config, e);
 }
 
 int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
@@ -1028,7 +1025,7 @@ static int job_run(struct run_job *jp, const char *config, const struct run_opts
 		code = KEXIT_CONFIG;
 	} else if (o->dry_run)
 		print_dry_run(&j.ex, &j.sc, j.results);
-	else if (platform_preflight(&j.ex, o, e) < 0 || open_results(&j, o, e) < 0 || prepare_keys(&j, config, e) < 0 ||
+	else if (platform_fits(&j.ex, config, o, e) < 0 || open_results(&j, o, e) < 0 || prepare_keys(&j, config, e) < 0 ||
 		 (j.forced && keep_forced_config(&j, e) < 0))
 		code = e->code ? e->code : KEXIT_FAIL;
 	else if (!o->prepare_only) /* kiln run --slurm goes on from here: the schedule stored, every key prepared */

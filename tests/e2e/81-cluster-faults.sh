@@ -57,13 +57,15 @@ assert_eq "$(sql exp.kiln.db "SELECT COUNT(*) FROM origins")" 24 "an origin per 
 # a pexec interrupted in round 1 and run in round 2 is kept from round 2 only
 assert_eq "$(sql exp.kiln.db "SELECT COUNT(*) FROM cluster_assign WHERE merged = 1")" 24 "merged once each"
 
-# a node that fails its machine checks (the sanity child cannot pin to CPU 999)
+# a node that fails its machine checks (it has no CPU 999): refused before its task runs a pexec, the setting named
 sed -e 's/name: faults/name: badnode/' -e 's/platform: {kmsg: off}/platform: {kmsg: off, pin_cpus: [999]}/' exp.yaml > bad.yaml
 "$KILN" run -q bad.yaml --slurm --nodes 1 || fail "submit bad"
 wait_round bad.kiln.db 1 60
 out=$("$KILN" status bad.kiln.db)
-grep -Eq "^0 .* FAILED .*sanity check of the pexec environment" <<<"$out" || fail "why the checks failed: $out"
-assert_eq "$(cluster_field bad.kiln.db "d['task_list'][0]['kiln_exit'], d['task_list'][0]['pending']")" "1 24" "a refused task"
+grep -Eq "^0 .* FAILED .*bad.yaml:[0-9]+:[0-9]+: platform.pin_cpus\[0\]: CPU 999 is not on this machine" <<<"$out" ||
+	fail "why the checks failed: $out"
+assert_eq "$(cluster_field bad.kiln.db "d['task_list'][0]['kiln_exit'], d['task_list'][0]['pending']")" "3 24" "a refused task"
+assert_eq "$(sql bad.shards/r1-t0.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status != 'pending'")" 0 "the refused task ran nothing"
 
 # a node with another kiln build: the job's kiln is changed before the task starts
 mkdir -p bin && cp "$KILN" bin/kiln
