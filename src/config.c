@@ -801,7 +801,7 @@ static int vms_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp,
 
 /* ---- benchmarks ---- */
 
-static const char *const bench_keys[] = { "param", "args", "build", "setup", "prepare", "cleanup", NULL };
+static const char *const bench_keys[] = { "param", "args", "build", "setup", "prepare", "cleanup", "layout", NULL };
 static const char *const range_keys[] = { "from", "to", "step", NULL };
 
 /* one benchmark being read: its params when a list or range is given */
@@ -875,6 +875,21 @@ static int get_params(struct cfgctx *c, struct fy_node *v, struct pos kp, const 
 	return 0;
 }
 
+/* layout: kiln or krun, whose entry points the benchmark's sources have (docs/config.md#benchmarks) */
+static int get_layout(struct cfgctx *c, struct fy_node *v, struct pos kp, const char *field, int *out)
+{
+	char *l = NULL;
+	int r = get_str(c, v, kp, field, &l);
+	if (!r && !strcmp(l, "kiln"))
+		*out = LAYOUT_KILN;
+	else if (!r && !strcmp(l, "krun"))
+		*out = LAYOUT_KRUN;
+	else if (!r)
+		r = cerr(c, node_pos(v, kp), field, "expected kiln or krun, found '%s'", l);
+	free(l);
+	return r;
+}
+
 static int bench_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
 {
 	struct benarg *a = arg;
@@ -888,6 +903,8 @@ static int bench_pair(struct cfgctx *c, void *arg, const char *key, struct pos k
 		r = get_str(c, v, kp, f, &b->param);
 	else if ((steps = step_of(key, &b->build, &b->setup, &b->prepare, &b->cleanup)))
 		r = get_steps(c, v, kp, f, steps);
+	else if (!strcmp(key, "layout"))
+		r = get_layout(c, v, kp, f, &b->layout);
 	else
 		r = get_strlist(c, v, kp, f, &b->args);
 	free(f);
@@ -917,6 +934,7 @@ static void bench_copy(struct bench_conf *d, const struct bench_conf *s)
 		for (size_t j = 0; j < from[i]->n; j++)
 			sv_push(to[i], from[i]->v[j]);
 	d->line = s->line;
+	d->layout = s->layout;
 	d->vms_line = s->vms_line;
 	d->vms_col = s->vms_col;
 }
@@ -1291,7 +1309,7 @@ static int get_cmdlist(struct cfgctx *c, struct fy_node *n, struct pos p, const 
 static const char *const top_keys[] = { "name", "pexecs", "iterations", "seed", "results",
 					"benchmarks_dir", "vms", "benchmarks", "skip", "limits",
 					"pre_execution", "post_execution", "platform", "durability",
-					"pass_env", "suites", "warmup_pexecs", "warmup_iterations", "x-*", NULL };
+					"pass_env", "suites", "warmup_pexecs", "warmup_iterations", "layout", "x-*", NULL };
 
 struct toparg {
 	struct experiment *ex;
@@ -1353,6 +1371,8 @@ static int top_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp,
 	}
 	if (!strcmp(key, "limits"))
 		return walk_map(c, v, kp, key, limits_keys, limits_pair, &ex->limits);
+	if (!strcmp(key, "layout"))
+		return get_layout(c, v, kp, key, &ex->layout);
 	if (!strcmp(key, "durability")) {
 		char *d = NULL;
 		int r = get_str(c, v, kp, key, &d);
@@ -1492,19 +1512,36 @@ char *config_bench_dir(const struct experiment *ex, const struct bench_conf *b, 
 	return krun;
 }
 
+char *config_entry_path(const struct experiment *ex, const struct bench_conf *b, const struct vm_conf *vm)
+{
+	const char *entry = vm->pl ? vm->pl->entry : vm->entry;
+	if (!entry)
+		return NULL;
+	char *dir = config_bench_dir(ex, b, vm);
+	char *path = path_join(dir, entry);
+	if (!file_exists(path) && vm->pl && vm->pl->krun_entry) {
+		char *krun = path_join(dir, vm->pl->krun_entry);
+		if (file_exists(krun)) {
+			free(path);
+			path = krun;
+		} else {
+			free(krun);
+		}
+	}
+	free(dir);
+	return path;
+}
+
 /* the source check: every (benchmark, VM) pair that will run has its entry file */
-static int check_sources(struct cfgctx *c, struct experiment *ex, const char *const *entries)
+static int check_sources(struct cfgctx *c, struct experiment *ex)
 {
 	for (size_t b = 0; b < ex->nbenchs; b++) {
 		for (size_t v = 0; v < ex->nvms; v++) {
 			struct vm_conf *vm = &ex->vms[v];
-			if (!entries[v] || !config_runs(ex, &ex->benchs[b], vm))
+			if (!config_runs(ex, &ex->benchs[b], vm))
 				continue;
-			char *dir = config_bench_dir(ex, &ex->benchs[b], vm);
-			char *entry = path_join(dir, entries[v]);
-			int ok = file_exists(entry);
-			free(dir);
-			if (!ok) {
+			char *entry = config_entry_path(ex, &ex->benchs[b], vm);
+			if (entry && !file_exists(entry)) {
 				char *f = xasprintf("benchmarks.%s", ex->benchs[b].name);
 				cerr(c, (struct pos){ ex->benchs[b].line, 1 }, f,
 				     "no source for VM '%s': %s does not exist", vm->name, entry);
@@ -1791,13 +1828,7 @@ static int parse_experiment(const char *path, const char *text, size_t len, cons
 	}
 	free(cdir);
 
-	const char **entries = xcalloc(ex->nvms, sizeof(char *));
-	for (size_t i = 0; i < ex->nvms; i++) {
-		struct vm_conf *vm = &ex->vms[i];
-		entries[i] = vm->pl ? vm->pl->entry : vm->entry;
-	}
-	r = check_sources(&c, ex, entries);
-	free(entries);
+	r = check_sources(&c, ex);
 	/* the schedule's size, bounded before anything is allocated for it */
 	if (r == 0) {
 		long keys = 0;
@@ -1986,6 +2017,11 @@ const char *config_bench_source(const struct bench_conf *b)
 long config_iterations(const struct experiment *ex, const struct vm_conf *vm)
 {
 	return vm->iterations > 0 ? vm->iterations : ex->iterations;
+}
+
+int config_krun_layout(const struct experiment *ex, const struct bench_conf *b)
+{
+	return (b->layout != LAYOUT_DEFAULT ? b->layout : ex->layout) == LAYOUT_KRUN;
 }
 
 int config_skipped(const struct experiment *ex, const char *key)

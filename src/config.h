@@ -46,6 +46,9 @@ struct vm_conf {
 	int line, col;         /* where it was defined, for messages */
 };
 
+/* whose entry points a benchmark's sources have: kiln's own, or Krun's (KILN_LAYOUT=krun) */
+enum { LAYOUT_DEFAULT, LAYOUT_KILN, LAYOUT_KRUN };
+
 struct bench_conf {
 	char *name;            /* the key's part: NAME, or NAME[PARAM] for one of a list or range of params */
 	char *source;          /* NAME: its folder under benchmarks_dir (NULL: name) */
@@ -61,6 +64,7 @@ struct bench_conf {
 	 * cleanup once after the last.
 	 */
 	struct strvec build, setup, prepare, cleanup;
+	int layout;            /* LAYOUT_*, LAYOUT_DEFAULT: the experiment's */
 	int line;
 };
 
@@ -141,6 +145,7 @@ struct experiment {
 	struct strvec pre_exec, post_exec;
 	struct strvec pass_env; /* the experiment's pass_env (every VM's starts with it) */
 	int durable_power;     /* durability: power (1, default) or crash (0) */
+	int layout;            /* the benchmarks' LAYOUT_* (LAYOUT_DEFAULT: kiln's) */
 	struct platform_conf platform;
 };
 
@@ -177,6 +182,14 @@ long config_iterations(const struct experiment *ex, const struct vm_conf *vm);
  * beside the config lacks is the bundled suite's (bundled_dir)
  */
 char *config_bench_dir(const struct experiment *ex, const struct bench_conf *b, const struct vm_conf *vm);
+/*
+ * The benchmark's entry file for the VM (malloc'd; NULL: the VM has none):
+ * in config_bench_dir(), the plugin's entry, or its krun_entry when only
+ * that one is there (Java's KrunEntry.java)
+ */
+char *config_entry_path(const struct experiment *ex, const struct bench_conf *b, const struct vm_conf *vm);
+/* are the benchmark's sources in Krun's layout (its layout, else the experiment's)? */
+int config_krun_layout(const struct experiment *ex, const struct bench_conf *b);
 /* is bench:vm:variant skipped? */
 int config_skipped(const struct experiment *ex, const char *key);
 /* does bench x vm run: the VM is there and no skip pattern matches the key? */

@@ -81,8 +81,7 @@ void pexec_key_init(struct pexec_key *k, const struct experiment *ex, const stru
 	if (k->whole)
 		iterations = 1;
 	k->bench_dir = config_bench_dir(ex, b, vm);
-	const char *entry = vm->pl ? vm->pl->entry : vm->entry;
-	k->entry_path = entry ? path_join(k->bench_dir, entry) : NULL;
+	k->entry_path = config_entry_path(ex, b, vm);
 	k->plugin_dir = xasprintf("%s/plugins/%s", kiln_datadir(), vm->pl ? vm->pl->name : vm->name);
 	struct plugin_ctx *pc = &k->pc;
 	pc->vm = vm;
@@ -195,6 +194,8 @@ void pexec_env(const struct experiment *ex, const struct pexec_key *k, const cha
 	snprintf(buf, sizeof(buf), "%ld", k->pc.iterations);
 	sv_setenv(env, "KILN_ITERATIONS", buf);
 	sv_setenv(env, "KILN_PARAM", k->pc.param);
+	if (config_krun_layout(ex, k->pc.bench))
+		sv_setenv(env, "KILN_LAYOUT", "krun");
 	if (instr_dir)
 		sv_setenv(env, "KILN_INSTR_DIR", instr_dir);
 	if (!k->whole)

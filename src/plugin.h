@@ -56,6 +56,7 @@ struct kiln_plugin {
 	const char *language;    /* folder under benchmarks/<bench>/ */
 	const char *krun_language; /* Krun's name of that folder, when another (javascript): also accepted */
 	const char *entry;       /* benchmark entry file in that folder, NULL: none */
+	const char *krun_entry;  /* Krun's entry file, when another (KrunEntry.java): used when entry is not there */
 	const char *vm_default;  /* VM executable when the config gives no path */
 	const char *summary;     /* one line for `kiln plugins` */
 	const char *records;     /* what instrumentation it records */

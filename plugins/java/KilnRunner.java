@@ -4,7 +4,9 @@
  *     CLASSPATH=plugins/java:BENCH_DIR java [VM args] KilnRunner BENCH_DIR
  *
  * Instantiates the benchmark class Bench (a KilnBenchmark, found on the
- * classpath in BENCH_DIR), times KILN_ITERATIONS calls of runIter(KILN_PARAM)
+ * classpath in BENCH_DIR) or, where there is none, Krun's KrunEntry (a
+ * BaseKrunEntry: run_iter(int), no checksum), times KILN_ITERATIONS calls of
+ * runIter(KILN_PARAM)
  * with System.nanoTime() (CLOCK_MONOTONIC on Linux) and writes the result
  * stream (runner protocol v1) to the fd KILN_RESULT_FD, opened as
  * /dev/fd/N: header, one line per iteration after its clock stopped (its
@@ -108,6 +110,45 @@ public final class KilnRunner {
 		return b.toString();
 	}
 
+	/* a benchmark written for Krun, seen as kiln's: run_iter(int param), no checksum */
+	private static final class KrunBench implements KilnBenchmark {
+		private final BaseKrunEntry entry;
+
+		KrunBench(BaseKrunEntry entry) {
+			this.entry = entry;
+		}
+
+		public void runIter(long param) {
+			entry.run_iter((int) param);
+		}
+
+		public long checksum() {
+			throw new UnsupportedOperationException("a Krun benchmark has no checksum");
+		}
+	}
+
+	/* Bench, else (Krun's layout) KrunEntry; null: a Krun benchmark (no checksum) in krun[0] */
+	static KilnBenchmark load(String dir, long param, boolean[] krun) throws Exception {
+		try {
+			return (KilnBenchmark) Class.forName("Bench").getDeclaredConstructor().newInstance();
+		} catch (ClassNotFoundException ex) {
+			// not kiln's layout: Krun's, below
+		} catch (ClassCastException ex) {
+			fail("class Bench in " + dir + " does not implement KilnBenchmark: " + ex);
+		}
+		try {
+			Object e = Class.forName("KrunEntry").getDeclaredConstructor().newInstance();
+			if (param != (int) param)
+				fail("KILN_PARAM " + param + " does not fit run_iter(int) of KrunEntry");
+			krun[0] = true;
+			return new KrunBench((BaseKrunEntry) e);
+		} catch (ClassNotFoundException | ClassCastException ex) {
+			fail("no class Bench implementing KilnBenchmark (nor Krun's KrunEntry implementing BaseKrunEntry) in "
+			     + dir + " (compiled?): " + ex);
+		}
+		return null;
+	}
+
 	/* KILN_PROBE=1: kiln's probe before the first pexec (docs/protocol.md): Bench loaded, nothing run */
 	static void probe(String fd) throws Exception {
 		String version = System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version");
@@ -133,12 +174,8 @@ public final class KilnRunner {
 		String instrDir = System.getenv("KILN_INSTR_DIR");
 		boolean instrument = "1".equals(System.getenv("KILN_INSTRUMENT"));
 
-		KilnBenchmark bench = null;
-		try {
-			bench = (KilnBenchmark) Class.forName("Bench").getDeclaredConstructor().newInstance();
-		} catch (ClassNotFoundException | ClassCastException ex) {
-			fail("no class Bench implementing KilnBenchmark in " + args[0] + " (compiled?): " + ex);
-		}
+		boolean[] krun = { false };
+		KilnBenchmark bench = load(args[0], param, krun);
 		if ("1".equals(System.getenv("KILN_PROBE"))) {
 			probe(fd);
 			return;
@@ -192,7 +229,8 @@ public final class KilnRunner {
 
 			if (instrDir != null) {
 				StringBuilder sb = new StringBuilder();
-				sb.append("{\"name\":\"checksum\",\"value\":").append(bench.checksum()).append("}\n");
+				if (!krun[0])
+					sb.append("{\"name\":\"checksum\",\"value\":").append(bench.checksum()).append("}\n");
 				append(Path.of(instrDir, "runner.kiln.jsonl"), sb);
 				if (instrument) {
 					sb.setLength(0);

@@ -5,7 +5,12 @@
  *     php [variant -d switches] [VM args] runner.php BENCH.php
  *
  * Loads BENCH.php (a class Bench with run_iter(int $param) and checksum()),
- * makes one Bench and times KILN_ITERATIONS calls of run_iter(KILN_PARAM)
+ * makes one Bench and times KILN_ITERATIONS calls of run_iter(KILN_PARAM);
+ * or (Krun's layout, the warmup experiment's benchmarks) a function
+ * run_iter($n), called as Krun's runner calls it, checksum() optional.
+ * BENCH.php is included at the top level, as Krun includes it, so that its
+ * top-level variables are globals (its functions reach them with `global`).
+ * It times the calls
  * with hrtime(true) (CLOCK_MONOTONIC), writing the result stream (runner
  * protocol v1, docs/protocol.md) to the descriptor KILN_RESULT_FD with one
  * unbuffered fwrite per line, each iteration's after its clock stopped, with
@@ -123,18 +128,29 @@ final class KilnMeter
 	}
 }
 
-function kiln_main(array $argv): void
+/*
+ * The benchmark's run_iter and checksum (null: none) as closures: kiln's
+ * layout, a class Bench with both; Krun's, the functions run_iter and,
+ * optionally, checksum
+ */
+function kiln_entry_points(string $entry): array
 {
-	if (count($argv) != 2)
-		kiln_fail('usage: runner.php BENCH.php');
+	if (class_exists('Bench', false)) {
+		$bench = new Bench();
+		return [Closure::fromCallable([$bench, 'run_iter']), Closure::fromCallable([$bench, 'checksum'])];
+	}
+	if (!function_exists('run_iter'))
+		kiln_fail("$entry defines no class Bench (nor, as in Krun's layout, a function run_iter)");
+	return [Closure::fromCallable('run_iter'), function_exists('checksum') ? Closure::fromCallable('checksum') : null];
+}
+
+function kiln_main(string $entry): void
+{
 	$iters = kiln_int_env('KILN_ITERATIONS');
 	$param = kiln_int_env('KILN_PARAM');
 	$fd = kiln_int_env('KILN_RESULT_FD');
 	$instr_dir = getenv('KILN_INSTR_DIR');
-	require $argv[1];
-	if (!class_exists('Bench', false))
-		kiln_fail("$argv[1] defines no class Bench");
-	$bench = new Bench();
+	[$run_iter, $checksum] = kiln_entry_points($entry);
 	$meter = getenv('KILN_INSTRUMENT') === '1' ? new KilnMeter($iters) : null;
 	$out = fopen("php://fd/$fd", 'w');
 	if ($out === false)
@@ -146,7 +162,7 @@ function kiln_main(array $argv): void
 			$meter->start();
 		$c0 = kiln_cpu_us();
 		$t0 = hrtime(true);
-		$bench->run_iter($param);
+		$run_iter($param);
 		$t1 = hrtime(true);
 		$c1 = kiln_cpu_us();
 		if ($meter !== null)
@@ -156,7 +172,8 @@ function kiln_main(array $argv): void
 	}
 	if ($instr_dir !== false) {
 		$f = fopen("$instr_dir/runner.kiln.jsonl", 'a');
-		kiln_record($f, null, 'checksum', (int)$bench->checksum());
+		if ($checksum !== null)
+			kiln_record($f, null, 'checksum', (int)$checksum());
 		fclose($f);
 		if ($meter !== null) {
 			$f = fopen("$instr_dir/php.kiln.jsonl", 'a');
@@ -168,4 +185,8 @@ function kiln_main(array $argv): void
 	fclose($out);
 }
 
-kiln_main($argv);
+if (count($argv) != 2)
+	kiln_fail('usage: runner.php BENCH.php');
+define('KILN_ENTRY', $argv[1]);
+require KILN_ENTRY;
+kiln_main(KILN_ENTRY);

@@ -3,7 +3,9 @@
     python3 [VM args] runner.py BENCH.py
 
 Loads BENCH.py (a module with run_iter(param) and checksum(), both checked
-before the first iteration), then runs
+before the first iteration; with KILN_LAYOUT=krun, a benchmark written for
+Krun, checksum() is optional: Krun's benchmarks check their own results and
+define only a top-level run_iter(param), which Krun's runner calls), then runs
 KILN_ITERATIONS iterations of run_iter(KILN_PARAM), timing each with
 CLOCK_MONOTONIC_RAW, and writes the result stream (runner protocol v1) to the
 file descriptor KILN_RESULT_FD: a header, one line per iteration written after
@@ -89,6 +91,19 @@ def load(path):
     return mod
 
 
+def entry_points(bench, path):
+    """run_iter and checksum (None: a Krun benchmark's, which has none)."""
+    krun = os.environ.get("KILN_LAYOUT") == "krun"
+    want = ("run_iter",) if krun else ("run_iter", "checksum")
+    missing = [f for f in want if not callable(getattr(bench, f, None))]
+    if missing:
+        hint = "" if krun or "run_iter" in missing else \
+            " (a benchmark written for Krun has none: give it layout: krun in the config)"
+        sys.exit("kiln python runner: %s defines no %s()%s" % (path, " and no ".join(missing), hint))
+    checksum = getattr(bench, "checksum", None)
+    return bench.run_iter, checksum if callable(checksum) else None
+
+
 def probe(fd):
     """KILN_PROBE=1: the benchmark loaded and checked; say what runs it, run nothing."""
     try:
@@ -111,11 +126,7 @@ def main():
                  "must be integers (%s)" % ex)
     instr_dir = os.environ.get("KILN_INSTR_DIR")
     instrument = os.environ.get("KILN_INSTRUMENT") == "1"
-    bench = load(sys.argv[1])
-    missing = [f for f in ("run_iter", "checksum") if not callable(getattr(bench, f, None))]
-    if missing:
-        sys.exit("kiln python runner: %s defines no %s()" % (sys.argv[1], " and no ".join(missing)))
-    run_iter = bench.run_iter
+    run_iter, checksum = entry_points(load(sys.argv[1]), sys.argv[1])
     if os.environ.get("KILN_PROBE") == "1":
         probe(fd)
         return
@@ -162,7 +173,8 @@ def main():
 
     if instr_dir:
         with open(os.path.join(instr_dir, "runner.kiln.jsonl"), "a") as f:
-            f.write(json.dumps({"name": "checksum", "value": bench.checksum()}) + "\n")
+            if checksum is not None:
+                f.write(json.dumps({"name": "checksum", "value": checksum()}) + "\n")
         if meter is not None:
             with open(os.path.join(instr_dir, "python.kiln.jsonl"), "a") as f:
                 for i, (gc_ns, count, collected, blocks, rss) in enumerate(samples):

@@ -2,7 +2,10 @@
 # shared by plugins/ruby/runner.rb (CRuby) and plugins/jruby/runner.rb (JRuby).
 #
 # KilnLoop.run(entry, meter_class, cpu) loads ENTRY (which defines a class
-# Bench with run_iter(param) and checksum), makes one Bench, and times
+# Bench with run_iter(param) and checksum), makes one Bench (or, Krun's
+# layout, the warmup experiment's benchmarks: ENTRY defines a top-level
+# run_iter(param), called on the main object as Krun's runner calls it,
+# checksum optional), and times
 # KILN_ITERATIONS calls of run_iter(KILN_PARAM) with CLOCK_MONOTONIC_RAW
 # (CLOCK_MONOTONIC where Ruby has no raw clock: JRuby).  The result stream
 # goes to the file descriptor KILN_RESULT_FD, one syswrite per line, each
@@ -61,10 +64,21 @@ module KilnLoop
 
   def self.load_bench(entry)
     load(entry)
-    fail("#{entry} defines no class Bench") unless Object.const_defined?(:Bench)
+    return krun_bench(entry) unless Object.const_defined?(:Bench)
     b = Object.const_get(:Bench).new
     %i[run_iter checksum].each { |m| fail("Bench in #{entry} has no method #{m}") unless b.respond_to?(m) }
     b
+  end
+
+  # Krun's layout: top-level methods (private methods of Object) run on the
+  # main object, whose instance variables are the file's top-level @vars;
+  # made public so that the loop calls them as it calls Bench's
+  def self.krun_bench(entry)
+    unless Object.private_method_defined?(:run_iter)
+      fail("#{entry} defines no class Bench (nor, as in Krun's layout, a top-level run_iter)")
+    end
+    %i[run_iter checksum].each { |m| Object.send(:public, m) if Object.private_method_defined?(m) }
+    TOPLEVEL_BINDING.receiver
   end
 
   def self.run(entry, meter_class, cpu = CpuClock.new)
@@ -92,7 +106,7 @@ module KilnLoop
     end
     if instr_dir
       File.open(File.join(instr_dir, "runner.kiln.jsonl"), "a") do |f|
-        record(f, nil, "checksum", Integer(bench.checksum))
+        record(f, nil, "checksum", Integer(bench.checksum)) if bench.respond_to?(:checksum)
       end
       File.open(File.join(instr_dir, meter.file), "a") { |f| meter.write(f) } if meter
     end
