@@ -55,6 +55,9 @@ static const char *const sec_field[NSEC] = {
 	[S_ETA] = "eta_estimates", [S_INSTR] = "instr_data", [S_STATUS] = "kiln_status", [S_AUDIT] = "audit",
 	[S_CONFIG] = "config",
 };
+/* the per-pexec lists that must have one entry per pexec of wallclock_times, which comes first */
+static const enum sec listed_sec[] = { S_TIMES, S_FLAGS, S_CYCLES, S_APERF, S_MPERF };
+#define NLISTED (sizeof(listed_sec) / sizeof(listed_sec[0]))
 static const char *const core_series[NSEC] = { [S_CYCLES] = "cycles", [S_APERF] = "aperf", [S_MPERF] = "mperf" };
 
 /* what the reader knows of one pexec until the end */
@@ -72,6 +75,7 @@ struct kkey {
 	struct kpx *px;
 	size_t npx;
 	unsigned seen;   /* sections that named this key (a key twice in one is refused) */
+	long listed[NLISTED]; /* pexecs in each per-pexec list of listed_sec, plus 1 (0: no list) */
 };
 
 struct krun {
@@ -818,12 +822,22 @@ static int on_start_array(void *ctx)
 	return ok;
 }
 
+/* a key's list of pexecs has ended: how many, for the check against wallclock_times at the end */
+static void key_listed(struct krun *r)
+{
+	for (size_t i = 0; i < NLISTED; i++)
+		if (listed_sec[i] == r->sec && r->key >= 0 && (size_t)r->key < r->nkeys)
+			cur(r)->listed[i] = r->pi + 2;
+}
+
 static int on_end_array(void *ctx)
 {
 	struct krun *r = ctx;
 	int x = container_end(r);
 	if (x >= 0)
 		return x;
+	if (r->depth == 2)
+		key_listed(r);
 	if (r->depth == 3 && (r->sec == S_TIMES || r->sec == S_PARTIAL))
 		return times_done(r);
 	if (r->depth == 4 && is_counts(r->sec)) {
@@ -862,10 +876,28 @@ static enum ds_status status_of(const struct kpx *x)
 	}
 }
 
+/* every per-pexec list of a key as long as its wallclock_times (a list not there is not checked) */
+static int check_lengths(struct krun *r, const struct kkey *k)
+{
+	for (size_t i = 1; i < NLISTED; i++) {
+		if (!k->listed[i] || k->listed[i] == k->listed[0])
+			continue;
+		char *key = xasprintf("%s:%s:%s", k->bench, k->vm, k->variant);
+		kerr_setc(r->e, KEXIT_CONFIG, "%s: %s: key '%s': %ld pexecs, but %ld in wallclock_times", r->name,
+			  sec_field[listed_sec[i]], esc(ESC_TERM, key), k->listed[i] - 1,
+			  k->listed[0] ? k->listed[0] - 1 : 0);
+		free(key);
+		return -1;
+	}
+	return 0;
+}
+
 static int finish(struct krun *r)
 {
 	for (size_t i = 0; i < r->nkeys; i++) {
 		struct kkey *k = &r->keys[i];
+		if (check_lengths(r, k) < 0)
+			return -1;
 		/* a key of wallclock_times is one of the experiment's even before its first pexec */
 		if ((k->seen & (1u << S_TIMES)) && k->sk < 0) {
 			r->key = (long)i;

@@ -128,6 +128,18 @@ out=$("$KILN" import dup.csv -o dup.kiln.db 2>&1); rc=$?
 assert_eq $rc 3 "a repeated pexec_idx"
 assert_contains "$out" "dup.csv:4: column 1 (pexec_idx): pexec 0 of 'a' is already on line 2"
 [ -e dup.kiln.db ] && fail "a failed import leaves a results file"
+# a reference file with one pexec_flags entry too many for its wallclock_times
+python3 - "$D/krun_writer_4core_C_E_T_results.json.bz2" long.json <<'P'
+import bz2, json, sys
+d = json.loads(bz2.decompress(open(sys.argv[1], "rb").read()))
+k = sorted(d["pexec_flags"])[0]
+d["pexec_flags"][k].append("C")
+json.dump(d, open(sys.argv[2], "w"))
+P
+out=$("$KILN" import long.json -o long.kiln.db 2>&1); rc=$?
+assert_eq $rc 3 "pexec_flags longer than wallclock_times"
+assert_contains "$out" "long.json: pexec_flags: key '.*': [0-9]* pexecs, but [0-9]* in wallclock_times"
+[ -e long.kiln.db ] && fail "a failed import leaves a results file"
 out=$("$KILN" import "$D/quick_results.json.bz2" -o q.kiln.db --vm V8 2>&1); rc=$?
 assert_eq $rc 2 "--vm on a Krun file"
 echo ok

@@ -223,6 +223,17 @@ static void test_bad_input(void **state)
 		     "in.json:6: wallclock_times: key 'a:b:c': pexec 0: iteration 1: not a number");
 	expect_error(1, "{\"wallclock_times\": {\"a:b:c\": [[1]]}, \"pexec_flags\": {\"a:b:c\": [\"Q\"]}}",
 		     "pexec_flags: key 'a:b:c': pexec 0: unknown flag 'Q'");
+	/* a per-pexec list longer or shorter than the key's wallclock_times, whichever comes first */
+	expect_error(1, "{\"wallclock_times\": {\"a:b:c\": [[1], [2]]}, \"pexec_flags\": {\"a:b:c\": [\"C\", \"C\", \"E\"]}}",
+		     "in.json: pexec_flags: key 'a:b:c': 3 pexecs, but 2 in wallclock_times");
+	expect_error(1, "{\"pexec_flags\": {\"a:b:c\": [\"C\"]}, \"wallclock_times\": {\"a:b:c\": [[1], [2]]}}",
+		     "in.json: pexec_flags: key 'a:b:c': 1 pexecs, but 2 in wallclock_times");
+	expect_error(1, "{\"wallclock_times\": {\"a:b:c\": [[1]]}, \"core_cycle_counts\": {\"a:b:c\": [[[5]], [[6]]]}}",
+		     "in.json: core_cycle_counts: key 'a:b:c': 2 pexecs, but 1 in wallclock_times");
+	expect_error(1, "{\"wallclock_times\": {\"a:b:c\": [[1]]}, \"mperf_counts\": {\"a:b:c\": []}}",
+		     "in.json: mperf_counts: key 'a:b:c': 0 pexecs, but 1 in wallclock_times");
+	expect_error(1, "{\"wallclock_times\": {}, \"aperf_counts\": {\"a:b:c\": [[[5]]]}}",
+		     "in.json: aperf_counts: key 'a:b:c': 1 pexecs, but 0 in wallclock_times");
 	expect_error(1, "BZh9garbage", "bzip2");
 	expect_error(0, "pexec_idx,bench,0,2\n", "in.csv:1: header column 4: expected iteration 1");
 	expect_error(0, "pexec_idx,bench,0,1\n0,a:b:c,0.1,zz\n", "in.csv:2: column 4 (iteration 1): 'zz'");
