@@ -461,6 +461,54 @@ static void not_executable(const char *path, struct strbuf *why)
 		sb_addf(why, "is not executable (%s: mode %04o)", path, (unsigned)(st.st_mode & 07777));
 }
 
+/*
+ * The VM's executable found (vm->resolved, absolute), or its error at
+ * path_pos.  With CONFIG_CHECK_AFTER_BUILD, a path (with a slash) that is
+ * not there yet in a VM with a build step is taken as what the build
+ * makes: checked by config_check_built() once it ran.
+ */
+static int resolve_exe(struct cfgctx *c, struct experiment *ex, struct vm_conf *vm, const char *exe,
+		       struct pos path_pos, int check_vms)
+{
+	char *rel = NULL;
+	/* a relative path with a slash is relative to the config's folder */
+	if (strchr(exe, '/') && exe[0] != '/') {
+		char *dir = path_dirname(ex->path);
+		rel = path_join(dir, exe);
+		free(dir);
+	}
+	const char *field = vm->path ? "path" : vm->pl ? "plugin" : "runner";
+	vm->resolved = find_in_path(rel ? rel : exe);
+	if (!vm->resolved && check_vms == CONFIG_CHECK_AFTER_BUILD && vm->build.n && strchr(exe, '/')) {
+		vm->resolved = xstrdup(rel ? rel : exe);
+		vm->built_at = xasprintf("%s:%d:%d: vms.%s.%s", c->file, path_pos.line, path_pos.col, vm->name, field);
+	}
+	if (!vm->resolved && vm->optional) {
+		free(rel);
+		vm->missing = 1;
+		return 0;
+	}
+	if (!vm->resolved) {
+		struct strbuf why = STRBUF_INIT;
+		not_executable(rel ? rel : exe, &why);
+		char *f = xasprintf("vms.%s.%s", vm->name, field);
+		cerr(c, path_pos, f, "VM executable '%s' %s", exe, sb_str(&why));
+		sb_release(&why);
+		free(f);
+		free(rel);
+		return -1;
+	}
+	free(rel);
+	if (vm->resolved[0] != '/') {
+		char *cwd = getcwd(NULL, 0);
+		char *abs = path_join(cwd, vm->resolved);
+		free(cwd);
+		free(vm->resolved);
+		vm->resolved = abs;
+	}
+	return 0;
+}
+
 static int check_vm(struct cfgctx *c, struct experiment *ex, struct vm_conf *vm, struct pos vp,
 		    struct pos plugin_pos, struct pos path_pos, int check_vms)
 {
@@ -511,41 +559,10 @@ static int check_vm(struct cfgctx *c, struct experiment *ex, struct vm_conf *vm,
 	const char *exe = vm->path ? vm->path : (vm->pl ? vm->pl->vm_default : vm->runner.v[0]);
 	if (!vm->path && !vm->pl)
 		path_pos = vp;
-	if (exe && check_vms) {
-		char *rel = NULL;
-		/* a relative path with a slash is relative to the config's folder */
-		if (strchr(exe, '/') && exe[0] != '/') {
-			char *dir = path_dirname(ex->path);
-			rel = path_join(dir, exe);
-			free(dir);
-		}
-		vm->resolved = find_in_path(rel ? rel : exe);
-		if (!vm->resolved && vm->optional) {
-			free(rel);
-			vm->missing = 1;
-			return 0;
-		}
-		if (!vm->resolved) {
-			struct strbuf why = STRBUF_INIT;
-			not_executable(rel ? rel : exe, &why);
-			f = xasprintf("vms.%s.%s", vm->name, vm->path ? "path" : vm->pl ? "plugin" : "runner");
-			cerr(c, path_pos, f, "VM executable '%s' %s", exe, sb_str(&why));
-			sb_release(&why);
-			free(f);
-			free(rel);
-			return -1;
-		}
-		free(rel);
-		if (vm->resolved[0] != '/') {
-			char *cwd = getcwd(NULL, 0);
-			char *abs = path_join(cwd, vm->resolved);
-			free(cwd);
-			free(vm->resolved);
-			vm->resolved = abs;
-		}
-	} else if (exe) {
+	if (exe && check_vms)
+		return resolve_exe(c, ex, vm, exe, path_pos, check_vms);
+	if (exe)
 		vm->resolved = xstrdup(exe);
-	}
 	return 0;
 }
 
@@ -568,6 +585,9 @@ static int check_variant(struct cfgctx *c, struct vm_conf *vm, struct pos vp, in
 		r = cerr(c, vp, f, "the %s plugin has no variant '%s' (it has: %s)", vm->pl->name, vm->variant,
 			 sb_str(&names));
 		sb_release(&names);
+	} else if (check_vms && vm->built_at) {
+		/* probed once its build made it (config_check_built) */
+		vm->variant_at = xasprintf("%s:%d:%d: %s", c->file, vp.line, vp.col, f);
 	} else if (check_vms && vm->resolved && !vm->missing) {
 		struct strbuf why = STRBUF_INIT;
 		if (plugin_variant_probe(v, vm->resolved, &vm->args, &why) < 0) {
@@ -712,7 +732,7 @@ static void vm_copy(struct vm_conf *d, const struct vm_conf *s)
 	*d = *s;
 #define DUP(f) d->f = s->f ? xstrdup(s->f) : NULL
 	DUP(name); DUP(base); DUP(plugin); DUP(path); DUP(resolved); DUP(variant); DUP(language); DUP(entry);
-	DUP(stats_from); DUP(missing_why);
+	DUP(stats_from); DUP(missing_why); DUP(built_at); DUP(variant_at);
 #undef DUP
 	struct strvec *vs[] = { &d->args, &d->env, &d->pass_env, &d->runner, &d->parser,
 				&d->build, &d->setup, &d->prepare, &d->cleanup };
@@ -1968,6 +1988,8 @@ static void vm_release(struct vm_conf *vm)
 	sv_clear(&vm->pass_env);
 	free(vm->variant);
 	free(vm->missing_why);
+	free(vm->built_at);
+	free(vm->variant_at);
 	sv_clear(&vm->runner);
 	sv_clear(&vm->parser);
 	free(vm->language);
@@ -2017,6 +2039,33 @@ const char *config_bench_source(const struct bench_conf *b)
 long config_iterations(const struct experiment *ex, const struct vm_conf *vm)
 {
 	return vm->iterations > 0 ? vm->iterations : ex->iterations;
+}
+
+int config_check_built(const struct experiment *ex, struct kerr *e)
+{
+	for (size_t i = 0; i < ex->nvms; i++) {
+		const struct vm_conf *vm = &ex->vms[i];
+		if (!vm->built_at)
+			continue;
+		if (!is_executable(vm->resolved)) {
+			struct strbuf why = STRBUF_INIT;
+			not_executable(vm->resolved, &why);
+			kerr_setc(e, KEXIT_CONFIG, "%s: VM executable '%s' %s after the VM's build step", vm->built_at,
+				  vm->path ? vm->path : vm->resolved, sb_str(&why));
+			sb_release(&why);
+			return -1;
+		}
+		const struct plugin_variant *v = vm->variant_at ? plugin_variant_find(vm->pl, vm->variant) : NULL;
+		struct strbuf why = STRBUF_INIT;
+		int r = v ? plugin_variant_probe(v, vm->resolved, &vm->args, &why) : 0;
+		if (r < 0)
+			kerr_setc(e, KEXIT_CONFIG, "%s: variant '%s' (%s) cannot run on %s: %s", vm->variant_at, v->name,
+				  v->summary, vm->resolved, sb_str(&why));
+		sb_release(&why);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
 }
 
 int config_krun_layout(const struct experiment *ex, const struct bench_conf *b)

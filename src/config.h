@@ -41,6 +41,12 @@ struct vm_conf {
 	int ignore_exit;       /* a non-zero exit status does not fail the pexec (kept all the same) */
 	int missing;           /* optional and not found: none of its keys run */
 	char *missing_why;     /* missing although found: why (its variant cannot run), else NULL */
+	/*
+	 * Its executable is made by its build step (CONFIG_CHECK_AFTER_BUILD):
+	 * "FILE:LINE:COL: vms.NAME.path" of the check config_check_built() does
+	 * then, else NULL; variant_at: the same for its variant's probe
+	 */
+	char *built_at, *variant_at;
 	/* steps (argv lists flattened with "" after each): build and setup once, prepare per pexec, cleanup once */
 	struct strvec build, setup, prepare, cleanup;
 	int line, col;         /* where it was defined, for messages */
@@ -151,8 +157,13 @@ struct experiment {
 
 /*
  * Parse and check a config file.  `datadir` is kiln's share dir (the bundled
- * benchmarks); `check_vms` 0 skips the VM-executable check (report, export).
+ * benchmarks); `check_vms` 0 skips the VM-executable check (report, export),
+ * 1 checks the VMs' executables (and probes their variants) when the config
+ * is read, with FILE:LINE; CONFIG_CHECK_AFTER_BUILD (kiln run)
+ * leaves a VM whose path is not there yet and which has a build step to
+ * config_check_built(), after the builds.
  */
+#define CONFIG_CHECK_AFTER_BUILD 2
 int config_load(const char *path, const char *datadir, int check_vms,
 		struct experiment *ex, struct kerr *e);
 /* the same from text (fuzzing, tests); `path` names it in messages.  On
@@ -188,6 +199,8 @@ char *config_bench_dir(const struct experiment *ex, const struct bench_conf *b, 
  * that one is there (Java's KrunEntry.java)
  */
 char *config_entry_path(const struct experiment *ex, const struct bench_conf *b, const struct vm_conf *vm);
+/* the VMs left for after their build: each executable there (and its variant able to run), else an error at its line */
+int config_check_built(const struct experiment *ex, struct kerr *e);
 /* are the benchmark's sources in Krun's layout (its layout, else the experiment's)? */
 int config_krun_layout(const struct experiment *ex, const struct bench_conf *b);
 /* is bench:vm:variant skipped? */

@@ -390,7 +390,7 @@ static int run_prepare_machine(struct run_state *rs, const char *config, const c
 {
 	const struct experiment *ex = rs->ex;
 	struct store *st = rs->st;
-	if (run_prepare_user(rs, config, e) < 0 || run_builds(rs, e) < 0)
+	if (run_prepare_user(rs, config, e) < 0 || run_builds(rs, e) < 0 || config_check_built(ex, e) < 0)
 		return -1;
 	rs->vmids = run_identify_vms(rs);
 	/* the programs and the first audit: one flush */
@@ -991,7 +991,7 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 {
 	struct run_job j;
 	memset(&j, 0, sizeof(j));
-	if (config_load(config, kiln_datadir(), 1, &j.ex, e) < 0)
+	if (config_load(config, kiln_datadir(), CONFIG_CHECK_AFTER_BUILD, &j.ex, e) < 0)
 		return e->code;
 	int code = job_run(&j, config, o, e);
 	config_free(&j.ex);
