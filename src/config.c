@@ -342,7 +342,7 @@ static int get_pass_env(struct cfgctx *c, struct fy_node *n, struct pos p, const
 static const char *const vm_keys[] = { "plugin", "path", "args", "env", "iterations", "instrument",
 				       "variant", "runner", "parser", "language", "entry", "stats_from",
 				       "keep_log", "optional", "pass_env", "vary", "build", "setup",
-				       "prepare", "cleanup", NULL };
+				       "prepare", "cleanup", "gauge", NULL };
 
 struct vmarg {
 	struct experiment *ex;
@@ -351,6 +351,7 @@ struct vmarg {
 	struct pos *plugin_pos, *path_pos, *iter_pos, *variant_pos;
 	struct fy_node *vary;  /* read once the VM is checked */
 	struct pos vary_pos;
+	struct pos gauge_pos;  /* where `gauge` is, when given (checked once the plugin is known) */
 };
 
 static int env_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
@@ -386,6 +387,83 @@ static int get_template(struct cfgctx *c, struct fy_node *n, struct pos p, const
 		sb_release(&names);
 		return -1;
 	}
+	return 0;
+}
+
+static const char *const gauge_keys[] = { "format", "regex", "unit", "from", "max_iterations", NULL };
+
+static int gauge_format_at(struct cfgctx *c, struct fy_node *v, struct pos kp, const char *f, struct gauge_conf *g)
+{
+	char *name = NULL;
+	if (get_str(c, v, kp, f, &name) < 0)
+		return -1;
+	g->format = gauge_format_find(name);
+	int r = g->format ? 0 : cerr(c, node_pos(v, kp), f, "unknown gauge '%s' (known: %s)", name, gauge_format_names());
+	free(name);
+	return r;
+}
+
+static int gauge_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
+{
+	struct vm_conf *vm = arg;
+	struct gauge_conf *g = &vm->gauge;
+	char *f = xasprintf("vms.%s.gauge.%s", vm->name, key), *from = NULL;
+	struct strbuf why = STRBUF_INIT;
+	int r;
+	if (!strcmp(key, "format"))
+		r = gauge_format_at(c, v, kp, f, g);
+	else if (!strcmp(key, "max_iterations"))
+		r = get_long_in(c, v, kp, f, 1, CONFIG_MAX_ITERATIONS, &g->max_iterations);
+	else if (!strcmp(key, "from")) {
+		r = get_str(c, v, kp, f, &from);
+		if (!r && strcmp(from, "stdout") && strcmp(from, "stderr"))
+			r = cerr(c, node_pos(v, kp), f, "expected stdout or stderr, found '%s'", from);
+		g->from_stderr = !r && !strcmp(from, "stderr");
+	} else if (!strcmp(key, "unit")) {
+		r = get_str(c, v, kp, f, &g->unit);
+		if (!r && gauge_unit_exp(g->unit, strlen(g->unit)) < 0)
+			r = cerr(c, node_pos(v, kp), f, "expected s, ms, us or ns, found '%s'", g->unit);
+	} else {
+		r = get_str(c, v, kp, f, &g->regex);
+		if (!r && (strchr(g->regex, '\n') || gauge_check_regex(g->regex, &why) < 0))
+			r = cerr(c, node_pos(v, kp), f, "%s", why.len ? why.buf : "one line expected (lines are matched one by one)");
+	}
+	sb_release(&why);
+	free(from);
+	free(f);
+	return r;
+}
+
+/*
+ * gauge: a format's name, or {format, regex, unit, from, max_iterations}
+ * (format regex when a regex is given); time reads stderr unless told
+ */
+static int get_gauge(struct cfgctx *c, struct fy_node *v, struct pos kp, const char *f, struct vm_conf *vm)
+{
+	struct gauge_conf *g = &vm->gauge;
+	g->max_iterations = GAUGE_MAX_ITERATIONS;
+	if (fy_node_is_scalar(v)) {
+		if (gauge_format_at(c, v, kp, f, g) < 0)
+			return -1;
+		g->from_stderr = g->format == GAUGE_TIME;
+		if (g->format == GAUGE_REGEX)
+			return cerr(c, node_pos(v, kp), f, "a regex gauge is a mapping: {regex: \"...\", unit: ms}");
+		return 0;
+	}
+	int from_given = fy_node_mapping_lookup_by_string(v, "from", FY_NT) != NULL;
+	if (walk_map(c, v, kp, f, gauge_keys, gauge_pair, vm) < 0)
+		return -1;
+	if (!g->format)
+		g->format = g->regex ? GAUGE_REGEX : GAUGE_NONE;
+	if (!from_given)
+		g->from_stderr = g->format == GAUGE_TIME;
+	if (!g->format)
+		return cerr(c, kp, f, "needs a format (%s) or a regex", gauge_format_names());
+	if (g->format == GAUGE_REGEX && (!g->regex || !g->unit))
+		return cerr(c, kp, f, "a regex gauge needs both regex (one capture group: the number) and unit");
+	if (g->format != GAUGE_REGEX && (g->regex || g->unit))
+		return cerr(c, kp, f, "regex and unit are for format regex; the %s format has its own",
+			    gauge_format_name(g->format));
 	return 0;
 }
 
@@ -436,7 +514,10 @@ static int vm_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, 
 		r = get_bool(c, v, kp, f, &vm->keep_log);
 	else if (!strcmp(key, "optional"))
 		r = get_bool(c, v, kp, f, &vm->optional);
-	else if (!strcmp(key, "stats_from")) {
+	else if (!strcmp(key, "gauge")) {
+		r = get_gauge(c, v, kp, f, vm);
+		a->gauge_pos = kp;
+	} else if (!strcmp(key, "stats_from")) {
 		r = get_str(c, v, kp, f, &vm->stats_from);
 		if (!r && strcmp(vm->stats_from, "stderr") && strcmp(vm->stats_from, "file"))
 			r = cerr(c, node_pos(v, kp), f, "expected stderr or file, found '%s'", vm->stats_from);
@@ -734,6 +815,7 @@ static void vm_copy(struct vm_conf *d, const struct vm_conf *s)
 	DUP(name); DUP(base); DUP(plugin); DUP(path); DUP(resolved); DUP(variant); DUP(language); DUP(entry);
 	DUP(stats_from); DUP(missing_why); DUP(built_at); DUP(variant_at);
 #undef DUP
+	gauge_conf_copy(&d->gauge, &s->gauge);
 	struct strvec *vs[] = { &d->args, &d->env, &d->pass_env, &d->runner, &d->parser,
 				&d->build, &d->setup, &d->prepare, &d->cleanup };
 	const struct strvec *from[] = { &s->args, &s->env, &s->pass_env, &s->runner, &s->parser,
@@ -805,8 +887,15 @@ static int vms_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp,
 	vm->col = kp.col;
 	if (check_vm(c, ex, vm, kp, pp, ph, a.check_vms) < 0 || check_variant(c, vm, pv, a.check_vms) < 0)
 		return -1;
-	/* whole-process plugins measure one process per pexec */
-	if (vm->pl && vm->pl->whole_process) {
+	if (vm->gauge.format && !(vm->pl && vm->pl->whole_process)) {
+		f = xasprintf("vms.%s.gauge", vm->name);
+		cerr(c, a.gauge_pos, f, "the %s plugin's runner speaks kiln's protocol; gauge reads a program's own "
+		     "output, with plugin: command", vm->pl ? vm->pl->name : vm->plugin);
+		free(f);
+		return -1;
+	}
+	/* whole-process plugins measure one process per pexec (unless a gauge reads the iterations it prints) */
+	if (config_one_iteration(vm)) {
 		if (vm->iterations > 1) {
 			f = xasprintf("vms.%s.iterations", vm->name);
 			cerr(c, pi, f, "the %s plugin runs one iteration per process; use pexecs for repetitions",
@@ -1348,8 +1437,10 @@ static int top_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp,
 		a->pexecs_pos = node_pos(v, kp);
 		return get_long_in(c, v, kp, key, 1, CONFIG_MAX_PEXECS, &ex->pexecs);
 	}
-	if (!strcmp(key, "iterations"))
+	if (!strcmp(key, "iterations")) {
+		ex->iterations_set = 1;
 		return get_long_in(c, v, kp, key, 1, CONFIG_MAX_ITERATIONS, &ex->iterations);
+	}
 	if (!strcmp(key, "warmup_pexecs")) {
 		a->warmup_pos = node_pos(v, kp);
 		return get_long_in(c, v, kp, key, 0, CONFIG_MAX_PEXECS, &ex->warmup_pexecs);
@@ -1426,7 +1517,7 @@ static int check_warmup(struct cfgctx *c, const struct experiment *ex, struct po
 {
 	for (size_t i = 0; ex->warmup_iterations && i < ex->nvms; i++) {
 		const struct vm_conf *vm = &ex->vms[i];
-		if (vm->pl && vm->pl->whole_process)
+		if (config_one_iteration(vm))
 			continue; /* one iteration per process: warmup_iterations is not for it */
 		if (config_iterations(ex, vm) <= ex->warmup_iterations)
 			return cerr(c, at, "warmup_iterations", "%ld leaves VM '%s' nothing to analyse: it runs %ld iterations",
@@ -1995,6 +2086,7 @@ static void vm_release(struct vm_conf *vm)
 	free(vm->language);
 	free(vm->entry);
 	free(vm->stats_from);
+	gauge_conf_release(&vm->gauge);
 	sv_clear(&vm->build);
 	sv_clear(&vm->setup);
 	sv_clear(&vm->prepare);
@@ -2036,8 +2128,15 @@ const char *config_bench_source(const struct bench_conf *b)
 	return b->source ? b->source : b->name;
 }
 
+int config_counts_set(const struct experiment *ex, const struct vm_conf *vm)
+{
+	return vm->iterations > 0 || ex->iterations_set;
+}
+
 long config_iterations(const struct experiment *ex, const struct vm_conf *vm)
 {
+	if (vm->gauge.format && !config_counts_set(ex, vm))
+		return vm->gauge.max_iterations;
 	return vm->iterations > 0 ? vm->iterations : ex->iterations;
 }
 
@@ -2071,6 +2170,11 @@ int config_check_built(const struct experiment *ex, struct kerr *e)
 int config_krun_layout(const struct experiment *ex, const struct bench_conf *b)
 {
 	return (b->layout != LAYOUT_DEFAULT ? b->layout : ex->layout) == LAYOUT_KRUN;
+}
+
+int config_one_iteration(const struct vm_conf *vm)
+{
+	return vm->pl && vm->pl->whole_process && !vm->gauge.format;
 }
 
 int config_skipped(const struct experiment *ex, const char *key)

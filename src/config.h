@@ -9,6 +9,7 @@
 #ifndef KILN_CONFIG_H
 #define KILN_CONFIG_H
 
+#include "gauge.h"
 #include "util.h"
 
 struct kiln_plugin;
@@ -36,6 +37,7 @@ struct vm_conf {
 	char *language;        /* benchmarks/<b>/<language> for external plugins */
 	char *entry;           /* entry file for external plugins */
 	char *stats_from;      /* NULL, "stderr" or "file" (stats parser) */
+	struct gauge_conf gauge; /* command plugin: the iteration times its own harness prints (format 0: none) */
 	int keep_log;          /* keep raw instrumentation (zstd) */
 	int optional;          /* a missing executable skips this VM instead of failing */
 	int ignore_exit;       /* a non-zero exit status does not fail the pexec (kept all the same) */
@@ -135,6 +137,7 @@ struct experiment {
 	char *name;
 	long pexecs;
 	long iterations;
+	int iterations_set;    /* `iterations` is written in the file (a gauge's count is then checked) */
 	long warmup_pexecs;    /* per key, run before its measured pexecs: kept, never analysed */
 	long warmup_iterations; /* per pexec, its first: kept, never analysed */
 	unsigned long seed;
@@ -183,8 +186,15 @@ void config_defaults(struct experiment *ex);
 
 /* the folder of a benchmark's sources under benchmarks_dir */
 const char *config_bench_source(const struct bench_conf *b);
-/* iterations for a VM (its own or the experiment's) */
+/*
+ * iterations for a VM (its own or the experiment's); for a gauge VM whose
+ * count is not set (config_counts_set), its gauge.max_iterations
+ */
 long config_iterations(const struct experiment *ex, const struct vm_conf *vm);
+/* is a VM's count of iterations written in the config (its own or the experiment's)? */
+int config_counts_set(const struct experiment *ex, const struct vm_conf *vm);
+/* does each pexec of the VM have one iteration, its process (the command plugin without a gauge)? */
+int config_one_iteration(const struct vm_conf *vm);
 /*
  * The folder of a benchmark's sources for a VM (malloc'd):
  * benchmarks_dir/<bench>/<language>, or Krun's name for that language's

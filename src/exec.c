@@ -507,6 +507,12 @@ static void x_read(struct xstate *x, int k, char *buf, size_t bufsz)
 		close_fd(fdp[k]);
 		return;
 	}
+	if (k < 2 && o->on_output && o->output_fd == k + 1 && !x->r->output_error &&
+	    o->on_output(o->output_ctx, buf, (size_t)n)) {
+		x->r->output_error = 1; /* what it read is bad beyond repair: the child ends */
+		if (!x->exited)
+			x_kill(x, SIGKILL, 1000000000LL);
+	}
 	if (k == 0)
 		cap_add(&x->co, buf, (size_t)n);
 	else if (k == 1)

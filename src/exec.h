@@ -34,6 +34,14 @@ struct exec_opts {
 	int result_fd;            /* 0: no result pipe (fds 0-2 are never used for it) */
 	exec_stream_fn on_stream;
 	void *stream_ctx;
+	/*
+	 * stdout (output_fd 1) or stderr (2) is also handed to on_output as it
+	 * arrives, whole, before any bound of the capture (a gauge reads it);
+	 * a non-zero return stops that and ends the child, as on_stream's
+	 */
+	int output_fd;
+	exec_stream_fn on_output;
+	void *output_ctx;
 	/* limits and placement, applied in the child before exec */
 	long rlimit_as_mb, rlimit_stack_mb; /* 0: unchanged */
 	int aslr;                 /* -1: unchanged, 0: off (ADDR_NO_RANDOMIZE), 1: on */
@@ -59,6 +67,7 @@ struct exec_result {
 	double user_s, sys_s;     /* rusage of the child */
 	long maxrss_kb;
 	int stream_error;         /* on_stream returned non-zero (the child was killed) */
+	int output_error;         /* on_output returned non-zero (the child was killed) */
 	pid_t pid;
 };
 

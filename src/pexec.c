@@ -78,8 +78,10 @@ void pexec_key_init(struct pexec_key *k, const struct experiment *ex, const stru
 	k->whole = vm->pl && vm->pl->whole_process;
 	if (iterations <= 0)
 		iterations = config_iterations(ex, vm);
-	if (k->whole)
+	if (config_one_iteration(vm))
 		iterations = 1;
+	k->gauge = vm->gauge.format ? &vm->gauge : NULL;
+	k->counted = config_counts_set(ex, vm);
 	k->bench_dir = config_bench_dir(ex, b, vm);
 	k->entry_path = config_entry_path(ex, b, vm);
 	k->plugin_dir = xasprintf("%s/plugins/%s", kiln_datadir(), vm->pl ? vm->pl->name : vm->name);

@@ -23,6 +23,8 @@ struct pexec_key {
 	char *key;               /* bench:vm:variant */
 	char *bench_dir, *entry_path, *plugin_dir;
 	int whole;               /* whole-process plugin: no result stream, no instr dir */
+	const struct gauge_conf *gauge; /* the iterations are what the program prints (NULL: none) */
+	int counted;             /* the config sets the count of iterations (a gauge's is checked) */
 };
 void pexec_key_init(struct pexec_key *k, const struct experiment *ex, const struct vm_conf *vm,
 		    const struct bench_conf *b, long iterations, int profile);

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "exec.h"
+#include "gauge.h"
 #include "plugin.h"
 #include "privsep.h"
 #include "record.h"
@@ -57,6 +58,8 @@ struct one {
 	struct strbuf cpus;
 	struct stream s;
 	int have_stream;
+	struct gauge g;               /* a gauge VM: the iterations its program prints */
+	int have_gauge;
 	struct exec_opts eo;
 	struct exec_result res;
 	int xr;                       /* exec_run's return */
@@ -184,6 +187,26 @@ static int result_stream_cb(void *ctx, const char *data, size_t n)
 	return stream_feed(ctx, data, n) < 0 ? 1 : 0;
 }
 
+static int gauge_output_cb(void *ctx, const char *data, size_t n)
+{
+	return gauge_feed(ctx, data, n) < 0 ? 1 : 0;
+}
+
+/* a gauge VM: its program's stdout or stderr read line by line as kiln drains it */
+static int one_gauge_prepare(struct one *p, struct kerr *e)
+{
+	const struct pexec_key *k = p->k;
+	if (!k->gauge)
+		return 0;
+	if (gauge_init(&p->g, k->gauge, k->counted ? k->pc.iterations : 0, p->rs->sc->warmup_iterations, e) < 0)
+		return kerr_wrap(e, "%s: vms.%s", k->key, k->pc.vm->name);
+	p->have_gauge = 1;
+	p->eo.output_fd = k->gauge->from_stderr ? 2 : 1;
+	p->eo.on_output = gauge_output_cb;
+	p->eo.output_ctx = &p->g;
+	return 0;
+}
+
 static void on_runner_start(void *ctx, pid_t pid)
 {
 	struct one *p = ctx;
@@ -218,7 +241,7 @@ static int one_prepare(struct one *p, int marked, struct kerr *e)
 	p->eo.start_ctx = p;
 	p->eo.cwd = rs->cwd;
 	pexec_user_opts(rs->have_user ? &rs->user : NULL, &p->eo);
-	return 0;
+	return one_gauge_prepare(p, e);
 }
 
 /* the machine: wait for it to be ready, note what could change */
@@ -248,6 +271,26 @@ static void one_spawn(struct one *p)
 	session_arm(&rs->sess);
 	p->xr = exec_run(&p->eo, &p->res, &p->xe);
 	session_runner(&rs->sess, 0, 0);
+}
+
+/*
+ * A gauge's iterations: what the output gave, kept whatever the pexec came
+ * to; output that gave no iterations, too many, a bad number or another
+ * count than asked fails the pexec with the gauge's reason.
+ */
+static void one_gauge_outcome(struct one *p)
+{
+	struct pexec_result *pr = &p->pr;
+	struct gauge *g = &p->g;
+	int gr = gauge_finish(g);
+	if (gr < 0 && pr->status == PX_OK) {
+		pr->status = PX_FAILED;
+		sb_addf(&p->err, "%s", g->error.buf);
+	} else if (gr < 0 && !p->res.timed_out && p->xr == 0) {
+		sb_addf(&p->err, "; %s", g->error.buf);
+	}
+	pr->wall_ns = g->wall;
+	pr->n = g->n;
 }
 
 /* exit, timeout and result stream: the status and the error of the pexec */
@@ -280,6 +323,10 @@ static void one_outcome(struct one *p)
 			sb_addf(&p->err, "exit status %d", res->status);
 		else
 			sb_addf(&p->err, "killed by signal %d (%s)", res->signal, strsignal(res->signal));
+	}
+	if (p->have_gauge) {
+		one_gauge_outcome(p);
+		return;
 	}
 	if (p->k->whole) {
 		p->one_wall = res->end_ns - res->start_ns;
@@ -433,6 +480,26 @@ static void one_cpu_series(struct one *p)
 	}
 }
 
+/*
+ * A gauge's criteria (RebenchLog's, time's user and sys) become
+ * per-iteration series of the iterations it ended; the process's own wall
+ * time stays a per-pexec scalar beside exit status, user and system time.
+ */
+static void one_gauge_records(struct one *p)
+{
+	if (!p->have_gauge)
+		return;
+	struct rec_sink sink = rec_list_sink(&p->coll.recs);
+	for (size_t i = 0; i < p->g.recs.n; i++)
+		if (p->g.recs.v[i].iter < (long)p->g.n)
+			sink.emit(sink.ctx, &p->g.recs.v[i]);
+	if (p->xr == 0) {
+		struct kiln_rec r = { .kind = REC_PEXEC, .name = "wall_time", .unit = "s" };
+		r.value = (double)(p->res.end_ns - p->res.start_ns) / 1e9;
+		sink.emit(sink.ctx, &r);
+	}
+}
+
 static void add_taint(struct one *p, const char *why)
 {
 	sb_addf(&p->taint, "%s%s", p->taint.len ? "; " : "", why);
@@ -559,6 +626,8 @@ static void one_release(struct one *p)
 	sb_release(&p->cpus);
 	if (p->have_stream)
 		stream_release(&p->s);
+	if (p->have_gauge)
+		gauge_release(&p->g);
 	exec_result_release(&p->res);
 	kerr_release(&p->xe);
 	ps_result_release(&p->coll);
@@ -604,6 +673,7 @@ int run_pexec(struct run_state *rs, const struct sched_item *it, struct pexec_ke
 	}
 	one_collect(&p);
 	one_cpu_series(&p);
+	one_gauge_records(&p);
 	one_taint(&p);
 	outcome = one_commit(&p, next_id, rerun, e);
 	if (outcome != ONE_FATAL) {

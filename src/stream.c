@@ -228,35 +228,21 @@ static int one_line(struct stream *s, const char *p, size_t n)
 	return r;
 }
 
+static int line_cb(void *ctx, const char *p, size_t n)
+{
+	return one_line(ctx, p, n);
+}
+
 int stream_feed(struct stream *s, const char *data, size_t n)
 {
 	if (s->error.len)
 		return -1;
-	while (n) {
-		const char *nl = memchr(data, '\n', n);
-		size_t take = nl ? (size_t)(nl - data) : n;
-		if (s->line.len + take > STREAM_MAX_LINE) {
-			s->lineno++;
-			return bad(s, "a line longer than %d bytes", STREAM_MAX_LINE);
-		}
-		if (!nl) {
-			sb_add(&s->line, data, take);
-			return 0;
-		}
-		int r;
-		if (s->line.len) {
-			sb_add(&s->line, data, take);
-			r = one_line(s, s->line.buf, s->line.len);
-			sb_reset(&s->line);
-		} else {
-			r = one_line(s, data, take);
-		}
-		if (r < 0)
-			return -1;
-		data += take + 1;
-		n -= take + 1;
+	int r = line_split(&s->line, STREAM_MAX_LINE, data, n, line_cb, s);
+	if (r == LINE_TOO_LONG) {
+		s->lineno++;
+		return bad(s, "a line longer than %d bytes", STREAM_MAX_LINE);
 	}
-	return 0;
+	return r;
 }
 
 int stream_finish(struct stream *s)

@@ -682,6 +682,33 @@ int parse_long(const char *s, long *out)
 	return 0;
 }
 
+int line_split(struct strbuf *part, size_t max, const char *data, size_t n, line_fn fn, void *ctx)
+{
+	while (n) {
+		const char *nl = memchr(data, '\n', n);
+		size_t take = nl ? (size_t)(nl - data) : n;
+		if (part->len + take > max)
+			return LINE_TOO_LONG;
+		if (!nl) {
+			sb_add(part, data, take);
+			return 0;
+		}
+		int r;
+		if (part->len) {
+			sb_add(part, data, take);
+			r = fn(ctx, part->buf, part->len);
+			sb_reset(part);
+		} else {
+			r = fn(ctx, data, take);
+		}
+		if (r < 0)
+			return -1;
+		data += take + 1;
+		n -= take + 1;
+	}
+	return 0;
+}
+
 int parse_double(const char *s, double *out)
 {
 	char *end;

@@ -57,6 +57,17 @@ void sb_release(struct strbuf *sb);
 char *sb_detach(struct strbuf *sb);
 static inline const char *sb_str(const struct strbuf *sb) { return sb->buf ? sb->buf : ""; }
 
+/*
+ * Lines out of chunks as they arrive (a pipe's reads): fn gets each whole
+ * line without its newline, `part` keeps an unfinished one between calls.
+ * A line over `max` bytes is not assembled: LINE_TOO_LONG; fn's -1 stops
+ * the split and is returned.  The last line without a newline stays in
+ * `part` for the caller to give fn when the input ends.
+ */
+#define LINE_TOO_LONG (-2)
+typedef int (*line_fn)(void *ctx, const char *line, size_t n);
+int line_split(struct strbuf *part, size_t max, const char *data, size_t n, line_fn fn, void *ctx);
+
 /* NULL-terminated vector of owned strings: argv arrays and environments */
 struct strvec {
 	char **v;

@@ -6,24 +6,49 @@
  * single iteration is the process's wall time, from fork to reaping.  There
  * is no runner and no result stream; run.c records exit status, user and
  * system time and maximum RSS as per-pexec records.
+ *
+ * With `gauge:` (gauge.h) the program is a benchmark with its own harness:
+ * its iterations are the times it prints, read by run-pexec.c, and
+ * {iterations} is substituted in the args too.  The gauge's settings are
+ * part of the key's program (describe).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "config.h"
 #include "plugin.h"
 
-/* substitute {param} in one argument */
-static void subst_param(struct strvec *argv, const char *arg, const char *param)
+/* substitute {param} in one argument, and {iterations} for a gauge VM */
+static void subst_param(struct strvec *argv, const char *arg, const struct plugin_ctx *c)
 {
 	struct strbuf sb = STRBUF_INIT;
-	const char *p = arg, *hit;
-	while ((hit = strstr(p, "{param}"))) {
-		sb_add(&sb, p, (size_t)(hit - p));
-		sb_adds(&sb, param);
-		p = hit + 7;
+	char iters[32];
+	snprintf(iters, sizeof(iters), "%ld", c->iterations);
+	const char *p = arg;
+	while (*p) {
+		if (!strncmp(p, "{param}", 7)) {
+			sb_adds(&sb, c->param);
+			p += 7;
+		} else if (c->vm->gauge.format && !strncmp(p, "{iterations}", 12)) {
+			sb_adds(&sb, iters);
+			p += 12;
+		} else {
+			sb_addc(&sb, *p++);
+		}
 	}
-	sb_adds(&sb, p);
-	sv_push(argv, sb.buf);
+	sv_push(argv, sb_str(&sb));
+	sb_release(&sb);
+}
+
+/* the gauge, as the key's program: another format or regex reads other times */
+static void command_describe(const struct plugin_ctx *c, struct strvec *lines)
+{
+	if (!c->vm->gauge.format)
+		return;
+	struct strbuf sb = STRBUF_INIT;
+	sb_adds(&sb, "gauge ");
+	gauge_describe(&c->vm->gauge, &sb);
+	sv_push(lines, sb.buf);
 	sb_release(&sb);
 }
 
@@ -34,9 +59,9 @@ static int command_build(const struct plugin_ctx *c, struct strvec *argv, struct
 		return kerr_setc(e, KEXIT_CONFIG, "vms.%s.path: the command plugin needs the program to run", c->vm->name);
 	sv_push(argv, c->vm_path);
 	for (size_t i = 0; i < c->vm->args.n; i++)
-		subst_param(argv, c->vm->args.v[i], c->param);
+		subst_param(argv, c->vm->args.v[i], c);
 	for (size_t i = 0; i < c->bench->args.n; i++)
-		subst_param(argv, c->bench->args.v[i], c->param);
+		subst_param(argv, c->bench->args.v[i], c);
 	return 0;
 }
 
@@ -50,4 +75,5 @@ const struct kiln_plugin plugin_command = {
 	.whole_process = 1,
 	.needs_path = 1,
 	.build = command_build,
+	.describe = command_describe,
 };
