@@ -178,9 +178,8 @@ static int vbad(struct gauge *g, int at_end, const char *fmt, va_list ap)
 {
 	if (g->error.len)
 		return -1;
-	sb_addf(&g->error, "gauge %s: %s %s %ld%s: ", gauge_format_name(g->c->format),
-		g->c->from_stderr ? "stderr" : "stdout", at_end ? "ended after" : "line", g->lineno,
-		at_end ? " lines" : "");
+	sb_addf(&g->error, "gauge %s: %s ", gauge_format_name(g->c->format), g->c->from_stderr ? "stderr" : "stdout");
+	sb_addf(&g->error, at_end ? "(%ld line%s): " : "line %ld%s: ", g->lineno, at_end && g->lineno != 1 ? "s" : "");
 	sb_vaddf(&g->error, fmt, ap);
 	return -1;
 }
