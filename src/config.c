@@ -878,7 +878,7 @@ static int vms_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp,
 	if (strpbrk(key, "[],"))
 		return cerr(c, kp, "vms", "VM name '%s' may not contain '[', ']' or ','", key);
 	struct pos pp = kp, ph = kp, pi = kp, pv = kp;
-	struct vmarg a = { ex, c->check_vms, vm, &pp, &ph, &pi, &pv, NULL, kp };
+	struct vmarg a = { ex, c->check_vms, vm, &pp, &ph, &pi, &pv, NULL, kp, kp };
 	char *f = xasprintf("vms.%s", key);
 	int r = walk_map(c, v, kp, f, vm_keys, vm_pair, &a);
 	free(f);

@@ -172,34 +172,17 @@ int gauge_decimal_ns(const char *s, size_t n, int exp, int64_t *ns)
 
 /* ---- faults ---- */
 
-/* the first fault, at its line, or at the end (`at_end`: after the output's last line) */
-KILN_PRINTF(3, 0)
-static int vbad(struct gauge *g, int at_end, const char *fmt, va_list ap)
-{
-	if (g->error.len)
-		return -1;
-	sb_addf(&g->error, "gauge %s: %s ", gauge_format_name(g->c->format), g->c->from_stderr ? "stderr" : "stdout");
-	sb_addf(&g->error, at_end ? "(%ld line%s): " : "line %ld%s: ", g->lineno, at_end && g->lineno != 1 ? "s" : "");
-	sb_vaddf(&g->error, fmt, ap);
-	return -1;
-}
-
+/* the first fault: at its line, or, once the output ended, after its last */
 KILN_PRINTF(2, 3)
 static int bad(struct gauge *g, const char *fmt, ...)
 {
+	if (g->error.len)
+		return -1;
 	va_list ap;
+	sb_addf(&g->error, "gauge %s: %s ", gauge_format_name(g->c->format), g->c->from_stderr ? "stderr" : "stdout");
+	sb_addf(&g->error, g->ended ? "(%ld line%s): " : "line %ld%s: ", g->lineno, g->ended && g->lineno != 1 ? "s" : "");
 	va_start(ap, fmt);
-	vbad(g, 0, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-KILN_PRINTF(2, 3)
-static int bad_end(struct gauge *g, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vbad(g, 1, fmt, ap);
+	sb_vaddf(&g->error, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -237,6 +220,7 @@ static int add_iteration(struct gauge *g, int64_t ns)
 		g->wall = xrealloc(g->wall, g->alloc * sizeof(*g->wall));
 	}
 	g->wall[g->n++] = ns;
+	g->crit_here = 0;
 	return 0;
 }
 
@@ -254,6 +238,10 @@ static int add_criterion(struct gauge *g, const char *name, size_t nl, double va
 			sb_release(&sb);
 			return -1;
 		}
+	if (++g->crit_here > GAUGE_MAX_CRITERIA) {
+		sb_release(&sb);
+		return bad(g, "more than %d criteria for one iteration", GAUGE_MAX_CRITERIA);
+	}
 	sb_adds(&sb, "gauge.");
 	sb_add(&sb, name, nl);
 	if (strmap_find(&g->recs.names, sb.buf) < 0 && ++g->ncrit > GAUGE_MAX_CRITERIA) {
@@ -518,19 +506,16 @@ int gauge_finish(struct gauge *g)
 {
 	if (g->error.len)
 		return -1;
-	if (g->part.len) { /* a last line without newline */
-		int r = gauge_line(g, g->part.buf, g->part.len);
-		sb_reset(&g->part);
-		if (r < 0)
-			return -1;
-	}
+	if (line_split_end(&g->part, line_cb, g) < 0)
+		return -1;
+	g->ended = 1;
 	if (!g->n)
-		return bad_end(g, "no iterations in the output");
+		return bad(g, "no iterations in the output");
 	if (g->c->format == GAUGE_JMH && (long)g->warmup != g->warmup_expected)
-		return bad_end(g, "%zu warm-up iterations where warmup_iterations is %ld (they are kept as kiln's "
+		return bad(g, "%zu warm-up iterations where warmup_iterations is %ld (they are kept as kiln's "
 			      "warm-up: make the two agree, -wi N and warmup_iterations: N)", g->warmup, g->warmup_expected);
 	if (g->expected && (long)g->n != g->expected)
-		return bad_end(g, "%zu iterations where %ld were asked for (iterations)", g->n, g->expected);
+		return bad(g, "%zu iterations where %ld were asked for (iterations)", g->n, g->expected);
 	return 0;
 }
 

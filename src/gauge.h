@@ -24,7 +24,7 @@
 
 #define GAUGE_MAX_LINE (1 << 20)
 #define GAUGE_MAX_ITERATIONS 100000L  /* the default of gauge.max_iterations */
-#define GAUGE_MAX_CRITERIA 32         /* distinct per-criterion series of one pexec */
+#define GAUGE_MAX_CRITERIA 32         /* distinct per-criterion series of one pexec, and criteria lines of one iteration */
 #define GAUGE_MAX_NAME 64             /* bytes of a criterion's name */
 
 enum gauge_format { GAUGE_NONE, GAUGE_REBENCH, GAUGE_JMH, GAUGE_TIME, GAUGE_REGEX };
@@ -71,8 +71,10 @@ struct gauge {
 	size_t warmup;         /* JMH: the leading `# Warmup Iteration` lines among them */
 	struct rec_list recs;  /* per-iteration criteria (RebenchLog, time's user and sys) */
 	size_t ncrit;          /* distinct criteria so far */
+	size_t crit_here;      /* criteria lines since the last iteration (bounded: recs stays within 32 a line) */
 	struct strbuf part;    /* an unfinished line */
 	long lineno;
+	int ended;             /* gauge_finish read the last line: faults are the output's, not a line's */
 	struct strbuf error;   /* the first fault, empty if none */
 };
 

@@ -249,12 +249,8 @@ int stream_finish(struct stream *s)
 {
 	if (s->error.len)
 		return -1;
-	if (s->line.len) { /* a last line without newline */
-		int r = one_line(s, s->line.buf, s->line.len);
-		sb_reset(&s->line);
-		if (r < 0)
-			return -1;
-	}
+	if (line_split_end(&s->line, line_cb, s) < 0)
+		return -1;
 	if (!s->have_header) {
 		sb_reset(&s->error);
 		sb_adds(&s->error, "no result stream (the runner wrote nothing to KILN_RESULT_FD)");

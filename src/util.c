@@ -709,6 +709,15 @@ int line_split(struct strbuf *part, size_t max, const char *data, size_t n, line
 	return 0;
 }
 
+int line_split_end(struct strbuf *part, line_fn fn, void *ctx)
+{
+	if (!part->len)
+		return 0;
+	int r = fn(ctx, part->buf, part->len);
+	sb_reset(part);
+	return r;
+}
+
 int parse_double(const char *s, double *out)
 {
 	char *end;

@@ -67,6 +67,8 @@ static inline const char *sb_str(const struct strbuf *sb) { return sb->buf ? sb-
 #define LINE_TOO_LONG (-2)
 typedef int (*line_fn)(void *ctx, const char *line, size_t n);
 int line_split(struct strbuf *part, size_t max, const char *data, size_t n, line_fn fn, void *ctx);
+/* the input ended: the last line, when it had no newline, to fn (its return, else 0) */
+int line_split_end(struct strbuf *part, line_fn fn, void *ctx);
 
 /* NULL-terminated vector of owned strings: argv arrays and environments */
 struct strvec {

@@ -113,6 +113,11 @@ static void test_rebench_faults(void **state)
 		     0, 0, "line 3: more iterations than the 2 allowed (gauge.max_iterations)");
 	expect_error(&c, "B: iterations=1 runtime: 1us\n", 2, 0, "(1 line): 1 iterations where 2 were asked for");
 	expect_error(&c, "B: x\x01y: 12ms\n", 0, 0, "criterion 'x\\x01y' has a control character");
+	struct strbuf many = STRBUF_INIT;
+	for (int i = 0; i < 33; i++)
+		sb_adds(&many, "B: GC: 1kb\n");
+	expect_error(&c, many.buf, 0, 0, "line 33: more than 32 criteria for one iteration");
+	sb_release(&many);
 	c.from_stderr = 1;
 	expect_error(&c, "nothing", 0, 0, "gauge rebench: stderr (1 line)");
 }
