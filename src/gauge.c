@@ -257,15 +257,6 @@ static int add_criterion(struct gauge *g, const char *name, size_t nl, double va
 
 /* ---- the formats ---- */
 
-static const char *find(const char *p, size_t n, const char *what)
-{
-	size_t wl = strlen(what);
-	for (size_t i = 0; i + wl <= n; i++)
-		if (!memcmp(p + i, what, wl))
-			return p + i;
-	return NULL;
-}
-
 static const char *rfind(const char *p, size_t n, const char *what)
 {
 	size_t wl = strlen(what);
@@ -355,7 +346,7 @@ static int rebench_criterion(struct gauge *g, const char *p, size_t n)
 
 static int rebench_line(struct gauge *g, const char *p, size_t n)
 {
-	const char *mark = find(p, n, ": iterations=");
+	const char *mark = memmem(p, n, ": iterations=", 13);
 	return mark ? rebench_runtime(g, p, n, mark) : rebench_criterion(g, p, n);
 }
 
