@@ -19,6 +19,7 @@
 struct cache_ctx {
 	struct store *st;
 	long hits, misses;
+	int in_txn;     /* 1: the puts share one transaction (one flush, not one a key); -1: could not begin */
 };
 
 static char *cache_key(const char *data_hash, const char *opts_hash)
@@ -48,6 +49,8 @@ static void cache_put(void *ctx, const struct ds_key *k, const char *data_hash, 
 {
 	(void)k;
 	struct cache_ctx *c = ctx;
+	if (!c->in_txn)
+		c->in_txn = store_begin(c->st, NULL) == 0 ? 1 : -1;
 	char *key = cache_key(data_hash, opts_hash), *text = an_key_serialize(ak);
 	store_cache_put(c->st, "analysis", key, text, NULL);
 	free(key);
@@ -57,7 +60,7 @@ static void cache_put(void *ctx, const struct ds_key *k, const char *data_hash, 
 int an_analyse_input(const char *path, const struct dataset *ds, const struct an_opts *o, struct an_result *r,
 		     struct kerr *e)
 {
-	struct cache_ctx c = { NULL, 0, 0 };
+	struct cache_ctx c = { NULL, 0, 0, 0 };
 	struct kerr ignore = KERR_INIT;
 	/* a file this user cannot write still gives what is cached in it */
 	if (imp_detect(path) == IMP_KILN && store_open(path, 1, &c.st, &ignore) < 0 &&
@@ -68,6 +71,8 @@ int an_analyse_input(const char *path, const struct dataset *ds, const struct an
 		return an_analyse(ds, o, r, e);
 	struct an_cache cache = { cache_get, cache_put, &c };
 	int rc = an_analyse_cached(ds, o, &cache, r, e);
+	if (c.in_txn == 1)
+		store_commit(c.st, NULL);
 	if (getenv("KILN_DEBUG_CACHE"))
 		kiln_note("analysis cache: %ld hits, %ld misses", c.hits, c.misses);
 	store_close(c.st);

@@ -1743,12 +1743,14 @@ static void key_init(const struct ds_key *k, struct an_key *out)
 	}
 }
 
-static struct an_series_sum *series_slot(struct an_key *k, const struct ds_series *s)
+/* the summary of series s in k, made when new; names holds k's series names by index (no linear search) */
+static struct an_series_sum *series_slot(struct an_key *k, struct strmap *names, const struct ds_series *s)
 {
-	for (size_t i = 0; i < k->nseries; i++)
-		if (!strcmp(k->series[i].name, s->name))
-			return &k->series[i];
-	k->series = xrealloc(k->series, (k->nseries + 1) * sizeof(*k->series));
+	size_t i = strmap_add(names, s->name);
+	if (i < k->nseries)
+		return &k->series[i];
+	if ((k->nseries & (k->nseries - 1)) == 0) /* grown at powers of two */
+		k->series = xrealloc(k->series, (k->nseries ? 2 * k->nseries : 1) * sizeof(*k->series));
 	struct an_series_sum *r = &k->series[k->nseries++];
 	memset(r, 0, sizeof(*r));
 	r->name = xstrdup(s->name);
@@ -1895,9 +1897,10 @@ static void key_whole(struct an_key *k)
 	w->rss_mean = scalar_mean(k, "max_rss", &w->rss_max);
 }
 
+static void key_series(struct an_key *k);
+
 static void key_summarise(struct an_key *k, const struct an_opts *o)
 {
-	const struct ds_key *dk = k->key;
 	k->whole = k->np > 0;
 	for (size_t i = 0; i < k->np; i++) {
 		const struct an_pexec *p = &k->p[i];
@@ -1938,14 +1941,21 @@ static void key_summarise(struct an_key *k, const struct an_opts *o)
 		}
 		k->perf_ci = ((k->perf_hi - k->perf_med) + (k->perf_med - k->perf_lo)) / 2.0;
 	}
-	/* instrumentation: mean per iteration before and after the steady state */
+	key_series(k);
+}
+
+/* instrumentation: each series' mean per iteration before and after the steady state */
+static void key_series(struct an_key *k)
+{
+	const struct ds_key *dk = k->key;
+	struct strmap names = STRMAP_INIT;
 	for (size_t i = 0; i < k->np; i++) {
 		const struct an_pexec *p = &k->p[i];
 		const struct ds_pexec *dp = &dk->pexecs[p->index];
 		size_t st = p->steady_start;
 		for (size_t s = 0; s < dp->nseries; s++) {
 			const struct ds_series *ser = &dp->series[s];
-			struct an_series_sum *sum = series_slot(k, ser);
+			struct an_series_sum *sum = series_slot(k, &names, ser);
 			for (size_t j = 0; j < ser->n; j++) {
 				double v = ser->v[j];
 				if (isnan(v))
@@ -1960,6 +1970,7 @@ static void key_summarise(struct an_key *k, const struct an_opts *o)
 			}
 		}
 	}
+	strmap_clear(&names);
 	for (size_t s = 0; s < k->nseries; s++) {
 		struct an_series_sum *sum = &k->series[s];
 		sum->before = sum->nbefore ? sum->before / (double)sum->nbefore : NAN;

@@ -204,7 +204,13 @@ struct pview {
 	struct pseries *ser; /* drawn, in order */
 	size_t nser;
 	struct strbuf folded; /* "gc.major.count = 0, ..." */
+	size_t nfolded;     /* constant series, PLOT_MAX_FOLDED of them named in folded */
+	size_t nundrawn;    /* changing series beyond PLOT_MAX_PANELS */
 };
+
+/* bounds of one page: panels drawn and constant series named (a VM may record thousands) */
+#define PLOT_MAX_PANELS 16
+#define PLOT_MAX_FOLDED 24
 
 static double nice_step(double range, double target, int integer)
 {
@@ -275,8 +281,13 @@ static void pview_series(struct pview *v)
 		if (!any)
 			continue;
 		if (lo == hi) {
-			sb_addf(&v->folded, "%s%s = %.6g%s%s", v->folded.len ? ", " : "", se->name, lo,
-				se->unit && *se->unit ? " " : "", se->unit ? se->unit : "");
+			if (v->nfolded++ < PLOT_MAX_FOLDED)
+				sb_addf(&v->folded, "%s%s = %.6g%s%s", v->folded.len ? ", " : "", se->name, lo,
+					se->unit && *se->unit ? " " : "", se->unit ? se->unit : "");
+			continue;
+		}
+		if (v->nser == PLOT_MAX_PANELS) {
+			v->nundrawn++;
 			continue;
 		}
 		struct pseries *p = &v->ser[v->nser++];
@@ -748,9 +759,15 @@ static void pexec_script(const struct pview *v, const struct an_opts *ao, struct
 	struct strbuf note = STRBUF_INIT, title = STRBUF_INIT;
 	pview_note(v, ao, &note);
 	struct strvec folded = STRVEC_INIT;
-	if (v->folded.len) {
+	if (v->folded.len || v->nundrawn) {
 		struct strbuf f = STRBUF_INIT;
-		sb_addf(&f, "constant, not drawn: %s", v->folded.buf);
+		if (v->folded.len)
+			sb_addf(&f, "constant, not drawn: %s", v->folded.buf);
+		if (v->nfolded > PLOT_MAX_FOLDED)
+			sb_addf(&f, " and %zu more", v->nfolded - PLOT_MAX_FOLDED);
+		if (v->nundrawn)
+			sb_addf(&f, "%s%zu more series not drawn (%d panels at most)", f.len ? "; " : "", v->nundrawn,
+				PLOT_MAX_PANELS);
 		double w = po->width > 0 ? po->width : PX_WIDTH;
 		wrap_lines(f.buf, (size_t)((w - 40) / 6.2), &folded);
 		sb_release(&f);

@@ -42,6 +42,20 @@ sqlite3 b.kiln.db "UPDATE audit SET value=json_set(value,'\$.uname.release','0.0
 "$KILN" diff a.kiln.db b.kiln.db >/dev/null 2>other.txt || fail "diff 2"
 assert_contains "$(cat other.txt)" "different machines or settings"
 assert_contains "$(cat other.txt)" "kernel: .* vs 0.0.1-elsewhere"
+# the cache entries of one report go in one transaction: a few flushes, not one a key
+# (200 keys imported from a CSV made 200 commits)
+if command -v strace >/dev/null; then
+	python3 -c 'import sys
+print("pexec_idx,bench,0,1,2")
+for k in range(200):
+	print("0,b%d:vm:v,0.01,0.011,0.012" % k)' > many.csv
+	"$KILN" import many.csv -o many.kiln.db >/dev/null || fail "import of 200 keys"
+	strace -f -qq -e trace=fdatasync,fsync -o many.trace "$KILN" report many.kiln.db >/dev/null || fail "report of 200 keys"
+	n=$(grep -c sync many.trace)
+	[ "$n" -le 20 ] || fail "report of 200 keys: $n flushes writing the analysis cache"
+	KILN_DEBUG_CACHE=1 "$KILN" report many.kiln.db >/dev/null 2>many.err || fail "report of 200 keys, again"
+	assert_contains "$(cat many.err)" "200 hits, 0 misses"
+fi
 # a read-only results file is still reported (without caching)
 chmod a-w a.kiln.db
 "$KILN" report a.kiln.db >/dev/null || fail "report of a read-only file"

@@ -286,6 +286,63 @@ static void test_plot_layout(void **state)
 }
 
 /*
+ * A pexec with 30 changing series and 40 constant ones: one page draws at
+ * most 16 panels and names at most 24 constant series, and says how many
+ * more there are (a pexec with 50,000 series made gnuplot fail after
+ * minutes).
+ */
+static void test_plot_many_series(void **state)
+{
+	(void)state;
+	char *gp = plot_gnuplot_path();
+	if (!gp)
+		skip();
+	free(gp);
+	struct dataset d = { 0 };
+	struct ds_key *k = ds_add_key(&d, "many", "vm", "v");
+	struct ds_pexec *px = ds_add_pexec(k, 0);
+	px->n = 10;
+	px->wall = xmalloc(10 * sizeof(double));
+	for (int s = 0; s < 70; s++) {
+		char name[16];
+		snprintf(name, sizeof(name), s < 30 ? "chg%02d" : "const%02d", s < 30 ? s : s - 30);
+		ds_add_series(px, name, "", 10);
+	}
+	for (int i = 0; i < 10; i++) {
+		px->wall[i] = 0.1 + 0.001 * i;
+		for (int s = 0; s < 70; s++)
+			px->series[s].v[i] = s < 30 ? (double)(i * (s + 1)) : 7;
+	}
+	struct an_opts o;
+	an_opts_default(&o);
+	o.resamples = 10;
+	struct an_key ak;
+	an_analyse_key(k, &o, &ak);
+	struct plot_opts po;
+	plot_opts_default(&po);
+	char *dir = path_join(tmpdir, "many"), *out = NULL;
+	struct kerr e = KERR_INIT;
+	if (plot_pexec(&ak, 0, &o, &po, dir, "many", &out, &e) < 0)
+		fail_msg("%s", e.msg.buf);
+	char *gpf = path_join(dir, "many-p0.gp");
+	struct strbuf g = STRBUF_INIT;
+	assert_int_equal(read_file(gpf, &g, &e), 0);
+	assert_int_equal(count(g.buf, "with histeps"), 16);
+	assert_non_null(strstr(g.buf, "'chg15'"));
+	assert_null(strstr(g.buf, "'chg16'"));
+	assert_non_null(strstr(g.buf, "const23 = 7"));
+	assert_null(strstr(g.buf, "const24 = 7"));
+	assert_non_null(strstr(g.buf, "and 16 more"));
+	assert_non_null(strstr(g.buf, "14 more series not drawn"));
+	sb_release(&g);
+	free(gpf);
+	free(out);
+	free(dir);
+	an_key_free(&ak);
+	ds_free(&d);
+}
+
+/*
  * A flat pexec of two segments (a 50 µs step, within delta = 1% of 9.95 ms): the
  * plot says why it is flat; the options change the script as asked.
  */
@@ -540,6 +597,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plot_svg),
 		cmocka_unit_test(test_plot_layout),
+		cmocka_unit_test(test_plot_many_series),
 		cmocka_unit_test(test_plot_flat_two_segments),
 		cmocka_unit_test(test_plot_names),
 		cmocka_unit_test(test_html_self_contained),
