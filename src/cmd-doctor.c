@@ -56,10 +56,11 @@ static void print_screen(const struct pchecks *c, FILE *f)
 	const char *off = kiln_col(f, "\033[0m");
 	for (size_t i = 0; i < c->n; i++) {
 		const struct pcheck *k = &c->v[i];
+		/* a value is what the machine's files say (sysfs, /proc): made visible, never obeyed */
 		fprintf(f, "%s%-11s%s %-15s %s\n", state_col(f, k->state), pstate_name(k->state), off,
-			k->name, k->value);
+			k->name, esc(ESC_TERM, k->value));
 		if (k->fix && (k->state == PS_WARN || k->state == PS_FAIL || k->state == PS_UNAVAILABLE))
-			fprintf(f, "%-27s %sfix:%s %s\n", "", kiln_col(f, "\033[1m"), off, k->fix);
+			fprintf(f, "%-27s %sfix:%s %s\n", "", kiln_col(f, "\033[1m"), off, esc(ESC_TERM, k->fix));
 	}
 	fprintf(f, "\n%zu checks: %zu ok, %zu warn, %zu fail, %zu unavailable\n", c->n, cnt[PS_OK],
 		cnt[PS_WARN], cnt[PS_FAIL], cnt[PS_UNAVAILABLE]);

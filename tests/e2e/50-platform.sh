@@ -44,6 +44,12 @@ screen=$("$KILN" doctor --quick)
 assert_contains "$screen" "warn        governor"
 assert_contains "$screen" "fix: kiln run --tune"
 grep -q $'\033' <<<"$screen" && fail "colour codes on a pipe"
+# what the machine's files say reaches the terminal made visible, not as escape sequences
+mk /sys/devices/system/cpu/cpu0/cpufreq/scaling_driver $'acpi\033]0;owned\007-cpufreq'
+screen=$("$KILN" doctor --quick)
+grep -q $'\033' <<<"$screen" && fail "an escape sequence from sysfs reached the screen"
+assert_contains "$screen" 'acpi\\x1b\]0;owned\\x07-cpufreq'
+mk /sys/devices/system/cpu/cpu0/cpufreq/scaling_driver acpi-cpufreq
 
 gov() { cat "$R/sys/devices/system/cpu/cpu$1/cpufreq/scaling_governor"; }
 check_orig() {
