@@ -373,22 +373,153 @@ static int from_home(const struct puser *u, const char *dir, struct kerr *e)
 	return r;
 }
 
-/* the jitted files of DIR/jit into DIR/.debug, where perf report finds them by build id */
-static size_t cache_jitted(const char *perf, const char *dir)
+/* the jitted files' names in DIR/jit, each as FOLDER/NAME, comma-separated, and their count */
+static size_t jitted_list(const char *jd, const char *folder, struct strbuf *list)
 {
-	char *jd = path_join(dir, "jit");
-	struct strbuf list = STRBUF_INIT;
 	DIR *d = opendir(jd);
 	struct dirent *de;
 	size_t n = 0;
 	while (d && (de = readdir(d)))
 		if (jitted_name(de->d_name)) {
-			sb_addf(&list, "%s%s/%s", list.len ? "," : "", jd, de->d_name);
+			sb_addf(list, "%s%s/%s", list->len ? "," : "", folder, de->d_name);
 			n++;
 		}
 	if (d)
 		closedir(d);
-	if (list.len) {
+	return n;
+}
+
+static int lower_hex(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return s[n] == 0;
+}
+
+/*
+ * DIR/.debug's entry for DIR/jit/NAME of build id BID, laid out as perf
+ * buildid-cache lays it: .debug/<abs path>/BID/elf a copy of the file,
+ * .debug/.build-id/B[0..2)/B[2..) a link to ../../<abs path>/BID.  kiln
+ * writes it from its own copy and a validated id: nothing of the user's is
+ * followed.
+ */
+static int debug_entry(const char *dir, const char *name, const char *bid, struct kerr *e)
+{
+	char *abs = realpath(dir, NULL);
+	if (!abs)
+		return kerr_set(e, "%s: %s", dir, strerror(errno));
+	char *rel = xasprintf("%s/jit/%s/%s", abs + 1, name, bid), *jd = path_join(dir, "jit");
+	char *edir = xasprintf("%s/.debug/%s", dir, rel), *elf = path_join(edir, "elf");
+	char *ldir = xasprintf("%s/.debug/.build-id/%.2s", dir, bid), *link = path_join(ldir, bid + 2);
+	char *target = xasprintf("../../%s", rel);
+	int r = mkdir_p(edir, 0755) < 0 || mkdir_p(ldir, 0755) < 0 ? kerr_set(e, "%s: %s", edir, strerror(errno)) : 0;
+	if (r == 0)
+		r = sfs_copy_file(jd, name, geteuid(), (off_t)1 << 28, elf, 0755, e) != 0 ? -1 : 0;
+	if (r == 0 && symlink(target, link) < 0 && errno != EEXIST)
+		r = kerr_set(e, "%s: %s", link, strerror(errno));
+	free(abs);
+	free(rel);
+	free(jd);
+	free(edir);
+	free(elf);
+	free(ldir);
+	free(link);
+	free(target);
+	return r;
+}
+
+/* one link of the user's HOME/.debug/.build-id/XX: "../../<path>/NAME/XXREST" read, checked, taken over */
+static int user_build_id(int xxfd, const char *xx, const char *rest, const char *dir, const char *jd)
+{
+	char bid[41], target[4096];
+	if (strlen(xx) != 2 || strlen(rest) != 38 || !lower_hex(xx, 2) || !lower_hex(rest, 38))
+		return 0;
+	snprintf(bid, sizeof(bid), "%s%s", xx, rest);
+	ssize_t n = readlinkat(xxfd, rest, target, sizeof(target) - 1);
+	if (n <= 41)
+		return 0;
+	target[n] = 0;
+	/* ".../NAME/BID": NAME a jitted file kiln holds a copy of */
+	char *tail = target + n - 41;
+	if (*tail != '/' || strcmp(tail + 1, bid))
+		return 0;
+	*tail = 0;
+	char *slash = strrchr(target, '/');
+	const char *name = slash ? slash + 1 : target;
+	struct stat st;
+	int jfd = open(jd, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int have = jfd >= 0 && jitted_name(name) && fstatat(jfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+	if (jfd >= 0)
+		close(jfd);
+	if (!have)
+		return 0;
+	struct kerr e = KERR_INIT;
+	int r = debug_entry(dir, name, bid, &e);
+	if (r < 0)
+		kiln_warn("%s", sb_str(&e.msg));
+	kerr_release(&e);
+	return r == 0;
+}
+
+/*
+ * With a benchmark user, the jitted files are the user's making (perf
+ * inject read the benchmark's jitdumps): perf buildid-cache reads them as
+ * the user, into HOME/.debug, and kiln takes over only the build ids (the
+ * names of HOME/.debug/.build-id's links, and their targets read as text,
+ * never followed), making DIR/.debug from its own copies.
+ */
+static size_t cache_jitted_user(const char *perf, const char *dir, const struct puser *u)
+{
+	char *jd = path_join(dir, "jit"), *bid = path_join(u->home, ".debug");
+	struct strbuf list = STRBUF_INIT;
+	size_t n = 0;
+	if (jitted_list(jd, u->home, &list)) {
+		char *argv[] = { (char *)perf, "--buildid-dir", bid, "buildid-cache", "-a", list.buf, NULL };
+		struct kerr e = KERR_INIT;
+		if (run_perf(argv, u->home, u, "perf buildid-cache (as the benchmark user)", &e) < 0)
+			kiln_warn("%s: %s", u->home, sb_str(&e.msg));
+		kerr_release(&e);
+	}
+	int hfd = open(u->home, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int dfd = hfd >= 0 ? openat(hfd, ".debug", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	int bfd = dfd >= 0 ? openat(dfd, ".build-id", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	DIR *d = bfd >= 0 ? fdopendir(bfd) : NULL;
+	struct dirent *de;
+	while (d && (de = readdir(d)) && n < 100000) {
+		int xfd = strlen(de->d_name) == 2 ? openat(bfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+		DIR *x = xfd >= 0 ? fdopendir(xfd) : NULL;
+		if (xfd >= 0 && !x)
+			close(xfd);
+		struct dirent *le;
+		while (x && (le = readdir(x)) && n < 100000)
+			n += (size_t)user_build_id(xfd, de->d_name, le->d_name, dir, jd);
+		if (x)
+			closedir(x);
+	}
+	if (d)
+		closedir(d);
+	else if (bfd >= 0)
+		close(bfd);
+	if (dfd >= 0)
+		close(dfd);
+	if (hfd >= 0)
+		close(hfd);
+	sb_release(&list);
+	free(jd);
+	free(bid);
+	return n;
+}
+
+/* the jitted files of DIR/jit into DIR/.debug, where perf report finds them by build id */
+static size_t cache_jitted(const char *perf, const char *dir, const struct puser *u)
+{
+	if (u)
+		return cache_jitted_user(perf, dir, u);
+	char *jd = path_join(dir, "jit");
+	struct strbuf list = STRBUF_INIT;
+	size_t n = jitted_list(jd, jd, &list);
+	if (n) {
 		char *bid = path_join(dir, ".debug");
 		char *argv[] = { (char *)perf, "--buildid-dir", bid, "buildid-cache", "-a", list.buf, NULL };
 		struct kerr e = KERR_INIT;
@@ -436,7 +567,7 @@ int profjit_inject(const char *perf, const char *dir, const char *perfdata, cons
 	if (r < 0 && !u)
 		unlink(out);
 	if (r == 0)
-		*jitted = cache_jitted(perf, dir);
+		*jitted = cache_jitted(perf, dir, u);
 	free(out);
 	return r;
 }

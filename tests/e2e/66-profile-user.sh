@@ -28,7 +28,17 @@ benchmarks:
   nbody: 30000
 platform: {user: $U}
 Y
-"$KILN" profile p.yaml --key nbody:node -o prof --json --top 100000 >prof.json 2>err || fail "kiln profile: $(cat err)"
+# perf through a wrapper that logs who runs each of its commands
+real_perf=$(command -v perf)
+mkdir -p bin && printf '#!/bin/sh\necho "$(id -u) $*" >>%s/perf.log\nexec %s "$@"\n' "$T" "$real_perf" >bin/perf
+chmod 755 bin bin/perf && : >perf.log && chmod 666 perf.log
+PATH=$T/bin:$PATH "$KILN" profile p.yaml --key nbody:node -o prof --json --top 100000 >prof.json 2>err || fail "kiln profile: $(cat err)"
+# what reads the user's making (jitdumps, the jitted ELF files, perf maps) runs as the user
+uid=$(id -u "$U")
+for step in "inject --jit" buildid-cache script; do
+	grep -q -- "$step" perf.log || fail "no perf $step: $(cat perf.log)"
+	grep -- "$step" perf.log | grep -qv "^$uid " && fail "perf $step as root: $(grep -- "$step" perf.log)"
+done
 j() { jq -r "$1" prof.json; }
 jit=$(j .categories.jit)
 named=$(j '[.top[] | select(.category == "jit" and .symbol != "[unknown]") | .samples] | add // 0')
