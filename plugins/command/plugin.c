@@ -71,7 +71,7 @@ const struct kiln_plugin plugin_command = {
 	.entry = NULL,
 	.vm_default = NULL,
 	.summary = "any program, timed as a whole process (one process = one iteration)",
-	.records = "process wall time; exit status, user/sys time (s), max RSS (KiB) per pexec",
+	.records = "process wall time (with gauge: the iteration times the program prints); exit status, user/sys time (s), max RSS (KiB) per pexec",
 	.whole_process = 1,
 	.needs_path = 1,
 	.build = command_build,
