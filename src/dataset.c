@@ -193,6 +193,14 @@ size_t ds_machines(const struct dataset *ds, struct strvec *names)
 	return names->n;
 }
 
+/* what a key split from k keeps of k's plan: its iterations and what was left out of it */
+static void ds_key_plan(struct ds_key *nk, const struct ds_key *k)
+{
+	nk->iterations = k->iterations;
+	nk->warmup_pexecs = k->warmup_pexecs;
+	nk->warmup_iterations = k->warmup_iterations;
+}
+
 /* key k's pexecs that ran on machine m, copied into a new key KEY@m of out (which takes them over) */
 static void copy_machine_pexecs(const struct dataset *ds, const struct ds_key *k, const char *m, struct dataset *out)
 {
@@ -206,7 +214,7 @@ static void copy_machine_pexecs(const struct dataset *ds, const struct ds_key *k
 			free(nk->key);
 			nk->key = xasprintf("%s:%s:%s@%s", k->bench, k->vm, k->variant, m);
 			nk->machine = xstrdup(m);
-			nk->iterations = k->iterations;
+			ds_key_plan(nk, k);
 			nk->program = k->program;
 			nk->program_note = k->program_note ? xstrdup(k->program_note) : NULL;
 		}
@@ -234,8 +242,8 @@ size_t ds_split_machines(struct dataset *ds, int pool)
 		for (size_t i = 0; i < ds->nkeys; i++)
 			if (!ds->keys[i].npexecs) { /* nothing finished yet: on no machine */
 				struct ds_key *nk = ds_add_key(&out, ds->keys[i].bench, ds->keys[i].vm, ds->keys[i].variant);
+				ds_key_plan(nk, &ds->keys[i]);
 				nk->planned_pexecs = ds->keys[i].planned_pexecs;
-				nk->iterations = ds->keys[i].iterations;
 			}
 		/* every pexec now belongs to exactly one new key: free the old keys' shells only */
 		for (size_t i = 0; i < ds->nkeys; i++) {
@@ -281,7 +289,7 @@ static void split_off(struct dataset *ds, size_t ki, long p)
 	free(variant);
 	struct ds_key *k = &ds->keys[ki];
 	nk->planned_pexecs = k->planned_pexecs;
-	nk->iterations = k->iterations;
+	ds_key_plan(nk, k);
 	nk->program = p;
 	size_t keep = 0;
 	for (size_t i = 0; i < k->npexecs; i++) {

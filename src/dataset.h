@@ -51,6 +51,12 @@ struct ds_key {
 	size_t npexecs;
 	long planned_pexecs;
 	long iterations;    /* planned iterations per pexec */
+	/*
+	 * Left out of the dataset (kept in the results file, never analysed):
+	 * the key's warm-up pexecs that ran (warmup_pexecs) and the first
+	 * iterations of each pexec (warmup_iterations); every report says so
+	 */
+	long warmup_pexecs, warmup_iterations;
 	char *machine;      /* set when ds_split_machines() made one key per machine: `key` is then KEY@MACHINE */
 	long program;       /* after ds_split_programs: the program all its pexecs ran (0: not recorded) */
 	char *program_note; /* when the key ran more than one program: what every report says about it */

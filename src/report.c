@@ -317,6 +317,18 @@ static size_t merged_segments(const struct an_key *k, size_t *flat)
 	return n;
 }
 
+/* what of a key's pexecs the warm-up settings left out (not analysed, kept in the results) */
+static void warmup_left_out(const struct ds_key *dk, struct strbuf *sb)
+{
+	sb_adds(sb, "left out, kept in the results but not analysed: ");
+	if (dk->warmup_pexecs)
+		sb_addf(sb, "%ld warm-up pexec%s (warmup_pexecs)%s", dk->warmup_pexecs, dk->warmup_pexecs == 1 ? "" : "s",
+			dk->warmup_iterations ? " and " : "");
+	if (dk->warmup_iterations)
+		sb_addf(sb, "the first %ld iteration%s of every pexec (warmup_iterations)", dk->warmup_iterations,
+			dk->warmup_iterations == 1 ? "" : "s");
+}
+
 /* the notes of a key, one line each, as plain text (the caller escapes for its format) */
 static void key_notes(const struct an_key *k, const struct an_opts *o, struct strvec *out)
 {
@@ -332,6 +344,12 @@ static void key_notes(const struct an_key *k, const struct an_opts *o, struct st
 		sb_release(&sb);
 	}
 	const struct ds_key *dk = k->key;
+	if (dk->warmup_pexecs || dk->warmup_iterations) {
+		struct strbuf sb = STRBUF_INIT;
+		warmup_left_out(dk, &sb);
+		sv_push(out, sb.buf);
+		sb_release(&sb);
+	}
 	size_t shown = 0;
 	for (size_t i = 0; i < dk->npexecs; i++) {
 		const struct ds_pexec *p = &dk->pexecs[i];
@@ -1211,6 +1229,9 @@ static json_t *key_json(const struct an_key *k)
 							      jnum(sc[q].max), "pexecs", (json_int_t)sc[q].n));
 	free(sc);
 	json_object_set_new(b, "per_pexec", pp);
+	json_object_set_new(b, "warmup_left_out", json_pack("{s:I,s:I}", "pexecs", (json_int_t)k->key->warmup_pexecs,
+								 "iterations_per_pexec",
+								 (json_int_t)k->key->warmup_iterations));
 	json_t *fl = json_array();
 	for (size_t q = 0; q < k->key->npexecs; q++) {
 		const struct ds_pexec *dp = &k->key->pexecs[q];

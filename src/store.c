@@ -2112,6 +2112,7 @@ int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e)
 		struct ds_key *dk = ds_add_key(ds, sc.keys[k].bench, sc.keys[k].vm, sc.keys[k].variant);
 		dk->planned_pexecs = sc.pexecs > wp ? sc.pexecs - wp : 0;
 		dk->iterations = sc.keys[k].iterations > wi ? sc.keys[k].iterations - wi : sc.keys[k].iterations;
+		dk->warmup_iterations = sc.keys[k].iterations > wi ? wi : 0;
 	}
 	sqlite3_stmt *st, *ss, *sk, *so = NULL;
 	int rc = -1;
@@ -2143,12 +2144,16 @@ int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e)
 		last_kid = kid;
 		last_num = num;
 		enum pexec_status stt = status_parse((const char *)sqlite3_column_text(st, 3));
-		if (stt == PX_PENDING || stt == PX_RUNNING || num < wp)
+		if (stt == PX_PENDING || stt == PX_RUNNING)
 			continue;
 		long ki = schedule_key_index(&sc, kid);
 		if (ki < 0)
 			continue;
 		struct ds_key *dk = &ds->keys[ki];
+		if (num < wp) {
+			dk->warmup_pexecs++;
+			continue;
+		}
 		struct ds_pexec *p = ds_add_pexec(dk, num);
 		p->status = to_ds(stt);
 		const char *err = (const char *)sqlite3_column_text(st, stt == PX_TAINTED ? 13 : 11);

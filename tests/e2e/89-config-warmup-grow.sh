@@ -28,6 +28,27 @@ assert_eq "$(sql w.kiln.db "SELECT COUNT(*) FROM pexecs p JOIN iterations i ON i
 	"their iterations kept"
 # never analysed: the report counts 3 pexecs a key, the exports hold 6 iterations of pexecs 2-4
 assert_contains "$("$KILN" report w.kiln.db)" "spin:c:default-c .* 3$"
+# ... and every report says, per key, what was left out
+flat() { tr '\n' ' ' | tr -s ' '; }
+said="left out, kept in the results but not analysed: 2 warm-up pexecs (warmup_pexecs) and the first 4 iterations of every pexec (warmup_iterations)"
+assert_eq "$("$KILN" report w.kiln.db | flat | grep -oF "$said" | wc -l)" 2 "text: once per key"
+assert_eq "$("$KILN" report w.kiln.db --format markdown | flat | sed 's/\\_/_/g' | grep -oF "$said" | wc -l)" 2 \
+	"markdown: once per key"
+"$KILN" report w.kiln.db -o w.html || fail "html report"
+assert_eq "$(flat < w.html | grep -oF "$said" | wc -l)" 2 "html: once per key"
+"$KILN" report w.kiln.db --format json -o w.json || fail "json report"
+python3 - w.json <<'P' || fail "json: warmup_left_out per key"
+import json, sys
+found = []
+def walk(o):
+    if isinstance(o, dict):
+        if "warmup_left_out" in o:
+            found.append(o["warmup_left_out"])
+        for v in o.values():
+            walk(v)
+walk(json.load(open(sys.argv[1])))
+assert found == [{"pexecs": 2, "iterations_per_pexec": 4}] * 2, found
+P
 "$KILN" export w.kiln.db --format csv -o w.csv >/dev/null || fail "export"
 assert_eq "$(awk -F, 'NR > 1 {print $1 ":" NF - 2}' w.csv | sort -u | tr '\n' ' ')" "2:6 3:6 4:6 " "analysed pexecs and iterations"
 printf 'vms: {c: {plugin: c}}\nbenchmarks: {spin: 1}\niterations: 3\nwarmup_iterations: 3\n' > bad.yaml
@@ -42,6 +63,8 @@ benchmarks: {spin: 10}
 platform: {kmsg: off}
 Y
 "$KILN" run -q g.yaml || fail "first run"
+# no warm-ups: nothing said to be left out
+assert_eq "$("$KILN" report g.kiln.db | grep -c 'left out')" 0 "no warm-up note"
 before=$(sql g.kiln.db "SELECT id||p.status||COALESCE(hex(i.wall),'') FROM pexecs p LEFT JOIN iterations i ON i.pexec_id=p.id ORDER BY id")
 cat > g.yaml <<'Y'
 # more pexecs, one more benchmark and a suite; a comment and the layout changed
