@@ -488,6 +488,25 @@ static const char *scratch_of(const struct run_opts *o)
 static int keep_config(struct run_job *j, const char *name, struct kerr *e);
 
 /*
+ * more[k] pexecs for key k of the stored schedule sc, ordered as a fresh
+ * schedule would be: with `like_schedule` and a stored random order,
+ * shuffled with the config's seed; else interleaved
+ */
+static int add_pexecs(struct run_job *j, const long *more, struct schedule *sc, int like_schedule, struct kerr *e)
+{
+	char *order = NULL;
+	if (like_schedule)
+		store_meta_get(j->st, "order", &order);
+	int shuffled = order && !strcmp(order, sched_order_name(ORDER_RANDOM));
+	free(order);
+	size_t n;
+	struct sched_item *items = schedule_more(sc, more, shuffled ? &j->ex.seed : NULL, &n);
+	int r = store_add_pexecs(j->st, items, n, sc, e);
+	free(items);
+	return r;
+}
+
+/*
  * A config that only grew (more pexecs, more benchmarks: config_grows):
  * the new keys and the pexecs every key lacks are added to the stored
  * schedule, after what is there, round by round; nothing stored changes.
@@ -534,7 +553,7 @@ static int grow_results(struct run_job *j, const struct run_opts *o, struct kerr
 			more[k] = want > n ? want - n : 0;
 			added += more[k];
 		}
-		r = added ? store_add_pexecs(j->st, more, &have, e) : 0;
+		r = added ? add_pexecs(j, more, &have, 1, e) : 0;
 		free(more);
 	}
 	if (r == 0)
@@ -695,7 +714,7 @@ static int run_more(struct run_state *rs, struct run_job *j, struct kerr *e)
 	h->more(h->ctx, &j->sc, more);
 	for (size_t k = 0; k < j->sc.nkeys; k++)
 		any += more[k];
-	int r = any ? store_add_pexecs(j->st, more, &j->sc, e) : 0;
+	int r = any ? add_pexecs(j, more, &j->sc, 0, e) : 0;
 	free(more);
 	if (r < 0)
 		return -1;

@@ -18,6 +18,17 @@ const char *sched_order_name(enum sched_order o)
 	return o == ORDER_INTERLEAVED ? "interleaved" : "random";
 }
 
+/* Fisher-Yates with MT19937 seeded with seed: the same seed, the same order */
+static void shuffle(struct sched_item *items, size_t n, unsigned long seed)
+{
+	if (n < 2)
+		return;
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(r, seed);
+	gsl_ran_shuffle(r, items, n, sizeof(*items));
+	gsl_rng_free(r);
+}
+
 void schedule_plan(const struct experiment *ex, enum sched_order order, long pexecs, long iterations,
 		   struct schedule *sc)
 {
@@ -54,14 +65,44 @@ void schedule_plan(const struct experiment *ex, enum sched_order order, long pex
 		}
 	/* the warm-up pexecs (the first rounds) run first, interleaved; the rest in the order asked */
 	size_t warm = sc->nkeys * (size_t)sc->warmup_pexecs;
-	if (order == ORDER_RANDOM && sc->n - warm > 1) {
-		gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-		gsl_rng_set(r, ex->seed);
-		gsl_ran_shuffle(r, sc->items + warm, sc->n - warm, sizeof(*sc->items));
-		gsl_rng_free(r);
-	}
+	if (order == ORDER_RANDOM)
+		shuffle(sc->items + warm, sc->n - warm, ex->seed);
 	for (i = 0; i < sc->n; i++)
 		sc->items[i].seq = (long)i;
+}
+
+/* the next `more` pexecs of key k, round by round; warm: only those numbered below the warm-ups' end, else the others */
+static size_t more_rounds(const struct schedule *sc, const long *more, long *next, int warm, struct sched_item *out)
+{
+	size_t n = 0;
+	long rounds = 0;
+	for (size_t k = 0; k < sc->nkeys; k++)
+		rounds = more[k] > rounds ? more[k] : rounds;
+	for (long r = 0; r < rounds; r++)
+		for (size_t k = 0; k < sc->nkeys; k++) {
+			long num = next[k] + r;
+			if (r < more[k] && (num < sc->warmup_pexecs) == warm)
+				out[n++] = (struct sched_item){ .key = (long)k, .num = num, .status = PX_PENDING };
+		}
+	return n;
+}
+
+struct sched_item *schedule_more(const struct schedule *sc, const long *more, const unsigned long *seed, size_t *n)
+{
+	long *next = xcalloc(sc->nkeys + 1, sizeof(long));
+	size_t total = 0;
+	for (size_t i = 0; i < sc->n; i++)
+		if (sc->items[i].num + 1 > next[sc->items[i].key])
+			next[sc->items[i].key] = sc->items[i].num + 1;
+	for (size_t k = 0; k < sc->nkeys; k++)
+		total += (size_t)more[k];
+	struct sched_item *items = xcalloc(total + 1, sizeof(*items));
+	size_t warm = more_rounds(sc, more, next, 1, items);
+	*n = warm + more_rounds(sc, more, next, 0, items + warm);
+	if (seed)
+		shuffle(items + warm, *n - warm, *seed);
+	free(next);
+	return items;
 }
 
 void schedule_pexec_label(long num, long pexecs, char *buf, size_t n)

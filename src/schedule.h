@@ -18,6 +18,14 @@ enum sched_order { ORDER_RANDOM, ORDER_INTERLEAVED };
 void schedule_plan(const struct experiment *ex, enum sched_order order, long pexecs, long iterations,
 		   struct schedule *sc);
 const char *sched_order_name(enum sched_order o);
+/*
+ * The pexecs to add to a stored schedule sc, more[k] for key k, numbered
+ * after its last, in run order (n of them, malloc'd): as a fresh schedule
+ * orders them, the warm-up pexecs of a new key first, interleaved, then
+ * the rest interleaved (seed NULL: Krun's order, and a bench's rounds) or
+ * shuffled with *seed.
+ */
+struct sched_item *schedule_more(const struct schedule *sc, const long *more, const unsigned long *seed, size_t *n);
 /* pexec number zero-padded to the width of the largest: "07" of 30 */
 void schedule_pexec_label(long num, long pexecs, char *buf, size_t n);
 /* "bench:vm:variant" */

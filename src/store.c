@@ -1127,56 +1127,43 @@ fail0:
 	return -1;
 }
 
-int store_add_pexecs(struct store *s, const long *more, struct schedule *sc, struct kerr *e)
+int store_add_pexecs(struct store *s, const struct sched_item *items, size_t n, struct schedule *sc,
+		     struct kerr *e)
 {
-	long *next = xcalloc(sc->nkeys + 1, sizeof(long)), seq = 0, rounds = 0;
-	for (size_t i = 0; i < sc->n; i++) {
-		if (sc->items[i].num + 1 > next[sc->items[i].key])
-			next[sc->items[i].key] = sc->items[i].num + 1;
+	long seq = 0, most = sc->pexecs;
+	for (size_t i = 0; i < sc->n; i++)
 		if (sc->items[i].seq + 1 > seq)
 			seq = sc->items[i].seq + 1;
-	}
-	for (size_t k = 0; k < sc->nkeys; k++)
-		if (more[k] > rounds)
-			rounds = more[k];
 	sqlite3_stmt *st = NULL;
 	if (settle(s, e) < 0 || txn(s, pexec_sql[Q_BEGIN], e) < 0)
-		goto fail0;
+		return -1;
 	if (sqlite3_prepare_v2(s->db, "INSERT INTO pexecs(key_id, num, seq) VALUES(?,?,?)", -1, &st, NULL) != SQLITE_OK) {
 		dberr(s, e, "pexecs");
 		goto fail;
 	}
-	long most = sc->pexecs;
-	/* interleaved, as the rounds before: pexec n of every key before n + 1 */
-	for (long r = 0; r < rounds; r++)
-		for (size_t k = 0; k < sc->nkeys; k++) {
-			if (r >= more[k])
-				continue;
-			sqlite3_bind_int64(st, 1, sc->keys[k].id);
-			sqlite3_bind_int64(st, 2, next[k]);
-			sqlite3_bind_int64(st, 3, seq++);
-			if (++next[k] > most)
-				most = next[k];
-			if (sqlite3_step(st) != SQLITE_DONE) {
-				dberr(s, e, "pexecs");
-				goto fail;
-			}
-			sqlite3_reset(st);
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_bind_int64(st, 1, sc->keys[items[i].key].id);
+		sqlite3_bind_int64(st, 2, items[i].num);
+		sqlite3_bind_int64(st, 3, seq++);
+		if (items[i].num + 1 > most)
+			most = items[i].num + 1;
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			dberr(s, e, "pexecs");
+			goto fail;
 		}
+		sqlite3_reset(st);
+	}
 	sqlite3_finalize(st);
 	st = NULL;
 	char buf[32];
 	snprintf(buf, sizeof(buf), "%ld", most);
 	if (store_meta_set(s, "pexecs", buf, e) < 0 || txn(s, pexec_sql[Q_COMMIT], e) < 0)
 		goto fail;
-	free(next);
 	schedule_free(sc);
 	return store_load_schedule(s, sc, e);
 fail:
 	sqlite3_finalize(st);
 	exec_sql(s, "ROLLBACK", NULL);
-fail0:
-	free(next);
 	return -1;
 }
 

@@ -139,11 +139,13 @@ int store_init(struct store *s, const struct experiment *ex, const struct schedu
 	       const char *order, struct kerr *e);
 int store_load_schedule(struct store *s, struct schedule *sc, struct kerr *e);
 /*
- * More pexecs for a stored schedule (kiln bench, until a CI is tight):
- * more[k] for key k of sc, numbered on from its last, after every pexec
- * already scheduled, interleaved; in one transaction, then sc is reloaded.
+ * More pexecs for a stored schedule (a grown config; kiln bench, until a
+ * CI is tight): items (key index of sc and pexec number, as
+ * schedule_more() makes them) after every pexec already scheduled, in
+ * their order; in one transaction, then sc is reloaded.
  */
-int store_add_pexecs(struct store *s, const long *more, struct schedule *sc, struct kerr *e);
+int store_add_pexecs(struct store *s, const struct sched_item *items, size_t n, struct schedule *sc,
+		     struct kerr *e);
 /* new keys (no pexecs yet; store_add_pexecs gives them some), sc reloaded */
 int store_add_keys(struct store *s, const struct sched_key *keys, size_t n, struct schedule *sc, struct kerr *e);
 /*

@@ -85,6 +85,32 @@ assert_eq "$after" "$before" "nothing stored before changed"
 assert_contains "$(sql g.kiln.db "SELECT value FROM meta WHERE name='config_text_before_growth_1'")" "pexecs: 2"
 assert_contains "$(sql g.kiln.db "SELECT value FROM meta WHERE name='config_text'")" "spin2: 5"
 "$KILN" run -q g.yaml || fail "the same config again"
+# the pexecs a growth adds run in an order as a fresh schedule's: shuffled with the seed
+# (the same for the same growth), a new key's warm-up pexecs first; interleaved under --order interleaved
+cat > o.yaml <<'Y'
+pexecs: 2
+warmup_pexecs: 1
+vms: {c: {plugin: c}}
+benchmarks: {spin: 10, spin2: 10}
+platform: {kmsg: off}
+Y
+"$KILN" run -q o.yaml || fail "o: first run"
+cp o.kiln.db o2.kiln.db && cp o.kiln.db oi.kiln.db && sql oi.kiln.db "UPDATE meta SET value='interleaved' WHERE name='order'"
+printf 'pexecs: 12\nwarmup_pexecs: 1\nvms: {c: {plugin: c}}\nbenchmarks: {spin: 10, spin2: 10, s3: 7}\nplatform: {kmsg: off}\n' > o.yaml
+added() { sql "$1" "SELECT k.bench||':'||p.num FROM pexecs p JOIN keys k ON k.id=p.key_id WHERE p.seq >= 6 ORDER BY p.seq" | tr '\n' ' '; }
+for db in o o2 oi; do "$KILN" run -q o.yaml -o $db.kiln.db >/dev/null 2>&1 || fail "grow $db"; done
+assert_eq "$(sql o.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status='ok'")" 39 "every pexec of the grown experiment"
+rr="s3:0 "
+for n in $(seq 3 12); do rr="${rr}spin:$n spin2:$n $([ $n -gt 3 ] && echo "s3:$((n - 3)) ")"; done
+rr="${rr}s3:10 s3:11 s3:12 "
+[ "$(added oi.kiln.db)" = "$rr" ] || fail "--order interleaved: round by round: $(added oi.kiln.db)"
+got=$(added o.kiln.db)
+# round by round, a key's pexecs come in ascending order; shuffled, hardly ever (1 in 10!)
+spins=$(tr ' ' '\n' <<<"$got" | sed -n 's/^spin://p' | tr '\n' ' ')
+[ "$spins" != "$(seq 3 12 | tr '\n' ' ')" ] || fail "the added pexecs are not shuffled: $got"
+assert_eq "$(added o2.kiln.db)" "$got" "the same growth, the same order"
+assert_eq "${got%% *}" "s3:0" "the new key's warm-up pexec first"
+assert_eq "$(tr ' ' '\n' <<<"$got" | sort | tr '\n' ' ')" "$(tr ' ' '\n' <<<"$rr" | sort | tr '\n' ' ')" "the same pexecs"
 # a changed benchmark, a setting, fewer pexecs or a removed benchmark is no growth: refused as before
 refused() { # sed-expression what
 	sed -e "$1" g.yaml > h.yaml; cp g.kiln.db h.kiln.db
