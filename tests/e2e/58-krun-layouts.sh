@@ -91,10 +91,12 @@ iterations: 4
 benchmarks_dir: $T/benchmarks
 vms: $vms
 benchmarks: {kr: {param: 7, layout: krun}}
+platform: {kmsg: off}
 Y
 out=$("$KILN" run k.yaml 2>&1) || fail "Krun's layouts: $out"
 nvm=$(grep -c 'plugin:' k.yaml)
-assert_eq "$(sqlite3 k.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status='ok'")" "$nvm" "every pexec ok"
+assert_eq "$(sqlite3 k.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status='ok'")" "$nvm" \
+	"every pexec ok: $(sqlite3 k.kiln.db "SELECT status, error, taint FROM pexecs WHERE status!='ok'")"
 assert_eq "$(sqlite3 k.kiln.db "SELECT COUNT(*) FROM iterations WHERE n=4")" "$nvm" "four iterations in each"
 assert_eq "$(sqlite3 k.kiln.db "SELECT COUNT(*) FROM scalars WHERE name='checksum'")" 0 "no checksum record"
 # the classes were built as the warmup experiment's Makefile builds them (trace_* left out)
@@ -116,6 +118,7 @@ iterations: 2
 benchmarks_dir: $T/benchmarks
 vms: {py: {plugin: python}}
 benchmarks: {kr: 7}
+platform: {kmsg: off}
 Y
 	out=$("$KILN" run p.yaml 2>&1); assert_eq $? 3 "kiln's layout without checksum()"
 	assert_contains "$out" "bench.py defines no checksum() (a benchmark written for Krun has none: give it layout: krun"
@@ -124,7 +127,7 @@ Y
 	rm -f p.kiln.db
 	"$KILN" run -q p.yaml || fail "layout: krun at the top level"
 	assert_eq "$(sqlite3 p.kiln.db "SELECT COUNT(*) FROM iterations WHERE n=2")" 1 "two iterations"
-	printf 'layout: Krun\n' > l.yaml && sed -n '1,4p' p.yaml >> l.yaml
+	printf 'layout: Krun\n' > l.yaml && sed -n '1,5p' p.yaml >> l.yaml
 	config_refused l.yaml "l.yaml:1:9: layout: expected kiln or krun, found 'Krun'"
 fi
 echo ok

@@ -27,6 +27,7 @@ vms:
     path: out/python
     build: [$T/mk.sh, $T/out/python, python3]
 benchmarks: {b: 1}
+platform: {kmsg: off}
 Y
 out=$("$KILN" run v.yaml 2>&1) || fail "a VM its build makes: $out"
 assert_eq "$(sqlite3 v.kiln.db "SELECT COUNT(*) FROM iterations i JOIN pexecs p ON p.id=i.pexec_id WHERE p.status='ok' AND n=3")" 2 "both pexecs ran on it"
@@ -56,6 +57,7 @@ vms:
     path: ry/ruby
     build: [$T/mk.sh, $T/ry/ruby, ruby]
 benchmarks: {b: 1}
+platform: {kmsg: off}
 Y
 	"$KILN" run -q y.yaml || fail "a built ruby with YJIT"
 	# a build whose ruby turns YJIT off: the variant's probe refuses it, at the variant's line
