@@ -22,7 +22,8 @@ PKGS     := libfyaml jansson sqlite3 gsl libzstd capstone libmd zlib yajl
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # linked statically: the libraries' relocations would otherwise cost kiln
 # ~5 MB of resident memory while a benchmark runs (bench/pexec measures it)
-PKG_LIBS   := -Wl,-Bstatic -lfyaml -ljansson -lsqlite3 -lgsl -lgslcblas -lzstd -lcapstone -lmd -lbz2 -lz -lyajl_s \
+PKG_LIBS   := -Wl,-Bstatic -lfyaml -ljansson -lsqlite3 -lgsl -lgslcblas -lzstd -lcapstone -llowdown -lbsd -lmd -lbz2 -lz \
+	-lyajl_s \
 	-Wl,-Bdynamic -lm -ldl -lpthread
 
 WARN     := -Wall -Wextra -Wshadow -Wno-unused-parameter -Werror=incompatible-pointer-types -Werror=implicit-function-declaration -Werror=int-conversion

@@ -7,18 +7,21 @@
 # for the LaTeX table).
 set -eu
 
-# building kiln and libkiln
+# building kiln and libkiln (liblowdown: the docs/ pages as man pages, Markdown
+# to roff; libbsd: what its static library needs)
 BUILD="gcc make pkg-config libfyaml-dev libjansson-dev libsqlite3-dev libgsl-dev
-libzstd-dev libbz2-dev zlib1g-dev libcapstone-dev libmd-dev libyajl-dev liblua5.4-dev gnuplot-nox"
+libzstd-dev libbz2-dev zlib1g-dev libcapstone-dev libmd-dev libyajl-dev liblua5.4-dev gnuplot-nox
+liblowdown-dev libbsd-dev"
 # the VMs the bundled plugins drive (a missing VM is skipped by the demo)
 VMS="python3 pypy3 lua5.4 luajit default-jdk-headless ruby jruby php-cli php8.2-opcache"
 # the test suite and the harness benchmarks (slurm*, munge: the real one-machine
 # cluster scripts/slurm-local.sh starts for the cluster tests; pdflatex with
 # booktabs: the LaTeX table is compiled and checked for overfull boxes;
-# poppler: PDF plots are counted and rendered)
+# poppler: PDF plots are counted and rendered; man-db, groff: the man pages are
+# rendered and checked for warnings)
 TEST="libcmocka-dev sqlite3 bzip2 zstd linux-perf hyperfine clang libclang-rt-14-dev
 valgrind chromium procps util-linux kmod strace slurmctld slurmd slurm-client munge
-texlive-latex-base texlive-latex-recommended poppler-utils"
+texlive-latex-base texlive-latex-recommended poppler-utils man-db groff-base"
 
 want="$BUILD $VMS"
 [ "${1:-}" = "--test" ] && want="$want $TEST"

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "cmd.h"
+#include "manpage.h"
 #include "util.h"
 
 static const struct cmd_entry *const cmd_table[] = {
@@ -68,9 +69,9 @@ static void roff(FILE *f, const char *s)
 }
 
 /*
- * A man page NAME.SECTION that is docs/DOC as preformatted text (the docs'
- * Markdown reads as it is); DOC from the source tree kiln runs from (the
- * build and make install run it there).
+ * A man page NAME.SECTION made from docs/DOC's Markdown (manpage.c: real
+ * headings, lists, tables, code); DOC from the source tree kiln runs from
+ * (the build and make install run it there).
  */
 static int doc_page(const char *dir, const char *docs, const char *doc, const char *name, const char *section,
 		    const char *what)
@@ -83,21 +84,28 @@ static int doc_page(const char *dir, const char *docs, const char *doc, const ch
 		sb_release(&text);
 		return 0; /* not a source tree: the command pages only */
 	}
+	struct strbuf body = STRBUF_INIT;
+	struct kerr e = KERR_INIT;
+	r = man_from_markdown(text.buf, text.len, &body, &e);
+	sb_release(&text);
 	char *path = xasprintf("%s/%s.%s", dir, name, section);
-	FILE *f = fopen(path, "w");
+	FILE *f = r < 0 ? NULL : fopen(path, "w");
+	if (r < 0)
+		kiln_error("%s: %s", path, sb_str(&e.msg));
 	free(path);
+	kerr_release(&e);
 	if (!f) {
-		sb_release(&text);
+		sb_release(&body);
 		return -1;
 	}
 	fprintf(f, ".TH %s %s \"\" \"kiln %s\" \"kiln manual\"\n.SH NAME\n", name, section, KILN_VERSION);
 	roff(f, name);
 	fputs(" \\- ", f);
 	roff(f, what);
-	fputs("\n.SH DESCRIPTION\n.nf\n", f);
-	roff(f, text.buf);
-	fprintf(f, "\n.fi\n.SH SEE ALSO\n.BR kiln (1);\n%s/%s\n", docs, doc);
-	sb_release(&text);
+	fputs("\n.SH DESCRIPTION\n", f);
+	fwrite(body.buf ? body.buf : "", 1, body.len, f);
+	fprintf(f, ".SH SEE ALSO\n.BR kiln (1);\n%s/%s\n", docs, doc);
+	sb_release(&body);
 	return fclose(f) ? -1 : 0;
 }
 
@@ -139,7 +147,7 @@ static int man_pages(const char *dir, const char *docs)
 		if (bad)
 			return KEXIT_FAIL;
 	}
-	/* the pages that are not commands': the docs themselves, as text */
+	/* the pages that are not commands': the docs themselves, made man pages */
 	static const struct { const char *doc, *name, *section, *what; } pages[] = {
 		{ "config.md", "kiln-config", "5", "the experiment config file" },
 		{ "environment.md", "kiln-environment", "7", "the environment variables kiln sets and reads" },

@@ -24,6 +24,23 @@ if command -v man >/dev/null; then
 	MANPATH="$P/share/man" man -P cat kiln-run 2>/dev/null | grep -q "kiln run CONFIG" || fail "man kiln-run does not render"
 	MANPATH="$P/share/man" man -P cat 5 kiln-config 2>/dev/null | grep -q "pexecs" || fail "man 5 kiln-config does not render"
 fi
+# the docs' pages are man pages, not Markdown in a text block: headings, no
+# fences, table rules or bold markers, and groff finds nothing to warn about
+for pg in man5/kiln-config.5 man7/kiln-environment.7 man7/kiln-exit-codes.7; do
+	f=$P/share/man/$pg
+	txt=$(MANWIDTH=80 man -l "$f" 2>&1) || fail "man -l $pg: $txt"
+	grep -nE '```|\|---|\*\*' <<<"$txt" && fail "$pg shows raw Markdown"
+	w=$(groff -ww -z -t -man -Tutf8 "$f" 2>&1; groff -ww -z -t -man "$f" 2>&1)
+	[ -z "$w" ] || fail "groff warns about $pg: $w"
+done
+txt=$(MANWIDTH=80 man -l "$P/share/man/man5/kiln-config.5" 2>&1)
+for h in "How the file is checked" "Top level" "Bounds" "Steps: build, setup, prepare, cleanup"; do
+	grep -qx "$h" <<<"$txt" || fail "kiln-config(5) lacks the section heading '$h'"
+done
+grep -qx "The experiment config" <<<"$txt" && fail "kiln-config(5) keeps the page title as a heading"
+grep -q '^\.SH$' "$P/share/man/man5/kiln-config.5" && grep -q '^\.SS$' "$P/share/man/man5/kiln-config.5" &&
+	grep -q '^\.EX$' "$P/share/man/man5/kiln-config.5" && grep -q '^\.TS$' "$P/share/man/man5/kiln-config.5" ||
+	fail "kiln-config(5) has no .SH/.SS headings, .EX code or tbl tables"
 mkdir "$T/elsewhere" && cd "$T/elsewhere"
 cat > e.yaml <<'Y'
 pexecs: 2
