@@ -6,7 +6,8 @@
  * (a leading '.' or '\'', backslashes).  Around it, what a man page needs
  * that the Markdown is not: the page's own "# " title is dropped (NAME says
  * it) and the headings below move up one level; a table too wide for 80
- * columns (four columns or more) becomes a list, one item per row; non-
+ * columns (four columns or more) becomes a list, one item per row, and
+ * the others get a last column that fills the line; non-
  * ASCII text becomes groff's \[uXXXX] escapes, so the page is the same
  * with or without preconv; lines are left-adjusted (filled table cells
  * cannot be stretched without groff's warnings).
@@ -22,6 +23,19 @@
 #include <lowdown.h>
 
 #include "manpage.h"
+
+/* s[0..len) one line each onto lines */
+static void split_lines(const char *s, size_t len, struct strvec *lines)
+{
+	for (size_t a = 0; a < len;) {
+		const char *nl = memchr(s + a, '\n', len - a);
+		size_t b = nl ? (size_t)(nl - s) : len;
+		char *l = xstrndup(s + a, b - a);
+		sv_push(lines, l);
+		free(l);
+		a = b + 1;
+	}
+}
 
 /* a fence of ``` or ~~~ opens or closes a code block */
 static int is_fence(const char *l)
@@ -131,14 +145,7 @@ static int is_table_start(const struct strvec *lines, size_t i)
 static void man_markdown(const char *md, size_t len, struct strbuf *out)
 {
 	struct strvec lines = STRVEC_INIT;
-	for (size_t a = 0; a < len;) {
-		const char *nl = memchr(md + a, '\n', len - a);
-		size_t b = nl ? (size_t)(nl - md) : len;
-		char *l = xstrndup(md + a, b - a);
-		sv_push(&lines, l);
-		free(l);
-		a = b + 1;
-	}
+	split_lines(md, len, &lines);
 	int fence = 0, titled = 0;
 	for (size_t i = 0; i < lines.n;) {
 		const char *l = lines.v[i];
@@ -162,6 +169,91 @@ static void man_markdown(const char *md, size_t len, struct strbuf *out)
 		}
 		sb_addf(out, "%s\n", l);
 		i++;
+	}
+	sv_clear(&lines);
+}
+
+/*
+ * A tbl table as lowdown writes it (every cell a T{ text block, the
+ * columns of equal width) made to fit: the last column fills what the
+ * others leave (x), and a short one-line cell of the others is plain data,
+ * so its column is as wide as its text.
+ */
+struct tbl_cell {
+	struct strbuf text;
+	size_t lines;
+};
+
+static void tbl_row(struct tbl_cell *cells, size_t n, struct strbuf *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct strbuf *t = &cells[i].text;
+		int plain = i + 1 < n && cells[i].lines == 1 && t->len <= 30 && !memchr(t->buf, '|', t->len) &&
+			    t->buf[0] != '.' && t->buf[0] != '\'';
+		if (i)
+			sb_addc(out, '|');
+		if (plain)
+			sb_addf(out, "%s", t->buf);
+		else
+			sb_addf(out, "T{\n%sT}", t->len ? t->buf : "");
+		if (plain && t->len && t->buf[t->len - 1] == '\n')
+			out->len--, out->buf[out->len] = '\0';
+		sb_release(t);
+		cells[i].lines = 0;
+	}
+	sb_addc(out, '\n');
+}
+
+/* the table from lines[*i] (".TS") to its ".TE", rewritten; *i moves past it */
+static void tbl_fit(const struct strvec *lines, size_t *i, struct strbuf *out)
+{
+	size_t j = *i;
+	sb_adds(out, ".TS\n");
+	for (j++; j < lines->n && !strchr(lines->v[j], ';'); j++)
+		sb_addf(out, "%s\n", lines->v[j]);
+	if (j < lines->n) { /* the options: no "expand" (the x column fills the line) */
+		const char *o = lines->v[j], *x = strstr(o, "expand ");
+		sb_addf(out, "%.*s%s\n", (int)(x ? x - o : (long)strlen(o)), o, x ? x + 7 : "");
+	}
+	for (j++; j < lines->n && !strchr(lines->v[j], '.'); j++) /* format lines before the last */
+		sb_addf(out, "%s\n", lines->v[j]);
+	if (j < lines->n) /* the last: its last column x */
+		sb_addf(out, "%.*sx.\n", (int)(strlen(lines->v[j]) - 1), lines->v[j]);
+	struct tbl_cell *cells = NULL;
+	size_t n = 0, cap = 0;
+	for (j++; j < lines->n && strcmp(lines->v[j], ".TE"); j++) {
+		const char *l = lines->v[j];
+		if (!strcmp(l, "T{") || !strcmp(l, "T}|T{")) {
+			if (n == cap)
+				cells = xrealloc(cells, (cap = cap ? 2 * cap : 8) * sizeof(*cells));
+			cells[n].text = (struct strbuf)STRBUF_INIT;
+			cells[n++].lines = 0;
+		} else if (!strcmp(l, "T}")) {
+			tbl_row(cells, n, out);
+			n = 0;
+		} else if (n) {
+			sb_addf(&cells[n - 1].text, "%s\n", l);
+			cells[n - 1].lines++;
+		} else
+			sb_addf(out, "%s\n", l); /* a rule or a data line of its own */
+	}
+	for (size_t k = 0; k < n; k++)
+		sb_release(&cells[k].text);
+	free(cells);
+	sb_adds(out, ".TE\n");
+	*i = j + 1;
+}
+
+/* lowdown's roff with its tables made to fit */
+static void man_tables(const char *roff, size_t len, struct strbuf *out)
+{
+	struct strvec lines = STRVEC_INIT;
+	split_lines(roff, len, &lines);
+	for (size_t i = 0; i < lines.n;) {
+		if (!strcmp(lines.v[i], ".TS"))
+			tbl_fit(&lines, &i, out);
+		else
+			sb_addf(out, "%s\n", lines.v[i++]);
 	}
 	sv_clear(&lines);
 }
@@ -211,8 +303,11 @@ int man_from_markdown(const char *md, size_t len, struct strbuf *out, struct ker
 		free(roff);
 		return kerr_set(e, "the Markdown could not be rendered as roff");
 	}
-	sb_adds(out, ".ad l\n");
-	man_ascii(roff, n, out);
+	struct strbuf fit = STRBUF_INIT;
+	man_tables(roff, n, &fit);
 	free(roff);
+	sb_adds(out, ".ad l\n");
+	man_ascii(fit.buf ? fit.buf : "", fit.len, out);
+	sb_release(&fit);
 	return 0;
 }

@@ -94,6 +94,10 @@ static void test_structure(void **state)
 	assert_non_null(strstr(r, "gr\\[u00F6]\\[u00DF]e"));
 	assert_true(has_line(r, ".TS"));             /* two columns: a table, the only one */
 	assert_null(strstr(strstr(r, ".TS\n") + 1, ".TS\n"));
+	/* made to fit: the last column fills the line, a short cell of the others is plain data */
+	assert_null(strstr(r, "expand"));
+	assert_non_null(strstr(r, "\nl lx.\n"));
+	assert_non_null(strstr(r, "\na|T{\n1\nT}\n"));
 	/* four columns: a list, the middle cells named by their header */
 	assert_non_null(strstr(r, "(type: int; default: 1): how"));
 	assert_non_null(strstr(r, "a|b"));
