@@ -7,7 +7,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
-#include "config.h"
+#include "conf.h"
 #include "exec.h"
 #include "plugin.h"
 
