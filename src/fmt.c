@@ -14,7 +14,7 @@
 #include <jansson.h>
 #include <zlib.h>
 
-#include "import.h"
+#include "import-input.h"
 
 const struct kiln_format *const kiln_formats[] = {
 	&fmt_krun, &fmt_csv, &fmt_pyperf, &fmt_hyperfine, &fmt_hyperfine_md, &fmt_hyperfine_csv, &fmt_rebench, NULL,
@@ -325,34 +325,3 @@ double fmt_scalar(const struct ds_pexec *p, const char *name)
 {
 	return ds_scalar(p, name);
 }
-
-/* ---- Krun and warmup_stats, read and written by import.c ---- */
-
-static int krun_write(const struct dataset *ds, const struct fmt_extra *x, struct strbuf *out, struct kerr *e)
-{
-	return export_krun_text(ds, x, out, e);
-}
-
-static int csv_write(const struct dataset *ds, const struct fmt_extra *x, struct strbuf *out, struct kerr *e)
-{
-	(void)x;
-	return export_csv_text(ds, out, e);
-}
-
-const struct kiln_format fmt_krun = {
-	.name = "krun",
-	.summary = "Krun's results JSON (wallclock_times, pexec_flags, eta_estimates, per-core counts, audit, config) "
-		   "and its _instr_data folder",
-	.suffix = ".json.bz2",
-	.read = imp_krun_buf,
-	.write = krun_write,
-	.write_beside = export_krun_instr,
-};
-
-const struct kiln_format fmt_csv = {
-	.name = "csv",
-	.summary = "warmup_stats' CSV: pexec_idx,bench,0,1,... (\"crash\" for failed pexecs)",
-	.suffix = ".csv",
-	.read = imp_csv_buf,
-	.write = csv_write,
-};

@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "import.h"
+#include "import-input.h"
 
 /* ---- bounds ---- */
 

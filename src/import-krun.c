@@ -1679,3 +1679,20 @@ int export_krun(const struct dataset *ds, const char *path, const struct fmt_ext
 {
 	return fmt_write_file(&fmt_krun, ds, x, path, e);
 }
+
+/* ---- Krun in fmt.h's table of formats ---- */
+
+static int krun_write(const struct dataset *ds, const struct fmt_extra *x, struct strbuf *out, struct kerr *e)
+{
+	return export_krun_text(ds, x, out, e);
+}
+
+const struct kiln_format fmt_krun = {
+	.name = "krun",
+	.summary = "Krun's results JSON (wallclock_times, pexec_flags, eta_estimates, per-core counts, audit, config) "
+		   "and its _instr_data folder",
+	.suffix = ".json.bz2",
+	.read = imp_krun_buf,
+	.write = krun_write,
+	.write_beside = export_krun_instr,
+};

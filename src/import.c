@@ -423,3 +423,19 @@ int export_csv(const struct dataset *ds, const char *path, struct kerr *e)
 	sb_release(&sb);
 	return r;
 }
+
+/* ---- warmup_stats' CSV in fmt.h's table of formats ---- */
+
+static int csv_write(const struct dataset *ds, const struct fmt_extra *x, struct strbuf *out, struct kerr *e)
+{
+	(void)x;
+	return export_csv_text(ds, out, e);
+}
+
+const struct kiln_format fmt_csv = {
+	.name = "csv",
+	.summary = "warmup_stats' CSV: pexec_idx,bench,0,1,... (\"crash\" for failed pexecs)",
+	.suffix = ".csv",
+	.read = imp_csv_buf,
+	.write = csv_write,
+};
