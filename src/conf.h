@@ -73,6 +73,8 @@ struct bench_conf {
 	 */
 	struct strvec build, setup, prepare, cleanup;
 	int layout;            /* LAYOUT_*, LAYOUT_DEFAULT: the experiment's */
+	struct gauge_conf gauge; /* its own harness's output, read on command VMs (over the VM's gauge; format 0: none) */
+	int gauge_line, gauge_col;
 	int line;
 };
 

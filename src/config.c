@@ -392,6 +392,12 @@ static int get_template(struct cfgctx *c, struct fy_node *n, struct pos p, const
 
 static const char *const gauge_keys[] = { "format", "regex", "unit", "from", "max_iterations", NULL };
 
+/* a gauge being read: the settings and their field (vms.NAME.gauge, benchmarks.NAME.gauge) */
+struct gaugearg {
+	struct gauge_conf *g;
+	const char *field;
+};
+
 static int gauge_format_at(struct cfgctx *c, struct fy_node *v, struct pos kp, const char *f, struct gauge_conf *g)
 {
 	char *name = NULL;
@@ -405,9 +411,9 @@ static int gauge_format_at(struct cfgctx *c, struct fy_node *v, struct pos kp, c
 
 static int gauge_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
 {
-	struct vm_conf *vm = arg;
-	struct gauge_conf *g = &vm->gauge;
-	char *f = xasprintf("vms.%s.gauge.%s", vm->name, key), *from = NULL;
+	const struct gaugearg *a = arg;
+	struct gauge_conf *g = a->g;
+	char *f = xasprintf("%s.%s", a->field, key), *from = NULL;
 	struct strbuf why = STRBUF_INIT;
 	int r;
 	if (!strcmp(key, "format"))
@@ -438,9 +444,8 @@ static int gauge_pair(struct cfgctx *c, void *arg, const char *key, struct pos k
  * gauge: a format's name, or {format, regex, unit, from, max_iterations}
  * (format regex when a regex is given); time reads stderr unless told
  */
-static int get_gauge(struct cfgctx *c, struct fy_node *v, struct pos kp, const char *f, struct vm_conf *vm)
+static int get_gauge(struct cfgctx *c, struct fy_node *v, struct pos kp, const char *f, struct gauge_conf *g)
 {
-	struct gauge_conf *g = &vm->gauge;
 	g->max_iterations = GAUGE_MAX_ITERATIONS;
 	if (fy_node_is_scalar(v)) {
 		if (gauge_format_at(c, v, kp, f, g) < 0)
@@ -451,7 +456,8 @@ static int get_gauge(struct cfgctx *c, struct fy_node *v, struct pos kp, const c
 		return 0;
 	}
 	int from_given = fy_node_mapping_lookup_by_string(v, "from", FY_NT) != NULL;
-	if (walk_map(c, v, kp, f, gauge_keys, gauge_pair, vm) < 0)
+	struct gaugearg a = { g, f };
+	if (walk_map(c, v, kp, f, gauge_keys, gauge_pair, &a) < 0)
 		return -1;
 	if (!g->format)
 		g->format = g->regex ? GAUGE_REGEX : GAUGE_NONE;
@@ -515,7 +521,7 @@ static int vm_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, 
 	else if (!strcmp(key, "optional"))
 		r = get_bool(c, v, kp, f, &vm->optional);
 	else if (!strcmp(key, "gauge")) {
-		r = get_gauge(c, v, kp, f, vm);
+		r = get_gauge(c, v, kp, f, &vm->gauge);
 		a->gauge_pos = kp;
 	} else if (!strcmp(key, "stats_from")) {
 		r = get_str(c, v, kp, f, &vm->stats_from);
@@ -895,22 +901,19 @@ static int vms_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp,
 		return -1;
 	}
 	/* whole-process plugins measure one process per pexec (unless a gauge reads the iterations it prints) */
-	if (config_one_iteration(vm)) {
-		if (vm->iterations > 1) {
-			f = xasprintf("vms.%s.iterations", vm->name);
-			cerr(c, pi, f, "the %s plugin runs one iteration per process; use pexecs for repetitions",
-			     vm->pl->name);
-			free(f);
-			return -1;
-		}
-		vm->iterations = 1;
+	if (config_one_iteration(vm, NULL) && vm->iterations > 1) {
+		f = xasprintf("vms.%s.iterations", vm->name);
+		cerr(c, pi, f, "the %s plugin runs one iteration per process; use pexecs for repetitions", vm->pl->name);
+		free(f);
+		return -1;
 	}
 	return a.vary ? vary_vm(c, ex, a.vary, a.vary_pos) : 0;
 }
 
 /* ---- benchmarks ---- */
 
-static const char *const bench_keys[] = { "param", "args", "build", "setup", "prepare", "cleanup", "layout", NULL };
+static const char *const bench_keys[] = { "param", "args", "build", "setup", "prepare", "cleanup", "layout", "gauge",
+					  NULL };
 static const char *const range_keys[] = { "from", "to", "step", NULL };
 
 /* one benchmark being read: its params when a list or range is given */
@@ -1014,7 +1017,11 @@ static int bench_pair(struct cfgctx *c, void *arg, const char *key, struct pos k
 		r = get_steps(c, v, kp, f, steps);
 	else if (!strcmp(key, "layout"))
 		r = get_layout(c, v, kp, f, &b->layout);
-	else
+	else if (!strcmp(key, "gauge")) {
+		r = get_gauge(c, v, kp, f, &b->gauge);
+		b->gauge_line = kp.line;
+		b->gauge_col = kp.col;
+	} else
 		r = get_strlist(c, v, kp, f, &b->args);
 	free(f);
 	return r;
@@ -1044,6 +1051,9 @@ static void bench_copy(struct bench_conf *d, const struct bench_conf *s)
 			sv_push(to[i], from[i]->v[j]);
 	d->line = s->line;
 	d->layout = s->layout;
+	gauge_conf_copy(&d->gauge, &s->gauge);
+	d->gauge_line = s->gauge_line;
+	d->gauge_col = s->gauge_col;
 	d->vms_line = s->vms_line;
 	d->vms_col = s->vms_col;
 }
@@ -1060,6 +1070,7 @@ static void bench_release(struct bench_conf *b)
 	sv_clear(&b->setup);
 	sv_clear(&b->prepare);
 	sv_clear(&b->cleanup);
+	gauge_conf_release(&b->gauge);
 }
 
 /* add b (taken) to the experiment; a name defined twice is an error */
@@ -1512,16 +1523,40 @@ static int top_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp,
 	return walk_map(c, v, kp, key, platform_keys, platform_pair, &ex->platform);
 }
 
-/* warmup_iterations leaves every in-process VM iterations to analyse */
+/* warmup_iterations leaves every in-process key iterations to analyse */
 static int check_warmup(struct cfgctx *c, const struct experiment *ex, struct pos at)
 {
-	for (size_t i = 0; ex->warmup_iterations && i < ex->nvms; i++) {
-		const struct vm_conf *vm = &ex->vms[i];
-		if (config_one_iteration(vm))
-			continue; /* one iteration per process: warmup_iterations is not for it */
-		if (config_iterations(ex, vm) <= ex->warmup_iterations)
-			return cerr(c, at, "warmup_iterations", "%ld leaves VM '%s' nothing to analyse: it runs %ld iterations",
-				    ex->warmup_iterations, vm->name, config_iterations(ex, vm));
+	for (size_t i = 0; ex->warmup_iterations && i < ex->nvms; i++)
+		for (size_t j = 0; j < ex->nbenchs; j++) {
+			const struct vm_conf *vm = &ex->vms[i];
+			const struct bench_conf *b = &ex->benchs[j];
+			if (config_one_iteration(vm, b) || !config_runs(ex, b, vm))
+				continue; /* one iteration per process: warmup_iterations is not for it */
+			long n = config_iterations(ex, vm, b);
+			if (n <= ex->warmup_iterations)
+				return cerr(c, at, "warmup_iterations", "%ld leaves VM '%s' nothing to analyse: it runs %ld "
+					    "iterations", ex->warmup_iterations, vm->name, n);
+		}
+	return 0;
+}
+
+/* a benchmark's gauge reads its own harness: every VM that runs it must be a command VM */
+static int check_bench_gauges(struct cfgctx *c, const struct experiment *ex)
+{
+	for (size_t j = 0; j < ex->nbenchs; j++) {
+		const struct bench_conf *b = &ex->benchs[j];
+		for (size_t i = 0; b->gauge.format && i < ex->nvms; i++) {
+			const struct vm_conf *vm = &ex->vms[i];
+			if ((vm->pl && vm->pl->whole_process) || !config_runs(ex, b, vm))
+				continue;
+			char *f = xasprintf("benchmarks.%s.gauge", config_bench_source(b));
+			struct pos p = { b->gauge_line, b->gauge_col };
+			cerr(c, p, f, "VM '%s' runs it with the %s plugin, whose runner speaks kiln's protocol; gauge reads a "
+			     "program's own output, with plugin: command (skip the key, or give the benchmark to a suite "
+			     "of command VMs)", vm->name, vm->pl ? vm->pl->name : vm->plugin);
+			free(f);
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -1885,7 +1920,8 @@ static int parse_experiment(const char *path, const char *text, size_t len, cons
 	if (!ex->name)
 		ex->name = config_stem(path);
 	merge_pass_env(ex);
-	if (check_suite_vms(&c, ex, ta.suites_pos) < 0 || check_warmup(&c, ex, ta.warmup_pos) < 0)
+	if (check_suite_vms(&c, ex, ta.suites_pos) < 0 || check_warmup(&c, ex, ta.warmup_pos) < 0 ||
+	    check_bench_gauges(&c, ex) < 0)
 		goto out;
 	if ((double)ex->nbenchs * (double)ex->nvms > CONFIG_MAX_KEYS) {
 		cerr(&c, ta.benchs_pos.line ? ta.benchs_pos : ta.suites_pos, "benchmarks", "%zu benchmarks x %zu VMs is more than the %ld keys an experiment "
@@ -2128,15 +2164,25 @@ const char *config_bench_source(const struct bench_conf *b)
 	return b->source ? b->source : b->name;
 }
 
+const struct gauge_conf *config_gauge(const struct vm_conf *vm, const struct bench_conf *b)
+{
+	if (!vm->pl || !vm->pl->whole_process)
+		return NULL;
+	if (b && b->gauge.format)
+		return &b->gauge;
+	return vm->gauge.format ? &vm->gauge : NULL;
+}
+
 int config_counts_set(const struct experiment *ex, const struct vm_conf *vm)
 {
 	return vm->iterations > 0 || ex->iterations_set;
 }
 
-long config_iterations(const struct experiment *ex, const struct vm_conf *vm)
+long config_iterations(const struct experiment *ex, const struct vm_conf *vm, const struct bench_conf *b)
 {
-	if (vm->gauge.format && !config_counts_set(ex, vm))
-		return vm->gauge.max_iterations;
+	const struct gauge_conf *g = config_gauge(vm, b);
+	if (g && !config_counts_set(ex, vm))
+		return g->max_iterations;
 	return vm->iterations > 0 ? vm->iterations : ex->iterations;
 }
 
@@ -2172,9 +2218,9 @@ int config_krun_layout(const struct experiment *ex, const struct bench_conf *b)
 	return (b->layout != LAYOUT_DEFAULT ? b->layout : ex->layout) == LAYOUT_KRUN;
 }
 
-int config_one_iteration(const struct vm_conf *vm)
+int config_one_iteration(const struct vm_conf *vm, const struct bench_conf *b)
 {
-	return vm->pl && vm->pl->whole_process && !vm->gauge.format;
+	return vm->pl && vm->pl->whole_process && !config_gauge(vm, b);
 }
 
 int config_skipped(const struct experiment *ex, const char *key)

@@ -123,14 +123,20 @@ void config_defaults(struct experiment *ex);
 /* the folder of a benchmark's sources under benchmarks_dir */
 const char *config_bench_source(const struct bench_conf *b);
 /*
- * iterations for a VM (its own or the experiment's); for a gauge VM whose
- * count is not set (config_counts_set), its gauge.max_iterations
+ * The gauge of benchmark b (NULL: the VM's alone) on a VM: the
+ * benchmark's, else the VM's, on command VMs; NULL when there is none
  */
-long config_iterations(const struct experiment *ex, const struct vm_conf *vm);
+const struct gauge_conf *config_gauge(const struct vm_conf *vm, const struct bench_conf *b);
+/*
+ * iterations for a VM (its own or the experiment's); for a key with a
+ * gauge (config_gauge) whose count is not set (config_counts_set), the
+ * gauge's max_iterations
+ */
+long config_iterations(const struct experiment *ex, const struct vm_conf *vm, const struct bench_conf *b);
 /* is a VM's count of iterations written in the config (its own or the experiment's)? */
 int config_counts_set(const struct experiment *ex, const struct vm_conf *vm);
-/* does each pexec of the VM have one iteration, its process (the command plugin without a gauge)? */
-int config_one_iteration(const struct vm_conf *vm);
+/* does each pexec of b on the VM have one iteration, its process (the command plugin without a gauge)? */
+int config_one_iteration(const struct vm_conf *vm, const struct bench_conf *b);
 /*
  * The folder of a benchmark's sources for a VM (malloc'd):
  * benchmarks_dir/<bench>/<language>, or Krun's name for that language's

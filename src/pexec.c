@@ -77,10 +77,10 @@ void pexec_key_init(struct pexec_key *k, const struct experiment *ex, const stru
 	k->key = xasprintf("%s:%s:%s", b->name, vm->name, vm->variant);
 	k->whole = vm->pl && vm->pl->whole_process;
 	if (iterations <= 0)
-		iterations = config_iterations(ex, vm);
-	if (config_one_iteration(vm))
+		iterations = config_iterations(ex, vm, b);
+	if (config_one_iteration(vm, b))
 		iterations = 1;
-	k->gauge = vm->gauge.format ? &vm->gauge : NULL;
+	k->gauge = config_gauge(vm, b);
 	k->counted = config_counts_set(ex, vm);
 	k->bench_dir = config_bench_dir(ex, b, vm);
 	k->entry_path = config_entry_path(ex, b, vm);

@@ -49,8 +49,8 @@ void schedule_plan(const struct experiment *ex, enum sched_order order, long pex
 			k->vm = xstrdup(vm->name);
 			k->variant = xstrdup(vm->variant);
 			/* a whole-process plugin's pexec is one iteration, --quick or not */
-			k->iterations = config_one_iteration(vm) ? 1
-					: iterations > 0 ? iterations : config_iterations(ex, vm);
+			k->iterations = config_one_iteration(vm, &ex->benchs[b]) ? 1
+					: iterations > 0 ? iterations : config_iterations(ex, vm, &ex->benchs[b]);
 			sc->nkeys++;
 		}
 	}

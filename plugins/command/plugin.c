@@ -29,7 +29,7 @@ static void subst_param(struct strvec *argv, const char *arg, const struct plugi
 		if (!strncmp(p, "{param}", 7)) {
 			sb_adds(&sb, c->param);
 			p += 7;
-		} else if (c->vm->gauge.format && !strncmp(p, "{iterations}", 12)) {
+		} else if (config_gauge(c->vm, c->bench) && !strncmp(p, "{iterations}", 12)) {
 			sb_adds(&sb, iters);
 			p += 12;
 		} else {
@@ -43,11 +43,12 @@ static void subst_param(struct strvec *argv, const char *arg, const struct plugi
 /* the gauge, as the key's program: another format or regex reads other times */
 static void command_describe(const struct plugin_ctx *c, struct strvec *lines)
 {
-	if (!c->vm->gauge.format)
+	const struct gauge_conf *g = config_gauge(c->vm, c->bench);
+	if (!g)
 		return;
 	struct strbuf sb = STRBUF_INIT;
 	sb_adds(&sb, "gauge ");
-	gauge_describe(&c->vm->gauge, &sb);
+	gauge_describe(g, &sb);
 	sv_push(lines, sb.buf);
 	sb_release(&sb);
 }

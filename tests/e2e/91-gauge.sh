@@ -138,6 +138,21 @@ Y
 assert_eq "$(walls_ns rx.kiln.db)" "r:rx:default-command 1500000 250000 1000001 2000 0
 r:tm:default-command 1250000000 2500000000" "regex and time values, to the ns"
 
+# ---- a benchmark's own gauge, on a command VM without one (the experiment's iterations count it) ----
+cat > bg.yaml <<'Y'
+iterations: 2
+vms:
+  sh: {plugin: command, path: /bin/sh}
+benchmarks:
+  own: {args: [-c, "echo 'took 7 ms'; echo 'took 8 ms'"], gauge: {regex: "took ([0-9]+) ms", unit: ms}}
+  whole: {args: [-c, "echo 'took 9 ms'"]}
+Y
+"$KILN" run -q bg.yaml || fail "a benchmark's gauge: $(sqlite3 bg.kiln.db 'SELECT error FROM pexecs')"
+assert_eq "$(sqlite3 bg.kiln.db "SELECT k.bench || ' ' || p.n_iter FROM pexecs p JOIN keys k ON k.id=p.key_id ORDER BY k.bench")" "own 2
+whole 1" "the gauge is the benchmark's alone"
+assert_eq "$(walls_ns bg.kiln.db | grep '^own')" "own:sh:default-command 7000000 8000000" "a benchmark's gauge's values"
+assert_contains "$(sqlite3 bg.kiln.db "SELECT description FROM programs")" "gauge	format=regex from=stdout max_iterations=100000 unit=ms regex=took (\[0-9\]+) ms"
+
 # ---- failure modes: no iterations, a malformed number, another count, over the bound ----
 cat > bad.py <<'P'
 import sys
@@ -198,6 +213,8 @@ cfg '{format: rebench, from: stdin}'
 config_refused e.yaml "vms.x.gauge.from: expected stdout or stderr, found 'stdin'"
 printf 'vms:\n  p: {plugin: python, gauge: rebench}\nbenchmarks: {b: 0}\n' > e.yaml
 config_refused e.yaml "e.yaml:2:23: vms.p.gauge: the python plugin's runner speaks kiln's protocol; gauge reads a program's own output, with plugin: command"
+printf 'vms: {p: {plugin: python}, sh: {plugin: command, path: /bin/sh}}\nbenchmarks:\n  own: {gauge: rebench}\n' > e.yaml
+config_refused e.yaml "e.yaml:3:9: benchmarks.own.gauge: VM 'p' runs it with the python plugin, whose runner speaks kiln's protocol"
 # without a gauge, a command VM still runs one iteration per process
 printf 'vms:\n  x: {plugin: command, path: /bin/true, iterations: 3}\nbenchmarks: {b: 0}\n' > e.yaml
 config_refused e.yaml "vms.x.iterations: the command plugin runs one iteration per process"
