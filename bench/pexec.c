@@ -142,19 +142,28 @@ static double run_cmd(char *const argv[], long *maxrss_kb, int quiet)
  * of `n`; *flush_only: fdatasync with nothing to write (the device's flush
  * alone).
  */
-static double disk_flush_us(const char *dir, int n, double *flush_only)
+/* DIR/NAME: 256 blocks of 4 KiB written and flushed, so that overwriting one changes no metadata; blk filled */
+static int written_file(const char *dir, const char *name, char blk[4096])
 {
-	char *path = xasprintf("%s/flush.dat", dir);
+	char *path = xasprintf("%s/%s", dir, name);
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	free(path);
 	if (fd < 0)
 		return -1;
-	char blk[4096];
-	memset(blk, 'k', sizeof(blk));
+	memset(blk, 'k', 4096);
 	for (int i = 0; i < 256; i++)
-		if (pwrite(fd, blk, sizeof(blk), (off_t)i * 4096) != (ssize_t)sizeof(blk))
+		if (pwrite(fd, blk, 4096, (off_t)i * 4096) != 4096)
 			return close(fd), -1;
 	fsync(fd);
+	return fd;
+}
+
+static double disk_flush_us(const char *dir, int n, double *flush_only)
+{
+	char blk[4096];
+	int fd = written_file(dir, "flush.dat", blk);
+	if (fd < 0)
+		return -1;
 	double *v = xmalloc(sizeof(double) * (size_t)n), *w = xmalloc(sizeof(double) * (size_t)n);
 	for (int i = 0; i < n; i++) {
 		double t0 = now_s();
@@ -185,17 +194,10 @@ static double disk_flush_us(const char *dir, int n, double *flush_only)
  */
 static int spawn_durable(const char *dir, long per, double *out, size_t *n)
 {
-	char *path = xasprintf("%s/floor-durable.dat", dir);
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	free(path);
+	char blk[4096];
+	int fd = written_file(dir, "floor-durable.dat", blk);
 	if (fd < 0)
 		return -1;
-	char blk[4096];
-	memset(blk, 'k', sizeof(blk));
-	for (int i = 0; i < 256; i++)
-		if (pwrite(fd, blk, sizeof(blk), (off_t)i * 4096) != (ssize_t)sizeof(blk))
-			return close(fd), -1;
-	fsync(fd);
 	for (long i = 0; i < per; i++) {
 		double t0 = now_s();
 		run_cmd((char *[]){ "/bin/true", NULL }, NULL, 0);
