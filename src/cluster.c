@@ -644,8 +644,10 @@ static int task_begin(const char *shard, const char *name, const char *machine, 
  * Slurm stops a task by signalling every process of it at once: when the
  * runner's SIGTERM is handled before kiln's own, kiln stores the pexec as
  * failed ("killed by signal 15") just before it stops.  That pexec was the
- * cancel's, not the benchmark's: the last one of this task, if it ended so
- * within 10 s of the stop, goes back to pending.
+ * cancel's, not the benchmark's: the last ones of this task that ended so,
+ * within 10 s of the stop, go back to pending (walking back from the last
+ * until one did not: a runner signalled ahead of the cancel and the one the
+ * cancel itself reached first are both the cancel's).
  */
 static void task_unfail_cancelled(const char *shard, int64_t started_ns, int64_t stopped_ns)
 {
@@ -655,15 +657,20 @@ static void task_unfail_cancelled(const char *shard, int64_t started_ns, int64_t
 		sqlite3_stmt *q;
 		if (sqlite3_prepare_v2(store_db(st), "SELECT id, wall_start_ns + CAST(duration_s * 1e9 AS INTEGER), status,"
 				       " signal FROM pexecs WHERE wall_start_ns >= ?1 AND status != 'pending' AND"
-				       " status != 'running' ORDER BY wall_start_ns DESC LIMIT 1", -1, &q, NULL) == SQLITE_OK) {
+				       " status != 'running' ORDER BY wall_start_ns DESC LIMIT 16", -1, &q, NULL) == SQLITE_OK) {
 			sqlite3_bind_int64(q, 1, started_ns);
-			if (sqlite3_step(q) == SQLITE_ROW && stopped_ns - sqlite3_column_int64(q, 1) < 10000000000LL &&
-			    !strcmp((const char *)sqlite3_column_text(q, 2), "failed") && sqlite3_column_int(q, 3) == SIGTERM) {
-				long id = (long)sqlite3_column_int64(q, 0);
-				if (store_unfinish(st, id, &e) < 0)
-					kiln_warn("%s", sb_str(&e.msg));
-			}
+			long ids[16];
+			size_t n = 0;
+			while (n < 16 && sqlite3_step(q) == SQLITE_ROW && stopped_ns - sqlite3_column_int64(q, 1) < 10000000000LL &&
+			       !strcmp((const char *)sqlite3_column_text(q, 2), "failed") && sqlite3_column_int(q, 3) == SIGTERM)
+				ids[n++] = (long)sqlite3_column_int64(q, 0);
 			sqlite3_finalize(q);
+			for (size_t i = 0; i < n; i++)
+				if (store_unfinish(st, ids[i], &e) < 0) {
+					kiln_warn("%s", sb_str(&e.msg));
+					kerr_release(&e);
+					e = (struct kerr)KERR_INIT;
+				}
 		}
 		store_close(st);
 	}

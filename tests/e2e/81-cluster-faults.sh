@@ -97,19 +97,30 @@ benchmarks: {spin: 1}
 Y
 "$KILN" run -q term.yaml --slurm --nodes 1 || fail "submit term"
 tjob=$(sql term.kiln.db "SELECT job FROM cluster_rounds")
-# the runner: the task's kiln's child `sleep` (not its probes of the machine)
-runner=
-for ((i = 0; i < 300; i++)); do
-	[ -z "$runner" ] || break
-	kp=$(task_kiln_pid "$tjob" 0)
-	for c in $([ -n "$kp" ] && cat /proc/"$kp"/task/*/children 2>/dev/null); do
-		[ "$(cat /proc/"$c"/comm 2>/dev/null)" = sleep ] && runner=$c
+# the runner of the pexec in flight: the task's kiln's child `sleep` (not its probes of the machine)
+term_runner() {
+	local runner= kp c i
+	for ((i = 0; i < 300; i++)); do
+		[ -z "$runner" ] || break
+		kp=$(task_kiln_pid "$tjob" 0)
+		for c in $([ -n "$kp" ] && cat /proc/"$kp"/task/*/children 2>/dev/null); do
+			[ "$(cat /proc/"$c"/comm 2>/dev/null)" = sleep ] && [ "$c" != "${1:-}" ] && runner=$c
+		done
+		sleep 0.05
 	done
-	sleep 0.05
-done
-[ -n "$runner" ] || fail "no runner for the term task"
-kill -TERM "$runner"
-for ((i = 0; i < 200; i++)); do [ "$(sql term.shards/r1-t0.kiln.db "SELECT SUM(status='failed' AND signal=15) = 1 AND SUM(status='running') = 1 FROM pexecs")" = 1 ] && break; sleep 0.05; done
+	[ -n "$runner" ] || fail "no runner for the term task"
+	kill -TERM "$runner"
+	for ((i = 0; i < 200; i++)); do
+		[ "$(sql term.shards/r1-t0.kiln.db "SELECT SUM(status='failed' AND signal=15) = $2 AND SUM(status='running') = 1 FROM pexecs")" = 1 ] &&
+			break
+		sleep 0.05
+	done
+	echo "$runner"
+}
+# two runners signalled ahead of the cancel (the second as the cancel's own SIGTERM
+# reaching a runner before kiln, which happened by chance before): both are the cancel's
+r1=$(term_runner "" 1)
+term_runner "$r1" 2 >/dev/null
 scancel "$tjob"
 wait_round term.kiln.db 1 30
 assert_eq "$(sql term.shards/r1-t0.kiln.db "SELECT group_concat(status, ' ') FROM (SELECT status FROM pexecs ORDER BY seq)")" \
