@@ -19,7 +19,7 @@ vms:
 benchmarks:
   nbody: 5000
 Y
-"$KILN" profile p.yaml -F 499 --key nbody:jr -o prof --json >prof.json 2>prof.err || fail "kiln profile: $(cat prof.err)"
+"$KILN" profile p.yaml -F 499 --top 1000 --key nbody:jr -o prof --json >prof.json 2>prof.err || fail "kiln profile: $(cat prof.err)"
 j() { jq -r "$1" prof.json; }
 assert_eq "$(j '.iterations | length')" 4 "iterations"
 assert_eq "$(j '[.iterations[].samples] | add')" "$(j .in_iterations)" "per-iteration samples add up"
@@ -29,7 +29,8 @@ trap 'rm -f "/tmp/perf-$pid.map"; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 grep -q 'RUBY\$method\$advance' "prof/jit/perf-$pid.map" || fail "the perf map names no compiled Ruby method advance"
 # the hottest JIT'd code may be JRuby's own Java (call sites) in so short a
 # run; compiled Ruby code of nbody must be among the top symbols, as JIT'd
-# code, and perf report must name it the same
+# code (among all symbols: on a loaded machine C2 compiles late and the top 20
+# hold its own phases), and perf report must name it the same
 [ "$(j .hottest_jit.samples)" -gt 0 ] || fail "no JIT'd code in the profile"
 sym=$(j '[.top[] | select(.category == "jit" and (.symbol | contains("nbody.ruby.bench.RUBY$")))][0].symbol // empty')
 [ -n "$sym" ] || fail "no compiled Ruby code of nbody among the top symbols: $(j '[.top[] | .symbol[0:90]]')"
