@@ -404,23 +404,25 @@ static int lower_hex(const char *s, size_t n)
  * writes it from its own copy and a validated id: nothing of the user's is
  * followed.
  */
-static int debug_entry(const char *dir, const char *name, const char *bid, struct kerr *e)
+/* where the build ids go, found once for all of them: DIR, its absolute path, DIR/jit and that folder open */
+struct jit_dest {
+	const char *dir, *abs, *jd;
+	int jfd;
+};
+
+static int debug_entry(const struct jit_dest *to, const char *name, const char *bid, struct kerr *e)
 {
-	char *abs = realpath(dir, NULL);
-	if (!abs)
-		return kerr_set(e, "%s: %s", dir, strerror(errno));
-	char *rel = xasprintf("%s/jit/%s/%s", abs + 1, name, bid), *jd = path_join(dir, "jit");
+	const char *dir = to->dir;
+	char *rel = xasprintf("%s/jit/%s/%s", to->abs + 1, name, bid);
 	char *edir = xasprintf("%s/.debug/%s", dir, rel), *elf = path_join(edir, "elf");
 	char *ldir = xasprintf("%s/.debug/.build-id/%.2s", dir, bid), *link = path_join(ldir, bid + 2);
 	char *target = xasprintf("../../%s", rel);
 	int r = mkdir_p(edir, 0755) < 0 || mkdir_p(ldir, 0755) < 0 ? kerr_set(e, "%s: %s", edir, strerror(errno)) : 0;
 	if (r == 0)
-		r = sfs_copy_file(jd, name, geteuid(), (off_t)1 << 28, elf, 0755, e) != 0 ? -1 : 0;
+		r = sfs_copy_file(to->jd, name, geteuid(), (off_t)1 << 28, elf, 0755, e) != 0 ? -1 : 0;
 	if (r == 0 && symlink(target, link) < 0 && errno != EEXIST)
 		r = kerr_set(e, "%s: %s", link, strerror(errno));
-	free(abs);
 	free(rel);
-	free(jd);
 	free(edir);
 	free(elf);
 	free(ldir);
@@ -430,7 +432,7 @@ static int debug_entry(const char *dir, const char *name, const char *bid, struc
 }
 
 /* one link of the user's HOME/.debug/.build-id/XX: "../../<path>/NAME/XXREST" read, checked, taken over */
-static int user_build_id(int xxfd, const char *xx, const char *rest, const char *dir, const char *jd)
+static int user_build_id(int xxfd, const char *xx, const char *rest, const struct jit_dest *to)
 {
 	char bid[41], target[4096];
 	if (strlen(xx) != 2 || strlen(rest) != 38 || !lower_hex(xx, 2) || !lower_hex(rest, 38))
@@ -448,14 +450,10 @@ static int user_build_id(int xxfd, const char *xx, const char *rest, const char 
 	char *slash = strrchr(target, '/');
 	const char *name = slash ? slash + 1 : target;
 	struct stat st;
-	int jfd = open(jd, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	int have = jfd >= 0 && jitted_name(name) && fstatat(jfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
-	if (jfd >= 0)
-		close(jfd);
-	if (!have)
+	if (!jitted_name(name) || fstatat(to->jfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
 		return 0;
 	struct kerr e = KERR_INIT;
-	int r = debug_entry(dir, name, bid, &e);
+	int r = debug_entry(to, name, bid, &e);
 	if (r < 0)
 		kiln_warn("%s", sb_str(&e.msg));
 	kerr_release(&e);
@@ -481,7 +479,9 @@ static size_t cache_jitted_user(const char *perf, const char *dir, const struct 
 			kiln_warn("%s: %s", u->home, sb_str(&e.msg));
 		kerr_release(&e);
 	}
-	int hfd = open(u->home, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	char *abs = realpath(dir, NULL);
+	struct jit_dest to = { dir, abs, jd, open(jd, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) };
+	int hfd = abs && to.jfd >= 0 ? open(u->home, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
 	int dfd = hfd >= 0 ? openat(hfd, ".debug", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
 	int bfd = dfd >= 0 ? openat(dfd, ".build-id", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
 	DIR *d = bfd >= 0 ? fdopendir(bfd) : NULL;
@@ -493,7 +493,7 @@ static size_t cache_jitted_user(const char *perf, const char *dir, const struct 
 			close(xfd);
 		struct dirent *le;
 		while (x && (le = readdir(x)) && n < 100000)
-			n += (size_t)user_build_id(xfd, de->d_name, le->d_name, dir, jd);
+			n += (size_t)user_build_id(xfd, de->d_name, le->d_name, &to);
 		if (x)
 			closedir(x);
 	}
@@ -505,6 +505,9 @@ static size_t cache_jitted_user(const char *perf, const char *dir, const struct 
 		close(dfd);
 	if (hfd >= 0)
 		close(hfd);
+	if (to.jfd >= 0)
+		close(to.jfd);
+	free(abs);
 	sb_release(&list);
 	free(jd);
 	free(bid);
