@@ -18,10 +18,12 @@ VMS="python3 pypy3 lua5.4 luajit default-jdk-headless ruby jruby php-cli php8.2-
 # cluster scripts/slurm-local.sh starts for the cluster tests; pdflatex with
 # booktabs: the LaTeX table is compiled and checked for overfull boxes;
 # poppler: PDF plots are counted and rendered; man-db, groff: the man pages are
-# rendered and checked for warnings)
+# rendered and checked for warnings; asciidoctor, emacs-nox: kiln bench's AsciiDoc
+# and Org tables rendered by the real tools; gdb: a test holds kiln at a chosen
+# system call to order a cancel's signals)
 TEST="libcmocka-dev sqlite3 bzip2 zstd linux-perf hyperfine clang libclang-rt-14-dev
-valgrind chromium procps util-linux kmod strace slurmctld slurmd slurm-client munge
-texlive-latex-base texlive-latex-recommended poppler-utils man-db groff-base"
+valgrind chromium procps util-linux kmod strace gdb slurmctld slurmd slurm-client munge
+texlive-latex-base texlive-latex-recommended poppler-utils man-db groff-base asciidoctor emacs-nox"
 
 want="$BUILD $VMS"
 [ "${1:-}" = "--test" ] && want="$want $TEST"

@@ -89,8 +89,9 @@ static char *task_note(const struct slurm_task *sl, const struct shard_info *si,
 		sb_addf(&sb, "kiln never started on the node%s%s", tail ? ": " : "", tail ? tail : "");
 		free(tail);
 	} else if (!si->ended) {
+		int why = sl && *sl->reason && strcmp(sl->reason, "None"); /* Slurm's "None": no reason */
 		sb_addf(&sb, "the task ended without kiln recording its end (%s%s%s)", *state ? state : "killed",
-			sl && *sl->reason && strcmp(sl->reason, "None") ? ": " : "", sl ? sl->reason : "");
+			why ? ": " : "", why ? sl->reason : "");
 	}
 	if (pending > 0)
 		sb_addf(&sb, "%s%ld pexec(s) left pending: `kiln run %s --slurm` gives them out again", sb.len ? "; " : "",

@@ -641,37 +641,63 @@ static int task_begin(const char *shard, const char *name, const char *machine, 
 }
 
 /*
+ * The pexecs of this task's run (started at started_ns) that the cancel
+ * ended: walking back from the last, those that failed "killed by signal
+ * 15" within 10 s of stopped_ns, up to the first that did not (at most 16).
+ * Their ids go in ids; the last one's label and key in label and *key.
+ */
+static size_t cancelled_tail(struct store *st, int64_t started_ns, int64_t stopped_ns, long ids[16], char *label,
+			     size_t label_size, char **key)
+{
+	sqlite3_stmt *q;
+	if (sqlite3_prepare_v2(store_db(st), "SELECT p.id, p.wall_start_ns + CAST(p.duration_s * 1e9 AS INTEGER),"
+			       " p.status, p.signal, p.num, k.bench || ':' || k.vm || ':' || k.variant FROM pexecs p"
+			       " JOIN keys k ON k.id = p.key_id WHERE p.wall_start_ns >= ?1 AND p.status != 'pending'"
+			       " AND p.status != 'running' ORDER BY p.wall_start_ns DESC LIMIT 16", -1, &q, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(q, 1, started_ns);
+	long planned = 0;
+	char *pl = NULL;
+	if (store_meta_get(st, "pexecs", &pl) < 0 || !pl || parse_long(pl, &planned) < 0)
+		planned = 0;
+	free(pl);
+	size_t n = 0;
+	while (n < 16 && sqlite3_step(q) == SQLITE_ROW && stopped_ns - sqlite3_column_int64(q, 1) < 10000000000LL &&
+	       !strcmp((const char *)sqlite3_column_text(q, 2), "failed") && sqlite3_column_int(q, 3) == SIGTERM) {
+		if (!n) {
+			schedule_pexec_label((long)sqlite3_column_int64(q, 4), planned, label, label_size);
+			*key = xstrdup((const char *)sqlite3_column_text(q, 5));
+		}
+		ids[n++] = (long)sqlite3_column_int64(q, 0);
+	}
+	sqlite3_finalize(q);
+	return n;
+}
+
+/*
  * Slurm stops a task by signalling every process of it at once: when the
  * runner's SIGTERM is handled before kiln's own, kiln stores the pexec as
  * failed ("killed by signal 15") just before it stops.  That pexec was the
- * cancel's, not the benchmark's: the last ones of this task that ended so,
- * within 10 s of the stop, go back to pending (walking back from the last
- * until one did not: a runner signalled ahead of the cancel and the one the
- * cancel itself reached first are both the cancel's).
+ * cancel's, not the benchmark's: the last ones of this task that ended so
+ * (cancelled_tail) go back to pending (a runner signalled ahead of the
+ * cancel and the one the cancel itself reached first are both the
+ * cancel's).  The last of them is named in label and *key (NULL: none).
  */
-static void task_unfail_cancelled(const char *shard, int64_t started_ns, int64_t stopped_ns)
+static void task_unfail_cancelled(const char *shard, int64_t started_ns, int64_t stopped_ns, char *label,
+				  size_t label_size, char **key)
 {
 	struct store *st;
 	struct kerr e = KERR_INIT;
+	*key = NULL;
 	if (store_open(shard, 1, &st, &e) == 0) {
-		sqlite3_stmt *q;
-		if (sqlite3_prepare_v2(store_db(st), "SELECT id, wall_start_ns + CAST(duration_s * 1e9 AS INTEGER), status,"
-				       " signal FROM pexecs WHERE wall_start_ns >= ?1 AND status != 'pending' AND"
-				       " status != 'running' ORDER BY wall_start_ns DESC LIMIT 16", -1, &q, NULL) == SQLITE_OK) {
-			sqlite3_bind_int64(q, 1, started_ns);
-			long ids[16];
-			size_t n = 0;
-			while (n < 16 && sqlite3_step(q) == SQLITE_ROW && stopped_ns - sqlite3_column_int64(q, 1) < 10000000000LL &&
-			       !strcmp((const char *)sqlite3_column_text(q, 2), "failed") && sqlite3_column_int(q, 3) == SIGTERM)
-				ids[n++] = (long)sqlite3_column_int64(q, 0);
-			sqlite3_finalize(q);
-			for (size_t i = 0; i < n; i++)
-				if (store_unfinish(st, ids[i], &e) < 0) {
-					kiln_warn("%s", sb_str(&e.msg));
-					kerr_release(&e);
-					e = (struct kerr)KERR_INIT;
-				}
-		}
+		long ids[16];
+		size_t n = cancelled_tail(st, started_ns, stopped_ns, ids, label, label_size, key);
+		for (size_t i = 0; i < n; i++)
+			if (store_unfinish(st, ids[i], &e) < 0) {
+				kiln_warn("%s", sb_str(&e.msg));
+				kerr_release(&e);
+				e = (struct kerr)KERR_INIT;
+			}
 		store_close(st);
 	}
 	kerr_release(&e);
@@ -715,8 +741,15 @@ static int task_array(const struct task_script *ts, struct kerr *e)
 		o.results = shard;
 		int64_t started = wall_ns();
 		code = run_experiment(ts->config, &o, e);
-		if (code == KEXIT_INTERRUPTED)
-			task_unfail_cancelled(shard, started, wall_ns());
+		if (code == KEXIT_INTERRUPTED) {
+			char label[32], *key;
+			task_unfail_cancelled(shard, started, wall_ns(), label, sizeof(label), &key);
+			/* the cancel's SIGTERM ended the runner before kiln heard its own: said as
+			 * when kiln heard it first, not as a stop between two pexecs */
+			if (key && !run_is_discarded_error(e))
+				run_discarded_error(e, label, key);
+			free(key);
+		}
 	}
 	if (file_exists(shard))
 		task_end(shard, code, e);

@@ -19,6 +19,8 @@
  * would quote them (no expansion of any kind) and its program found in
  * PATH, as hyperfine -N does.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
@@ -30,19 +32,22 @@
 #include "analysis.h"
 #include "cmd.h"
 #include "config.h"
+#include "exec.h"
 #include "fmt.h"
 #include "plugin.h"
 #include "run.h"
+#include "safefs.h"
 #include "store.h"
 
 static int cmd_bench(int argc, char **argv);
 
 const struct cmd_entry cmd_bench_entry = {
 	.name = "bench",
-	.usage = "'CMD' ['CMD'...] [-w N] [-r N | -m N -M N --ci P% --max-time S] [-p CMD] [-s CMD] [-c CMD]\n"
-		 "                  [-P NAME LO HI [-D STEP]] [-L NAME A,B,...] [-S SHELL|--shell|-N] [-i] [-n NAME]\n"
-		 "                  [--export-json F] [--export-markdown F] [--export-csv F] [-o RESULTS] [-u UNIT]\n"
-		 "                  [--json] [-q]",
+	.usage = "'CMD' ['CMD'...] [-w N] [-r N | -m N -M N --ci P% --max-time S] [-p CMD] [--conclude CMD]\n"
+		 "                  [-s CMD] [-c CMD] [-P NAME LO HI [-D STEP]] [-L NAME A,B,...] [-S SHELL|--shell|-N]\n"
+		 "                  [-i] [-n NAME] [--show-output | --output WHERE] [--input FILE] [--sort ORDER]\n"
+		 "                  [--style STYLE] [--export-json F] [--export-markdown F] [--export-csv F]\n"
+		 "                  [--export-asciidoc F] [--export-orgmode F] [-o RESULTS] [-u UNIT] [--json] [-q]",
 	.summary = "time whole commands, hyperfine-style, until the mean's confidence interval is tight",
 	.help = "Each CMD runs as a process of its own, timed from fork to reaping, with user/sys time\n"
 		"and max RSS; runs of the commands are interleaved.  Without -r, each command runs at\n"
@@ -54,6 +59,7 @@ const struct cmd_entry cmd_bench_entry = {
 		"      --ci P%               stop once the CI's half-width is P% of the mean (1%)\n"
 		"      --max-time S          stop adding runs of a command after S seconds of them (10)\n"
 		"  -p, --prepare CMD         run before each run (untimed); once for all, or once per command\n"
+		"      --conclude CMD        run after each run (untimed); once for all, or once per command\n"
 		"  -s, --setup CMD           run once before a command's first run; once or per command\n"
 		"  -c, --cleanup CMD         run once after a command's last run; once or per command\n"
 		"  -P, --parameter-scan NAME LO HI   one command per value LO..HI of {NAME} in CMD\n"
@@ -64,16 +70,28 @@ const struct cmd_entry cmd_bench_entry = {
 		"  -N                        no shell (the default; hyperfine's spelling)\n"
 		"  -i, --ignore-failure      a non-zero exit status does not fail a run (it is kept)\n"
 		"  -n, --command-name NAME   a command's name in output and keys, in order ({NAME} expanded)\n"
+		"      --show-output         the commands' stdout and stderr on kiln's (--output inherit)\n"
+		"      --output WHERE        null: to /dev/null; pipe: drained and kept for failed runs (the\n"
+		"                            default); inherit: kiln's terminal; ./FILE (a path with a /): stdout\n"
+		"                            into FILE (made 0600; only a regular file of yours, never a link)\n"
+		"      --input FILE          each run's stdin from FILE (a regular file; default /dev/null)\n"
 		"      --export-json FILE    hyperfine's JSON layout (its scripts read it)\n"
-		"      --export-markdown FILE, --export-csv FILE   hyperfine's table layouts\n"
+		"      --export-markdown FILE, --export-csv FILE, --export-asciidoc FILE, --export-orgmode FILE\n"
+		"                            hyperfine's table layouts\n"
+		"      --sort ORDER          auto: the comparison by mean time, the tables in command order;\n"
+		"                            command: both in command order; mean-time: both by mean time\n"
+		"      --style STYLE         auto, full, basic (no colour, no progress), nocolor, color (no\n"
+		"                            progress), none (no output but errors); colour only on a terminal\n"
+		"                            and never with NO_COLOR\n"
 		"  -o, --results FILE        the kiln results file (bench.kiln.db; a previous kiln bench's\n"
 		"                            file is replaced, any other kiln file refused)\n"
 		"  -u, --time-unit UNIT      s, ms or us for every time (default: the one that fits)\n"
 		"      --json                hyperfine's JSON layout on stdout instead of the text\n"
 		"  -q, --quiet               no progress, only the summary\n"
 		"\nThe results file takes kiln report, diff, plot and export like any run.\n"
-		"Exit status: 0 every run ok, 1 a run failed, 2 usage, 3 a command's program not found or\n"
-		"a bad parameter, 4 the results file in use, 5 it is unusable, 130 interrupted.\n",
+		"Exit status: 0 every run ok, 1 a run failed, 2 usage, 3 a command's program not found, or\n"
+		"--input's or --output's FILE refused, 4 the results file in use, 5 it is unusable,\n"
+		"130 interrupted.\n",
 	.exec = cmd_bench,
 };
 
@@ -89,17 +107,24 @@ struct bcmd {
 	char *text;             /* as it runs (parameters substituted) */
 	char *name;             /* as shown */
 	json_t *params;         /* {NAME: value} */
-	char *prepare, *setup, *cleanup; /* NULL: none */
+	char *prepare, *conclude, *setup, *cleanup; /* NULL: none */
 	char *bench, *vm, *key;
 };
+
+/* where the commands' output goes: kiln's default (drained, kept for failed runs), or hyperfine's --output */
+enum { OUT_PIPE, OUT_NULL, OUT_INHERIT, OUT_FILE };
 
 struct bench {
 	long warmup, runs, min_runs, max_runs;
 	double ci, max_time;
 	const char *shell;
-	int ignore_failure, quiet, json;
-	const char *results, *export_json, *export_md, *export_csv, *unit;
-	struct strvec templates, names, prepares, setups, cleanups;
+	int ignore_failure, quiet, json, show_output;
+	int color, silent;      /* from --style: colours in the summary; no summary at all (none) */
+	const char *results, *export_json, *export_md, *export_csv, *export_adoc, *export_org, *unit;
+	const char *output, *input, *sort, *style;
+	int out;                /* OUT_* */
+	int out_fd, in_fd, null_fd; /* -1: none; the FILE of --output and --input, /dev/null */
+	struct strvec templates, names, prepares, concludes, setups, cleanups;
 	struct param *params;
 	size_t nparams;
 	struct bcmd *cmds;
@@ -264,108 +289,234 @@ static int parse_long_opt(const char *what, const char *v, long lo, long *out, s
 	return 0;
 }
 
-static int parse_args(struct bench *b, int argc, char **argv, struct kerr *e)
+/* the command line being read: options that take more than one word read on from argv */
+struct parsing {
+	struct bench *b;
+	int argc;
+	char **argv;
+	const char *step, *scan[3];
+};
+
+static int opt_ci(struct parsing *ps, const char *v, struct kerr *e)
 {
-	enum { O_CI = 256, O_MAXTIME, O_JSONF, O_MD, O_CSV, O_JSON };
-	static const struct option opts[] = {
-		{ "warmup", required_argument, NULL, 'w' }, { "runs", required_argument, NULL, 'r' },
-		{ "min-runs", required_argument, NULL, 'm' }, { "max-runs", required_argument, NULL, 'M' },
-		{ "ci", required_argument, NULL, O_CI }, { "max-time", required_argument, NULL, O_MAXTIME },
-		{ "prepare", required_argument, NULL, 'p' }, { "setup", required_argument, NULL, 's' },
-		{ "cleanup", required_argument, NULL, 'c' }, { "parameter-scan", required_argument, NULL, 'P' },
-		{ "parameter-step-size", required_argument, NULL, 'D' },
-		{ "parameter-list", required_argument, NULL, 'L' }, { "shell", optional_argument, NULL, 'S' },
-		{ "ignore-failure", no_argument, NULL, 'i' }, { "command-name", required_argument, NULL, 'n' },
-		{ "export-json", required_argument, NULL, O_JSONF }, { "export-markdown", required_argument, NULL, O_MD },
-		{ "export-csv", required_argument, NULL, O_CSV }, { "results", required_argument, NULL, 'o' },
-		{ "time-unit", required_argument, NULL, 'u' }, { "json", no_argument, NULL, O_JSON },
-		{ "quiet", no_argument, NULL, 'q' }, { NULL, 0, NULL, 0 },
-	};
-	const char *step = NULL, *scan[3] = { NULL, NULL, NULL };
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "w:r:m:M:p:s:c:P:D:L:S:Nin:o:u:q", opts, NULL)) != -1) {
-		int r = 0;
-		switch (c) {
-		case 'w': r = parse_long_opt("--warmup", optarg, 0, &b->warmup, e); break;
-		case 'r': r = parse_long_opt("--runs", optarg, 1, &b->runs, e); break;
-		case 'm': r = parse_long_opt("--min-runs", optarg, 2, &b->min_runs, e); break;
-		case 'M': r = parse_long_opt("--max-runs", optarg, 1, &b->max_runs, e); break;
-		case O_CI: {
-			char *v = xstrdup(optarg);
-			size_t n = strlen(v);
-			if (n && v[n - 1] == '%')
-				v[n - 1] = '\0';
-			if (parse_double(v, &b->ci) || !(b->ci > 0) || b->ci >= 100)
-				r = kerr_setc(e, KEXIT_USAGE, "--ci needs a percentage above 0, like 1%%");
-			b->ci /= 100;
-			free(v);
-			break;
+	struct bench *b = ps->b;
+	char *s = xstrdup(v);
+	size_t n = strlen(s);
+	if (n && s[n - 1] == '%')
+		s[n - 1] = '\0';
+	int bad = parse_double(s, &b->ci) || !(b->ci > 0) || b->ci >= 100;
+	free(s);
+	b->ci /= 100;
+	return bad ? kerr_setc(e, KEXIT_USAGE, "--ci needs a percentage above 0, like 1%%") : 0;
+}
+
+static int opt_max_time(struct parsing *ps, const char *v, struct kerr *e)
+{
+	double *t = &ps->b->max_time;
+	if (parse_double(v, t) || !(*t > 0) || !isfinite(*t))
+		return kerr_setc(e, KEXIT_USAGE, "--max-time needs seconds above 0");
+	return 0;
+}
+
+static int opt_scan(struct parsing *ps, const char *v, struct kerr *e)
+{
+	if (optind + 1 >= ps->argc)
+		return kerr_setc(e, KEXIT_USAGE, "--parameter-scan needs NAME LO HI");
+	ps->scan[0] = v, ps->scan[1] = ps->argv[optind], ps->scan[2] = ps->argv[optind + 1];
+	optind += 2;
+	return 0;
+}
+
+static int opt_step(struct parsing *ps, const char *v, struct kerr *e)
+{
+	(void)e;
+	ps->step = v;
+	return 0;
+}
+
+static int opt_list(struct parsing *ps, const char *v, struct kerr *e)
+{
+	const char *list = optind < ps->argc ? ps->argv[optind++] : NULL;
+	if (!list)
+		return kerr_setc(e, KEXIT_USAGE, "--parameter-list needs NAME and VALUES");
+	if (!valid_param_name(v))
+		return kerr_setc(e, KEXIT_USAGE, "parameter name '%s': letters, digits and _ only", esc(ESC_TERM, v));
+	return list_values(ps->b, v, list, e);
+}
+
+static int opt_shell(struct parsing *ps, const char *v, struct kerr *e)
+{
+	(void)e;
+	ps->b->shell = v && *v ? v : "/bin/sh";
+	return 0;
+}
+
+static int opt_no_shell(struct parsing *ps, const char *v, struct kerr *e)
+{
+	(void)v, (void)e;
+	ps->b->shell = NULL;
+	return 0;
+}
+
+static int opt_unit(struct parsing *ps, const char *v, struct kerr *e)
+{
+	if (strcmp(v, "s") && strcmp(v, "ms") && strcmp(v, "us") && strcmp(v, "µs"))
+		return kerr_setc(e, KEXIT_USAGE, "--time-unit is s, ms or us");
+	ps->b->unit = v;
+	return 0;
+}
+
+/* --output WHERE: hyperfine's words, or a FILE (with a '/' in it, as hyperfine tells them apart) */
+static int opt_output(struct parsing *ps, const char *v, struct kerr *e)
+{
+	static const char *const modes[] = { [OUT_NULL] = "null", [OUT_PIPE] = "pipe", [OUT_INHERIT] = "inherit" };
+	struct bench *b = ps->b;
+	b->output = v;
+	for (size_t i = 0; i < ARRAY_SIZE(modes); i++)
+		if (modes[i] && !strcmp(v, modes[i])) {
+			b->out = (int)i;
+			return 0;
 		}
-		case O_MAXTIME:
-			if (parse_double(optarg, &b->max_time) || !(b->max_time > 0) || !isfinite(b->max_time))
-				r = kerr_setc(e, KEXIT_USAGE, "--max-time needs seconds above 0");
-			break;
-		case 'p': sv_push(&b->prepares, optarg); break;
-		case 's': sv_push(&b->setups, optarg); break;
-		case 'c': sv_push(&b->cleanups, optarg); break;
-		case 'P':
-			if (optind + 1 >= argc)
-				return kerr_setc(e, KEXIT_USAGE, "--parameter-scan needs NAME LO HI");
-			scan[0] = optarg, scan[1] = argv[optind], scan[2] = argv[optind + 1];
-			optind += 2;
-			break;
-		case 'D': step = optarg; break;
-		case 'L': {
-			const char *list = optind < argc ? argv[optind++] : NULL;
-			if (!list)
-				return kerr_setc(e, KEXIT_USAGE, "--parameter-list needs NAME and VALUES");
-			if (!valid_param_name(optarg))
-				return kerr_setc(e, KEXIT_USAGE, "parameter name '%s': letters, digits and _ only", esc(ESC_TERM, optarg));
-			r = list_values(b, optarg, list, e);
-			break;
-		}
-		case 'S': b->shell = optarg && *optarg ? optarg : "/bin/sh"; break;
-		case 'N': b->shell = NULL; break;
-		case 'i': b->ignore_failure = 1; break;
-		case 'n': sv_push(&b->names, optarg); break;
-		case O_JSONF: b->export_json = optarg; break;
-		case O_MD: b->export_md = optarg; break;
-		case O_CSV: b->export_csv = optarg; break;
-		case 'o': b->results = optarg; break;
-		case 'u':
-			if (strcmp(optarg, "s") && strcmp(optarg, "ms") && strcmp(optarg, "us") && strcmp(optarg, "µs"))
-				r = kerr_setc(e, KEXIT_USAGE, "--time-unit is s, ms or us");
-			b->unit = optarg;
-			break;
-		case O_JSON: b->json = 1; break;
-		case 'q': b->quiet = 1; break;
-		default: return kerr_setc(e, KEXIT_USAGE, "unknown option or missing value");
-		}
-		if (r < 0)
-			return -1;
+	if (!strchr(v, '/'))
+		return kerr_setc(e, KEXIT_USAGE, "--output is null, pipe, inherit or a FILE: '%s' is none (./%s for a file)",
+				 esc(ESC_TERM, v), esc(ESC_TERM, v));
+	b->out = OUT_FILE;
+	return 0;
+}
+
+enum { B_STR, B_VEC, B_FLAG, B_LONG, B_CHOICE, B_FN };
+
+/* one option: where its value goes (a field of struct bench at off), or what reads it */
+struct bopt {
+	const char *name;       /* NULL: a short option only */
+	int arg, shortc;        /* getopt's has_arg; the short letter, 0: none */
+	int kind;               /* B_* */
+	size_t off;             /* B_STR, B_VEC, B_FLAG, B_LONG, B_CHOICE: the field */
+	long min;               /* B_LONG: the least value */
+	const char *choices;    /* B_CHOICE: "a|b|c" */
+	int (*fn)(struct parsing *ps, const char *v, struct kerr *e);
+};
+
+#define AT(f) offsetof(struct bench, f)
+static const struct bopt bench_opts[] = {
+	{ "warmup", 1, 'w', B_LONG, AT(warmup), 0, NULL, NULL },
+	{ "runs", 1, 'r', B_LONG, AT(runs), 1, NULL, NULL },
+	{ "min-runs", 1, 'm', B_LONG, AT(min_runs), 2, NULL, NULL },
+	{ "max-runs", 1, 'M', B_LONG, AT(max_runs), 1, NULL, NULL },
+	{ "ci", 1, 0, B_FN, 0, 0, NULL, opt_ci },
+	{ "max-time", 1, 0, B_FN, 0, 0, NULL, opt_max_time },
+	{ "prepare", 1, 'p', B_VEC, AT(prepares), 0, NULL, NULL },
+	{ "conclude", 1, 0, B_VEC, AT(concludes), 0, NULL, NULL },
+	{ "setup", 1, 's', B_VEC, AT(setups), 0, NULL, NULL },
+	{ "cleanup", 1, 'c', B_VEC, AT(cleanups), 0, NULL, NULL },
+	{ "parameter-scan", 1, 'P', B_FN, 0, 0, NULL, opt_scan },
+	{ "parameter-step-size", 1, 'D', B_FN, 0, 0, NULL, opt_step },
+	{ "parameter-list", 1, 'L', B_FN, 0, 0, NULL, opt_list },
+	{ "shell", 2, 'S', B_FN, 0, 0, NULL, opt_shell },
+	{ NULL, 0, 'N', B_FN, 0, 0, NULL, opt_no_shell },
+	{ "ignore-failure", 0, 'i', B_FLAG, AT(ignore_failure), 0, NULL, NULL },
+	{ "command-name", 1, 'n', B_VEC, AT(names), 0, NULL, NULL },
+	{ "show-output", 0, 0, B_FLAG, AT(show_output), 0, NULL, NULL },
+	{ "output", 1, 0, B_FN, 0, 0, NULL, opt_output },
+	{ "input", 1, 0, B_STR, AT(input), 0, NULL, NULL },
+	{ "sort", 1, 0, B_CHOICE, AT(sort), 0, "auto|command|mean-time", NULL },
+	{ "style", 1, 0, B_CHOICE, AT(style), 0, "auto|basic|full|nocolor|color|none", NULL },
+	{ "export-json", 1, 0, B_STR, AT(export_json), 0, NULL, NULL },
+	{ "export-markdown", 1, 0, B_STR, AT(export_md), 0, NULL, NULL },
+	{ "export-csv", 1, 0, B_STR, AT(export_csv), 0, NULL, NULL },
+	{ "export-asciidoc", 1, 0, B_STR, AT(export_adoc), 0, NULL, NULL },
+	{ "export-orgmode", 1, 0, B_STR, AT(export_org), 0, NULL, NULL },
+	{ "results", 1, 'o', B_STR, AT(results), 0, NULL, NULL },
+	{ "time-unit", 1, 'u', B_FN, 0, 0, NULL, opt_unit },
+	{ "json", 0, 0, B_FLAG, AT(json), 0, NULL, NULL },
+	{ "quiet", 0, 'q', B_FLAG, AT(quiet), 0, NULL, NULL },
+};
+#undef AT
+
+/* is v one of "a|b|c"? */
+static int one_of(const char *choices, const char *v)
+{
+	size_t n = strlen(v);
+	for (const char *p = choices; n && p; p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL)
+		if (!strncmp(p, v, n) && (p[n] == '|' || !p[n]))
+			return 1;
+	return 0;
+}
+
+static int apply_opt(struct parsing *ps, const struct bopt *o, const char *v, struct kerr *e)
+{
+	char *field = (char *)ps->b + o->off;
+	switch (o->kind) {
+	case B_STR: *(const char **)(void *)field = v; return 0;
+	case B_VEC: sv_push((struct strvec *)(void *)field, v); return 0;
+	case B_FLAG: *(int *)(void *)field = 1; return 0;
+	case B_LONG: {
+		char what[64];
+		snprintf(what, sizeof(what), "--%s", o->name);
+		return parse_long_opt(what, v, o->min, (long *)(void *)field, e);
 	}
-	if (scan[0]) {
-		if (!valid_param_name(scan[0]))
-			return kerr_setc(e, KEXIT_USAGE, "parameter name '%s': letters, digits and _ only", esc(ESC_TERM, scan[0]));
-		if (scan_values(b, scan[0], scan[1], scan[2], step, e) < 0)
-			return -1;
-	} else if (step) {
-		return kerr_setc(e, KEXIT_USAGE, "-D is the step of --parameter-scan");
+	case B_CHOICE:
+		if (!one_of(o->choices, v))
+			return kerr_setc(e, KEXIT_USAGE, "--%s is one of %s, not '%s'", o->name, o->choices, esc(ESC_TERM, v));
+		*(const char **)(void *)field = v;
+		return 0;
+	default: return o->fn(ps, v, e);
 	}
-	for (int i = optind; i < argc; i++)
-		sv_push(&b->templates, argv[i]);
+}
+
+/* getopt's tables from bench_opts: a long option's value is its short letter, or 256 + its index */
+static void getopt_tables(struct option *lo, char *so)
+{
+	size_t nl = 0, ns = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(bench_opts); i++) {
+		const struct bopt *o = &bench_opts[i];
+		int val = o->shortc ? o->shortc : 256 + (int)i;
+		if (o->name)
+			lo[nl++] = (struct option){ o->name, o->arg, NULL, val };
+		if (o->shortc) {
+			so[ns++] = (char)o->shortc;
+			if (o->arg)
+				so[ns++] = ':'; /* -S takes its word; --shell alone is /bin/sh */
+		}
+	}
+	lo[nl] = (struct option){ NULL, 0, NULL, 0 };
+	so[ns] = '\0';
+}
+
+static const struct bopt *opt_of(int c)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(bench_opts); i++)
+		if (c == (bench_opts[i].shortc ? bench_opts[i].shortc : 256 + (int)i))
+			return &bench_opts[i];
+	return NULL;
+}
+
+/* the parameter scan, once every option is read (-D may come after -P) */
+static int finish_scan(struct parsing *ps, struct kerr *e)
+{
+	if (!ps->scan[0])
+		return ps->step ? kerr_setc(e, KEXIT_USAGE, "-D is the step of --parameter-scan") : 0;
+	if (!valid_param_name(ps->scan[0]))
+		return kerr_setc(e, KEXIT_USAGE, "parameter name '%s': letters, digits and _ only", esc(ESC_TERM, ps->scan[0]));
+	return scan_values(ps->b, ps->scan[0], ps->scan[1], ps->scan[2], ps->step, e);
+}
+
+/* counts that fit: names, one or one-per-command helpers, runs within their bounds */
+static int check_counts(struct bench *b, struct kerr *e)
+{
 	if (!b->templates.n)
 		return kerr_setc(e, KEXIT_USAGE, "no command to time");
 	if (b->names.n > b->templates.n)
 		return kerr_setc(e, KEXIT_USAGE, "%zu --command-name for %zu commands: one each at most", b->names.n,
 				 b->templates.n);
-	const struct strvec *per[] = { &b->prepares, &b->setups, &b->cleanups };
-	static const char *const what[] = { "--prepare", "--setup", "--cleanup" };
+	const struct strvec *per[] = { &b->prepares, &b->concludes, &b->setups, &b->cleanups };
+	static const char *const what[] = { "--prepare", "--conclude", "--setup", "--cleanup" };
 	for (size_t i = 0; i < ARRAY_SIZE(per); i++)
 		if (per[i]->n > 1 && per[i]->n != b->templates.n)
 			return kerr_setc(e, KEXIT_USAGE, "%zu %s for %zu commands: one for all, or one each", per[i]->n, what[i],
 					 b->templates.n);
+	if (b->show_output && b->output)
+		return kerr_setc(e, KEXIT_USAGE, "--show-output is --output inherit: one or the other");
 	if (b->runs && b->max_runs && b->runs > b->max_runs)
 		return kerr_setc(e, KEXIT_USAGE, "--runs is above --max-runs");
 	if (!b->max_runs)
@@ -374,6 +525,32 @@ static int parse_args(struct bench *b, int argc, char **argv, struct kerr *e)
 		b->min_runs = b->runs;
 	if (b->min_runs > b->max_runs)
 		return kerr_setc(e, KEXIT_USAGE, "--min-runs is above --max-runs");
+	return 0;
+}
+
+static int parse_args(struct bench *b, int argc, char **argv, struct kerr *e)
+{
+	struct option lo[ARRAY_SIZE(bench_opts) + 1];
+	char so[3 * ARRAY_SIZE(bench_opts) + 1];
+	getopt_tables(lo, so);
+	struct parsing ps = { b, argc, argv, NULL, { NULL, NULL, NULL } };
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
+		const struct bopt *o = opt_of(c);
+		if (!o)
+			return kerr_setc(e, KEXIT_USAGE, "unknown option or missing value");
+		if (apply_opt(&ps, o, optarg, e) < 0)
+			return -1;
+	}
+	if (finish_scan(&ps, e) < 0)
+		return -1;
+	for (int i = optind; i < argc; i++)
+		sv_push(&b->templates, argv[i]);
+	if (b->show_output)
+		b->out = OUT_INHERIT;
+	if (check_counts(b, e) < 0)
+		return -1;
 	sb_adds(&b->cmdline, "kiln bench");
 	for (int i = 1; i < argc; i++)
 		add_quoted(&b->cmdline, argv[i]);
@@ -405,6 +582,8 @@ static void add_command(struct bench *b, size_t t, const size_t *idx)
 	const char *s;
 	if ((s = pick(&b->prepares, t)))
 		c->prepare = subst(s, b, values);
+	if ((s = pick(&b->concludes, t)))
+		c->conclude = subst(s, b, values);
 	if ((s = pick(&b->setups, t)))
 		c->setup = subst(s, b, values);
 	if ((s = pick(&b->cleanups, t)))
@@ -539,8 +718,8 @@ static int add_key(struct experiment *ex, struct bench *b, struct bcmd *c, struc
 	sv_clear(&w);
 	c->key = xasprintf("%s:%s:default-command", c->bench, c->vm);
 	sv_push(&ex->keys_only, c->key);
-	if (helper_argv(b, c->prepare, &bc->prepare, e) < 0 || helper_argv(b, c->setup, &bc->setup, e) < 0 ||
-	    helper_argv(b, c->cleanup, &bc->cleanup, e) < 0)
+	if (helper_argv(b, c->prepare, &bc->prepare, e) < 0 || helper_argv(b, c->conclude, &bc->conclude, e) < 0 ||
+	    helper_argv(b, c->setup, &bc->setup, e) < 0 || helper_argv(b, c->cleanup, &bc->cleanup, e) < 0)
 		return -1;
 	return 0;
 }
@@ -581,6 +760,81 @@ static int build(struct bench *b, struct experiment *ex, struct kerr *e)
 	for (size_t i = 0; i < b->ncmds; i++)
 		if (add_key(ex, b, &b->cmds[i], e) < 0)
 			return -1;
+	return 0;
+}
+
+/* ---- where the commands' stdin and output go ---- */
+
+/* a descriptor moved to 3 or above (exec.h keeps the child's 0-2 apart); -1 with e set */
+static int fd_above_2(int fd, const char *what, struct kerr *e)
+{
+	if (fd > 2)
+		return fd;
+	int to = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	close(fd);
+	if (to < 0)
+		kerr_set(e, "%s: %s", what, strerror(errno));
+	return to;
+}
+
+/* --input FILE: opened once, read-only, never through a link at its end, only a regular file */
+static int open_input(struct bench *b, struct kerr *e)
+{
+	if (!b->input)
+		return 0;
+	char *dir = path_dirname(b->input);
+	const char *slash = strrchr(b->input, '/');
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd = -1;
+	if (dfd < 0)
+		kerr_setc(e, KEXIT_CONFIG, "%s: %s", dir, strerror(errno));
+	else
+		fd = sfs_open_file_at(dfd, dir, slash ? slash + 1 : b->input, (uid_t)-1, NULL, e);
+	if (dfd >= 0)
+		close(dfd);
+	free(dir);
+	if (fd < 0)
+		return kerr_wrap(e, "--input");
+	b->in_fd = fd_above_2(fd, b->input, e);
+	return b->in_fd < 0 ? -1 : 0;
+}
+
+/* --output null: /dev/null; FILE: kiln's own regular file, made 0600 when missing (safefs.h) */
+static int open_output(struct bench *b, struct kerr *e)
+{
+	if (b->out == OUT_NULL) {
+		int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			return kerr_set(e, "/dev/null: %s", strerror(errno));
+		b->null_fd = fd_above_2(fd, "/dev/null", e);
+		return b->null_fd < 0 ? -1 : 0;
+	}
+	if (b->out != OUT_FILE)
+		return 0;
+	int fd = sfs_open_output(b->output, getuid(), e);
+	if (fd < 0)
+		return kerr_wrap(e, "--output");
+	b->out_fd = fd_above_2(fd, b->output, e);
+	return b->out_fd < 0 ? -1 : 0;
+}
+
+/*
+ * Each run's stdin and output (the run hook `spawn`): --input's FILE read
+ * from its start, --output's FILE emptied (it holds the last run's output,
+ * as hyperfine's), /dev/null or kiln's terminal; else kiln's capture.
+ */
+static int hook_spawn(void *ctx, const char *key, struct exec_opts *eo, struct kerr *e)
+{
+	const struct bench *b = ctx;
+	(void)key;
+	if (b->in_fd >= 0 && lseek(b->in_fd, 0, SEEK_SET) < 0)
+		return kerr_set(e, "--input %s: %s", b->input, strerror(errno));
+	if (b->out_fd >= 0 && (ftruncate(b->out_fd, 0) < 0 || lseek(b->out_fd, 0, SEEK_SET) < 0))
+		return kerr_set(e, "--output %s: %s", b->output, strerror(errno));
+	eo->use_std_fds = 1;
+	eo->std_fds[0] = b->in_fd;
+	eo->std_fds[1] = b->out == OUT_FILE ? b->out_fd : b->out == OUT_NULL ? b->null_fd : -1;
+	eo->std_fds[2] = b->out == OUT_NULL ? b->null_fd : -1;
+	eo->no_capture = b->out == OUT_INHERIT;
 	return 0;
 }
 
@@ -703,40 +957,70 @@ static const struct an_key *an_of(const struct an_result *r, const char *key)
 	return NULL;
 }
 
+/* colours as hyperfine's, only when --style and the terminal allow (b->color) */
+#define C_BOLD "\033[1m"
+#define C_GREEN "\033[32m"
+#define C_BGREEN "\033[1;32m"
+#define C_BLUE "\033[34m"
+#define C_CYAN "\033[36m"
+#define C_MAGENTA "\033[35m"
+#define C_DIM "\033[2m"
+#define C_OFF "\033[0m"
+
+static const char *col(const struct bench *b, const char *sgr)
+{
+	return b->color ? sgr : "";
+}
+
+/* a time in colour sgr */
+static void add_time_c(struct strbuf *sb, const struct bench *b, const char *sgr, struct unit u, double s, int width)
+{
+	sb_adds(sb, col(b, sgr));
+	add_time(sb, u, s, width);
+	sb_adds(sb, col(b, C_OFF));
+}
+
+/* "Time", "Range" and "Mean, CI" of a command with completed runs */
+static void add_stats(struct strbuf *sb, const struct bench *b, const struct an_key *k, double conf)
+{
+	const struct an_whole *w = &k->wp;
+	struct unit u = unit_for(b, w->mean), uu = unit_for(b, isfinite(w->user) ? w->user : w->mean);
+	sb_addf(sb, "  %sTime%s (%smean%s ± %sσ%s):   ", col(b, C_BOLD), col(b, C_OFF), col(b, C_BGREEN), col(b, C_OFF),
+		col(b, C_GREEN), col(b, C_OFF));
+	add_time_c(sb, b, C_BGREEN, u, w->mean, 8);
+	sb_adds(sb, " ± ");
+	add_time_c(sb, b, C_GREEN, u, w->sd, 6);
+	sb_adds(sb, "    [User: ");
+	add_time_c(sb, b, C_BLUE, uu, w->user, 0);
+	sb_adds(sb, ", System: ");
+	add_time_c(sb, b, C_BLUE, uu, w->sys, 0);
+	sb_addf(sb, "]\n  Range (%smin%s … %smax%s): ", col(b, C_CYAN), col(b, C_OFF), col(b, C_MAGENTA), col(b, C_OFF));
+	add_time_c(sb, b, C_CYAN, u, w->min, 8);
+	sb_adds(sb, " … ");
+	add_time_c(sb, b, C_MAGENTA, u, w->max, 6);
+	sb_addf(sb, "    %s%zu runs%s\n  Mean, %g%% CI:      ", col(b, C_DIM), k->np, col(b, C_OFF), conf * 100);
+	add_time(sb, u, k->perf_lo, 8);
+	sb_adds(sb, " … ");
+	add_time(sb, u, k->perf_hi, 6);
+	sb_adds(sb, "    [Median: ");
+	add_time(sb, u, w->median, 0);
+	if (isfinite(w->rss_max) && w->rss_max > 0)
+		sb_addf(sb, ", Max RSS: %.1f MiB", w->rss_max / 1024);
+	sb_adds(sb, "]\n");
+}
+
 static void print_one(const struct bench *b, size_t i, const struct an_key *k, double conf)
 {
 	const struct bcmd *c = &b->cmds[i];
-	printf("Benchmark %zu: %s\n", i + 1, esc(ESC_TERM, c->name));
+	printf("%sBenchmark %zu%s: %s\n", col(b, C_BOLD), i + 1, col(b, C_OFF), esc(ESC_TERM, c->name));
 	size_t failed = k ? k->nskipped : 0;
 	if (!k || !k->np || !k->whole) {
 		printf("  no completed run%s\n\n", failed ? "s: every run failed" : "");
 		return;
 	}
-	const struct an_whole *w = &k->wp;
-	struct unit u = unit_for(b, w->mean);
 	struct strbuf sb = STRBUF_INIT;
-	sb_adds(&sb, "  Time (mean ± σ):   ");
-	add_time(&sb, u, w->mean, 8);
-	sb_adds(&sb, " ± ");
-	add_time(&sb, u, w->sd, 6);
-	struct unit uu = unit_for(b, isfinite(w->user) ? w->user : w->mean);
-	sb_adds(&sb, "    [User: ");
-	add_time(&sb, uu, w->user, 0);
-	sb_adds(&sb, ", System: ");
-	add_time(&sb, uu, w->sys, 0);
-	sb_adds(&sb, "]\n  Range (min … max): ");
-	add_time(&sb, u, w->min, 8);
-	sb_adds(&sb, " … ");
-	add_time(&sb, u, w->max, 6);
-	sb_addf(&sb, "    %zu runs\n  Mean, %g%% CI:      ", k->np, conf * 100);
-	add_time(&sb, u, k->perf_lo, 8);
-	sb_adds(&sb, " … ");
-	add_time(&sb, u, k->perf_hi, 6);
-	sb_adds(&sb, "    [Median: ");
-	add_time(&sb, u, w->median, 0);
-	if (isfinite(w->rss_max) && w->rss_max > 0)
-		sb_addf(&sb, ", Max RSS: %.1f MiB", w->rss_max / 1024);
-	sb_adds(&sb, "]\n");
+	add_stats(&sb, b, k, conf);
+	const struct an_whole *w = &k->wp;
 	double half = (k->perf_hi - k->perf_lo) / 2;
 	if (!b->runs && half > b->ci * w->mean * 1.0001)
 		sb_addf(&sb, "  The CI is ±%.2g%% of the mean, not %.2g%%: --max-time, --max-runs or --runs give it more runs\n",
@@ -749,47 +1033,121 @@ static void print_one(const struct bench *b, size_t i, const struct an_key *k, d
 	sb_release(&sb);
 }
 
+/* a command with completed runs, for the comparison */
+struct ranked {
+	size_t i;               /* its index in b->cmds */
+	const struct an_key *k;
+};
+
+static int by_mean(const void *pa, const void *pb)
+{
+	const struct ranked *a = pa, *b = pb;
+	if (a->k->wp.mean != b->k->wp.mean)
+		return a->k->wp.mean < b->k->wp.mean ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* hyperfine's --sort: the comparison by mean time unless `command`; the markup tables by command unless `mean-time` */
+static int sorted_by_mean(const struct bench *b, int tables)
+{
+	if (!b->sort || !strcmp(b->sort, "auto"))
+		return !tables;
+	return !strcmp(b->sort, "mean-time");
+}
+
+/* the commands with completed runs into v, in command order or by mean; how many */
+static size_t ranked_of(const struct bench *b, const struct an_result *r, struct ranked *v)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < b->ncmds; i++) {
+		const struct an_key *k = an_of(r, b->cmds[i].key);
+		if (k && k->np && k->whole)
+			v[n++] = (struct ranked){ i, k };
+	}
+	if (sorted_by_mean(b, 0))
+		qsort(v, n, sizeof(*v), by_mean);
+	return n;
+}
+
+/* k's mean against the fastest's: the text of the ratio and whether its interval includes 1 */
+static int ratio_text(const struct an_key *best, const struct an_key *k, const struct an_opts *o, struct strbuf *sb)
+{
+	struct an_ratio q = an_ratio_ci(best, k, o);
+	if (q.ok)
+		add_ratio(sb, &q);
+	else
+		sb_addf(sb, "%.2f", k->wp.mean / best->wp.mean);
+	return q.ok && q.lo <= 1;
+}
+
+/* --sort command: every command in its order, its ratio to the fastest (hyperfine's "Relative speed comparison") */
+static int print_relative(const struct bench *b, const struct ranked *v, size_t n, const struct ranked *best,
+			  const struct an_opts *o)
+{
+	int unsure = 0;
+	printf("%sRelative speed comparison%s\n", col(b, C_BOLD), col(b, C_OFF));
+	for (size_t j = 0; j < n; j++) {
+		struct strbuf sb = STRBUF_INIT;
+		int same = 0;
+		if (&v[j] == best)
+			sb_adds(&sb, "1.00");
+		else
+			same = ratio_text(best->k, v[j].k, o, &sb);
+		unsure |= same;
+		size_t w = display_width(sb.buf);
+		printf("  %s%s%s%*s  %s%s\n", col(b, C_BGREEN), sb.buf, col(b, C_OFF), w < 18 ? (int)(18 - w) : 0, "",
+		       esc(ESC_TERM, b->cmds[v[j].i].name), same ? " (*)" : "");
+		sb_release(&sb);
+	}
+	return unsure;
+}
+
+/* by mean time: the fastest, then how much faster it ran than each of the others */
+static int print_faster(const struct bench *b, const struct ranked *v, size_t n, const struct ranked *best,
+			const struct an_opts *o)
+{
+	int unsure = 0;
+	printf("%sSummary%s\n  '%s%s%s' ran\n", col(b, C_BOLD), col(b, C_OFF), col(b, C_CYAN),
+	       esc(ESC_TERM, b->cmds[best->i].name), col(b, C_OFF));
+	for (size_t j = 0; j < n; j++) {
+		if (&v[j] == best)
+			continue;
+		struct strbuf sb = STRBUF_INIT;
+		int same = ratio_text(best->k, v[j].k, o, &sb);
+		unsure |= same;
+		printf("    %s%s%s times faster than '%s%s%s'%s\n", col(b, C_BGREEN), sb.buf, col(b, C_OFF), col(b, C_MAGENTA),
+		       esc(ESC_TERM, b->cmds[v[j].i].name), col(b, C_OFF), same ? " (*)" : "");
+		sb_release(&sb);
+	}
+	return unsure;
+}
+
 /* which command was fastest, and by how much, with the interval of each ratio */
 static void print_ratios(const struct bench *b, const struct an_result *r, const struct an_opts *o)
 {
-	const struct an_key *best = NULL;
-	size_t bi = 0;
-	for (size_t i = 0; i < b->ncmds; i++) {
-		const struct an_key *k = an_of(r, b->cmds[i].key);
-		if (k && k->np && k->whole && (!best || k->wp.mean < best->wp.mean))
-			best = k, bi = i;
+	struct ranked *v = xcalloc(b->ncmds + 1, sizeof(*v));
+	size_t n = ranked_of(b, r, v);
+	const struct ranked *best = NULL;
+	for (size_t j = 0; j < n; j++)
+		if (!best || v[j].k->wp.mean < best->k->wp.mean)
+			best = &v[j];
+	if (best && b->ncmds >= 2) {
+		int unsure = sorted_by_mean(b, 0) ? print_faster(b, v, n, best, o) : print_relative(b, v, n, best, o);
+		printf("  ± is half the %g%% confidence interval of the ratio of means (bootstrap)\n", o->confidence * 100);
+		if (unsure)
+			printf("  (*) the interval includes 1: no difference shown at this confidence\n");
 	}
-	if (!best || b->ncmds < 2)
-		return;
-	printf("Summary\n  '%s' ran\n", esc(ESC_TERM, b->cmds[bi].name));
-	int unsure = 0;
-	for (size_t i = 0; i < b->ncmds; i++) {
-		const struct an_key *k = an_of(r, b->cmds[i].key);
-		if (i == bi || !k || !k->np || !k->whole)
-			continue;
-		struct an_ratio q = an_ratio_ci(best, k, o);
-		struct strbuf sb = STRBUF_INIT;
-		if (q.ok)
-			add_ratio(&sb, &q);
-		else
-			sb_addf(&sb, "%.2f", k->wp.mean / best->wp.mean);
-		int same = q.ok && q.lo <= 1;
-		unsure |= same;
-		printf("    %s times faster than '%s'%s\n", sb.buf, esc(ESC_TERM, b->cmds[i].name), same ? " (*)" : "");
-		sb_release(&sb);
-	}
-	printf("  ± is half the %g%% confidence interval of the ratio of means (bootstrap)\n", o->confidence * 100);
-	if (unsure)
-		printf("  (*) the interval includes 1: no difference shown at this confidence\n");
+	free(v);
 }
 
 static int write_exports(const struct bench *b, const struct dataset *ds, int *code)
 {
 	const struct { const char *path; const struct kiln_format *f; } out[] = {
 		{ b->export_json, &fmt_hyperfine }, { b->export_md, &fmt_hyperfine_md }, { b->export_csv, &fmt_hyperfine_csv },
+		{ b->export_adoc, &fmt_hyperfine_adoc }, { b->export_org, &fmt_hyperfine_org },
 	};
 	char *bj = bench_json(b);
-	struct fmt_extra x = { .bench_json = bj };
+	struct fmt_extra x = { .bench_json = bj, .sort_by_mean = sorted_by_mean(b, 1), .time_unit = b->unit };
 	for (size_t i = 0; i < ARRAY_SIZE(out); i++) {
 		struct kerr e = KERR_INIT;
 		if (out[i].path && fmt_write_file(out[i].f, ds, &x, out[i].path, &e) < 0) {
@@ -824,13 +1182,13 @@ static int summarise(const struct bench *b, int code)
 	int lc = cmd_load_analysed(b->results_abs, &all, &o, &ds, &r);
 	if (lc)
 		return lc;
-	if (!b->json) {
+	if (!b->json && !b->silent) {
 		for (size_t i = 0; i < b->ncmds; i++)
 			print_one(b, i, an_of(&r, b->cmds[i].key), o.confidence);
 		print_ratios(b, &r, &o);
 	}
 	write_exports(b, &ds, &code);
-	if (!b->quiet && !b->json)
+	if (!b->quiet && !b->json && !b->silent)
 		printf("%sResults: %s (kiln report, kiln diff, kiln plot read it)\n", b->ncmds > 1 ? "\n" : "",
 		       esc(ESC_TERM, b->results_abs));
 	an_result_free(&r);
@@ -846,6 +1204,7 @@ static void bench_free(struct bench *b)
 		free(c->name);
 		json_decref(c->params);
 		free(c->prepare);
+		free(c->conclude);
 		free(c->setup);
 		free(c->cleanup);
 		free(c->bench);
@@ -861,10 +1220,30 @@ static void bench_free(struct bench *b)
 	sv_clear(&b->templates);
 	sv_clear(&b->names);
 	sv_clear(&b->prepares);
+	sv_clear(&b->concludes);
 	sv_clear(&b->setups);
 	sv_clear(&b->cleanups);
 	free(b->results_abs);
 	sb_release(&b->cmdline);
+	int fds[] = { b->out_fd, b->in_fd, b->null_fd };
+	for (size_t i = 0; i < ARRAY_SIZE(fds); i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+/*
+ * hyperfine's --style: colour (only on a terminal and without NO_COLOR,
+ * whatever the style), the progress line, and for `none` no output but
+ * errors.  The commands' own output on the terminal (auto): no progress
+ * between it, as hyperfine's basic.
+ */
+static void apply_style(struct bench *b, struct run_opts *o)
+{
+	const char *s = b->style ? b->style : "auto";
+	b->color = one_of("auto|full|color", s) && kiln_color(stdout);
+	b->silent = !strcmp(s, "none");
+	o->quiet = b->quiet || b->json || b->silent;
+	o->no_progress = one_of("basic|color", s) || (!strcmp(s, "auto") && b->out == OUT_INHERIT);
 }
 
 static int cmd_bench(int argc, char **argv)
@@ -877,6 +1256,7 @@ static int cmd_bench(int argc, char **argv)
 	b.min_runs = 10;
 	b.ci = 0.01;
 	b.max_time = 10;
+	b.out_fd = b.in_fd = b.null_fd = -1;
 	struct kerr e = KERR_INIT;
 	struct experiment ex;
 	memset(&ex, 0, sizeof(ex));
@@ -886,16 +1266,16 @@ static int cmd_bench(int argc, char **argv)
 		goto out;
 	}
 	b.results_abs = abspath(b.results ? b.results : "bench.kiln.db");
-	if (expand(&b, &e) < 0 || build(&b, &ex, &e) < 0) {
+	if (expand(&b, &e) < 0 || build(&b, &ex, &e) < 0 || open_input(&b, &e) < 0 || open_output(&b, &e) < 0) {
 		code = e.code == KEXIT_USAGE ? cmd_usage_error(ce, "%s", sb_str(&e.msg)) : (kerr_print(&e), e.code);
 		goto out;
 	}
-	struct run_hooks hooks = { &b, hook_init, hook_more };
+	struct run_hooks hooks = { &b, hook_init, hook_more, hook_spawn };
 	struct run_opts o;
 	memset(&o, 0, sizeof(o));
 	o.order = ORDER_INTERLEAVED;
 	o.results = b.results_abs;
-	o.quiet = b.quiet || b.json;
+	apply_style(&b, &o);
 	o.warmup = b.warmup;
 	o.scratch = "bench";
 	o.hooks = &hooks;

@@ -92,7 +92,8 @@ static void extras(const char *in, struct fmt_extra *x, char **own)
 	/* what an imported Krun file had, which kiln never wrote or checked */
 	hide_in_json(&own[3]);
 	hide_in_json(&own[4]);
-	*x = (struct fmt_extra){ own[0], own[1], own[2], own[3], own[4] };
+	*x = (struct fmt_extra){ .config_text = own[0], .audit_json = own[1], .bench_json = own[2], .krun_audit = own[3],
+				 .krun_extra = own[4] };
 }
 
 static int cmd_export(int argc, char **argv)

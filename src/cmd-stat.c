@@ -117,6 +117,133 @@ static int stat_stream_cb(void *ctx, const char *data, size_t n)
 }
 
 
+/* one kiln stat measurement: the pexec, what perf wrote, what came of it */
+struct stat_job {
+	struct pexec_spec px;
+	struct stream s;
+	struct exec_result res;
+	int have_res;
+	char out[32];             /* perf's -o file */
+	struct stat_ev *ev;
+	size_t nev;
+};
+
+static void stat_events_free(struct stat_ev *ev, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(ev[i].name);
+		free(ev[i].unit);
+		free(ev[i].why);
+	}
+	free(ev);
+}
+
+/* the pexec under `perf stat -x TAB -o OUT -e EVENTS`, to its end; its counts parsed into j->ev */
+static int stat_measure(struct stat_job *j, const char *perf, const char *events, struct kerr *e)
+{
+	struct strvec argv = STRVEC_INIT;
+	sv_push(&argv, perf);
+	sv_push(&argv, "stat");
+	sv_push(&argv, "-x");
+	sv_push(&argv, "\t");
+	sv_push(&argv, "-o");
+	sv_push(&argv, j->out);
+	sv_push(&argv, "-e");
+	sv_push(&argv, events);
+	if (pexec_under(&j->px, &argv, e) < 0)
+		return -1;
+	j->px.eo.on_stream = stat_stream_cb;
+	j->px.eo.stream_ctx = &j->s;
+	if (exec_run(&j->px.eo, &j->res, e) < 0)
+		return -1;
+	j->have_res = 1;
+	if (!j->res.exited || j->res.status) {
+		struct strbuf pe = STRBUF_INIT;
+		read_file(j->out, &pe, NULL);
+		kerr_set(e, "%s under perf stat %s %d:\n%s%s", j->px.k.key,
+			 j->res.exited ? "exited with status" : "killed by signal",
+			 j->res.exited ? j->res.status : j->res.signal, sb_str(&j->res.err), pe.len ? pe.buf : "");
+		sb_release(&pe);
+		return -1;
+	}
+	if (!j->px.k.whole && stream_finish(&j->s) < 0)
+		kiln_warn("%s: the result stream is incomplete: %s", j->px.k.key, sb_str(&j->s.error));
+	struct strbuf text = STRBUF_INIT;
+	int r = read_file(j->out, &text, e);
+	if (r == 0)
+		j->nev = text.len ? parse_perf_stat(text.buf, &j->ev) : 0;
+	sb_release(&text);
+	if (r == 0 && !j->nev)
+		r = kerr_set(e, "perf stat printed no counts (events '%s')", events);
+	return r;
+}
+
+/* the measurement as kiln stat --json prints it and the cache keeps it */
+static json_t *stat_json(const struct stat_job *j, const char *id, const char *ts)
+{
+	const struct exec_result *res = &j->res;
+	json_t *rep = json_pack("{s:s,s:s,s:s,s:I,s:f,s:f,s:f,s:I}", "id", id, "key", j->px.k.key, "time", ts,
+				"iterations", (json_int_t)(j->px.k.whole ? 1 : (long)j->s.n),
+				"elapsed_s", (double)(res->end_ns - res->start_ns) / 1e9, "user_s", res->user_s,
+				"sys_s", res->sys_s, "maxrss_kb", (json_int_t)res->maxrss_kb);
+	json_t *arr = json_array();
+	for (size_t i = 0; i < j->nev; i++) {
+		const struct stat_ev *ev = &j->ev[i];
+		json_t *o = json_pack("{s:s,s:s,s:b}", "name", ev->name, "unit", ev->unit, "available", !ev->why);
+		json_object_set_new(o, "value", ev->why ? json_null() : json_real(ev->value));
+		if (ev->why)
+			json_object_set_new(o, "reason", json_string(ev->why));
+		if (ev->running >= 0)
+			json_object_set_new(o, "running_pct", json_real(ev->running));
+		json_array_append_new(arr, o);
+	}
+	json_object_set_new(rep, "events", arr);
+	return rep;
+}
+
+/* the measurement as perf stat prints it */
+static void stat_print(const struct stat_job *j)
+{
+	const struct exec_result *res = &j->res;
+	printf("%s: one pexec, %zu iterations, %.3f s elapsed, %.3f s user, %.3f s sys, max RSS %ld KiB\n\n",
+	       j->px.k.key, j->px.k.whole ? (size_t)1 : j->s.n, (double)(res->end_ns - res->start_ns) / 1e9,
+	       res->user_s, res->sys_s, res->maxrss_kb);
+	for (size_t i = 0; i < j->nev; i++) {
+		const struct stat_ev *ev = &j->ev[i];
+		if (ev->why)
+			printf("%20s %-6s %s\n", ev->why, "", ev->name);
+		else if (ev->value == (double)(long long)ev->value)
+			printf("%20lld %-6s %s", (long long)ev->value, ev->unit, ev->name);
+		else
+			printf("%20.2f %-6s %s", ev->value, ev->unit, ev->name);
+		if (!ev->why && ev->running >= 0 && ev->running < 100)
+			printf("  (counted %.1f%% of the time, scaled)", ev->running);
+		if (!ev->why)
+			putchar('\n');
+	}
+}
+
+/* the measurement into the results file's cache (a failure there is a warning), then printed */
+static void stat_keep(const struct stat_job *j, struct store *st, int json)
+{
+	char ts[32];
+	iso_time(wall_ns(), ts, sizeof(ts));
+	char *id = xasprintf("%s@%s#%d", j->px.k.key, ts, (int)j->res.pid);
+	json_t *rep = stat_json(j, id, ts);
+	char *txt = json_dumps(rep, JSON_INDENT(2) | JSON_ENSURE_ASCII);
+	struct kerr se = KERR_INIT;
+	if (st && store_cache_put(st, "stat", id, txt, &se) < 0)
+		kiln_warn("%s", sb_str(&se.msg));
+	kerr_release(&se);
+	if (json)
+		printf("%s\n", txt);
+	else
+		stat_print(j);
+	free(txt);
+	free(id);
+	json_decref(rep);
+}
+
 static int stat_run(const char *config, const char *key, const char *events, long iterations, int json, struct kerr *e)
 {
 	struct experiment ex;
@@ -124,133 +251,43 @@ static int stat_run(const char *config, const char *key, const char *events, lon
 		return -1;
 	const struct vm_conf *vm;
 	const struct bench_conf *b;
-	struct pexec_spec px;
-	memset(&px, 0, sizeof(px));
-	struct stream s;
-	stream_init(&s, 0);
-	int ret = -1, have_res = 0;
-	struct exec_result res;
+	struct stat_job j;
+	memset(&j, 0, sizeof(j));
+	stream_init(&j.s, 0);
+	snprintf(j.out, sizeof(j.out), "/tmp/kiln-stat.XXXXXX");
+	int ret = -1, ofd = -1;
 	char *perf = NULL;
-	char out[] = "/tmp/kiln-stat.XXXXXX";
-	int ofd = -1;
-	struct stat_ev *ev = NULL;
-	size_t nev = 0;
-	struct strbuf text = STRBUF_INIT;
 	struct store *st = NULL;
-
-	if (pexec_find_key(&ex, key, &vm, &b, e) < 0 || pexec_build(&px, &ex, vm, b, iterations, 0, "0", e) < 0)
-		goto out;
-	if (store_hold(ex.results, "stat", &st, e) < 0)
+	if (pexec_find_key(&ex, key, &vm, &b, e) < 0 || pexec_build(&j.px, &ex, vm, b, iterations, 0, "0", e) < 0 ||
+	    store_hold(ex.results, "stat", &st, e) < 0)
 		goto out;
 	if (!(perf = find_in_path("perf"))) {
 		kerr_set(e, "perf is not installed (Debian: linux-perf)");
 		goto out;
 	}
-	if ((ofd = mkstemp(out)) < 0) {
+	if ((ofd = mkstemp(j.out)) < 0) {
 		kerr_set(e, "mkstemp: %m");
 		goto out;
 	}
-	stream_release(&s);
-	stream_init(&s, px.k.pc.iterations);
-	struct strvec argv = STRVEC_INIT;
-	sv_push(&argv, perf);
-	sv_push(&argv, "stat");
-	sv_push(&argv, "-x");
-	sv_push(&argv, "\t");
-	sv_push(&argv, "-o");
-	sv_push(&argv, out);
-	sv_push(&argv, "-e");
-	sv_push(&argv, events);
-	if (pexec_under(&px, &argv, e) < 0)
-		goto out;
-	px.eo.on_stream = stat_stream_cb;
-	px.eo.stream_ctx = &s;
-	if (exec_run(&px.eo, &res, e) < 0)
-		goto out;
-	have_res = 1;
-	if (!res.exited || res.status) {
-		struct strbuf pe = STRBUF_INIT;
-		read_file(out, &pe, NULL);
-		kerr_set(e, "%s under perf stat %s %d:\n%s%s", px.k.key, res.exited ? "exited with status" : "killed by signal",
-			 res.exited ? res.status : res.signal, sb_str(&res.err), pe.len ? pe.buf : "");
-		sb_release(&pe);
-		goto out;
+	stream_release(&j.s);
+	stream_init(&j.s, j.px.k.pc.iterations);
+	if (stat_measure(&j, perf, events, e) == 0) {
+		stat_keep(&j, st, json);
+		ret = 0;
 	}
-	if (!px.k.whole && stream_finish(&s) < 0)
-		kiln_warn("%s: the result stream is incomplete: %s", px.k.key, sb_str(&s.error));
-	if (read_file(out, &text, e) < 0)
-		goto out;
-	nev = text.len ? parse_perf_stat(text.buf, &ev) : 0;
-	if (!nev) {
-		kerr_set(e, "perf stat printed no counts (events '%s')", events);
-		goto out;
-	}
-
-	char ts[32];
-	iso_time(wall_ns(), ts, sizeof(ts));
-	char *id = xasprintf("%s@%s#%d", px.k.key, ts, (int)res.pid);
-	json_t *rep = json_pack("{s:s,s:s,s:s,s:I,s:f,s:f,s:f,s:I}", "id", id, "key", px.k.key, "time", ts,
-				"iterations", (json_int_t)(px.k.whole ? 1 : (long)s.n),
-				"elapsed_s", (double)(res.end_ns - res.start_ns) / 1e9, "user_s", res.user_s, "sys_s", res.sys_s,
-				"maxrss_kb", (json_int_t)res.maxrss_kb);
-	json_t *arr = json_array();
-	for (size_t i = 0; i < nev; i++) {
-		json_t *o = json_pack("{s:s,s:s,s:b}", "name", ev[i].name, "unit", ev[i].unit, "available", !ev[i].why);
-		json_object_set_new(o, "value", ev[i].why ? json_null() : json_real(ev[i].value));
-		if (ev[i].why)
-			json_object_set_new(o, "reason", json_string(ev[i].why));
-		if (ev[i].running >= 0)
-			json_object_set_new(o, "running_pct", json_real(ev[i].running));
-		json_array_append_new(arr, o);
-	}
-	json_object_set_new(rep, "events", arr);
-	char *txt = json_dumps(rep, JSON_INDENT(2) | JSON_ENSURE_ASCII);
-	struct kerr se = KERR_INIT;
-	if (st && store_cache_put(st, "stat", id, txt, &se) < 0)
-		kiln_warn("%s", sb_str(&se.msg));
-	kerr_release(&se);
-	if (json) {
-		printf("%s\n", txt);
-	} else {
-		printf("%s: one pexec, %zu iterations, %.3f s elapsed, %.3f s user, %.3f s sys, max RSS %ld KiB\n\n",
-		       px.k.key, px.k.whole ? (size_t)1 : s.n, (double)(res.end_ns - res.start_ns) / 1e9, res.user_s,
-		       res.sys_s, res.maxrss_kb);
-		for (size_t i = 0; i < nev; i++) {
-			if (ev[i].why)
-				printf("%20s %-6s %s\n", ev[i].why, "", ev[i].name);
-			else if (ev[i].value == (double)(long long)ev[i].value)
-				printf("%20lld %-6s %s", (long long)ev[i].value, ev[i].unit, ev[i].name);
-			else
-				printf("%20.2f %-6s %s", ev[i].value, ev[i].unit, ev[i].name);
-			if (!ev[i].why && ev[i].running >= 0 && ev[i].running < 100)
-				printf("  (counted %.1f%% of the time, scaled)", ev[i].running);
-			if (!ev[i].why)
-				putchar('\n');
-		}
-	}
-	free(txt);
-	free(id);
-	json_decref(rep);
-	ret = 0;
 out:
 	if (st)
 		store_close(st);
 	if (ofd >= 0) {
 		close(ofd);
-		unlink(out);
+		unlink(j.out);
 	}
-	for (size_t i = 0; i < nev; i++) {
-		free(ev[i].name);
-		free(ev[i].unit);
-		free(ev[i].why);
-	}
-	free(ev);
-	sb_release(&text);
-	if (have_res)
-		exec_result_release(&res);
-	stream_release(&s);
+	stat_events_free(j.ev, j.nev);
+	if (j.have_res)
+		exec_result_release(&j.res);
+	stream_release(&j.s);
 	free(perf);
-	pexec_release(&px);
+	pexec_release(&j.px);
 	config_free(&ex);
 	return ret;
 }

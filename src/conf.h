@@ -69,9 +69,10 @@ struct bench_conf {
 	 * Commands around the key's pexecs, argv lists flattened with "" after
 	 * each (as pre_execution): build once per benchmark folder, setup once
 	 * before its first pexec, prepare before each of its pexecs (untimed),
-	 * cleanup once after the last.
+	 * cleanup once after the last; conclude after each of its pexecs
+	 * (untimed; kiln bench's --conclude, no config key).
 	 */
-	struct strvec build, setup, prepare, cleanup;
+	struct strvec build, setup, prepare, cleanup, conclude;
 	int layout;            /* LAYOUT_*, LAYOUT_DEFAULT: the experiment's */
 	struct gauge_conf gauge; /* its own harness's output, read on command VMs (over the VM's gauge; format 0: none) */
 	int gauge_line, gauge_col;

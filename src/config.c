@@ -1070,6 +1070,7 @@ static void bench_release(struct bench_conf *b)
 	sv_clear(&b->setup);
 	sv_clear(&b->prepare);
 	sv_clear(&b->cleanup);
+	sv_clear(&b->conclude);
 	gauge_conf_release(&b->gauge);
 }
 
@@ -1325,51 +1326,71 @@ static int get_pin_cpus(struct cfgctx *c, struct fy_node *n, struct pos p, const
 	return 0;
 }
 
-static int platform_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
+/* platform.aslr: off (false), on (true) or system */
+static int get_aslr(struct cfgctx *c, struct fy_node *v, struct pos kp, const char *f, enum aslr_mode *out)
 {
-	struct platform_conf *p = arg;
-	char *f = xasprintf("platform.%s", key);
-	int r = 0;
-	struct pos vp = node_pos(v, kp);
-	char at[32];
-	snprintf(at, sizeof(at), "%d:%d", vp.line, vp.col);
-	sv_setenv(&p->where, key, at);
-	if (!strcmp(key, "aslr")) {
-		char *s = NULL;
-		r = get_str(c, v, kp, f, &s);
-		if (!r) {
-			if (!strcmp(s, "off") || !strcmp(s, "false"))
-				p->aslr = ASLR_OFF;
-			else if (!strcmp(s, "on") || !strcmp(s, "true"))
-				p->aslr = ASLR_ON;
-			else if (!strcmp(s, "system"))
-				p->aslr = ASLR_SYSTEM;
-			else
-				r = cerr(c, node_pos(v, kp), f, "expected off, on or system, found '%s'", s);
-		}
-		free(s);
-	} else if (!strcmp(key, "temperature"))
-		r = get_mode(c, v, kp, f, &p->temperature);
+	char *s = NULL;
+	int r = get_str(c, v, kp, f, &s);
+	if (!r) {
+		if (!strcmp(s, "off") || !strcmp(s, "false"))
+			*out = ASLR_OFF;
+		else if (!strcmp(s, "on") || !strcmp(s, "true"))
+			*out = ASLR_ON;
+		else if (!strcmp(s, "system"))
+			*out = ASLR_SYSTEM;
+		else
+			r = cerr(c, node_pos(v, kp), f, "expected off, on or system, found '%s'", s);
+	}
+	free(s);
+	return r;
+}
+
+/*
+ * The platform keys of the checks before and during a run (ASLR, the
+ * temperature, load and kernel-log checks, the governor): 1 when key is one
+ * of them, its result in *r; 0 when it is not.
+ */
+static int platform_checks(struct cfgctx *c, struct platform_conf *p, const char *key, const char *f, struct pos kp,
+			   struct fy_node *v, int *r)
+{
+	if (!strcmp(key, "aslr"))
+		*r = get_aslr(c, v, kp, f, &p->aslr);
+	else if (!strcmp(key, "temperature"))
+		*r = get_mode(c, v, kp, f, &p->temperature);
 	else if (!strcmp(key, "load"))
-		r = get_mode(c, v, kp, f, &p->load);
+		*r = get_mode(c, v, kp, f, &p->load);
 	else if (!strcmp(key, "kmsg"))
-		r = get_mode(c, v, kp, f, &p->kmsg);
+		*r = get_mode(c, v, kp, f, &p->kmsg);
 	else if (!strcmp(key, "governor"))
-		r = get_mode(c, v, kp, f, &p->governor);
+		*r = get_mode(c, v, kp, f, &p->governor);
 	else if (!strcmp(key, "temperature_tolerance"))
-		r = get_double(c, v, kp, f, 0, &p->temp_tolerance_c);
+		*r = get_double(c, v, kp, f, 0, &p->temp_tolerance_c);
 	else if (!strcmp(key, "temperature_wait"))
-		r = get_double(c, v, kp, f, 0, &p->temp_wait_max_s);
+		*r = get_double(c, v, kp, f, 0, &p->temp_wait_max_s);
 	else if (!strcmp(key, "load_max"))
-		r = get_double(c, v, kp, f, 0, &p->load_max);
+		*r = get_double(c, v, kp, f, 0, &p->load_max);
 	else if (!strcmp(key, "settle"))
-		r = get_double(c, v, kp, f, 0, &p->settle_s);
-	else if (!strcmp(key, "sync"))
+		*r = get_double(c, v, kp, f, 0, &p->settle_s);
+	else if (!strcmp(key, "kmsg_allow"))
+		*r = get_strlist(c, v, kp, f, &p->kmsg_allow);
+	else
+		return 0;
+	return 1;
+}
+
+/*
+ * The other platform keys, how the benchmark runs and what kiln does
+ * around it (the user, CPUs, nice, notifications, counters, reboots); any
+ * key walk_map let through that is not one is ignored, as before.
+ */
+static int platform_running(struct cfgctx *c, struct platform_conf *p, const char *key, const char *f, struct pos kp,
+			    struct fy_node *v)
+{
+	int r = 0;
+	if (!strcmp(key, "sync"))
 		r = get_bool(c, v, kp, f, &p->sync);
 	else if (!strcmp(key, "rerun_tainted"))
 		r = get_bool(c, v, kp, f, &p->rerun_tainted);
-	else if (!strcmp(key, "kmsg_allow"))
-		r = get_strlist(c, v, kp, f, &p->kmsg_allow);
 	else if (!strcmp(key, "user"))
 		r = get_str(c, v, kp, f, &p->user);
 	else if (!strcmp(key, "pin_cpus"))
@@ -1389,6 +1410,21 @@ static int platform_pair(struct cfgctx *c, void *arg, const char *key, struct po
 		r = get_strlist(c, v, kp, f, &p->reboot_command);
 	else if (!strcmp(key, "max_reboots"))
 		r = get_long(c, v, kp, f, 0, &p->max_reboots);
+	return r;
+}
+
+/* one platform key: where it was written remembered (for the preflight's messages), then its value */
+static int platform_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
+{
+	struct platform_conf *p = arg;
+	char *f = xasprintf("platform.%s", key);
+	int r = 0;
+	struct pos vp = node_pos(v, kp);
+	char at[32];
+	snprintf(at, sizeof(at), "%d:%d", vp.line, vp.col);
+	sv_setenv(&p->where, key, at);
+	if (!platform_checks(c, p, key, f, kp, v, &r))
+		r = platform_running(c, p, key, f, kp, v);
 	free(f);
 	return r;
 }
@@ -1438,35 +1474,98 @@ struct toparg {
 	int seen_vms, seen_benchs;
 };
 
+/*
+ * The top level's numbers (pexecs, iterations, warmup, seed), each with its
+ * bounds, and where some were written for the checks of the whole config:
+ * 1 when key is one of them, its result in *r; 0 when it is not.
+ */
+static int top_number(struct cfgctx *c, struct toparg *a, const char *key, struct pos kp, struct fy_node *v, int *r)
+{
+	struct experiment *ex = a->ex;
+	if (!strcmp(key, "pexecs")) {
+		a->pexecs_pos = node_pos(v, kp);
+		*r = get_long_in(c, v, kp, key, 1, CONFIG_MAX_PEXECS, &ex->pexecs);
+	} else if (!strcmp(key, "iterations")) {
+		ex->iterations_set = 1;
+		*r = get_long_in(c, v, kp, key, 1, CONFIG_MAX_ITERATIONS, &ex->iterations);
+	} else if (!strcmp(key, "warmup_pexecs")) {
+		a->warmup_pos = node_pos(v, kp);
+		*r = get_long_in(c, v, kp, key, 0, CONFIG_MAX_PEXECS, &ex->warmup_pexecs);
+	} else if (!strcmp(key, "warmup_iterations")) {
+		a->warmup_pos = node_pos(v, kp);
+		*r = get_long_in(c, v, kp, key, 0, CONFIG_MAX_ITERATIONS, &ex->warmup_iterations);
+	} else if (!strcmp(key, "seed")) {
+		long sd;
+		*r = get_long(c, v, kp, key, 0, &sd);
+		if (!*r)
+			ex->seed = (unsigned long)sd;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/* durability: power (every commit survives a power cut) or crash (survives kiln's crash only) */
+static int get_durability(struct cfgctx *c, struct fy_node *v, struct pos kp, const char *key, int *power)
+{
+	char *d = NULL;
+	int r = get_str(c, v, kp, key, &d);
+	if (!r && !strcmp(d, "power"))
+		*power = 1;
+	else if (!r && !strcmp(d, "crash"))
+		*power = 0;
+	else if (!r)
+		r = cerr(c, node_pos(v, kp), key, "expected power or crash, found '%s'", d);
+	free(d);
+	return r;
+}
+
+/*
+ * The top level's sections, what is run (vms, benchmarks, suites, skip)
+ * and how (limits, layout): 1 when key is one of them, its result in *r;
+ * 0 when it is not.  Whether there are VMs and benchmarks at all, and
+ * where, is for check_whole.
+ */
+static int top_section(struct cfgctx *c, struct toparg *a, const char *key, struct pos kp, struct fy_node *v, int *r)
+{
+	struct experiment *ex = a->ex;
+	if (!strcmp(key, "vms")) {
+		a->vms_pos = kp;
+		a->seen_vms = 1;
+		*r = walk_map(c, v, kp, key, NULL, vms_pair, ex);
+	} else if (!strcmp(key, "benchmarks")) {
+		a->benchs_pos = kp;
+		a->seen_benchs = 1;
+		struct bset bs = { ex, NULL, NULL, kp };
+		*r = get_benchmarks(c, v, kp, key, &bs);
+	} else if (!strcmp(key, "suites")) {
+		a->seen_benchs = 1;
+		a->suites_pos = kp;
+		*r = walk_map(c, v, kp, key, NULL, suites_pair, ex);
+	} else if (!strcmp(key, "skip")) {
+		a->skip = v;
+		a->skip_pos = kp;
+		*r = get_strlist(c, v, kp, key, &ex->skip);
+	} else if (!strcmp(key, "limits")) {
+		*r = walk_map(c, v, kp, key, limits_keys, limits_pair, &ex->limits);
+	} else if (!strcmp(key, "layout")) {
+		*r = get_layout(c, v, kp, key, &ex->layout);
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/* one top-level key (walk_map has refused unknown ones): the rest are texts, commands, x-* and platform */
 static int top_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
 {
 	struct toparg *a = arg;
 	struct experiment *ex = a->ex;
+	int r;
+	if (top_number(c, a, key, kp, v, &r) || top_section(c, a, key, kp, v, &r))
+		return r;
 	if (!strcmp(key, "name"))
 		return get_str(c, v, kp, key, &ex->name);
-	if (!strcmp(key, "pexecs")) {
-		a->pexecs_pos = node_pos(v, kp);
-		return get_long_in(c, v, kp, key, 1, CONFIG_MAX_PEXECS, &ex->pexecs);
-	}
-	if (!strcmp(key, "iterations")) {
-		ex->iterations_set = 1;
-		return get_long_in(c, v, kp, key, 1, CONFIG_MAX_ITERATIONS, &ex->iterations);
-	}
-	if (!strcmp(key, "warmup_pexecs")) {
-		a->warmup_pos = node_pos(v, kp);
-		return get_long_in(c, v, kp, key, 0, CONFIG_MAX_PEXECS, &ex->warmup_pexecs);
-	}
-	if (!strcmp(key, "warmup_iterations")) {
-		a->warmup_pos = node_pos(v, kp);
-		return get_long_in(c, v, kp, key, 0, CONFIG_MAX_ITERATIONS, &ex->warmup_iterations);
-	}
-	if (!strcmp(key, "seed")) {
-		long s;
-		if (get_long(c, v, kp, key, 0, &s) < 0)
-			return -1;
-		ex->seed = (unsigned long)s;
-		return 0;
-	}
 	if (!strcmp(key, "results")) {
 		a->results_pos = node_pos(v, kp);
 		return get_str(c, v, kp, key, &ex->results);
@@ -1475,49 +1574,14 @@ static int top_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp,
 		a->bdir_pos = node_pos(v, kp);
 		return get_str(c, v, kp, key, &ex->benchmarks_dir);
 	}
-	if (!strcmp(key, "vms")) {
-		a->vms_pos = kp;
-		a->seen_vms = 1;
-		return walk_map(c, v, kp, key, NULL, vms_pair, ex);
-	}
-	if (!strcmp(key, "benchmarks")) {
-		a->benchs_pos = kp;
-		a->seen_benchs = 1;
-		struct bset bs = { ex, NULL, NULL, kp };
-		return get_benchmarks(c, v, kp, key, &bs);
-	}
-	if (!strcmp(key, "skip")) {
-		a->skip = v;
-		a->skip_pos = kp;
-		return get_strlist(c, v, kp, key, &ex->skip);
-	}
-	if (!strcmp(key, "limits"))
-		return walk_map(c, v, kp, key, limits_keys, limits_pair, &ex->limits);
-	if (!strcmp(key, "layout"))
-		return get_layout(c, v, kp, key, &ex->layout);
-	if (!strcmp(key, "durability")) {
-		char *d = NULL;
-		int r = get_str(c, v, kp, key, &d);
-		if (!r && !strcmp(d, "power"))
-			ex->durable_power = 1;
-		else if (!r && !strcmp(d, "crash"))
-			ex->durable_power = 0;
-		else if (!r)
-			r = cerr(c, node_pos(v, kp), key, "expected power or crash, found '%s'", d);
-		free(d);
-		return r;
-	}
+	if (!strcmp(key, "durability"))
+		return get_durability(c, v, kp, key, &ex->durable_power);
 	if (!strcmp(key, "pre_execution"))
 		return get_cmdlist(c, v, kp, key, &ex->pre_exec);
 	if (!strcmp(key, "post_execution"))
 		return get_cmdlist(c, v, kp, key, &ex->post_exec);
 	if (!strcmp(key, "pass_env"))
 		return get_pass_env(c, v, kp, key, &ex->pass_env);
-	if (!strcmp(key, "suites")) {
-		a->seen_benchs = 1;
-		a->suites_pos = kp;
-		return walk_map(c, v, kp, key, NULL, suites_pair, ex);
-	}
 	if (!strncmp(key, "x-", 2))
 		return 0;
 	return walk_map(c, v, kp, key, platform_keys, platform_pair, &ex->platform);
@@ -1858,6 +1922,141 @@ void config_defaults(struct experiment *ex)
 	platform_conf_defaults(&ex->platform);
 }
 
+/*
+ * The YAML document of the config's text, aliases expanded (within
+ * bounds); NULL with the error, libfyaml's first diagnostic reworded as
+ * FILE:LINE:COL.  *diagp is kept for the caller to free with the document.
+ */
+static struct fy_document *load_yaml(const char *path, const char *text, size_t len, struct fy_diag **diagp,
+				     struct kerr *e)
+{
+	struct fy_diag_cfg dcfg;
+	struct strbuf diagout = STRBUF_INIT;
+	fy_diag_cfg_default(&dcfg);
+	dcfg.fp = NULL;
+	dcfg.output_fn = diag_out;
+	dcfg.user = &diagout;
+	dcfg.colorize = false;
+	dcfg.level = FYET_ERROR;
+	struct fy_diag *diag = fy_diag_create(&dcfg);
+	struct fy_parse_cfg pcfg = { .flags = FYPCF_QUIET | FYPCF_COLLECT_DIAG, .diag = diag };
+	struct fy_document *doc = fy_document_build_from_string(&pcfg, text, len);
+	if (!doc)
+		yaml_error(path, sb_str(&diagout), e);
+	else if (resolve_aliases(path, doc, &diagout, e) < 0) {
+		fy_document_destroy(doc);
+		doc = NULL;
+	}
+	sb_release(&diagout);
+	*diagp = diag;
+	return doc;
+}
+
+/* what the whole config must have, once every key of it is read */
+static int check_whole(struct cfgctx *c, struct experiment *ex, struct toparg *ta, struct pos top)
+{
+	if (!ta->seen_vms || !ex->nvms)
+		return cerr(c, ta->seen_vms ? ta->vms_pos : top, "vms", "at least one VM is needed");
+	if (!ta->seen_benchs || !ex->nbenchs)
+		return cerr(c, ta->seen_benchs ? ta->benchs_pos : top, "benchmarks", "at least one benchmark is needed");
+	if (check_skip(c, ex, ta) < 0)
+		return -1;
+	if (!ex->name)
+		ex->name = config_stem(c->file);
+	merge_pass_env(ex);
+	if (check_suite_vms(c, ex, ta->suites_pos) < 0 || check_warmup(c, ex, ta->warmup_pos) < 0 ||
+	    check_bench_gauges(c, ex) < 0)
+		return -1;
+	if ((double)ex->nbenchs * (double)ex->nvms > CONFIG_MAX_KEYS)
+		return cerr(c, ta->benchs_pos.line ? ta->benchs_pos : ta->suites_pos, "benchmarks",
+			    "%zu benchmarks x %zu VMs is more than the %ld keys an experiment may have", ex->nbenchs,
+			    ex->nvms, CONFIG_MAX_KEYS);
+	return 0;
+}
+
+/* results: beside the config (CONFIG-STEM.kiln.db), or relative to its folder, which must exist */
+static int resolve_results(struct cfgctx *c, struct experiment *ex, const struct toparg *ta, const char *cdir)
+{
+	if (!ex->results) {
+		char *stem = config_stem(c->file);
+		char *fn = xasprintf("%s.kiln.db", stem);
+		ex->results = path_join(cdir, fn);
+		free(fn);
+		free(stem);
+		return 0;
+	}
+	char *p = path_join(cdir, ex->results);
+	free(ex->results);
+	ex->results = p;
+	/* the commands that write it say so here, with the position, not when they open it */
+	char *rdir = path_dirname(p);
+	struct stat st;
+	int r = 0;
+	if (c->check_vms && (stat(rdir, &st) < 0 || !S_ISDIR(st.st_mode)))
+		r = cerr(c, ta->results_pos, "results", "the folder %s does not exist (kiln creates the results file, "
+			 "not its folder)", rdir);
+	free(rdir);
+	return r;
+}
+
+/* benchmarks_dir relative to the config's folder; without it, a benchmarks/ beside the config, then the bundled suite */
+static int resolve_benchmarks_dir(struct cfgctx *c, struct experiment *ex, const struct toparg *ta, const char *cdir,
+				  const char *datadir)
+{
+	if (ex->benchmarks_dir) {
+		char *p = path_join(cdir, ex->benchmarks_dir);
+		free(ex->benchmarks_dir);
+		ex->benchmarks_dir = p;
+		return file_exists(p) ? 0 : cerr(c, ta->bdir_pos, "benchmarks_dir", "%s does not exist", p);
+	}
+	char *p = path_join(cdir, "benchmarks");
+	if (file_exists(p)) {
+		/* your own benchmarks first, the bundled suite for the rest */
+		ex->benchmarks_dir = p;
+		ex->bundled_dir = path_join(datadir ? datadir : ".", "benchmarks");
+	} else {
+		free(p);
+		ex->benchmarks_dir = path_join(datadir ? datadir : ".", "benchmarks");
+	}
+	return 0;
+}
+
+/* the schedule's size, bounded before anything is allocated for it */
+static int check_schedule_size(struct cfgctx *c, const struct experiment *ex, const struct toparg *ta, struct pos top)
+{
+	long keys = 0;
+	for (size_t b = 0; b < ex->nbenchs; b++)
+		for (size_t v = 0; v < ex->nvms; v++)
+			keys += config_runs(ex, &ex->benchs[b], &ex->vms[v]);
+	if (keys && ex->pexecs + ex->warmup_pexecs > CONFIG_MAX_SCHEDULE / keys)
+		return cerr(c, ta->pexecs_pos.line ? ta->pexecs_pos : top, "pexecs",
+			    "%ld keys x %ld pexecs is more than the %ld pexecs a schedule may hold", keys, ex->pexecs,
+			    (long)CONFIG_MAX_SCHEDULE);
+	return 0;
+}
+
+/* the parsed document into ex: its keys, then the whole's checks, paths and sources */
+static int parse_document(struct cfgctx *c, struct experiment *ex, const char *datadir)
+{
+	struct fy_node *root = fy_document_root(c->doc);
+	struct toparg ta;
+	memset(&ta, 0, sizeof(ta));
+	ta.ex = ex;
+	struct pos top = { 1, 1 };
+	if (!root)
+		return cerr(c, top, "(document)", "the file is empty");
+	if (walk_map(c, root, top, "(document)", top_keys, top_pair, &ta) < 0 || check_whole(c, ex, &ta, top) < 0)
+		return -1;
+	char *cdir = path_dirname(ex->path);
+	int r = resolve_results(c, ex, &ta, cdir) < 0 || resolve_benchmarks_dir(c, ex, &ta, cdir, datadir) < 0 ? -1 : 0;
+	free(cdir);
+	if (r == 0)
+		r = check_sources(c, ex);
+	if (r == 0)
+		r = check_schedule_size(c, ex, &ta, top);
+	return r;
+}
+
 static int parse_experiment(const char *path, const char *text, size_t len, const char *datadir,
 			    int check_vms, struct experiment *ex, struct kerr *e)
 {
@@ -1872,123 +2071,11 @@ static int parse_experiment(const char *path, const char *text, size_t len, cons
 		return kerr_setc(e, KEXIT_CONFIG, "%s:1:1: (document): the file is empty%s", path,
 				 memchr(text, '#', len) ? " (it holds only comments): no VMs, no benchmarks" : "");
 	struct cfgctx c = { path, check_vms, e, NULL, ex->text, len, STRVEC_INIT };
-	struct fy_diag_cfg dcfg;
-	struct strbuf diagout = STRBUF_INIT;
-	fy_diag_cfg_default(&dcfg);
-	dcfg.fp = NULL;
-	dcfg.output_fn = diag_out;
-	dcfg.user = &diagout;
-	dcfg.colorize = false;
-	dcfg.level = FYET_ERROR;
-	struct fy_diag *diag = fy_diag_create(&dcfg);
-	struct fy_parse_cfg pcfg = { .flags = FYPCF_QUIET | FYPCF_COLLECT_DIAG, .diag = diag };
-	struct fy_document *doc = fy_document_build_from_string(&pcfg, ex->text, len);
-	if (!doc) {
-		yaml_error(path, sb_str(&diagout), e);
-		sb_release(&diagout);
-		if (diag)
-			fy_diag_unref(diag);
-		return -1;
-	}
-	c.doc = doc;
-	int r = resolve_aliases(path, doc, &diagout, e);
-	sb_release(&diagout);
-	if (r < 0)
-		goto out;
-	r = -1;
-	struct fy_node *root = fy_document_root(doc);
-	struct toparg ta;
-	memset(&ta, 0, sizeof(ta));
-	ta.ex = ex;
-	struct pos top = { 1, 1 };
-	if (!root) {
-		cerr(&c, top, "(document)", "the file is empty");
-		goto out;
-	}
-	if (walk_map(&c, root, top, "(document)", top_keys, top_pair, &ta) < 0)
-		goto out;
-	if (!ta.seen_vms || !ex->nvms) {
-		cerr(&c, ta.seen_vms ? ta.vms_pos : top, "vms", "at least one VM is needed");
-		goto out;
-	}
-	if (!ta.seen_benchs || !ex->nbenchs) {
-		cerr(&c, ta.seen_benchs ? ta.benchs_pos : top, "benchmarks", "at least one benchmark is needed");
-		goto out;
-	}
-	if (check_skip(&c, ex, &ta) < 0)
-		goto out;
-	if (!ex->name)
-		ex->name = config_stem(path);
-	merge_pass_env(ex);
-	if (check_suite_vms(&c, ex, ta.suites_pos) < 0 || check_warmup(&c, ex, ta.warmup_pos) < 0 ||
-	    check_bench_gauges(&c, ex) < 0)
-		goto out;
-	if ((double)ex->nbenchs * (double)ex->nvms > CONFIG_MAX_KEYS) {
-		cerr(&c, ta.benchs_pos.line ? ta.benchs_pos : ta.suites_pos, "benchmarks", "%zu benchmarks x %zu VMs is more than the %ld keys an experiment "
-		     "may have", ex->nbenchs, ex->nvms, CONFIG_MAX_KEYS);
-		goto out;
-	}
-
-	char *cdir = path_dirname(ex->path);
-	if (!ex->results) {
-		char *stem = config_stem(path);
-		char *fn = xasprintf("%s.kiln.db", stem);
-		ex->results = path_join(cdir, fn);
-		free(fn);
-		free(stem);
-	} else {
-		char *p = path_join(cdir, ex->results);
-		free(ex->results);
-		ex->results = p;
-		/* the commands that write it say so here, with the position, not when they open it */
-		char *rdir = path_dirname(p);
-		struct stat st;
-		int bad = check_vms && (stat(rdir, &st) < 0 || !S_ISDIR(st.st_mode));
-		if (bad)
-			cerr(&c, ta.results_pos, "results", "the folder %s does not exist (kiln creates the results file, "
-			     "not its folder)", rdir);
-		free(rdir);
-		if (bad) {
-			free(cdir);
-			goto out;
-		}
-	}
-	if (ex->benchmarks_dir) {
-		char *p = path_join(cdir, ex->benchmarks_dir);
-		free(ex->benchmarks_dir);
-		ex->benchmarks_dir = p;
-		if (!file_exists(p)) {
-			free(cdir);
-			cerr(&c, ta.bdir_pos, "benchmarks_dir", "%s does not exist", p);
-			goto out;
-		}
-	} else {
-		char *p = path_join(cdir, "benchmarks");
-		if (file_exists(p)) {
-			/* your own benchmarks first, the bundled suite for the rest */
-			ex->benchmarks_dir = p;
-			ex->bundled_dir = path_join(datadir ? datadir : ".", "benchmarks");
-		} else {
-			free(p);
-			ex->benchmarks_dir = path_join(datadir ? datadir : ".", "benchmarks");
-		}
-	}
-	free(cdir);
-
-	r = check_sources(&c, ex);
-	/* the schedule's size, bounded before anything is allocated for it */
-	if (r == 0) {
-		long keys = 0;
-		for (size_t b = 0; b < ex->nbenchs; b++)
-			for (size_t v = 0; v < ex->nvms; v++)
-				keys += config_runs(ex, &ex->benchs[b], &ex->vms[v]);
-		if (keys && ex->pexecs + ex->warmup_pexecs > CONFIG_MAX_SCHEDULE / keys)
-			r = cerr(&c, ta.pexecs_pos.line ? ta.pexecs_pos : top, "pexecs",
-				 "%ld keys x %ld pexecs is more than the %ld pexecs a schedule may hold", keys, ex->pexecs,
-				 (long)CONFIG_MAX_SCHEDULE);
-	}
-out:
-	fy_document_destroy(doc);
+	struct fy_diag *diag = NULL;
+	c.doc = load_yaml(path, ex->text, len, &diag, e);
+	int r = c.doc ? parse_document(&c, ex, datadir) : -1;
+	if (c.doc)
+		fy_document_destroy(c.doc);
 	if (diag)
 		fy_diag_unref(diag);
 	sv_clear(&c.owned);

@@ -14,6 +14,7 @@
 #define KILN_EXEC_H
 
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include "util.h"
@@ -30,6 +31,13 @@ struct exec_opts {
 	size_t capture_bytes;     /* per stream: keep this much head and this much tail; 0: 64 KiB */
 	int no_capture;           /* pass stdout/stderr through instead of capturing */
 	const char *stdin_path;   /* NULL: /dev/null */
+	/*
+	 * With use_std_fds: descriptors (3 or above, open in kiln) for the
+	 * child's stdin, stdout, stderr, each instead of stdin_path and the
+	 * capture of that stream; -1 in one keeps its default (kiln bench's
+	 * --input, --output)
+	 */
+	int use_std_fds, std_fds[3];
 	/* result stream: a pipe whose write end the child gets at fd `result_fd` */
 	int result_fd;            /* 0: no result pipe (fds 0-2 are never used for it) */
 	exec_stream_fn on_stream;
@@ -48,7 +56,8 @@ struct exec_opts {
 	const char *cpus;         /* CPU list "0,2-3" or NULL */
 	int nice, set_nice;
 	uid_t uid; gid_t gid; int set_user;
-	int uninterruptible;      /* runs on (to its timeout) after exec_interrupted: the notice of that interruption */
+	int survives;             /* how many interrupts (exec_interrupted) it runs on through, to its timeout: INT_MAX
+	                           * for the notice of an interruption, those so far for the cleanup after one */
 	/* called in the parent once the child runs (its pid is its process group) */
 	void (*on_start)(void *ctx, pid_t pid);
 	void *start_ctx;
@@ -73,7 +82,21 @@ struct exec_result {
 
 /* a CPU list ("0,2-3") into a set: 0, or -1 when it is not one */
 int exec_parse_cpus(const char *s, cpu_set_t *set);
+/* a set as a CPU list ("0,2-3"), added to sb */
+void exec_format_cpus(const cpu_set_t *set, struct strbuf *sb);
+/*
+ * The CPUs a child may be pinned to: those of kiln's cgroup cpuset that are
+ * online, whatever kiln's own affinity is.  0, or -1 when the kernel does
+ * not say.
+ */
+int exec_allowed_cpus(cpu_set_t *set);
 
+/*
+ * The options of a plain command, the start of every exec_opts: argv with
+ * envp, a timeout (0: none), ASLR, CPUs, nice and user as kiln's own, no
+ * result stream, output captured (64 KiB a stream).  Set the rest after.
+ */
+void exec_opts_plain(struct exec_opts *o, char **argv, char **envp, double timeout_s);
 int exec_run(const struct exec_opts *o, struct exec_result *r, struct kerr *e);
 void exec_result_release(struct exec_result *r);
 
@@ -88,7 +111,11 @@ int exec_simple(char *const argv[], double timeout_s, struct exec_result *r, str
 void exec_signals_changed(void);
 /* make kiln a child subreaper (called once at start of a run) */
 void exec_become_subreaper(void);
-/* signals that interrupt a run set this; exec_run then stops the child */
+/* SIGCHLD to its default and blocked (exec_run learns of exits through a signalfd): first thing in main, before any thread */
+void exec_init(void);
+/* the signals blocked when kiln started, before exec_init */
+const sigset_t *exec_entry_mask(void);
+/* signals that interrupt a run count here; exec_run then stops a child that survives fewer (exec_opts.survives) */
 extern volatile int exec_interrupted;
 /*
  * Set when kiln itself was stopped and continued (SIGSTOP/SIGTSTP, then

@@ -256,34 +256,120 @@ static const struct row *fastest(const struct rows *r)
 	return best;
 }
 
-/* hyperfine's Markdown table; Relative with half its bootstrap interval */
-static int md_write(const struct dataset *ds, const struct fmt_extra *x, struct strbuf *out, struct kerr *e)
+/* hyperfine's markup tables: Markdown, AsciiDoc, Org */
+enum markup { MK_MD, MK_ADOC, MK_ORG };
+
+/* one row of five cells, as each layout writes it (hyperfine's spacing) */
+static void markup_row(enum markup m, struct strbuf *out, const char *const c[5])
+{
+	for (int i = 0; i < 5; i++)
+		if (m == MK_ADOC)
+			sb_addf(out, "| %s \n", c[i]);
+		else if (m == MK_ORG)
+			sb_addf(out, i ? "  %s |" : "| %s  |", c[i]);
+		else
+			sb_addf(out, i ? " %s |" : "| %s |", c[i]);
+	if (m != MK_ADOC)
+		sb_addc(out, '\n');
+}
+
+static void markup_head(enum markup m, struct strbuf *out, const char *u)
+{
+	char mean[32], min[32], max[32];
+	snprintf(mean, sizeof(mean), "Mean [%s]", u);
+	snprintf(min, sizeof(min), "Min [%s]", u);
+	snprintf(max, sizeof(max), "Max [%s]", u);
+	const char *const c[5] = { "Command", mean, min, max, "Relative" };
+	/* hyperfine writes no header option, and Asciidoctor then renders its header as a row of data */
+	if (m == MK_ADOC)
+		sb_adds(out, "[cols=\"<,>,>,>,>\",options=\"header\"]\n|===\n");
+	markup_row(m, out, c);
+	if (m == MK_MD)
+		sb_adds(out, "|:---|---:|---:|---:|---:|\n");
+	else if (m == MK_ORG)
+		sb_adds(out, "|--+--+--+--+--|\n");
+}
+
+/* row w's cells: the command escaped for the layout, mean ± sd, min, max, Relative with half its bootstrap interval */
+static void markup_cells(enum markup m, const struct rows *r, const struct row *w, const struct row *best,
+			 double scale, struct strbuf c[5])
+{
+	const struct an_whole *wp = &w->ak.wp;
+	esc_add(&c[0], m == MK_MD ? ESC_MDCODE : m == MK_ADOC ? ESC_ADOCCODE : ESC_ORGCODE, w->command);
+	sb_addf(&c[1], "%.1f ± %.1f", wp->mean * scale, isfinite(wp->sd) ? wp->sd * scale : 0);
+	sb_addf(&c[2], "%.1f", wp->min * scale);
+	sb_addf(&c[3], "%.1f", wp->max * scale);
+	struct an_ratio q = w == best ? (struct an_ratio){ 1, 1, 1, 0 } : an_ratio_ci(&best->ak, &w->ak, &r->o);
+	if (w == best)
+		sb_adds(&c[4], "1.00");
+	else if (q.ok)
+		sb_addf(&c[4], "%.2f ± %.2f", q.med, (q.hi - q.lo) / 2);
+	else
+		sb_addf(&c[4], "%.2f", wp->mean / best->ak.wp.mean);
+}
+
+static int row_by_mean(const void *pa, const void *pb)
+{
+	const struct row *a = pa, *b = pb;
+	if (a->ak.wp.mean != b->ak.wp.mean)
+		return a->ak.wp.mean < b->ak.wp.mean ? -1 : 1;
+	return a->k < b->k ? -1 : a->k > b->k; /* keys in the dataset's order: stable */
+}
+
+/* the table's unit: -u's, else hyperfine's choice (seconds from 1 s, else milliseconds, never µs unless asked) */
+static double table_scale(const struct fmt_extra *x, const struct row *best, const char **u)
+{
+	const char *t = x->time_unit;
+	if (t && !strcmp(t, "s"))
+		return *u = "s", 1;
+	if (t && (!strcmp(t, "us") || !strcmp(t, "µs")))
+		return *u = "µs", 1e6;
+	if (!t && best && best->ak.wp.mean >= 1)
+		return *u = "s", 1;
+	return *u = "ms", 1e3;
+}
+
+static int markup_write(enum markup m, const struct dataset *ds, const struct fmt_extra *x, struct strbuf *out,
+			struct kerr *e)
 {
 	struct rows r;
 	if (rows_of(ds, x, &r, e) < 0)
 		return -1;
+	if (x->sort_by_mean)
+		qsort(r.v, r.n, sizeof(*r.v), row_by_mean);
 	const struct row *best = fastest(&r);
-	double scale = 1e3;
-	const char *u = "ms";
-	/* as hyperfine chooses: seconds from 1 s, else milliseconds (never µs unless asked) */
-	if (best && best->ak.wp.mean >= 1)
-		scale = 1, u = "s";
-	sb_addf(out, "| Command | Mean [%s] | Min [%s] | Max [%s] | Relative |\n|:---|---:|---:|---:|---:|\n", u, u, u);
+	const char *u;
+	double scale = table_scale(x, best, &u);
+	markup_head(m, out, u);
 	for (size_t i = 0; i < r.n; i++) {
-		const struct row *w = &r.v[i];
-		const struct an_whole *wp = &w->ak.wp;
-		sb_addf(out, "| %s | %.1f ± %.1f | %.1f | %.1f | ", esc(ESC_MDCODE, w->command), wp->mean * scale,
-			isfinite(wp->sd) ? wp->sd * scale : 0, wp->min * scale, wp->max * scale);
-		struct an_ratio q = w == best ? (struct an_ratio){ 1, 1, 1, 0 } : an_ratio_ci(&best->ak, &w->ak, &r.o);
-		if (w == best)
-			sb_adds(out, "1.00 |\n");
-		else if (q.ok)
-			sb_addf(out, "%.2f ± %.2f |\n", q.med, (q.hi - q.lo) / 2);
-		else
-			sb_addf(out, "%.2f |\n", wp->mean / best->ak.wp.mean);
+		struct strbuf c[5] = { STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT };
+		markup_cells(m, &r, &r.v[i], best, scale, c);
+		const char *const cells[5] = { sb_str(&c[0]), sb_str(&c[1]), sb_str(&c[2]), sb_str(&c[3]), sb_str(&c[4]) };
+		if (m == MK_ADOC)
+			sb_addc(out, '\n');
+		markup_row(m, out, cells);
+		for (int j = 0; j < 5; j++)
+			sb_release(&c[j]);
 	}
+	if (m == MK_ADOC)
+		sb_adds(out, "|===\n");
 	rows_free(&r);
 	return 0;
+}
+
+static int md_write(const struct dataset *ds, const struct fmt_extra *x, struct strbuf *out, struct kerr *e)
+{
+	return markup_write(MK_MD, ds, x, out, e);
+}
+
+static int adoc_write(const struct dataset *ds, const struct fmt_extra *x, struct strbuf *out, struct kerr *e)
+{
+	return markup_write(MK_ADOC, ds, x, out, e);
+}
+
+static int org_write(const struct dataset *ds, const struct fmt_extra *x, struct strbuf *out, struct kerr *e)
+{
+	return markup_write(MK_ORG, ds, x, out, e);
 }
 
 /* hyperfine's CSV: command,mean,stddev,median,user,system,min,max[,parameter_NAME...] */
@@ -335,6 +421,20 @@ const struct kiln_format fmt_hyperfine_md = {
 	.summary = "hyperfine's --export-markdown table (Command, Mean, Min, Max, Relative)",
 	.suffix = ".md",
 	.write = md_write,
+};
+
+const struct kiln_format fmt_hyperfine_adoc = {
+	.name = "hyperfine-asciidoc",
+	.summary = "hyperfine's --export-asciidoc table (Command, Mean, Min, Max, Relative)",
+	.suffix = ".adoc",
+	.write = adoc_write,
+};
+
+const struct kiln_format fmt_hyperfine_org = {
+	.name = "hyperfine-orgmode",
+	.summary = "hyperfine's --export-orgmode table (Command, Mean, Min, Max, Relative)",
+	.suffix = ".org",
+	.write = org_write,
 };
 
 const struct kiln_format fmt_hyperfine_csv = {

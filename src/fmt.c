@@ -17,7 +17,7 @@
 #include "import-input.h"
 
 const struct kiln_format *const kiln_formats[] = {
-	&fmt_krun, &fmt_csv, &fmt_pyperf, &fmt_hyperfine, &fmt_hyperfine_md, &fmt_hyperfine_csv, &fmt_rebench, NULL,
+	&fmt_krun, &fmt_csv, &fmt_pyperf, &fmt_hyperfine, &fmt_hyperfine_md, &fmt_hyperfine_csv, &fmt_hyperfine_adoc, &fmt_hyperfine_org, &fmt_rebench, NULL,
 };
 
 const struct kiln_format *fmt_find(const char *name)

@@ -32,6 +32,9 @@ struct fmt_extra {
 	const char *bench_json;   /* kiln bench's description of its commands (meta "bench_commands") */
 	const char *krun_audit;   /* an imported Krun file's own audit (audit "krun"), written back as it was */
 	const char *krun_extra;   /* an imported Krun file's other fields (meta "krun_extra"), a JSON object */
+	/* hyperfine's markup tables (kiln bench --sort, -u): rows by mean, not in order; "s", "ms", "us" or NULL: fitting */
+	int sort_by_mean;
+	const char *time_unit;
 };
 
 struct kiln_format {
@@ -102,6 +105,8 @@ double fmt_scalar(const struct ds_pexec *p, const char *name);
 extern const struct kiln_format fmt_hyperfine;
 extern const struct kiln_format fmt_hyperfine_md;
 extern const struct kiln_format fmt_hyperfine_csv;
+extern const struct kiln_format fmt_hyperfine_adoc;
+extern const struct kiln_format fmt_hyperfine_org;
 extern const struct kiln_format fmt_pyperf;
 extern const struct kiln_format fmt_rebench;
 extern const struct kiln_format fmt_krun;

@@ -14,7 +14,9 @@
 #include <sys/stat.h>
 
 #include "cmd.h"
+#include "exec.h"
 #include "manpage.h"
+#include "store.h"
 #include "util.h"
 
 static const struct cmd_entry *const cmd_table[] = {
@@ -176,6 +178,8 @@ static int man_pages(const char *dir, const char *docs)
 
 int main(int argc, char **argv)
 {
+	exec_init();
+	store_library_init();
 	if (argc < 2) {
 		usage(stderr);
 		return KEXIT_USAGE;

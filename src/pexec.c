@@ -7,10 +7,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "paths.h"
@@ -291,6 +293,53 @@ void pexec_clean_instr(const char *tag)
 	if (d)
 		closedir(d);
 	free(base);
+}
+
+int pexec_is_tag(const char *name, char end)
+{
+	return strspn(name, "0123456789abcdef") == 16 && name[16] == end;
+}
+
+/* TAG.XXXXXX as pexec_prepare makes it, TAG a session's 16 hex digits: its tag copied to tag */
+static int session_folder(const char *name, char tag[17])
+{
+	if (!pexec_is_tag(name, '.') || strlen(name + 17) != 6 || !sfs_name_ok(name + 17, 6))
+		return 0;
+	memcpy(tag, name, 16);
+	tag[16] = '\0';
+	return 1;
+}
+
+/*
+ * Walked from a descriptor of instr/ (kiln's own, checked, mode 0711: only
+ * kiln makes entries in it, so an entry that is a folder is one of
+ * pexec_prepare's, whoever owns it now: a benchmark user owns its own);
+ * what is inside goes by rm_rf_at, which never follows a link.
+ */
+size_t pexec_sweep_instr(const char *own, int (*gone)(const char *tag, void *arg), void *arg, size_t max)
+{
+	struct kerr e = KERR_INIT;
+	char *base = sfs_state_path("instr", 0711, &e);
+	kerr_release(&e);
+	int dfd = base ? open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	free(base);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return 0;
+	}
+	size_t removed = 0;
+	struct dirent *de;
+	char tag[17];
+	struct stat st;
+	while (removed < max && (de = readdir(d)))
+		if (session_folder(de->d_name, tag) && strcmp(tag, own) && gone(tag, arg) &&
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
+		    rm_rf_at(dirfd(d), de->d_name) == 0)
+			removed++;
+	closedir(d);
+	return removed;
 }
 
 int pexec_build(struct pexec_spec *p, const struct experiment *ex, const struct vm_conf *vm,

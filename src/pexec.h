@@ -70,6 +70,15 @@ int pexec_prepare(const struct experiment *ex, const struct pexec_key *k, const 
  * killed; TAG "single-": those of `kiln profile`/`stat` runs no longer alive.
  */
 void pexec_clean_instr(const char *tag);
+/* does name start with a session's tag (16 lowercase hex digits) followed by `end`? */
+int pexec_is_tag(const char *name, char end);
+/*
+ * The bounded sweep of session_begin (session.c): remove at most `max`
+ * folders TAG.XXXXXX (TAG 16 hex digits, other than `own`) whose session
+ * gone(TAG, arg) says is over; a name of another shape or anything but a
+ * folder (a link) is left alone.  Returns how many went.
+ */
+size_t pexec_sweep_instr(const char *own, int (*gone)(const char *tag, void *arg), void *arg, size_t max);
 /* libkiln.so for runners' FFI (KILN_LIBKILN), NULL when not installed */
 const char *pexec_libkiln(void);
 

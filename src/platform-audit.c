@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,13 +275,10 @@ int platform_notify(const struct platform_conf *conf, const char *event, const c
 	sv_setenv(&env, "KILN_NOTIFY_MESSAGE", message ? message : "");
 	for (size_t i = 0; i < conf->notify.n; i++)
 		sv_push(&argv, conf->notify.v[i]);
-	struct exec_opts o = { 0 };
-	o.argv = sv_array(&argv);
-	o.envp = sv_array(&env);
+	struct exec_opts o;
+	exec_opts_plain(&o, sv_array(&argv), sv_array(&env), 60);
 	o.search = 1;
-	o.timeout_s = 60;
-	o.aslr = -1;
-	o.uninterruptible = 1; /* a Ctrl-C or SIGTERM that stopped the run is what it tells */
+	o.survives = INT_MAX; /* a Ctrl-C or SIGTERM that stopped the run is what it tells */
 	struct exec_result r = { 0 };
 	int rc = exec_run(&o, &r, e);
 	if (rc == 0 && !(r.exited && r.status == 0)) {

@@ -5,7 +5,8 @@
  * (a CPU it lacks, a sensor a `require` needs) is a config error naming the
  * setting where the config has it, not a results file left behind by a
  * failed sanity child.  The CPUs are read from sysfs (platform_path, so a
- * test's fake tree stands in for hardware this machine lacks).
+ * test's fake tree stands in for hardware this machine lacks), the ones
+ * kiln's cpuset allows from the kernel (exec_allowed_cpus).
  */
 #include <pwd.h>
 #include <sched.h>
@@ -42,38 +43,73 @@ static int cpu_list(const char *abs, cpu_set_t *set, struct strbuf *text)
 	return plat_read(abs, text) < 0 || !text->len || exec_parse_cpus(text->buf, set) < 0 ? -1 : 0;
 }
 
-/* pin_cpus: every CPU one this machine has, and online */
-static int check_cpus(const struct platform_conf *pc, const char *config, struct kerr *e)
+/* what pin_cpus is checked against: the machine's CPUs, the online ones, kiln's cpuset */
+struct cpus_have {
+	cpu_set_t present, online, allowed;
+	int know_online, know_allowed;
+	struct strbuf present_s, online_s, allowed_s;
+};
+
+static void cpus_have_read(struct cpus_have *h)
 {
-	cpu_set_t present, online;
-	struct strbuf have = STRBUF_INIT, on = STRBUF_INIT;
-	if (cpu_list("/sys/devices/system/cpu/present", &present, &have) < 0) {
+	memset(h, 0, sizeof(*h));
+	if (cpu_list("/sys/devices/system/cpu/present", &h->present, &h->present_s) < 0) {
 		/* no sysfs: the CPUs the C library counts */
-		CPU_ZERO(&present);
+		CPU_ZERO(&h->present);
 		int n = get_nprocs_conf();
 		for (int k = 0; k < n && k < CPU_SETSIZE; k++)
-			CPU_SET(k, &present);
-		sb_reset(&have);
-		sb_addf(&have, n > 1 ? "0-%d" : "0", n - 1);
+			CPU_SET(k, &h->present);
+		sb_reset(&h->present_s);
+		sb_addf(&h->present_s, n > 1 ? "0-%d" : "0", n - 1);
 	}
-	int know_online = cpu_list("/sys/devices/system/cpu/online", &online, &on) == 0, r = 0;
-	for (size_t i = 0; i < pc->pin_cpus.n && !r; i++) {
-		cpu_set_t want;
-		char name[32];
-		snprintf(name, sizeof(name), "pin_cpus[%zu]", i);
-		if (exec_parse_cpus(pc->pin_cpus.v[i], &want) < 0)
-			continue; /* the config check's */
-		for (int k = 0; k < CPU_SETSIZE && !r; k++) {
-			if (!CPU_ISSET(k, &want))
-				continue;
-			if (!CPU_ISSET(k, &present))
-				r = unmet(pc, config, e, name, "CPU %d is not on this machine (it has %s)", k, have.buf);
-			else if (know_online && !CPU_ISSET(k, &online))
-				r = unmet(pc, config, e, name, "CPU %d is offline (online: %s)", k, on.buf);
-		}
-	}
-	sb_release(&have);
-	sb_release(&on);
+	h->know_online = cpu_list("/sys/devices/system/cpu/online", &h->online, &h->online_s) == 0;
+	h->know_allowed = exec_allowed_cpus(&h->allowed) == 0;
+	if (h->know_allowed)
+		exec_format_cpus(&h->allowed, &h->allowed_s);
+}
+
+/*
+ * One pin_cpus item: every CPU of it on this machine, then every one online,
+ * then every one in kiln's cpuset (a container's or a cgroup's, which the
+ * child could not be pinned to).  Not kiln's own affinity: kiln may run on
+ * a housekeeping CPU (taskset, isolcpus) and pin its pexecs to others.
+ */
+static int check_cpu_item(const struct platform_conf *pc, const char *config, const struct cpus_have *h, size_t i,
+			  struct kerr *e)
+{
+	cpu_set_t want;
+	char name[32];
+	snprintf(name, sizeof(name), "pin_cpus[%zu]", i);
+	if (exec_parse_cpus(pc->pin_cpus.v[i], &want) < 0)
+		return 0; /* the config check's */
+	for (int k = 0; k < CPU_SETSIZE; k++)
+		if (CPU_ISSET(k, &want) && !CPU_ISSET(k, &h->present))
+			return unmet(pc, config, e, name, "CPU %d is not on this machine (it has %s)", k, h->present_s.buf);
+	for (int k = 0; k < CPU_SETSIZE && h->know_online; k++)
+		if (CPU_ISSET(k, &want) && !CPU_ISSET(k, &h->online))
+			return unmet(pc, config, e, name, "CPU %d is offline (online: %s)", k, h->online_s.buf);
+	for (int k = 0; k < CPU_SETSIZE && h->know_allowed; k++)
+		if (CPU_ISSET(k, &want) && !CPU_ISSET(k, &h->allowed))
+			return unmet(pc, config, e, name,
+				     "CPU %d is not one kiln may run on: its cpuset (cgroup or container) allows %s "
+				     "of the machine's %s",
+				     k, h->allowed_s.buf, h->present_s.buf);
+	return 0;
+}
+
+/* pin_cpus: every CPU one this machine has, online, and allowed to kiln */
+static int check_cpus(const struct platform_conf *pc, const char *config, struct kerr *e)
+{
+	if (!pc->pin_cpus.n)
+		return 0;
+	struct cpus_have h;
+	cpus_have_read(&h);
+	int r = 0;
+	for (size_t i = 0; i < pc->pin_cpus.n && !r; i++)
+		r = check_cpu_item(pc, config, &h, i, e);
+	sb_release(&h.present_s);
+	sb_release(&h.online_s);
+	sb_release(&h.allowed_s);
 	return r;
 }
 

@@ -277,21 +277,6 @@ static int cpulist_parse(const char *s, unsigned char *set)
 	return 0;
 }
 
-static void cpulist_format(const cpu_set_t *cs, struct strbuf *sb)
-{
-	for (int i = 0; i < CPU_SETSIZE; i++) {
-		if (!CPU_ISSET(i, cs))
-			continue;
-		int j = i;
-		while (j + 1 < CPU_SETSIZE && CPU_ISSET(j + 1, cs))
-			j++;
-		sb_addf(sb, "%s%d", sb->len ? "," : "", i);
-		if (j > i)
-			sb_addf(sb, "-%d", j);
-		i = j;
-	}
-}
-
 /* ---- the child side ---- */
 
 static json_t *rlim_json(int res)
@@ -351,13 +336,19 @@ int platform_sanity_child(const char *probe, const char *home)
 	CPU_ZERO(&cs);
 	struct strbuf sb = STRBUF_INIT;
 	if (sched_getaffinity(0, sizeof(cs), &cs) == 0)
-		cpulist_format(&cs, &sb);
+		exec_format_cpus(&cs, &sb);
 	json_object_set_new(o, "cpus", json_string(sb_str(&sb)));
 	sb_release(&sb);
 	errno = 0;
 	int nv = getpriority(PRIO_PROCESS, 0);
 	json_object_set_new(o, "nice", errno ? json_null() : json_integer(nv));
 	json_object_set_new(o, "personality", json_integer(personality(0xffffffff)));
+	/* the signals it was started with blocked (kiln keeps SIGCHLD blocked; a pexec must not inherit that) */
+	json_t *blk = json_array();
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sigismember(exec_entry_mask(), sig) == 1)
+			json_array_append_new(blk, json_integer(sig));
+	json_object_set_new(o, "blocked", blk);
 	json_object_set_new(o, "rlimits", platform_rlimits_json());
 	json_t *env = json_array();
 	for (char **p = environ; p && *p; p++)
@@ -549,6 +540,11 @@ static void check_files(const json_t *rep, const struct sanity_expect *x, struct
 			problem(bad, "the child inherited file descriptor %lld", (long long)json_integer_value(fd));
 	if (!json_is_array(json_object_get(rep, "fds")))
 		problem(bad, "the child did not list its file descriptors");
+	json_t *sig;
+	json_array_foreach(json_object_get(rep, "blocked"), i, sig)
+		problem(bad, "the child started with signal %lld blocked", (long long)json_integer_value(sig));
+	if (!json_is_array(json_object_get(rep, "blocked")))
+		problem(bad, "the child did not list its blocked signals");
 	json_t *pr = json_object_get(rep, "probe");
 	if (x->probe && (!pr || json_is_true(json_object_get(pr, "writable"))))
 		problem(bad, "the benchmark can write %s", x->probe);

@@ -710,11 +710,8 @@ static int vm_starts(const struct vm_conf *vm, const char *exe, const char *cons
 	sv_setenv(&env, "PATH", path ? path : "/usr/bin:/bin");
 	for (size_t i = 0; i < vm->env.n; i++)
 		sv_push(&env, vm->env.v[i]);
-	struct exec_opts o = { 0 };
-	o.argv = sv_array(&argv);
-	o.envp = sv_array(&env);
-	o.timeout_s = 60;
-	o.aslr = -1;
+	struct exec_opts o;
+	exec_opts_plain(&o, sv_array(&argv), sv_array(&env), 60);
 	o.capture_bytes = 4096;
 	o.rlimit_as_mb = as_mb;
 	struct exec_result r = { 0 };

@@ -112,7 +112,7 @@ int platform_open(struct platform *p, const struct platform_conf *conf, struct k
 /*
  * Can this machine meet the platform settings at all?  Asked before kiln
  * run makes its results file, and by a cluster node before its task runs
- * a pexec: pin_cpus' CPUs present and online, a negative nice allowed,
+ * a pexec: pin_cpus' CPUs present, online and in kiln's cpuset, a negative nice allowed,
  * platform.user possible (kiln root, the user not uid 0), the sensors,
  * governors and kernel log a `require` needs.  -1 with KEXIT_CONFIG and
  * the setting where `config` has it (FILE:LINE:COL: platform.NAME: ...).

@@ -144,13 +144,9 @@ static int run_gnuplot(const char *dir, const char *script, struct kerr *e)
 		return kerr_set(e, "gnuplot not found (install gnuplot-nox, or set KILN_GNUPLOT)");
 	/* started in `dir` so the kept script's relative paths work when rerun by hand */
 	struct exec_opts o;
-	memset(&o, 0, sizeof(o));
 	char *argv[] = { gp, (char *)script, NULL };
-	o.argv = argv;
-	o.envp = environ;
+	exec_opts_plain(&o, argv, environ, 300);
 	o.cwd = dir;
-	o.aslr = -1;
-	o.timeout_s = 300;
 	struct exec_result r;
 	int ret = 0;
 	if (exec_run(&o, &r, e) < 0) {

@@ -229,13 +229,9 @@ static void parse_files(const struct ps_request *rq, int dfd, const struct strve
 static void run_parser(const struct ps_request *rq, struct ps_out *o)
 {
 	struct exec_opts eo;
-	memset(&eo, 0, sizeof(eo));
-	eo.argv = rq->parser_argv;
-	eo.envp = rq->parser_envp;
+	exec_opts_plain(&eo, rq->parser_argv, rq->parser_envp, rq->b.timeout_s);
 	eo.search = 1;
 	eo.cwd = rq->dir;
-	eo.timeout_s = rq->b.timeout_s;
-	eo.aslr = -1;
 	size_t cap = rq->b.bytes / 2 > PS_MSG_MAX ? (size_t)(rq->b.bytes / 2) : PS_MSG_MAX;
 	eo.capture_bytes = cap;
 	struct exec_result r;

@@ -143,20 +143,20 @@ int run_step(struct run_state *rs, const struct strvec *cmds, const struct step 
 		step_argv(st, cmds, &i, &argv);
 		step_env(rs, st, &env);
 		struct exec_opts eo;
-		memset(&eo, 0, sizeof(eo));
-		eo.argv = sv_array(&argv);
-		eo.envp = sv_array(&env);
+		exec_opts_plain(&eo, sv_array(&argv), sv_array(&env), 600);
 		eo.search = 1;
-		eo.timeout_s = 600;
-		eo.aslr = -1;
 		if (theirs) {
 			eo.cwd = rs->cwd;
 			pexec_user_opts(rs->have_user ? &rs->user : NULL, &eo);
 		}
+		eo.survives = st->survives;
 		struct exec_result r;
 		memset(&r, 0, sizeof(r));
 		int rc = exec_run(&eo, &r, e);
-		if (rc == 0 && (!r.exited || r.status))
+		if (rc == 0 && exec_interrupted > eo.survives && !(r.exited && !r.status))
+			rc = kerr_setc(e, KEXIT_INTERRUPTED, "interrupted in the %s command `%s`", st->what,
+				       esc(ESC_TERM, argv.v[0]));
+		else if (rc == 0 && (!r.exited || r.status))
 			rc = kerr_set(e, "%s command `%s` failed (%s %d): %s", st->what, esc(ESC_TERM, argv.v[0]),
 				      r.timed_out ? "timed out after 600 s," : r.exited ? "exit status" : "signal",
 				      r.exited ? r.status : r.signal, esc(ESC_TERM, sb_str(&r.err)));
@@ -216,14 +216,27 @@ static void on_runner_start(void *ctx, pid_t pid)
 /* ---- the steps ---- */
 
 /* marked running, pre_execution, the user's slate cleaned, folders, argv and env */
+/*
+ * A pexec's step that the interrupt ended (before its runner, or after it
+ * but before anything of it was stored) is said as the pexec discarded.
+ */
+static void step_discarded(const struct one *p, struct kerr *e)
+{
+	if (e->code == KEXIT_INTERRUPTED)
+		run_discarded_error(e, p->label, p->k->key);
+}
+
 static int one_prepare(struct one *p, int marked, struct kerr *e)
 {
 	struct run_state *rs = p->rs;
-	struct step pre = { "pre_execution", &p->k->pc, NULL, p->label, 1 }, prep = { "prepare", &p->k->pc, NULL, p->label, 0 };
+	struct step pre = { "pre_execution", &p->k->pc, NULL, p->label, 1, 0 };
+	struct step prep = { "prepare", &p->k->pc, NULL, p->label, 0, 0 };
 	if ((!marked && p->it->id && store_mark_running(rs->st, p->it->id, e) < 0) ||
 	    run_step(rs, &rs->ex->pre_exec, &pre, e) < 0 || run_step(rs, &p->k->pc.vm->prepare, &prep, e) < 0 ||
-	    run_step(rs, &p->k->pc.bench->prepare, &prep, e) < 0)
+	    run_step(rs, &p->k->pc.bench->prepare, &prep, e) < 0) {
+		step_discarded(p, e);
 		return -1;
+	}
 	if (pexec_prepare(rs->ex, p->k, p->label, rs->sess.tag, rs->have_user ? &rs->user : NULL, &p->instr, &p->env,
 			  e) < 0)
 		return -1;
@@ -241,6 +254,9 @@ static int one_prepare(struct one *p, int marked, struct kerr *e)
 	p->eo.start_ctx = p;
 	p->eo.cwd = rs->cwd;
 	pexec_user_opts(rs->have_user ? &rs->user : NULL, &p->eo);
+	const struct run_hooks *h = rs->o->hooks;
+	if (h && h->spawn && h->spawn(h->ctx, p->k->key, &p->eo, e) < 0)
+		return -1;
 	return one_gauge_prepare(p, e);
 }
 
@@ -538,9 +554,12 @@ static int one_commit(struct one *p, long next_id, int rerun, struct kerr *e)
 	pr->records = &p->coll.recs;
 	pr->next_id = next_id;
 	pr->rerun = rerun;
-	struct step post = { "post_execution", &p->k->pc, NULL, p->label, 1 };
-	if (run_step(p->rs, &p->rs->ex->post_exec, &post, e) < 0 ||
-	    store_commit_pexec(p->rs->st, p->it->id, pr, e) < 0)
+	struct step post = { "post_execution", &p->k->pc, NULL, p->label, 1, 0 };
+	if (run_step(p->rs, &p->rs->ex->post_exec, &post, e) < 0) {
+		step_discarded(p, e);
+		return ONE_FATAL;
+	}
+	if (store_commit_pexec(p->rs->st, p->it->id, pr, e) < 0)
 		return ONE_FATAL;
 	return pr->status == PX_OK ? ONE_OK : pr->status == PX_TAINTED ? ONE_TAINTED : ONE_FAILED;
 }
@@ -616,6 +635,13 @@ static void one_report(struct one *p, int outcome)
 	}
 }
 
+/* the key's conclude steps (kiln bench --conclude): after each of its runs, untimed, as prepare before */
+static int one_conclude(struct one *p, struct kerr *e)
+{
+	struct step st = { "conclude", &p->k->pc, NULL, p->label, 0, 0 };
+	return run_step(p->rs, &p->k->pc.bench->conclude, &st, e);
+}
+
 static void one_release(struct one *p)
 {
 	if (p->instr)
@@ -636,6 +662,18 @@ static void one_release(struct one *p)
 	sb_release(&p->unavail);
 }
 
+#define DISCARDED "interrupted: pexec "
+
+int run_discarded_error(struct kerr *e, const char *label, const char *key)
+{
+	return kerr_setc(e, KEXIT_INTERRUPTED, DISCARDED "%s of %s discarded, it stays pending", label, key);
+}
+
+int run_is_discarded_error(const struct kerr *e)
+{
+	return e->code == KEXIT_INTERRUPTED && !strncmp(sb_str(&e->msg), DISCARDED, strlen(DISCARDED));
+}
+
 int run_pexec(struct run_state *rs, const struct sched_item *it, struct pexec_key *k, int marked, long next_id,
 	      int rerun, struct kerr *e)
 {
@@ -652,13 +690,17 @@ int run_pexec(struct run_state *rs, const struct sched_item *it, struct pexec_ke
 	int outcome = ONE_FATAL;
 	if (one_prepare(&p, marked, e) < 0 || one_machine(&p, e) < 0)
 		goto out;
+	if (exec_interrupted) {
+		/* it never started: pending again, and the run stops as between two pexecs */
+		store_reset_running(rs->st, NULL);
+		outcome = ONE_UNSTARTED;
+		goto out;
+	}
 	one_spawn(&p);
 	if (exec_interrupted) {
 		/* discarded: the pexec goes back to pending */
-		struct kerr ignore = KERR_INIT;
-		store_reset_running(rs->st, &ignore);
-		kerr_release(&ignore);
-		kerr_setc(e, KEXIT_INTERRUPTED, "interrupted: pexec %s of %s discarded, it stays pending", p.label, k->key);
+		store_reset_running(rs->st, NULL);
+		run_discarded_error(e, p.label, k->key);
 		outcome = ONE_INTERRUPTED;
 		goto out;
 	}
@@ -668,6 +710,8 @@ int run_pexec(struct run_state *rs, const struct sched_item *it, struct pexec_ke
 		outcome = p.pr.status == PX_OK ? ONE_OK : ONE_FAILED;
 		if (outcome == ONE_FAILED)
 			kerr_set(e, "%s", p.err.len ? p.err.buf : "failed");
+		else if (one_conclude(&p, e) < 0)
+			outcome = ONE_FATAL;
 		progress_show(&rs->prog, k->key, p.label, "warmup", 0);
 		goto out;
 	}
@@ -679,6 +723,8 @@ int run_pexec(struct run_state *rs, const struct sched_item *it, struct pexec_ke
 	if (outcome != ONE_FATAL) {
 		one_counters_said(&p);
 		one_report(&p, outcome);
+		if (one_conclude(&p, e) < 0)
+			outcome = ONE_FATAL; /* the run is stored; hyperfine stops at a failed conclusion too */
 	}
 out:
 	one_release(&p);

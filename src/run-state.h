@@ -34,8 +34,8 @@ struct run_state {
 	struct session sess;      /* what a crash of this kiln leaves findable */
 };
 
-/* what one pexec came to */
-enum { ONE_OK, ONE_FAILED, ONE_TAINTED, ONE_INTERRUPTED, ONE_FATAL };
+/* what one pexec came to (ONE_UNSTARTED: an interrupt came before it started, as between two pexecs) */
+enum { ONE_OK, ONE_FAILED, ONE_TAINTED, ONE_INTERRUPTED, ONE_UNSTARTED, ONE_FATAL };
 
 /*
  * One pexec (run-pexec.c).  An item with id 0 is a warmup run (--warmup):
@@ -71,6 +71,7 @@ struct step {
 	const struct vm_conf *vm;      /* a VM's own step (pc NULL): its env, {vm} {variant} {vm_path} */
 	const char *label;             /* KILN_PEXEC, or NULL */
 	int kiln_side;                 /* pre/post_execution: kiln's user and environment, no placeholders */
+	int survives;                  /* interrupts it runs on through (exec_opts.survives): cleanup's */
 };
 /* argv lists flattened with "" after each, each run to success, no shell */
 int run_step(struct run_state *rs, const struct strvec *cmds, const struct step *st, struct kerr *e);

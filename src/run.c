@@ -17,7 +17,9 @@
 #include <malloc.h>
 #include <sys/mman.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,10 +33,12 @@
 
 extern char **environ;
 
+/* counted: the cleanup after a stop runs on through that stop's signal, not through a further one */
 static void on_signal(int sig)
 {
 	(void)sig;
-	exec_interrupted = 1;
+	if (exec_interrupted < 1000)
+		exec_interrupted++;
 }
 
 static void install_signals(void)
@@ -132,41 +136,69 @@ static void print_dry_run(const struct experiment *ex, const struct schedule *sc
 
 
 /*
+ * A private file mapping's pages that are still the file's own (pagemap's
+ * bit 61: a file page, not kiln's copy) unmapped from kiln: they come back
+ * unchanged from the page cache, which keeps them, when kiln touches them
+ * again.  Pages kiln wrote or the loader relocated (RELRO) are private
+ * copies, anonymous to pagemap, and stay.
+ */
+static void shed_file_pages(int pm, unsigned long lo, unsigned long hi)
+{
+	enum { BATCH = 512 };
+	const unsigned long page = (unsigned long)sysconf(_SC_PAGESIZE);
+	uint64_t e[BATCH];
+	unsigned long run = 0; /* start of the file pages not yet given back, 0: none */
+	for (unsigned long at = lo; at < hi;) {
+		size_t n = (hi - at) / page < BATCH ? (hi - at) / page : BATCH;
+		ssize_t got = pread(pm, e, n * sizeof(e[0]), (off_t)(at / page * sizeof(e[0])));
+		if (got <= 0)
+			break;
+		n = (size_t)got / sizeof(e[0]);
+		for (size_t i = 0; i < n; i++, at += page) {
+			int drop = (e[i] >> 63 & 1) && (e[i] >> 61 & 1); /* present, and the file's */
+			if (drop && !run)
+				run = at;
+			else if (!drop && run) {
+				madvise((void *)run, at - run, MADV_DONTNEED);
+				run = 0;
+			}
+		}
+	}
+	if (run)
+		madvise((void *)run, hi - run, MADV_DONTNEED);
+}
+
+/*
  * kiln shares the machine with the benchmark: once set up (config, audit,
  * sanity checks, plugins prepared), give back what only the start needed.
- * Freed heap goes back to the system, and the code pages the start touched
- * are unmapped from kiln (MADV_DONTNEED on executable mappings: code is
- * never written, so it comes back unchanged from the page cache, which
- * keeps it; shared pages of libc go too, which MADV_PAGEOUT would skip).
- * Other read-only mappings are left alone: relocated data (RELRO) is a
- * private copy that DONTNEED would throw away; MADV_PAGEOUT (5.4+) pages
- * out what of them is clean and only kiln's.  The pexec loop faults back
- * in the little it uses.
+ * Freed heap goes back to the system, and what kiln's (and its libraries')
+ * files brought in, code, read-only data and the data only read, is
+ * unmapped (shed_file_pages), libc's pages shared with other processes
+ * included; the pexec loop faults back in the little it uses.
  */
 static void run_shed_memory(void)
 {
+	/* the identity cache (its SQLite connection and page cache, and the
+	 * entries read) is not used by the loop: written now and closed,
+	 * opened again by whatever needs it after the loop */
+	idc_save();
+	idc_release();
 	malloc_trim(0);
 	FILE *f = fopen("/proc/self/maps", "re");
-	if (!f)
-		return;
+	int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	char line[512];
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi;
+	while (f && pm >= 0 && fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi, off, inode = 0;
 		char perms[8];
-		unsigned long off;
-		int inode = 0;
-		if (sscanf(line, "%lx-%lx %7s %lx %*s %d", &lo, &hi, perms, &off, &inode) != 5 || !inode)
+		if (sscanf(line, "%lx-%lx %7s %lx %*s %lu", &lo, &hi, perms, &off, &inode) != 5 || !inode)
 			continue;
-		if (perms[1] == 'w') /* private writable pages are not clean */
-			continue;
-		if (perms[2] == 'x' && perms[3] == 'p')
-			madvise((void *)lo, hi - lo, MADV_DONTNEED);
-#ifdef MADV_PAGEOUT
-		else
-			madvise((void *)lo, hi - lo, MADV_PAGEOUT);
-#endif
+		if (perms[3] == 'p') /* never a shared mapping: SQLite's WAL index is one */
+			shed_file_pages(pm, lo, hi);
 	}
-	fclose(f);
+	if (pm >= 0)
+		close(pm);
+	if (f)
+		fclose(f);
 }
 
 static json_t *env_choice(const struct experiment *ex);
@@ -617,7 +649,9 @@ static int open_results(struct run_job *j, const struct run_opts *o, struct kerr
 	const char *scratch = scratch_of(o);
 	if (scratch && file_exists(j->results) && store_wipe_scratch(j->results, scratch, e) < 0)
 		return -1;
-	if (store_open_locked(j->results, &j->st, e) < 0 || store_set_durable(j->st, j->ex.durable_power, e) < 0)
+	/* (a session's setup is not flushed commit by commit: store_prepare flushes it before the first pexec) */
+	if (store_open_locked(j->results, !o->prepare_only, &j->st, e) < 0 ||
+	    store_set_durable(j->st, j->ex.durable_power, e) < 0)
 		return -1;
 	if (store_has_experiment(j->st))
 		return resume_results(j, o, e);
@@ -733,6 +767,13 @@ static int run_loop(struct run_state *rs, struct run_job *j, const char *config,
 	return code;
 }
 
+/* an interrupt between two pexecs (or before one started) */
+static int run_stopped(const char *config, struct kerr *e)
+{
+	kerr_setc(e, KEXIT_INTERRUPTED, "interrupted; `kiln run %s` resumes", config);
+	return KEXIT_INTERRUPTED;
+}
+
 /* the pending pexecs in schedule order; a KEXIT_* code */
 static int run_pending(struct run_state *rs, struct run_job *j, const char *config, long *ran, struct kerr *e)
 {
@@ -743,10 +784,8 @@ static int run_pending(struct run_state *rs, struct run_job *j, const char *conf
 		struct sched_item *it = &j->sc.items[i];
 		if (!pending(it))
 			continue;
-		if (exec_interrupted) {
-			kerr_setc(e, KEXIT_INTERRUPTED, "interrupted; `kiln run %s` resumes", config);
-			return KEXIT_INTERRUPTED;
-		}
+		if (exec_interrupted)
+			return run_stopped(config, e);
 		if ((o->max_pexecs && *ran >= o->max_pexecs) || (o->reboot && *ran >= 1))
 			break;
 		long next_id = !o->reboot && !(o->max_pexecs && *ran + 1 >= o->max_pexecs) ? next_pending(&j->sc, i) : 0;
@@ -756,6 +795,8 @@ static int run_pending(struct run_state *rs, struct run_job *j, const char *conf
 			r = run_pexec(rs, it, &j->kc[it->key], marked_id == it->id,
 				      ex->platform.rerun_tainted ? 0 : next_id, tries > 0, e);
 		while (r == ONE_TAINTED && ex->platform.rerun_tainted && ++tries < 3 && !exec_interrupted);
+		if (r == ONE_UNSTARTED)
+			return run_stopped(config, e);
 		marked_id = ex->platform.rerun_tainted ? 0 : next_id;
 		(*ran)++;
 		if (r == ONE_INTERRUPTED || r == ONE_FATAL)
@@ -804,7 +845,7 @@ static void state_init(struct run_state *rs, struct run_job *j, const struct run
 	rs->st = j->st;
 	rs->o = o;
 	rs->prog.tty = isatty(2);
-	rs->prog.quiet = o->quiet;
+	rs->prog.quiet = o->quiet || o->no_progress;
 	rs->prog.total = j->sc.n;
 	for (size_t i = 0; i < j->sc.n; i++)
 		rs->prog.done_before += !pending(&j->sc.items[i]);
@@ -855,12 +896,12 @@ static int run_builds(struct run_state *rs, struct kerr *e)
 	struct pexec_key *kc = rs->kc;
 	for (size_t k = 0; k < rs->sc->nkeys; k++) {
 		const struct vm_conf *vm = kc[k].pc.vm;
-		struct step st = { "build", NULL, vm, NULL, 0 };
+		struct step st = { "build", NULL, vm, NULL, 0, 0 };
 		if (first_of_vm(kc, k) && run_step(rs, &vm->build, &st, e) < 0)
 			return kerr_wrap(e, "VM %s", vm->name);
 	}
 	for (size_t k = 0; k < rs->sc->nkeys; k++) {
-		struct step st = { "build", &kc[k].pc, NULL, NULL, 0 };
+		struct step st = { "build", &kc[k].pc, NULL, NULL, 0, 0 };
 		if (first_build(kc, k) && run_step(rs, &kc[k].pc.bench->build, &st, e) < 0)
 			return kerr_wrap(e, "%s", kc[k].key);
 	}
@@ -877,15 +918,18 @@ static int run_setup(struct run_state *rs, struct run_job *j, int *set_up, struc
 {
 	for (size_t k = 0; k < j->sc.nkeys; k++, (*set_up)++) {
 		const struct vm_conf *vm = j->kc[k].pc.vm;
-		struct step vs = { "setup", NULL, vm, NULL, 0 }, bs = { "setup", &j->kc[k].pc, NULL, NULL, 0 };
+		struct step vs = { "setup", NULL, vm, NULL, 0, 0 }, bs = { "setup", &j->kc[k].pc, NULL, NULL, 0, 0 };
 		if ((first_of_vm(j->kc, k) && run_step(rs, &vm->setup, &vs, e) < 0) ||
 		    run_step(rs, &key_bench(j, k)->setup, &bs, e) < 0)
-			return kerr_wrap(e, "%s", j->kc[k].key), KEXIT_FAIL;
+			return kerr_wrap(e, "%s", j->kc[k].key), e->code ? e->code : KEXIT_FAIL;
 	}
 	for (long w = 0; w < rs->o->warmup; w++)
 		for (size_t k = 0; k < j->sc.nkeys; k++) {
 			struct sched_item it = { .id = 0, .key = (long)k, .num = w, .status = PX_PENDING };
 			int r = run_pexec(rs, &it, &j->kc[k], 1, 0, 0, e);
+			if (r == ONE_UNSTARTED)
+				return kerr_setc(e, KEXIT_INTERRUPTED, "interrupted before the warmup runs ended"),
+				       KEXIT_INTERRUPTED;
 			if (r == ONE_INTERRUPTED || r == ONE_FATAL)
 				return e->code ? e->code : KEXIT_FAIL;
 			if (r == ONE_FAILED)
@@ -914,13 +958,14 @@ static void cleanup_step(struct run_state *rs, const struct strvec *cmds, const 
 /* after the last pexec: the cleanup of the keys set up, then of their VMs */
 static void run_cleanup(struct run_state *rs, struct run_job *j, int set_up, struct kerr *e, int *code)
 {
+	/* a cleanup runs on through the interrupt that stopped the run (to its timeout), not through another */
 	for (int k = 0; k < set_up; k++) {
-		struct step st = { "cleanup", &j->kc[k].pc, NULL, NULL, 0 };
+		struct step st = { "cleanup", &j->kc[k].pc, NULL, NULL, 0, exec_interrupted };
 		cleanup_step(rs, &key_bench(j, (size_t)k)->cleanup, &st, j->kc[k].key, e, code);
 	}
 	for (int k = 0; k < set_up; k++) {
 		const struct vm_conf *vm = j->kc[k].pc.vm;
-		struct step st = { "cleanup", NULL, vm, NULL, 0 };
+		struct step st = { "cleanup", NULL, vm, NULL, 0, exec_interrupted };
 		if (first_of_vm(j->kc, (size_t)k))
 			cleanup_step(rs, &vm->cleanup, &st, vm->name, e, code);
 	}

@@ -17,7 +17,8 @@ struct run_opts {
 	int retry_tainted; /* tainted pexecs become pending again */
 	int tune;          /* platform control (root) */
 	int reboot;        /* reboot between pexecs */
-	int quiet;         /* no progress */
+	int quiet;         /* no progress, no notes or warnings */
+	int no_progress;   /* no progress line, the rest said (kiln bench --style basic) */
 	const char *results; /* override the results path */
 	long max_pexecs;   /* stop after this many pexecs (0: all) — for tests and reboot mode */
 	int prepare_only;  /* fix the schedule and prepare the keys, run nothing (kiln run --slurm) */
@@ -32,6 +33,7 @@ struct run_opts {
 
 /* what a command driving the run path (kiln bench) adds to it */
 struct store;
+struct exec_opts;
 struct run_hooks {
 	void *ctx;
 	/* a new results file, its schedule stored: what else belongs in it */
@@ -41,6 +43,12 @@ struct run_hooks {
 	 * 0: none, the run ends).  They are stored, then run like the others.
 	 */
 	void (*more)(void *ctx, const struct schedule *sc, long *more);
+	/*
+	 * A process of key `key` (a pexec or a warmup run) is about to start:
+	 * where its stdin and output go (eo's std fds, no_capture).  NULL: as
+	 * kiln run has them; -1 with e set: the run stops.
+	 */
+	int (*spawn)(void *ctx, const char *key, struct exec_opts *eo, struct kerr *e);
 };
 
 /* returns a KEXIT_* code; e is set when it is not KEXIT_OK */
@@ -51,5 +59,13 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
  * where runners start.
  */
 int run_experiment_ex(struct experiment *ex, const char *name, const struct run_opts *o, struct kerr *e);
+/*
+ * The error of a run whose interrupt ended the pexec in flight (pexec
+ * `label` of `key`), which stays pending; and whether e is that error (not
+ * an interrupt between two pexecs).  kiln task says the same of a pexec it
+ * puts back to pending after the fact (cluster.c).
+ */
+int run_discarded_error(struct kerr *e, const char *label, const char *key);
+int run_is_discarded_error(const struct kerr *e);
 
 #endif

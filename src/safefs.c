@@ -50,6 +50,35 @@ int sfs_open_file_at(int dirfd, const char *dirname, const char *name, uid_t own
 	return fd;
 }
 
+int sfs_open_output(const char *path, uid_t owner, struct kerr *e)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == ELOOP)
+		return kerr_setc(e, KEXIT_CONFIG, "%s: a symbolic link: refused", path);
+	if (fd < 0 && errno == ENXIO)
+		return kerr_setc(e, KEXIT_CONFIG, "%s: a FIFO: refused", path);
+	if (fd < 0)
+		return kerr_setc(e, KEXIT_CONFIG, "%s: %s", path, strerror(errno));
+	struct stat st;
+	const char *bad = NULL;
+	if (fstat(fd, &st) < 0)
+		bad = strerror(errno);
+	else if (!S_ISREG(st.st_mode))
+		bad = kind_of(st.st_mode);
+	else if (st.st_uid != owner)
+		bad = "not owned by the user running kiln";
+	else if (st.st_nlink != 1)
+		bad = "a file with another hard link";
+	if (bad) {
+		close(fd);
+		return kerr_setc(e, KEXIT_CONFIG, "%s: %s: refused", path, bad);
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
+
 /* from one descriptor to the other, at most max bytes */
 static int copy_fd(int in, int out, off_t max, const char *from, const char *to, struct kerr *e)
 {

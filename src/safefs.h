@@ -30,6 +30,15 @@
 int sfs_open_file_at(int dirfd, const char *dirname, const char *name, uid_t owner, off_t *size, struct kerr *e);
 
 /*
+ * Open PATH to write into (kiln bench --output FILE): created with mode
+ * 0600 when missing, never through a symbolic link at its last component,
+ * never blocking (a FIFO is refused), and only a regular file of one link
+ * that `owner` owns.  Not truncated: the caller does that once it is
+ * checked.  Errors (KEXIT_CONFIG) name the file and say what it is.
+ */
+int sfs_open_output(const char *path, uid_t owner, struct kerr *e);
+
+/*
  * Copy NAME inside the folder DIR (opened without following a link at its
  * end; its other components must be kiln's) to TO, a path of kiln's
  * (created or truncated, never through a link, `mode`): NAME opened as

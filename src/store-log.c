@@ -224,39 +224,76 @@ static int read_at(int fd, void *buf, size_t n, off_t at)
 	return 1;
 }
 
-int plog_read(int fd, off_t at, off_t limit, uint64_t gen, uint64_t num, struct strbuf *buf, struct plog_hdr *h)
+/*
+ * The record whose first bytes are at p (avail bytes of the file there,
+ * at least a block; left: bytes to the file's end) if it is record num of
+ * generation gen: 1 and *h, 0 when not, 2 when it runs past avail (its
+ * size in h->size).
+ */
+static int parse_rec(const unsigned char *p, size_t avail, off_t left, uint64_t gen, uint64_t num, struct plog_hdr *h)
 {
-	if (at < 0 || limit - at < PLOG_BLOCK)
-		return 0;
-	sb_reset(buf);
-	sb_grow(buf, PLOG_BLOCK);
-	int r = read_at(fd, buf->buf, PLOG_BLOCK, at);
-	if (r <= 0)
-		return r;
-	const unsigned char *p = (const unsigned char *)buf->buf;
 	if (memcmp(p, magic, sizeof(magic)) || get_u64(p + 8) != gen || get_u64(p + 16) != num)
 		return 0;
 	uint64_t len = get_u32(p + 36);
 	if (len > PLOG_REC_MAX - PLOG_HDR)
 		return 0;
 	off_t size = (off_t)((PLOG_HDR + len + PLOG_BLOCK - 1) / PLOG_BLOCK * PLOG_BLOCK);
-	if (size > limit - at)
+	if (size > left)
 		return 0;
-	if (size > PLOG_BLOCK) {
-		sb_grow(buf, (size_t)size);
-		p = (const unsigned char *)buf->buf;
-		if ((r = read_at(fd, buf->buf + PLOG_BLOCK, (size_t)size - PLOG_BLOCK, at + PLOG_BLOCK)) <= 0)
-			return r;
-	}
-	buf->len = (size_t)size;
+	h->size = size;
+	if ((size_t)size > avail)
+		return 2;
 	if (crc(p + 8, PLOG_HDR - 8 + len) != get_u32(p + 4))
 		return 0;
 	h->pexec_id = (int64_t)get_u64(p + 24);
 	h->table = get_u32(p + 32);
 	h->payload = p + PLOG_HDR;
 	h->len = (size_t)len;
-	h->size = size;
 	return 1;
+}
+
+/* bytes [at, at + n) of the file (n cut at its end) into the reader's buffer: 1, 0 past the end, -1 */
+static int window(struct plog_reader *rd, off_t at, size_t n)
+{
+	if ((off_t)n > rd->limit - at)
+		n = (size_t)(rd->limit - at);
+	sb_reset(rd->buf);
+	sb_grow(rd->buf, n);
+	int r = read_at(rd->fd, rd->buf->buf, n, at);
+	if (r <= 0)
+		return r;
+	rd->buf->len = n;
+	rd->at = at;
+	return 1;
+}
+
+int plog_read_next(struct plog_reader *rd, off_t at, uint64_t gen, uint64_t num, struct plog_hdr *h)
+{
+	if (at < 0 || rd->limit - at < PLOG_BLOCK)
+		return 0;
+	size_t ahead = rd->ahead > PLOG_BLOCK ? rd->ahead : PLOG_BLOCK;
+	if (!(rd->buf->len && at >= rd->at && at - rd->at + PLOG_BLOCK <= (off_t)rd->buf->len)) {
+		int w = window(rd, at, ahead);
+		if (w <= 0)
+			return w;
+	}
+	size_t off = (size_t)(at - rd->at);
+	int r = parse_rec((const unsigned char *)rd->buf->buf + off, rd->buf->len - off, rd->limit - at, gen, num, h);
+	if (r != 2)
+		return r;
+	/* it runs past the window: a window from it, as long as it is */
+	int w = window(rd, at, (size_t)h->size > ahead ? (size_t)h->size : ahead);
+	if (w <= 0)
+		return w;
+	r = parse_rec((const unsigned char *)rd->buf->buf, rd->buf->len, rd->limit - at, gen, num, h);
+	return r == 1 ? 1 : 0;
+}
+
+int plog_read(int fd, off_t at, off_t limit, uint64_t gen, uint64_t num, struct strbuf *buf, struct plog_hdr *h)
+{
+	struct plog_reader rd = { fd, limit, 0, PLOG_BLOCK, buf };
+	sb_reset(buf);
+	return plog_read_next(&rd, at, gen, num, h);
 }
 
 /* ---- the file ---- */
@@ -275,10 +312,8 @@ static int io_error(const struct plog *l, struct kerr *e, const char *what)
  */
 static int grow(struct plog *l, off_t want, int flush)
 {
-	static const char zeros[65536];
 	for (off_t at = l->size; at < want;) {
-		size_t n = want - at < (off_t)sizeof(zeros) ? (size_t)(want - at) : sizeof(zeros);
-		ssize_t k = pwrite(l->fd, zeros, n, at);
+		ssize_t k = pwrite_zeros(l->fd, at, (size_t)(want - at < 65536 ? want - at : 65536));
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0) {

@@ -101,6 +101,19 @@ struct plog_hdr {
  * at most `limit` bytes (the file's size).
  */
 int plog_read(int fd, off_t at, off_t limit, uint64_t gen, uint64_t num, struct strbuf *buf, struct plog_hdr *h);
+/*
+ * Records read in order (a fold): the file read `ahead` bytes at a time
+ * into buf, so a run of small records costs one pread per window, not one
+ * per record.  h->payload points into buf until the next call.
+ */
+struct plog_reader {
+	int fd;
+	off_t limit;        /* the file's size */
+	off_t at;           /* where buf's bytes come from */
+	size_t ahead;
+	struct strbuf *buf;
+};
+int plog_read_next(struct plog_reader *rd, off_t at, uint64_t gen, uint64_t num, struct plog_hdr *h);
 
 /* ---- the file ---- */
 struct plog {

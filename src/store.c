@@ -40,6 +40,8 @@
 
 /* the pexec log is folded into the results at most this often, unless it is full */
 #define FOLD_EVERY_NS 1000000000LL
+/* a fold reads the log back this much at a time */
+#define FOLD_AHEAD ((size_t)256 << 10)
 /* the log's first size (it doubles when records need more, up to PLOG_CAP) */
 #define LOG_RESERVE ((off_t)64 << 10)
 
@@ -47,8 +49,13 @@ struct store {
 	sqlite3 *db;
 	char *path;
 	int lock_fd;
+	int held_known; /* same_file has looked up the locked file's identity: */
+	dev_t held_dev;
+	ino_t held_ino;
 	int gone;       /* the path no longer names the locked file: nothing more is written */
 	int durable;    /* 1: every commit reaches the disk (synchronous=FULL) */
+	int setup;      /* a run before store_prepare: commits not flushed each (synchronous=NORMAL) */
+	int unflushed;  /* what the setup committed is not flushed yet (flush_setup) */
 	int txn_depth;  /* store_begin calls not yet committed */
 	/* prepared statements of the per-pexec path, kept for the session */
 	struct {
@@ -66,6 +73,8 @@ struct store {
 	uint64_t done_num;       /* records of this generation already in the file (a fold the disk stopped) */
 	off_t done_end;          /* and the bytes they take */
 	int folding, fold_failed;
+	int64_t next_deferred;   /* folding: the pexec a record marked running, not yet written (merge_next) */
+	int count_next;          /* folding: this record's pexec row also counts that attempt */
 };
 
 /*
@@ -77,6 +86,9 @@ enum {
 	Q_BEGIN, Q_COMMIT, Q_SET_STATUS, Q_CLEAR_ITER, Q_CLEAR_SERIES, Q_CLEAR_SCALARS, Q_CLEAR_EVENTS,
 	Q_PEXEC, Q_ITER, Q_NEXT_RUNNING, Q_SCALAR, Q_EVENT, Q_SERIES, Q_META_SET, NQ
 };
+/* a finished pexec's row: Q_PEXEC's columns, and pexec_counted_sql's */
+#define PEXEC_ROW "status=?, wall_start_ns=?, duration_s=?, exit_status=?, signal=?, user_s=?, sys_s=?," \
+		  " maxrss_kb=?, personality=?, error=?, stdout=?, stderr=?, instr_error=?, taint=?, env_hash=?, n_iter=?"
 static const char *const pexec_sql[NQ] = {
 	[Q_BEGIN] = "BEGIN IMMEDIATE",
 	[Q_COMMIT] = "COMMIT",
@@ -85,9 +97,7 @@ static const char *const pexec_sql[NQ] = {
 	[Q_CLEAR_SERIES] = "DELETE FROM series WHERE pexec_id=?",
 	[Q_CLEAR_SCALARS] = "DELETE FROM scalars WHERE pexec_id=?",
 	[Q_CLEAR_EVENTS] = "DELETE FROM events WHERE pexec_id=?",
-	[Q_PEXEC] = "UPDATE pexecs SET status=?, wall_start_ns=?, duration_s=?, exit_status=?, signal=?,"
-		    " user_s=?, sys_s=?, maxrss_kb=?, personality=?, error=?, stdout=?, stderr=?,"
-		    " instr_error=?, taint=?, env_hash=?, n_iter=? WHERE id=?",
+	[Q_PEXEC] = "UPDATE pexecs SET " PEXEC_ROW " WHERE id=?",
 	[Q_ITER] = "INSERT INTO iterations(pexec_id, n, wall, counter_names, counters, clock, unavailable)"
 		   " VALUES(?,?,?,?,?,?,?)",
 	[Q_NEXT_RUNNING] = "UPDATE pexecs SET status='running', attempts=attempts+1 WHERE id=?",
@@ -125,6 +135,14 @@ static const struct {
 	[Q_META_SET] = { NOT_IN_RECORDS, 0, "meta" },
 };
 
+/*
+ * Not in records: while a fold runs, a record's "the next pexec is
+ * running" is held back, and when the next record is that pexec's (almost
+ * always), its row is written once with the attempt counted, instead of
+ * twice (see merge_next).  The same parameters as Q_PEXEC.
+ */
+static const char pexec_counted_sql[] = "UPDATE pexecs SET " PEXEC_ROW ", attempts=attempts+1 WHERE id=?";
+
 /* the identity of these statements, in every record */
 static uint32_t log_table(void)
 {
@@ -134,17 +152,32 @@ static uint32_t log_table(void)
 	return id;
 }
 
-/* a cached prepared statement, reset and unbound, ready to use */
+void store_library_init(void)
+{
+	/* no count of SQLite's memory kept: kiln never reads it, and keeping it takes a lock per allocation */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
+/*
+ * A cached prepared statement, reset and unbound, ready to use, or
+ * prepared now.  The statements of a pexec's commit are the same strings
+ * each time: found by address first.
+ */
 static sqlite3_stmt *stmt(struct store *s, const char *sql)
 {
 	size_t i;
-	for (i = 0; i < ARRAY_SIZE(s->cache) && s->cache[i].sql; i++)
-		if (s->cache[i].sql == sql || !strcmp(s->cache[i].sql, sql)) {
-			sqlite3_reset(s->cache[i].st);
-			sqlite3_clear_bindings(s->cache[i].st);
-			return s->cache[i].st;
-		}
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
+	for (i = 0; i < ARRAY_SIZE(s->cache) && s->cache[i].sql && !st; i++)
+		if (s->cache[i].sql == sql)
+			st = s->cache[i].st;
+	for (i = 0; i < ARRAY_SIZE(s->cache) && s->cache[i].sql && !st; i++)
+		if (!strcmp(s->cache[i].sql, sql))
+			st = s->cache[i].st;
+	if (st) {
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+		return st;
+	}
 	if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK)
 		return NULL;
 	if (i < ARRAY_SIZE(s->cache)) {
@@ -268,7 +301,6 @@ static int txn(struct store *s, const char *sql, struct kerr *e)
  */
 static void wal_reserve(struct store *s)
 {
-	static const char zeros[65536];
 	int page = 4096;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(s->db, "PRAGMA page_size", -1, &st, NULL) == SQLITE_OK) {
@@ -287,8 +319,8 @@ static void wal_reserve(struct store *s)
 			close(fd);
 		return;
 	}
-	for (off_t at = sb.st_size; at < want; at += (off_t)sizeof(zeros))
-		if (pwrite(fd, zeros, sizeof(zeros), at) < 0) {
+	for (off_t at = sb.st_size; at < want; at += 65536)
+		if (pwrite_zeros(fd, at, 65536) < 0) {
 			/* no room: give the space back to the results, as it was */
 			if (ftruncate(fd, sb.st_size) < 0) {
 				/* the zeros stay; SQLite writes frames into them all the same */
@@ -305,6 +337,8 @@ static int log_recover(struct store *s, struct kerr *e);
 static int log_fold(struct store *s, struct kerr *e);
 static void note_unfolded(struct store *s);
 static int log_start(struct store *s, struct kerr *e);
+static int end_setup(struct store *s, struct kerr *e);
+static int flush_setup(struct store *s, struct kerr *e);
 
 int store_begin(struct store *s, struct kerr *e)
 {
@@ -332,9 +366,13 @@ int store_commit(struct store *s, struct kerr *e)
 
 int store_prepare(struct store *s, size_t commits, struct kerr *e)
 {
+	if (s->setup && end_setup(s, e) < 0)
+		return -1;
 	for (int q = 0; q < NQ; q++)
 		if (!stmt(s, pexec_sql[q]))
 			return dberr(s, e, pexec_sql[q]);
+	if (!stmt(s, pexec_counted_sql))
+		return dberr(s, e, pexec_counted_sql);
 	if (commits >= 32)
 		wal_reserve(s);
 	return log_start(s, e);
@@ -452,18 +490,22 @@ int store_check_attached(struct store *s, const char *schema, const char *path, 
 	return schema_check_in(s->db, schema, path, e);
 }
 
-/* does the database hold kiln's tables (or nothing at all yet)? */
-static int kiln_or_empty(struct store *s, int *empty)
+/*
+ * Does the database hold kiln's tables (or no table yet: *empty)?  *blank:
+ * it holds nothing at all (a file just made), so there is no schema to check.
+ */
+static int kiln_or_empty(struct store *s, int *empty, int *blank)
 {
 	sqlite3_stmt *st;
-	*empty = 0;
-	if (sqlite3_prepare_v2(s->db, "SELECT COUNT(*), SUM(name='meta') FROM sqlite_master WHERE type='table'", -1,
-			       &st, NULL) != SQLITE_OK)
+	*empty = *blank = 0;
+	if (sqlite3_prepare_v2(s->db, "SELECT SUM(type='table'), SUM(type='table' AND name='meta'), COUNT(*)"
+			       " FROM sqlite_master", -1, &st, NULL) != SQLITE_OK)
 		return 0;
 	int ok = 0;
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		int tables = sqlite3_column_int(st, 0), meta = sqlite3_column_int(st, 1);
 		*empty = tables == 0;
+		*blank = sqlite3_column_int(st, 2) == 0;
 		ok = tables == 0 || meta == 1;
 	}
 	sqlite3_finalize(st);
@@ -535,19 +577,99 @@ static int open_reader(struct store *s, struct kerr *e)
 	return rc;
 }
 
-int store_open(const char *path, int writable, struct store **out, struct kerr *e)
+/* the store before its file is opened: nothing held yet, so store_close can undo any step after */
+static struct store *store_new(const char *path)
 {
-	*out = NULL;
-	if (!writable && !file_exists(path))
-		return kerr_setc(e, KEXIT_STORE, "%s: no such results file", path);
 	struct store *s = xcalloc(1, sizeof(*s));
 	s->path = xstrdup(path);
 	s->lock_fd = -1;
 	s->log = (struct plog)PLOG_INIT;
 	s->durable = 1;
-	/* readers (status, report, export...) never change the file */
-	int opened = writable ? sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL)
-			      : open_reader(s, e);
+	return s;
+}
+
+/* a file that is not SQLite, or a damaged one, is caught here, before kiln reads a table of it */
+static int check_intact(struct store *s, struct kerr *e)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "PRAGMA quick_check", -1, &st, NULL) != SQLITE_OK)
+		return kerr_setc(e, KEXIT_STORE, "%s: not a kiln results file (%s)", s->path, sqlite3_errmsg(s->db));
+	int rc = sqlite3_step(st);
+	const char *res = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+	if (!res || strcmp(res, "ok")) {
+		kerr_setc(e, KEXIT_STORE, "%s: the results file is damaged (integrity check: %s)", s->path,
+			  res ? res : sqlite3_errmsg(s->db));
+		sqlite3_finalize(st);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/*
+ * A writer's settings: WAL, or a rollback journal for a cluster run's file
+ * on a shared filesystem (store_set_rollback), whose commits are flushed
+ * each (the file is left as it was); otherwise a run's setup commits
+ * unflushed (flush_setup); and the tables made when missing.
+ */
+static int writer_setup(struct store *s, int setup, int empty, struct kerr *e)
+{
+	char *journal = NULL;
+	if (!empty)
+		store_meta_get(s, "journal", &journal);
+	int rollback = journal && !strcmp(journal, "delete");
+	free(journal);
+	s->setup = setup && !rollback;
+	if (exec_sql(s, s->setup ? "PRAGMA synchronous=NORMAL" : "PRAGMA synchronous=FULL", e) < 0 ||
+	    exec_sql(s, rollback ? "PRAGMA journal_mode=DELETE" : "PRAGMA journal_mode=WAL", e) < 0 ||
+	    exec_sql(s, "PRAGMA foreign_keys=ON; PRAGMA cache_size=-64;", e) < 0 || exec_sql(s, schema_sql, e) < 0)
+		return -1;
+	return 0;
+}
+
+/* a file of a newer schema than this kiln's is refused rather than misread */
+static int check_not_newer(struct store *s, struct kerr *e)
+{
+	char *ver = NULL;
+	if (store_meta_get(s, "schema", &ver) != 0 || !ver)
+		return 0;
+	long v = atol(ver);
+	free(ver);
+	if (v > STORE_SCHEMA)
+		return kerr_setc(e, KEXIT_STORE, "%s: written by a newer kiln (results schema %ld; this kiln "
+				 "reads up to %d): upgrade kiln", s->path, v, STORE_SCHEMA);
+	return 0;
+}
+
+/*
+ * The checks of an open file, in order: SQLite and intact, kiln's tables,
+ * its schema (kiln's, built in memory to compare with, costs a start 4 M
+ * instructions: not for a new file); *empty: no tables yet.
+ */
+static int check_file(struct store *s, int writable, int *empty, struct kerr *e)
+{
+	int blank;
+	if (check_intact(s, e) < 0)
+		return -1;
+	if (!kiln_or_empty(s, empty, &blank) || (!writable && *empty))
+		return kerr_setc(e, KEXIT_STORE, "%s: not a kiln results file (an SQLite database without kiln's "
+				 "tables)", s->path);
+	return blank ? 0 : schema_check(s, e);
+}
+
+static int open_store(const char *path, int writable, int setup, struct store **out, struct kerr *e)
+{
+	*out = NULL;
+	if (!writable && !file_exists(path))
+		return kerr_setc(e, KEXIT_STORE, "%s: no such results file", path);
+	struct store *s = store_new(path);
+	/*
+	 * Readers (status, report, export...) never change the file.  One
+	 * thread uses a connection: SQLite's per-call locking of it (~5k
+	 * instructions a pexec) is not needed.
+	 */
+	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+	int opened = writable ? sqlite3_open_v2(path, &s->db, flags, NULL) : open_reader(s, e);
 	if (opened != SQLITE_OK) {
 		if (!e || !e->msg.len)
 			kerr_setc(e, KEXIT_STORE, "%s: cannot open: %s", path,
@@ -558,60 +680,21 @@ int store_open(const char *path, int writable, struct store **out, struct kerr *
 	store_defensive(s->db);
 	sqlite3_busy_timeout(s->db, 5000);
 	sqlite3_extended_result_codes(s->db, 0);
-	/* a file that is not SQLite, or a damaged one, is caught here */
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db, "PRAGMA quick_check", -1, &st, NULL) != SQLITE_OK) {
-		kerr_setc(e, KEXIT_STORE, "%s: not a kiln results file (%s)", path, sqlite3_errmsg(s->db));
-		store_close(s);
-		return -1;
-	}
-	int rc = sqlite3_step(st);
-	const char *res = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
-	if (!res || strcmp(res, "ok")) {
-		kerr_setc(e, KEXIT_STORE, "%s: the results file is damaged (integrity check: %s)", path,
-			  res ? res : sqlite3_errmsg(s->db));
-		sqlite3_finalize(st);
-		store_close(s);
-		return -1;
-	}
-	sqlite3_finalize(st);
 	int empty;
-	if (!kiln_or_empty(s, &empty) || (!writable && empty)) {
-		kerr_setc(e, KEXIT_STORE, "%s: not a kiln results file (an SQLite database without kiln's tables)", path);
+	if (check_file(s, writable, &empty, e) < 0 || (writable && writer_setup(s, setup, empty, e) < 0) ||
+	    check_not_newer(s, e) < 0) {
 		store_close(s);
 		return -1;
-	}
-	if (schema_check(s, e) < 0) {
-		store_close(s);
-		return -1;
-	}
-	/* a cluster run's files on a shared filesystem keep a rollback journal (store_set_rollback) */
-	char *journal = NULL;
-	if (!empty)
-		store_meta_get(s, "journal", &journal);
-	int rollback = journal && !strcmp(journal, "delete");
-	free(journal);
-	if (writable && (exec_sql(s, rollback ? "PRAGMA journal_mode=DELETE" : "PRAGMA journal_mode=WAL", e) < 0 ||
-			 exec_sql(s, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-64;", e) < 0 ||
-			 exec_sql(s, schema_sql, e) < 0)) {
-		store_close(s);
-		return -1;
-	}
-	char *ver = NULL;
-	if (store_meta_get(s, "schema", &ver) == 0 && ver) {
-		long v = atol(ver);
-		free(ver);
-		if (v > STORE_SCHEMA) {
-			kerr_setc(e, KEXIT_STORE, "%s: written by a newer kiln (results schema %ld; this kiln "
-				  "reads up to %d): upgrade kiln", path, v, STORE_SCHEMA);
-			store_close(s);
-			return -1;
-		}
 	}
 	if (!writable)
 		note_unfolded(s);
 	*out = s;
 	return 0;
+}
+
+int store_open(const char *path, int writable, struct store **out, struct kerr *e)
+{
+	return open_store(path, writable, 0, out, e);
 }
 
 void store_close(struct store *s)
@@ -708,10 +791,22 @@ static int same_file(struct store *s, struct kerr *e)
 		return 0;
 	if (s->gone)
 		return gone_err(s, e);
-	if (fstat(s->lock_fd, &held) < 0)
-		return kerr_setc(e, KEXIT_STORE, "%s: %s", s->path, strerror(errno));
-	int missing = held.st_nlink == 0 || stat(s->path, &now) < 0;
-	if (!missing && now.st_dev == held.st_dev && now.st_ino == held.st_ino)
+	/*
+	 * The held file's identity is looked up once: kiln holds it open, so
+	 * its inode number stays its own; a path that no longer names it
+	 * (deleted, moved, replaced) fails stat or names another inode.
+	 */
+	int missing = 0;
+	if (!s->held_known) {
+		if (fstat(s->lock_fd, &held) < 0)
+			return kerr_setc(e, KEXIT_STORE, "%s: %s", s->path, strerror(errno));
+		missing = held.st_nlink == 0;
+		s->held_dev = held.st_dev;
+		s->held_ino = held.st_ino;
+		s->held_known = 1;
+	}
+	missing = missing || stat(s->path, &now) < 0;
+	if (!missing && now.st_dev == s->held_dev && now.st_ino == s->held_ino)
 		return 0;
 	store_abandon(s);
 	if (missing)
@@ -750,7 +845,7 @@ static int foreign_wal(const char *path, int fd, struct kerr *e)
 	return r;
 }
 
-int store_open_locked(const char *path, struct store **out, struct kerr *e)
+int store_open_locked(const char *path, int setup, struct store **out, struct kerr *e)
 {
 	int fd;
 	*out = NULL;
@@ -760,7 +855,7 @@ int store_open_locked(const char *path, struct store **out, struct kerr *e)
 		close(fd);
 		return -1;
 	}
-	if (store_open(path, 1, out, e) < 0) {
+	if (open_store(path, 1, setup, out, e) < 0) {
 		close(fd);
 		return -1;
 	}
@@ -814,7 +909,38 @@ int store_set_rollback(struct store *s, struct kerr *e)
 int store_set_durable(struct store *s, int durable, struct kerr *e)
 {
 	s->durable = durable;
+	if (s->setup)
+		return 0; /* store_prepare's */
 	return exec_sql(s, durable ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL", e);
+}
+
+/*
+ * The end of a run's setup (store_open_locked's `setup`): the session's
+ * durability from here on; when that is a flush per commit, what the setup
+ * committed without one is flushed by log_start (flush_setup), before any
+ * pexec can be recorded: one fdatasync of the WAL instead of one per
+ * commit (4 of a run's 17 flushes, with the rollback journal SQLite keeps
+ * while it makes the file a WAL one).
+ */
+static int end_setup(struct store *s, struct kerr *e)
+{
+	s->setup = 0;
+	s->unflushed = s->durable;
+	return store_set_durable(s, s->durable, e);
+}
+
+/* the setup's commits flushed, when no commit since has done it (one fdatasync of the WAL, and of its folder when new) */
+static int flush_setup(struct store *s, struct kerr *e)
+{
+	sqlite3_file *wal = NULL;
+	if (!s->unflushed)
+		return 0;
+	s->unflushed = 0;
+	if (sqlite3_file_control(s->db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal) != SQLITE_OK || !wal ||
+	    !wal->pMethods)
+		return 0; /* no WAL: nothing was committed */
+	int rc = wal->pMethods->xSync(wal, SQLITE_SYNC_NORMAL);
+	return rc == SQLITE_OK ? 0 : kerr_setc(e, KEXIT_STORE, "%s: flushing its -wal: %s", s->path, sqlite3_errstr(rc));
 }
 
 char *store_sibling(const char *results, const char *suffix)
@@ -941,11 +1067,14 @@ static long meta_long(struct store *s, const char *name)
 	return n;
 }
 
-int store_init(struct store *s, const struct experiment *ex, const struct schedule *sc,
-	       const char *order, struct kerr *e)
+/*
+ * The session's description in meta, what a resumed run, `kiln status` and
+ * the reports read back: the config as written (its credentials masked: the
+ * results travel), its order and seed, the schedule's size and warmup.
+ */
+static int init_meta(struct store *s, const struct experiment *ex, const struct schedule *sc, const char *order,
+		     struct kerr *e)
 {
-	if (txn(s, pexec_sql[Q_BEGIN], e) < 0)
-		return -1;
 	char buf[64], ts[32];
 	iso_time(wall_ns(), ts, sizeof(ts));
 	snprintf(buf, sizeof(buf), "%d", STORE_SCHEMA);
@@ -960,29 +1089,32 @@ int store_init(struct store *s, const struct experiment *ex, const struct schedu
 	for (size_t i = 0; i < ARRAY_SIZE(kv); i++)
 		if (store_meta_set(s, kv[i][0], kv[i][1], e) < 0) {
 			sb_release(&text);
-			goto fail;
+			return -1;
 		}
 	sb_release(&text);
 	snprintf(buf, sizeof(buf), "%lu", ex->seed);
 	if (store_meta_set(s, "seed", buf, e) < 0)
-		goto fail;
+		return -1;
 	snprintf(buf, sizeof(buf), "%ld", sc->pexecs);
 	if (store_meta_set(s, "pexecs", buf, e) < 0)
-		goto fail;
+		return -1;
 	long warm[2] = { sc->warmup_pexecs, sc->warmup_iterations };
 	static const char *const warm_names[2] = { "warmup_pexecs", "warmup_iterations" };
 	for (int w = 0; w < 2; w++) {
 		snprintf(buf, sizeof(buf), "%ld", warm[w]);
 		if (warm[w] && store_meta_set(s, warm_names[w], buf, e) < 0)
-			goto fail;
+			return -1;
 	}
+	return 0;
+}
 
-	sqlite3_stmt *kst, *pst;
+/* the keys, numbered from 1 in the schedule's order (pexecs refer to them by it) */
+static int init_keys(struct store *s, const struct schedule *sc, struct kerr *e)
+{
+	sqlite3_stmt *kst;
 	if (sqlite3_prepare_v2(s->db, "INSERT INTO keys(id, bench, vm, variant, iterations) VALUES(?,?,?,?,?)",
-			       -1, &kst, NULL) != SQLITE_OK) {
-		dberr(s, e, "keys");
-		goto fail;
-	}
+			       -1, &kst, NULL) != SQLITE_OK)
+		return dberr(s, e, "keys");
 	for (size_t i = 0; i < sc->nkeys; i++) {
 		sqlite3_bind_int64(kst, 1, (sqlite3_int64)i + 1);
 		sqlite3_bind_text(kst, 2, sc->keys[i].bench, -1, SQLITE_STATIC);
@@ -991,32 +1123,45 @@ int store_init(struct store *s, const struct experiment *ex, const struct schedu
 		sqlite3_bind_int64(kst, 5, sc->keys[i].iterations);
 		if (sqlite3_step(kst) != SQLITE_DONE) {
 			sqlite3_finalize(kst);
-			dberr(s, e, "keys");
-			goto fail;
+			return dberr(s, e, "keys");
 		}
 		sqlite3_reset(kst);
 	}
 	sqlite3_finalize(kst);
-	if (sqlite3_prepare_v2(s->db, "INSERT INTO pexecs(key_id, num, seq) VALUES(?,?,?)", -1, &pst, NULL) != SQLITE_OK) {
-		dberr(s, e, "pexecs");
-		goto fail;
-	}
+	return 0;
+}
+
+/* one pending pexec row per schedule item, seq its place in the order they run */
+static int init_pexecs(struct store *s, const struct schedule *sc, struct kerr *e)
+{
+	sqlite3_stmt *pst;
+	if (sqlite3_prepare_v2(s->db, "INSERT INTO pexecs(key_id, num, seq) VALUES(?,?,?)", -1, &pst, NULL) != SQLITE_OK)
+		return dberr(s, e, "pexecs");
 	for (size_t i = 0; i < sc->n; i++) {
 		sqlite3_bind_int64(pst, 1, sc->items[i].key + 1);
 		sqlite3_bind_int64(pst, 2, sc->items[i].num);
 		sqlite3_bind_int64(pst, 3, (sqlite3_int64)i);
 		if (sqlite3_step(pst) != SQLITE_DONE) {
 			sqlite3_finalize(pst);
-			dberr(s, e, "pexecs");
-			goto fail;
+			return dberr(s, e, "pexecs");
 		}
 		sqlite3_reset(pst);
 	}
 	sqlite3_finalize(pst);
+	return 0;
+}
+
+/* the new results file's meta, keys and pexecs in one transaction: all of them or none */
+int store_init(struct store *s, const struct experiment *ex, const struct schedule *sc,
+	       const char *order, struct kerr *e)
+{
+	if (txn(s, pexec_sql[Q_BEGIN], e) < 0)
+		return -1;
+	if (init_meta(s, ex, sc, order, e) < 0 || init_keys(s, sc, e) < 0 || init_pexecs(s, sc, e) < 0) {
+		exec_sql(s, "ROLLBACK", NULL);
+		return -1;
+	}
 	return txn(s, pexec_sql[Q_COMMIT], e);
-fail:
-	exec_sql(s, "ROLLBACK", NULL);
-	return -1;
 }
 
 long schedule_key_index(const struct schedule *sc, long kid)
@@ -1296,11 +1441,11 @@ void store_encode_i64(const int64_t *v, size_t n, struct strbuf *out)
 
 int store_decode_i64(const void *blob, size_t len, int64_t **out, size_t *n)
 {
-	const unsigned char *p = blob, *end = p + len;
 	*out = NULL;
 	*n = 0;
-	if (!len)
+	if (!len) /* SQLite gives a NULL pointer for an empty blob */
 		return 0;
+	const unsigned char *p = blob, *end = p + len;
 	if (*p++ != 1)
 		return -1;
 	size_t alloc = 0, cnt = 0;
@@ -1492,14 +1637,19 @@ static int log_start(struct store *s, struct kerr *e)
 {
 	uint64_t gen, done;
 	if (s->lock_fd < 0)
-		return 0;
+		return flush_setup(s, e);
 	/* (a log left with records was folded when the lock was taken: none of gen's is left) */
-	if ((log_gen(s, &gen, &done) < 0 || done) &&
-	    (log_new_gen(&gen, e) < 0 || txn(s, pexec_sql[Q_BEGIN], e) < 0 || log_set_gen(s, gen, 0, e) < 0 ||
-	     txn(s, pexec_sql[Q_COMMIT], e) < 0)) {
+	int fresh = log_gen(s, &gen, &done) < 0 || done;
+	if (fresh && (log_new_gen(&gen, e) < 0 || txn(s, pexec_sql[Q_BEGIN], e) < 0 || log_set_gen(s, gen, 0, e) < 0 ||
+		      txn(s, pexec_sql[Q_COMMIT], e) < 0)) {
 		exec_sql(s, "ROLLBACK", NULL);
 		return -1;
 	}
+	/* that commit, flushed, flushed the setup's before it too */
+	if (fresh)
+		s->unflushed = 0;
+	if (flush_setup(s, e) < 0)
+		return -1;
 	char *path = plog_path(s->path);
 	struct kerr le = KERR_INIT;
 	if (s->log.fd < 0 && plog_open(&s->log, path, results_mode(s), LOG_RESERVE, &le) < 0)
@@ -1733,21 +1883,9 @@ static int finished_status(const struct plog_val *v)
 	return 0;
 }
 
-/* one op of a record run: its statement with its values, each checked */
-static int apply_op(struct store *s, const struct plog_op *op, int64_t id, struct kerr *e)
+/* an op's values bound to its checked statement st, run, the row it must change checked */
+static int run_op(struct store *s, sqlite3_stmt *st, const struct plog_op *op, int64_t id, struct kerr *e)
 {
-	if (op->stmt >= NQ || rec_stmts[op->stmt].id_at == NOT_IN_RECORDS)
-		return bad_record(s, e, id, "a statement a pexec's commit does not run");
-	sqlite3_stmt *st = stmt(s, pexec_sql[op->stmt]);
-	if (!st)
-		return dberr(s, e, rec_stmts[op->stmt].what);
-	if (sqlite3_bind_parameter_count(st) != op->n)
-		return bad_record(s, e, id, "a statement with another number of values");
-	int at = rec_stmts[op->stmt].id_at == ID_LAST ? op->n : rec_stmts[op->stmt].id_at;
-	if (at > 0 && (op->v[at - 1].type != SQLITE_INTEGER || op->v[at - 1].i != id))
-		return bad_record(s, e, id, "a value for another pexec");
-	if (op->stmt == Q_PEXEC && !finished_status(&op->v[0]))
-		return bad_record(s, e, id, "not a status of a finished pexec");
 	for (int i = 0; i < op->n; i++) {
 		const struct plog_val *v = &op->v[i];
 		if (v->type == SQLITE_INTEGER)
@@ -1765,12 +1903,72 @@ static int apply_op(struct store *s, const struct plog_op *op, int64_t id, struc
 		sqlite3_reset(st);
 		return -1;
 	}
-	/* the values point into the record: unbound before it is reused */
+	/* (its values point into the record, never read again: stmt() unbinds them before the next use) */
 	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
 	if (rec_stmts[op->stmt].one_row && changed != 1)
 		return bad_record(s, e, id, "a pexec the results file does not have");
 	return 0;
+}
+
+/* a held-back "the next pexec is running" written now, as the record had it */
+static int next_running_now(struct store *s, struct kerr *e)
+{
+	int64_t id = s->next_deferred;
+	if (!id)
+		return 0;
+	s->next_deferred = 0;
+	sqlite3_stmt *st = stmt(s, pexec_sql[Q_NEXT_RUNNING]);
+	if (!st)
+		return dberr(s, e, rec_stmts[Q_NEXT_RUNNING].what);
+	struct plog_op op = { .stmt = Q_NEXT_RUNNING, .n = 1 };
+	op.v[0].type = SQLITE_INTEGER;
+	op.v[0].i = id;
+	return run_op(s, st, &op, id, e);
+}
+
+/* one op of a record run: its statement with its values, each checked */
+static int apply_op(struct store *s, const struct plog_op *op, int64_t id, struct kerr *e)
+{
+	if (op->stmt >= NQ || rec_stmts[op->stmt].id_at == NOT_IN_RECORDS)
+		return bad_record(s, e, id, "a statement a pexec's commit does not run");
+	int counted = op->stmt == Q_PEXEC && s->count_next;
+	sqlite3_stmt *st = stmt(s, counted ? pexec_counted_sql : pexec_sql[op->stmt]);
+	if (!st)
+		return dberr(s, e, rec_stmts[op->stmt].what);
+	if (sqlite3_bind_parameter_count(st) != op->n)
+		return bad_record(s, e, id, "a statement with another number of values");
+	if (s->folding && op->stmt == Q_NEXT_RUNNING && op->v[0].type == SQLITE_INTEGER) {
+		if (next_running_now(s, e) < 0)
+			return -1;
+		s->next_deferred = op->v[0].i;
+		return 0;
+	}
+	s->count_next &= !counted;
+	int at = rec_stmts[op->stmt].id_at == ID_LAST ? op->n : rec_stmts[op->stmt].id_at;
+	if (at > 0 && (op->v[at - 1].type != SQLITE_INTEGER || op->v[at - 1].i != id))
+		return bad_record(s, e, id, "a value for another pexec");
+	if (op->stmt == Q_PEXEC && !finished_status(&op->v[0]))
+		return bad_record(s, e, id, "not a status of a finished pexec");
+	return run_op(s, st, op, id, e);
+}
+
+/*
+ * A fold's records come in the order they ran, each marking the next
+ * pexec running (for a crash before its own record).  Within one fold
+ * that mark is overwritten at once by the next record, so it is held back
+ * (apply_op) and merged into that record's row, which then counts the
+ * attempt itself: one write of the row instead of two, the same row in
+ * the end.  A record of another pexec, or the fold's end, writes a
+ * held-back mark as it was.
+ */
+static int merge_next(struct store *s, int64_t id, struct kerr *e)
+{
+	if (s->next_deferred && s->next_deferred == id) {
+		s->next_deferred = 0;
+		s->count_next = 1;
+		return 0;
+	}
+	return next_running_now(s, e);
 }
 
 /* every op of a record's payload, inside the caller's transaction */
@@ -1779,10 +1977,19 @@ static int apply_record(struct store *s, const unsigned char *payload, size_t le
 	const unsigned char *cur = payload;
 	struct plog_op op;
 	int r;
+	if (merge_next(s, id, e) < 0)
+		return -1;
 	while ((r = plog_next_op(&cur, payload + len, &op)) == 1)
 		if (apply_op(s, &op, id, e) < 0)
 			return -1;
-	return r < 0 ? bad_record(s, e, id, "its values cannot be read") : 0;
+	if (r < 0)
+		return bad_record(s, e, id, "its values cannot be read");
+	if (s->count_next) { /* no row of its own after all: the mark as it was */
+		s->count_next = 0;
+		s->next_deferred = id;
+		return next_running_now(s, e);
+	}
+	return 0;
 }
 
 /* the record in s->rec run now, in a transaction of its own */
@@ -1803,9 +2010,14 @@ static int commit_direct(struct store *s, int64_t id, struct kerr *e)
 static int apply_logged(struct store *s, uint64_t from, uint64_t to, off_t *at, struct kerr *e)
 {
 	struct plog *l = &s->log;
+	s->next_deferred = 0;
+	s->count_next = 0;
+	/* (above malloc's mmap threshold, and released after the fold: not kept beside the benchmarks) */
+	struct plog_reader rd = { l->fd, l->size, 0, FOLD_AHEAD, &s->readback };
+	sb_reset(&s->readback);
 	for (uint64_t k = from; k < to; k++) {
 		struct plog_hdr h;
-		int got = plog_read(l->fd, *at, l->size, l->gen, k, &s->readback, &h);
+		int got = plog_read_next(&rd, *at, l->gen, k, &h);
 		if (got < 0)
 			return kerr_setc(e, KEXIT_STORE, "%s: cannot read it back: %s", l->path, strerror(errno));
 		if (!got)
@@ -1817,7 +2029,7 @@ static int apply_logged(struct store *s, uint64_t from, uint64_t to, off_t *at, 
 			return -1;
 		*at += h.size;
 	}
-	return 0;
+	return next_running_now(s, e);
 }
 
 /*
@@ -1875,8 +2087,7 @@ static int log_fold_now(struct store *s, struct kerr *e)
 		s->folded_ns = mono_ns();
 	}
 	s->folding = 0;
-	if (s->readback.alloc > ((size_t)1 << 20))
-		sb_release(&s->readback);
+	sb_release(&s->readback);
 	return r;
 }
 
@@ -2077,161 +2288,218 @@ static void drop_warmup_iterations(struct ds_pexec *p, size_t n)
 	}
 }
 
+/* what store_load_dataset reads each pexec row with */
+struct ds_load {
+	const char *path;
+	struct schedule sc;
+	long wp, wi;                /* warmup_pexecs, warmup_iterations */
+	struct store_program *pg;
+	size_t npg;
+	sqlite3_stmt *st, *ss, *sk, *so; /* pexecs (+ iterations), series, scalars, origins */
+};
+
+/* the experiment's name, machine and keys, with their warm-up pexecs and iterations taken out */
+static void ds_load_keys(struct dataset *ds, struct store *s, struct ds_load *L)
+{
+	char *name = NULL;
+	store_meta_get(s, "name", &name);
+	ds->name = name ? name : xstrdup("experiment");
+	ds->source = xstrdup(L->path);
+	store_audit_get(s, "hostname", &ds->machine);
+	/* warm-up pexecs and iterations (the config's warmup_pexecs, warmup_iterations): kept here, never analysed */
+	L->wp = meta_long(s, "warmup_pexecs");
+	L->wi = meta_long(s, "warmup_iterations");
+	const struct schedule *sc = &L->sc;
+	for (size_t k = 0; k < sc->nkeys; k++) {
+		struct ds_key *dk = ds_add_key(ds, sc->keys[k].bench, sc->keys[k].vm, sc->keys[k].variant);
+		dk->planned_pexecs = sc->pexecs > L->wp ? sc->pexecs - L->wp : 0;
+		dk->iterations = sc->keys[k].iterations > L->wi ? sc->keys[k].iterations - L->wi : sc->keys[k].iterations;
+		dk->warmup_iterations = sc->keys[k].iterations > L->wi ? L->wi : 0;
+	}
+}
+
+static int ds_load_prepare(struct store *s, struct ds_load *L, struct kerr *e)
+{
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT p.id, p.key_id, p.num, p.status, i.wall, i.counter_names, i.counters,"
+			       " p.exit_status, p.user_s, p.sys_s, p.maxrss_kb, p.error, p.instr_error, p.taint, p.env_hash,"
+			       " p.duration_s, p.wall_start_ns"
+			       " FROM pexecs p LEFT JOIN iterations i ON i.pexec_id = p.id ORDER BY p.key_id, p.num",
+			       -1, &L->st, NULL) != SQLITE_OK)
+		return dberr(s, e, "pexecs");
+	sqlite3_prepare_v2(s->db, "SELECT name, unit, vals FROM series WHERE pexec_id=? ORDER BY name", -1, &L->ss, NULL);
+	sqlite3_prepare_v2(s->db, "SELECT name, unit, value FROM scalars WHERE pexec_id=? ORDER BY name", -1, &L->sk, NULL);
+	/* a file from an older kiln has no origins table: every pexec is the file's machine's */
+	sqlite3_prepare_v2(s->db, "SELECT machine FROM origins WHERE pexec_id=?", -1, &L->so, NULL);
+	return 0;
+}
+
+/* the row's status, errors, times, machine and program */
+static void ds_load_status(struct ds_pexec *p, const struct ds_load *L, enum pexec_status stt, long id, long kid)
+{
+	sqlite3_stmt *st = L->st;
+	p->status = to_ds(stt);
+	const char *err = (const char *)sqlite3_column_text(st, stt == PX_TAINTED ? 13 : 11);
+	const char *ierr = (const char *)sqlite3_column_text(st, 12);
+	p->error = err && *err ? xstrdup(err) : NULL;
+	p->instr_error = ierr && *ierr ? xstrdup(ierr) : NULL;
+	if (sqlite3_column_type(st, 15) != SQLITE_NULL)
+		p->duration = sqlite3_column_double(st, 15);
+	if (sqlite3_column_type(st, 16) != SQLITE_NULL)
+		p->start = (double)sqlite3_column_int64(st, 16) / 1e9;
+	if (L->so) {
+		sqlite3_bind_int64(L->so, 1, id);
+		if (sqlite3_step(L->so) == SQLITE_ROW)
+			p->machine = col_text(L->so, 0);
+		sqlite3_reset(L->so);
+	}
+	p->program = program_seq(L->pg, L->npg, kid, (const char *)sqlite3_column_text(st, 14));
+}
+
+/* the row's iteration wall times, in seconds */
+static int ds_load_wall(struct ds_pexec *p, const struct ds_load *L, long id, struct kerr *e)
+{
+	int64_t *w = NULL;
+	size_t n = 0;
+	if (store_decode_i64(sqlite3_column_blob(L->st, 4), (size_t)sqlite3_column_bytes(L->st, 4), &w, &n) < 0)
+		return kerr_setc(e, KEXIT_STORE, "%s: pexec %ld: damaged iteration data", L->path, id);
+	p->wall = xmalloc((n ? n : 1) * sizeof(double));
+	p->n = n;
+	for (size_t i = 0; i < n; i++)
+		p->wall[i] = (double)w[i] / 1e9;
+	free(w);
+	return 0;
+}
+
+/* the row's counters (names, and one length-prefixed blob each) become series too */
+static void ds_load_counters(struct ds_pexec *p, sqlite3_stmt *st)
+{
+	const char *cn = (const char *)sqlite3_column_text(st, 5);
+	const unsigned char *cb = sqlite3_column_blob(st, 6);
+	size_t cl = (size_t)sqlite3_column_bytes(st, 6), off = 0;
+	if (!cn || !cb)
+		return;
+	char *names = xstrdup(cn), *save = NULL;
+	for (char *t = strtok_r(names, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		uint32_t len;
+		if (off + sizeof(len) > cl)
+			break;
+		memcpy(&len, cb + off, sizeof(len));
+		len = le32toh(len);
+		off += sizeof(len);
+		if (off + len > cl)
+			break;
+		int64_t *cv = NULL;
+		size_t cnn = 0;
+		if (store_decode_i64(cb + off, len, &cv, &cnn) == 0) {
+			struct ds_series *se = ds_add_series(p, t, "", cnn);
+			for (size_t i = 0; i < cnn; i++)
+				se->v[i] = cv[i] == INT64_MIN ? NAN : (double)cv[i];
+		}
+		free(cv);
+		off += len;
+	}
+	free(names);
+}
+
+/* the pexec's series, and its scalars: the columns of pexecs first, then the scalars table's */
+static void ds_load_records(struct ds_pexec *p, const struct ds_load *L, long id)
+{
+	sqlite3_bind_int64(L->ss, 1, id);
+	while (sqlite3_step(L->ss) == SQLITE_ROW) {
+		size_t bytes = (size_t)sqlite3_column_bytes(L->ss, 2);
+		struct ds_series *se = ds_add_series(p, (const char *)sqlite3_column_text(L->ss, 0),
+						     (const char *)sqlite3_column_text(L->ss, 1), bytes / sizeof(double));
+		if (bytes)
+			f64_from_le(sqlite3_column_blob(L->ss, 2), bytes / sizeof(double), se->v);
+	}
+	sqlite3_reset(L->ss);
+	/* what every pexec's process did, kept as columns of pexecs (NULL: not recorded, as in imports) */
+	static const char *const units[4] = { "", "s", "s", "KiB" };
+	for (int c = 0; c < 4; c++)
+		if (sqlite3_column_type(L->st, 7 + c) != SQLITE_NULL)
+			ds_add_scalar(p, column_scalars[c], units[c], sqlite3_column_double(L->st, 7 + c));
+	sqlite3_bind_int64(L->sk, 1, id);
+	while (sqlite3_step(L->sk) == SQLITE_ROW)
+		ds_add_scalar(p, (const char *)sqlite3_column_text(L->sk, 0), (const char *)sqlite3_column_text(L->sk, 1),
+			      sqlite3_column_double(L->sk, 2));
+	sqlite3_reset(L->sk);
+}
+
+/* one row of the pexecs query into its key's pexecs (a pending, unknown-key or warm-up one counted or passed over) */
+static int ds_load_pexec(struct dataset *ds, const struct ds_load *L, long id, long kid, long num, struct kerr *e)
+{
+	enum pexec_status stt = status_parse((const char *)sqlite3_column_text(L->st, 3));
+	if (stt == PX_PENDING || stt == PX_RUNNING)
+		return 0;
+	long ki = schedule_key_index(&L->sc, kid);
+	if (ki < 0)
+		return 0;
+	struct ds_key *dk = &ds->keys[ki];
+	if (num < L->wp) {
+		dk->warmup_pexecs++;
+		return 0;
+	}
+	struct ds_pexec *p = ds_add_pexec(dk, num);
+	ds_load_status(p, L, stt, id, kid);
+	if (ds_load_wall(p, L, id, e) < 0)
+		return -1;
+	ds_load_counters(p, L->st);
+	ds_load_records(p, L, id);
+	for (size_t k = 0; k < L->sc.nkeys; k++)
+		if (L->sc.keys[k].id == kid && L->sc.keys[k].iterations > L->wi)
+			drop_warmup_iterations(p, (size_t)L->wi);
+	return 0;
+}
+
+/* every finished pexec's row, in key and pexec order */
+static int ds_load_rows(struct dataset *ds, const struct ds_load *L, struct kerr *e)
+{
+	long last_kid = -1, last_num = -1;
+	while (sqlite3_step(L->st) == SQLITE_ROW) {
+		long id = sqlite3_column_int64(L->st, 0), kid = sqlite3_column_int64(L->st, 1),
+		     num = sqlite3_column_int64(L->st, 2);
+		if (kid == last_kid && num == last_num)
+			/* UNIQUE(key_id, num) says it cannot be: a damaged or crafted index */
+			return kerr_setc(e, KEXIT_STORE, "%s: pexec %ld of key %ld is there twice: the file is damaged",
+					 L->path, num, kid);
+		last_kid = kid;
+		last_num = num;
+		if (ds_load_pexec(ds, L, id, kid, num, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e)
 {
 	struct store *s;
 	memset(ds, 0, sizeof(*ds));
 	if (store_open(path, 0, &s, e) < 0)
 		return -1;
-	struct schedule sc;
-	if (store_load_schedule(s, &sc, e) < 0) {
+	struct ds_load L;
+	memset(&L, 0, sizeof(L));
+	L.path = path;
+	if (store_load_schedule(s, &L.sc, e) < 0) {
 		store_close(s);
 		return -1;
 	}
-	char *name = NULL;
-	store_meta_get(s, "name", &name);
-	ds->name = name ? name : xstrdup("experiment");
-	ds->source = xstrdup(path);
-	store_audit_get(s, "hostname", &ds->machine);
-	/* warm-up pexecs and iterations (the config's warmup_pexecs, warmup_iterations): kept here, never analysed */
-	long wp = meta_long(s, "warmup_pexecs"), wi = meta_long(s, "warmup_iterations");
-	for (size_t k = 0; k < sc.nkeys; k++) {
-		struct ds_key *dk = ds_add_key(ds, sc.keys[k].bench, sc.keys[k].vm, sc.keys[k].variant);
-		dk->planned_pexecs = sc.pexecs > wp ? sc.pexecs - wp : 0;
-		dk->iterations = sc.keys[k].iterations > wi ? sc.keys[k].iterations - wi : sc.keys[k].iterations;
-		dk->warmup_iterations = sc.keys[k].iterations > wi ? wi : 0;
-	}
-	sqlite3_stmt *st, *ss, *sk, *so = NULL;
+	ds_load_keys(ds, s, &L);
 	int rc = -1;
-	struct store_program *pg = NULL;
-	size_t npg = 0;
-	if (store_programs(s, 0, &pg, &npg, e) < 0)
-		goto out0;
-	if (sqlite3_prepare_v2(s->db,
-			       "SELECT p.id, p.key_id, p.num, p.status, i.wall, i.counter_names, i.counters,"
-			       " p.exit_status, p.user_s, p.sys_s, p.maxrss_kb, p.error, p.instr_error, p.taint, p.env_hash,"
-			       " p.duration_s, p.wall_start_ns"
-			       " FROM pexecs p LEFT JOIN iterations i ON i.pexec_id = p.id ORDER BY p.key_id, p.num",
-			       -1, &st, NULL) != SQLITE_OK) {
-		dberr(s, e, "pexecs");
-		goto out0;
+	if (store_programs(s, 0, &L.pg, &L.npg, e) == 0 && ds_load_prepare(s, &L, e) == 0 &&
+	    ds_load_rows(ds, &L, e) == 0) {
+		/* one key is one program: a key that ran several is shown as one key each */
+		for (size_t k = 0; k < L.sc.nkeys; k++)
+			explain_programs(&ds->keys[k], L.pg, L.npg, L.sc.keys[k].id);
+		ds_split_programs(ds);
+		rc = 0;
 	}
-	sqlite3_prepare_v2(s->db, "SELECT name, unit, vals FROM series WHERE pexec_id=? ORDER BY name", -1, &ss, NULL);
-	sqlite3_prepare_v2(s->db, "SELECT name, unit, value FROM scalars WHERE pexec_id=? ORDER BY name", -1, &sk, NULL);
-	long last_kid = -1, last_num = -1;
-	/* a file from an older kiln has no origins table: every pexec is the file's machine's */
-	sqlite3_prepare_v2(s->db, "SELECT machine FROM origins WHERE pexec_id=?", -1, &so, NULL);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		long id = sqlite3_column_int64(st, 0), kid = sqlite3_column_int64(st, 1), num = sqlite3_column_int64(st, 2);
-		if (kid == last_kid && num == last_num) {
-			/* UNIQUE(key_id, num) says it cannot be: a damaged or crafted index */
-			kerr_setc(e, KEXIT_STORE, "%s: pexec %ld of key %ld is there twice: the file is damaged", path, num, kid);
-			goto out;
-		}
-		last_kid = kid;
-		last_num = num;
-		enum pexec_status stt = status_parse((const char *)sqlite3_column_text(st, 3));
-		if (stt == PX_PENDING || stt == PX_RUNNING)
-			continue;
-		long ki = schedule_key_index(&sc, kid);
-		if (ki < 0)
-			continue;
-		struct ds_key *dk = &ds->keys[ki];
-		if (num < wp) {
-			dk->warmup_pexecs++;
-			continue;
-		}
-		struct ds_pexec *p = ds_add_pexec(dk, num);
-		p->status = to_ds(stt);
-		const char *err = (const char *)sqlite3_column_text(st, stt == PX_TAINTED ? 13 : 11);
-		const char *ierr = (const char *)sqlite3_column_text(st, 12);
-		p->error = err && *err ? xstrdup(err) : NULL;
-		p->instr_error = ierr && *ierr ? xstrdup(ierr) : NULL;
-		if (sqlite3_column_type(st, 15) != SQLITE_NULL)
-			p->duration = sqlite3_column_double(st, 15);
-		if (sqlite3_column_type(st, 16) != SQLITE_NULL)
-			p->start = (double)sqlite3_column_int64(st, 16) / 1e9;
-		if (so) {
-			sqlite3_bind_int64(so, 1, id);
-			if (sqlite3_step(so) == SQLITE_ROW)
-				p->machine = col_text(so, 0);
-			sqlite3_reset(so);
-		}
-		p->program = program_seq(pg, npg, kid, (const char *)sqlite3_column_text(st, 14));
-		int64_t *w = NULL;
-		size_t n = 0;
-		if (store_decode_i64(sqlite3_column_blob(st, 4), (size_t)sqlite3_column_bytes(st, 4), &w, &n) < 0) {
-			kerr_setc(e, KEXIT_STORE, "%s: pexec %ld: damaged iteration data", path, id);
-			goto out;
-		}
-		p->wall = xmalloc((n ? n : 1) * sizeof(double));
-		p->n = n;
-		for (size_t i = 0; i < n; i++)
-			p->wall[i] = (double)w[i] / 1e9;
-		free(w);
-		/* counters become series too */
-		const char *cn = (const char *)sqlite3_column_text(st, 5);
-		const unsigned char *cb = sqlite3_column_blob(st, 6);
-		size_t cl = (size_t)sqlite3_column_bytes(st, 6), off = 0;
-		if (cn && cb) {
-			char *names = xstrdup(cn), *save = NULL;
-			for (char *t = strtok_r(names, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-				uint32_t len;
-				if (off + sizeof(len) > cl)
-					break;
-				memcpy(&len, cb + off, sizeof(len));
-				len = le32toh(len);
-				off += sizeof(len);
-				if (off + len > cl)
-					break;
-				int64_t *cv = NULL;
-				size_t cnn = 0;
-				if (store_decode_i64(cb + off, len, &cv, &cnn) == 0) {
-					struct ds_series *se = ds_add_series(p, t, "", cnn);
-					for (size_t i = 0; i < cnn; i++)
-						se->v[i] = cv[i] == INT64_MIN ? NAN : (double)cv[i];
-				}
-				free(cv);
-				off += len;
-			}
-			free(names);
-		}
-		sqlite3_bind_int64(ss, 1, id);
-		while (sqlite3_step(ss) == SQLITE_ROW) {
-			size_t bytes = (size_t)sqlite3_column_bytes(ss, 2);
-			struct ds_series *se = ds_add_series(p, (const char *)sqlite3_column_text(ss, 0),
-							     (const char *)sqlite3_column_text(ss, 1), bytes / sizeof(double));
-			if (bytes)
-				f64_from_le(sqlite3_column_blob(ss, 2), bytes / sizeof(double), se->v);
-		}
-		sqlite3_reset(ss);
-		/* what every pexec's process did, kept as columns of pexecs (NULL: not recorded, as in imports) */
-		static const char *const units[4] = { "", "s", "s", "KiB" };
-		for (int c = 0; c < 4; c++)
-			if (sqlite3_column_type(st, 7 + c) != SQLITE_NULL)
-				ds_add_scalar(p, column_scalars[c], units[c], sqlite3_column_double(st, 7 + c));
-		sqlite3_bind_int64(sk, 1, id);
-		while (sqlite3_step(sk) == SQLITE_ROW)
-			ds_add_scalar(p, (const char *)sqlite3_column_text(sk, 0), (const char *)sqlite3_column_text(sk, 1),
-				      sqlite3_column_double(sk, 2));
-		sqlite3_reset(sk);
-		for (size_t k = 0; k < sc.nkeys; k++)
-			if (sc.keys[k].id == kid && sc.keys[k].iterations > wi)
-				drop_warmup_iterations(p, (size_t)wi);
-	}
-	/* one key is one program: a key that ran several is shown as one key each */
-	for (size_t k = 0; k < sc.nkeys; k++)
-		explain_programs(&ds->keys[k], pg, npg, sc.keys[k].id);
-	ds_split_programs(ds);
-	rc = 0;
-out:
-	sqlite3_finalize(ss);
-	sqlite3_finalize(sk);
-	sqlite3_finalize(so);
-	sqlite3_finalize(st);
-out0:
-	store_programs_free(pg, npg);
-	schedule_free(&sc);
+	sqlite3_finalize(L.ss);
+	sqlite3_finalize(L.sk);
+	sqlite3_finalize(L.so);
+	sqlite3_finalize(L.st);
+	store_programs_free(L.pg, L.npg);
+	schedule_free(&L.sc);
 	store_close(s);
 	if (rc < 0)
 		ds_free(ds);
@@ -2297,7 +2565,7 @@ int store_hold(const char *path, const char *command, struct store **out, struct
 	struct kerr le = KERR_INIT;
 	int r = 0;
 	*out = NULL;
-	if (store_open_locked(path, out, &le) < 0 && le.code == KEXIT_LOCKED)
+	if (store_open_locked(path, 0, out, &le) < 0 && le.code == KEXIT_LOCKED)
 		r = kerr_setc(e, KEXIT_LOCKED, "%s: another kiln (a run, stat or profile of this experiment) has the results "
 			      "file: kiln %s would disturb its measurements; try again when it has finished", path, command);
 	else if (!*out)

@@ -37,6 +37,8 @@ const char *pexec_status_name(enum pexec_status s);
  * writable 0: read-only, for readers (status, report, export); the file is
  * never changed.  1: read-write, created when missing (run, import, profile).
  */
+/* once, first thing in main: SQLite set up for kiln's use (before any other SQLite call) */
+void store_library_init(void);
 int store_open(const char *path, int writable, struct store **out, struct kerr *e);
 void store_close(struct store *s);
 /* exclusive writer lock (non-blocking): KEXIT_LOCKED when another kiln holds it */
@@ -46,9 +48,13 @@ int store_lock(struct store *s, struct kerr *e);
  * SQLite, so that of two kilns started together the second never touches
  * the database and exits KEXIT_LOCKED.  Every commit then checks that the
  * path still names the locked file (KEXIT_STORE when it was deleted,
- * moved or replaced).
+ * moved or replaced).  With `setup` (a run's session, which calls
+ * store_prepare before its first pexec): until then no commit is flushed
+ * on its own (the file's making, the schedule, the audit: nothing measured
+ * yet; a power cut then loses only what the next run makes again), and
+ * store_prepare flushes them all at once.
  */
-int store_open_locked(const char *path, struct store **out, struct kerr *e);
+int store_open_locked(const char *path, int setup, struct store **out, struct kerr *e);
 /*
  * --quick and kiln bench: remove a scratch run's results (and -wal, -shm)
  * under its lock, when its meta `scratch` ("quick", "bench") is 1;
@@ -152,7 +158,9 @@ int store_add_keys(struct store *s, const struct sched_key *keys, size_t n, stru
  * Before the run loop: prepare the per-pexec statements, and, for a
  * session of `commits` pexecs or more than a few dozen, reserve the WAL's
  * space so that commits overwrite instead of growing the file (for a few,
- * writing and flushing 4 MiB would cost more than it saves).
+ * writing and flushing 4 MiB would cost more than it saves).  What a
+ * `setup` open committed is flushed here, and from here on each commit
+ * is as store_set_durable says.
  */
 int store_prepare(struct store *s, size_t commits, struct kerr *e);
 /*

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 #include <wchar.h>
@@ -331,6 +332,98 @@ static void esc_mdcode(struct strbuf *sb, const unsigned char *s, size_t n)
 	sb_release(&v);
 }
 
+/*
+ * An AsciiDoc monospace literal that nothing in the text can end or turn
+ * into markup: `pass:c[...]` keeps a run literally (only <, >, & escaped,
+ * Asciidoctor's "c"), and the three characters that would end the run or
+ * the table cell are attribute references: \ {backslash}, ] {endsb},
+ * | {vbar}.
+ */
+static void esc_adoccode(struct strbuf *sb, const unsigned char *s, size_t n)
+{
+	struct strbuf v = STRBUF_INIT;
+	esc_visible(&v, ESC_TERM, s, n);
+	int open = 0;
+	const char *t = sb_str(&v);
+	/* words, numbers, paths and single dashes and dots mean nothing to AsciiDoc: `gzip -1 -c f` as hyperfine writes it */
+	int plain = v.len && t[0] != ' ' && t[v.len - 1] != ' ' && !strstr(t, "--") && !strstr(t, "..") &&
+		    strspn(t, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 /,%.-=") == v.len;
+	sb_addc(sb, '`');
+	for (const char *p = t; *p; p++) {
+		if (plain) {
+			sb_addc(sb, *p);
+			continue;
+		}
+		const char *ref = *p == '\\' ? "{backslash}" : *p == ']' ? "{endsb}" : *p == '|' ? "{vbar}" : NULL;
+		if (ref && open)
+			sb_addc(sb, ']');
+		if (ref) {
+			sb_adds(sb, ref);
+			open = 0;
+			continue;
+		}
+		if (!open)
+			sb_adds(sb, "pass:c[");
+		open = 1;
+		sb_addc(sb, *p);
+	}
+	sb_adds(sb, open ? "]`" : "`");
+	sb_release(&v);
+}
+
+/* can t be Org verbatim between `m`s: no |, not starting or ending with a space, no inner m that would end it */
+static int org_verbatim_ok(const char *t, char m)
+{
+	size_t n = strlen(t);
+	if (!n || strchr(t, '|') || t[0] == m || strchr(" \t", t[0]) || strchr(" \t", t[n - 1]))
+		return 0;
+	for (const char *p = t; *p; p++)
+		if (*p == m && (!p[1] || strchr(" \t-.,:!?;'\")}\\[", p[1])))
+			return 0;
+	return 1;
+}
+
+/* the Org entity that stands for c wherever it is (its exports give c back, org-entities.el), or NULL */
+static const char *org_entity(char c)
+{
+	static const char *const ents[][2] = { { "|", "vert" }, { "$", "dollar" }, { "_", "under" }, { "/", "slash" },
+					       { "<", "lt" }, { ">", "gt" }, { "~", "tilde" }, { "+", "plus" },
+					       { "=", "equal" }, { "^", "asciicirc" }, { ":", "colon" } };
+	for (size_t i = 0; i < ARRAY_SIZE(ents); i++)
+		if (c == ents[i][0][0])
+			return ents[i][1];
+	return NULL;
+}
+
+/*
+ * Org: =verbatim= as hyperfine writes it when the text allows, else
+ * ~code~; else (a | in it, or both markers would end early) Org text in
+ * which nothing is markup, a link, a macro, an entity, a LaTeX fragment,
+ * a special string or an export snippet: | $ _ / < > ~ + = ^ : as Org
+ * entities (\vert{}...), and a zero-width space after each of * [ ] { } \
+ * @ - . (which have none).  Org splits a table row at every |, escaped or
+ * not.
+ */
+static void esc_orgcode(struct strbuf *sb, const unsigned char *s, size_t n)
+{
+	struct strbuf v = STRBUF_INIT;
+	esc_visible(&v, ESC_TERM, s, n);
+	const char *t = sb_str(&v);
+	char m = org_verbatim_ok(t, '=') ? '=' : org_verbatim_ok(t, '~') ? '~' : 0;
+	if (m)
+		sb_addf(sb, "%c%s%c", m, t, m);
+	for (; !m && *t; t++) {
+		const char *ent = org_entity(*t);
+		if (ent)
+			sb_addf(sb, "\\%s{}", ent);
+		else
+			sb_addc(sb, *t);
+		if (strchr("*[]{}\\@-.", *t))
+			sb_adds(sb, "\xe2\x80\x8b"); /* U+200B */
+	}
+	sb_release(&v);
+}
+
 void esc_addn(struct strbuf *sb, enum esc_to to, const void *s, size_t n)
 {
 	sb_grow(sb, n);
@@ -338,6 +431,10 @@ void esc_addn(struct strbuf *sb, enum esc_to to, const void *s, size_t n)
 		esc_csv(sb, s, n);
 	else if (to == ESC_MDCODE)
 		esc_mdcode(sb, s, n);
+	else if (to == ESC_ADOCCODE)
+		esc_adoccode(sb, s, n);
+	else if (to == ESC_ORGCODE)
+		esc_orgcode(sb, s, n);
 	else
 		esc_visible(sb, to, s, n);
 }
@@ -408,7 +505,12 @@ static ssize_t sv_findenv(const struct strvec *sv, const char *name)
 void sv_setenv(struct strvec *sv, const char *name, const char *value)
 {
 	ssize_t i = sv_findenv(sv, name);
-	char *s = xasprintf("%s=%s", name, value);
+	/* NAME=VALUE copied, not printed: a pexec's environment is built a dozen setenvs at a time, per pexec */
+	size_t nl = strlen(name), vl = strlen(value);
+	char *s = xmalloc(nl + vl + 2);
+	memcpy(s, name, nl);
+	s[nl] = '=';
+	memcpy(s + nl + 1, value, vl + 1);
 	if (i >= 0) {
 		free(sv->v[i]);
 		sv->v[i] = s;
@@ -597,6 +699,19 @@ int read_file(const char *path, struct strbuf *out, struct kerr *e)
 	}
 	close(fd);
 	return 0;
+}
+
+ssize_t pwrite_zeros(int fd, off_t at, size_t n)
+{
+	static const char page[4096];
+	struct iovec v[16];
+	int nv = 0;
+	for (size_t left = n; left && nv < 16; nv++) {
+		v[nv].iov_base = (void *)page;
+		v[nv].iov_len = left < sizeof(page) ? left : sizeof(page);
+		left -= v[nv].iov_len;
+	}
+	return pwritev(fd, v, nv, at);
 }
 
 int write_file(const char *path, const void *data, size_t n, struct kerr *e)
@@ -854,6 +969,16 @@ static int rm_at(int dfd, const char *name, dev_t dev, int depth)
 	return -1;
 }
 
+int rm_rf_at(int dfd, const char *name)
+{
+	struct stat st;
+	if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..")) {
+		errno = EINVAL;
+		return -1;
+	}
+	return fstat(dfd, &st) == 0 ? rm_at(dfd, name, st.st_dev, 0) : -1;
+}
+
 int rm_rf(const char *path)
 {
 	char *dir = path_dirname(path);
@@ -862,13 +987,7 @@ int rm_rf(const char *path)
 	free(dir);
 	if (dfd < 0)
 		return errno == ENOENT ? 0 : -1;
-	struct stat st;
-	int r = -1;
-	if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
-		errno = EINVAL;
-	} else if (fstat(dfd, &st) == 0) {
-		r = rm_at(dfd, base, st.st_dev, 0);
-	}
+	int r = rm_rf_at(dfd, base);
 	int err = errno;
 	close(dfd);
 	errno = err;

@@ -121,6 +121,8 @@ enum esc_to {
 	ESC_CSV,   /* one whole CSV field: quoted when needed (RFC 4180), `'` before a formula start */
 	ESC_MD,    /* Markdown text, table cells included */
 	ESC_MDCODE, /* a whole Markdown code span, backticks included, safe in a table cell */
+	ESC_ADOCCODE, /* a whole AsciiDoc monospace literal, safe in a table cell */
+	ESC_ORGCODE, /* a whole Org verbatim (=...=), or Org text where that cannot hold it; safe in a table cell */
 	ESC_JSON,  /* a string for jansson: valid UTF-8, nothing else changed */
 };
 void esc_add(struct strbuf *sb, enum esc_to to, const char *s);
@@ -145,6 +147,12 @@ const char *kiln_col(FILE *f, const char *sgr); /* "" when colour is off */
 int read_file(const char *path, struct strbuf *out, struct kerr *e);
 /* write a whole file atomically (temp + rename) */
 int write_file(const char *path, const void *data, size_t n, struct kerr *e);
+/*
+ * pwrite(2) of up to n zero bytes (at most 64 KiB a call) at `at`: one
+ * zeroed page written over and over, so that reserving a file's space
+ * keeps no 64 KiB of zeros resident in kiln while benchmarks run
+ */
+ssize_t pwrite_zeros(int fd, off_t at, size_t n);
 
 /* n bytes from the kernel's random source (ids that must not repeat) */
 int random_bytes(void *p, size_t n, struct kerr *e);
@@ -177,6 +185,8 @@ int read_file_zst(const char *path, size_t max, struct strbuf *out, struct kerr 
 /* directory helpers */
 int mkdir_p(const char *path, int mode);
 int rm_rf(const char *path);
+/* the same for NAME (one component) inside the folder open as dfd, on dfd's file system */
+int rm_rf_at(int dfd, const char *name);
 char *path_join(const char *a, const char *b);
 /* p made absolute against the current folder (no links resolved) */
 char *abspath(const char *p);

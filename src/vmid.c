@@ -23,13 +23,9 @@ static int probe_run(const struct vmid_probe *pr, char *const argv[], struct str
 {
 	static char *plain_env[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", NULL };
 	struct exec_opts o;
-	memset(&o, 0, sizeof(o));
-	o.argv = (char **)argv;
-	o.envp = pr ? pr->envp : plain_env;
+	exec_opts_plain(&o, (char **)argv, pr ? pr->envp : plain_env, 20);
 	o.cwd = pr ? pr->cwd : NULL;
-	o.timeout_s = 20;
 	o.capture_bytes = 64 * 1024;
-	o.aslr = -1;
 	if (pr && pr->set_user) {
 		o.set_user = 1;
 		o.uid = pr->uid;

@@ -14,9 +14,12 @@ slurm_start() { # NODES
 	echo "slurm: $1 node(s) idle after $(( (${EPOCHREALTIME/./} - t0) / 1000 )) ms ($SLURM_DIR)"
 }
 
-# the cluster tests' experiment: 2 keys of the fake runner, PEXECS x ITERS iterations of NS ns
-# cluster_config NAME PEXECS ITERS NS SEED > FILE
+# the cluster tests' experiment: 2 keys of the fake runner, PEXECS x ITERS iterations of NS ns;
+# with GATES, a folder, the runner is gated (hold_mid_pexec)
+# cluster_config NAME PEXECS ITERS NS SEED [GATES] > FILE
 cluster_config() {
+	local runner="ok, \"{iterations}\", \"$4\""
+	[ -z "${6:-}" ] || runner="gated, \"{iterations}\", \"$4\", \"$6\""
 	cat <<Y
 name: $1
 pexecs: $2
@@ -25,7 +28,7 @@ seed: $5
 vms:
   fake:
     plugin: external
-    runner: [$FAKE, ok, "{iterations}", "$4"]
+    runner: [$FAKE, $runner]
     language: c
     entry: bench.c
 benchmarks:
@@ -65,13 +68,33 @@ task_kiln_pid() { # JOB TASK
 	done
 }
 
-# wait until shard FILE has at least N finished pexecs and one running: wait_mid_pexec FILE N TIMEOUT_S
-wait_mid_pexec() {
-	local i
-	for ((i = 0; i < $3 * 20; i++)); do
-		[ "$(sql "$1" "SELECT SUM(status='ok') >= $2 AND SUM(status='running') = 1 FROM pexecs" 2>/dev/null)" = 1 ] &&
-			return 0
-		sleep 0.05
+# hold tasks mid-pexec: task K of round 1 (its shard in SHARDS) runs its first
+# pexec and is held in its second, whose runner (cluster_config ... GATES) waits
+# before its last line while the file naming that pexec in GATES exists; so the
+# test deals with each task while a pexec of it is in flight, however loaded the
+# machine (a task left running while the others were dealt with finished all
+# its pexecs, or was between two when it was cancelled).  Call it between a
+# submission with --hold and the release; it releases JOB and MERGE-JOB itself
+# and waits until every task named is held.  The files stay: rm GATES/* lets
+# the runners go on.  hold_mid_pexec SHARDS GATES JOB MERGE-JOB TIMEOUT_S K...
+hold_mid_pexec() {
+	local dir=$1 gates=$2 job=$3 merge=$4 secs=$5 i k n=0; shift 5
+	local -A gate=()
+	for k in "$@"; do
+		gate[$k]=$gates/$(sql "$dir/r1-t$k.kiln.db" "SELECT k.bench || ':' || k.vm || ':' || k.variant || '@' || p.num
+			FROM pexecs p JOIN keys k ON k.id = p.key_id ORDER BY p.seq LIMIT 1 OFFSET 1")
+		[ "${gate[$k]}" != "$gates/" ] || fail "task $k: no second pexec in its shard"
+		touch "${gate[$k]}"
 	done
-	fail "$1: no pexec running after $2 done within $3 s"
+	scontrol release "$job" && scontrol release "$merge" || fail "release $job $merge"
+	for ((i = 0; i < secs * 20 && n < $#; i++)); do
+		n=0
+		for k in "$@"; do [ -e "${gate[$k]}.held" ] && n=$((n + 1)); done
+		[ $n -lt $# ] && sleep 0.05
+	done
+	[ $n -eq $# ] || fail "tasks $* of job $job: only $n held mid-pexec within $secs s"
+	for k in "$@"; do
+		[ "$(sql "$dir/r1-t$k.kiln.db" "SELECT SUM(status='ok') = 1 AND SUM(status='running') = 1 FROM pexecs")" = 1 ] ||
+			fail "task $k: held, but its shard has not one pexec done and one running"
+	done
 }

@@ -4,7 +4,9 @@
 --
 -- BENCH.lua returns a table {run_iter = function(param), checksum = function()},
 -- both checked before the first iteration, or (Krun's benchmarks) defines a
--- global run_iter(param) and returns nothing, checksum() optional.
+-- global run_iter(param) and returns nothing, checksum() optional (both
+-- layouts, the probe line and the checksum record are kiln_bench.lua's,
+-- beside this file, which the luajit runner loads too).
 -- The runner times KILN_ITERATIONS calls of run_iter(KILN_PARAM) with
 -- CLOCK_MONOTONIC_RAW, read through kilnclock.so (a tiny C module beside this
 -- file: Lua 5.4 itself has no monotonic clock), and writes the result stream
@@ -34,6 +36,7 @@ if not ok then
 	fail("cannot load kilnclock.so beside the runner (build it with make): " .. tostring(kc))
 end
 local now, cpu = kc.ns, kc.cpu_ns
+local shared = dofile(here .. "/kiln_bench.lua")
 
 local entry = arg[1] or fail("usage: runner.lua BENCH.lua")
 local iters = tonumber(env("KILN_ITERATIONS")) or fail("bad KILN_ITERATIONS")
@@ -42,26 +45,13 @@ local out = io.open("/dev/fd/" .. env("KILN_RESULT_FD"), "a") or fail("cannot op
 local instr_dir = os.getenv("KILN_INSTR_DIR")
 local instrument = os.getenv("KILN_INSTRUMENT") == "1"
 
--- kiln's layout: a table {run_iter, checksum}, both required; Krun's (the
--- warmup experiment's benchmarks): a global run_iter and nothing returned,
--- checksum optional (Krun's benchmarks check their own results)
-local bench = dofile(entry)
-if bench == nil and type(run_iter) == "function" then
-	bench = { run_iter = run_iter, checksum = type(checksum) == "function" and checksum or nil }
-else
-	if type(bench) ~= "table" then fail(entry .. " returns no table (nor defines a global run_iter)") end
-	for _, f in ipairs({ "run_iter", "checksum" }) do
-		if type(bench[f]) ~= "function" then fail(entry .. " defines no " .. f .. "()") end
-	end
-end
+-- kiln's layout or Krun's (kiln_bench.lua)
+local bench = shared.load(entry, fail)
 local run_iter = bench.run_iter
 
--- KILN_PROBE=1: kiln's probe before the first pexec (docs/protocol.md): checked, nothing run
+-- KILN_PROBE=1: kiln's probe before the first pexec
 if os.getenv("KILN_PROBE") == "1" then
-	local function q(s) return (tostring(s):gsub('[%c"\\]', function(c) return string.format("\\u%04x", c:byte()) end)) end
-	out:write(string.format('{"kiln":1,"probe":true,"version":"%s","executable":"%s"}\n', q(_VERSION), q(arg[-1] or "")))
-	out:close()
-	os.exit(0)
+	shared.probe(out, _VERSION)
 end
 
 -- GC cycle counter: the sentinel's finaliser runs once per finished cycle
@@ -93,13 +83,9 @@ for i = 0, iters - 1 do
 end
 
 if instr_dir then
-	local f = io.open(instr_dir .. "/runner.kiln.jsonl", "a") or fail("cannot write to KILN_INSTR_DIR")
-	if bench.checksum then
-		f:write(string.format('{"name":"checksum","value":%d}\n', bench.checksum()))
-	end
-	f:close()
+	shared.write_checksum(instr_dir, bench, fail)
 	if instrument then
-		f = io.open(instr_dir .. "/lua.kiln.jsonl", "a") or fail("cannot write to KILN_INSTR_DIR")
+		local f = io.open(instr_dir .. "/lua.kiln.jsonl", "a") or fail("cannot write to KILN_INSTR_DIR")
 		for i = 0, iters - 1 do
 			f:write(string.format('{"i":%d,"name":"heap","value":%.0f,"unit":"bytes"}\n', i, heap[i]))
 			f:write(string.format('{"i":%d,"name":"gc.count","value":%d}\n', i, counts[i]))

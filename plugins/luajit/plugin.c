@@ -8,10 +8,30 @@
  * trace counts per iteration as generic records (luajit.kiln.jsonl).
  * Under kiln profile, KILN_PROFILE=1 has the runner record every trace's
  * machine code, address and source line (kiln_traces.lua) for kiln to
- * name the JIT'd code (jitcode.c).
+ * name the JIT'd code (jitcode.c).  What the two Lua runners share
+ * (loading the benchmark, the probe line, the checksum) is
+ * plugins/lua/kiln_bench.lua, which this runner loads from the lua plugin's
+ * folder.
  */
+#include <stdlib.h>
+
 #include "config.h"
+#include "idcache.h"
 #include "plugin.h"
+
+/* the shared runner file lies in the lua plugin's folder, which this key's provenance does not hash */
+static void luajit_describe(const struct plugin_ctx *c, struct strvec *lines)
+{
+	char *f = xasprintf("%s/../lua/kiln_bench.lua", c->plugin_dir);
+	char sha[65];
+	struct kerr e = KERR_INIT;
+	if (idc_sha256(f, sha, &e) == 0)
+		sv_pushf(lines, "plugin.shared ../lua/kiln_bench.lua sha256:%s", sha);
+	else
+		sv_pushf(lines, "plugin.shared ../lua/kiln_bench.lua %s", sb_str(&e.msg));
+	kerr_release(&e);
+	free(f);
+}
 
 static int luajit_build(const struct plugin_ctx *c, struct strvec *argv, struct strvec *env,
 			struct kerr *e)
@@ -33,4 +53,5 @@ const struct kiln_plugin plugin_luajit = {
 		   "jit.traces_aborted, luajit.trace_time (s); per pexec: checksum",
 	.build = luajit_build,
 	.probe = 1,
+	.describe = luajit_describe,
 };

@@ -3,7 +3,10 @@
 --     luajit [VM args] runner.lua BENCH.lua
 --
 -- BENCH.lua returns a table {run_iter = function(param), checksum = function()},
--- both checked before the first iteration.
+-- both checked before the first iteration, or (Krun's benchmarks) defines a
+-- global run_iter(param), checksum() optional: both layouts, the probe line
+-- and the checksum record are ../lua/kiln_bench.lua's, shared with the lua
+-- runner.
 -- The runner times KILN_ITERATIONS calls of run_iter(KILN_PARAM) with
 -- clock_gettime(CLOCK_MONOTONIC_RAW) through the FFI (seconds and
 -- nanoseconds subtracted separately, so no precision is lost in a double)
@@ -67,28 +70,16 @@ local out = io.open("/dev/fd/" .. env("KILN_RESULT_FD"), "a") or fail("cannot op
 local instr_dir = os.getenv("KILN_INSTR_DIR")
 local instrument = os.getenv("KILN_INSTRUMENT") == "1"
 local here = (debug.getinfo(1, "S").source:match("^@(.*/)") or "./")
+local shared = dofile(here .. "../lua/kiln_bench.lua")
 local traces = os.getenv("KILN_PROFILE") == "1" and dofile(here .. "kiln_traces.lua").start() or nil
 
--- kiln's layout: a table {run_iter, checksum}, both required; Krun's (the
--- warmup experiment's benchmarks): a global run_iter and nothing returned,
--- checksum optional (Krun's benchmarks check their own results)
-local bench = dofile(entry)
-if bench == nil and type(run_iter) == "function" then
-	bench = { run_iter = run_iter, checksum = type(checksum) == "function" and checksum or nil }
-else
-	if type(bench) ~= "table" then fail(entry .. " returns no table (nor defines a global run_iter)") end
-	for _, f in ipairs({ "run_iter", "checksum" }) do
-		if type(bench[f]) ~= "function" then fail(entry .. " defines no " .. f .. "()") end
-	end
-end
+-- kiln's layout or Krun's (kiln_bench.lua)
+local bench = shared.load(entry, fail)
 local run_iter = bench.run_iter
 
--- KILN_PROBE=1: kiln's probe before the first pexec (docs/protocol.md): checked, nothing run
+-- KILN_PROBE=1: kiln's probe before the first pexec
 if os.getenv("KILN_PROBE") == "1" then
-	local function q(s) return (tostring(s):gsub('[%c"\\]', function(c) return string.format("\\u%04x", c:byte()) end)) end
-	out:write(string.format('{"kiln":1,"probe":true,"version":"%s","executable":"%s"}\n', q(jit and jit.version or _VERSION), q(arg[-1] or "")))
-	out:close()
-	os.exit(0)
+	shared.probe(out, jit and jit.version or _VERSION)
 end
 
 -- per-iteration event counters, reset after each iteration
@@ -158,13 +149,9 @@ if traces then
 end
 
 if instr_dir then
-	local f = io.open(instr_dir .. "/runner.kiln.jsonl", "a") or fail("cannot write to KILN_INSTR_DIR")
-	if bench.checksum then
-		f:write(string.format('{"name":"checksum","value":%d}\n', bench.checksum()))
-	end
-	f:close()
+	shared.write_checksum(instr_dir, bench, fail)
 	if instrument then
-		f = io.open(instr_dir .. "/luajit.kiln.jsonl", "a") or fail("cannot write to KILN_INSTR_DIR")
+		local f = io.open(instr_dir .. "/luajit.kiln.jsonl", "a") or fail("cannot write to KILN_INSTR_DIR")
 		local fmt = '{"i":%d,"name":"%s","value":%.0f%s}\n'
 		for i = 0, iters - 1 do
 			local r = rec[i]

@@ -48,7 +48,8 @@ wal_while_running() {
 	local pid=$! size=0
 	# (as long as kiln runs: on a loaded machine its start alone took more than a fixed wait)
 	while kill -0 $pid 2>/dev/null; do
-		if pgrep -P $pid -x sleep >/dev/null; then
+		# (the pexec's sleep, not the audit's `sleep --version` when the VM is not in the cache)
+		if pgrep -P $pid -f "^/bin/sleep [0-9]" >/dev/null; then
 			size=$(stat -c %s $1.kiln.db-wal 2>/dev/null || echo 0)
 			break
 		fi

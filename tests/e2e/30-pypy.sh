@@ -52,11 +52,13 @@ python3 "$KILN_ROOT/tests/helpers/check_runner.py" --stream "$T/stream.jsonl" --
 python3 - "$T/stream.jsonl" "$T/recs.jsonl" "$N" <<'EOF' || fail "records are not plausible"
 import json, sys
 stream, recs, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-wall = {}
+wall, off = {}, {}
 for line in open(stream):
     o = json.loads(line)
     if "wall_ns" in o:
         wall[o["i"]] = o["wall_ns"] / 1e9
+        # the time the process was off the CPU in the iteration (its CPU time is read just outside)
+        off[o["i"]] = max(0.0, (o["wall_ns"] - o["cpu_ns"]) / 1e9)
 it, px = {}, {}
 for line in open(recs):
     o = json.loads(line)
@@ -74,7 +76,9 @@ for i in range(n):
     s = sum(r[c] for c in cats)
     # the log's iteration lies inside the timed region, minus two calls
     assert s <= wall[i] * 1.001, ("sections add up to more than the wall time", i, s, wall[i])
-    assert s >= wall[i] * 0.9 or wall[i] - s < 50e-6, ("sections cover too little", i, s, wall[i])
+    # less, by no more than 10%, and by the time the process waited for the CPU (on a
+    # loaded machine it lost the CPU for 16 ms right after the section's end: 88 of 105 ms)
+    assert s >= wall[i] * 0.9 - off[i] or wall[i] - s < 50e-6, ("sections cover too little", i, s, wall[i], off[i])
     assert r["gc.count"] == int(r["gc.count"]) >= 0
 total_gc = sum(it[i]["gc.time"] for i in range(n))
 assert total_gc > 0 and sum(it[i]["gc.count"] for i in range(n)) > 0, "no GC seen"

@@ -26,6 +26,7 @@ import kiln_counters
 cpu = time.CLOCK_THREAD_CPUTIME_ID
 ctr = kiln_counters.open("task-clock,cycles,bogus")
 names, unav = ctr.names(), dict(ctr.unavailable())
+m0 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
 w0 = time.clock_gettime_ns(cpu)
 a = ctr.read()
 t0 = time.clock_gettime_ns(cpu)
@@ -36,6 +37,7 @@ while time.clock_gettime_ns(cpu) - t0 < 60000000:
 t1 = time.clock_gettime_ns(cpu)
 b = ctr.read()
 w1 = time.clock_gettime_ns(cpu)
+m1 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
 u0 = time.clock_gettime_ns(cpu)
 ctr.start()
 t2 = time.clock_gettime_ns(cpu)
@@ -43,7 +45,9 @@ while time.clock_gettime_ns(cpu) - t2 < 60000000:
     pass
 ctr.stop()
 u1 = time.clock_gettime_ns(cpu)
-print(json.dumps({"iter2": '{"i":1,"wall_ns":1' + ctr.iter_json() + "}", "outer2": u1 - u0,"names": names, "unavailable": unav, "wall": t1 - t0, "outer": w1 - w0,
+m2 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+print(json.dumps({"iter2": '{"i":1,"wall_ns":1' + ctr.iter_json() + "}", "outer2": u1 - u0,
+                  "elapsed": m1 - m0, "elapsed2": m2 - m1,"names": names, "unavailable": unav, "wall": t1 - t0, "outer": w1 - w0,
                   "deltas": ctr.deltas(a, b),
                   "header": "{" + ctr.header_json() + "}",
                   "iter": '{"i":0,"wall_ns":1' + ctr.iter_json(a, b) + "}"}))
@@ -59,12 +63,14 @@ struct tspec { long s; long ns; };
 int clock_gettime(int clk, struct tspec *ts);
 ]]
 local ts = ffi.new("struct tspec")
-local function now()  -- this thread's CPU time (CLOCK_THREAD_CPUTIME_ID)
-	ffi.C.clock_gettime(3, ts)
+local function now(clk)  -- this thread's CPU time (CLOCK_THREAD_CPUTIME_ID), or clk's
+	ffi.C.clock_gettime(clk or 3, ts)
 	return tonumber(ts.s) * 1e9 + tonumber(ts.ns)
 end
+local function mono() return now(1) end  -- CLOCK_MONOTONIC
 local function jstr(s) return '"' .. s:gsub('["\\]', "\\%0") .. '"' end
 local ctr = kc.open("task-clock,cycles,bogus")
+local m0 = mono()
 local w0 = now()
 local a = ctr:read()
 local t0 = now()
@@ -75,19 +81,21 @@ end
 local t1 = now()
 local b = ctr:read()
 local w1 = now()
+local m1 = mono()
 local u0 = now()
 ctr:start()
 local t2 = now()
 while now() - t2 < 60e6 do end
 ctr:stop()
 local u1 = now()
+local m2 = mono()
 local iter2 = '{"i":1,"wall_ns":1' .. ctr:iter_json() .. "}"
 local n, u, d = {}, {}, {}
 for k, v in ipairs(ctr:names()) do n[k] = jstr(v) end
 for _, v in ipairs(ctr:unavailable()) do u[#u + 1] = jstr(v[1]) .. ":" .. jstr(v[2]) end
 for k, v in ipairs(ctr:deltas(a, b)) do d[k] = string.format("%.0f", v) end
-print(string.format('{"iter2":%s,"outer2":%.0f,"names":[%s],"unavailable":{%s},"wall":%.0f,"outer":%.0f,"deltas":[%s],"header":%s,"iter":%s}',
-	jstr(iter2), u1 - u0, table.concat(n, ","), table.concat(u, ","), t1 - t0, w1 - w0, table.concat(d, ","),
+print(string.format('{"iter2":%s,"outer2":%.0f,"elapsed":%.0f,"elapsed2":%.0f,"names":[%s],"unavailable":{%s},"wall":%.0f,"outer":%.0f,"deltas":[%s],"header":%s,"iter":%s}',
+	jstr(iter2), u1 - u0, m1 - m0, m2 - m1, table.concat(n, ","), table.concat(u, ","), t1 - t0, w1 - w0, table.concat(d, ","),
 	jstr("{" .. ctr:header_json() .. "}"), jstr('{"i":0,"wall_ns":1' .. ctr:iter_json(a, b) .. "}")))
 ctr:close()
 EOF
@@ -115,12 +123,17 @@ check() {
 	fi
 	# task-clock (ns of CPU) across a busy loop of 60 ms of CPU time: the CPU
 	# time the scheduler accounts (CLOCK_THREAD_CPUTIME_ID) inside the two
-	# reads, and no more than that around them (10% and 0.2 ms of slack)
-	local wall outer d
+	# reads, and no more than the time that passed around them (0.2 ms of
+	# slack).  Not the thread's CPU time around them: on a VM perf's
+	# task-clock counts the time the host took from the guest (steal), which
+	# the thread's CPU clock leaves out; CI saw 69.9 ms against 60.2 ms.
+	local wall outer d el
 	wall=$(jq -r '.wall' <<<"$out")
 	outer=$(jq -r '.outer' <<<"$out")
+	el=$(jq -r '.elapsed' <<<"$out")
 	d=$(jq -r '.deltas[0]' <<<"$out")
-	[ "$d" -le $((outer * 11 / 10 + 200000)) ] || fail "$what: task-clock $d > CPU time $outer around the reads"
+	[ "$d" -le $((el + 200000)) ] ||
+		fail "$what: task-clock $d > the $el ns that passed around the reads (CPU time around them $outer)"
 	[ "$d" -ge $((wall * 9 / 10)) ] || fail "$what: task-clock $d below CPU time $wall inside the reads"
 	# the stream fragments: header lists cycles under unavailable (here),
 	# the iteration line has one value per available counter
@@ -140,10 +153,10 @@ check() {
 	local d2
 	d2=$(jq -r '.counters[0]' <<<"$it")
 	outer=$(jq -r '.outer2' <<<"$out")
-	# 60 ms as above: perf's task-clock and the thread's CPU clock differ by
-	# 1-3 ms on a loaded machine, which 10% of 10 ms did not cover
-	[ "$d2" -ge 54000000 ] && [ "$d2" -le $((outer * 11 / 10 + 200000)) ] ||
-		fail "$what: task-clock over 60 ms of CPU was $d2 ns (CPU time around it $outer ns)"
+	el=$(jq -r '.elapsed2' <<<"$out")
+	# 60 ms as above, bounded by the time that passed around start/stop
+	[ "$d2" -ge 54000000 ] && [ "$d2" -le $((el + 200000)) ] ||
+		fail "$what: task-clock over 60 ms of CPU was $d2 ns ($el ns passed around it, CPU time $outer ns)"
 	echo "$what: ok (task-clock $d ns over $wall ns of CPU time)"
 }
 

@@ -88,6 +88,14 @@ out=$("$KILN" run k.yaml 2>&1) || fail "Krun's layout: $out"
 nvm=$(grep -c 'plugin:' k.yaml)
 assert_eq "$(sqlite3 k.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status='ok'")" $((2 * nvm)) "every pexec ok"
 assert_eq "$(sqlite3 k.kiln.db "SELECT COUNT(*) FROM iterations WHERE n=3")" $((2 * nvm)) "every iteration"
+# both Lua runners load the layouts from plugins/lua/kiln_bench.lua: a luajit
+# key's program hashes that file too, though it is the lua plugin's
+if command -v luajit >/dev/null; then
+	sha=$(sha256sum "$KILN_ROOT/plugins/lua/kiln_bench.lua" | cut -d' ' -f1)
+	sqlite3 k.kiln.db "SELECT g.description FROM programs g JOIN keys k ON k.id = g.key_id WHERE k.vm = 'luajit'" |
+		grep -qxF "$(printf 'plugin.shared\t../lua/kiln_bench.lua sha256:%s' "$sha")" ||
+		fail "the luajit key's program does not hash ../lua/kiln_bench.lua"
+fi
 # the variable named checksum is not taken for the function: no checksum record for C
 assert_eq "$(sqlite3 k.kiln.db "SELECT COUNT(*) FROM scalars s JOIN pexecs p ON p.id=s.pexec_id JOIN keys k ON k.id=p.key_id WHERE k.vm='native' AND s.name='checksum'")" 0 "no checksum record from a variable"
 # ... while a function named checksum still is one

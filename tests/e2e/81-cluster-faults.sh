@@ -11,20 +11,18 @@ source "$KILN_ROOT/tests/lib-slurm.sh"
 slurm_start 3
 make_suite
 cd "$T"
-cluster_config faults 12 4 100000000 5 > exp.yaml
-"$KILN" run -q exp.yaml --slurm --nodes 3 || fail "submission"
+mkdir gates
+cluster_config faults 12 4 100000000 5 "$T/gates" > exp.yaml
+"$KILN" run -q exp.yaml --slurm --nodes 3 -- --hold || fail "submission"
 job=$(sql exp.kiln.db "SELECT job FROM cluster_rounds WHERE round=1")
 S=exp.shards
-# task 2: its node lost; task 0: cancelled; task 1: its kiln killed -9 — each right
-# after its own task is seen mid-pexec (on a loaded machine a task left waiting while
-# the others were dealt with finished its 8 pexecs first)
-wait_mid_pexec $S/r1-t2.kiln.db 1 30
+# task 2: its node lost; task 0: cancelled; task 1: its kiln killed -9 — each held
+# in its second pexec first, then dealt with one after the other
+hold_mid_pexec $S gates "$job" "$(sql exp.kiln.db "SELECT merge_job FROM cluster_rounds WHERE round=1")" 30 0 1 2
 lost=$(sql $S/r1-t2.kiln.db "SELECT value FROM meta WHERE name='machine'")
 [ -n "$lost" ] || fail "task 2 has no machine"
 "$KILN_ROOT/scripts/slurm-local.sh" kill-node "$SLURM_DIR" "$lost" || fail "kill-node"
-wait_mid_pexec $S/r1-t0.kiln.db 1 30
 scancel "${job}_0"
-wait_mid_pexec $S/r1-t1.kiln.db 1 30
 pid=$(task_kiln_pid "$job" 1)
 [ -n "$pid" ] || fail "no kiln for task 1"
 kill -9 "$pid"
@@ -42,7 +40,8 @@ done1=$(sql exp.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status='ok'")
 [ "$done1" -ge 3 ] && [ "$done1" -lt 24 ] || fail "round 1 merged $done1 pexecs"
 assert_eq "$(cluster_field exp.kiln.db "d['finished'], d['remaining']")" "$done1 $((24 - done1))" "status --json progress"
 
-# the lost node comes back; a second round gives out only what is pending
+# the lost node comes back; a second round gives out only what is pending (ungated)
+rm -f gates/*
 "$KILN_ROOT/scripts/slurm-local.sh" revive-node "$SLURM_DIR" "$lost" || fail "revive-node"
 for ((i = 0; i < 100; i++)); do [ "$(sinfo -h -n "$lost" -o %t)" = idle ] && break; sleep 0.1; done
 "$KILN" run exp.yaml --slurm --nodes 3 2>submit.err || { cat submit.err; fail "resubmission"; }

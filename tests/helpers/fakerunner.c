@@ -19,6 +19,10 @@
  *   nul         writes invalid UTF-8 and NUL bytes to the stream and stdout
  *   crash       correct iterations then SIGSEGV
  *   env         writes its environment to KILN_INSTR_DIR/env.txt, then a correct stream
+ *   gated       "ok" (argv[3]: ns per iteration), but before its last line, while the
+ *               file argv[4]/KILN_KEY@N (N: KILN_PEXEC as a number) exists, it waits,
+ *               having made that file's twin ending in ".held": a pexec a test holds in
+ *               flight, however loaded the machine, until it removes the file
  */
 #include <signal.h>
 #include <stdio.h>
@@ -53,12 +57,34 @@ static void iter(long i, long ns)
 	say(buf);
 }
 
-static void stream(long n, long ns)
+static void iterations(long n, long ns)
 {
 	say("{\"kiln\":1,\"clock\":\"monotonic_raw\",\"counters\":[]}\n");
 	for (long i = 0; i < n; i++)
 		iter(i, ns);
+}
+
+static void stream(long n, long ns)
+{
+	iterations(n, ns);
 	say("{\"done\":true}\n");
+}
+
+/* gated: wait while DIR/KILN_KEY@N exists, saying so with DIR/KILN_KEY@N.held */
+static void gate(const char *dir)
+{
+	const char *key = getenv("KILN_KEY"), *pexec = getenv("KILN_PEXEC");
+	char path[4096], held[4200];
+	snprintf(path, sizeof(path), "%s/%s@%ld", dir, key ? key : "", pexec ? atol(pexec) : -1L);
+	snprintf(held, sizeof(held), "%s.held", path);
+	for (int said = 0; access(path, F_OK) == 0; said = 1) {
+		if (!said) {
+			FILE *f = fopen(held, "w");
+			if (f)
+				fclose(f);
+		}
+		usleep(10000);
+	}
 }
 
 int main(int argc, char **argv)
@@ -69,6 +95,11 @@ int main(int argc, char **argv)
 	fd = f ? atoi(f) : 1;
 	if (!strcmp(mode, "ok")) {
 		stream(n, argc > 3 ? atol(argv[3]) : 1000000);
+	} else if (!strcmp(mode, "gated")) {
+		iterations(n, argc > 3 ? atol(argv[3]) : 1000000);
+		if (argc > 4)
+			gate(argv[4]);
+		say("{\"done\":true}\n");
 	} else if (!strcmp(mode, "slow")) {
 		stream(n, 50000000);
 	} else if (!strcmp(mode, "garbage")) {
