@@ -105,6 +105,13 @@ struct pl {
 #define PL_MAX_DUMP_BYTES ((size_t)512 << 20)
 #define PL_MAX_GUARDS 10000000
 
+/* whether the line [s, end) starts with `lit` (lines here are not NUL-terminated: the last may end the buffer) */
+static int starts(const char *s, const char *end, const char *lit)
+{
+	size_t n = strlen(lit);
+	return (size_t)(end - s) >= n && !memcmp(s, lit, n);
+}
+
 static int pl_bad(struct pl *p, const char *what)
 {
 	return kerr_setc(p->e, KEXIT_CONFIG, "%s:%ld: %s", p->name, p->line, what);
@@ -184,7 +191,7 @@ static int pl_addr_line(struct pl *p, const char *s, const char *end)
 		uint64_t boot;
 		if (!hex_after(h, end, "(bootstrap ", &boot) && boot < a)
 			c->lo = boot;
-		if (!strncmp(s, "bridge out of Guard ", 20)) {
+		if (starts(s, end, "bridge out of Guard ")) {
 			c->bridge = 1;
 			if (parse_hex(s + 20, h, &c->guard, NULL) < 0)
 				return pl_bad(p, "jit-backend-addr: a bridge's guard address expected");
@@ -198,9 +205,9 @@ static int pl_addr_line(struct pl *p, const char *s, const char *end)
 	while (s < end && isspace((unsigned char)*s))
 		s++;
 	uint64_t v;
-	if (p->have_cur && !strncmp(s, "function: ", 10) && !parse_hex(s + 10, end, &v, NULL) && v < p->cur.lo)
+	if (p->have_cur && starts(s, end, "function: ") && !parse_hex(s + 10, end, &v, NULL) && v < p->cur.lo)
 		p->cur.lo = v;
-	else if (p->have_cur && !strncmp(s, "end: ", 5) && !parse_hex(s + 5, end, &v, NULL) && v > p->cur.hi &&
+	else if (p->have_cur && starts(s, end, "end: ") && !parse_hex(s + 5, end, &v, NULL) && v > p->cur.hi &&
 		 v - p->cur.lo <= JC_MAX_CODE)
 		p->cur.hi = v;
 	return 0;
@@ -209,7 +216,7 @@ static int pl_addr_line(struct pl *p, const char *s, const char *end)
 /* "CODE_DUMP @7f1390bae000 +0  4889..." */
 static int pl_dump_line(struct pl *p, const char *s, const char *end)
 {
-	if (strncmp(s, "CODE_DUMP @", 11))
+	if (!starts(s, end, "CODE_DUMP @"))
 		return 0; /* BACKEND, SYS_EXECUTABLE */
 	uint64_t base, off;
 	size_t len;
@@ -267,7 +274,7 @@ static void pl_add_guard(struct pl *p, uint64_t guard, const char *loop, uint64_
 /* jit-log-opt: "# Loop 1 (NAME) : loop with 31 ops", "# bridge out of Guard 0x.. with 13 ops", guards, merge points */
 static void pl_opt_line(struct pl *p, const char *s, const char *end)
 {
-	if (!strncmp(s, "# Loop ", 7)) {
+	if (starts(s, end, "# Loop ")) {
 		const char *c = NULL;
 		for (const char *q = s; (q = memmem(q, (size_t)(end - q), " : ", 3)); q++)
 			c = q;
@@ -275,7 +282,7 @@ static void pl_opt_line(struct pl *p, const char *s, const char *end)
 		p->opt_loop = dup_range(s + 2, c ? c : end);
 		return;
 	}
-	if (!strncmp(s, "# bridge out of Guard ", 22)) {
+	if (starts(s, end, "# bridge out of Guard ")) {
 		parse_hex(s + 22, end, &p->opt_bridge, NULL);
 		p->opt_bridge_started = 0;
 		return;

@@ -173,6 +173,39 @@ static void test_pypylog_errors(void **state)
 	jitcode_free(&jc);
 }
 
+/* a log cut short in a line's first word (the file's last line, no newline): parsed
+ * from a heap block of exactly its size, so a read past its end is seen under ASan */
+static void test_pypylog_cut_short(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *log;
+		size_t loops; /* the regions it has, whatever its last line */
+	} heads[] = {
+		{ "[1] {jit-backend-dump\nCODE_DUMP @", 0 },
+		{ "[1] {jit-backend-addr\nbridge out of Guard ", 0 },
+		{ "[1] {jit-backend-addr\nLoop 1 (x) has address 0x10 to 0x20\nfunction: ", 1 },
+		{ "[1] {jit-backend-addr\nLoop 1 (x) has address 0x10 to 0x20\nend: ", 1 },
+		{ "[1] {jit-log-opt-loop\n# Loop ", 0 },
+		{ "[1] {jit-log-opt-bridge\n# bridge out of Guard ", 0 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(heads); i++) {
+		const char *nl = strrchr(heads[i].log, '\n');
+		for (size_t n = (size_t)(nl - heads[i].log) + 2; n < strlen(heads[i].log); n++) {
+			char *log = xmalloc(n);
+			memcpy(log, heads[i].log, n);
+			struct jitcode jc;
+			jitcode_init(&jc);
+			struct kerr e = KERR_INIT;
+			assert_int_equal(jitcode_parse_pypylog("cut.log", log, n, NULL, &jc, &e), 0);
+			assert_int_equal(jc.n, heads[i].loops);
+			kerr_release(&e);
+			jitcode_free(&jc);
+			free(log);
+		}
+	}
+}
+
 static void test_luajit(void **state)
 {
 	(void)state;
@@ -215,6 +248,7 @@ int main(void)
 		cmocka_unit_test(test_real_pypylog),
 		cmocka_unit_test(test_patches_and_reuse),
 		cmocka_unit_test(test_pypylog_errors),
+		cmocka_unit_test(test_pypylog_cut_short),
 		cmocka_unit_test(test_luajit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
