@@ -215,7 +215,6 @@ static void on_runner_start(void *ctx, pid_t pid)
 
 /* ---- the steps ---- */
 
-/* marked running, pre_execution, the user's slate cleaned, folders, argv and env */
 /*
  * A pexec's step that the interrupt ended (before its runner, or after it
  * but before anything of it was stored) is said as the pexec discarded.
@@ -226,6 +225,7 @@ static void step_discarded(const struct one *p, struct kerr *e)
 		run_discarded_error(e, p->label, p->k->key);
 }
 
+/* marked running, pre_execution, the user's slate cleaned, folders, argv and env */
 static int one_prepare(struct one *p, int marked, struct kerr *e)
 {
 	struct run_state *rs = p->rs;
