@@ -30,6 +30,19 @@ config_refused() { # FILE PATTERN
 	[ ! -e "${1%.yaml}.kiln.db" ] || fail "$1: a results file was made"
 }
 
+# wait_until SECONDS CMD [ARG...]: run CMD, quietly, every 0.05 s until it
+# succeeds (0) or SECONDS of wall time have passed (1).  The one way a test
+# waits for what a kiln in the background does; a condition that is not
+# one command is a function of the test's.
+wait_until() {
+	local limit=$(($1 * 1000000)) start=${EPOCHREALTIME/[.,]/}
+	shift
+	until "$@" >/dev/null 2>&1; do
+		((${EPOCHREALTIME/[.,]/} - start >= limit)) && return 1
+		sleep 0.05
+	done
+}
+
 # count rows: sql FILE QUERY
 count_iterations() {
 	sqlite3 "$1" "SELECT COALESCE(SUM(n),0) FROM iterations i JOIN pexecs p ON p.id=i.pexec_id WHERE p.status='ok'"

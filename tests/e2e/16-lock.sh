@@ -9,7 +9,7 @@ vms: {slow: {plugin: external, runner: [$FAKE, slow, "{iterations}"], language: 
 benchmarks: {spin: 1}
 Y
 "$KILN" run -q l.yaml & pid=$!
-for i in $(seq 50); do [ -e l.kiln.db ] && break; sleep 0.05; done
+wait_until 3 test -e l.kiln.db
 sleep 0.2
 out=$("$KILN" run -q l.yaml 2>&1); rc=$?
 assert_eq $rc 4 "second run exit status"

@@ -11,10 +11,8 @@ benchmarks: {spin: 1}
 Y
 "$KILN" run -q s.yaml 2>err.txt & pid=$!
 # wait until a pexec is running (slow starts: valgrind), then a little more
-for i in $(seq 200); do
-	[ "$(sqlite3 s.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status='running'" 2>/dev/null)" = 1 ] && break
-	sleep 0.1
-done
+one_running() { [ "$(sqlite3 s.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status='running'")" = 1 ]; }
+wait_until 20 one_running
 sleep 0.5
 kill -INT $pid
 wait $pid; rc=$?

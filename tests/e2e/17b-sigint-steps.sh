@@ -38,10 +38,7 @@ benchmarks: {spin: 1}
 post_execution: [[$T/hold.sh, post]]
 platform: {kmsg: off}
 Y
-wait_for() { # FILE: until it exists, 20 s at most
-	for ((i = 0; i < 1000; i++)); do [ -e "$1" ] && return 0; sleep 0.02; done
-	fail "$1 did not appear"
-}
+wait_for() { wait_until 20 test -e "$1" || fail "$1 did not appear"; } # FILE
 # run: kiln in the background, its pid in $pid, its stderr in err.txt
 run() { rm -f log ./*.held; "$KILN" run -q s.yaml 2>err.txt & pid=$!; }
 
@@ -66,7 +63,7 @@ rm -f prepare.gate
 # 2. SIGINT in a pexec (its runner held before its last line): the cleanup runs to its end
 for n in 0 1; do touch "$T/spin:fake:default-c@$n"; done
 run
-for ((i = 0; i < 1000; i++)); do ls "$T"/spin:fake:default-c@*.held >/dev/null 2>&1 && break; sleep 0.02; done
+wait_until 20 compgen -G "$T/spin:fake:default-c@*.held"
 ls "$T"/spin:fake:default-c@*.held >/dev/null 2>&1 || fail "no pexec held"
 kill -INT $pid
 wait $pid; rc=$?
@@ -118,7 +115,7 @@ sed -e 's/platform: {kmsg: off}/platform: {kmsg: off, settle: 5}/' \
 grep -q "touch $T/started" settle.yaml || fail "settle.yaml"
 rm -f log started
 "$KILN" run -q settle.yaml 2>err.txt & pid=$!
-for ((i = 0; i < 1000; i++)); do grep -q "prepare done" log 2>/dev/null && break; sleep 0.02; done
+wait_until 20 grep -q "prepare done" log
 sleep 0.5
 kill -INT $pid
 wait $pid; rc=$?

@@ -83,10 +83,8 @@ size=$(wal_while_running few) || fail "few run"
 rm -f nap.kiln.db*
 "$KILN" run -q nap.yaml &
 pid=$!
-for _ in $(seq 100); do
-	[ "$(sqlite3 nap.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status='ok'" 2>/dev/null || echo 0)" -ge 2 ] && break
-	sleep 0.05
-done
+two_ok() { [ "$(sqlite3 nap.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status='ok'")" -ge 2 ]; }
+wait_until 5 two_ok
 kill -9 $pid
 wait $pid 2>/dev/null
 done_before=$(sqlite3 nap.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status='ok'")

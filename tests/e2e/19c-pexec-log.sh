@@ -25,13 +25,11 @@ benchmarks: {count: {args: ["$T/$1/bench.sh"]}}
 Y
 }
 # run NAME until its 5th pexec sleeps, then kill -9 kiln (no fold for 60 s before)
+in_pexec() { [ "$(cat "$1/count")" = "$2" ] && pgrep -P "$3" -x sleep; } # DIR N PID: kiln PID's Nth pexec sleeps
 run_killed() {
 	(cd "$1" && KILN_LOG_FOLD_MS=60000 exec "$KILN" run -q exp.yaml) &
-	local pid=$! i
-	for ((i = 0; i < 400; i++)); do
-		[ "$(cat "$1/count" 2>/dev/null)" = 5 ] && pgrep -P $pid -x sleep >/dev/null && break
-		sleep 0.05
-	done
+	local pid=$!
+	wait_until 20 in_pexec "$1" 5 $pid
 	[ "$(cat "$1/count" 2>/dev/null)" = 5 ] || fail "$1: the 5th pexec never started"
 	kill -9 $pid
 	wait $pid 2>/dev/null
@@ -78,7 +76,7 @@ mk c
 sed -i 's/-eq 5/-eq 1/' c/bench.sh
 (cd c && KILN_LOG_FOLD_MS=60000 exec "$KILN" run -q exp.yaml) &
 pid=$!
-for ((i = 0; i < 400; i++)); do [ "$(cat c/count 2>/dev/null)" = 1 ] && pgrep -P $pid -x sleep >/dev/null && break; sleep 0.05; done
+wait_until 20 in_pexec c 1 $pid
 kill -9 $pid; wait $pid 2>/dev/null
 cp a/keep.db-log c/exp.kiln.db-log
 out=$("$KILN" status c/exp.kiln.db 2>&1)

@@ -32,12 +32,12 @@ sed -i 's/nap: 0/nap: 4/' exp.yaml
 "$KILN" run -q exp.yaml > run.log 2>&1 &
 pid=$!
 # kiln's own process: under make test-valgrind, the tool under the wrapper
-for ((i = 0; i < 600; i++)); do
+find_kid() {
 	kid=$(pgrep -P $pid -x sleep | head -1)
 	[ -z "$kid" ] && kid=$(for c in $(pgrep -P $pid); do pgrep -P "$c" -x sleep; done | head -1)
-	[ -n "$kid" ] && break
-	sleep 0.05
-done
+	[ -n "$kid" ]
+}
+wait_until 30 find_kid
 [ -n "$kid" ] || { cat run.log; fail "the benchmark (sleep) never ran"; }
 kiln=$(awk '{print $4}' /proc/$kid/stat)
 sleep 0.5

@@ -37,7 +37,7 @@ platform: {kmsg: warn, rerun_tainted: true}
 Y
 q() { sqlite3 t.kiln.db "$1"; }
 # the first rerun to start (the schedule's order is random)
-wait_rerun() { for _ in $(seq 200); do ls rerunning-* >/dev/null 2>&1 && return 0; sleep 0.05; done; fail "no rerun started"; }
+wait_rerun() { wait_until 10 compgen -G 'rerunning-*' || fail "no rerun started"; }
 
 # stop kiln with SIG while a pexec's rerun runs; then resume
 stop_in_rerun() {

@@ -18,7 +18,7 @@ benchmarks:
   w: {param: 0, args: ["-c", "touch $T/started; while [ -e $T/hold ]; do sleep 0.05; done"]}
 Y
 cp r.yaml other.yaml
-wait_started() { for _ in $(seq 1200); do [ -e started ] && return 0; sleep 0.05; done; fail "no pexec started"; }
+wait_started() { wait_until 60 test -e started || fail "no pexec started"; }
 q() { sqlite3 "$1" "$2"; }
 # start `kiln run ARGS` held in its first pexec; its pid in $pid
 start_held() {

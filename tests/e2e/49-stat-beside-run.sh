@@ -28,13 +28,7 @@ locked() {
 	ino=$(stat -c %i l.kiln.db 2>/dev/null) || return 1
 	awk -v ino="$ino" '$2 == "FLOCK" { n = split($6, f, ":"); if (f[n] == ino) found = 1 } END { exit !found }' /proc/locks
 }
-wait_locked() { # (kiln under ASan or valgrind starts slowly)
-	for i in $(seq 600); do
-		locked && return 0
-		sleep 0.05
-	done
-	fail "nobody took the lock ($1)"
-}
+wait_locked() { wait_until 30 locked || fail "nobody took the lock ($1)"; } # (kiln under ASan or valgrind starts slowly)
 "$KILN" run -q l.yaml & pid=$!
 wait_locked run
 out=$("$KILN" stat l.yaml --key spin:slow 2>&1); rc=$?

@@ -60,8 +60,7 @@ check_orig() {
 	return 0
 }
 wait_state() {
-	for _ in $(seq 100); do grep -q "holding" "$1" 2>/dev/null && return 0; sleep 0.05; done
-	fail "tuning did not start: $(cat "$1")"
+	wait_until 5 grep -q "holding" "$1" || fail "tuning did not start: $(cat "$1")"
 }
 
 # tuning held by a process killed with SIGKILL: restored by doctor --restore

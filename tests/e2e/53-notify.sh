@@ -42,12 +42,9 @@ platform: {notify: [$T/note.sh]}
 Y
 : > notes.txt
 oks() { sqlite3 "$1" "SELECT COUNT(*) FROM pexecs WHERE status='ok'" 2>/dev/null || echo 0; }
-wait_pexec() { # wait_pexec FILE [N]: more than N (0) pexecs of FILE are stored
-	for i in $(seq 1200); do # (a minute: kiln under valgrind starts slowly)
-		[ "$(oks "$1")" -gt "${2:-0}" ] 2>/dev/null && return 0
-		sleep 0.05
-	done
-	fail "no pexec finished"
+more_oks() { [ "$(oks "$1")" -gt "$2" ]; }
+wait_pexec() { # wait_pexec FILE [N]: more than N (0) pexecs of FILE are stored (a minute: kiln under valgrind starts slowly)
+	wait_until 60 more_oks "$1" "${2:-0}" || fail "no pexec finished"
 }
 "$KILN" run -q s.yaml & pid=$!
 wait_pexec s.kiln.db
@@ -61,7 +58,7 @@ before=$(oks s.kiln.db)
 "$KILN" run -q s.yaml & pid=$!
 wait_pexec s.kiln.db "$before"
 kill -KILL $pid; wait $pid
-for i in $(seq 600); do [ -s notes.txt ] && break; sleep 0.05; done
+wait_until 30 test -s notes.txt
 grep -q "^died|kiln run of $T/s.kiln.db (pid $pid) ended without finishing its session: killed" notes.txt ||
 	fail "no died note: $(cat notes.txt)"
 # the watcher holds nothing of kiln's: the next run takes the lock and resumes

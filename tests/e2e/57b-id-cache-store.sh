@@ -107,7 +107,7 @@ time.sleep(2)
 con.execute("COMMIT")
 P
 holder=$!
-for ((i = 0; i < 100; i++)); do [ -e hold.ready ] && break; sleep 0.05; done
+wait_until 5 test -e hold.ready
 [ -e hold.ready ] || fail "the lock holder did not start"
 assert_eq "$(run 10)" True "run 10: beside a writer"
 wait $holder || fail "the lock holder failed"

@@ -31,7 +31,7 @@ Y
 # pexec 0 runs first (interleaved order)
 "$KILN" run -q --order interleaved o.yaml 2>err.txt &
 k=$!
-for i in $(seq 100); do pgrep -u "$U" -f 'sleep 30' >/dev/null 2>&1 && break; sleep 0.1; done
+wait_until 10 pgrep -u "$U" -f 'sleep 30'
 pgrep -u "$U" -f 'sleep 30' >/dev/null || fail "pexec 0 did not start: $(cat err.txt)"
 runner=$(pgrep -u "$U" -x sh -P "$(pgrep -f 'kiln run -q --order interleaved o.yaml' | head -1)" | head -1)
 kill -9 $k
@@ -58,7 +58,7 @@ SH
 sed "s|evil.sh|grp.sh|" o.yaml > g.yaml
 "$KILN" run -q --order interleaved g.yaml 2>err.txt &
 k=$!
-for i in $(seq 100); do pgrep -f 'sleep 31' >/dev/null && break; sleep 0.1; done
+wait_until 10 pgrep -f 'sleep 31'
 pgrep -f 'sleep 31' >/dev/null || fail "g pexec 0 did not start: $(cat err.txt)"
 kill -9 $k
 wait $k 2>/dev/null

@@ -34,7 +34,7 @@ benchmarks: {b: 1}
 Y
 done
 tag_of() { printf '%08x%08x' "$(stat -c %d "$1")" "$(stat -c %i "$1")"; }
-wait_for() { for i in $(seq 150); do eval "$1" && return 0; sleep 0.1; done; return 1; }
+wait_for() { wait_until 15 eval "$1"; }
 
 # the dead one: killed with SIGKILL while its runner hangs, a child of its runner left in its group
 "$KILN" run -q dead.yaml 2>dead.err &

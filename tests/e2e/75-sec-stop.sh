@@ -13,7 +13,7 @@ benchmarks:
 Y
 "$KILN" run -q s.yaml 2>err.txt &
 k=$!
-for i in $(seq 100); do pgrep -P $k -x sleep >/dev/null && break; sleep 0.05; done
+wait_until 5 pgrep -P $k -x sleep
 pgrep -P $k -x sleep >/dev/null || fail "the pexec did not start"
 kill -STOP $k
 sleep 2

@@ -43,7 +43,8 @@ assert_eq "$(cluster_field exp.kiln.db "d['finished'], d['remaining']")" "$done1
 # the lost node comes back; a second round gives out only what is pending (ungated)
 rm -f gates/*
 "$KILN_ROOT/scripts/slurm-local.sh" revive-node "$SLURM_DIR" "$lost" || fail "revive-node"
-for ((i = 0; i < 100; i++)); do [ "$(sinfo -h -n "$lost" -o %t)" = idle ] && break; sleep 0.1; done
+node_idle() { [ "$(sinfo -h -n "$1" -o %t)" = idle ]; }
+wait_until 10 node_idle "$lost"
 "$KILN" run exp.yaml --slurm --nodes 3 2>submit.err || { cat submit.err; fail "resubmission"; }
 assert_contains "$(cat submit.err)" "$((24 - done1)) pexec(s)"
 assert_eq "$(sql exp.kiln.db "SELECT COUNT(*) FROM cluster_assign a JOIN cluster_shards s ON s.name = a.shard WHERE s.round = 2")" \
@@ -97,23 +98,22 @@ Y
 "$KILN" run -q term.yaml --slurm --nodes 1 || fail "submit term"
 tjob=$(sql term.kiln.db "SELECT job FROM cluster_rounds")
 # the runner of the pexec in flight: the task's kiln's child `sleep` (not its probes of the machine)
+find_runner() { # sets runner: the term task's runner (a sleep), other than PID $1
+	local kp c
+	kp=$(task_kiln_pid "$tjob" 0)
+	for c in $([ -n "$kp" ] && cat /proc/"$kp"/task/*/children 2>/dev/null); do
+		[ "$(cat /proc/"$c"/comm 2>/dev/null)" = sleep ] && [ "$c" != "$1" ] && runner=$c
+	done
+	[ -n "$runner" ]
+}
+term_failed() { # N: N pexecs failed by SIGTERM, and the next one running
+	[ "$(sql term.shards/r1-t0.kiln.db "SELECT SUM(status='failed' AND signal=15) = $1 AND SUM(status='running') = 1 FROM pexecs")" = 1 ]
+}
 term_runner() {
-	local runner= kp c i
-	for ((i = 0; i < 300; i++)); do
-		[ -z "$runner" ] || break
-		kp=$(task_kiln_pid "$tjob" 0)
-		for c in $([ -n "$kp" ] && cat /proc/"$kp"/task/*/children 2>/dev/null); do
-			[ "$(cat /proc/"$c"/comm 2>/dev/null)" = sleep ] && [ "$c" != "${1:-}" ] && runner=$c
-		done
-		sleep 0.05
-	done
-	[ -n "$runner" ] || fail "no runner for the term task"
+	local runner=
+	wait_until 15 find_runner "${1:-}" || fail "no runner for the term task"
 	kill -TERM "$runner"
-	for ((i = 0; i < 200; i++)); do
-		[ "$(sql term.shards/r1-t0.kiln.db "SELECT SUM(status='failed' AND signal=15) = $2 AND SUM(status='running') = 1 FROM pexecs")" = 1 ] &&
-			break
-		sleep 0.05
-	done
+	wait_until 10 term_failed "$2"
 	echo "$runner"
 }
 # two runners signalled ahead of the cancel (the second as the cancel's own SIGTERM

@@ -32,11 +32,11 @@ gdb -q -nx -batch -p "$pid" -ex 'handle SIGTERM nostop noprint pass' -ex 'handle
 	-ex 'catch syscall fdatasync' -ex 'shell touch attached' -ex continue \
 	-ex 'shell touch at-sync; i=0; while [ ! -e go ] && [ $i -lt 1500 ]; do i=$((i + 1)); sleep 0.02; done' -ex detach > gdb.out 2>&1 &
 tracer=$!
-for ((i = 0; i < 300; i++)); do [ -e attached ] && break; sleep 0.05; done
+wait_until 15 test -e attached
 [ -e attached ] || { cat gdb.out; fail "gdb did not attach to kiln $pid"; }
 sleep 0.2
 kill -TERM "$runner"
-for ((i = 0; i < 300; i++)); do [ -e at-sync ] && break; sleep 0.05; done
+wait_until 15 test -e at-sync
 [ -e at-sync ] || { cat gdb.out; fail "kiln did not reach the commit's fdatasync"; }
 scancel "${job}_0"
 # the cancel's SIGTERM is pending on kiln (bit 15 of its signal masks) before gdb lets it go on
@@ -47,7 +47,7 @@ sigterm_pending() {
 	done <"/proc/$pid/status"
 	return 1
 }
-for ((i = 0; i < 100; i++)); do sigterm_pending && break; sleep 0.02; done
+wait_until 5 sigterm_pending
 sigterm_pending || { cat gdb.out; fail "the cancel's SIGTERM is not pending on kiln"; }
 touch go
 wait "$tracer" || { cat gdb.out; fail "gdb"; }
@@ -77,14 +77,12 @@ pid=$(task_kiln_pid "$job" 0)
 rm -f attached
 gdb -q -nx -batch -p "$pid" -ex 'shell touch attached; i=0; while [ ! -e release ] && [ $i -lt 600 ]; do i=$((i + 1)); sleep 0.05; done' > gdb2.out 2>&1 &
 tracer=$!
-for ((i = 0; i < 300; i++)); do [ -e attached ] && break; sleep 0.05; done
+wait_until 15 test -e attached
 [ -e attached ] || { cat gdb2.out; fail "gdb did not attach to kiln $pid"; }
 scancel "${job}_0"
 # SIGKILL at the end of KillWait: kiln is then a zombie that gdb, its tracer, lets go
-for ((i = 0; i < 300; i++)); do
-	[ "$(sed 's/.*) //' /proc/$pid/stat 2>/dev/null | cut -c1)" = Z ] && break
-	sleep 0.05
-done
+zombie() { [ "$(sed 's/.*) //' /proc/"$1"/stat | cut -c1)" = Z ]; }
+wait_until 15 zombie "$pid"
 touch release
 wait "$tracer"
 wait_round stuck.kiln.db 1 60

@@ -76,7 +76,7 @@ open(sys.argv[1] + ".ready", "w").close()
 time.sleep(30)
 P
 holder=$!
-for i in $(seq 100); do [ -e walro/c.kiln.db.ready ] && break; sleep 0.1; done
+wait_until 10 test -e walro/c.kiln.db.ready
 chmod 555 walro; chmod 444 walro/c.kiln.db-wal walro/c.kiln.db-shm 2>/dev/null
 [ -s walro/c.kiln.db-wal ] || fail "the -wal holds the change"
 # with the -shm there, the user reads it, changes included
