@@ -21,8 +21,9 @@
  *    and the parser's peak RSS (ru_maxrss of the --parse process) on the
  *    small and the large log: equal figures mean memory does not grow with
  *    the log.
- * The last line is machine-readable for bench/run.sh:
+ * Then a machine-readable line,
  *   pypylog: parse_mbps=.. wc_mbps=.. ratio=.. rss_small_kb=.. rss_large_kb=..
+ * and the two targets as "ROW" lines for bench/run.sh's summary.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -349,6 +350,13 @@ int main(int argc, char **argv)
 	       rss_large, mb);
 	printf("pypylog: parse_mbps=%.1f wc_mbps=%.1f ratio=%.2f rss_small_kb=%ld rss_large_kb=%ld\n",
 	       p_mbps, wc_mbps, p_mbps / wc_mbps, rss_small, rss_large);
+	/* the two targets, in bench/run.sh's summary */
+	printf("ROW\tPYPYLOG parse throughput (%s path)\t%.1f MB/s\twc -l\t%.1f MB/s\t%.3f\t>= 0.5x\t%s\n",
+	       pypylog_path(), p_mbps, wc_mbps, p_mbps / wc_mbps, p_mbps / wc_mbps >= 0.5 ? "PASS" : "MISS");
+	printf("ROW\tPYPYLOG parser peak RSS, %.0f MB log\t%ld KiB\tthe same, %.0f MB log\t%ld KiB\t%.3f\t"
+	       "independent of the size (<= 1.1x)\t%s\n", mb, rss_large, ss.st_size / 1e6, rss_small,
+	       rss_small > 0 ? (double)rss_large / (double)rss_small : 0,
+	       rss_small > 0 && rss_large <= rss_small * 1.1 ? "PASS" : "MISS");
 	if (!keep) {
 		unlink(small);
 		unlink(large);

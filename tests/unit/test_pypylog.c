@@ -340,10 +340,11 @@ static void test_files(void **state)
 }
 
 /*
- * A log of several parse windows (files are read through a 4 MB sliding
- * mapping) with every kind of line crossing window edges, sized to end
- * exactly on a page boundary: the file path (mapped, fast path) must give
- * exactly the records of the byte-by-byte reference on the same bytes.
+ * A log of many parse buffers (files are read 256 KB at a time) with every
+ * kind of line crossing buffer edges, and a content line longer than the
+ * buffer, sized to end exactly on a page boundary: the file path (read,
+ * fast path) must give exactly the records of the byte-by-byte reference
+ * on the same bytes.
  */
 static void test_big_file_paths(void **state)
 {
