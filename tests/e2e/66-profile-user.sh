@@ -21,7 +21,7 @@ mkdir -p benchmarks/nbody/js
 chmod -R a+rX benchmarks
 cat > p.yaml <<Y
 pexecs: 1
-iterations: 5
+iterations: 12
 vms:
   node: {plugin: node}
 benchmarks:
