@@ -128,7 +128,8 @@ int main(int argc, char **argv)
 	printf("speedup vs baseline %.1fx\n", tb / t);
 	printf("target              20 s (ratio time/target %.2f)%s\n", t / 20.0, t <= 20.0 ? "" : "  OVER TARGET");
 	printf("ROW\tanalysis of %zu pexecs x %d iterations, %ld resamples per key\t%.2f s\tplain OP changepoints "
-	       "only, scaled\t%.1f s\t%.3f\t<= 20 s\t%s\n", npx, ITERS, o.resamples, t, tb, t / tb, t <= 20.0 ? "PASS" : "MISS");
+	       "only, scaled\t%.1f s\t%.3f\t<= 20 s\t%s\n",
+	       npx, ITERS, o.resamples, t, tb, t / tb, t <= 20.0 ? "PASS" : "MISS");
 	an_result_free(&r);
 	ds_free(&ds);
 	return 0;

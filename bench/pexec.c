@@ -21,9 +21,8 @@
  * benchmark in flight has ended.  Both sides then see the same moments of
  * the machine, and the figures are pooled medians.  kiln's folds of its
  * pexec log land in a few long cycles, which a median leaves out, so their
- * time (kiln's KILN_DEBUG_LOG line) is added per pexec; kiln standing half
- * of the time, its folds come about every 500 pexecs instead of 1000,
- * which counts them in at twice their weight in a run of its own.
+ * time (kiln's KILN_DEBUG_LOG line) is added per pexec, as a run of
+ * FOLD_RUN pexecs left alone folds (undisturbed_folds: a stop folds too).
  *
  *   build/bench/pexec [N]        (default 10000 pexecs per kiln run)
  * KILN_BENCH_DIR=DIR puts the results on DIR's filesystem (default /tmp).
@@ -71,29 +70,34 @@ static long status_kb(pid_t pid, const char *field)
 	return v;
 }
 
+/* pid's children, as /proc lists them ("PID PID ..."), into buf; 0 when it has none */
+static size_t children_of(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, size - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	return n;
+}
+
 /* is the benchmark (/bin/true) running right now as a child of pid? */
 static int has_child(pid_t pid)
 {
 	char path[64], buf[64];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	if (!children_of(pid, buf, sizeof(buf)))
+		return 0;
+	/* the benchmark, not the audit's `/bin/true --version` */
+	snprintf(path, sizeof(path), "/proc/%ld/cmdline", atol(buf));
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return 0;
 	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
-	if (!n)
-		return 0;
-	buf[n] = '\0';
-	/* the benchmark, not the audit's `/bin/true --version` */
-	snprintf(path, sizeof(path), "/proc/%ld/cmdline", atol(buf));
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
 	return n == sizeof("/bin/true") && !memcmp(buf, "/bin/true", sizeof("/bin/true"));
 }
-
 
 /* run argv (output to /dev/null when quiet), wait; wall seconds, -1 if it failed.  *maxrss_kb: wait4's */
 static double run_cmd(char *const argv[], long *maxrss_kb, int quiet)
@@ -254,19 +258,14 @@ static double fold_us(const struct interleaved *r)
 static int child_running(pid_t pid)
 {
 	char path[64], buf[512], st[600];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return 0;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
+	children_of(pid, buf, sizeof(buf));
 	char *p = buf, *end;
 	for (long c; (c = strtol(p, &end, 10)) > 0; p = end) {
 		snprintf(path, sizeof(path), "/proc/%ld/stat", c);
-		if (!(f = fopen(path, "r")))
+		FILE *f = fopen(path, "r");
+		if (!f)
 			continue;
-		n = fread(st, 1, sizeof(st) - 1, f);
+		size_t n = fread(st, 1, sizeof(st) - 1, f);
 		fclose(f);
 		st[n] = '\0';
 		const char *rp = strrchr(st, ')');

@@ -1234,8 +1234,7 @@ int pypylog_parse_file(const struct instr_file *f, struct rec_sink *sink, struct
 	sb_release(&sb);
 	if (r < 0)
 		return kerr_wrap(e, "%s: the runner's calibration (ticks to seconds) is needed beside the log", f->name);
-	off_t size;
-	int fd = instr_open(f, f->name, &size, e);
+	int fd = instr_open(f, f->name, NULL, e);
 	if (fd < 0)
 		return -1;
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);

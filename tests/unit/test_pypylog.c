@@ -400,7 +400,7 @@ static void test_big_file_paths(void **state)
 	assert_int_equal(count_kind(&ref, REC_ITER), 6 * iter);
 	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
 	to_json(&ref, &a);
-	/* the mapped file through the word path (1) and the widest one (2) */
+	/* the file through the word path (1) and the widest one (2) */
 	for (int f = 1; f <= 2; f++) {
 		pypylog_fast = f;
 		rec_list_clear(&fast);
@@ -411,7 +411,7 @@ static void test_big_file_paths(void **state)
 		assert_string_equal(a.buf, b.buf);
 	}
 
-	/* cut at every kind of place near a window edge: the same error either way */
+	/* cut at every kind of place near a buffer edge: the same error either way */
 	for (size_t cut = (4u << 20) - 40; cut < (4u << 20) + 40; cut += 7) {
 		struct rec_list r1 = REC_LIST_INIT, r2 = REC_LIST_INIT;
 		struct rec_sink s1 = rec_list_sink(&r1), s2 = rec_list_sink(&r2);
