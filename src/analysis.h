@@ -78,6 +78,19 @@ void an_opts_hash(const struct an_opts *o, char out[65]);
 /* the options as a JSON-ish one-line description (for reports) */
 void an_opts_describe(const struct an_opts *o, struct strbuf *out);
 
+/*
+ * What makes a pexec's or a key's figures unsafe to act on (issue 26): set
+ * by the warmup analysis, said by every output format, and read by `kiln
+ * diff`, which gives no steady-state verdict for a key with any of
+ * AN_WARN_NO_VERDICT's bits (issue 25).  The two issues' work agrees on
+ * these names; each adds the bits it detects.
+ */
+enum an_warn {
+	AN_WARN_SHORT = 1u << 0,   /* too few iterations for the changepoint method to see a change the data shows */
+	AN_WARN_DRIFT = 1u << 1,   /* a slow trend: no steady state, whatever the segments say */
+};
+#define AN_WARN_NO_VERDICT (AN_WARN_SHORT | AN_WARN_DRIFT)
+
 enum an_class {
 	AN_FLAT,
 	AN_WARMUP,
@@ -116,6 +129,7 @@ struct an_pexec {
 	long steady_iter;
 	double time_to_steady;  /* seconds of the iterations before steady_start, NAN if none */
 	double steady_mean;     /* unweighted mean of the steady segments' means, NAN if none */
+	unsigned warn;          /* AN_WARN_* bits of this pexec */
 };
 
 /* mean per iteration of one instrumentation series, before/after steady state */
@@ -149,6 +163,7 @@ struct an_key {
 	struct an_whole wp;
 	struct an_series_sum *series;
 	size_t nseries;
+	unsigned warn;          /* AN_WARN_* bits: of its pexecs, and of the key as a whole */
 };
 
 struct an_result {
