@@ -92,6 +92,12 @@ struct experiment {
 	int durable_power;     /* durability: power (1, default) or crash (0) */
 	int layout;            /* the benchmarks' LAYOUT_* (LAYOUT_DEFAULT: kiln's) */
 	struct platform_conf platform;
+	/*
+	 * What the check found odd but not wrong ("FILE:LINE:COL: field: ..."),
+	 * said by kiln run and --dry-run: a `{name}` in a command's args that
+	 * is no placeholder, passed on as it is
+	 */
+	struct strvec warnings;
 };
 
 /*
@@ -133,8 +139,12 @@ const struct gauge_conf *config_gauge(const struct vm_conf *vm, const struct ben
  * gauge's max_iterations
  */
 long config_iterations(const struct experiment *ex, const struct vm_conf *vm, const struct bench_conf *b);
-/* is a VM's count of iterations written in the config (its own or the experiment's)? */
-int config_counts_set(const struct experiment *ex, const struct vm_conf *vm);
+/* is a key's count of iterations written in the config (the benchmark's, the VM's or the experiment's; b may be NULL)? */
+int config_counts_set(const struct experiment *ex, const struct vm_conf *vm, const struct bench_conf *b);
+/* where the key's processes and steps start: the benchmark's cwd, else the VM's, else NULL (the config's folder) */
+const char *config_cwd(const struct vm_conf *vm, const struct bench_conf *b);
+/* the value of the benchmark's variable `name` (n bytes), NULL when it has none such */
+const char *config_bench_var(const struct bench_conf *b, const char *name, size_t n);
 /* does each pexec of b on the VM have one iteration, its process (the command plugin without a gauge)? */
 int config_one_iteration(const struct vm_conf *vm, const struct bench_conf *b);
 /*

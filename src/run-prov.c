@@ -144,6 +144,8 @@ static int probe_key(struct run_state *rs, struct pexec_key *k, json_t **probe, 
 		eo.envp = sv_array(&env);
 		eo.cwd = rs->cwd;
 		pexec_user_opts(u, &eo);
+		if (config_cwd(k->pc.vm, k->pc.bench))
+			eo.cwd = config_cwd(k->pc.vm, k->pc.bench);
 		eo.on_stream = probe_stream;
 		eo.stream_ctx = &out;
 		if (!eo.timeout_s || eo.timeout_s > 300)

@@ -1077,6 +1077,8 @@ static int job_run(struct run_job *jp, const char *config, const struct run_opts
 	int code = KEXIT_OK;
 	/* absolute: the sanity child and the runners start in other folders */
 	j.results = o->results ? abspath(o->results) : o->quick ? quick_results(j.ex.results) : xstrdup(j.ex.results);
+	for (size_t i = 0; i < j.ex.warnings.n; i++)
+		kiln_warn("%s", j.ex.warnings.v[i]);
 	if (!o->quiet) {
 		note_missing_vms(&j.ex);
 		json_t *choice = env_choice(&j.ex);
