@@ -2305,7 +2305,16 @@ static int parse_experiment(const char *path, const char *text, size_t len, cons
  * config), without pexecs, benchmarks and suites, emitted on one line:
  * what must not change for an experiment to grow.  NULL: it does not parse.
  */
+static char *config_core_without(const char *text, const char *const *drop, size_t ndrop, int drop_x);
+
 static char *config_core(const char *text)
+{
+	static const char *const grow[] = { "pexecs", "benchmarks", "suites" };
+	return config_core_without(text, grow, ARRAY_SIZE(grow), 0);
+}
+
+/* the config's text as config_core gives it, without the top-level keys `drop` (and x-* ones with drop_x) */
+static char *config_core_without(const char *text, const char *const *drop, size_t ndrop, int drop_x)
 {
 	struct kerr e = KERR_INIT;
 	size_t len = strlen(text);
@@ -2319,11 +2328,23 @@ static char *config_core(const char *text)
 	struct strbuf diag = STRBUF_INIT;
 	if (doc && resolve_aliases("config", doc, &diag, &e) == 0 && fy_node_is_mapping(fy_document_root(doc))) {
 		struct fy_node *root = fy_document_root(doc);
-		static const char *const grow[] = { "pexecs", "benchmarks", "suites" };
-		for (size_t i = 0; i < ARRAY_SIZE(grow); i++) {
-			struct fy_node_pair *pr = fy_node_mapping_lookup_pair_by_string(root, grow[i], FY_NT);
+		for (size_t i = 0; i < ndrop; i++) {
+			struct fy_node_pair *pr = fy_node_mapping_lookup_pair_by_string(root, drop[i], FY_NT);
 			if (pr) /* the pair goes with its key; the value is ours to free */
 				fy_node_free(fy_node_mapping_remove_by_key(root, fy_node_pair_key(pr)));
+		}
+		for (int again = drop_x; again;) {
+			void *it = NULL;
+			struct fy_node_pair *pr;
+			again = 0;
+			while ((pr = fy_node_mapping_iterate(root, &it))) {
+				const char *k = fy_node_get_scalar0(fy_node_pair_key(pr));
+				if (k && !strncmp(k, "x-", 2)) {
+					fy_node_free(fy_node_mapping_remove_by_key(root, fy_node_pair_key(pr)));
+					again = 1;
+					break;
+				}
+			}
 		}
 		core = fy_emit_document_to_string(doc, FYECF_MODE_FLOW_ONELINE);
 	}
@@ -2379,6 +2400,97 @@ int config_grows(const struct experiment *ex, const char *old_text, const char *
 				r = 0, sb_addf(why, "benchmark %s was %s", old.benchs[i].name, n ? "changed" : "removed");
 			sb_release(&x);
 			sb_release(&y);
+		}
+		config_free(&old);
+	}
+	kerr_release(&e);
+	return r;
+}
+
+/* what defines a key of ex as it runs, in text: its VM's settings, its benchmark's and the counts */
+static void key_text(const struct experiment *ex, const struct vm_conf *vm, const struct bench_conf *b, struct strbuf *sb)
+{
+	const struct strvec *lists[] = { &vm->args, &vm->env, &vm->pass_env, &vm->runner, &vm->parser, &vm->build,
+					 &vm->setup, &vm->prepare, &vm->cleanup };
+	sb_addf(sb, "%s\n%s\n%s\n%s\n%s\n%s\n%s\n%d %d %d %ld %ld %ld\n", vm->plugin ? vm->plugin : "",
+		vm->path ? vm->path : "", vm->variant ? vm->variant : "", vm->language ? vm->language : "",
+		vm->entry ? vm->entry : "", vm->stats_from ? vm->stats_from : "", vm->cwd ? vm->cwd : "", vm->instrument,
+		vm->keep_log, vm->ignore_exit, config_iterations(ex, vm, b), ex->warmup_iterations, ex->warmup_pexecs);
+	for (size_t i = 0; i < ARRAY_SIZE(lists); i++) {
+		for (size_t j = 0; j < lists[i]->n; j++)
+			sb_addf(sb, "%s\x1f", lists[i]->v[j]);
+		sb_addc(sb, '\n');
+	}
+	const struct gauge_conf *g = config_gauge(vm, b);
+	if (g)
+		gauge_describe(g, sb);
+	sb_addf(sb, "\n%d %s\n", config_krun_layout(ex, b), ex->benchmarks_dir ? ex->benchmarks_dir : "");
+	/* the benchmark as bench_canon has it, but for the suite and its VMs (which say only whether the key runs) */
+	struct bench_conf bare = *b;
+	bare.vms = (struct strvec)STRVEC_INIT;
+	bare.suite = NULL;
+	bench_canon(&bare, sb);
+}
+
+static const struct vm_conf *vm_named(const struct experiment *ex, const char *name, const char *variant)
+{
+	for (size_t i = 0; i < ex->nvms; i++)
+		if (!strcmp(ex->vms[i].name, name) && !strcmp(ex->vms[i].variant, variant))
+			return &ex->vms[i];
+	return NULL;
+}
+
+static const struct bench_conf *bench_named(const struct experiment *ex, const char *name)
+{
+	for (size_t i = 0; i < ex->nbenchs; i++)
+		if (!strcmp(ex->benchs[i].name, name))
+			return &ex->benchs[i];
+	return NULL;
+}
+
+int config_keeps_keys(const struct experiment *ex, const char *old_text, const char *datadir, const struct strvec *ran,
+		      struct strbuf *why)
+{
+	static const char *const keyed[] = { "pexecs", "benchmarks", "suites", "vms", "skip", "name" };
+	struct strbuf now = STRBUF_INIT;
+	secret_mask(&now, ex->text);
+	char *a = config_core_without(old_text, keyed, ARRAY_SIZE(keyed), 1);
+	char *b = config_core_without(now.buf, keyed, ARRAY_SIZE(keyed), 1);
+	int r = a && b && !strcmp(a, b);
+	if (!r)
+		sb_adds(why, "settings of every key (other than vms, benchmarks, suites, skip, pexecs and name) changed");
+	free(a);
+	free(b);
+	sb_release(&now);
+	struct experiment old;
+	struct kerr e = KERR_INIT;
+	if (r && config_parse(ex->path, old_text, strlen(old_text), datadir, 0, &old, &e) < 0) {
+		sb_addf(why, "the stored config does not read: %s", sb_str(&e.msg));
+		r = 0;
+	} else if (r) {
+		if (ran->n && ex->pexecs < old.pexecs)
+			r = 0, sb_addf(why, "pexecs went down from %ld to %ld", old.pexecs, ex->pexecs);
+		for (size_t i = 0; r && i < ran->n; i++) {
+			char *k = xstrdup(ran->v[i]), *c1 = strchr(k, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+			if (!c2) {
+				free(k);
+				continue;
+			}
+			*c1 = *c2 = '\0';
+			const struct vm_conf *ov = vm_named(&old, c1 + 1, c2 + 1), *nv = vm_named(ex, c1 + 1, c2 + 1);
+			const struct bench_conf *ob = bench_named(&old, k), *nb = bench_named(ex, k);
+			struct strbuf x = STRBUF_INIT, y = STRBUF_INIT;
+			if (ov && ob)
+				key_text(&old, ov, ob, &x);
+			if (nv && nb && config_runs(ex, nb, nv))
+				key_text(ex, nv, nb, &y);
+			if (!y.len)
+				r = 0, sb_addf(why, "key %s, whose pexecs ran, is no longer planned", ran->v[i]);
+			else if (strcmp(x.buf ? x.buf : "", y.buf))
+				r = 0, sb_addf(why, "key %s, whose pexecs ran, changed", ran->v[i]);
+			sb_release(&x);
+			sb_release(&y);
+			free(k);
 		}
 		config_free(&old);
 	}
@@ -2505,30 +2617,33 @@ long config_iterations(const struct experiment *ex, const struct vm_conf *vm, co
 	return b && b->iterations > 0 ? b->iterations : vm->iterations > 0 ? vm->iterations : ex->iterations;
 }
 
+int config_check_built_vm(const struct vm_conf *vm, struct kerr *e)
+{
+	if (!vm->built_at)
+		return 0;
+	if (!is_executable(vm->resolved)) {
+		struct strbuf why = STRBUF_INIT;
+		not_executable(vm->resolved, &why);
+		kerr_setc(e, KEXIT_CONFIG, "%s: VM executable '%s' %s after the VM's build step", vm->built_at,
+			  vm->path ? vm->path : vm->resolved, sb_str(&why));
+		sb_release(&why);
+		return -1;
+	}
+	const struct plugin_variant *v = vm->variant_at ? plugin_variant_find(vm->pl, vm->variant) : NULL;
+	struct strbuf why = STRBUF_INIT;
+	int r = v ? plugin_variant_probe(v, vm->resolved, &vm->args, &why) : 0;
+	if (r < 0)
+		kerr_setc(e, KEXIT_CONFIG, "%s: variant '%s' (%s) cannot run on %s: %s", vm->variant_at, v->name,
+			  v->summary, vm->resolved, sb_str(&why));
+	sb_release(&why);
+	return r;
+}
+
 int config_check_built(const struct experiment *ex, struct kerr *e)
 {
-	for (size_t i = 0; i < ex->nvms; i++) {
-		const struct vm_conf *vm = &ex->vms[i];
-		if (!vm->built_at)
-			continue;
-		if (!is_executable(vm->resolved)) {
-			struct strbuf why = STRBUF_INIT;
-			not_executable(vm->resolved, &why);
-			kerr_setc(e, KEXIT_CONFIG, "%s: VM executable '%s' %s after the VM's build step", vm->built_at,
-				  vm->path ? vm->path : vm->resolved, sb_str(&why));
-			sb_release(&why);
+	for (size_t i = 0; i < ex->nvms; i++)
+		if (config_check_built_vm(&ex->vms[i], e) < 0)
 			return -1;
-		}
-		const struct plugin_variant *v = vm->variant_at ? plugin_variant_find(vm->pl, vm->variant) : NULL;
-		struct strbuf why = STRBUF_INIT;
-		int r = v ? plugin_variant_probe(v, vm->resolved, &vm->args, &why) : 0;
-		if (r < 0)
-			kerr_setc(e, KEXIT_CONFIG, "%s: variant '%s' (%s) cannot run on %s: %s", vm->variant_at, v->name,
-				  v->summary, vm->resolved, sb_str(&why));
-		sb_release(&why);
-		if (r < 0)
-			return -1;
-	}
 	return 0;
 }
 

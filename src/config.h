@@ -123,6 +123,14 @@ void config_free(struct experiment *ex);
  * it was (comments and layout aside)?  1: yes; 0: no, why says what differs.
  */
 int config_grows(const struct experiment *ex, const char *old_text, const char *datadir, struct strbuf *why);
+/*
+ * Does the changed config ex run every key of `ran` ("bench:vm:variant",
+ * the keys some pexec of which ran) as the stored config old_text did,
+ * with the same settings of every key?  Keys none of whose pexecs ran may
+ * change freely.  1: yes; 0: no, why says what differs.
+ */
+int config_keeps_keys(const struct experiment *ex, const char *old_text, const char *datadir, const struct strvec *ran,
+		      struct strbuf *why);
 /* an experiment with every default a config file would get (kiln bench builds on it) */
 void config_defaults(struct experiment *ex);
 
@@ -163,6 +171,8 @@ char *config_bench_dir(const struct experiment *ex, const struct bench_conf *b, 
 char *config_entry_path(const struct experiment *ex, const struct bench_conf *b, const struct vm_conf *vm);
 /* the VMs left for after their build: each executable there (and its variant able to run), else an error at its line */
 int config_check_built(const struct experiment *ex, struct kerr *e);
+/* the same for one VM */
+int config_check_built_vm(const struct vm_conf *vm, struct kerr *e);
 /* are the benchmark's sources in Krun's layout (its layout, else the experiment's)? */
 int config_krun_layout(const struct experiment *ex, const struct bench_conf *b);
 /* is bench:vm:variant skipped? */
