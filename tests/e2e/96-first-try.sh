@@ -3,7 +3,8 @@
 # probe fails is said and skipped while the others run (exit 1, its pexecs
 # pending; --strict stops at once); the fixed config then runs without
 # --force, as no pexec of the changed keys ran; a change to a key whose
-# pexecs ran is still refused, saying which.
+# pexecs ran is still refused, saying which; nothing is written into the
+# benchmarks' folders (bench.so, .class, __pycache__ go to kiln's cache).
 source "$KILN_ROOT/tests/lib.sh"
 cd "$T"
 
@@ -56,4 +57,20 @@ cp -r b/benchmarks/good b/benchmarks/other
 sed -i 's/good: 1,/good: 2,/' b/exp.yaml
 out=$("$KILN" run b/exp.yaml 2>&1); assert_eq $? 3 "a key that ran changed: $out"
 assert_contains "$out" "keys none of whose pexecs ran may change freely, but key good:c:default-c, whose pexecs ran, changed"
+# ---- never write into the user's benchmark tree ----
+mkdir -p src/benchmarks
+(cd "$KILN_ROOT" && git ls-files benchmarks/nbody) | while read -r f; do
+	mkdir -p "src/$(dirname "$f")"; cp "$KILN_ROOT/$f" "src/$f"
+done
+printf 'pexecs: 1\niterations: 2\nbenchmarks_dir: benchmarks\nvms:\n' > src/all.yaml
+for v in c:c python:python3 pypy:pypy3 lua:lua5.4 luajit:luajit node:node java:java ruby:ruby php:php; do
+	if [ "${v%%:*}" = c ] || command -v "${v#*:}" >/dev/null; then
+		printf '  %s: {plugin: %s, instrument: true}\n' "${v%%:*}" "${v%%:*}" >> src/all.yaml
+	fi
+done
+printf 'benchmarks: {nbody: 50}\n' >> src/all.yaml
+snap() { (cd src/benchmarks && find . -printf '%p %s %T@ %m\n' | sort && find . -type f -exec sha256sum {} + | sort); }
+before=$(snap)
+"$KILN" run -q -o "$T/all.kiln.db" src/all.yaml || fail "every plugin: $(sqlite3 all.kiln.db 'SELECT error FROM pexecs WHERE status != "ok"')"
+assert_eq "$(snap)" "$before" "the benchmarks' folders are as they were"
 echo ok
