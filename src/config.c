@@ -1059,9 +1059,10 @@ static int get_layout(struct cfgctx *c, struct fy_node *v, struct pos kp, const 
 	return r;
 }
 
-/* a label of a key's part from a value: the characters that separate parts (':', '/', '[', ']', ',') made '_' */
-static char *var_label(const char *v)
+char *config_var_label(const char *v)
 {
+	if (!*v)
+		return xstrdup("''");
 	char *l = xstrdup(v);
 	for (char *p = l; *p; p++)
 		if (strchr(":/[],", *p))
@@ -1085,21 +1086,23 @@ static int bench_var_pair(struct cfgctx *c, void *arg, const char *key, struct p
 	if (!r && plugin_is_placeholder(key, kl))
 		r = cerr(c, kp, f, "'%s' is one of kiln's placeholders, not a variable of the benchmark's", key);
 	for (size_t i = 0; !r && i < vals.n; i++) {
-		char *l = var_label(vals.v[i]);
-		sv_push(&labels, *l ? l : "''");
+		char *l = config_var_label(vals.v[i]);
+		sv_push(&labels, l);
 		free(l);
 	}
 	if (!r && !a->vars.n) {
 		a->vars.v = xcalloc(1, sizeof(struct combo));
 		a->vars.n = 1;
 	}
-	/* the combinations so far times this axis; env gets the value as written, the label its name */
-	size_t before = a->vars.n;
-	if (!r)
+	/*
+	 * The combinations so far times this axis; env gets the value as
+	 * written, the label its name.  One value is no axis: it is every
+	 * combination's, and names no key (as a single param does not).
+	 */
+	if (!r && vals.n > 1)
 		r = combos_times(c, &a->vars, &labels, NULL, key, kp, f);
 	for (size_t i = 0; !r && i < a->vars.n; i++)
-		sv_setenv(&a->vars.v[i].env, key, vals.v[i % vals.n]);
-	(void)before;
+		sv_setenv(&a->vars.v[i].env, key, vals.v[vals.n > 1 ? i % vals.n : 0]);
 	sv_clear(&vals);
 	sv_clear(&labels);
 	free(f);
@@ -1250,10 +1253,11 @@ static int bench_read(struct cfgctx *c, struct bset *bs, const char *key, struct
 		for (size_t j = 0; !r && j < nv; j++) {
 			struct bench_conf one;
 			bench_copy(&one, &b);
-			if (a.listed || a.vars.n) {
+			const char *vl = a.vars.n && a.vars.v[j].label.len ? a.vars.v[j].label.buf : NULL;
+			if (a.listed || vl) {
 				free(one.name);
-				one.name = xasprintf("%s[%s%s%s]", key, a.listed ? a.params.v[i] : "",
-						     a.listed && a.vars.n ? "," : "", a.vars.n ? a.vars.v[j].label.buf : "");
+				one.name = xasprintf("%s[%s%s%s]", key, a.listed ? a.params.v[i] : "", a.listed && vl ? "," : "",
+						     vl ? vl : "");
 			}
 			if (a.listed) {
 				free(one.param);
@@ -1832,7 +1836,7 @@ static char *config_stem(const char *path)
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	size_t n = strlen(base);
-	const char *exts[] = { ".yaml", ".yml" };
+	const char *exts[] = { ".yaml", ".yml", ".conf", ".krun" }; /* kiln's, ReBench's, Krun's */
 	for (size_t i = 0; i < ARRAY_SIZE(exts); i++) {
 		size_t el = strlen(exts[i]);
 		if (n > el && !strcmp(base + n - el, exts[i]))
@@ -2162,6 +2166,32 @@ static void check_arg_names(struct cfgctx *c, struct experiment *ex)
 		free(line);
 	}
 	sb_release(&names);
+}
+
+struct config_yaml {
+	struct fy_document *doc;
+	struct fy_diag *diag;
+};
+
+struct fy_document *config_yaml_load(const char *path, const char *text, size_t len, struct config_yaml **y,
+				     struct kerr *e)
+{
+	*y = xcalloc(1, sizeof(**y));
+	if (check_text(path, text, len, e) < 0)
+		return NULL;
+	(*y)->doc = load_yaml(path, text, len, &(*y)->diag, e);
+	return (*y)->doc;
+}
+
+void config_yaml_free(struct config_yaml *y)
+{
+	if (!y)
+		return;
+	if (y->doc)
+		fy_document_destroy(y->doc);
+	if (y->diag)
+		fy_diag_unref(y->diag);
+	free(y);
 }
 
 /* what the whole config must have, once every key of it is read */

@@ -131,6 +131,17 @@ int config_grows(const struct experiment *ex, const char *old_text, const char *
  */
 int config_keeps_keys(const struct experiment *ex, const char *old_text, const char *datadir, const struct strvec *ran,
 		      struct strbuf *why);
+/*
+ * Another YAML file (a ReBench config) read as kiln reads its own: its
+ * text checked, aliases and merge keys resolved within kiln's bounds,
+ * errors as FILE:LINE:COL.  The document, NULL with e set; free y (also
+ * after NULL) with config_yaml_free.
+ */
+struct fy_document;
+struct config_yaml;
+struct fy_document *config_yaml_load(const char *path, const char *text, size_t len, struct config_yaml **y,
+				     struct kerr *e);
+void config_yaml_free(struct config_yaml *y);
 /* an experiment with every default a config file would get (kiln bench builds on it) */
 void config_defaults(struct experiment *ex);
 
@@ -151,6 +162,12 @@ long config_iterations(const struct experiment *ex, const struct vm_conf *vm, co
 int config_counts_set(const struct experiment *ex, const struct vm_conf *vm, const struct bench_conf *b);
 /* where the key's processes and steps start: the benchmark's cwd, else the VM's, else NULL (the config's folder) */
 const char *config_cwd(const struct vm_conf *vm, const struct bench_conf *b);
+/*
+ * A benchmark var's value as it names a key (NAME[VAR=LABEL]): the
+ * characters that separate a key's parts (':', '/', '[', ']', ',') made
+ * '_', an empty value '' (malloc'd)
+ */
+char *config_var_label(const char *value);
 /* the value of the benchmark's variable `name` (n bytes), NULL when it has none such */
 const char *config_bench_var(const struct bench_conf *b, const char *name, size_t n);
 /* does each pexec of b on the VM have one iteration, its process (the command plugin without a gauge)? */

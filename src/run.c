@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "convert.h"
 #include "exec.h"
 #include "idcache.h"
 #include "plugin.h"
@@ -1235,12 +1236,41 @@ static int platform_fits(const struct experiment *ex, const char *config, const 
 	return o->prepare_only ? 0 : platform_preflight(&ex->platform, config, e);
 }
 
+/*
+ * The config: kiln's own, or another tool's (a ReBench rebench.conf, a
+ * Krun .krun file) read through its converter (convert.h), what it does not
+ * take over said.
+ */
+static int load_config(const char *config, const struct run_opts *o, struct experiment *ex, struct kerr *e)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct convert_out out = CONVERT_OUT_INIT;
+	int r = read_file(config, &text, e);
+	int conv = r < 0 ? -1 : convert_any(config, text.buf, text.len, o->experiment, &out, e);
+	if (conv == 0) {
+		for (size_t i = 0; !o->quiet && i < out.unmapped.n; i++)
+			kiln_note("not taken over: %s", esc(ESC_TERM, out.unmapped.v[i]));
+		r = config_parse(config, out.yaml.buf, out.yaml.len, kiln_datadir(), CONFIG_CHECK_AFTER_BUILD, ex, e);
+		if (r < 0)
+			sb_addf(&e->msg, "\n(the line is of kiln's reading of %s: `kiln convert %s` prints it)", config, config);
+	} else if (conv == 1) {
+		r = config_parse(config, text.buf, text.len, kiln_datadir(), CONFIG_CHECK_AFTER_BUILD, ex, e);
+	} else {
+		r = -1;
+	}
+	if (r < 0)
+		memset(ex, 0, sizeof(*ex));
+	sb_release(&text);
+	convert_out_release(&out);
+	return r;
+}
+
 int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 {
 	struct run_job j;
 	memset(&j, 0, sizeof(j));
-	if (config_load(config, kiln_datadir(), CONFIG_CHECK_AFTER_BUILD, &j.ex, e) < 0)
-		return e->code;
+	if (load_config(config, o, &j.ex, e) < 0)
+		return e->code ? e->code : KEXIT_CONFIG;
 	int code = job_run(&j, config, o, e);
 	config_free(&j.ex);
 	return code;
