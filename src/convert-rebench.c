@@ -958,6 +958,25 @@ static void emit_vm(struct rb *r, const struct rb_vm *m, struct strbuf *y)
 	sb_addc(y, '\n');
 }
 
+/*
+ * A VM run by the shell whose program is not here: its keys skipped (the
+ * shell itself is there, so `optional` cannot say it), ReBench would fail
+ * each of its runs
+ */
+static int shell_program_missing(struct rb *r, const struct rb_vm *m)
+{
+	const struct rb_group *g = &r->g[m->first];
+	if (!m->shell)
+		return 0;
+	char *p = strchr(g->exe, '/') ? (g->exe[0] == '/' ? xstrdup(g->exe) : path_join(r->dir, g->exe)) : find_in_path(g->exe);
+	int missing = !p || !is_executable(p);
+	free(p);
+	if (missing)
+		unmapped(r, get(r->executors, g->executor), m->name, "'%s' is not here: its keys are skipped (ReBench would "
+			 "fail each of its runs)", g->exe);
+	return missing;
+}
+
 static void emit(struct rb *r, const char *experiment)
 {
 	struct strbuf *y = &r->out->yaml;
@@ -1026,6 +1045,16 @@ static void emit(struct rb *r, const char *experiment)
 	}
 	free(done);
 	sv_clear(&snames);
+	struct strvec skip = STRVEC_INIT;
+	for (size_t v = 0; v < r->nvm; v++)
+		if (shell_program_missing(r, &r->vm[v]))
+			sv_pushf(&skip, "*:%s:*", r->vm[v].name);
+	if (skip.n) {
+		sb_adds(y, "skip: ");
+		yaml_list(y, &skip);
+		sb_addc(y, '\n');
+	}
+	sv_clear(&skip);
 	if (r->out->unmapped.n) {
 		sb_adds(y, "# not taken over:\n");
 		for (size_t i = 0; i < r->out->unmapped.n; i++) {

@@ -12,18 +12,40 @@
  * its iterations are the times it prints, read by run-pexec.c.  The gauge's settings are
  * part of the key's program (describe).
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "config.h"
 #include "plugin.h"
 
-/* one argument with its placeholders and the benchmark's vars substituted */
+/* does the word consist of `{name}`s only? */
+static int only_names(const char *w)
+{
+	const char *p = w;
+	while (*p == '{') {
+		size_t n = 1;
+		while (isalnum((unsigned char)p[n]) || p[n] == '_')
+			n++;
+		if (n == 1 || p[n] != '}')
+			return 0;
+		p += n + 1;
+	}
+	return p > w && !*p;
+}
+
+/*
+ * One argument with its placeholders and the benchmark's vars
+ * substituted; a word of placeholders only that comes to nothing is no
+ * argument (as a shell drops an empty expansion: ReBench's %(input)s of
+ * no input)
+ */
 static void subst_param(struct strvec *argv, const char *arg, const struct plugin_ctx *c)
 {
 	struct strbuf sb = STRBUF_INIT;
 	plugin_subst_args(c, arg, &sb);
-	sv_push(argv, sb_str(&sb));
+	if (sb.len || !only_names(arg))
+		sv_push(argv, sb_str(&sb));
 	sb_release(&sb);
 }
 
