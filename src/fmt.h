@@ -89,6 +89,13 @@ int fmt_json_first_key(const char *text, size_t len, char *key, size_t keylen);
 /* the dataset's key for bench:vm:variant of an outside file, made when missing (NULL if it cannot be) */
 struct ds_key *fmt_key(struct dataset *ds, const char *bench, const char *vm, const char *variant);
 /*
+ * A time in seconds as text: a whole number of nanoseconds (what kiln
+ * stores) as its exact decimal (1563 us: 0.001563, not
+ * 0.0015629999999999999), any other value as the shortest decimal that
+ * reads back as the same double
+ */
+void fmt_seconds(struct strbuf *sb, double s);
+/*
  * How `kiln bench` names a command's key, and so hyperfine's results too:
  * bench is the command's display name (name, else the command), vm the
  * base name of its program (the command's first word), variant

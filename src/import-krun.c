@@ -1339,7 +1339,7 @@ static void num_list(struct strbuf *sb, const double *v, size_t n)
 		if (i)
 			sb_addc(sb, ',');
 		if (isfinite(v[i]))
-			sb_addf(sb, "%.17g", v[i]);
+			fmt_seconds(sb, v[i]);
 		else
 			sb_adds(sb, "null");
 	}
