@@ -32,6 +32,7 @@ struct fmt_extra {
 	const char *bench_json;   /* kiln bench's description of its commands (meta "bench_commands") */
 	const char *krun_audit;   /* an imported Krun file's own audit (audit "krun"), written back as it was */
 	const char *krun_extra;   /* an imported Krun file's other fields (meta "krun_extra"), a JSON object */
+	const char *pyperf_source; /* an imported pyperf file as it was (meta "pyperf_source"): its metadata and exact values */
 	/* hyperfine's markup tables (kiln bench --sort, -u): rows by mean, not in order; "s", "ms", "us" or NULL: fitting */
 	int sort_by_mean;
 	const char *time_unit;

@@ -1,0 +1,50 @@
+# Exports the real tools take as they are (issue 28): a pyperf file
+# imported and exported again keeps pyperf's metadata, its calibration run
+# and its values bit for bit; the warmup_stats CSV writes a stored time as
+# its exact decimal; a hyperfine import takes no machine from its file's
+# name (kiln diff says nothing of "different machines"); a key of more than
+# three parts is said; warmup_stats' plotter reads the instrumentation
+# files of the Krun export.
+source "$KILN_ROOT/tests/lib.sh"
+cd "$T"
+D=$KILN_ROOT/tests/data/thirdparty
+
+# ---- pyperf: a file pyperf wrote (its doc's py3.json.gz), through kiln and back ----
+"$KILN" import "$D/py3.json.gz" -o p.kiln.db >/dev/null || fail "import pyperf"
+"$KILN" export p.kiln.db --format pyperf -o back.json >/dev/null || fail "export pyperf"
+python3 - "$D/py3.json.gz" back.json <<'P' || fail "pyperf round trip"
+import gzip, json, sys
+a = json.load(gzip.open(sys.argv[1]))
+b = json.load(open(sys.argv[2]))
+for k, v in a["metadata"].items():
+    assert b["metadata"].get(k) == v, ("suite metadata", k, v, b["metadata"].get(k))
+for ba, bb in zip(a["benchmarks"], b["benchmarks"]):
+    for k, v in ba.get("metadata", {}).items():
+        assert bb["metadata"].get(k) == v, ("benchmark metadata", k)
+    assert len(ba["runs"]) == len(bb["runs"]), (len(ba["runs"]), len(bb["runs"]))
+    for ra, rb in zip(ba["runs"], bb["runs"]):
+        assert ra.get("values") == rb.get("values") and ra.get("warmups") == rb.get("warmups"), "values bit for bit"
+        for k, v in ra.get("metadata", {}).items():
+            assert rb["metadata"].get(k) == v, ("run metadata", k)
+P
+
+# ---- warmup_stats CSV: 1563 us is 0.001563 ----
+cat > g.yaml <<'Y'
+vms: {sh: {plugin: command, path: /bin/sh, gauge: rebench, args: [-c, "echo 'B: iterations=1 runtime: 1563us'; echo 'B: iterations=1 runtime: 2.5ms'"]}}
+benchmarks: [b]
+Y
+"$KILN" run -q g.yaml || fail "run"
+"$KILN" export g.kiln.db --format csv -o g.csv >/dev/null || fail "csv"
+assert_eq "$(sed -n 2p g.csv)" "0,b:sh:default-command,0.001563,0.0025" "exact decimals"
+
+# ---- hyperfine: no machine from the file's name ----
+"$KILN" import "$D/hyperfine_1.15_export_node.json" -o h.kiln.db >/dev/null || fail "import hyperfine"
+assert_eq "$(sqlite3 h.kiln.db "SELECT COUNT(*) FROM audit WHERE name='hostname'")" 0 "no machine made up"
+out=$("$KILN" diff h.kiln.db g.kiln.db 2>&1 >/dev/null)
+[[ "$out" != *"different machines"* && "$out" != *"ran on"* ]] || fail "a machine from a file name: $out"
+
+# ---- a key of more than three parts ----
+printf 'pexec_idx,bench,0,1\n0,nbody:node:default-js:V8:default-javascript,0.1,0.2\n' > five.csv
+out=$("$KILN" import five.csv -o five.kiln.db 2>&1) || fail "import five: $out"
+assert_contains "$out" "warning: key 'nbody:node:default-js:V8:default-javascript' has more than three parts"
+echo ok
