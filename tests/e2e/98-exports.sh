@@ -47,4 +47,37 @@ out=$("$KILN" diff h.kiln.db g.kiln.db 2>&1 >/dev/null)
 printf 'pexec_idx,bench,0,1\n0,nbody:node:default-js:V8:default-javascript,0.1,0.2\n' > five.csv
 out=$("$KILN" import five.csv -o five.kiln.db 2>&1) || fail "import five: $out"
 assert_contains "$out" "warning: key 'nbody:node:default-js:V8:default-javascript' has more than three parts"
+# ---- Krun's _instr_data as warmup_stats' plotter reads it (its vm_instruments parsers, by the VM's name) ----
+if command -v pypy3 >/dev/null && command -v java >/dev/null; then
+	cat > i.yaml <<'Y'
+pexecs: 2
+iterations: 4
+vms: {PyPy: {plugin: pypy, instrument: true}, HotSpot: {plugin: java, instrument: true}}
+benchmarks: {nbody: 200}
+Y
+	"$KILN" run -q i.yaml || fail "instrumented run"
+	"$KILN" export i.kiln.db --format krun -o i_results.json.bz2 >/dev/null || fail "krun export"
+	python3 - <<'P' || fail "the instrumentation files as warmup_stats reads them"
+import bz2, json
+def load(vm, p):
+    return json.loads(bz2.decompress(open("i_instr_data/nbody__%s__default-%s__%d.json.bz2" % (vm, "python" if vm == "PyPy" else "java", p), "rb").read()))
+for p in range(2):
+    d = load("PyPy", p)             # PyPy's parser: an event tree per iteration, and jit_times
+    raw = d["raw_vm_events"]
+    assert len(raw) == 4 and len(d["jit_times"]) == 4, d
+    def net(node):
+        kind, start, stop, children = node
+        assert kind.startswith("gc-") or kind.startswith("jit-"), kind
+        return (stop - start) - sum(net(c) for c in children)
+    for node in raw:
+        kind, start, stop, children = node
+        assert start is None and stop is None
+        assert abs(sum(net(c) for c in children if c[0].startswith("gc-")) - d["gc.time"][raw.index(node)]) < 1e-9
+    h = load("HotSpot", p)          # HotSpot's: [iteration, cumulative JIT ms, [[collector, pools, cumulative ms, count]]]
+    raw = h["raw_vm_events"]
+    assert [r[0] for r in raw] == [0, 1, 2, 3], raw
+    assert all(raw[i][1] <= raw[i + 1][1] for i in range(3)), "cumulative"
+    assert all(isinstance(c[-1], (int, float)) and isinstance(c[0], str) for r in raw for c in r[2]), raw
+P
+fi
 echo ok
