@@ -2332,18 +2332,10 @@ static int parse_experiment(const char *path, const char *text, size_t len, cons
 
 /*
  * The config text as YAML, its aliases resolved (within the bounds of a
- * config), without pexecs, benchmarks and suites, emitted on one line:
- * what must not change for an experiment to grow.  NULL: it does not parse.
+ * config), without the top-level keys `drop` (and x-* ones with drop_x),
+ * emitted on one line: what must not change (for an experiment to grow,
+ * or for keys none of whose pexecs ran to change).  NULL: it does not parse.
  */
-static char *config_core_without(const char *text, const char *const *drop, size_t ndrop, int drop_x);
-
-static char *config_core(const char *text)
-{
-	static const char *const grow[] = { "pexecs", "benchmarks", "suites" };
-	return config_core_without(text, grow, ARRAY_SIZE(grow), 0);
-}
-
-/* the config's text as config_core gives it, without the top-level keys `drop` (and x-* ones with drop_x) */
 static char *config_core_without(const char *text, const char *const *drop, size_t ndrop, int drop_x)
 {
 	struct kerr e = KERR_INIT;
@@ -2398,23 +2390,39 @@ static void bench_canon(const struct bench_conf *b, struct strbuf *sb)
 	}
 }
 
-int config_grows(const struct experiment *ex, const char *old_text, const char *datadir, struct strbuf *why)
+/*
+ * The stored config, parsed into *old, when its text and ex's are the same
+ * but for the top-level keys `drop` (and x-* with drop_x): 1; else 0, why
+ * says what (`what` differed, or the stored config does not read).
+ */
+static int same_but(const struct experiment *ex, const char *old_text, const char *datadir, const char *const *drop,
+		    size_t ndrop, int drop_x, const char *what, struct experiment *old, struct strbuf *why)
 {
 	struct strbuf now = STRBUF_INIT;
 	secret_mask(&now, ex->text);
-	char *a = config_core(old_text), *b = config_core(now.buf);
+	char *a = config_core_without(old_text, drop, ndrop, drop_x), *b = config_core_without(now.buf, drop, ndrop, drop_x);
 	int r = a && b && !strcmp(a, b);
 	if (!r)
-		sb_adds(why, "settings other than pexecs, benchmarks and suites changed");
+		sb_adds(why, what);
 	free(a);
 	free(b);
 	sb_release(&now);
-	struct experiment old;
 	struct kerr e = KERR_INIT;
-	if (r && config_parse(ex->path, old_text, strlen(old_text), datadir, 0, &old, &e) < 0) {
+	if (r && config_parse(ex->path, old_text, strlen(old_text), datadir, 0, old, &e) < 0) {
 		sb_addf(why, "the stored config does not read: %s", sb_str(&e.msg));
 		r = 0;
-	} else if (r) {
+	}
+	kerr_release(&e);
+	return r;
+}
+
+int config_grows(const struct experiment *ex, const char *old_text, const char *datadir, struct strbuf *why)
+{
+	static const char *const grow[] = { "pexecs", "benchmarks", "suites" };
+	struct experiment old;
+	int r = same_but(ex, old_text, datadir, grow, ARRAY_SIZE(grow), 0,
+			 "settings other than pexecs, benchmarks and suites changed", &old, why);
+	if (r) {
 		if (ex->pexecs < old.pexecs)
 			r = 0, sb_addf(why, "pexecs went down from %ld to %ld", old.pexecs, ex->pexecs);
 		for (size_t i = 0; r && i < old.nbenchs; i++) {
@@ -2433,7 +2441,6 @@ int config_grows(const struct experiment *ex, const char *old_text, const char *
 		}
 		config_free(&old);
 	}
-	kerr_release(&e);
 	return r;
 }
 
@@ -2482,22 +2489,10 @@ int config_keeps_keys(const struct experiment *ex, const char *old_text, const c
 		      struct strbuf *why)
 {
 	static const char *const keyed[] = { "pexecs", "benchmarks", "suites", "vms", "skip", "name" };
-	struct strbuf now = STRBUF_INIT;
-	secret_mask(&now, ex->text);
-	char *a = config_core_without(old_text, keyed, ARRAY_SIZE(keyed), 1);
-	char *b = config_core_without(now.buf, keyed, ARRAY_SIZE(keyed), 1);
-	int r = a && b && !strcmp(a, b);
-	if (!r)
-		sb_adds(why, "settings of every key (other than vms, benchmarks, suites, skip, pexecs and name) changed");
-	free(a);
-	free(b);
-	sb_release(&now);
 	struct experiment old;
-	struct kerr e = KERR_INIT;
-	if (r && config_parse(ex->path, old_text, strlen(old_text), datadir, 0, &old, &e) < 0) {
-		sb_addf(why, "the stored config does not read: %s", sb_str(&e.msg));
-		r = 0;
-	} else if (r) {
+	int r = same_but(ex, old_text, datadir, keyed, ARRAY_SIZE(keyed), 1,
+			 "settings of every key (other than vms, benchmarks, suites, skip, pexecs and name) changed", &old, why);
+	if (r) {
 		if (ran->n && ex->pexecs < old.pexecs)
 			r = 0, sb_addf(why, "pexecs went down from %ld to %ld", old.pexecs, ex->pexecs);
 		for (size_t i = 0; r && i < ran->n; i++) {
@@ -2524,7 +2519,6 @@ int config_keeps_keys(const struct experiment *ex, const char *old_text, const c
 		}
 		config_free(&old);
 	}
-	kerr_release(&e);
 	return r;
 }
 

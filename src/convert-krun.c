@@ -320,7 +320,7 @@ static int call_args(struct kr *k, json_t *args, json_t *kw)
 			json_t *v = expr(k);
 			if (!v)
 				return -1;
-			json_object_set_new(kw, name, v);
+			json_object_set_new_nocheck(kw, name, v);
 		} else {
 			if (is_op(k, "*") || is_op(k, "**"))
 				return kr_err(k, cur(k)->line, "*args in a call: not read");
@@ -386,7 +386,7 @@ static json_t *percent(const char *fmt, const json_t *args)
 		sb_adds(&sb, s);
 		free(s);
 	}
-	json_t *v = json_string(sb_str(&sb));
+	json_t *v = json_string_nocheck(sb_str(&sb));
 	sb_release(&sb);
 	return v;
 }
@@ -430,7 +430,7 @@ static json_t *format(const char *fmt, const json_t *args)
 			sb_addc(&sb, *p);
 		}
 	}
-	json_t *v = json_string(sb_str(&sb));
+	json_t *v = json_string_nocheck(sb_str(&sb));
 	sb_release(&sb);
 	return v;
 }
@@ -456,7 +456,7 @@ static json_t *method(struct kr *k, json_t *self, const char *name, json_t *args
 		}
 		for (char *p = t; name[0] != 's' && *p; p++)
 			*p = (char)(name[0] == 'l' ? tolower((unsigned char)*p) : toupper((unsigned char)*p));
-		json_t *v = json_string(t);
+		json_t *v = json_string_nocheck(t);
 		free(t);
 		return v;
 	}
@@ -464,8 +464,8 @@ static json_t *method(struct kr *k, json_t *self, const char *name, json_t *args
 		json_t *l = json_array();
 		const char *p = s, *sep = a0 && *a0 ? a0 : " ";
 		for (const char *q; (q = strstr(p, sep)); p = q + strlen(sep))
-			json_array_append_new(l, json_stringn(p, (size_t)(q - p)));
-		json_array_append_new(l, json_string(p));
+			json_array_append_new(l, json_stringn_nocheck(p, (size_t)(q - p)));
+		json_array_append_new(l, json_string_nocheck(p));
 		return l;
 	}
 	if (s && !strcmp(name, "replace") && a0 && str_of(json_array_get(args, 1))) {
@@ -476,7 +476,7 @@ static json_t *method(struct kr *k, json_t *self, const char *name, json_t *args
 			sb_adds(&sb, rep);
 		}
 		sb_adds(&sb, p);
-		json_t *v = json_string(sb_str(&sb));
+		json_t *v = json_string_nocheck(sb_str(&sb));
 		sb_release(&sb);
 		return v;
 	}
@@ -493,7 +493,7 @@ static json_t *method(struct kr *k, json_t *self, const char *name, json_t *args
 			}
 			sb_addf(&sb, "%s%s", i ? s : "", str_of(x));
 		}
-		json_t *v = json_string(sb_str(&sb));
+		json_t *v = json_string_nocheck(sb_str(&sb));
 		sb_release(&sb);
 		return v;
 	}
@@ -526,7 +526,7 @@ static json_t *call(struct kr *k, json_t *fn, json_t *args, json_t *kw, int line
 		return json_pack("{s:s,s:O,s:O,s:o}", "__call__", cls, "args", args, "kwargs", kw, "where",
 				 json_sprintf("%s:%d", k->path, line));
 	if (mod && !strcmp(mod, "os.getcwd"))
-		return json_string(k->dir);
+		return json_string_nocheck(k->dir);
 	if (mod && !strcmp(mod, "os.path.join")) {
 		char *p = NULL;
 		for (size_t i = 0; i < json_array_size(args); i++) {
@@ -539,25 +539,25 @@ static json_t *call(struct kr *k, json_t *fn, json_t *args, json_t *kw, int line
 			free(p);
 			p = q;
 		}
-		json_t *v = json_string(p ? p : "");
+		json_t *v = json_string_nocheck(p ? p : "");
 		free(p);
 		return v;
 	}
 	if (mod && (!strcmp(mod, "os.path.dirname") || !strcmp(mod, "os.path.abspath")) && a0) {
 		char *p = mod[8] == 'd' ? path_dirname(a0) : path_join(k->dir, a0);
-		json_t *v = json_string(p);
+		json_t *v = json_string_nocheck(p);
 		free(p);
 		return v;
 	}
 	if (mod && !strcmp(mod, "platform.node")) {
 		struct utsname u;
-		return json_string(uname(&u) == 0 ? u.nodename : "");
+		return json_string_nocheck(uname(&u) == 0 ? u.nodename : "");
 	}
 	if (mod && !strcmp(mod, "platform.system"))
-		return json_string("Linux");
+		return json_string_nocheck("Linux");
 	if (f && !strcmp(f, "find_executable") && a0) {
 		char *p = find_in_path(a0);
-		json_t *v = p ? json_string(p) : json_null();
+		json_t *v = p ? json_string_nocheck(p) : json_null();
 		free(p);
 		return v;
 	}
@@ -567,7 +567,7 @@ static json_t *call(struct kr *k, json_t *fn, json_t *args, json_t *kw, int line
 		json_t *x = json_array_get(args, 0);
 		if (f[0] == 's') {
 			char *s = x ? py_str(x) : NULL;
-			json_t *v = s ? json_string(s) : unknown("line %d: str() of a value kiln does not know", line);
+			json_t *v = s ? json_string_nocheck(s) : unknown("line %d: str() of a value kiln does not know", line);
 			free(s);
 			return v;
 		}
@@ -597,7 +597,7 @@ static json_t *atom(struct kr *k)
 		struct strbuf sb = STRBUF_INIT;
 		while (cur(k)->t == T_STR) /* "a" "b": one string */
 			sb_adds(&sb, cur(k)->s), k->at++;
-		json_t *v = json_string(sb_str(&sb));
+		json_t *v = json_string_nocheck(sb_str(&sb));
 		sb_release(&sb);
 		return v;
 	}
@@ -667,7 +667,7 @@ static json_t *atom(struct kr *k)
 				kr_err(k, line, "a dict key that is not a string: not read");
 				return NULL;
 			}
-			json_object_set_new(d, json_string_value(key), v);
+			json_object_set_new_nocheck(d, json_string_value(key), v);
 			json_decref(key);
 			if (!is_op(k, ","))
 				break;
@@ -681,6 +681,20 @@ static json_t *atom(struct kr *k)
 	}
 	kr_err(k, t->line, "'%s': not an expression kiln reads", t->s ? t->s : "end of line");
 	return NULL;
+}
+
+/* v(args), or v.method(args) with `method`; v taken */
+static json_t *call_of(struct kr *k, json_t *v, const char *method_name, int line)
+{
+	k->at++;
+	json_t *args = json_array(), *kw = json_object(), *r = NULL;
+	if (call_args(k, args, kw) == 0)
+		r = is_unknown(v) ? json_incref(v) : method_name ? method(k, v, method_name, args, line)
+							     : call(k, v, args, kw, line);
+	json_decref(args);
+	json_decref(kw);
+	json_decref(v);
+	return r;
 }
 
 /* an atom and its trailers: .name, (args), [index] */
@@ -701,33 +715,21 @@ static json_t *postfix(struct kr *k)
 			const char *mod = tag_str(v, "__module__");
 			if (mod && !strcmp(mod, "sys") && !strcmp(name, "platform")) {
 				json_decref(v);
-				v = json_string("linux");
+				v = json_string_nocheck("linux");
 			} else if (mod) {
 				char *full = xasprintf("%s.%s", mod, name);
 				json_decref(v);
 				v = module(full);
 				free(full);
 			} else if (is_op(k, "(")) {
-				k->at++;
-				json_t *args = json_array(), *kw = json_object();
-				json_t *r = call_args(k, args, kw) < 0 ? NULL : is_unknown(v) ? json_incref(v) : method(k, v, name, args, line);
-				json_decref(args);
-				json_decref(kw);
-				json_decref(v);
-				v = r;
+				v = call_of(k, v, name, line);
 			} else {
 				json_t *r = is_unknown(v) ? json_incref(v) : unknown("line %d: the attribute .%s", line, name);
 				json_decref(v);
 				v = r;
 			}
 		} else if (is_op(k, "(")) {
-			k->at++;
-			json_t *args = json_array(), *kw = json_object();
-			json_t *r = call_args(k, args, kw) < 0 ? NULL : is_unknown(v) ? json_incref(v) : call(k, v, args, kw, line);
-			json_decref(args);
-			json_decref(kw);
-			json_decref(v);
-			v = r;
+			v = call_of(k, v, NULL, line);
 		} else if (is_op(k, "[")) {
 			k->at++;
 			json_t *i = expr(k), *r = NULL;
@@ -791,7 +793,7 @@ static json_t *binop(const char *op, json_t *a, json_t *b)
 		return percent(json_string_value(a), b);
 	if (!strcmp(op, "+") && json_is_string(a) && json_is_string(b)) {
 		char *s = xasprintf("%s%s", json_string_value(a), json_string_value(b));
-		json_t *v = json_string(s);
+		json_t *v = json_string_nocheck(s);
 		free(s);
 		return v;
 	}
@@ -821,7 +823,8 @@ static json_t *binop(const char *op, json_t *a, json_t *b)
 static json_t *binary(struct kr *k, int level)
 {
 	static const char *const levels[2][4] = { { "+", "-", NULL }, { "*", "/", "//", "%" } };
-	json_t *v = level == 2 ? unary(k) : binary(k, level + 1);
+	/* level 0: + and - of level-1 terms; level 1: * / // % of unary factors */
+	json_t *v = level == 1 ? unary(k) : binary(k, 1);
 	while (v) {
 		const char *op = NULL;
 		for (size_t i = 0; i < 4 && levels[level][i]; i++)
@@ -830,7 +833,7 @@ static json_t *binary(struct kr *k, int level)
 		if (!op)
 			break;
 		k->at++;
-		json_t *w = level == 2 ? unary(k) : binary(k, level + 1);
+		json_t *w = level == 1 ? unary(k) : binary(k, 1);
 		json_t *r = w ? binop(op, v, w) : NULL;
 		json_decref(v);
 		json_decref(w);
@@ -1052,15 +1055,15 @@ static int if_stmt(struct kr *k, int run)
 static int assign(struct kr *k, json_t *target_names, json_t *v, int line)
 {
 	if (json_is_string(target_names)) {
-		json_object_set(k->env, json_string_value(target_names), v);
-		json_object_set_new(k->lines, json_string_value(target_names), json_sprintf("%s:%d", k->path, line));
+		json_object_set_nocheck(k->env, json_string_value(target_names), v);
+		json_object_set_new_nocheck(k->lines, json_string_value(target_names), json_sprintf("%s:%d", k->path, line));
 		return 0;
 	}
 	if (!json_is_array(v) || json_array_size(v) != json_array_size(target_names))
 		return kr_err(k, line, "unpacking into %zu names of a value kiln cannot split", json_array_size(target_names));
 	for (size_t i = 0; i < json_array_size(v); i++) {
-		json_object_set(k->env, json_string_value(json_array_get(target_names, i)), json_array_get(v, i));
-		json_object_set_new(k->lines, json_string_value(json_array_get(target_names, i)), json_sprintf("%s:%d", k->path, line));
+		json_object_set_nocheck(k->env, json_string_value(json_array_get(target_names, i)), json_array_get(v, i));
+		json_object_set_new_nocheck(k->lines, json_string_value(json_array_get(target_names, i)), json_sprintf("%s:%d", k->path, line));
 	}
 	return 0;
 }
@@ -1117,7 +1120,7 @@ static int simple(struct kr *k, int run)
 	size_t save = k->at;
 	json_t *names = NULL;
 	if (t->t == T_NAME) {
-		names = json_string(t->s);
+		names = json_string_nocheck(t->s);
 		k->at++;
 		while (is_op(k, ",") && k->at + 1 < k->n && k->tk[k->at + 1].t == T_NAME) {
 			if (json_is_string(names)) {
@@ -1126,7 +1129,7 @@ static int simple(struct kr *k, int run)
 				names = l;
 			}
 			k->at++;
-			json_array_append_new(names, json_string(cur(k)->s));
+			json_array_append_new(names, json_string_nocheck(cur(k)->s));
 			k->at++;
 		}
 	}
@@ -1171,7 +1174,7 @@ static int simple(struct kr *k, int run)
 			json_t *i = expr(k), *v = i && !expect_op(k, "]") && !expect_op(k, "=") ? expr_list(k) : NULL;
 			int r = v ? 0 : -1;
 			if (v && run && json_is_object(target) && !is_tag(target, "__call__") && !is_unknown(target) && json_is_string(i))
-				json_object_set(target, json_string_value(i), v);
+				json_object_set_nocheck(target, json_string_value(i), v);
 			else if (v && run && json_is_array(target) && json_is_integer(i) && json_integer_value(i) >= 0 &&
 				 (size_t)json_integer_value(i) < json_array_size(target))
 				json_array_set(target, (size_t)json_integer_value(i), v);
@@ -1224,7 +1227,7 @@ static int statement(struct kr *k, int run)
 		while (!is_op(k, ":") && cur(k)->t != T_END)
 			k->at++;
 		if (run && name)
-			json_object_set_new(k->env, name, json_pack("{s:s}", "__func__", name));
+			json_object_set_new_nocheck(k->env, name, json_pack("{s:s}", "__func__", name));
 		return suite(k, 0);
 	}
 	static const char *const refused[] = { "for", "while", "try", "with", "class", "lambda", "del", "exec", "print",

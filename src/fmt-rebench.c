@@ -252,6 +252,9 @@ static int data_row(struct rb *r, char **f, size_t n)
 		return row_err(r, "value", "is not a number", val);
 	if (!*crit)
 		return row_err(r, "criterion", "is empty", crit);
+	if (!*field(r, f, n, C_BENCH))
+		return kerr_setc(r->e, KEXIT_CONFIG, "%s:%ld: columns benchmark, executor and suite must name a key "
+				 "(none empty, at most %ld keys)", r->name, r->line, FMT_MAX_KEYS);
 	char *variant = xstrdup(field(r, f, n, C_SUITE));
 	char *bench = run_of(r, f, n), *vm = xstrdup(field(r, f, n, C_EXEC));
 	for (char *p = bench; *p; p++)

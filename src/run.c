@@ -541,6 +541,23 @@ static int add_pexecs(struct run_job *j, const long *more, struct schedule *sc, 
 	return r;
 }
 
+/* every key of the stored schedule `have` up to the config's pexecs, added as a fresh schedule orders them; how many, -1 */
+static long fill_pexecs(struct run_job *j, struct schedule *have, struct kerr *e)
+{
+	long *more = xcalloc(have->nkeys + 1, sizeof(long)), added = 0;
+	for (size_t k = 0; k < have->nkeys; k++) {
+		long n = 0;
+		for (size_t i = 0; i < have->n; i++)
+			n += have->items[i].key == (long)k;
+		long want = j->ex.pexecs + j->ex.warmup_pexecs;
+		more[k] = want > n ? want - n : 0;
+		added += more[k];
+	}
+	int r = added ? add_pexecs(j, more, have, 1, e) : 0;
+	free(more);
+	return r < 0 ? -1 : added;
+}
+
 /*
  * A config that only grew (more pexecs, more benchmarks: config_grows):
  * the new keys and the pexecs every key lacks are added to the stored
@@ -577,20 +594,8 @@ static int grow_results(struct run_job *j, const struct run_opts *o, struct kerr
 	long added = 0;
 	if (r == 0 && nadd)
 		r = store_add_keys(j->st, add, nadd, &have, e);
-	if (r == 0) {
-		/* every key up to the config's pexecs */
-		long *more = xcalloc(have.nkeys + 1, sizeof(long));
-		for (size_t k = 0; k < have.nkeys; k++) {
-			long n = 0;
-			for (size_t i = 0; i < have.n; i++)
-				n += have.items[i].key == (long)k;
-			long want = j->ex.pexecs + j->ex.warmup_pexecs;
-			more[k] = want > n ? want - n : 0;
-			added += more[k];
-		}
-		r = added ? add_pexecs(j, more, &have, 1, e) : 0;
-		free(more);
-	}
+	if (r == 0)
+		r = (added = fill_pexecs(j, &have, e)) < 0 ? -1 : 0;
 	if (r == 0)
 		r = keep_config(j, "config_text_before_growth", e);
 	if (r == 0 && !o->quiet)
@@ -659,21 +664,8 @@ static int replan_results(struct run_job *j, const struct run_opts *o, const cha
 			add[nadd++] = plan.keys[i];
 	if (r == 1 && nadd && store_add_keys(j->st, add, nadd, &have, e) < 0)
 		r = -1;
-	long added = 0;
-	if (r == 1) {
-		long *more = xcalloc(have.nkeys + 1, sizeof(long));
-		for (size_t k = 0; k < have.nkeys; k++) {
-			long n = 0;
-			for (size_t i = 0; i < have.n; i++)
-				n += have.items[i].key == (long)k;
-			long want = j->ex.pexecs + j->ex.warmup_pexecs;
-			more[k] = want > n ? want - n : 0;
-			added += more[k];
-		}
-		if (added && add_pexecs(j, more, &have, 1, e) < 0)
-			r = -1;
-		free(more);
-	}
+	if (r == 1 && fill_pexecs(j, &have, e) < 0)
+		r = -1;
 	if (r == 1 && keep_config(j, "config_text_before_change", e) < 0)
 		r = -1;
 	if (r == 1 && !o->quiet)
