@@ -229,7 +229,9 @@ static int tokenize(struct kr *k, const char *text, size_t len)
 			while (p < end && (isalnum((unsigned char)*p) || *p == '_'))
 				p++;
 			size_t n = (size_t)(p - s);
-			int raw = n == 1 && (c == 'r' || c == 'R'), pre = n <= 2 && strspn(s, "rRbBuU") == n;
+			int raw = n == 1 && (c == 'r' || c == 'R'), pre = n <= 2;
+			for (size_t i = 0; pre && i < n; i++) /* a string's prefix: r, b, u (the text is not NUL-ended here) */
+				pre = strchr("rRbBuU", s[i]) != NULL;
 			if (p < end && (*p == '\'' || *p == '"') && pre) {
 				struct strbuf sb = STRBUF_INIT;
 				const char *e2 = string_lit(p, end, raw || (n == 2 && strchr("rR", s[0])), &sb, &line);
