@@ -71,3 +71,25 @@ char *bcache_path(const char *kind, const char *text, const char *suffix, struct
 	free(dir);
 	return p;
 }
+
+const char *bcache_known(const struct strvec *known, const char *dir)
+{
+	for (size_t i = 0; i + 1 < known->n; i += 2)
+		if (!strcmp(known->v[i], dir))
+			return known->v[i + 1];
+	return NULL;
+}
+
+void bcache_remember(struct strvec *known, const char *dir, const char *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i + 1 < known->n; i += 2)
+		if (!strcmp(known->v[i], dir)) {
+			free(known->v[i + 1]);
+			known->v[i + 1] = xstrdup(p);
+			return;
+		}
+	sv_push(known, dir);
+	sv_push(known, p);
+}

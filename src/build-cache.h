@@ -28,4 +28,13 @@ void bcache_add_sources(struct strbuf *text, const char *dir, const char *const 
  */
 char *bcache_path(const char *kind, const char *text, const char *suffix, struct kerr *e);
 
+/*
+ * What this kiln found for each benchmark folder (pairs dir, path in
+ * `known`): a pexec's argv needs the path again, without hashing the
+ * sources per pexec.  bcache_known: the path kept for dir, NULL: none;
+ * bcache_remember: p kept for dir, over what was (nothing when p is NULL).
+ */
+const char *bcache_known(const struct strvec *known, const char *dir);
+void bcache_remember(struct strvec *known, const char *dir, const char *p);
+
 #endif

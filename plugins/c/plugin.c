@@ -41,11 +41,11 @@ static struct strvec so_known = STRVEC_INIT;
  * (build-cache.h), never the benchmark's folder, keyed by the sources'
  * contents, the compiler and its flags.  NULL with e set.
  */
-static char *so_path(const char *bench_dir, struct kerr *e)
+static char *so_path(const char *bench_dir, int fresh, struct kerr *e)
 {
-	for (size_t i = 0; i + 1 < so_known.n; i += 2)
-		if (!strcmp(so_known.v[i], bench_dir))
-			return xstrdup(so_known.v[i + 1]);
+	const char *known = fresh ? NULL : bcache_known(&so_known, bench_dir);
+	if (known)
+		return xstrdup(known);
 	struct strbuf t = STRBUF_INIT;
 	sb_adds(&t, "c bench.so\n");
 	bcache_add_sources(&t, bench_dir, c_sources);
@@ -60,17 +60,14 @@ static char *so_path(const char *bench_dir, struct kerr *e)
 		sb_addf(&t, "lib %s\n", ldlibs[i]);
 	char *p = bcache_path("c", t.buf, ".so", e);
 	sb_release(&t);
-	if (p) {
-		sv_push(&so_known, bench_dir);
-		sv_push(&so_known, p);
-	}
+	bcache_remember(&so_known, bench_dir, p);
 	return p;
 }
 
 /* compile bench.c into the cache when its object is not there: into a file of our own, then renamed */
 static int c_prepare(const struct plugin_ctx *c, struct kerr *e)
 {
-	char *so = so_path(c->bench_dir, e);
+	char *so = so_path(c->bench_dir, 1, e);
 	if (!so)
 		return kerr_wrap(e, "c: the build cache");
 	if (file_exists(so)) {
@@ -144,7 +141,7 @@ static int c_build(const struct plugin_ctx *c, struct strvec *argv, struct strve
 	}
 	sv_push(argv, runner);
 	free(runner);
-	char *so = so_path(c->bench_dir, e);
+	char *so = so_path(c->bench_dir, 0, e);
 	if (!so)
 		return -1;
 	sv_push(argv, so);

@@ -120,11 +120,11 @@ static struct strvec classes_known = STRVEC_INIT;
  * build cache (build-cache.h), never the benchmark's folder, keyed by the
  * folder's sources, the javac and its flags.  NULL with e set.
  */
-static char *classes_dir(const struct plugin_ctx *c, struct kerr *e)
+static char *classes_dir(const struct plugin_ctx *c, int fresh, struct kerr *e)
 {
-	for (size_t i = 0; i + 1 < classes_known.n; i += 2)
-		if (!strcmp(classes_known.v[i], c->bench_dir))
-			return xstrdup(classes_known.v[i + 1]);
+	const char *known = fresh ? NULL : bcache_known(&classes_known, c->bench_dir);
+	if (known)
+		return xstrdup(known);
 	struct strbuf t = STRBUF_INIT;
 	sb_adds(&t, "java classes\n");
 	bcache_add_sources(&t, c->bench_dir, java_sources);
@@ -135,10 +135,7 @@ static char *classes_dir(const struct plugin_ctx *c, struct kerr *e)
 	free(jc);
 	char *p = bcache_path("java", t.buf, NULL, e);
 	sb_release(&t);
-	if (p) {
-		sv_push(&classes_known, c->bench_dir);
-		sv_push(&classes_known, p);
-	}
+	bcache_remember(&classes_known, c->bench_dir, p);
 	return p;
 }
 
@@ -150,7 +147,7 @@ static char *classes_dir(const struct plugin_ctx *c, struct kerr *e)
  */
 static int compile_classes(const struct plugin_ctx *c, struct kerr *e)
 {
-	char *out = classes_dir(c, e);
+	char *out = classes_dir(c, 1, e);
 	if (!out)
 		return kerr_wrap(e, "java: the build cache");
 	if (file_exists(out)) {
@@ -226,7 +223,7 @@ static int java_build(const struct plugin_ctx *c, struct strvec *argv, struct st
 			sv_push(argv, c->vm->args.v[i]);
 	sv_push(argv, "KilnRunner");
 	sv_push(argv, c->bench_dir);
-	char *classes = classes_dir(c, e);
+	char *classes = classes_dir(c, 0, e);
 	if (!classes)
 		return -1;
 	char *cp = xasprintf("%s:%s:%s", c->plugin_dir, classes, c->bench_dir);
