@@ -177,7 +177,7 @@ def main():
     except Exception as e:  # noqa: BLE001
         print("Otava: cannot run: %s" % e, file=sys.stderr)
     methods.append(("Perfherder t-test", positional(perfherder_detect)))
-    steps = [k for k in sorted({k[0] for k in series}) if k.startswith("step")]
+    steps = sorted((k for k in {k[0] for k in series} if k.startswith("step")), key=lambda k: int(k[4:]))
     print("| method | " + " | ".join("recall %s%%" % k[4:] for k in steps) +
           " | exact | false alarms / 1000 points (steps; null series) | precision | F1 |")
     print("|---|" + "---|" * (len(steps) + 4))
