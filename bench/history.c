@@ -35,6 +35,7 @@
 #include "dataset.h"
 #include "history-bisect.h"
 #include "history-detect.h"
+#include "history-int.h"
 #include "history.h"
 #include "store.h"
 
@@ -214,11 +215,15 @@ static void load_raw(struct history *h, const struct hist_series *s, struct raw 
  * then analysed.
  */
 static void rewarm_point(struct hist_point *p, const struct dataset *ds, const char *key, size_t len,
-			 const struct an_opts *o)
+			 const struct an_opts *o, int cpu)
 {
-	const struct ds_key *k0 = ds_find_key(ds, key);
-	if (!k0)
+	const struct ds_key *kr = ds_find_key(ds, key);
+	if (!kr)
 		return;
+	/* on the history's clock */
+	struct ds_key kc;
+	history_clock_key(kr, cpu, &kc);
+	const struct ds_key *k0 = &kc;
 	struct ds_key k = *k0;
 	k.pexecs = xcalloc(k0->npexecs + 1, sizeof(*k.pexecs));
 	for (size_t j = 0; j < k0->npexecs; j++) {
@@ -244,6 +249,7 @@ static void rewarm_point(struct hist_point *p, const struct dataset *ds, const c
 	for (size_t j = 0; j < k0->npexecs; j++)
 		free(k.pexecs[j].wall);
 	free(k.pexecs);
+	history_clock_release(&kc, cpu);
 }
 
 
@@ -399,7 +405,8 @@ int main(int argc, char **argv)
 	struct score raw = { 0 };
 	size_t aa_pairs = 0, aa_alarms = 0, aa_pairs_w = 0, aa_alarms_w = 0, raw_warm = 0;
 	double hw_sum = 0;
-	printf("corpus: %s, %zu commits, %zu keys, machine %s\n", argv[1], nc, nk, m[0].name);
+	printf("corpus: %s, %zu commits, %zu keys, machine %s, %s clock\n", argv[1], nc, nk, m[0].name,
+	       history_clock_cpu(h) ? "CPU-time" : "wall");
 	for (size_t k = 0; k < nk; k++) {
 		history_series(h, m[0].id, keys.v[k], c, nc, &base[k], &e);
 		struct hist_change *ch;
@@ -506,6 +513,7 @@ int main(int argc, char **argv)
 	ao.resamples = 100;
 	ao.threads = 1;
 	struct score ws = { 0 }, wnull = { 0 };
+	int cpu = history_clock_cpu(h);
 	int wtrials = trials / 3 > 3 ? trials / 3 : 3;
 	for (size_t k = 0; k < nk; k++) {
 		struct raw r;
@@ -514,7 +522,7 @@ int main(int argc, char **argv)
 		series_copy(&base[k], &wb);
 		for (size_t i = 0; i < wb.n; i++)
 			if (wb.p[i].built)
-				rewarm_point(&wb.p[i], &r.ds[i], keys.v[k], 6, &ao);
+				rewarm_point(&wb.p[i], &r.ds[i], keys.v[k], 6, &ao, cpu);
 		struct hist_change *ch;
 		size_t n;
 		struct hist_detect_stats st;
@@ -529,7 +537,7 @@ int main(int argc, char **argv)
 			series_copy(&wb, &s);
 			for (size_t i = at; i < s.n; i++)
 				if (s.p[i].built)
-					rewarm_point(&s.p[i], &r.ds[i], keys.v[k], 12, &ao);
+					rewarm_point(&s.p[i], &r.ds[i], keys.v[k], 12, &ao, cpu);
 			history_detect(&s, NULL, &ch, &n, &st);
 			score(&ws, ch, n, HIST_WARMUP, at, 1, st.points[HIST_WARMUP]);
 			write_changes(fk, "warm2x", t, k, ch, n, HIST_WARMUP);

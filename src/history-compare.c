@@ -209,8 +209,8 @@ int track_compare(const struct track_opts *o, const char *base, const char *head
 		const struct hist_commit *x = i ? ch : cb;
 		int b = ab_build(&c, x, &e);
 		if (b == 1)
-			code = kerr_setc(&e, KEXIT_FAIL, "%s %.12s does not build (the history has why: kiln track --changes)",
-					 i ? "head" : "base", x->hash);
+			code = (kerr_setc(&e, KEXIT_FAIL, "%s %.12s does not build (the history has why: kiln track --changes)",
+					 i ? "head" : "base", x->hash), KEXIT_FAIL);
 		else if (b < 0)
 			code = e.code ? e.code : KEXIT_FAIL;
 	}

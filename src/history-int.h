@@ -52,4 +52,15 @@ int history_fold(struct history *h, long run_id, const char *results, const stru
 int history_fold_suffix(struct history *h, long run_id, const char *results, const char *suffix,
 			const struct an_opts *o, struct kerr *e);
 
+/* the clock the history's figures are of: 1 the iterations' CPU time (meta clock=cpu), 0 their wall time */
+int history_clock_cpu(struct history *h);
+struct ds_key;
+/*
+ * k with its iterations timed by the clock: with cpu, each pexec's wall
+ * times are its cpu.time series (borrowed; a pexec without one is left
+ * out), else k itself; history_clock_release frees what it made
+ */
+void history_clock_key(const struct ds_key *k, int cpu, struct ds_key *out);
+void history_clock_release(struct ds_key *out, int cpu);
+
 #endif
