@@ -18,6 +18,14 @@ int history_dberr(struct history *h, struct kerr *e, const char *what);
 int history_exec(struct history *h, const char *sql, struct kerr *e);
 /* a prepared statement or NULL with e set */
 struct sqlite3_stmt *history_prepare(struct history *h, const char *sql, struct kerr *e);
+/*
+ * The same for a statement used over and over: prepared once per history
+ * (keyed by the address of sql, a string constant), reset and unbound;
+ * history_stmt_done resets it (a statement the cache had no room for is
+ * finalized)
+ */
+struct sqlite3_stmt *history_stmt(struct history *h, const char *sql, struct kerr *e);
+void history_stmt_done(struct history *h, struct sqlite3_stmt *st);
 char *history_col_text(struct sqlite3_stmt *st, int i);
 double history_col_double(struct sqlite3_stmt *st, int i); /* NAN for NULL */
 void history_bind_double(struct sqlite3_stmt *st, int i, double v); /* NULL for NAN */
