@@ -49,7 +49,7 @@ const struct cmd_entry cmd_track_entry = {
 		"  --reanalyse HISTORY every run's figures made again (with --clock: on that clock)\n"
 		"  -q, --quiet         no progress\n"
 		"  --changes HISTORY   the changes found in a history, per key (docs/kiln-track.md)\n"
-		"  --json              --changes as JSON\n"
+		"  --json              --changes or --compare as JSON\n"
 		"  --compare BASE HEAD measure BASE and HEAD interleaved and print a Markdown summary for a\n"
 		"                      pull request; exit 1 when a key is slower beyond --threshold\n"
 		"  --threshold P%      --compare: the regression that fails it (default 2%)\n"
@@ -217,7 +217,7 @@ static int cmd_track(int argc, char **argv)
 	else if (code == 0 && a.compare)
 		code = a.pos.n != 2 ? cmd_usage_error(&cmd_track_entry, "--compare BASE HEAD CONFIG: CONFIG and HEAD")
 				    : (a.t.config = a.pos.v[0],
-				       track_compare(&a.t, a.compare, a.pos.v[1], a.threshold, a.pexecs));
+				       track_compare(&a.t, a.compare, a.pos.v[1], a.threshold, a.pexecs, a.json));
 	else if (code == 0)
 		code = run_track(&a);
 	sv_clear(&a.t.benchmarks);
