@@ -230,7 +230,7 @@ static int track_commits(const struct track_opts *o, struct history *h, long mac
  * long track then spreads over the series as noise instead of laying a
  * trend or a step along it, and an interrupted track has covered the range.
  */
-static void measure_order(size_t n, enum track_order order, size_t *idx)
+void track_measure_order(size_t n, enum track_order order, size_t *idx)
 {
 	size_t k = 0;
 	if (order == TRACK_OLDEST || n < 3) {
@@ -605,7 +605,7 @@ int track_run(const struct track_opts *o, struct track_summary *sum, struct kerr
 				 hgit_info(o->repo, &hashes, &cs, e) < 0))
 		code = e->code ? e->code : KEXIT_FAIL;
 	size_t *idx = xcalloc(hashes.n + 1, sizeof(size_t));
-	measure_order(hashes.n, o->order, idx);
+	track_measure_order(hashes.n, o->order, idx);
 	size_t n = o->max_commits > 0 && (size_t)o->max_commits < hashes.n ? (size_t)o->max_commits : hashes.n;
 	for (size_t k = 0; code == KEXIT_OK && k < n; k++) {
 		if (exec_interrupted) {

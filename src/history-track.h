@@ -36,6 +36,13 @@ struct track_summary {
 	size_t commits, measured, failed, skipped;
 };
 
+/*
+ * The order commits 0..n-1 are measured in (idx gets a permutation):
+ * TRACK_OLDEST in order; TRACK_SPREAD the ends, then the middle of each
+ * gap, breadth first
+ */
+void track_measure_order(size_t n, enum track_order order, size_t *idx);
+
 /* a KEXIT_* code; e set when not KEXIT_OK */
 int track_run(const struct track_opts *o, struct track_summary *sum, struct kerr *e);
 /* this machine's id in h, named machine (NULL: the host name), added when new; a changed identity is warned of */
