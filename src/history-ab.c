@@ -413,6 +413,11 @@ int ab_measure(struct ab_ctx *c, const struct hist_commit *a, const struct hist_
 		s.results = results;
 		snprintf(s.sa, sizeof(s.sa), ".%.8s", a->hash);
 		snprintf(s.sb, sizeof(s.sb), ".%.8s", b->hash);
+		if (!strcmp(a->hash, b->hash)) {
+			/* a commit against itself (A/A: the machine's noise floor): two names all the same */
+			snprintf(s.sa, sizeof(s.sa), ".%.8s-a", a->hash);
+			snprintf(s.sb, sizeof(s.sb), ".%.8s-b", b->hash);
+		}
 		s.keys = &keys;
 		s.stored = &stored;
 		s.more = more;
