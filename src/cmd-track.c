@@ -189,9 +189,15 @@ static int run_track(struct track_args *a)
 	int code = track_run(&a->t, &sum, &e);
 	if (code != KEXIT_OK)
 		kerr_print(&e);
-	else if (!a->t.quiet)
+	else if (!a->t.quiet) {
 		kiln_note("%zu commits: %zu measured, %zu failed (recorded), %zu tracked before", sum.commits, sum.measured,
 			  sum.failed, sum.skipped);
+		/* the morning after: the changes the commits measured now are in */
+		if (sum.hashes.n)
+			track_new_changes(sum.history, &sum.hashes, a->t.machine);
+	}
+	sv_clear(&sum.hashes);
+	free(sum.history);
 	kerr_release(&e);
 	return code;
 }

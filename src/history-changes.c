@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dataset.h"
 #include "history-cmd.h"
@@ -57,6 +58,36 @@ static json_t *change_json(const struct hist_change *c, const struct hist_series
 			 "score", c->score, "moved_off_aa", c->aa_alarm);
 }
 
+/* the changes of s printed (only those whose range holds one of hashes, when hashes is given); how many */
+static size_t print_changes(const struct hist_series *s, const struct hist_change *ch, size_t n,
+			    const struct hist_commit *cs, const struct strvec *hashes)
+{
+	size_t shown = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct hist_change *c = &ch[i];
+		int in = !hashes;
+		for (size_t p = c->lo ? c->lo - 1 : 0; !in && p <= c->hi; p++)
+			for (size_t k = 0; k < hashes->n && !in; k++)
+				in = !strcmp(hashes->v[k], cs[s->p[p].commit].hash);
+		if (!in)
+			continue;
+		if (hashes && !shown)
+			printf("%s:\n", esc(ESC_TERM, s->key));
+		shown++;
+		const struct hist_commit *at = &cs[s->p[c->at].commit];
+		struct strbuf sz = STRBUF_INIT;
+		size_text(c, &sz);
+		char *subj = xstrndup(at->subject ? at->subject : "", 60);
+		printf("  %-6s %.12s %s\n         %s\n", hist_what_name(c->what), at->hash, esc(ESC_TERM, subj), sb_str(&sz));
+		if (c->lo != c->hi)
+			printf("         the data allow any first commit from %.12s to %.12s (%zu tracked)\n",
+			       cs[s->p[c->lo].commit].hash, cs[s->p[c->hi].commit].hash, c->hi - c->lo + 1);
+		free(subj);
+		sb_release(&sz);
+	}
+	return shown;
+}
+
 /* one key of one machine: its changes printed, or added to arr */
 static void one_series(struct history *h, const struct hist_machine *m, const char *key, const struct hist_commit *cs,
 		       size_t nc, json_t *arr, size_t *total)
@@ -87,23 +118,10 @@ static void one_series(struct history *h, const struct hist_machine *m, const ch
 						     "aa_alarms", (json_int_t)st.aa_alarms[HIST_STEADY],
 						     "session_sd", st.tau[HIST_STEADY], "changes", c));
 	} else {
-		printf("%s on %s: %zu commits (%zu builds failed); same-binary pairs %zu, changes the data put on them "
-		       "%zu; session sd %.2f%%\n", esc(ESC_TERM, key), esc(ESC_TERM, m->name), s.n, failed,
+		printf("%s on %s: %zu commits (%zu build%s failed); same-binary pairs %zu, changes the data put on them "
+		       "%zu; session sd %.2f%%\n", esc(ESC_TERM, key), esc(ESC_TERM, m->name), s.n, failed, failed == 1 ? "" : "s",
 		       st.aa_pairs[HIST_STEADY], st.aa_alarms[HIST_STEADY], 100 * st.tau[HIST_STEADY]);
-		for (size_t i = 0; i < n; i++) {
-			const struct hist_change *c = &ch[i];
-			const struct hist_commit *at = &cs[s.p[c->at].commit];
-			struct strbuf sz = STRBUF_INIT;
-			size_text(c, &sz);
-			char *subj = xstrndup(at->subject ? at->subject : "", 60);
-			printf("  %-6s %.12s %s\n         %s\n", hist_what_name(c->what), at->hash, esc(ESC_TERM, subj),
-			       sb_str(&sz));
-			if (c->lo != c->hi)
-				printf("         the data allow any first commit from %.12s to %.12s (%zu tracked)\n",
-				       cs[s.p[c->lo].commit].hash, cs[s.p[c->hi].commit].hash, c->hi - c->lo + 1);
-			free(subj);
-			sb_release(&sz);
-		}
+		print_changes(&s, ch, n, cs, NULL);
 	}
 	free(ch);
 	history_series_free(&s);
@@ -155,6 +173,44 @@ int track_changes(const char *history, const struct strvec *keys, const char *ma
 	history_close(h);
 	kerr_release(&e);
 	return code;
+}
+
+void track_new_changes(const char *history, const struct strvec *hashes, const char *machine)
+{
+	struct history *h;
+	struct kerr e = KERR_INIT;
+	struct hist_commit *cs = NULL;
+	struct hist_machine *ms = NULL;
+	size_t nc = 0, nm = 0, total = 0;
+	char host[256] = "";
+	gethostname(host, sizeof(host) - 1);
+	const char *name = machine ? machine : host;
+	if (history_open(history, 0, &h, &e) == 0 && history_commits(h, &cs, &nc, &e) == 0 &&
+	    history_machines(h, &ms, &nm, &e) == 0) {
+		long mid = history_machine_id(h, name);
+		struct strvec ks = STRVEC_INIT;
+		history_keys(h, mid, &ks, &e);
+		for (size_t k = 0; k < ks.n; k++) {
+			struct hist_series s;
+			if (history_series(h, mid, ks.v[k], cs, nc, &s, &e) < 0)
+				continue;
+			struct hist_change *ch;
+			size_t n;
+			history_detect(&s, NULL, &ch, &n, NULL);
+			total += print_changes(&s, ch, n, cs, hashes);
+			free(ch);
+			history_series_free(&s);
+		}
+		sv_clear(&ks);
+		printf("%zu change%s around the commits measured now (`kiln track --changes %s` lists every one)\n", total,
+		       total == 1 ? "" : "s", esc(ESC_TERM, history));
+	} else {
+		kerr_print(&e);
+	}
+	history_commits_free(cs, nc);
+	history_machines_free(ms, nm);
+	history_close(h);
+	kerr_release(&e);
 }
 
 int track_reanalyse(const char *history, const char *clock, const struct an_opts *an)

@@ -15,6 +15,8 @@ int track_changes(const char *history, const struct strvec *keys, const char *ma
 int track_compare(const struct track_opts *o, const char *base, const char *head, double threshold, long pexecs,
 		  int json);
 
+/* after a track: the changes whose range holds one of the commits just measured (hashes), on this machine */
+void track_new_changes(const char *history, const struct strvec *hashes, const char *machine);
 /* every run's figures made again (clock NULL: the history's own), a KEXIT_* code */
 struct an_opts;
 int track_reanalyse(const char *history, const char *clock, const struct an_opts *an);

@@ -325,6 +325,7 @@ char *track_binary_hash(const struct experiment *ex)
 
 struct track_job {
 	const struct track_opts *o;
+	struct track_summary *sum;
 	struct history *h;
 	long machine;
 	char *work, *src, *runs;   /* the work folder, the checkout, the results files in flight */
@@ -463,6 +464,7 @@ static int track_one(struct track_job *j, const struct hist_commit *c, struct ke
 			remove_results(results);
 		j->built++;
 		j->measured++;
+		sv_push(&j->sum->hashes, c->hash);
 		j->spent_s += took;
 	} else if (code == KEXIT_CONFIG || code == KEXIT_USAGE || code == KEXIT_STORE || code == KEXIT_LOCKED) {
 		/* the config or the machine: every other commit would fail the same way */
@@ -592,8 +594,11 @@ static void progress_line(const struct track_job *j, size_t k, size_t n, const s
 int track_run(const struct track_opts *o, struct track_summary *sum, struct kerr *e)
 {
 	memset(sum, 0, sizeof(*sum));
+	sum->hashes = (struct strvec)STRVEC_INIT;
 	struct track_job j;
 	memset(&j, 0, sizeof(j));
+	j.sum = sum;
+	sum->history = track_history_path(o);
 	int code = job_open(&j, o, e);
 	if (code == KEXIT_OK)
 		code = job_config(&j, e);

@@ -34,6 +34,8 @@ void track_opts_init(struct track_opts *o);
 
 struct track_summary {
 	size_t commits, measured, failed, skipped;
+	struct strvec hashes;      /* the commits measured now (sv_clear when done) */
+	char *history;             /* its absolute path (free) */
 };
 
 /*
