@@ -422,8 +422,13 @@ static int run_prepare_machine(struct run_state *rs, const char *config, const c
 {
 	const struct experiment *ex = rs->ex;
 	struct store *st = rs->st;
-	if (run_prepare_user(rs, config, e) < 0 || run_builds(rs, e) < 0 || config_check_built(ex, e) < 0)
+	if (run_prepare_user(rs, config, e) < 0)
 		return -1;
+	if (run_builds(rs, e) < 0 || config_check_built(ex, e) < 0) {
+		if (rs->o->build_failed)
+			*rs->o->build_failed = 1;
+		return -1;
+	}
 	rs->vmids = run_identify_vms(rs);
 	/* the programs and the first audit: one flush */
 	char *have = NULL;

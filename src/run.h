@@ -29,6 +29,7 @@ struct run_opts {
 	 */
 	const char *scratch;
 	const struct run_hooks *hooks; /* NULL: none */
+	int *build_failed; /* set to 1 when a build step failed or did not make its VM (kiln track) */
 };
 
 /* what a command driving the run path (kiln bench) adds to it */

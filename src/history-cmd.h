@@ -1,0 +1,17 @@
+/*
+ * history-cmd.h - what `kiln track --changes` and `kiln track --compare`
+ * print (history-changes.c, history-compare.c): the parts of the command
+ * that read a history or compare two commits, apart from cmd-track.c's
+ * options.
+ */
+#ifndef KILN_HISTORY_CMD_H
+#define KILN_HISTORY_CMD_H
+
+#include "history-track.h"
+
+/* the changes of every key (matching keys, none: all) of the machine (NULL: each) in the history; a KEXIT_* code */
+int track_changes(const char *history, const struct strvec *keys, const char *machine, int json);
+/* BASE and HEAD measured interleaved, a Markdown summary on stdout; KEXIT_FAIL on a regression beyond threshold */
+int track_compare(const struct track_opts *o, const char *base, const char *head, double threshold, long pexecs);
+
+#endif

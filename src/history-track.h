@@ -1,0 +1,43 @@
+/*
+ * history-track.h - `kiln track` (history-track.c): an experiment measured
+ * at each commit of a range of a VM's repository, into its history.
+ */
+#ifndef KILN_HISTORY_TRACK_H
+#define KILN_HISTORY_TRACK_H
+
+#include "analysis.h"
+#include "history.h"
+
+enum track_order { TRACK_SPREAD, TRACK_OLDEST };
+
+struct track_opts {
+	const char *config;        /* the experiment; {src} stands for the commit's checkout */
+	const char *repo;          /* the VM's repository */
+	const char *history;       /* NULL: <config stem>.history.db */
+	const char *machine;       /* NULL: the host name */
+	const char *range;         /* A..B, or one revision; NULL: HEAD */
+	const char *hashes_file;   /* a file of revisions instead */
+	int new_only;              /* --new: from the deepest tracked commit to range (or HEAD) */
+	long steps;                /* > 0: that many commits spread over the range */
+	long max_commits;          /* > 0: stop after that many (resume later) */
+	struct strvec benchmarks;  /* --benchmarks patterns (none: all) */
+	struct strvec keys;        /* --key patterns */
+	int repeat;                /* measure commits already tracked again (A/A data) */
+	int force;                 /* track on although the config changed */
+	int keep_results;          /* keep each commit's results file in the work folder */
+	int quiet;
+	enum track_order order;
+	struct an_opts an;         /* the analysis of each pexec and key (figures) */
+};
+void track_opts_init(struct track_opts *o);
+
+struct track_summary {
+	size_t commits, measured, failed, skipped;
+};
+
+/* a KEXIT_* code; e set when not KEXIT_OK */
+int track_run(const struct track_opts *o, struct track_summary *sum, struct kerr *e);
+/* this machine's identity as a history records it (JSON, malloc'd) */
+char *track_machine_identity(void);
+
+#endif
