@@ -1,0 +1,218 @@
+/*
+ * publish-report.c - the per-commit pages of a site: kiln's own HTML
+ * report (report.c, with its gnuplot plots of pexecs) of one key of one
+ * commit's run, read back from the history (history_load_run) and analysed
+ * as `kiln report` would.  Which commits get one: each side of every
+ * change and each key's newest commit (--reports changes), every commit
+ * (all), or none; a run's reports are made from one load of it.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "dataset.h"
+#include "plot.h"
+#include "publish-int.h"
+#include "report.h"
+
+/* one report to make: key ki's point pi, whose run is run */
+struct job {
+	long run;
+	size_t ki, pi;
+};
+
+static int job_cmp(const void *a, const void *b)
+{
+	const struct job *x = a, *y = b;
+	if (x->run != y->run)
+		return x->run < y->run ? -1 : 1;
+	return x->ki < y->ki ? -1 : x->ki > y->ki;
+}
+
+static void want(struct job **j, size_t *n, const struct pub_key *k, size_t ki, size_t pi)
+{
+	if (pi >= k->s.n || !k->s.p[pi].built || !k->s.p[pi].n || k->s.p[pi].run_id <= 0)
+		return;
+	for (size_t q = 0; q < *n; q++)
+		if ((*j)[q].ki == ki && (*j)[q].pi == pi)
+			return;
+	*j = xrealloc(*j, (*n + 1) * sizeof(**j));
+	(*j)[(*n)++] = (struct job){ k->s.p[pi].run_id, ki, pi };
+}
+
+static size_t plan(const struct pub_site *s, struct job **out)
+{
+	struct job *j = NULL;
+	size_t n = 0;
+	for (size_t ki = 0; ki < s->nk && s->o->reports != PUB_REPORTS_NONE; ki++) {
+		const struct pub_key *k = &s->k[ki];
+		if (s->o->reports == PUB_REPORTS_ALL) {
+			for (size_t i = 0; i < k->s.n; i++)
+				want(&j, &n, k, ki, i);
+			continue;
+		}
+		for (size_t c = 0; c < k->nch; c++) {
+			if (k->ch[c].at)
+				want(&j, &n, k, ki, k->ch[c].at - 1);
+			want(&j, &n, k, ki, k->ch[c].at);
+		}
+		for (size_t i = k->s.n; i-- > 0;)
+			if (k->s.p[i].built && k->s.p[i].n) {
+				want(&j, &n, k, ki, i);
+				break;
+			}
+	}
+	if (n)
+		qsort(j, n, sizeof(*j), job_cmp);
+	*out = j;
+	return n;
+}
+
+/* r/HASH-NAME.html: the commit's hash and the key page's name */
+static char *report_name(const struct pub_site *s, const struct pub_key *k, size_t pi)
+{
+	char h[16];
+	size_t c = k->s.p[pi].commit;
+	pub_short(c < s->nc ? s->c[c].hash : NULL, h);
+	return xasprintf("r/%s-%s", h, k->page + 2);
+}
+
+static char *report_title(const struct pub_site *s, const struct pub_key *k, size_t pi)
+{
+	size_t c = k->s.p[pi].commit;
+	const struct hist_commit *hc = c < s->nc ? &s->c[c] : NULL;
+	char h[16];
+	struct strbuf t = STRBUF_INIT;
+	sb_addf(&t, "%s at %.10s on %s", k->key, pub_short(hc ? hc->hash : NULL, h), s->m[k->machine].name);
+	if (hc && hc->subject) {
+		size_t bytes;
+		display_cut(hc->subject, 80, &bytes);
+		sb_adds(&t, ": ");
+		sb_add(&t, hc->subject, bytes);
+	}
+	return sb_detach(&t);
+}
+
+/* kiln report's HTML page of key k in dataset ds */
+static int one_report(struct pub_site *s, const struct dataset *ds, struct ds_key *dk, const struct job *j,
+		      int plots, struct kerr *e)
+{
+	struct pub_key *k = &s->k[j->ki];
+	struct an_result res;
+	memset(&res, 0, sizeof(res));
+	an_opts_default(&res.opts);
+	res.keys = xcalloc(1, sizeof(*res.keys));
+	res.nkeys = 1;
+	an_analyse_key(dk, &res.opts, &res.keys[0]);
+	struct dataset view = *ds;
+	view.keys = dk;
+	view.nkeys = 1;
+	struct rep_opts ro;
+	memset(&ro, 0, sizeof(ro));
+	ro.plots_per_key = plots;
+	char *title = report_title(s, k, j->pi);
+	ro.title = title;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int r = f ? rep_write(f, REP_HTML, &view, &res, &ro, e) : kerr_set(e, "out of memory");
+	if (f && fclose(f) != 0 && r == 0)
+		r = kerr_set(e, "out of memory");
+	char *name = report_name(s, k, j->pi);
+	if (r == 0) {
+		struct strbuf sb = { buf, len, len + 1 };
+		r = pub_write(s, name, &sb, e);
+		buf = NULL;
+		sb_release(&sb);
+	}
+	free(buf);
+	if (r == 0) {
+		k->report[j->pi] = name;
+		s->sum.reports++;
+	} else {
+		free(name);
+	}
+	free(title);
+	an_result_free(&res);
+	return r;
+}
+
+/* the dataset's key of that name (a run's dataset holds one machine's keys) */
+static struct ds_key *find_key(struct dataset *ds, const char *key)
+{
+	for (size_t i = 0; i < ds->nkeys; i++)
+		if (ds->keys[i].key && !strcmp(ds->keys[i].key, key))
+			return &ds->keys[i];
+	return NULL;
+}
+
+static void progress(const struct pub_site *s, size_t done, size_t n, int64_t t0, int64_t *last)
+{
+	if (s->o->quiet)
+		return;
+	int64_t now = mono_ns();
+	int tty = isatty(2);
+	if (done < n && now - *last < (tty ? 200000000LL : 5000000000LL))
+		return;
+	*last = now;
+	struct strbuf eta = STRBUF_INIT;
+	if (done)
+		fmt_duration(&eta, (double)(now - t0) / 1e9 / (double)done * (double)(n - done));
+	fprintf(stderr, "%skiln publish: reports %zu/%zu%s%s%s", tty ? "\r\033[K" : "", done, n, eta.len ? "  ETA " : "",
+		sb_str(&eta), tty && done < n ? "" : "\n");
+	fflush(stderr);
+	sb_release(&eta);
+}
+
+/*
+ * A run's dataset.  history_load_run cannot yet export a run from a history
+ * opened read-only (the results file it attaches inherits the flag: asked
+ * of the history's owners); until it can, runs are loaded through a second,
+ * writable handle, opened once when the first report needs it.
+ */
+static int load_run(struct pub_site *s, struct history **rw, long run, struct dataset *ds, struct kerr *e)
+{
+	if (!*rw && history_open(s->o->history, 1, rw, e) < 0)
+		return kerr_wrap(e, "the per-commit reports (kiln publish --reports none does without)");
+	return history_load_run(*rw, run, ds, e);
+}
+
+int pub_reports(struct pub_site *s, struct kerr *e)
+{
+	struct job *j;
+	struct history *rw = NULL;
+	size_t n = plan(s, &j);
+	int plots = s->o->plots;
+	char *gp = plots > 0 ? plot_gnuplot_path() : NULL;
+	if (plots > 0 && !gp) {
+		kiln_warn("gnuplot not found: the per-commit reports have no plots");
+		plots = 0;
+	}
+	free(gp);
+	int64_t t0 = mono_ns(), last = t0;
+	int r = 0;
+	for (size_t a = 0; a < n && r == 0;) {
+		size_t b = a;
+		while (b < n && j[b].run == j[a].run)
+			b++;
+		struct dataset ds;
+		if (load_run(s, &rw, j[a].run, &ds, e) < 0) {
+			r = -1;
+			break;
+		}
+		for (size_t q = a; q < b && r == 0; q++) {
+			struct ds_key *dk = find_key(&ds, s->k[j[q].ki].key);
+			if (dk)
+				r = one_report(s, &ds, dk, &j[q], plots, e);
+		}
+		ds_free(&ds);
+		progress(s, b, n, t0, &last);
+		a = b;
+	}
+	free(j);
+	history_close(rw);
+	return r;
+}
