@@ -192,6 +192,9 @@ static int cmd_track(int argc, char **argv)
 	track_opts_init(&a.t);
 	a.threshold = 0.02;
 	int code = parse_args(argc, argv, &a);
+	/* git runs in other folders: the repository by its absolute path */
+	char *repo = a.t.repo ? abspath(a.t.repo) : NULL;
+	a.t.repo = repo;
 	if (code == 0 && a.changes)
 		code = a.pos.n ? cmd_usage_error(&cmd_track_entry, "--changes reads a history: no CONFIG")
 			       : track_changes(a.changes, &a.t.keys, a.t.machine, a.json);
@@ -204,5 +207,6 @@ static int cmd_track(int argc, char **argv)
 	sv_clear(&a.t.benchmarks);
 	sv_clear(&a.t.keys);
 	sv_clear(&a.pos);
+	free(repo);
 	return code;
 }

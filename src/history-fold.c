@@ -25,16 +25,19 @@
 		     " p.user_s, p.sys_s, p.maxrss_kb, p.personality, p.error, p.stdout, p.stderr, p.instr_error," \
 		     " p.taint, p.env_hash, p.n_iter"
 
-/* run sql with ?1 = a, ?2 = b (each bound when it is used) */
-static int exec2(struct history *h, const char *sql, long a, long b, struct kerr *e)
+/* run sql with ?1 = a, ?2 = b, ?3 = suffix (each bound when the statement has it) */
+static int exec3(struct history *h, const char *sql, long a, long b, const char *suffix, struct kerr *e)
 {
 	sqlite3_stmt *st = history_prepare(h, sql, e);
 	if (!st)
 		return -1;
-	if (sqlite3_bind_parameter_count(st) >= 1)
+	int np = sqlite3_bind_parameter_count(st);
+	if (np >= 1)
 		sqlite3_bind_int64(st, 1, a);
-	if (sqlite3_bind_parameter_count(st) >= 2)
+	if (np >= 2)
 		sqlite3_bind_int64(st, 2, b);
+	if (np >= 3 && suffix)
+		sqlite3_bind_text(st, 3, suffix, -1, SQLITE_TRANSIENT);
 	int rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : history_dberr(h, e, "fold");
@@ -56,7 +59,12 @@ static void detach(struct history *h, const char *as)
 	sqlite3_exec(history_db(h), as[0] == 'r' ? "DETACH r" : "DETACH x", NULL, NULL, NULL);
 }
 
-/* the rows of the attached results file `r` into run ?1, pexec ids offset by ?2 */
+/*
+ * The rows of the attached results file `r` into run ?1, pexec ids offset
+ * by ?2; only the keys whose VM name ends in ?3 (NULL: every key), stored
+ * without that suffix: one A/B results file holds two runs, its VMs named
+ * NAME.HASH8 after their commits.
+ */
 static const char *const fold_sql[] = {
 	"DELETE FROM figures WHERE pexec_id IN (SELECT id FROM pexecs WHERE run_id=?1)",
 	"DELETE FROM iterations WHERE pexec_id IN (SELECT id FROM pexecs WHERE run_id=?1)",
@@ -68,10 +76,14 @@ static const char *const fold_sql[] = {
 	"DELETE FROM run_meta WHERE run_id=?1",
 	"DELETE FROM audit WHERE run_id=?1",
 	"DELETE FROM run_keys WHERE run_id=?1",
-	"INSERT OR IGNORE INTO keys(bench, vm, variant) SELECT bench, vm, variant FROM r.keys",
+	"INSERT OR IGNORE INTO keys(bench, vm, variant) SELECT bench, CASE WHEN ?3 IS NULL THEN vm"
+	" ELSE substr(vm, 1, length(vm) - length(?3)) END, variant FROM r.keys"
+	" WHERE ?3 IS NULL OR (length(vm) > length(?3) AND substr(vm, -length(?3)) = ?3)",
 	"DROP TABLE IF EXISTS temp.kmap",
 	"CREATE TEMP TABLE kmap AS SELECT rk.id AS rid, k.id AS hid, rk.iterations AS iterations FROM r.keys rk"
-	" JOIN main.keys k ON k.bench = rk.bench AND k.vm = rk.vm AND k.variant = rk.variant",
+	" JOIN main.keys k ON k.bench = rk.bench AND k.variant = rk.variant AND k.vm = CASE WHEN ?3 IS NULL"
+	" THEN rk.vm ELSE substr(rk.vm, 1, length(rk.vm) - length(?3)) END"
+	" WHERE ?3 IS NULL OR (length(rk.vm) > length(?3) AND substr(rk.vm, -length(?3)) = ?3)",
 	"INSERT INTO pexecs(id, run_id, key_id, " PEXEC_COLS ") SELECT ?2 + p.id, ?1, m.hid, " PEXEC_COLS_P
 	" FROM r.pexecs p JOIN temp.kmap m ON m.rid = p.key_id WHERE p.status NOT IN ('pending', 'running')",
 	"INSERT INTO iterations(pexec_id, n, wall, counter_names, counters, clock, unavailable)"
@@ -170,9 +182,9 @@ static int put_key_figures(struct history *h, sqlite3_stmt *upd, long run_id, co
 	return sqlite3_step(upd) == SQLITE_DONE ? 0 : history_dberr(h, e, "run_keys");
 }
 
-/* every key of ds analysed with o, into figures and run_keys of run_id (inside the fold's transaction) */
-static int put_figures(struct history *h, long run_id, const struct dataset *ds, const struct an_opts *o,
-		       struct kerr *e)
+/* every key of ds (whose VM ends in suffix, without it) analysed with o, into figures and run_keys of run_id */
+static int put_figures(struct history *h, long run_id, const struct dataset *ds, const char *suffix,
+		       const struct an_opts *o, struct kerr *e)
 {
 	sqlite3_stmt *find = history_prepare(h, "SELECT p.id FROM pexecs p JOIN keys k ON k.id = p.key_id WHERE"
 					       " p.run_id=? AND k.bench=? AND k.vm=? AND k.variant=? AND p.num=?", e);
@@ -187,13 +199,20 @@ static int put_figures(struct history *h, long run_id, const struct dataset *ds,
 					      " AND variant=?17)", e);
 	int r = find && ins && upd ? 0 : -1;
 	for (size_t k = 0; r == 0 && k < ds->nkeys; k++) {
+		struct ds_key dk = ds->keys[k];
+		size_t vl = strlen(dk.vm), sl = suffix ? strlen(suffix) : 0;
+		if (suffix && (vl <= sl || strcmp(dk.vm + vl - sl, suffix)))
+			continue;
+		char *name = xstrndup(dk.vm, vl - sl);
+		dk.vm = name;
 		struct an_key ak;
 		memset(&ak, 0, sizeof(ak));
-		an_analyse_key(&ds->keys[k], o, &ak);
-		r = put_pexec_figures(h, find, ins, run_id, &ds->keys[k], &ak, e);
+		an_analyse_key(&dk, o, &ak);
+		r = put_pexec_figures(h, find, ins, run_id, &dk, &ak, e);
 		if (r == 0)
-			r = put_key_figures(h, upd, run_id, &ds->keys[k], &ak, e);
+			r = put_key_figures(h, upd, run_id, &dk, &ak, e);
 		an_key_free(&ak);
+		free(name);
 	}
 	sqlite3_finalize(find);
 	sqlite3_finalize(ins);
@@ -211,6 +230,12 @@ static long max_pexec_id(struct history *h)
 
 int history_fold(struct history *h, long run_id, const char *results, const struct an_opts *o, struct kerr *e)
 {
+	return history_fold_suffix(h, run_id, results, NULL, o, e);
+}
+
+int history_fold_suffix(struct history *h, long run_id, const char *results, const char *suffix,
+			const struct an_opts *o, struct kerr *e)
+{
 	/* read through kiln's own checks first: the dataset the analysis needs, and a file kiln's schema */
 	struct dataset ds;
 	if (store_load_dataset(results, &ds, e) < 0)
@@ -223,9 +248,9 @@ int history_fold(struct history *h, long run_id, const char *results, const stru
 	r = history_exec(h, "BEGIN IMMEDIATE", e);
 	long base = max_pexec_id(h);
 	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(fold_sql); i++)
-		r = exec2(h, fold_sql[i], run_id, base, e);
+		r = exec3(h, fold_sql[i], run_id, base, suffix, e);
 	if (r == 0)
-		r = put_figures(h, run_id, &ds, o, e);
+		r = put_figures(h, run_id, &ds, suffix, o, e);
 	if (r == 0) {
 		char oh[65];
 		an_opts_hash(o, oh);
@@ -269,7 +294,7 @@ int history_export_run(struct history *h, long run_id, const char *path, struct 
 	if (r == 0)
 		r = history_exec(h, "BEGIN", e);
 	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(export_sql); i++)
-		r = exec2(h, export_sql[i], run_id, 0, e);
+		r = exec3(h, export_sql[i], run_id, 0, NULL, e);
 	if (r == 0)
 		r = history_exec(h, "COMMIT", e);
 	else

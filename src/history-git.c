@@ -55,7 +55,10 @@ int hgit_run(const char *dir, const char *const *args, struct strbuf *out, struc
 		rc = kerr_setc(e, KEXIT_FAIL, "git: cannot start it (%s): is git installed?", strerror(r.spawn_errno));
 	else if (rc == 0 && (!r.exited || r.status)) {
 		struct strbuf msg = STRBUF_INIT;
-		sb_add(&msg, r.err.buf ? r.err.buf : "", r.err.len < 2000 ? r.err.len : 2000);
+		size_t n = r.err.len < 2000 ? r.err.len : 2000;
+		while (n && (r.err.buf[n - 1] == '\n' || r.err.buf[n - 1] == ' '))
+			n--;
+		sb_add(&msg, r.err.buf ? r.err.buf : "", n);
 		rc = kerr_setc(e, KEXIT_FAIL, "git %s (in %s) failed: %s", esc(ESC_TERM, args[0]), esc(ESC_TERM, dir),
 			       esc(ESC_TERM, sb_str(&msg)));
 		sb_release(&msg);

@@ -48,5 +48,8 @@ int history_end_run(struct history *h, long run_id, const char *status, double b
  * transaction.  What the run had before is replaced.
  */
 int history_fold(struct history *h, long run_id, const char *results, const struct an_opts *o, struct kerr *e);
+/* the same for the keys whose VM name ends in suffix (NULL: all), stored without it (an A/B file's half) */
+int history_fold_suffix(struct history *h, long run_id, const char *results, const char *suffix,
+			const struct an_opts *o, struct kerr *e);
 
 #endif

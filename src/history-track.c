@@ -258,7 +258,7 @@ static void measure_order(size_t n, enum track_order order, size_t *idx)
 /* ---- one commit ---- */
 
 /* the work folder's paths may go into the config's text: only characters that need no quoting */
-static int plain_path(const char *p)
+int track_plain_path(const char *p)
 {
 	for (; *p; p++)
 		if (!isalnum((unsigned char)*p) && !strchr("/._+-", *p))
@@ -306,7 +306,7 @@ static int restrict_keys(struct experiment *ex, const struct track_opts *o, stru
 }
 
 /* SHA-256 of the VMs' executables as built (each hashed, the hashes hashed), NULL when one is missing */
-static char *binary_hash(const struct experiment *ex)
+char *track_binary_hash(const struct experiment *ex)
 {
 	struct strbuf all = STRBUF_INIT;
 	int ok = 1;
@@ -381,18 +381,26 @@ static void remove_results(const char *path)
 	free(log);
 }
 
+int track_experiment(const struct track_opts *o, const char *text, const char *src, struct experiment *ex,
+		     struct kerr *e)
+{
+	char *t = config_for(text, src);
+	memset(ex, 0, sizeof(*ex));
+	int code = KEXIT_OK;
+	if (config_parse(o->config, t, strlen(t), kiln_datadir(), CONFIG_CHECK_AFTER_BUILD, ex, e) < 0)
+		code = e->code ? e->code : KEXIT_CONFIG;
+	else if (restrict_keys(ex, o, e) < 0)
+		code = KEXIT_USAGE;
+	free(t);
+	return code;
+}
+
 /* parse the config for this checkout and run it into the commit's results file; a KEXIT_* code */
 static int measure(struct track_job *j, const struct hist_commit *c, const char *results, int *build_failed,
 		   char **binary, struct kerr *e)
 {
-	char *text = config_for(j->text, j->src);
 	struct experiment ex;
-	memset(&ex, 0, sizeof(ex));
-	int code = KEXIT_OK;
-	if (config_parse(j->o->config, text, strlen(text), kiln_datadir(), CONFIG_CHECK_AFTER_BUILD, &ex, e) < 0)
-		code = e->code ? e->code : KEXIT_CONFIG;
-	else if (restrict_keys(&ex, j->o, e) < 0)
-		code = KEXIT_USAGE;
+	int code = track_experiment(j->o, j->text, j->src, &ex, e);
 	if (code == KEXIT_OK) {
 		struct run_opts ro;
 		memset(&ro, 0, sizeof(ro));
@@ -401,10 +409,9 @@ static int measure(struct track_job *j, const struct hist_commit *c, const char 
 		ro.build_failed = build_failed;
 		code = run_experiment_ex(&ex, j->o->config, &ro, e);
 		if (!*build_failed)
-			*binary = binary_hash(&ex);
+			*binary = track_binary_hash(&ex);
 	}
 	config_free(&ex);
-	free(text);
 	return code;
 }
 
@@ -430,7 +437,7 @@ static int track_one(struct track_job *j, const struct hist_commit *c, struct ke
 	char *binary = NULL;
 	struct kerr me = KERR_INIT;
 	if (hgit_checkout(j->o->repo, j->src, c->hash, &me) < 0)
-		code = me.code = KEXIT_FAIL, build_failed = 1;
+		code = KEXIT_STORE; /* the repository or the work folder: every commit would fail so */
 	else
 		code = measure(j, c, results, &build_failed, &binary, &me);
 	double took = (double)(mono_ns() - t0) / 1e9;
@@ -476,6 +483,21 @@ static int track_one(struct track_job *j, const struct hist_commit *c, struct ke
 
 /* ---- the whole track ---- */
 
+char *track_history_path(const struct track_opts *o)
+{
+	if (o->history)
+		return abspath(o->history);
+	size_t n = strlen(o->config);
+	if (str_ends_with(o->config, ".yaml"))
+		n -= 5;
+	else if (str_ends_with(o->config, ".yml"))
+		n -= 4;
+	char *p = xasprintf("%.*s.history.db", (int)n, o->config);
+	char *a = abspath(p);
+	free(p);
+	return a;
+}
+
 static int job_open(struct track_job *j, const struct track_opts *o, struct kerr *e)
 {
 	j->o = o;
@@ -486,14 +508,12 @@ static int job_open(struct track_job *j, const struct track_opts *o, struct kerr
 	if (!strstr(j->text, "{src}"))
 		kiln_warn("%s does not use {src}: every commit runs the same VM (docs/kiln-track.md)", o->config);
 	hash_hex(j->text, strlen(j->text), j->config_hash);
-	char *hist = o->history ? xstrdup(o->history) : store_sibling(o->config, ".history.db");
-	char *abs = abspath(hist);
-	free(hist);
+	char *abs = track_history_path(o);
 	j->work = xasprintf("%s.work", abs);
 	j->src = path_join(j->work, "src");
 	j->runs = path_join(j->work, "runs");
 	int r = KEXIT_OK;
-	if (!plain_path(j->src))
+	if (!track_plain_path(j->src))
 		r = kerr_setc(e, KEXIT_USAGE, "%s: the checkout's path goes into the config as {src}: choose a history "
 			      "path of letters, digits and / . _ + - only", j->src);
 	else if (mkdir_p(j->runs, 0755) < 0)
@@ -520,21 +540,27 @@ static int job_config(struct track_job *j, struct kerr *e)
 	return r;
 }
 
-static int job_machine(struct track_job *j, struct kerr *e)
+long track_machine(struct history *h, const char *machine, struct kerr *e)
 {
 	char host[256] = "";
 	gethostname(host, sizeof(host) - 1);
-	const char *name = j->o->machine ? j->o->machine : host[0] ? host : "localhost";
+	const char *name = machine ? machine : host[0] ? host : "localhost";
 	char *id = track_machine_identity(), *old = NULL;
-	j->machine = history_put_machine(j->h, name, id, &old, e);
+	long mid = history_put_machine(h, name, id, &old, e);
 	struct strbuf why = STRBUF_INIT;
-	if (j->machine > 0 && old && identity_differs(old, id, &why))
+	if (mid > 0 && old && identity_differs(old, id, &why))
 		kiln_warn("machine '%s' is not the machine this history knows by that name (%s): its new results "
 			  "are not one series with its old ones; give it another --machine name", esc(ESC_TERM, name),
 			  sb_str(&why));
 	sb_release(&why);
 	free(id);
 	free(old);
+	return mid;
+}
+
+static int job_machine(struct track_job *j, struct kerr *e)
+{
+	j->machine = track_machine(j->h, j->o->machine, e);
 	return j->machine > 0 ? KEXIT_OK : e->code;
 }
 

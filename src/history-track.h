@@ -37,7 +37,23 @@ struct track_summary {
 
 /* a KEXIT_* code; e set when not KEXIT_OK */
 int track_run(const struct track_opts *o, struct track_summary *sum, struct kerr *e);
+/* this machine's id in h, named machine (NULL: the host name), added when new; a changed identity is warned of */
+long track_machine(struct history *h, const char *machine, struct kerr *e);
 /* this machine's identity as a history records it (JSON, malloc'd) */
 char *track_machine_identity(void);
+/*
+ * The experiment for a checkout: the config's text with {src} standing for
+ * src, parsed (VMs made by their build checked after it), restricted to
+ * o's --benchmarks and --key; a KEXIT_* code, ex to config_free either way
+ */
+struct experiment;
+int track_experiment(const struct track_opts *o, const char *text, const char *src, struct experiment *ex,
+		     struct kerr *e);
+/* SHA-256 of the VMs' executables as built, NULL when one is missing */
+char *track_binary_hash(const struct experiment *ex);
+/* the history's absolute path: o->history, else <config without .yaml>.history.db beside it */
+char *track_history_path(const struct track_opts *o);
+/* does the path need no quoting in YAML (letters, digits, / . _ + -)? {src} is substituted as text */
+int track_plain_path(const char *p);
 
 #endif

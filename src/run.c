@@ -999,7 +999,7 @@ static int run_session(struct run_job *j, const char *config, const struct run_o
 	if (ended > 0 && !o->quiet)
 		kiln_note("ended %d process(es) a killed kiln had left running", ended);
 	int set_up = 0;
-	if (code == KEXIT_OK && (code = run_setup(&rs, j, &set_up, e)) == KEXIT_OK) {
+	if (code == KEXIT_OK && !o->build_only && (code = run_setup(&rs, j, &set_up, e)) == KEXIT_OK) {
 		run_shed_memory();
 		code = run_loop(&rs, j, config, &ran, e);
 	}

@@ -30,6 +30,7 @@ struct run_opts {
 	const char *scratch;
 	const struct run_hooks *hooks; /* NULL: none */
 	int *build_failed; /* set to 1 when a build step failed or did not make its VM (kiln track) */
+	int build_only;    /* the builds and probes of a session, no pexec (kiln bisect builds a commit) */
 };
 
 /* what a command driving the run path (kiln bench) adds to it */
