@@ -91,16 +91,16 @@ int page_overview(struct pub_site *s, struct kerr *e);
 int page_key(struct pub_site *s, size_t ki, struct kerr *e);
 /* a commit's short hash (12 hex digits, or "?" for one that is not hex) into buf */
 const char *pub_short(const char *hash, char buf[16]);
-/* the change's size in words: "+5.1% [+4.2%, +6.0%]", "+40 points of pexecs", ... */
-void pub_change_size(struct strbuf *sb, const struct pub_change *c);
+/* the change's size: "steady +5.1% [+4.2%, +6.0%]" (full: and the levels of both sides, in words) */
+void pub_change_size(struct strbuf *sb, const struct pub_change *c, int full);
 /* 1: the change makes things worse (slower, longer warm-up, more pexecs without a steady state) */
 int pub_change_worse(const struct pub_change *c);
 /* a time in the unit that fits it, three significant digits: "12.3 ms" ("-" for NAN) */
 void pub_fmt_time(struct strbuf *sb, double seconds);
 /* a point's steady-state mean: "1.05 ± 0.01 ms", or "~1.05 ms (9 of 10 pexecs)" when pooled */
 void pub_fmt_fig(struct strbuf *sb, const struct pub_fig *f, size_t n);
-/* "0 of 37 same-binary pairs" for the series of what */
-void pub_aa_text(struct strbuf *sb, const struct pub_key *k, enum pub_what w);
+/* the A/A false alarms of the series of what: "0 of 37 (0.0%)" (full: in words) */
+void pub_aa_text(struct strbuf *sb, const struct pub_key *k, enum pub_what w, int full);
 
 /* publish-report.c: the per-commit reports the options ask for (k->report), then written */
 int pub_reports(struct pub_site *s, struct kerr *e);

@@ -95,7 +95,20 @@ static void html_cut(struct strbuf *sb, const char *s, size_t cols)
 static void pct(struct strbuf *sb, double r)
 {
 	double p = (r - 1) * 100;
-	sb_addf(sb, "%+.*f%%", fabs(p) < 10 ? 1 : 0, p);
+	sb_addf(sb, "%+.*f%%", fabs(p) < 100 ? 1 : 0, p);
+}
+
+/* the change in a few characters: "steady +5.1%", "warm-up ×2.00", "no steady +40 pts" */
+static void change_brief(struct strbuf *sb, const struct pub_change *c)
+{
+	if (c->what == PUB_STEADY) {
+		sb_adds(sb, "steady ");
+		pct(sb, c->ratio);
+	} else if (c->what == PUB_WARMUP) {
+		sb_addf(sb, "warm-up \xc3\x97%.2f", c->ratio);
+	} else {
+		sb_addf(sb, "no steady %+.0f pts", c->ratio * 100);
+	}
 }
 
 int pub_change_worse(const struct pub_change *c)
@@ -103,38 +116,49 @@ int pub_change_worse(const struct pub_change *c)
 	return c->what == PUB_CLASS ? c->ratio > 0 : c->ratio > 1;
 }
 
-void pub_change_size(struct strbuf *sb, const struct pub_change *c)
+void pub_change_size(struct strbuf *sb, const struct pub_change *c, int full)
 {
 	switch (c->what) {
 	case PUB_STEADY:
-		sb_adds(sb, "steady state ");
+		sb_adds(sb, "steady ");
 		pct(sb, c->ratio);
-		sb_adds(sb, c->ratio > 1 ? " slower [" : " faster [");
+		sb_adds(sb, " [");
 		pct(sb, c->rlo);
 		sb_adds(sb, ", ");
 		pct(sb, c->rhi);
 		sb_adds(sb, "]");
+		if (full) {
+			sb_adds(sb, c->ratio > 1 ? " slower: " : " faster: ");
+			pub_fmt_time(sb, c->before);
+			sb_adds(sb, " \xe2\x86\x92 ");
+			pub_fmt_time(sb, c->after);
+		}
 		break;
 	case PUB_WARMUP:
-		sb_addf(sb, "warm-up \xc3\x97%.2f [%.2f, %.2f] (%.1f \xe2\x86\x92 %.1f steady iterations' worth)", c->ratio,
-			c->rlo, c->rhi, c->before, c->after);
+		sb_addf(sb, "warm-up \xc3\x97%.2f [%.2f, %.2f]", c->ratio, c->rlo, c->rhi);
+		if (full)
+			sb_addf(sb, ": %.1f \xe2\x86\x92 %.1f steady iterations' worth", c->before, c->after);
 		break;
 	default:
-		sb_addf(sb, "pexecs without a steady state %.0f%% \xe2\x86\x92 %.0f%% (%+.0f points [%+.0f, %+.0f])",
-			c->before * 100, c->after * 100, c->ratio * 100, c->rlo * 100, c->rhi * 100);
+		sb_addf(sb, "no steady state %+.0f pts [%+.0f, %+.0f]", c->ratio * 100, c->rlo * 100, c->rhi * 100);
+		if (full)
+			sb_addf(sb, ": %.0f%% \xe2\x86\x92 %.0f%% of the pexecs without a steady state or slowing down",
+				c->before * 100, c->after * 100);
 	}
 }
 
-void pub_aa_text(struct strbuf *sb, const struct pub_key *k, enum pub_what w)
+void pub_aa_text(struct strbuf *sb, const struct pub_key *k, enum pub_what w, int full)
 {
 	const struct pub_aa *a = &k->aa[w];
 	if (!k->detected)
-		sb_adds(sb, "not measured (no change detection in this kiln)");
+		sb_adds(sb, full ? "not measured (no change detection in this kiln)" : "-");
 	else if (!a->pairs)
-		sb_adds(sb, "not measured: no same-binary commits in this series");
-	else
+		sb_adds(sb, full ? "not measured: no same-binary commits in this series" : "no A/A pairs");
+	else if (full)
 		sb_addf(sb, "%zu false alarm%s in %zu same-binary pair%s (%.1f%%)", a->alarms, a->alarms == 1 ? "" : "s",
 			a->pairs, a->pairs == 1 ? "" : "s", 100.0 * (double)a->alarms / (double)a->pairs);
+	else
+		sb_addf(sb, "%zu of %zu (%.1f%%)", a->alarms, a->pairs, 100.0 * (double)a->alarms / (double)a->pairs);
 }
 
 static const struct hist_commit *commit_of(const struct pub_site *s, const struct pub_key *k, size_t i)
@@ -275,6 +299,18 @@ static void range_text(struct strbuf *sb, const struct pub_site *s, const struct
 		pub_short(cb ? cb->hash : NULL, b));
 }
 
+/* a change, short, as a link to its row on its key's page (to: that page, "" on it) */
+static void change_cell(struct strbuf *sb, const struct pub_key *k, size_t j, const char *to)
+{
+	const struct pub_change *c = &k->ch[j];
+	struct strbuf t = STRBUF_INIT;
+	pub_change_size(&t, c, 0);
+	sb_addf(sb, "<td class=\"chg %s\"><a href=\"%s#ch-%zu\">", pub_change_worse(c) ? "worse" : "better", to, j);
+	esc_add(sb, ESC_HTML, t.buf);
+	sb_adds(sb, "</a></td>");
+	sb_release(&t);
+}
+
 static void overview_changes(struct strbuf *sb, const struct pub_site *s)
 {
 	size_t n = 0, detected = 0;
@@ -300,18 +336,17 @@ static void overview_changes(struct strbuf *sb, const struct pub_site *s)
 			r[m++] = (struct change_ref){ s, i, j, c ? c->depth : -1 };
 		}
 	qsort(r, m, sizeof(*r), change_cmp);
-	sb_adds(sb, "<table class=\"changes sortable\">\n<thead><tr><th>commit</th><th>subject</th><th>key</th>");
+	sb_adds(sb, "<table class=\"changes sortable\">\n<thead><tr><th>commit</th><th>key</th>");
 	if (s->sum.machines > 1)
 		sb_adds(sb, "<th>machine</th>");
-	sb_adds(sb, "<th>change</th><th>where</th><th>A/A false alarms of this series</th></tr></thead>\n<tbody>\n");
+	sb_adds(sb, "<th>change (99% CI)</th><th>A/A false alarms</th><th>where</th><th>subject</th></tr></thead>\n<tbody>\n");
 	for (size_t q = 0; q < m; q++) {
 		const struct pub_key *k = &s->k[r[q].key];
 		const struct pub_change *c = &k->ch[r[q].ch];
-		sb_addf(sb, "<tr class=\"%s\" data-key=\"", pub_change_worse(c) ? "worse" : "better");
+		sb_adds(sb, "<tr data-key=\"");
 		esc_add(sb, ESC_HTML, k->key);
 		sb_adds(sb, "\">");
 		commit_cell(sb, s, k, c->at, k->page);
-		subject_cell(sb, commit_of(s, k, c->at));
 		sb_addf(sb, "<td><a href=\"%s\"><code>", k->page);
 		esc_add(sb, ESC_HTML, k->key);
 		sb_adds(sb, "</code></a></td>");
@@ -320,16 +355,14 @@ static void overview_changes(struct strbuf *sb, const struct pub_site *s)
 			esc_add(sb, ESC_HTML, s->m[k->machine].name);
 			sb_adds(sb, "</td>");
 		}
-		struct strbuf t = STRBUF_INIT;
-		pub_change_size(&t, c);
-		sb_addf(sb, "<td><a href=\"%s#ch-%zu\">", k->page, r[q].ch);
-		esc_add(sb, ESC_HTML, t.buf);
-		sb_release(&t);
-		sb_adds(sb, "</a></td><td>");
-		range_text(sb, s, k, c);
+		change_cell(sb, k, r[q].ch, k->page);
+		sb_adds(sb, "<td>");
+		pub_aa_text(sb, k, c->what, 0);
 		sb_adds(sb, "</td><td>");
-		pub_aa_text(sb, k, c->what);
-		sb_adds(sb, "</td></tr>\n");
+		range_text(sb, s, k, c);
+		sb_adds(sb, "</td>");
+		subject_cell(sb, commit_of(s, k, c->at));
+		sb_adds(sb, "</tr>\n");
 	}
 	sb_adds(sb, "</tbody>\n</table>\n</section>\n");
 	free(r);
@@ -361,12 +394,7 @@ static void overview_cell(struct strbuf *sb, const struct pub_site *s, const str
 		char h[16];
 		const struct hist_commit *cc = commit_of(s, k, c->at);
 		sb_addf(sb, "<span class=\"chg %s\">", pub_change_worse(c) ? "worse" : "better");
-		if (c->what == PUB_STEADY)
-			pct(sb, c->ratio);
-		else if (c->what == PUB_WARMUP)
-			sb_addf(sb, "warm-up \xc3\x97%.2f", c->ratio);
-		else
-			sb_addf(sb, "no steady %+.0f pts", c->ratio * 100);
+		change_brief(sb, c);
 		sb_addf(sb, " at %.7s</span>", pub_short(cc ? cc->hash : NULL, h));
 	}
 	sb_adds(sb, "</a></td>");
@@ -548,37 +576,43 @@ static void key_changes(struct strbuf *sb, const struct pub_site *s, const struc
 	} else if (!k->nch) {
 		sb_adds(sb, "<p>No change found.</p>\n");
 	} else {
-		sb_adds(sb, "<table class=\"changes\">\n<thead><tr><th>#</th><th>commit</th><th>subject</th><th>change</th>"
-			    "<th>where</th><th>reports</th><th>A/A false alarms of this series</th></tr></thead>\n<tbody>\n");
+		sb_adds(sb, "<table class=\"changes\">\n<thead><tr><th>#</th><th>commit</th><th>change (99% CI)</th>"
+			    "<th>A/A false alarms</th><th>where</th><th>reports</th><th>subject</th></tr></thead>\n<tbody>\n");
 		for (size_t j = 0; j < k->nch; j++) {
 			const struct pub_change *c = &k->ch[j];
-			sb_addf(sb, "<tr id=\"ch-%zu\" class=\"%s\"><td>%zu</td>", j, pub_change_worse(c) ? "worse" : "better",
-				j + 1);
+			sb_addf(sb, "<tr id=\"ch-%zu\"><td>%zu</td>", j, j + 1);
 			commit_cell(sb, s, k, c->at, "");
-			subject_cell(sb, commit_of(s, k, c->at));
-			struct strbuf t = STRBUF_INIT;
-			pub_change_size(&t, c);
+			change_cell(sb, k, j, "");
 			sb_adds(sb, "<td>");
-			esc_add(sb, ESC_HTML, t.buf);
-			if (c->moved)
-				sb_adds(sb, " <span class=\"note\">(the data put it on a same-binary pair; moved to the "
-					    "nearest commit that changed the binary)</span>");
+			pub_aa_text(sb, k, c->what, 0);
 			sb_adds(sb, "</td><td>");
 			range_text(sb, s, k, c);
 			sb_adds(sb, "</td><td>");
 			report_link(sb, k, c->at ? c->at - 1 : c->at, "before");
 			report_link(sb, k, c->at, "after");
-			sb_adds(sb, "</td><td>");
-			pub_aa_text(sb, k, c->what);
-			sb_adds(sb, "</td></tr>\n");
+			sb_adds(sb, "</td>");
+			subject_cell(sb, commit_of(s, k, c->at));
+			sb_adds(sb, "</tr>\n");
+		}
+		sb_adds(sb, "</tbody>\n</table>\n<ul class=\"details\">\n");
+		for (size_t j = 0; j < k->nch; j++) {
+			struct strbuf t = STRBUF_INIT;
+			pub_change_size(&t, &k->ch[j], 1);
+			sb_addf(sb, "<li>%zu: ", j + 1);
+			esc_add(sb, ESC_HTML, t.buf);
+			if (k->ch[j].moved)
+				sb_adds(sb, " (the data put it between two commits that ran the same binary, where "
+					    "nothing changed: it was moved to the nearest commit that changed the binary)");
+			sb_adds(sb, "</li>\n");
 			sb_release(&t);
 		}
+		sb_adds(sb, "</ul>\n");
 		sb_adds(sb, "</tbody>\n</table>\n");
 	}
 	sb_adds(sb, "<p class=\"aa\">False alarms measured on this key's same-binary commits (where nothing changed): ");
 	for (int w = 0; w < PUB_NWHAT; w++) {
 		sb_addf(sb, "%s%s ", w ? "; " : "", pub_what_name((enum pub_what)w));
-		pub_aa_text(sb, k, (enum pub_what)w);
+		pub_aa_text(sb, k, (enum pub_what)w, 1);
 	}
 	sb_adds(sb, ".</p>\n</section>\n");
 }
@@ -604,12 +638,8 @@ static void point_notes(struct strbuf *sb, const struct pub_key *k, size_t i)
 		const struct pub_change *c = &k->ch[j];
 		if (c->at != i)
 			continue;
-		sb_addf(sb, "%s<a class=\"%s\" href=\"#ch-%zu\">%s ", sep, pub_change_worse(c) ? "worse" : "better", j,
-			pub_what_name(c->what));
-		if (c->what == PUB_CLASS)
-			sb_addf(sb, "%+.0f pts", c->ratio * 100);
-		else
-			pct(sb, c->ratio);
+		sb_addf(sb, "%s<a class=\"%s\" href=\"#ch-%zu\">", sep, pub_change_worse(c) ? "worse" : "better", j);
+		change_brief(sb, c);
 		sb_adds(sb, "</a>");
 		sep = "; ";
 	}

@@ -40,10 +40,30 @@ const char *pub_what_name(enum pub_what w)
 	return (unsigned)w < PUB_NWHAT ? n[w] : "?";
 }
 
+/*
+ * A new file of the site, written plainly: the folder is new and nobody
+ * reads it before it is complete, synced once (syncfs) and swapped in, so
+ * that a file need not be made atomic or durable on its own (one sync for
+ * the site, not a journal commit per file)
+ */
 int pub_write(struct pub_site *s, const char *rel, const struct strbuf *sb, struct kerr *e)
 {
 	char *path = path_join(s->dir, rel);
-	int r = write_file(path, sb_str(sb), sb->len, e);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	size_t done = 0;
+	while (fd >= 0 && done < sb->len) {
+		ssize_t w = write(fd, sb->buf + done, sb->len - done);
+		if (w < 0 && errno != EINTR)
+			break;
+		done += w > 0 ? (size_t)w : 0;
+	}
+	int r = fd >= 0 && done == sb->len ? 0 : -1, err = errno;
+	if (fd >= 0 && close(fd) < 0 && r == 0) {
+		r = -1;
+		err = errno;
+	}
+	if (r < 0)
+		kerr_setc(e, KEXIT_FAIL, "%s: %s", path, strerror(err));
 	free(path);
 	if (r == 0) {
 		s->sum.files++;
@@ -98,10 +118,18 @@ static char *scratch_beside(const char *dest, const char *what, struct kerr *e)
 	return t;
 }
 
-/* the new site in place of the old one: never a moment without a whole site at dest */
+/* the new site in place of the old one, once on disk: never a moment without a whole site at dest */
 static int swap_in(const char *tmp, const char *dest, struct kerr *e)
 {
 	struct stat st;
+	int dfd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || syncfs(dfd) < 0) {
+		int err = errno;
+		if (dfd >= 0)
+			close(dfd);
+		return kerr_setc(e, KEXIT_FAIL, "%s: %s", tmp, strerror(err));
+	}
+	close(dfd);
 	if (lstat(dest, &st) < 0) {
 		if (rename(tmp, dest) < 0)
 			return kerr_setc(e, KEXIT_FAIL, "%s: %s", dest, strerror(errno));

@@ -130,7 +130,7 @@ static void change_marks(struct strbuf *sb, const struct pub_key *k, enum pub_wh
 		double x = xat(k, c->at) - dx / 2;
 		sb_addf(sb, "<a href=\"#ch-%zu\"><title>", j);
 		struct strbuf t = STRBUF_INIT;
-		pub_change_size(&t, c);
+		pub_change_size(&t, c, 1);
 		esc_add(sb, ESC_HTML, t.buf);
 		sb_release(&t);
 		sb_addf(sb, "</title><path class=\"cp %s\" d=\"M%.1f %.0fV%.0f\"/></a>\n", cls, x, TOP, h - BOTTOM);
