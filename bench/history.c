@@ -14,7 +14,8 @@
  *    that what is left is the real noise: sessions, drift, outliers;
  *  - steps: per trial, one multiplicative step (2%, 5%, 10% in turn, up
  *    or down) into each null series at a random commit at least 10 from
- *    either end, all later commits' pexecs scaled;
+ *    either end whose binary changed (a commit that only changed tests
+ *    cannot change the VM's speed), all later commits' pexecs scaled;
  *  - warmup: every pexec given a JIT-like warm-up (its first 6 iterations
  *    2.0x to 1.17x slower; Lua, an interpreter, has none), stretched to 12
  *    iterations from a random commit on (2x the time to steady state),
@@ -32,6 +33,7 @@
 
 #include "analysis.h"
 #include "dataset.h"
+#include "history-bisect.h"
 #include "history-detect.h"
 #include "history.h"
 #include "store.h"
@@ -110,6 +112,20 @@ static double median_halfwidth(const struct hist_series *s)
 	double r = m ? an_percentile(h, m, 50) : NAN;
 	free(h);
 	return r;
+}
+
+/*
+ * A commit at least 10 from either end whose binary is not its
+ * predecessor's: where a real change can be (a commit that changed only
+ * tests builds the same VM); n when the series has none.
+ */
+static size_t pick_site(const struct hist_series *s)
+{
+	size_t cand[4096], m = 0;
+	for (size_t i = 10; i + 10 < s->n && m < 4096; i++)
+		if (s->p[i].built && !s->p[i].same_as_prev)
+			cand[m++] = i;
+	return m ? cand[rnd() % m] : s->n;
 }
 
 /* one commit's relative 99% half-width */
@@ -230,6 +246,117 @@ static void rewarm_point(struct hist_point *p, const struct dataset *ds, const c
 	free(k.pexecs);
 }
 
+
+/* ---- bisection, simulated over the stored pexecs ---- */
+
+/*
+ * An interleaved A/B round cancels what the machine did between the two
+ * sessions: a round's log ratio is the level difference plus the
+ * difference of two pexecs' own deviations from their commit's mean,
+ * drawn from the key's real deviations (every pexec of the corpus).
+ */
+struct simbis {
+	const double *res;    /* deviations of log steady means from their commit's trimmed mean */
+	size_t nres;
+	size_t culprit;       /* first commit of the new level (0: none) */
+	double step;          /* its log size */
+	size_t builds;
+};
+
+static int sb_build(void *ctx, size_t i, struct kerr *e)
+{
+	(void)e;
+	(void)i;
+	((struct simbis *)ctx)->builds++;
+	return 0;
+}
+
+static int sb_measure(void *ctx, size_t a, size_t b, bisect_more_fn more, void *mctx, struct kerr *e)
+{
+	struct simbis *s = ctx;
+	(void)e;
+	double *d = NULL;
+	size_t n = 0, k;
+	while ((k = more(mctx, d, n)) > 0 && n < 10000) {
+		d = xrealloc(d, (n + k) * sizeof(double));
+		for (size_t i = 0; i < k; i++) {
+			double la = s->culprit && a >= s->culprit ? s->step : 0, lb = s->culprit && b >= s->culprit ? s->step : 0;
+			d[n++] = lb - la + s->res[rnd() % s->nres] - s->res[rnd() % s->nres];
+		}
+	}
+	free(d);
+	return 0;
+}
+
+/* every pexec's log steady mean less its commit's trimmed mean, of one series */
+static size_t residuals(const struct hist_series *s, double **out)
+{
+	size_t n = 0;
+	*out = NULL;
+	for (size_t i = 0; i < s->n; i++) {
+		double y, u;
+		if (!hist_point_value(&s->p[i], HIST_STEADY, &y, &u))
+			continue;
+		for (size_t j = 0; j < s->p[i].n; j++)
+			if (s->p[i].steady[j] > 0) {
+				*out = xrealloc(*out, (n + 1) * sizeof(double));
+				(*out)[n++] = log(s->p[i].steady[j]) - y;
+			}
+	}
+	return n;
+}
+
+static void bisect_bench(const struct hist_series *base, size_t nk, size_t ncommits, int trials)
+{
+	struct bisect_opts o;
+	bisect_opts_default(&o);
+	size_t lg = 0;
+	while (((size_t)1 << lg) < ncommits - 1)
+		lg++;
+	long right = 0, found = 0, over = 0, inj = 0, aa = 0, aa_named = 0, rounds = 0;
+	size_t worst = 0;
+	for (int t = 0; t < trials; t++) {
+		for (size_t k = 0; k < nk; k++) {
+			struct simbis sb = { 0 };
+			sb.nres = residuals(&base[k], (double **)&sb.res);
+			if (sb.nres < 20) {
+				free((void *)sb.res);
+				continue;
+			}
+			int is_aa = t % 3 == 2;
+			sb.culprit = is_aa ? 0 : 1 + (size_t)(runif() * (double)(ncommits - 1));
+			sb.step = log(rnd() & 1 ? 1.02 : 1 / 1.02);
+			struct bisect_ops ops = { &sb, sb_build, sb_measure };
+			struct bisect_result r;
+			struct kerr e = KERR_INIT;
+			bisect_run(ncommits, &o, &ops, &r, &e);
+			rounds += (long)r.rounds;
+			if (is_aa) {
+				aa++;
+				aa_named += r.outcome == BISECT_FOUND;
+			} else {
+				inj++;
+				found += r.outcome == BISECT_FOUND;
+				right += r.outcome == BISECT_FOUND && r.culprit == sb.culprit;
+				over += r.builds > lg + 2;
+				worst = r.builds > worst ? r.builds : worst;
+			}
+			bisect_result_free(&r);
+			free((void *)sb.res);
+		}
+	}
+	printf("\nbisection over %zu commits, simulated from the stored pexecs (%ld 2%% steps, %ld A/A ranges): "
+	       "culprit right %ld, named %ld, builds at most %zu (%ld over ceil(log2 N) + 2 = %zu), %.1f rounds a bisection\n",
+	       ncommits, inj, aa, right, found, worst, over, lg + 2, (double)rounds / (double)(inj + aa ? inj + aa : 1));
+	printf("ROW\tbisection: culprit right among %zu commits, injected 2%% steps\t%.3f (%ld of %ld)\t>= 0.95\t%s\n",
+	       ncommits, inj ? (double)right / (double)inj : NAN, right, inj,
+	       inj && right >= 0.95 * (double)inj ? "PASS" : "MISS");
+	printf("ROW\tbisection: builds, most of any trial\t%zu\t<= %zu\t%s\n", worst, lg + 2,
+	       worst <= lg + 2 ? "PASS" : "MISS");
+	printf("ROW\tbisection: A/A ranges with a culprit named\t%ld of %ld\t0 of >= 50\t%s\n", aa_named, aa,
+	       aa >= 50 && !aa_named ? "PASS" : "MISS");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -322,10 +449,9 @@ int main(int argc, char **argv)
 	struct score st3[3] = { { 0 } };
 	for (int t = 0; t < trials; t++) {
 		for (size_t k = 0; k < nk; k++) {
-			size_t n0 = null[k].n;
-			if (n0 < 25)
+			size_t at = pick_site(&null[k]);
+			if (at >= null[k].n)
 				continue;
-			size_t at = 10 + (size_t)(runif() * (double)(n0 - 20));
 			int si = (int)((t * nk + k) % 3);
 			double f = rnd() & 1 ? 1 + sizes[si] : 1 / (1 + sizes[si]);
 			struct hist_series s;
@@ -396,10 +522,9 @@ int main(int argc, char **argv)
 		score(&wnull, ch, n, HIST_WARMUP, (size_t)-1, 0, st.points[HIST_WARMUP]);
 		free(ch);
 		for (int t = 0; t < wtrials; t++) {
-			size_t n0 = wb.n;
-			if (n0 < 25)
+			size_t at = pick_site(&wb);
+			if (at >= wb.n)
 				continue;
-			size_t at = 10 + (size_t)(runif() * (double)(n0 - 20));
 			struct hist_series s;
 			series_copy(&wb, &s);
 			for (size_t i = at; i < s.n; i++)
@@ -425,6 +550,7 @@ int main(int argc, char **argv)
 	       ws.inj && ws.found >= 0.9 * (double)ws.inj ? "PASS" : "MISS");
 	printf("ROW\twarm-up: false warm-up alarms on the corpus's A/A commits\t%zu (of %zu pairs)\t<= 1\t%s\n",
 	       aa_alarms_w, aa_pairs_w, aa_alarms_w <= 1 ? "PASS" : "MISS");
+	bisect_bench(base, nk, 200, trials);
 	fclose(fs);
 	fclose(fk);
 	for (size_t k = 0; k < nk; k++) {

@@ -83,6 +83,11 @@ int ab_open(struct ab_ctx *c, const struct track_opts *o, struct kerr *e)
 		code = e->code;
 	else if ((c->machine = track_machine(c->h, o->machine, e)) <= 0)
 		code = e->code ? e->code : KEXIT_STORE;
+	if (code == KEXIT_OK) {
+		char host[256] = "";
+		gethostname(host, sizeof(host) - 1);
+		c->machine_name = xstrdup(o->machine ? o->machine : host[0] ? host : "localhost");
+	}
 	free(abs);
 	return code;
 }
@@ -92,6 +97,7 @@ void ab_close(struct ab_ctx *c)
 	history_close(c->h);
 	free(c->text);
 	free(c->dir);
+	free(c->machine_name);
 	memset(c, 0, sizeof(*c));
 }
 

@@ -15,6 +15,7 @@ struct ab_ctx {
 	char config_hash[65];
 	struct history *h;
 	long machine;
+	char *machine_name;
 	char *dir;                   /* <history>.work/ab: a checkout per commit, the sessions' results files */
 	size_t builds;               /* builds run (a commit known broken is not built again) */
 };

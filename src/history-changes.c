@@ -156,14 +156,3 @@ int track_changes(const char *history, const struct strvec *keys, const char *ma
 	kerr_release(&e);
 	return code;
 }
-
-int track_compare(const struct track_opts *o, const char *base, const char *head, double threshold, long pexecs)
-{
-	(void)o;
-	(void)base;
-	(void)head;
-	(void)threshold;
-	(void)pexecs;
-	kiln_error("--compare is not built yet");
-	return KEXIT_USAGE;
-}

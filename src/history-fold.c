@@ -267,20 +267,50 @@ int history_fold_suffix(struct history *h, long run_id, const char *results, con
 
 /* ---- out again ---- */
 
+/*
+ * A run's rows from the attached history `h` into the results file's own
+ * tables: run on the results file's connection, so that a history open
+ * read-only (a reader: publish, --changes) can be exported from.
+ */
 static const char *const export_sql[] = {
-	"INSERT INTO x.meta(name, value) SELECT name, value FROM run_meta WHERE run_id=?1",
-	"INSERT INTO x.keys(id, bench, vm, variant, iterations) SELECT k.id, k.bench, k.vm, k.variant,"
-	" COALESCE(rk.iterations, 1) FROM run_keys rk JOIN keys k ON k.id = rk.key_id WHERE rk.run_id=?1",
-	"INSERT INTO x.pexecs(id, key_id, " PEXEC_COLS ") SELECT p.id, p.key_id, " PEXEC_COLS_P
-	" FROM pexecs p WHERE p.run_id=?1",
-	"INSERT INTO x.iterations SELECT i.* FROM iterations i JOIN pexecs p ON p.id = i.pexec_id WHERE p.run_id=?1",
-	"INSERT INTO x.series SELECT s.* FROM series s JOIN pexecs p ON p.id = s.pexec_id WHERE p.run_id=?1",
-	"INSERT INTO x.scalars SELECT s.* FROM scalars s JOIN pexecs p ON p.id = s.pexec_id WHERE p.run_id=?1",
-	"INSERT INTO x.events SELECT v.* FROM events v JOIN pexecs p ON p.id = v.pexec_id WHERE p.run_id=?1",
-	"INSERT INTO x.programs(key_id, hash, seq, description, setting, since) SELECT key_id, hash, seq, description,"
-	" setting, since FROM programs WHERE run_id=?1",
-	"INSERT INTO x.audit(name, value) SELECT name, value FROM audit WHERE run_id=?1",
+	"INSERT INTO main.meta(name, value) SELECT name, value FROM h.run_meta WHERE run_id=?1",
+	"INSERT INTO main.keys(id, bench, vm, variant, iterations) SELECT k.id, k.bench, k.vm, k.variant,"
+	" COALESCE(rk.iterations, 1) FROM h.run_keys rk JOIN h.keys k ON k.id = rk.key_id WHERE rk.run_id=?1",
+	"INSERT INTO main.pexecs(id, key_id, " PEXEC_COLS ") SELECT p.id, p.key_id, " PEXEC_COLS_P
+	" FROM h.pexecs p WHERE p.run_id=?1",
+	"INSERT INTO main.iterations SELECT i.* FROM h.iterations i JOIN h.pexecs p ON p.id = i.pexec_id WHERE p.run_id=?1",
+	"INSERT INTO main.series SELECT s.* FROM h.series s JOIN h.pexecs p ON p.id = s.pexec_id WHERE p.run_id=?1",
+	"INSERT INTO main.scalars SELECT s.* FROM h.scalars s JOIN h.pexecs p ON p.id = s.pexec_id WHERE p.run_id=?1",
+	"INSERT INTO main.events SELECT v.* FROM h.events v JOIN h.pexecs p ON p.id = v.pexec_id WHERE p.run_id=?1",
+	"INSERT INTO main.programs(key_id, hash, seq, description, setting, since) SELECT key_id, hash, seq,"
+	" description, setting, since FROM h.programs WHERE run_id=?1",
+	"INSERT INTO main.audit(name, value) SELECT name, value FROM h.audit WHERE run_id=?1",
 };
+
+static int export_rows(sqlite3 *db, const char *hist, long run_id, const char *path, struct kerr *e)
+{
+	sqlite3_stmt *st = NULL;
+	int r = 0;
+	if (sqlite3_prepare_v2(db, "ATTACH ? AS h", -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_bind_text(st, 1, hist, -1, SQLITE_TRANSIENT) != SQLITE_OK || sqlite3_step(st) != SQLITE_DONE)
+		r = -1;
+	sqlite3_finalize(st);
+	r = r < 0 ? -1 : sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(export_sql); i++) {
+		if (sqlite3_prepare_v2(db, export_sql[i], -1, &st, NULL) != SQLITE_OK) {
+			r = -1;
+			break;
+		}
+		sqlite3_bind_int64(st, 1, run_id);
+		r = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+		sqlite3_finalize(st);
+	}
+	if (r < 0)
+		kerr_setc(e, KEXIT_STORE, "%s: writing run %ld: %s", path, run_id, esc(ESC_TERM, sqlite3_errmsg(db)));
+	sqlite3_exec(db, r == 0 ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_exec(db, "DETACH h", NULL, NULL, NULL);
+	return r;
+}
 
 int history_export_run(struct history *h, long run_id, const char *path, struct kerr *e)
 {
@@ -289,17 +319,10 @@ int history_export_run(struct history *h, long run_id, const char *path, struct 
 	struct store *s;
 	if (store_open(path, 1, &s, e) < 0)
 		return -1;
+	char *hist = abspath(history_path(h));
+	int r = export_rows(store_db(s), hist, run_id, path, e);
+	free(hist);
 	store_close(s);
-	int r = attach(h, path, "x", e);
-	if (r == 0)
-		r = history_exec(h, "BEGIN", e);
-	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(export_sql); i++)
-		r = exec3(h, export_sql[i], run_id, 0, NULL, e);
-	if (r == 0)
-		r = history_exec(h, "COMMIT", e);
-	else
-		sqlite3_exec(history_db(h), "ROLLBACK", NULL, NULL, NULL);
-	detach(h, "x");
 	if (r < 0)
 		unlink(path);
 	return r;

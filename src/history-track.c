@@ -449,7 +449,8 @@ static int track_one(struct track_job *j, const struct hist_commit *c, struct ke
 	} else if (build_failed) {
 		j->failed++;
 		if (!j->o->quiet)
-			kiln_warn("%.12s: the build failed (recorded, skipped): %s", c->hash, sb_str(&me.msg));
+			kiln_warn("%.12s: the build failed (recorded, skipped; the history keeps all it said): %.300s",
+				  c->hash, sb_str(&me.msg));
 		if (history_end_run(j->h, rid, "build-failed", took, NULL, sb_str(&me.msg), e) < 0)
 			r = e->code;
 		remove_results(results);

@@ -89,6 +89,13 @@ int history_export_run(struct history *h, long run_id, const char *path, struct 
 /* one run's measurements as a results dataset (report, plot, diff work on it) */
 int history_load_run(struct history *h, long run_id, struct dataset *ds, struct kerr *e);
 
+/*
+ * kiln merge HISTORY OTHER...: the runs of each other history that HISTORY
+ * lacks, copied (history-merge.c); each OTHER checked as any file from
+ * elsewhere, one transaction each.  A KEXIT_* code, errors printed.
+ */
+int history_merge(const char *main_path, const struct strvec *others, int quiet);
+
 /* ---- series over commits (history-series.c) ---- */
 
 /* the per-pexec class as stored (AN_FLAT .. AN_NO_STEADY), HIST_NOCLASS for a pexec not analysed */

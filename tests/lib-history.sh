@@ -27,7 +27,7 @@ history_vm_source() { # STEADY_US WARM [BROKEN]
 
 #define STEADY_US $1
 #define WARM $2
-$3
+${3:-}
 int main(void)
 {
 	const char *fd = getenv("KILN_RESULT_FD"), *it = getenv("KILN_ITERATIONS"), *pa = getenv("KILN_PARAM");
