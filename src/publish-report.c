@@ -4,12 +4,18 @@
  * commit's run, read back from the history (history_load_run) and analysed
  * as `kiln report` would.  Which commits get one: each side of every
  * change and each key's newest commit (--reports changes), every commit
- * (all), or none; a run's reports are made from one load of it.
+ * (all), or none; a run's reports are made from one load of it, the runs
+ * shared among forked workers, one per CPU.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "analysis.h"
@@ -96,7 +102,7 @@ static char *report_title(const struct pub_site *s, const struct pub_key *k, siz
 	return sb_detach(&t);
 }
 
-/* kiln report's HTML page of key k in dataset ds */
+/* kiln report's HTML page of key k in dataset ds, written (pub_reports counts it) */
 static int one_report(struct pub_site *s, const struct dataset *ds, struct ds_key *dk, const struct job *j,
 		      int plots, struct kerr *e)
 {
@@ -129,12 +135,7 @@ static int one_report(struct pub_site *s, const struct dataset *ds, struct ds_ke
 		sb_release(&sb);
 	}
 	free(buf);
-	if (r == 0) {
-		k->report[j->pi] = name;
-		s->sum.reports++;
-	} else {
-		free(name);
-	}
+	free(name);
 	free(title);
 	an_result_free(&res);
 	return r;
@@ -168,51 +169,135 @@ static void progress(const struct pub_site *s, size_t done, size_t n, int64_t t0
 }
 
 /*
- * A run's dataset.  history_load_run cannot yet export a run from a history
- * opened read-only (the results file it attaches inherits the flag: asked
- * of the history's owners); until it can, runs are loaded through a second,
- * writable handle, opened once when the first report needs it.
+ * Worker w of nw: the reports of every nw-th run from the w-th, through its
+ * own connection to the history; one byte to fd per report done.
  */
-static int load_run(struct pub_site *s, struct history **rw, long run, struct dataset *ds, struct kerr *e)
+static int work(struct pub_site *s, const struct job *j, size_t n, size_t w, size_t nw, int plots, int fd,
+		struct kerr *e)
 {
-	if (!*rw && history_open(s->o->history, 1, rw, e) < 0)
-		return kerr_wrap(e, "the per-commit reports (kiln publish --reports none does without)");
-	return history_load_run(*rw, run, ds, e);
+	struct history *h;
+	if (history_open(s->o->history, 0, &h, e) < 0)
+		return -1;
+	int r = 0;
+	for (size_t a = 0, g = 0; a < n && r == 0; g++) {
+		size_t b = a;
+		while (b < n && j[b].run == j[a].run)
+			b++;
+		struct dataset ds;
+		if (g % nw == w && (r = history_load_run(h, j[a].run, &ds, e)) == 0) {
+			for (size_t q = a; q < b && r == 0; q++) {
+				struct ds_key *dk = find_key(&ds, s->k[j[q].ki].key);
+				if (dk)
+					r = one_report(s, &ds, dk, &j[q], plots, e);
+				if (write(fd, "r", 1) < 0)
+					r = kerr_set(e, "the report workers' pipe: %s", strerror(errno));
+			}
+			ds_free(&ds);
+		}
+		a = b;
+	}
+	history_close(h);
+	return r;
+}
+
+/* as many workers as CPUs kiln may use (at most 8), as many as runs at most */
+static size_t workers(const struct job *j, size_t n)
+{
+	size_t runs = 0;
+	for (size_t q = 0; q < n; q++)
+		runs += !q || j[q].run != j[q - 1].run;
+	cpu_set_t set;
+	long cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
+	size_t w = cpus < 1 ? 1 : cpus > 8 ? 8 : (size_t)cpus;
+	return w < runs ? w : runs;
+}
+
+/*
+ * The reports, made by forked workers in parallel (each a copy of kiln with
+ * its own connection to the history, none sharing the parent's), their
+ * progress read from a pipe; then the parent records those written
+ */
+static int run_workers(struct pub_site *s, const struct job *j, size_t n, int plots, struct kerr *e)
+{
+	size_t nw = workers(j, n);
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return kerr_set(e, "pipe: %s", strerror(errno));
+	fflush(NULL);
+	pid_t *pid = xcalloc(nw, sizeof(pid_t));
+	size_t started = 0;
+	for (; started < nw; started++) {
+		pid[started] = fork();
+		if (pid[started] < 0)
+			break;
+		if (pid[started] == 0) {
+			close(p[0]);
+			struct kerr ce = KERR_INIT;
+			int r = work(s, j, n, started, nw, plots, p[1], &ce);
+			if (r < 0)
+				kerr_print(&ce);
+			fflush(NULL);
+			_exit(r < 0 ? 1 : 0);
+		}
+	}
+	close(p[1]);
+	int64_t t0 = mono_ns(), last = t0;
+	size_t done = 0;
+	char buf[64];
+	ssize_t got;
+	while ((got = read(p[0], buf, sizeof(buf))) != 0) {
+		if (got < 0 && errno != EINTR)
+			break;
+		done += got > 0 ? (size_t)got : 0;
+		progress(s, done, n, t0, &last);
+	}
+	close(p[0]);
+	int failed = started < nw;
+	for (size_t w = 0; w < started; w++) {
+		int st;
+		while (waitpid(pid[w], &st, 0) < 0 && errno == EINTR)
+			;
+		failed |= !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+	}
+	free(pid);
+	if (failed)
+		return kerr_set(e, "the per-commit reports could not all be made (--reports none does without)");
+	return 0;
+}
+
+/* the reports the workers wrote: linked from their keys' pages, counted */
+static void record(struct pub_site *s, const struct job *j, size_t n)
+{
+	for (size_t q = 0; q < n; q++) {
+		struct pub_key *k = &s->k[j[q].ki];
+		char *name = report_name(s, k, j[q].pi), *path = path_join(s->dir, name);
+		struct stat st;
+		if (stat(path, &st) == 0) {
+			k->report[j[q].pi] = name;
+			s->sum.reports++;
+			s->sum.files++;
+			s->sum.bytes += (uint64_t)st.st_size;
+		} else {
+			free(name);
+		}
+		free(path);
+	}
 }
 
 int pub_reports(struct pub_site *s, struct kerr *e)
 {
 	struct job *j;
-	struct history *rw = NULL;
 	size_t n = plan(s, &j);
 	int plots = s->o->plots;
-	char *gp = plots > 0 ? plot_gnuplot_path() : NULL;
-	if (plots > 0 && !gp) {
+	char *gp = plots > 0 && n ? plot_gnuplot_path() : NULL;
+	if (plots > 0 && n && !gp) {
 		kiln_warn("gnuplot not found: the per-commit reports have no plots");
 		plots = 0;
 	}
 	free(gp);
-	int64_t t0 = mono_ns(), last = t0;
-	int r = 0;
-	for (size_t a = 0; a < n && r == 0;) {
-		size_t b = a;
-		while (b < n && j[b].run == j[a].run)
-			b++;
-		struct dataset ds;
-		if (load_run(s, &rw, j[a].run, &ds, e) < 0) {
-			r = -1;
-			break;
-		}
-		for (size_t q = a; q < b && r == 0; q++) {
-			struct ds_key *dk = find_key(&ds, s->k[j[q].ki].key);
-			if (dk)
-				r = one_report(s, &ds, dk, &j[q], plots, e);
-		}
-		ds_free(&ds);
-		progress(s, b, n, t0, &last);
-		a = b;
-	}
+	int r = n ? run_workers(s, j, n, plots, e) : 0;
+	if (r == 0)
+		record(s, j, n);
 	free(j);
-	history_close(rw);
 	return r;
 }
