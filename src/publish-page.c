@@ -286,7 +286,7 @@ static void subject_cell(struct strbuf *sb, const struct hist_commit *c)
 	sb_adds(sb, "</td>");
 }
 
-/* the range of commits a change may be at, when it is more than one: "one of 3 commits: abc..def" */
+/* the commits a change may be at, when more than one: "one of 3: abc1234…def5678" */
 static void range_text(struct strbuf *sb, const struct pub_site *s, const struct pub_key *k, const struct pub_change *c)
 {
 	if (c->hi <= c->lo) {
@@ -295,7 +295,7 @@ static void range_text(struct strbuf *sb, const struct pub_site *s, const struct
 	}
 	char a[16], b[16];
 	const struct hist_commit *ca = commit_of(s, k, c->lo), *cb = commit_of(s, k, c->hi);
-	sb_addf(sb, "one of %zu commits, %.10s to %.10s", c->hi - c->lo + 1, pub_short(ca ? ca->hash : NULL, a),
+	sb_addf(sb, "one of %zu: %.7s\xe2\x80\xa6%.7s", c->hi - c->lo + 1, pub_short(ca ? ca->hash : NULL, a),
 		pub_short(cb ? cb->hash : NULL, b));
 }
 
@@ -305,7 +305,7 @@ static void change_cell(struct strbuf *sb, const struct pub_key *k, size_t j, co
 	const struct pub_change *c = &k->ch[j];
 	struct strbuf t = STRBUF_INIT;
 	pub_change_size(&t, c, 0);
-	sb_addf(sb, "<td class=\"chg %s\"><a href=\"%s#ch-%zu\">", pub_change_worse(c) ? "worse" : "better", to, j);
+	sb_addf(sb, "<td class=\"delta %s\"><a href=\"%s#ch-%zu\">", pub_change_worse(c) ? "worse" : "better", to, j);
 	esc_add(sb, ESC_HTML, t.buf);
 	sb_adds(sb, "</a></td>");
 	sb_release(&t);
@@ -347,7 +347,7 @@ static void overview_changes(struct strbuf *sb, const struct pub_site *s)
 		esc_add(sb, ESC_HTML, k->key);
 		sb_adds(sb, "\">");
 		commit_cell(sb, s, k, c->at, k->page);
-		sb_addf(sb, "<td><a href=\"%s\"><code>", k->page);
+		sb_addf(sb, "<td class=\"key\"><a href=\"%s\"><code>", k->page);
 		esc_add(sb, ESC_HTML, k->key);
 		sb_adds(sb, "</code></a></td>");
 		if (s->sum.machines > 1) {
