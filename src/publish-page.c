@@ -319,6 +319,10 @@ static void overview_changes(struct strbuf *sb, const struct pub_site *s)
 		detected += s->k[i].detected != 0;
 	}
 	sb_adds(sb, "<section id=\"changes\">\n<h2>Changes</h2>\n");
+	if (!s->nk) {
+		sb_adds(sb, "<p>No key has been measured yet.</p>\n</section>\n");
+		return;
+	}
 	if (!detected) {
 		sb_adds(sb, "<p class=\"note\">This kiln has no change detection yet: the series are shown, their changes "
 			    "are not.</p>\n</section>\n");

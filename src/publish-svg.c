@@ -245,7 +245,7 @@ void svg_classes(struct strbuf *sb, const struct pub_site *s, const struct pub_k
 {
 	static const char *const cls[AN_NPCLASS] = { "flat", "warmup", "slowdown", "nosteady" };
 	const double h = 90, top = TOP, bottom = h - BOTTOM;
-	double dx = (CHART_W - LEFT - RIGHT) / (double)(k->s.n ? k->s.n : 1);
+	double dx = (CHART_W - LEFT - RIGHT) / (double)(k->s.n ? k->s.n : 1), w = dx < 24 ? dx : 24;
 	svg_open(sb, k, "classes", h, "the pexecs of each commit by warm-up class");
 	sb_addf(sb, "<text class=\"yl\" x=\"%.0f\" y=\"%.1f\">100%%</text><text class=\"yl\" x=\"%.0f\" y=\"%.1f\">0%%</text>\n",
 		LEFT - 6, top + 8, LEFT - 6, bottom);
@@ -270,7 +270,7 @@ void svg_classes(struct strbuf *sb, const struct pub_site *s, const struct pub_k
 				continue;
 			double hh = (bottom - top) * (double)p->counts[c] / (double)tot;
 			sb_addf(sb, "<rect class=\"c-%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>", cls[c],
-				xat(k, i) - dx / 2, y, dx, hh);
+				xat(k, i) - w / 2, y, w, hh);
 			y += hh;
 		}
 		sb_adds(sb, "</a>\n");
@@ -330,6 +330,12 @@ void svg_sparkline(struct strbuf *sb, const struct pub_site *s, const struct pub
 			lo = fmin(lo, k->fig[i].mean);
 			hi = fmax(hi, k->fig[i].mean);
 		}
+	/* at least 4% of the level tall: a steady series' noise is not drawn as swings */
+	double span = hi - lo, least = 0.04 * fabs(hi + lo) / 2;
+	if (span < least) {
+		lo -= (least - span) / 2;
+		hi += (least - span) / 2;
+	}
 	double dx = (SPARK_W - 4) / (double)(n ? n : 1);
 	struct scale y = { lo, hi, SPARK_H - 10, 4 };
 	sb_addf(sb, "<svg class=\"spark\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" "
