@@ -4,10 +4,12 @@
  */
 #include <getopt.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "exec.h"
 #include "publish.h"
 
 static int cmd_publish(int argc, char **argv);
@@ -34,7 +36,7 @@ const struct cmd_entry cmd_publish_entry = {
 		"  --json              what was written, as JSON on stdout\n"
 		"  -q, --quiet         no progress\n"
 		"\nExit status: 0 written, 1 writing failed, 2 usage (or DIR is not a site kiln wrote),\n"
-		"5 HISTORY missing or unusable.\n",
+		"5 HISTORY missing or unusable, 130 interrupted (DIR left as it was).\n",
 	.exec = cmd_publish,
 };
 
@@ -108,6 +110,25 @@ static void print_summary(const struct pub_opts *o, const struct pub_summary *s,
 	printf("open %s/index.html\n", esc(ESC_TERM, o->out));
 }
 
+static void on_signal(int sig)
+{
+	(void)sig;
+	exec_interrupted = 1;
+}
+
+/* SIGINT, SIGTERM, SIGHUP: the site is left unwritten, its scratch folder removed (exit 130) */
+static void install_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	exec_signals_changed();
+}
+
 static int cmd_publish(int argc, char **argv)
 {
 	if (cmd_wants_help(&cmd_publish_entry, argc, argv))
@@ -117,6 +138,7 @@ static int cmd_publish(int argc, char **argv)
 	int json = 0;
 	int code = parse_args(argc, argv, &o, &json);
 	if (code == 0) {
+		install_signals();
 		struct pub_summary sum;
 		struct kerr e = KERR_INIT;
 		if (publish_site(&o, &sum, &e) < 0) {

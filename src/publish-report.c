@@ -10,7 +10,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,7 @@
 
 #include "analysis.h"
 #include "dataset.h"
+#include "exec.h"
 #include "plot.h"
 #include "publish-int.h"
 #include "report.h"
@@ -184,7 +187,9 @@ static int work(struct pub_site *s, const struct job *j, size_t n, size_t w, siz
 		while (b < n && j[b].run == j[a].run)
 			b++;
 		struct dataset ds;
-		if (g % nw == w && (r = history_load_run(h, j[a].run, &ds, e)) == 0) {
+		if (exec_interrupted)
+			r = kerr_setc(e, KEXIT_INTERRUPTED, "interrupted");
+		else if (g % nw == w && (r = history_load_run(h, j[a].run, &ds, e)) == 0) {
 			for (size_t q = a; q < b && r == 0; q++) {
 				struct ds_key *dk = find_key(&ds, s->k[j[q].ki].key);
 				if (dk)
@@ -245,8 +250,15 @@ static int run_workers(struct pub_site *s, const struct job *j, size_t n, int pl
 	size_t done = 0;
 	char buf[64];
 	ssize_t got;
-	while ((got = read(p[0], buf, sizeof(buf))) != 0) {
-		if (got < 0 && errno != EINTR)
+	struct pollfd pf = { p[0], POLLIN, 0 };
+	while (!exec_interrupted) {
+		int ready = poll(&pf, 1, 200); /* and a look at exec_interrupted every 0.2 s */
+		if (ready <= 0) {
+			if (ready < 0 && errno != EINTR)
+				break;
+			continue;
+		}
+		if ((got = read(p[0], buf, sizeof(buf))) == 0 || (got < 0 && errno != EINTR))
 			break;
 		done += got > 0 ? (size_t)got : 0;
 		progress(s, done, n, t0, &last);
@@ -254,12 +266,16 @@ static int run_workers(struct pub_site *s, const struct job *j, size_t n, int pl
 	close(p[0]);
 	int failed = started < nw;
 	for (size_t w = 0; w < started; w++) {
-		int st;
+		int st = 0;
+		if (exec_interrupted)
+			kill(pid[w], SIGTERM);
 		while (waitpid(pid[w], &st, 0) < 0 && errno == EINTR)
 			;
 		failed |= !WIFEXITED(st) || WEXITSTATUS(st) != 0;
 	}
 	free(pid);
+	if (exec_interrupted)
+		return kerr_setc(e, KEXIT_INTERRUPTED, "interrupted: the site was not written");
 	if (failed)
 		return kerr_set(e, "the per-commit reports could not all be made (--reports none does without)");
 	return 0;

@@ -16,6 +16,7 @@
 
 #include "analysis.h"
 #include "dataset.h"
+#include "exec.h"
 #include "publish-int.h"
 
 /* a site's mark: a folder holding it is one kiln publish may replace */
@@ -393,6 +394,8 @@ int publish_site(const struct pub_opts *o, struct pub_summary *sum, struct kerr 
 		r = -1;
 	if (r == 0)
 		r = write_site(&s, e);
+	if (r == 0 && exec_interrupted)
+		r = kerr_setc(e, KEXIT_INTERRUPTED, "interrupted: %s left as it was", o->out);
 	if (r == 0)
 		r = swap_in(s.dir, o->out, e);
 	else if (s.dir)
