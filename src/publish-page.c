@@ -92,6 +92,23 @@ static void html_cut(struct strbuf *sb, const char *s, size_t cols)
 		sb_adds(sb, "\xe2\x80\xa6");
 }
 
+/* a key as HTML text that may wrap after its colons, and only there */
+static void html_key(struct strbuf *sb, const char *key)
+{
+	for (const char *p = key;;) {
+		const char *c = strchr(p, ':');
+		char *part = xstrndup(p, c ? (size_t)(c - p + 1) : strlen(p));
+		sb_adds(sb, "<span class=\"kp\">");
+		esc_add(sb, ESC_HTML, part);
+		sb_adds(sb, "</span>");
+		free(part);
+		if (!c)
+			break;
+		sb_adds(sb, "<wbr>");
+		p = c + 1;
+	}
+}
+
 static void pct(struct strbuf *sb, double r)
 {
 	double p = (r - 1) * 100;
@@ -352,7 +369,7 @@ static void overview_changes(struct strbuf *sb, const struct pub_site *s)
 		sb_adds(sb, "\">");
 		commit_cell(sb, s, k, c->at, k->page);
 		sb_addf(sb, "<td class=\"key\"><a href=\"%s\"><code>", k->page);
-		esc_add(sb, ESC_HTML, k->key);
+		html_key(sb, k->key);
 		sb_adds(sb, "</code></a></td>");
 		if (s->sum.machines > 1) {
 			sb_adds(sb, "<td>");
