@@ -41,38 +41,40 @@ static int job_cmp(const void *a, const void *b)
 	return x->ki < y->ki ? -1 : x->ki > y->ki;
 }
 
-static void want(struct job **j, size_t *n, const struct pub_key *k, size_t ki, size_t pi)
+/* point pi of k wanted, when it has a run with pexecs */
+static void want(char *mark, const struct pub_key *k, size_t pi)
 {
-	if (pi >= k->s.n || !k->s.p[pi].built || !k->s.p[pi].n || k->s.p[pi].run_id <= 0)
-		return;
-	for (size_t q = 0; q < *n; q++)
-		if ((*j)[q].ki == ki && (*j)[q].pi == pi)
-			return;
-	*j = xrealloc(*j, (*n + 1) * sizeof(**j));
-	(*j)[(*n)++] = (struct job){ k->s.p[pi].run_id, ki, pi };
+	if (pi < k->s.n && k->s.p[pi].built && k->s.p[pi].n && k->s.p[pi].run_id > 0)
+		mark[pi] = 1;
 }
 
+/* the reports the options ask for, by run (a run's reports are made from one load of it) */
 static size_t plan(const struct pub_site *s, struct job **out)
 {
 	struct job *j = NULL;
-	size_t n = 0;
+	size_t n = 0, cap = 0;
 	for (size_t ki = 0; ki < s->nk && s->o->reports != PUB_REPORTS_NONE; ki++) {
 		const struct pub_key *k = &s->k[ki];
-		if (s->o->reports == PUB_REPORTS_ALL) {
-			for (size_t i = 0; i < k->s.n; i++)
-				want(&j, &n, k, ki, i);
-			continue;
-		}
+		char *mark = xcalloc(k->s.n + 1, 1);
+		for (size_t i = 0; i < k->s.n && s->o->reports == PUB_REPORTS_ALL; i++)
+			want(mark, k, i);
 		for (size_t c = 0; c < k->nch; c++) {
 			if (k->ch[c].at)
-				want(&j, &n, k, ki, k->ch[c].at - 1);
-			want(&j, &n, k, ki, k->ch[c].at);
+				want(mark, k, k->ch[c].at - 1);
+			want(mark, k, k->ch[c].at);
 		}
 		for (size_t i = k->s.n; i-- > 0;)
 			if (k->s.p[i].built && k->s.p[i].n) {
-				want(&j, &n, k, ki, i);
+				want(mark, k, i);
 				break;
 			}
+		for (size_t i = 0; i < k->s.n; i++)
+			if (mark[i]) {
+				if (n == cap)
+					j = xrealloc(j, (cap = cap ? 2 * cap : 64) * sizeof(*j));
+				j[n++] = (struct job){ k->s.p[i].run_id, ki, i };
+			}
+		free(mark);
 	}
 	if (n)
 		qsort(j, n, sizeof(*j), job_cmp);
