@@ -107,9 +107,8 @@ with Browser(T + "/chr") as b:
     b.screenshot(T + "/key.png")
     # the report of the commit after the +18% change
     b.click("#ch-%s a.report" % b.eval("[...document.querySelectorAll('#changes tbody tr')].findIndex("
-                                       "r => r.innerText.includes('+18'))"), navigates=False)
-    b.wait_for("location.pathname.includes('/r/')")
-    b.pump(0.5)
+                                       "r => r.innerText.includes('+18'))"), navigates=True)
+    check("/r/" in b.eval("location.pathname"), "the report link did not open a report")
     check(b.eval("document.querySelectorAll('.plot svg').length") >= 1, "the report has no plot")
     check(b.eval(injected) == 0, "elements injected into the report")
     check(not b.errors, "console: %s" % "\n".join(b.errors))
