@@ -27,6 +27,7 @@
  * and scores all four.  This program prints kiln's own figures as ROW lines.
  */
 #include <math.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@
 #include "dataset.h"
 #include "history-bisect.h"
 #include "history-detect.h"
+#include "history-int.h"
 #include "history.h"
 #include "store.h"
 
@@ -214,11 +216,15 @@ static void load_raw(struct history *h, const struct hist_series *s, struct raw 
  * then analysed.
  */
 static void rewarm_point(struct hist_point *p, const struct dataset *ds, const char *key, size_t len,
-			 const struct an_opts *o)
+			 const struct an_opts *o, int cpu)
 {
-	const struct ds_key *k0 = ds_find_key(ds, key);
-	if (!k0)
+	const struct ds_key *kr = ds_find_key(ds, key);
+	if (!kr)
 		return;
+	/* on the history's clock */
+	struct ds_key kc;
+	history_clock_key(kr, cpu, &kc);
+	const struct ds_key *k0 = &kc;
 	struct ds_key k = *k0;
 	k.pexecs = xcalloc(k0->npexecs + 1, sizeof(*k.pexecs));
 	for (size_t j = 0; j < k0->npexecs; j++) {
@@ -244,6 +250,7 @@ static void rewarm_point(struct hist_point *p, const struct dataset *ds, const c
 	for (size_t j = 0; j < k0->npexecs; j++)
 		free(k.pexecs[j].wall);
 	free(k.pexecs);
+	history_clock_release(&kc, cpu);
 }
 
 
@@ -258,6 +265,8 @@ static void rewarm_point(struct hist_point *p, const struct dataset *ds, const c
 struct simbis {
 	const double *res;    /* deviations of log steady means from their commit's trimmed mean */
 	size_t nres;
+	const double *pair;   /* real interleaved rounds' log ratios less their session's mean (NULL: none) */
+	size_t npair;
 	size_t culprit;       /* first commit of the new level (0: none) */
 	double step;          /* its log size */
 	size_t builds;
@@ -281,11 +290,66 @@ static int sb_measure(void *ctx, size_t a, size_t b, bisect_more_fn more, void *
 		d = xrealloc(d, (n + k) * sizeof(double));
 		for (size_t i = 0; i < k; i++) {
 			double la = s->culprit && a >= s->culprit ? s->step : 0, lb = s->culprit && b >= s->culprit ? s->step : 0;
-			d[n++] = lb - la + s->res[rnd() % s->nres] - s->res[rnd() % s->nres];
+			double noise = s->npair ? s->pair[rnd() % s->npair]
+						 : s->res[rnd() % s->nres] - s->res[rnd() % s->nres];
+			d[n++] = lb - la + noise;
 		}
 	}
 	free(d);
 	return 0;
+}
+
+/*
+ * The noise of a real interleaved round: every stored A/B session of the
+ * key (kiln bisect's, kiln track --compare's, an A/A compare's), each
+ * round's log ratio less its session's mean.  Rounds of one session ran
+ * side by side, so what the machine did cancels in them as it does in a
+ * bisection; two track pexecs drawn apart would not.
+ */
+static size_t paired_residuals(struct history *h, long machine, const char *key, double **out)
+{
+	*out = NULL;
+	size_t n = 0;
+	sqlite3_stmt *st = history_prepare(h, "SELECT x.session, px.num, fx.steady_mean, fy.steady_mean FROM runs x"
+					      " JOIN runs y ON y.session = x.session AND y.id > x.id"
+					      " JOIN pexecs px ON px.run_id = x.id JOIN pexecs py ON py.run_id = y.id AND"
+					      " py.num = px.num AND py.key_id = px.key_id JOIN keys k ON k.id = px.key_id"
+					      " JOIN figures fx ON fx.pexec_id = px.id JOIN figures fy ON fy.pexec_id = py.id"
+					      " WHERE x.kind = 'ab' AND x.machine_id = ? AND"
+					      " k.bench || ':' || k.vm || ':' || k.variant = ? ORDER BY x.session", NULL);
+	if (!st)
+		return 0;
+	sqlite3_bind_int64(st, 1, machine);
+	sqlite3_bind_text(st, 2, key, -1, SQLITE_TRANSIENT);
+	char *cur = NULL;
+	size_t from = 0;
+	double sum = 0;
+	for (int more = 1; more;) {
+		more = sqlite3_step(st) == SQLITE_ROW;
+		const char *sess = more ? (const char *)sqlite3_column_text(st, 0) : NULL;
+		if (cur && (!more || !sess || strcmp(sess, cur))) {
+			/* a session ends: its rounds less their mean */
+			for (size_t i = from; i < n; i++)
+				(*out)[i] -= sum / (double)(n - from);
+			from = n;
+			sum = 0;
+			free(cur);
+			cur = NULL;
+		}
+		if (!more)
+			break;
+		double a = history_col_double(st, 2), b = history_col_double(st, 3);
+		if (!(a > 0 && b > 0) || !sess)
+			continue;
+		if (!cur)
+			cur = xstrdup(sess);
+		*out = xrealloc(*out, (n + 1) * sizeof(double));
+		(*out)[n] = log(b / a);
+		sum += (*out)[n++];
+	}
+	free(cur);
+	sqlite3_finalize(st);
+	return n;
 }
 
 /* every pexec's log steady mean less its commit's trimmed mean, of one series */
@@ -306,8 +370,18 @@ static size_t residuals(const struct hist_series *s, double **out)
 	return n;
 }
 
-static void bisect_bench(const struct hist_series *base, size_t nk, size_t ncommits, int trials)
+static void bisect_bench(struct history *h, long machine, const struct strvec *keys, const struct hist_series *base,
+			 size_t nk, size_t ncommits, int trials)
 {
+	size_t paired_keys = 0;
+	double **pair = xcalloc(nk + 1, sizeof(double *));
+	size_t *npair = xcalloc(nk + 1, sizeof(size_t));
+	for (size_t k = 0; k < nk; k++) {
+		npair[k] = paired_residuals(h, machine, keys->v[k], &pair[k]);
+		if (npair[k] < 10)
+			npair[k] = 0; /* too few: the independent pexecs' noise, which interleaving would cancel in part */
+		paired_keys += npair[k] > 0;
+	}
 	struct bisect_opts o;
 	bisect_opts_default(&o);
 	size_t lg = 0;
@@ -319,6 +393,8 @@ static void bisect_bench(const struct hist_series *base, size_t nk, size_t ncomm
 		for (size_t k = 0; k < nk; k++) {
 			struct simbis sb = { 0 };
 			sb.nres = residuals(&base[k], (double **)&sb.res);
+			sb.pair = pair[k];
+			sb.npair = npair[k];
 			if (sb.nres < 20) {
 				free((void *)sb.res);
 				continue;
@@ -345,6 +421,12 @@ static void bisect_bench(const struct hist_series *base, size_t nk, size_t ncomm
 			free((void *)sb.res);
 		}
 	}
+	for (size_t k = 0; k < nk; k++)
+		free(pair[k]);
+	free(pair);
+	free(npair);
+	printf("\nbisection: rounds' noise from the real interleaved rounds stored for %zu of %zu keys (the others: two "
+	       "track pexecs' deviations, apart in time: pessimistic)", paired_keys, nk);
 	printf("\nbisection over %zu commits, simulated from the stored pexecs (%ld 2%% steps, %ld A/A ranges): "
 	       "culprit right %ld, named %ld, builds at most %zu (%ld over ceil(log2 N) + 2 = %zu), %.1f rounds a bisection\n",
 	       ncommits, inj, aa, right, found, worst, over, lg + 2, (double)rounds / (double)(inj + aa ? inj + aa : 1));
@@ -399,7 +481,8 @@ int main(int argc, char **argv)
 	struct score raw = { 0 };
 	size_t aa_pairs = 0, aa_alarms = 0, aa_pairs_w = 0, aa_alarms_w = 0, raw_warm = 0;
 	double hw_sum = 0;
-	printf("corpus: %s, %zu commits, %zu keys, machine %s\n", argv[1], nc, nk, m[0].name);
+	printf("corpus: %s, %zu commits, %zu keys, machine %s, %s clock\n", argv[1], nc, nk, m[0].name,
+	       history_clock_cpu(h) ? "CPU-time" : "wall");
 	for (size_t k = 0; k < nk; k++) {
 		history_series(h, m[0].id, keys.v[k], c, nc, &base[k], &e);
 		struct hist_change *ch;
@@ -415,8 +498,8 @@ int main(int argc, char **argv)
 		aa_alarms_w += st.aa_alarms[HIST_WARMUP] + st.aa_alarms[HIST_CLASS];
 		double hw = median_halfwidth(&base[k]);
 		hw_sum += hw;
-		printf("  %-32s %3zu commits, median 99%% half-width %.2f%%, session sd %.2f%%, %zu steady changes:",
-		       keys.v[k], st.points[HIST_STEADY], 100 * hw, 100 * st.tau[HIST_STEADY], (size_t)0);
+		printf("  %-32s %3zu commits, median 99%% half-width %.2f%%, session sd %.2f%%, steady changes:",
+		       keys.v[k], st.points[HIST_STEADY], 100 * hw, 100 * st.tau[HIST_STEADY]);
 		for (size_t i = 0; i < n; i++)
 			if (ch[i].what == HIST_STEADY)
 				printf(" %.8s %+.1f%%", c[base[k].p[ch[i].at].commit].hash, 100 * (ch[i].ratio - 1));
@@ -506,6 +589,7 @@ int main(int argc, char **argv)
 	ao.resamples = 100;
 	ao.threads = 1;
 	struct score ws = { 0 }, wnull = { 0 };
+	int cpu = history_clock_cpu(h);
 	int wtrials = trials / 3 > 3 ? trials / 3 : 3;
 	for (size_t k = 0; k < nk; k++) {
 		struct raw r;
@@ -514,7 +598,7 @@ int main(int argc, char **argv)
 		series_copy(&base[k], &wb);
 		for (size_t i = 0; i < wb.n; i++)
 			if (wb.p[i].built)
-				rewarm_point(&wb.p[i], &r.ds[i], keys.v[k], 6, &ao);
+				rewarm_point(&wb.p[i], &r.ds[i], keys.v[k], 6, &ao, cpu);
 		struct hist_change *ch;
 		size_t n;
 		struct hist_detect_stats st;
@@ -529,7 +613,7 @@ int main(int argc, char **argv)
 			series_copy(&wb, &s);
 			for (size_t i = at; i < s.n; i++)
 				if (s.p[i].built)
-					rewarm_point(&s.p[i], &r.ds[i], keys.v[k], 12, &ao);
+					rewarm_point(&s.p[i], &r.ds[i], keys.v[k], 12, &ao, cpu);
 			history_detect(&s, NULL, &ch, &n, &st);
 			score(&ws, ch, n, HIST_WARMUP, at, 1, st.points[HIST_WARMUP]);
 			write_changes(fk, "warm2x", t, k, ch, n, HIST_WARMUP);
@@ -550,7 +634,7 @@ int main(int argc, char **argv)
 	       ws.inj && ws.found >= 0.9 * (double)ws.inj ? "PASS" : "MISS");
 	printf("ROW\twarm-up: false warm-up alarms on the corpus's A/A commits\t%zu (of %zu pairs)\t<= 1\t%s\n",
 	       aa_alarms_w, aa_pairs_w, aa_alarms_w <= 1 ? "PASS" : "MISS");
-	bisect_bench(base, nk, 200, trials);
+	bisect_bench(h, m[0].id, &keys, base, nk, 200, trials);
 	fclose(fs);
 	fclose(fk);
 	for (size_t k = 0; k < nk; k++) {

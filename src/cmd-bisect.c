@@ -158,7 +158,7 @@ static int the_key(const struct track_opts *o, const char *text, char **key, str
 		}
 	config_free(&ex);
 	if (code == KEXIT_OK && found != 1)
-		code = kerr_setc(e, KEXIT_USAGE, "--key must name one key of %s (it matches %zu)", o->config, found);
+		code = (kerr_setc(e, KEXIT_USAGE, "--key must name one key of %s (it matches %zu)", o->config, found), KEXIT_USAGE);
 	return code;
 }
 

@@ -21,6 +21,7 @@ const struct cmd_entry cmd_track_entry = {
 		 "                  [--machine NAME] [--benchmarks B,...] [--key K]... [--repeat] [--order spread|oldest]\n"
 		 "                  [--max-commits N] [--force] [--keep-results] [-q]\n"
 		 "       kiln track --changes HISTORY [--key K]... [--machine NAME] [--json]\n"
+		 "       kiln track --reanalyse HISTORY [--clock wall|cpu]\n"
 		 "       kiln track CONFIG --repo DIR --compare BASE HEAD [--threshold P%] [--pexecs N] [-o HISTORY]",
 	.summary = "measure a VM at each commit of its repository into a history; its changes",
 	.help = "Each commit (first-parent, oldest to newest) is checked out cleanly in HISTORY.work/src,\n"
@@ -42,9 +43,13 @@ const struct cmd_entry cmd_track_entry = {
 		"  --max-commits N     stop after N commits (the same command resumes)\n"
 		"  --force             track on although the config changed since the history began\n"
 		"  --keep-results      keep each commit's results file in HISTORY.work/runs\n"
+		"  --clock CLOCK       what times an iteration in the history's figures: wall (default) or\n"
+		"                      cpu, the process's CPU time in it (a shared machine; runners that\n"
+		"                      report it); chosen by a history's first track\n"
+		"  --reanalyse HISTORY every run's figures made again (with --clock: on that clock)\n"
 		"  -q, --quiet         no progress\n"
 		"  --changes HISTORY   the changes found in a history, per key (docs/kiln-track.md)\n"
-		"  --json              --changes as JSON\n"
+		"  --json              --changes or --compare as JSON\n"
 		"  --compare BASE HEAD measure BASE and HEAD interleaved and print a Markdown summary for a\n"
 		"                      pull request; exit 1 when a key is slower beyond --threshold\n"
 		"  --threshold P%      --compare: the regression that fails it (default 2%)\n"
@@ -70,11 +75,12 @@ static void split_list(struct strvec *sv, const char *s)
 }
 
 enum { O_REPO = 256, O_NEW, O_HASHES, O_STEPS, O_MACHINE, O_BENCH, O_REPEAT, O_ORDER, O_MAX, O_FORCE, O_KEEP,
-       O_CHANGES, O_JSON, O_COMPARE, O_THRESHOLD, O_PEXECS };
+       O_CHANGES, O_JSON, O_COMPARE, O_THRESHOLD, O_PEXECS, O_CLOCK, O_REANALYSE };
 
 struct track_args {
 	struct track_opts t;
 	const char *changes;
+	const char *reanalyse;
 	int json;
 	const char *compare;       /* BASE (HEAD is the next word) */
 	double threshold;
@@ -94,7 +100,8 @@ static int parse_args(int argc, char **argv, struct track_args *a)
 		{ "keep-results", no_argument, NULL, O_KEEP }, { "quiet", no_argument, NULL, 'q' },
 		{ "changes", required_argument, NULL, O_CHANGES }, { "json", no_argument, NULL, O_JSON },
 		{ "compare", required_argument, NULL, O_COMPARE }, { "threshold", required_argument, NULL, O_THRESHOLD },
-		{ "pexecs", required_argument, NULL, O_PEXECS }, { NULL, 0, NULL, 0 },
+		{ "pexecs", required_argument, NULL, O_PEXECS }, { "clock", required_argument, NULL, O_CLOCK },
+		{ "reanalyse", required_argument, NULL, O_REANALYSE }, { NULL, 0, NULL, 0 },
 	};
 	const struct cmd_entry *c = &cmd_track_entry;
 	int ch;
@@ -115,6 +122,12 @@ static int parse_args(int argc, char **argv, struct track_args *a)
 		case O_CHANGES: a->changes = optarg; break;
 		case O_JSON: a->json = 1; break;
 		case O_COMPARE: a->compare = optarg; break;
+		case O_REANALYSE: a->reanalyse = optarg; break;
+		case O_CLOCK:
+			if (strcmp(optarg, "wall") && strcmp(optarg, "cpu"))
+				return cmd_usage_error(c, "--clock is wall or cpu, not '%s'", optarg);
+			a->t.clock = optarg;
+			break;
 		case O_STEPS:
 			if (parse_long(optarg, &a->t.steps) < 0 || a->t.steps < 1)
 				return cmd_usage_error(c, "--steps needs a positive number");
@@ -195,13 +208,16 @@ static int cmd_track(int argc, char **argv)
 	/* git runs in other folders: the repository by its absolute path */
 	char *repo = a.t.repo ? abspath(a.t.repo) : NULL;
 	a.t.repo = repo;
-	if (code == 0 && a.changes)
+	if (code == 0 && a.reanalyse)
+		code = a.pos.n ? cmd_usage_error(&cmd_track_entry, "--reanalyse reads a history: no CONFIG")
+			       : track_reanalyse(a.reanalyse, a.t.clock, &a.t.an);
+	else if (code == 0 && a.changes)
 		code = a.pos.n ? cmd_usage_error(&cmd_track_entry, "--changes reads a history: no CONFIG")
 			       : track_changes(a.changes, &a.t.keys, a.t.machine, a.json);
 	else if (code == 0 && a.compare)
 		code = a.pos.n != 2 ? cmd_usage_error(&cmd_track_entry, "--compare BASE HEAD CONFIG: CONFIG and HEAD")
 				    : (a.t.config = a.pos.v[0],
-				       track_compare(&a.t, a.compare, a.pos.v[1], a.threshold, a.pexecs));
+				       track_compare(&a.t, a.compare, a.pos.v[1], a.threshold, a.pexecs, a.json));
 	else if (code == 0)
 		code = run_track(&a);
 	sv_clear(&a.t.benchmarks);

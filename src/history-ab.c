@@ -75,10 +75,10 @@ int ab_open(struct ab_ctx *c, const struct track_opts *o, struct kerr *e)
 	c->dir = xasprintf("%s.work/ab", abs);
 	int code = KEXIT_OK;
 	if (!track_plain_path(c->dir))
-		code = kerr_setc(e, KEXIT_USAGE, "%s: the checkouts' paths go into the config as {src}: choose a history "
-				 "path of letters, digits and / . _ + - only", c->dir);
+		code = (kerr_setc(e, KEXIT_USAGE, "%s: the checkouts' paths go into the config as {src}: choose a history "
+				 "path of letters, digits and / . _ + - only", c->dir), KEXIT_USAGE);
 	else if (mkdir_p(c->dir, 0755) < 0)
-		code = kerr_setc(e, KEXIT_STORE, "%s: %s", c->dir, strerror(errno));
+		code = (kerr_setc(e, KEXIT_STORE, "%s: %s", c->dir, strerror(errno)), KEXIT_STORE);
 	else if (history_open(abs, 1, &c->h, e) < 0)
 		code = e->code;
 	else if ((c->machine = track_machine(c->h, o->machine, e)) <= 0)
@@ -262,18 +262,25 @@ static int session_rounds(struct session *s, struct kerr *e)
 	for (size_t k = 0; k < s->keys->n; k++) {
 		size_t i = ab_key_index(&s->now, s->keys->v[k]);
 		char *ka = key_with(s->keys->v[k], s->sa), *kb = key_with(s->keys->v[k], s->sb);
-		const struct ds_key *da = ds_find_key(&ds, ka), *db = ds_find_key(&ds, kb);
+		const struct ds_key *da0 = ds_find_key(&ds, ka), *db0 = ds_find_key(&ds, kb);
 		struct an_key aa, ab;
 		memset(&aa, 0, sizeof(aa));
 		memset(&ab, 0, sizeof(ab));
-		if (da && db) {
-			an_analyse_key(da, &s->an, &aa);
-			an_analyse_key(db, &s->an, &ab);
+		if (da0 && db0) {
+			/* on the history's clock: wall time, or each iteration's CPU time */
+			int cpu = history_clock_cpu(s->c->h);
+			struct ds_key da, db;
+			history_clock_key(da0, cpu, &da);
+			history_clock_key(db0, cpu, &db);
+			an_analyse_key(&da, &s->an, &aa);
+			an_analyse_key(&db, &s->an, &ab);
 			for (size_t x = 0; x < aa.np; x++)
 				for (size_t y = 0; y < ab.np; y++)
-					if (da->pexecs[aa.p[x].index].num == db->pexecs[ab.p[y].index].num &&
+					if (da.pexecs[aa.p[x].index].num == db.pexecs[ab.p[y].index].num &&
 					    aa.p[x].steady_mean > 0 && ab.p[y].steady_mean > 0)
 						ab_key_add(&s->now, i, log(ab.p[y].steady_mean / aa.p[x].steady_mean));
+			history_clock_release(&da, cpu);
+			history_clock_release(&db, cpu);
 		}
 		an_key_free(&aa);
 		an_key_free(&ab);
@@ -406,6 +413,11 @@ int ab_measure(struct ab_ctx *c, const struct hist_commit *a, const struct hist_
 		s.results = results;
 		snprintf(s.sa, sizeof(s.sa), ".%.8s", a->hash);
 		snprintf(s.sb, sizeof(s.sb), ".%.8s", b->hash);
+		if (!strcmp(a->hash, b->hash)) {
+			/* a commit against itself (A/A: the machine's noise floor): two names all the same */
+			snprintf(s.sa, sizeof(s.sa), ".%.8s-a", a->hash);
+			snprintf(s.sb, sizeof(s.sb), ".%.8s-b", b->hash);
+		}
 		s.keys = &keys;
 		s.stored = &stored;
 		s.more = more;

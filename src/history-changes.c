@@ -156,3 +156,29 @@ int track_changes(const char *history, const struct strvec *keys, const char *ma
 	kerr_release(&e);
 	return code;
 }
+
+int track_reanalyse(const char *history, const char *clock, const struct an_opts *an)
+{
+	struct history *h;
+	struct kerr e = KERR_INIT;
+	int code = KEXIT_OK;
+	if (history_open(history, 1, &h, &e) < 0) {
+		kerr_print(&e);
+		code = e.code;
+		kerr_release(&e);
+		return code;
+	}
+	long n = clock && history_meta_set(h, "clock", clock, &e) < 0 ? -1 : history_refigure(h, an, &e);
+	if (n < 0) {
+		kerr_print(&e);
+		code = e.code ? e.code : KEXIT_STORE;
+	} else {
+		char *c = NULL;
+		history_meta_get(h, "clock", &c);
+		printf("%s: %ld runs analysed again, on the %s clock\n", esc(ESC_TERM, history), n, c ? c : "wall");
+		free(c);
+	}
+	history_close(h);
+	kerr_release(&e);
+	return code;
+}

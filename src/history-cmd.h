@@ -11,7 +11,12 @@
 
 /* the changes of every key (matching keys, none: all) of the machine (NULL: each) in the history; a KEXIT_* code */
 int track_changes(const char *history, const struct strvec *keys, const char *machine, int json);
-/* BASE and HEAD measured interleaved, a Markdown summary on stdout; KEXIT_FAIL on a regression beyond threshold */
-int track_compare(const struct track_opts *o, const char *base, const char *head, double threshold, long pexecs);
+/* BASE and HEAD measured interleaved, a Markdown summary (or JSON) on stdout; KEXIT_FAIL on a regression beyond threshold */
+int track_compare(const struct track_opts *o, const char *base, const char *head, double threshold, long pexecs,
+		  int json);
+
+/* every run's figures made again (clock NULL: the history's own), a KEXIT_* code */
+struct an_opts;
+int track_reanalyse(const char *history, const char *clock, const struct an_opts *an);
 
 #endif

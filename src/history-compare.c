@@ -8,6 +8,7 @@
  * its interval above 1 and its estimate above 1 + threshold.
  */
 #include <gsl/gsl_cdf.h>
+#include <jansson.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -175,6 +176,31 @@ static size_t print_markdown(struct ab_ctx *c, const struct hist_commit *b, cons
 	return slower;
 }
 
+/* the same as JSON: per key the ratio, its interval, the verdict */
+static size_t print_json(const struct hist_commit *b, const struct hist_commit *hd, const struct ab_keys *k,
+			 double threshold)
+{
+	json_t *keys = json_array();
+	size_t slower = 0;
+	for (size_t i = 0; i < k->n; i++) {
+		struct verdict v = judge(k->d[i], k->nd[i], threshold);
+		slower += v.slower;
+		json_array_append_new(keys, json_pack("{s:s,s:I,s:o,s:o,s:o,s:s}", "key", esc(ESC_JSON, k->key[i]), "rounds",
+						      (json_int_t)k->nd[i],
+						      "ratio", isfinite(v.ratio) ? json_real(v.ratio) : json_null(),
+						      "ratio_lo", isfinite(v.lo) ? json_real(v.lo) : json_null(),
+						      "ratio_hi", isfinite(v.hi) ? json_real(v.hi) : json_null(), "verdict",
+						      v.slower ? "slower" : v.faster ? "faster" : isfinite(v.ratio) ? "same" : "no data"));
+	}
+	json_t *j = json_pack("{s:s,s:s,s:f,s:o,s:I}", "base", b->hash, "head", hd->hash, "threshold", threshold, "keys",
+			      keys, "slower", (json_int_t)slower);
+	char *s = json_dumps(j, JSON_INDENT(2) | JSON_ENSURE_ASCII);
+	printf("%s\n", s);
+	free(s);
+	json_decref(j);
+	return slower;
+}
+
 /* a revision's commit data */
 static int one_commit(const char *repo, const char *rev, struct hist_commit **c, struct kerr *e)
 {
@@ -190,7 +216,8 @@ static int one_commit(const char *repo, const char *rev, struct hist_commit **c,
 	return r;
 }
 
-int track_compare(const struct track_opts *o, const char *base, const char *head, double threshold, long pexecs)
+int track_compare(const struct track_opts *o, const char *base, const char *head, double threshold, long pexecs,
+		  int json)
 {
 	struct ab_ctx c;
 	struct kerr e = KERR_INIT;
@@ -209,8 +236,8 @@ int track_compare(const struct track_opts *o, const char *base, const char *head
 		const struct hist_commit *x = i ? ch : cb;
 		int b = ab_build(&c, x, &e);
 		if (b == 1)
-			code = kerr_setc(&e, KEXIT_FAIL, "%s %.12s does not build (the history has why: kiln track --changes)",
-					 i ? "head" : "base", x->hash);
+			code = (kerr_setc(&e, KEXIT_FAIL, "%s %.12s does not build (the history has why: kiln track --changes)",
+					 i ? "head" : "base", x->hash), KEXIT_FAIL);
 		else if (b < 0)
 			code = e.code ? e.code : KEXIT_FAIL;
 	}
@@ -219,7 +246,7 @@ int track_compare(const struct track_opts *o, const char *base, const char *head
 	struct rounds_to want = { (size_t)pexecs };
 	if (code == KEXIT_OK)
 		code = ab_measure(&c, cb, ch, fixed_more, &want, &k, &e);
-	if (code == KEXIT_OK && print_markdown(&c, cb, ch, &k, threshold) > 0)
+	if (code == KEXIT_OK && (json ? print_json(cb, ch, &k, threshold) : print_markdown(&c, cb, ch, &k, threshold)) > 0)
 		code = KEXIT_FAIL;
 	else if (code != KEXIT_OK)
 		kerr_print(&e);

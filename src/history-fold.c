@@ -182,6 +182,42 @@ static int put_key_figures(struct history *h, sqlite3_stmt *upd, long run_id, co
 	return sqlite3_step(upd) == SQLITE_DONE ? 0 : history_dberr(h, e, "run_keys");
 }
 
+int history_clock_cpu(struct history *h)
+{
+	char *v = NULL;
+	history_meta_get(h, "clock", &v);
+	int cpu = v && !strcmp(v, "cpu");
+	free(v);
+	return cpu;
+}
+
+void history_clock_key(const struct ds_key *k, int cpu, struct ds_key *out)
+{
+	*out = *k;
+	if (!cpu)
+		return;
+	out->pexecs = xcalloc(k->npexecs + 1, sizeof(*out->pexecs));
+	out->npexecs = 0;
+	for (size_t i = 0; i < k->npexecs; i++) {
+		const struct ds_pexec *p = &k->pexecs[i];
+		const struct ds_series *c = ds_find_series(p, "cpu.time");
+		int ok = c && c->n == p->n && p->n > 0;
+		for (size_t j = 0; ok && j < c->n; j++)
+			ok = isfinite(c->v[j]) && c->v[j] > 0;
+		if (!ok)
+			continue; /* no CPU time for each iteration: not analysed on this clock */
+		struct ds_pexec *q = &out->pexecs[out->npexecs++];
+		*q = *p;
+		q->wall = c->v; /* borrowed */
+	}
+}
+
+void history_clock_release(struct ds_key *out, int cpu)
+{
+	if (cpu)
+		free(out->pexecs);
+}
+
 /* every key of ds (whose VM ends in suffix, without it) analysed with o, into figures and run_keys of run_id */
 static int put_figures(struct history *h, long run_id, const struct dataset *ds, const char *suffix,
 		       const struct an_opts *o, struct kerr *e)
@@ -197,9 +233,10 @@ static int put_figures(struct history *h, long run_id, const struct dataset *ds,
 					      "  FROM pexecs p WHERE p.run_id=?14 AND p.key_id=run_keys.key_id)"
 					      " WHERE run_id=?14 AND key_id=(SELECT id FROM keys WHERE bench=?15 AND vm=?16"
 					      " AND variant=?17)", e);
-	int r = find && ins && upd ? 0 : -1;
+	int r = find && ins && upd ? 0 : -1, cpu = history_clock_cpu(h);
 	for (size_t k = 0; r == 0 && k < ds->nkeys; k++) {
-		struct ds_key dk = ds->keys[k];
+		struct ds_key dk;
+		history_clock_key(&ds->keys[k], cpu, &dk);
 		size_t vl = strlen(dk.vm), sl = suffix ? strlen(suffix) : 0;
 		if (suffix && (vl <= sl || strcmp(dk.vm + vl - sl, suffix)))
 			continue;
@@ -213,6 +250,7 @@ static int put_figures(struct history *h, long run_id, const struct dataset *ds,
 			r = put_key_figures(h, upd, run_id, &dk, &ak, e);
 		an_key_free(&ak);
 		free(name);
+		history_clock_release(&dk, cpu);
 	}
 	sqlite3_finalize(find);
 	sqlite3_finalize(ins);
@@ -263,6 +301,52 @@ int history_fold_suffix(struct history *h, long run_id, const char *results, con
 	detach(h, "r");
 	ds_free(&ds);
 	return r;
+}
+
+/*
+ * Every run's figures made again with o (and the history's clock): after
+ * the analysis changed, or `kiln track --reanalyse --clock`.  One
+ * transaction per run; returns how many runs, or -1.
+ */
+long history_refigure(struct history *h, const struct an_opts *o, struct kerr *e)
+{
+	sqlite3_stmt *st = history_prepare(h, "SELECT DISTINCT run_id FROM pexecs ORDER BY run_id", e);
+	if (!st)
+		return -1;
+	long *ids = NULL, n = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		ids = xrealloc(ids, (size_t)(n + 1) * sizeof(long));
+		ids[n++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	long done = 0;
+	for (long i = 0; i < n; i++) {
+		struct dataset ds;
+		if (history_load_run(h, ids[i], &ds, e) < 0) {
+			free(ids);
+			return -1;
+		}
+		int r = history_exec(h, "BEGIN IMMEDIATE", e);
+		if (r == 0)
+			r = exec3(h, "DELETE FROM figures WHERE pexec_id IN (SELECT id FROM pexecs WHERE run_id=?1)", ids[i], 0,
+				  NULL, e);
+		if (r == 0)
+			r = put_figures(h, ids[i], &ds, NULL, o, e);
+		if (r == 0)
+			r = history_exec(h, "COMMIT", e);
+		else
+			sqlite3_exec(history_db(h), "ROLLBACK", NULL, NULL, NULL);
+		ds_free(&ds);
+		if (r < 0) {
+			free(ids);
+			return -1;
+		}
+		done++;
+	}
+	free(ids);
+	char oh[65];
+	an_opts_hash(o, oh);
+	return history_meta_set(h, "analysis", oh, e) < 0 ? -1 : done;
 }
 
 /* ---- out again ---- */

@@ -18,6 +18,14 @@ int history_dberr(struct history *h, struct kerr *e, const char *what);
 int history_exec(struct history *h, const char *sql, struct kerr *e);
 /* a prepared statement or NULL with e set */
 struct sqlite3_stmt *history_prepare(struct history *h, const char *sql, struct kerr *e);
+/*
+ * The same for a statement used over and over: prepared once per history
+ * (keyed by the address of sql, a string constant), reset and unbound;
+ * history_stmt_done resets it (a statement the cache had no room for is
+ * finalized)
+ */
+struct sqlite3_stmt *history_stmt(struct history *h, const char *sql, struct kerr *e);
+void history_stmt_done(struct history *h, struct sqlite3_stmt *st);
 char *history_col_text(struct sqlite3_stmt *st, int i);
 double history_col_double(struct sqlite3_stmt *st, int i); /* NAN for NULL */
 void history_bind_double(struct sqlite3_stmt *st, int i, double v); /* NULL for NAN */
@@ -51,5 +59,16 @@ int history_fold(struct history *h, long run_id, const char *results, const stru
 /* the same for the keys whose VM name ends in suffix (NULL: all), stored without it (an A/B file's half) */
 int history_fold_suffix(struct history *h, long run_id, const char *results, const char *suffix,
 			const struct an_opts *o, struct kerr *e);
+
+/* the clock the history's figures are of: 1 the iterations' CPU time (meta clock=cpu), 0 their wall time */
+int history_clock_cpu(struct history *h);
+struct ds_key;
+/*
+ * k with its iterations timed by the clock: with cpu, each pexec's wall
+ * times are its cpu.time series (borrowed; a pexec without one is left
+ * out), else k itself; history_clock_release frees what it made
+ */
+void history_clock_key(const struct ds_key *k, int cpu, struct ds_key *out);
+void history_clock_release(struct ds_key *out, int cpu);
 
 #endif

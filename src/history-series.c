@@ -63,14 +63,23 @@ static int add_key(sqlite3_stmt *rk, long run_id, long key_id, struct hist_point
 	return 1;
 }
 
+static const char key_sql[] = "SELECT id FROM keys WHERE bench || ':' || vm || ':' || variant = ?";
+static const char runs_sql[] = "SELECT r.id, r.commit_id, r.status, r.binary FROM runs r JOIN commits c ON"
+			       " c.id = r.commit_id WHERE r.machine_id=? AND r.kind='track' AND r.status != 'running'"
+			       " ORDER BY c.depth, r.commit_id, r.id";
+static const char fig_sql[] = "SELECT f.steady_mean, f.time_to_steady, f.warmup_cost, f.class FROM figures f"
+			      " JOIN pexecs p ON p.id = f.pexec_id WHERE p.run_id=? AND p.key_id=? ORDER BY p.num";
+static const char rk_sql[] = "SELECT steady_mean, steady_lo, steady_hi, program FROM run_keys WHERE run_id=? AND"
+			     " key_id=?";
+
 static long key_id_of(struct history *h, const char *key)
 {
-	sqlite3_stmt *st = history_prepare(h, "SELECT id FROM keys WHERE bench || ':' || vm || ':' || variant = ?", NULL);
+	sqlite3_stmt *st = history_stmt(h, key_sql, NULL);
 	if (!st)
 		return 0;
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
 	long id = sqlite3_step(st) == SQLITE_ROW ? (long)sqlite3_column_int64(st, 0) : 0;
-	sqlite3_finalize(st);
+	history_stmt_done(h, st);
 	return id;
 }
 
@@ -101,20 +110,10 @@ int history_series(struct history *h, long machine_id, const char *key, const st
 	out->key = xstrdup(key);
 	out->machine_id = machine_id;
 	long kid = key_id_of(h, key);
-	sqlite3_stmt *runs = history_prepare(h, "SELECT r.id, r.commit_id, r.status, r.binary FROM runs r"
-					       " JOIN commits c ON c.id = r.commit_id WHERE r.machine_id=? AND r.kind='track'"
-					       " AND r.status != 'running' ORDER BY c.depth, r.commit_id, r.id", e);
-	sqlite3_stmt *fig = history_prepare(h, "SELECT f.steady_mean, f.time_to_steady, f.warmup_cost, f.class"
-					      " FROM figures f JOIN pexecs p ON p.id = f.pexec_id WHERE p.run_id=? AND"
-					      " p.key_id=? ORDER BY p.num", e);
-	sqlite3_stmt *rk = history_prepare(h, "SELECT steady_mean, steady_lo, steady_hi, program FROM run_keys"
-					     " WHERE run_id=? AND key_id=?", e);
-	if (!runs || !fig || !rk) {
-		sqlite3_finalize(runs);
-		sqlite3_finalize(fig);
-		sqlite3_finalize(rk);
+	sqlite3_stmt *runs = history_stmt(h, runs_sql, e), *fig = history_stmt(h, fig_sql, e),
+		     *rk = history_stmt(h, rk_sql, e);
+	if (!runs || !fig || !rk)
 		return -1;
-	}
 	sqlite3_bind_int64(runs, 1, machine_id);
 	while (sqlite3_step(runs) == SQLITE_ROW) {
 		long rid = sqlite3_column_int64(runs, 0), cid = sqlite3_column_int64(runs, 1);
@@ -150,9 +149,9 @@ int history_series(struct history *h, long machine_id, const char *key, const st
 		add_figures(fig, rid, kid, p);
 	}
 	/* a commit that never built this key: a gap, kept as one (built 0) */
-	sqlite3_finalize(runs);
-	sqlite3_finalize(fig);
-	sqlite3_finalize(rk);
+	history_stmt_done(h, runs);
+	history_stmt_done(h, fig);
+	history_stmt_done(h, rk);
 	mark_same(out);
 	return 0;
 }

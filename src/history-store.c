@@ -66,7 +66,40 @@ struct history {
 	char *path;
 	int lock_fd;
 	int writable;
+	/* statements readers use over and over (history_stmt), prepared once */
+	struct {
+		const char *sql;
+		sqlite3_stmt *st;
+	} cache[16];
 };
+
+sqlite3_stmt *history_stmt(struct history *h, const char *sql, struct kerr *e)
+{
+	size_t i;
+	for (i = 0; i < ARRAY_SIZE(h->cache) && h->cache[i].sql; i++)
+		if (h->cache[i].sql == sql) {
+			sqlite3_reset(h->cache[i].st);
+			sqlite3_clear_bindings(h->cache[i].st);
+			return h->cache[i].st;
+		}
+	sqlite3_stmt *st = history_prepare(h, sql, e);
+	if (st && i < ARRAY_SIZE(h->cache)) {
+		h->cache[i].sql = sql;
+		h->cache[i].st = st;
+	}
+	return st;
+}
+
+/* a statement from history_stmt is the cache's: done with it, reset, never finalized by the caller */
+void history_stmt_done(struct history *h, sqlite3_stmt *st)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(h->cache) && h->cache[i].sql; i++)
+		if (h->cache[i].st == st) {
+			sqlite3_reset(st);
+			return;
+		}
+	sqlite3_finalize(st);
+}
 
 sqlite3 *history_db(struct history *h)
 {
@@ -317,6 +350,8 @@ void history_close(struct history *h)
 {
 	if (!h)
 		return;
+	for (size_t i = 0; i < ARRAY_SIZE(h->cache) && h->cache[i].sql; i++)
+		sqlite3_finalize(h->cache[i].st);
 	if (h->db)
 		sqlite3_close(h->db);
 	if (h->lock_fd >= 0)

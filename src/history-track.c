@@ -230,7 +230,7 @@ static int track_commits(const struct track_opts *o, struct history *h, long mac
  * long track then spreads over the series as noise instead of laying a
  * trend or a step along it, and an interrupted track has covered the range.
  */
-static void measure_order(size_t n, enum track_order order, size_t *idx)
+void track_measure_order(size_t n, enum track_order order, size_t *idx)
 {
 	size_t k = 0;
 	if (order == TRACK_OLDEST || n < 3) {
@@ -515,10 +515,10 @@ static int job_open(struct track_job *j, const struct track_opts *o, struct kerr
 	j->runs = path_join(j->work, "runs");
 	int r = KEXIT_OK;
 	if (!track_plain_path(j->src))
-		r = kerr_setc(e, KEXIT_USAGE, "%s: the checkout's path goes into the config as {src}: choose a history "
-			      "path of letters, digits and / . _ + - only", j->src);
+		r = (kerr_setc(e, KEXIT_USAGE, "%s: the checkout's path goes into the config as {src}: choose a history "
+			      "path of letters, digits and / . _ + - only", j->src), KEXIT_USAGE);
 	else if (mkdir_p(j->runs, 0755) < 0)
-		r = kerr_setc(e, KEXIT_STORE, "%s: %s", j->runs, strerror(errno));
+		r = (kerr_setc(e, KEXIT_STORE, "%s: %s", j->runs, strerror(errno)), KEXIT_STORE);
 	else if (history_open(abs, 1, &j->h, e) < 0)
 		r = e->code;
 	free(abs);
@@ -532,12 +532,22 @@ static int job_config(struct track_job *j, struct kerr *e)
 	history_meta_get(j->h, "config_hash", &old);
 	int r = KEXIT_OK;
 	if (old && strcmp(old, j->config_hash) && !j->o->force)
-		r = kerr_setc(e, KEXIT_CONFIG, "%s: the config changed since this history began: series measured with two "
-			      "configs are not one series (--force tracks on; docs/kiln-track.md)", j->o->config);
+		r = (kerr_setc(e, KEXIT_CONFIG, "%s: the config changed since this history began: series measured with "
+			       "two configs are not one series (--force tracks on; docs/kiln-track.md)", j->o->config),
+		     KEXIT_CONFIG);
 	else if (history_meta_set(j->h, "config", j->text, e) < 0 ||
 		 history_meta_set(j->h, "config_hash", j->config_hash, e) < 0)
 		r = e->code;
 	free(old);
+	/* the clock of the figures: chosen by the first track, changed only by --reanalyse */
+	char *clock = NULL;
+	history_meta_get(j->h, "clock", &clock);
+	if (r == KEXIT_OK && clock && j->o->clock && strcmp(clock, j->o->clock))
+		r = (kerr_setc(e, KEXIT_USAGE, "%s: its figures are of the %s clock: `kiln track --reanalyse %s --clock %s` "
+			      "makes them again", history_path(j->h), clock, history_path(j->h), j->o->clock), KEXIT_USAGE);
+	else if (r == KEXIT_OK && !clock && history_meta_set(j->h, "clock", j->o->clock ? j->o->clock : "wall", e) < 0)
+		r = e->code;
+	free(clock);
 	return r;
 }
 
@@ -595,7 +605,7 @@ int track_run(const struct track_opts *o, struct track_summary *sum, struct kerr
 				 hgit_info(o->repo, &hashes, &cs, e) < 0))
 		code = e->code ? e->code : KEXIT_FAIL;
 	size_t *idx = xcalloc(hashes.n + 1, sizeof(size_t));
-	measure_order(hashes.n, o->order, idx);
+	track_measure_order(hashes.n, o->order, idx);
 	size_t n = o->max_commits > 0 && (size_t)o->max_commits < hashes.n ? (size_t)o->max_commits : hashes.n;
 	for (size_t k = 0; code == KEXIT_OK && k < n; k++) {
 		if (exec_interrupted) {

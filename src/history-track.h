@@ -27,6 +27,7 @@ struct track_opts {
 	int keep_results;          /* keep each commit's results file in the work folder */
 	int quiet;
 	enum track_order order;
+	const char *clock;         /* "wall" or "cpu" (each iteration's process CPU time); NULL: the history's, else wall */
 	struct an_opts an;         /* the analysis of each pexec and key (figures) */
 };
 void track_opts_init(struct track_opts *o);
@@ -34,6 +35,13 @@ void track_opts_init(struct track_opts *o);
 struct track_summary {
 	size_t commits, measured, failed, skipped;
 };
+
+/*
+ * The order commits 0..n-1 are measured in (idx gets a permutation):
+ * TRACK_OLDEST in order; TRACK_SPREAD the ends, then the middle of each
+ * gap, breadth first
+ */
+void track_measure_order(size_t n, enum track_order order, size_t *idx);
 
 /* a KEXIT_* code; e set when not KEXIT_OK */
 int track_run(const struct track_opts *o, struct track_summary *sum, struct kerr *e);

@@ -96,6 +96,13 @@ int history_load_run(struct history *h, long run_id, struct dataset *ds, struct 
  */
 int history_merge(const char *main_path, const struct strvec *others, int quiet);
 
+/*
+ * Every run's figures (per pexec and per key) made again with o and the
+ * history's clock (meta clock: wall or cpu).  Returns the runs redone, -1.
+ */
+struct an_opts;
+long history_refigure(struct history *h, const struct an_opts *o, struct kerr *e);
+
 /* ---- series over commits (history-series.c) ---- */
 
 /* the per-pexec class as stored (AN_FLAT .. AN_NO_STEADY), HIST_NOCLASS for a pexec not analysed */

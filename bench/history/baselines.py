@@ -196,8 +196,8 @@ def main():
         rows[name] = f1
         cells = ["%.3f" % (r[k][1] / r[k][0]) if r[k][0] else "-" for k in steps]
         print("| %s | %s | %.3f | %.2f; %.2f | %.3f | %.3f |" % (
-            name, " | ".join(cells), exact / hits if hits else float("nan"), 1000.0 * fa / pts,
-            1000.0 * null[3] / null[4], prec, f1))
+            name, " | ".join(cells), exact / hits if hits else float("nan"), 1000.0 * fa / pts if pts else float("nan"),
+            1000.0 * null[3] / null[4] if null[4] else float("nan"), prec, f1))
     k = rows.get("kiln", 0)
     for name, f1 in rows.items():
         if name != "kiln":

@@ -4,9 +4,12 @@
 # December 2022, all Lua 5.4: the lua plugin's kilnclock.so is built for
 # 5.4) x the 12 benchmarks of lua-history.yaml x 10 pexecs, by `kiln track`
 # on this machine, into bench/history/out/lua.history.db (kept out of git:
-# about 60 MB).  Resumable: run it again after an interrupt.  Takes hours
-# (about 90 s a commit on a 2-core machine); a quiet machine gives the
-# corpus the detection figures in the README are about.
+# about 60 MB), then the last commit against itself in 20 interleaved
+# rounds (the noise floor of A/B rounds, which bench/history's simulated
+# bisections draw from).  Resumable: run it again after an interrupt.
+# Takes hours (about 50 s a commit on a quiet 2-core machine, 4 to 6 min
+# at a load of 12); a quiet machine gives the corpus the README's figures
+# should come from.
 #
 #   LUA_REPO=/path/to/lua.git bench/history/corpus.sh [EXTRA kiln track ARGS...]
 #
@@ -22,6 +25,13 @@ out=${CORPUS_OUT:-$here/out}
 git -C "$LUA_REPO" cat-file -e 7d6a97e42bc3328b9c5ec1dabbd7e280e81c3efd 2>/dev/null ||
 	{ echo "LUA_REPO=$LUA_REPO: not a clone of github.com/lua/lua with commit 7d6a97e4" >&2; exit 2; }
 mkdir -p "$out"
+machine=${CORPUS_MACHINE:-$(hostname)}
 # a585eae6 is the parent of the first commit measured: 200 commits after it
-exec "$KILN" track "$here/lua-history.yaml" --repo "$LUA_REPO" -o "$out/lua.history.db" \
-	--machine "${CORPUS_MACHINE:-$(hostname)}" a585eae6e7ada1ca9271607a4f48dfb17868ab7b..7d6a97e42bc3328b9c5ec1dabbd7e280e81c3efd "$@"
+"$KILN" track "$here/lua-history.yaml" --repo "$LUA_REPO" -o "$out/lua.history.db" --machine "$machine" \
+	a585eae6e7ada1ca9271607a4f48dfb17868ab7b..7d6a97e42bc3328b9c5ec1dabbd7e280e81c3efd "$@" || exit
+# the machine's noise floor for interleaved rounds (the bisection bench draws from it): the last
+# commit against itself, 20 rounds of every key (exit 1 would mean a key "slower" than itself)
+"$KILN" track "$here/lua-history.yaml" --repo "$LUA_REPO" -o "$out/lua.history.db" --machine "$machine" \
+	--compare 7d6a97e42bc3328b9c5ec1dabbd7e280e81c3efd 7d6a97e42bc3328b9c5ec1dabbd7e280e81c3efd --pexecs 20 \
+	> "$out/aa-compare.md"
+echo "A/A compare: $(tail -1 "$out/aa-compare.md")"

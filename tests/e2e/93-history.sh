@@ -55,6 +55,16 @@ text=$("$KILN" track --changes "$H" --key b) || fail "$text"
 assert_contains "$text" "interpreter: a slower dispatch"
 assert_contains "$text" "2 changes"
 
+# --- the figures again on the CPU-time clock (a shared machine): each iteration's CPU time is 98% of its wall time ---
+before=$(q "SELECT AVG(steady_mean) FROM figures")
+out=$("$KILN" track --reanalyse "$H" --clock cpu) || fail "reanalyse: $out"
+assert_contains "$out" "7 runs analysed again, on the cpu clock"
+python3 -c "import sys; b, a = $before, $(q "SELECT AVG(steady_mean) FROM figures"); sys.exit(0 if abs(a / b - 0.98) < 0.002 else 1)" ||
+	fail "CPU-time figures: $before -> $(q "SELECT AVG(steady_mean) FROM figures")"
+out=$("$KILN" track exp/slow.yaml -o "$H" --repo repo --clock wall "$HIST_C7" 2>&1); assert_eq $? 2 "another clock refused: $out"
+assert_contains "$out" "kiln track --reanalyse"
+"$KILN" track --reanalyse "$H" --clock wall >/dev/null || fail "back to wall"
+
 # --- bisect: the culprit in ceil(log2 7) + 2 = 5 builds; an A/A range names none ---
 out=$("$KILN" bisect exp/toy.yaml --repo repo "$HIST_C0" "$HIST_C7" --key b --json -q) || fail "bisect: $out"
 chk "assert d['outcome']=='found' and d['culprit']=='$HIST_C2' and d['builds']<=5, d" "bisect"

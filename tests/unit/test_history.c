@@ -20,6 +20,7 @@
 #include "analysis.h"
 #include "history-bisect.h"
 #include "history-detect.h"
+#include "history-track.h"
 
 static uint64_t seed;
 static double unif(void)
@@ -334,6 +335,29 @@ static void test_bisect_skips_broken(void **state)
 	bisect_result_free(&r);
 }
 
+/* the spread order is a permutation of every commit, ends first, then coarse to fine */
+static void test_spread_order(void **state)
+{
+	(void)state;
+	for (size_t n = 1; n <= 300; n++) {
+		size_t *idx = calloc(n, sizeof(size_t));
+		unsigned char *seen = calloc(n, 1);
+		track_measure_order(n, TRACK_SPREAD, idx);
+		for (size_t i = 0; i < n; i++) {
+			assert_true(idx[i] < n);
+			assert_int_equal(seen[idx[i]], 0);
+			seen[idx[i]] = 1;
+		}
+		if (n >= 3) {
+			assert_int_equal(idx[0], 0);
+			assert_int_equal(idx[1], n - 1);
+			assert_int_equal(idx[2], (n - 1) / 2);
+		}
+		free(idx);
+		free(seen);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -343,6 +367,7 @@ int main(void)
 		cmocka_unit_test(test_same_binary_moves),
 		cmocka_unit_test(test_warmup_and_class),
 		cmocka_unit_test(test_trimmed),
+		cmocka_unit_test(test_spread_order),
 		cmocka_unit_test(test_bisect_finds),
 		cmocka_unit_test(test_bisect_aa_names_none),
 		cmocka_unit_test(test_bisect_skips_broken),
