@@ -4,13 +4,12 @@
  */
 #include <getopt.h>
 #include <jansson.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
-#include "exec.h"
 #include "publish.h"
+#include "run.h"
 
 static int cmd_publish(int argc, char **argv);
 
@@ -110,25 +109,6 @@ static void print_summary(const struct pub_opts *o, const struct pub_summary *s,
 	printf("open %s/index.html\n", esc(ESC_TERM, o->out));
 }
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	exec_interrupted = 1;
-}
-
-/* SIGINT, SIGTERM, SIGHUP: the site is left unwritten, its scratch folder removed (exit 130) */
-static void install_signals(void)
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	exec_signals_changed();
-}
-
 static int cmd_publish(int argc, char **argv)
 {
 	if (cmd_wants_help(&cmd_publish_entry, argc, argv))
@@ -138,7 +118,7 @@ static int cmd_publish(int argc, char **argv)
 	int json = 0;
 	int code = parse_args(argc, argv, &o, &json);
 	if (code == 0) {
-		install_signals();
+		run_catch_signals(); /* the site is left unwritten, its scratch folder removed (exit 130) */
 		struct pub_summary sum;
 		struct kerr e = KERR_INIT;
 		if (publish_site(&o, &sum, &e) < 0) {

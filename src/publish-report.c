@@ -196,8 +196,8 @@ static int work(struct pub_site *s, const struct job *j, size_t n, size_t w, siz
 				struct ds_key *dk = find_key(&ds, s->k[j[q].ki].key);
 				if (dk)
 					r = one_report(s, &ds, dk, &j[q], plots, e);
-				if (write(fd, "r", 1) < 0)
-					r = kerr_set(e, "the report workers' pipe: %s", strerror(errno));
+				if (write(fd, "r", 1) < 0) /* the parent stopped listening: it was interrupted */
+					r = kerr_setc(e, KEXIT_INTERRUPTED, "the report workers' pipe: %s", strerror(errno));
 			}
 			ds_free(&ds);
 		}
@@ -241,7 +241,7 @@ static int run_workers(struct pub_site *s, const struct job *j, size_t n, int pl
 			close(p[0]);
 			struct kerr ce = KERR_INIT;
 			int r = work(s, j, n, started, nw, plots, p[1], &ce);
-			if (r < 0)
+			if (r < 0 && ce.code != KEXIT_INTERRUPTED) /* the parent says that one */
 				kerr_print(&ce);
 			fflush(NULL);
 			_exit(r < 0 ? 1 : 0);
