@@ -72,7 +72,7 @@ int an_opts_parse(struct an_opts *o, int argc, char **argv, int *i, struct kerr 
 	"                     (implies --delta 0.001 unless --delta is given)\n" \
 	"  --threads N        analysis threads (0: one per CPU)\n"
 /* the version of the method in an_opts_hash(): bump it when results change */
-#define AN_METHOD_VERSION 2
+#define AN_METHOD_VERSION 3
 /* a hash of every option that changes results (not threads): a cache key */
 void an_opts_hash(const struct an_opts *o, char out[65]);
 /* the options as a JSON-ish one-line description (for reports) */
@@ -257,11 +257,32 @@ void an_quantiles(double *v, size_t N, double conf, double *med, double *lo, dou
 void an_bootstrap(const struct an_sample *s, long resamples, uint64_t seed, double conf, double *med, double *lo,
 		  double *hi);
 
-/* B/A of the steady-state means of two keys analysed with o: bootstrap median and o->confidence interval */
+/*
+ * B/A of the steady-state means of two keys analysed with o and its
+ * o->confidence interval: an_key_ratio's (ratio of means, Fieller's
+ * interval); with o->replicate, warmup_stats-style bootstrap resamples of
+ * the two paired at random (their median and quantiles).
+ */
 struct an_ratio {
 	double med, lo, hi;
 	int ok;                 /* 0: none (a key without a steady state, a zero mean) */
 };
 struct an_ratio an_ratio_ci(const struct an_key *a, const struct an_key *b, const struct an_opts *o);
+
+/*
+ * A key's steady-state figure as src/stats.h sees it (stats-key.c; issue
+ * 25, docs/statistics.md).  Its independent units: a whole-process key's
+ * process times, an in-process key's pexecs' steady means, or, for a key of
+ * one pexec, its steady iterations' batch means (*within set: the
+ * variation between processes is not in them).  Returns how many, *v
+ * malloc'd (NULL and 0 without a steady state).
+ */
+struct ks_mean;
+struct ks_ratio;
+size_t an_key_units(const struct an_key *k, double **v, int *within);
+/* the interval of the key's figure at o->confidence, its shape and median (what perf_lo/hi hold by default) */
+void an_key_mean(const struct an_key *k, const struct an_opts *o, struct ks_mean *m);
+/* B/A of two keys' figures: ks_ratio_unpaired on their units (what an_ratio_ci gives by default) */
+void an_key_ratio(const struct an_key *a, const struct an_key *b, const struct an_opts *o, struct ks_ratio *r);
 
 #endif

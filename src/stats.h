@@ -34,9 +34,9 @@ struct strbuf;
  */
 enum ks_shape {
 	KS_SKEWED = 1u << 0,   /* skewness significant (D'Agostino, 1%) and past Cochran's rule n > 25 G1^2 */
-	KS_HEAVY = 1u << 1,    /* tails heavier than normal: kurtosis significant (Anscombe-Glynn, 1%) */
+	KS_HEAVY = 1u << 1,    /* tails heavier than normal: kurtosis significant (Anscombe-Glynn, 0.5%) */
 	KS_MODES = 1u << 2,    /* a second mode: groups of values split by a gap wider than their spread */
-	KS_OUTLIERS = 1u << 3, /* values beyond Tukey's far-out fences (quartiles -+ 3 IQR) */
+	KS_OUTLIERS = 1u << 3, /* values a normal sample would not show: Rosner's generalized ESD test, 0.5% */
 	KS_CONSTANT = 1u << 4, /* all values equal: no spread, the interval says nothing of what did not occur */
 	KS_FEW = 1u << 5,      /* too few values (n < 8) to test the shape at all */
 	KS_WITHIN = 1u << 6,   /* one pexec: the interval covers within-process noise only (ks_mean_series) */
@@ -55,7 +55,7 @@ struct ks_mean {
 	double median;        /* the sample median */
 	double med_lo, med_hi; /* a distribution-free interval of the median: order statistics */
 	double med_conf;      /* that interval's exact coverage (>= conf when n allows; else the best there is) */
-	size_t noutliers;     /* values beyond the far-out fences */
+	size_t noutliers;     /* how many values the outlier test found */
 	/*
 	 * What n values cannot rule out: a behaviour (a slow mode, a stall)
 	 * that happens in a share `unseen` of runs or less may not have shown
@@ -79,6 +79,11 @@ void ks_mean(const double *x, size_t n, double conf, struct ks_mean *out);
  * is the series' own.  Sets KS_WITHIN.
  */
 void ks_mean_series(const double *x, size_t n, double conf, struct ks_mean *out);
+/*
+ * The batch means ks_mean_series uses: into out (room for n), returns how
+ * many.  Fewer than 16 values: the values themselves.
+ */
+size_t ks_batch_means(const double *x, size_t n, double *out);
 /*
  * The distribution-free interval of the median of sorted s[0..n): the order
  * statistics (s[k], s[n-1-k]) with the largest k whose coverage
