@@ -284,5 +284,34 @@ size_t an_key_units(const struct an_key *k, double **v, int *within);
 void an_key_mean(const struct an_key *k, const struct an_opts *o, struct ks_mean *m);
 /* B/A of two keys' figures: ks_ratio_unpaired on their units (what an_ratio_ci gives by default) */
 void an_key_ratio(const struct an_key *a, const struct an_key *b, const struct an_opts *o, struct ks_ratio *r);
+/*
+ * What `kiln diff` decides for one key measured in two sessions (two
+ * results files): the ratio B/A within the sessions, the same with the
+ * machine's drift between sessions added (session_sd: a key's mean moves
+ * by that relative sd from session to session; 0: none added), and the
+ * verdict.  No verdict when A or B has a figure the warmup analysis marks
+ * unsafe (AN_WARN_NO_VERDICT) or no ratio.
+ */
+enum an_verdict {
+	AN_V_NONE,       /* no ratio (a side without a steady state, absent, a zero time) */
+	AN_V_NO_VERDICT, /* a side's figures carry AN_WARN_NO_VERDICT bits */
+	AN_V_SAME,       /* no change detected (see the MDE: "not seen", never "equal") */
+	AN_V_FASTER,     /* B faster, drift included */
+	AN_V_SLOWER,     /* B slower, drift included */
+	AN_V_DRIFT,      /* a change within the sessions that the machine's drift between them could explain */
+};
+struct an_compare {
+	enum an_verdict verdict;
+	double ratio, lo, hi;   /* B/A and its interval, the drift term included */
+	double wlo, whi;        /* the interval within the sessions (no drift term) */
+	double mde;             /* the smallest change it could have seen (80% power, drift included), a fraction */
+	double drift;           /* AN_V_DRIFT: the drift between sessions, a fraction, that would explain the change */
+	unsigned warn;          /* A's and B's AN_WARN_* bits */
+	unsigned shape_a, shape_b; /* ks_mean shape bits of A's and B's figures */
+};
+void an_key_compare(const struct an_key *a, const struct an_key *b, const struct an_opts *o, double session_sd,
+		    struct an_compare *c);
+/* "faster", "slower", "no change", "drift?", "no verdict", "-" */
+const char *an_verdict_name(enum an_verdict v);
 
 #endif

@@ -103,3 +103,55 @@ void an_key_ratio(const struct an_key *a, const struct an_key *b, const struct a
 	free(va);
 	free(vb);
 }
+
+void an_key_compare(const struct an_key *a, const struct an_key *b, const struct an_opts *o, double session_sd,
+		    struct an_compare *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->ratio = c->lo = c->hi = c->wlo = c->whi = c->mde = c->drift = NAN;
+	c->warn = a->warn | b->warn;
+	struct ks_mean m;
+	an_key_mean(a, o, &m);
+	c->shape_a = m.shape;
+	an_key_mean(b, o, &m);
+	c->shape_b = m.shape;
+	struct ks_ratio r;
+	an_key_ratio(a, b, o, &r);
+	if (!r.ok) {
+		c->verdict = AN_V_NONE;
+		return;
+	}
+	c->wlo = r.lo;
+	c->whi = r.hi;
+	int within = ks_ratio_verdict(&r);
+	ks_ratio_add_sessions(&r, session_sd, o->confidence);
+	c->ratio = r.ratio;
+	c->lo = r.lo;
+	c->hi = r.hi;
+	c->mde = r.mde;
+	if (c->warn & AN_WARN_NO_VERDICT) {
+		c->verdict = AN_V_NO_VERDICT;
+		return;
+	}
+	int v = ks_ratio_verdict(&r);
+	if (v)
+		c->verdict = v < 0 ? AN_V_FASTER : AN_V_SLOWER;
+	else if (within) {
+		c->verdict = AN_V_DRIFT;
+		/* the drift that would move the within-session interval's near end to 1 */
+		c->drift = within > 0 ? c->wlo - 1 : 1 - c->whi;
+	} else
+		c->verdict = AN_V_SAME;
+}
+
+const char *an_verdict_name(enum an_verdict v)
+{
+	switch (v) {
+	case AN_V_NO_VERDICT: return "no verdict";
+	case AN_V_SAME: return "no change";
+	case AN_V_FASTER: return "faster";
+	case AN_V_SLOWER: return "slower";
+	case AN_V_DRIFT: return "drift?";
+	default: return "-";
+	}
+}

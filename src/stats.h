@@ -107,7 +107,7 @@ struct ks_ratio {
 	double ratio;         /* mean(B) / mean(A) */
 	double lo, hi;        /* conf interval; hi = INFINITY when the set is unbounded (A's mean not clear of 0) */
 	double se;            /* standard error of log(ratio) (delta method) */
-	double df;            /* degrees of freedom (Welch-Satterthwaite; paired: rounds - 1) */
+	double df;            /* degrees of freedom (unpaired: the smaller side's n - 1; paired: rounds - 1) */
 	/*
 	 * The minimum detectable effect: the smallest relative change, as a
 	 * fraction (0.021 = 2.1%), that a comparison of this many values with
@@ -120,9 +120,10 @@ struct ks_ratio {
 
 /*
  * The ratio of the means of two independent samples (two keys, two
- * experiments): Fieller's interval for mean(B)/mean(A) with Welch's degrees
- * of freedom, each bound also allowed to move by Hall's skew correction of
- * the statistic mean(B) - R mean(A) (the union, as ks_mean).
+ * experiments): Fieller's interval for mean(B)/mean(A) on the smaller
+ * side's degrees of freedom (n - 1: Welch's are too liberal for skewed
+ * times), each bound also allowed to move by Hall's skew correction of the
+ * statistic mean(B) - R mean(A) (the union, as ks_mean).
  */
 void ks_ratio_unpaired(const double *a, size_t na, const double *b, size_t nb, double conf, struct ks_ratio *out);
 /*
