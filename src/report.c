@@ -219,6 +219,16 @@ void rep_fmt_time_ci(struct strbuf *sb, double v, double lo, double hi)
 	sb_addf(sb, " %s", tu->name);
 }
 
+void rep_add_time(struct strbuf *sb, double s)
+{
+	if (!isfinite(s)) {
+		sb_adds(sb, "-");
+		return;
+	}
+	const struct time_unit *tu = time_unit_for(s);
+	sb_addf(sb, "%.4g %s", s * tu->scale, tu->name);
+}
+
 /* a time and its 5th-95th percentile range in one unit: "49.9 ms (34.7–84.6)" */
 static void fmt_time_range(struct strbuf *sb, double m, double lo, double hi)
 {

@@ -263,12 +263,23 @@ void ks_mean(const double *x, size_t n, double conf, struct ks_mean *out)
 		out->skew = g1 * sqrt(nn * (nn - 1)) / (nn - 2);
 	if (n >= 4)
 		out->kurt = ((nn + 1) * (b2 - 3) + 6) * (nn - 1) / ((nn - 2) * (nn - 3));
-	/* the interval: t, and Hall's skew-corrected t, their union */
+	/*
+	 * The interval: t, and Hall's skew-corrected t, their union.  Below
+	 * SHAPE_MIN_N values the sample's skewness is noise and the t quantile
+	 * huge, which Hall's cubic turns into bounds far off: t alone (KS_FEW
+	 * says the shape could not be checked).  Times are never negative: nor
+	 * is the bound of their mean.
+	 */
 	double q = ks_tquantile(1 - (1 - conf) / 2, out->df);
-	double a = g1 / sqrt(nn);
-	double hl = m - out->se * ks_hall_inv(q, a), hh = m - out->se * ks_hall_inv(-q, a);
-	out->lo = fmin(m - q * out->se, hl);
-	out->hi = fmax(m + q * out->se, hh);
+	out->lo = m - q * out->se;
+	out->hi = m + q * out->se;
+	if (n >= SHAPE_MIN_N) {
+		double a = g1 / sqrt(nn);
+		out->lo = fmin(out->lo, m - out->se * ks_hall_inv(q, a));
+		out->hi = fmax(out->hi, m - out->se * ks_hall_inv(-q, a));
+	}
+	if (s[0] >= 0 && out->lo < 0)
+		out->lo = 0;
 	/* the shape */
 	if (n >= SHAPE_MIN_N) {
 		if (fabs(skew_z(g1, n)) > SKEW_Z && nn < 25 * out->skew * out->skew)
@@ -422,6 +433,11 @@ void ks_shape_text(const struct ks_mean *m, void (*fmt_value)(struct strbuf *, d
 		if (out->len)
 			sb_adds(out, "; ");
 		sb_addf(out, "all %zu values equal: nothing is known of what did not occur", m->n);
+	}
+	if (sh & KS_FEW) {
+		if (out->len)
+			sb_adds(out, "; ");
+		sb_addf(out, "%zu values: too few to check their shape; the interval assumes they are not skewed", m->n);
 	}
 	if (sh & KS_WITHIN) {
 		if (out->len)

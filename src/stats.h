@@ -43,6 +43,8 @@ enum ks_shape {
 };
 /* the bits that make "the mean may be the wrong question" */
 #define KS_SHAPE_WARN (KS_SKEWED | KS_HEAVY | KS_MODES | KS_OUTLIERS)
+/* every bit an output warns of (the shape, and what limits the interval) */
+#define KS_WARN (KS_SHAPE_WARN | KS_CONSTANT | KS_FEW | KS_WITHIN)
 #define KS_NSHAPES 7
 
 /* the interval of a mean and what else the sample says */
@@ -68,8 +70,9 @@ struct ks_mean {
 /*
  * The conf-level interval of the mean of x[0..n) (independent values): the
  * union of the t interval and Hall's (1992) skewness-corrected t interval
- * (docs/statistics.md says why and what it covers), with the shape tests,
- * the median and its interval.  n == 1: the mean, no interval (NAN).
+ * (t alone below 8 values; never below 0 for values that are not), with
+ * the shape tests, the median and its interval (docs/statistics.md says
+ * why and what it covers).  n == 1: the mean, no interval (NAN).
  */
 void ks_mean(const double *x, size_t n, double conf, struct ks_mean *out);
 /*
