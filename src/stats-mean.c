@@ -446,34 +446,3 @@ void ks_shape_text(const struct ks_mean *m, void (*fmt_value)(struct strbuf *, d
 	}
 	sb_release(&what);
 }
-
-int ks_decimals(double v, double lo, double hi, double pivot, int sig)
-{
-	double mag = fabs(v);
-	if (!(mag > 0) || !isfinite(mag))
-		mag = fmax(fabs(lo), fabs(hi));
-	int d = 0;
-	if (mag > 0 && isfinite(mag))
-		d = sig - 1 - (int)floor(log10(mag));
-	if (d < 0)
-		d = 0;
-	if (d > 12)
-		d = 12;
-	if (!isnan(pivot)) {
-		char buf[64];
-		for (; d < 12; d++) {
-			int ok = 1;
-			if (lo > pivot && isfinite(lo)) {
-				snprintf(buf, sizeof(buf), "%.*f", d, lo);
-				ok &= strtod(buf, NULL) > pivot;
-			}
-			if (hi < pivot && isfinite(hi)) {
-				snprintf(buf, sizeof(buf), "%.*f", d, hi);
-				ok &= strtod(buf, NULL) < pivot;
-			}
-			if (ok)
-				break;
-		}
-	}
-	return d;
-}

@@ -162,6 +162,13 @@ int ks_ratio_verdict(const struct ks_ratio *r);
  * pivot NAN: no pivot.  Capped at 12.
  */
 int ks_decimals(double v, double lo, double hi, double pivot, int sig);
+/*
+ * A ratio and its interval as text, at least sig significant digits:
+ * "1.0213 ± 0.0089" when the interval is symmetric about it and r -+ half
+ * stay on the sides of 1 that lo and hi are on, else "1.0213 (1.0045–1.0391)";
+ * "(lo–inf)" unbounded; r alone when lo or hi is NAN.
+ */
+void ks_fmt_ratio(struct strbuf *sb, double r, double lo, double hi, int sig);
 
 /* ---- building blocks (stats-*.c, tests) ---- */
 
