@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "stats.h"
 #include "util.h"
@@ -24,15 +25,25 @@ int ks_decimals(double v, double lo, double hi, double pivot, int sig)
 		d = 0;
 	if (d > 12)
 		d = 12;
-	if (!isnan(pivot)) {
-		char buf[64];
+	{
+		char buf[64], bv[64];
 		for (; d < 12; d++) {
 			int ok = 1;
-			if (lo > pivot && isfinite(lo)) {
+			/* ends that differ from the value print differently */
+			snprintf(bv, sizeof(bv), "%.*f", d, v);
+			if (isfinite(lo) && lo < v) {
+				snprintf(buf, sizeof(buf), "%.*f", d, lo);
+				ok &= strcmp(buf, bv) != 0;
+			}
+			if (isfinite(hi) && hi > v) {
+				snprintf(buf, sizeof(buf), "%.*f", d, hi);
+				ok &= strcmp(buf, bv) != 0;
+			}
+			if (!isnan(pivot) && lo > pivot && isfinite(lo)) {
 				snprintf(buf, sizeof(buf), "%.*f", d, lo);
 				ok &= strtod(buf, NULL) > pivot;
 			}
-			if (hi < pivot && isfinite(hi)) {
+			if (!isnan(pivot) && hi < pivot && isfinite(hi)) {
 				snprintf(buf, sizeof(buf), "%.*f", d, hi);
 				ok &= strtod(buf, NULL) < pivot;
 			}

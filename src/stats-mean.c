@@ -297,49 +297,70 @@ void ks_mean(const double *x, size_t n, double conf, struct ks_mean *out)
 	free(s);
 }
 
-/* lag-1 autocorrelation of v[0..n) */
-static double lag1(const double *v, size_t n)
+/*
+ * The integrated autocorrelation time of x[0..n): 1 + 2 sum of the
+ * autocorrelations, by Geyer's (1992) initial monotone sequence (pairs of
+ * lags summed while positive and not rising), lags up to MAX_LAG.  1 for
+ * independent values; about (1 + phi) / (1 - phi) for AR(1) noise.
+ */
+#define MAX_LAG 4096
+static double iact(const double *x, size_t n)
 {
 	double m = 0;
 	for (size_t i = 0; i < n; i++)
-		m += v[i];
+		m += x[i];
 	m /= (double)n;
-	double num = 0, den = 0;
-	for (size_t i = 0; i < n; i++) {
-		den += (v[i] - m) * (v[i] - m);
-		if (i)
-			num += (v[i] - m) * (v[i - 1] - m);
+	double g0 = 0;
+	for (size_t i = 0; i < n; i++)
+		g0 += (x[i] - m) * (x[i] - m);
+	if (!(g0 > 0))
+		return 1;
+	double sum = 0, prev = INFINITY;
+	size_t maxlag = n / 4 < MAX_LAG ? n / 4 : MAX_LAG;
+	for (size_t k = 0; 2 * k + 1 <= maxlag; k++) {
+		double pair = 0;
+		for (size_t lag = 2 * k; lag <= 2 * k + 1; lag++) {
+			double g = 0;
+			for (size_t i = lag; i < n; i++)
+				g += (x[i] - m) * (x[i - lag] - m);
+			pair += g / g0;
+		}
+		if (!(pair > 0))
+			break;
+		if (pair > prev)
+			pair = prev;
+		sum += pair;
+		prev = pair;
 	}
-	return den > 0 ? num / den : 0;
+	double tau = 2 * sum - 1;
+	return tau > 1 ? tau : 1;
 }
 
 /*
- * Batch means (Law and Carson 1979, simplified): BATCHES batches to start
- * with; while the batch means' lag-1 autocorrelation is above what an
- * independent sequence of that length shows (1.645 / sqrt(b), one-sided
- * 5%) and at least MIN_BATCHES*2 remain, adjacent batches are merged.
+ * Batch means: batches BATCH_TAUS integrated autocorrelation times long
+ * (their means are then nearly independent: adjacent ones correlate by
+ * about 1/(2 BATCH_TAUS)), at most MAX_BATCHES of them and at least
+ * MIN_BATCHES; values left over are taken off the front.
  */
-#define BATCHES 32
-#define MIN_BATCHES 8
+#define BATCH_TAUS 10
+#define MAX_BATCHES 32
+#define MIN_BATCHES 4
 size_t ks_batch_means(const double *x, size_t n, double *out)
 {
-	if (n < 2 * MIN_BATCHES) {
+	if (n < 2 * MAX_BATCHES) {
 		memcpy(out, x, n * sizeof(double));
 		return n;
 	}
-	size_t b = n >= BATCHES * 2 ? BATCHES : n / 2;
-	for (;;) {
-		size_t len = n / b, skip = n - len * b; /* the first `skip` values are left out of the batches */
-		for (size_t i = 0; i < b; i++) {
-			double s = 0;
-			for (size_t j = 0; j < len; j++)
-				s += x[skip + i * len + j];
-			out[i] = s / (double)len;
-		}
-		if (b < 2 * MIN_BATCHES || lag1(out, b) <= 1.6448536269514722 / sqrt((double)b))
-			return b;
-		b /= 2;
+	double want = (double)n / (BATCH_TAUS * iact(x, n));
+	size_t b = want >= MAX_BATCHES ? MAX_BATCHES : want <= MIN_BATCHES ? MIN_BATCHES : (size_t)want;
+	size_t len = n / b, skip = n - len * b;
+	for (size_t i = 0; i < b; i++) {
+		double s = 0;
+		for (size_t j = 0; j < len; j++)
+			s += x[skip + i * len + j];
+		out[i] = s / (double)len;
 	}
+	return b;
 }
 
 void ks_mean_series(const double *x, size_t n, double conf, struct ks_mean *out)

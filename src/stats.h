@@ -77,14 +77,14 @@ struct ks_mean {
 void ks_mean(const double *x, size_t n, double conf, struct ks_mean *out);
 /*
  * The same for one autocorrelated series (the steady iterations of a key's
- * only pexec): non-overlapping batch means, batches merged until their
- * lag-1 autocorrelation is small, then ks_mean on the batch means; the mean
- * is the series' own.  Sets KS_WITHIN.
+ * only pexec): non-overlapping batch means, each batch ten integrated
+ * autocorrelation times long (Geyer's estimate; 4 to 32 batches), then
+ * ks_mean on the batch means; the mean is the series' own.  Sets KS_WITHIN.
  */
 void ks_mean_series(const double *x, size_t n, double conf, struct ks_mean *out);
 /*
  * The batch means ks_mean_series uses: into out (room for n), returns how
- * many.  Fewer than 16 values: the values themselves.
+ * many.  Fewer than 64 values: the values themselves.
  */
 size_t ks_batch_means(const double *x, size_t n, double *out);
 /*
@@ -156,10 +156,11 @@ int ks_ratio_verdict(const struct ks_ratio *r);
 
 /*
  * Printing: the decimals (of a value printed with %.*f) that keep v, lo
- * and hi at least `sig` significant digits and keep lo and hi on their
- * side of `pivot` (so that an interval excluding 1 never prints as one
- * containing it: "1.0045 (1.0012-1.0079)", not "1.00 (1.00-1.01)").
- * pivot NAN: no pivot.  Capped at 12.
+ * and hi at least `sig` significant digits, lo and hi printed apart from v
+ * when they differ from it, and lo and hi on their side of `pivot` (so
+ * that an interval excluding 1 never prints as one containing it:
+ * "1.0045 (1.0012-1.0079)", not "1.00 (1.00-1.01)").  lo, hi or pivot NAN:
+ * not considered.  Capped at 12.
  */
 int ks_decimals(double v, double lo, double hi, double pivot, int sig);
 /*
