@@ -15,6 +15,7 @@
  *   build/bench/stats [REPS [TABLES]]   (default 1000 cases a cell, tables 12345)
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,10 +36,37 @@ static double wilson_hi(long k, long n)
 	return (p + z * z / (2.0 * (double)n) + z * sqrt(p * (1 - p) / (double)n + z * z / (4.0 * n * n))) / d;
 }
 
+/* ROW lines wait here while a table's line is being printed (flush_rows prints them) */
+static char pending[8192];
+static size_t npending;
+static int hold; /* 1: rows wait for flush_rows */
+
+static void rowf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void rowf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int w = vsnprintf(pending + npending, sizeof(pending) - npending, fmt, ap);
+	va_end(ap);
+	if (w > 0 && (size_t)w < sizeof(pending) - npending)
+		npending += (size_t)w;
+	if (!hold) {
+		fputs(pending, stdout);
+		npending = 0;
+	}
+}
+
+static void flush_rows(void)
+{
+	fputs(pending, stdout);
+	npending = 0;
+	pending[0] = '\0';
+}
+
 static void row(const char *name, long v, const char *base, long bv, const char *target, int pass)
 {
-	printf("ROW\t%s\t%ld/%ld\t%s\t%ld/%ld\t%.3f\t%s\t%s\n", name, v, REPS, base, bv, REPS,
-	       bv > 0 ? (double)v / (double)bv : 0, target, pass ? "PASS" : "MISS");
+	rowf("ROW\t%s\t%ld/%ld\t%s\t%ld/%ld\t%.3f\t%s\t%s\n", name, v, REPS, base, bv, REPS,
+	     bv > 0 ? (double)v / (double)bv : 0, target, pass ? "PASS" : "MISS");
 }
 
 /* ---- keys in memory ---- */
@@ -125,6 +153,7 @@ static void table_mean(void)
 	printf("   covered (before: percentile bootstrap), flagged (a shape warning), covered or flagged, mean width / "
 	       "true mean\n");
 	static const size_t ns[] = { 2, 3, 5, 10, 20, 30, 100 };
+	hold = 1;
 	for (int d = 0; d < SD_NDISTS; d++) {
 		printf("   %-16s", sd_names[d]);
 		for (size_t j = 0; j < ARRAY_SIZE(ns); j++) {
@@ -148,22 +177,23 @@ static void table_mean(void)
 				row(name, c.cov_or_flag, "before (bootstrap, covers)", c.base_cov, ">= 975",
 				    c.cov_or_flag >= 975 * REPS / 1000);
 			} else if (d == SD_BIMODAL && n == 10) {
-				printf("\n   bimodal n=10: the slow mode showed in %ld cases: %ld covered, %ld flagged; in the %ld "
-				       "where it did not, no sample can tell (10 runs leave a mode of up to %.0f%% of runs "
-				       "unseen at 99%%)\n                   ",
-				       c.seen, c.seen_cov, c.seen_flag, REPS - c.seen, 100 * (1 - pow(0.01, 0.1)));
+				rowf("   bimodal n=10: the slow mode showed in %ld cases: %ld covered, %ld flagged; in the %ld "
+				     "where it did not, no sample can tell (10 runs leave a mode of up to %.0f%% of runs "
+				     "unseen at 99%%)\n",
+				     c.seen, c.seen_cov, c.seen_flag, REPS - c.seen, 100 * (1 - pow(0.01, 0.1)));
 				snprintf(name, sizeof(name), "bimodal 10%% slow mode, n = 10: shown mode flagged (of %ld)", c.seen);
-				printf("ROW\t%s\t%ld/%ld\tbefore\t0/%ld\t-\t>= 97.5%%\t%s\n", name, c.seen_flag, c.seen, c.seen,
-				       c.seen_flag >= 0.975 * (double)c.seen ? "PASS" : "MISS");
+				rowf("ROW\t%s\t%ld/%ld\tbefore\t0/%ld\t-\t>= 97.5%%\t%s\n", name, c.seen_flag, c.seen, c.seen,
+				     c.seen_flag >= 0.975 * (double)c.seen ? "PASS" : "MISS");
 				snprintf(name, sizeof(name), "bimodal 10%% slow mode, n = 10: shown mode covered (of %ld)", c.seen);
-				printf("ROW\t%s\t%ld/%ld\tbefore (bootstrap, all cases)\t%ld/%ld\t-\t>= 97.5%%\t%s\n", name,
-				       c.seen_cov, c.seen, c.base_cov, REPS,
-				       c.seen_cov >= 0.975 * (double)c.seen ? "PASS" : "MISS");
+				rowf("ROW\t%s\t%ld/%ld\tbefore (bootstrap, all cases)\t%ld/%ld\t-\t>= 97.5%%\t%s\n", name,
+				     c.seen_cov, c.seen, c.base_cov, REPS, c.seen_cov >= 0.975 * (double)c.seen ? "PASS" : "MISS");
 			}
 		}
 		printf("\n");
+		flush_rows();
 		fflush(stdout);
 	}
+	hold = 0;
 }
 
 /* ---- 2. kiln diff: A/A false alarms, known directions, what it could see ---- */

@@ -44,6 +44,9 @@ static int side_of(const double *x, size_t n, struct side *s)
 	s->v = s->m2 / (s->n - 1);
 	s->m2 /= s->n;
 	s->m3 /= s->n;
+	/* equal values whose mean was rounded: no spread (as ks_mean's KS_CONSTANT) */
+	if (!(sqrt(s->v) > 1e-12 * fabs(s->m)))
+		s->v = s->m2 = s->m3 = 0;
 	return 0;
 }
 
@@ -158,8 +161,9 @@ static void finish(const struct problem *p, double conf, struct ks_ratio *out)
 	double r = out->ratio;
 	struct test t0 = test_at(p, r);
 	if (!(out->se > 0) || !isfinite(t0.t)) {
-		/* no spread on either side: the ratio is what it is */
-		out->lo = out->hi = r;
+		/* no spread on either side: the ratio is what it is, to the means' rounding */
+		out->lo = r * (1 - 1e-12);
+		out->hi = r * (1 + 1e-12);
 		out->mde = 0;
 		out->ok = 1;
 		return;
@@ -179,6 +183,23 @@ static void ratio_init(struct ks_ratio *out)
 	out->ratio = out->lo = out->hi = out->se = out->df = out->mde = NAN;
 }
 
+/*
+ * A side whose values are all equal has shown no spread, which says
+ * nothing of the spread it has (times never repeat to the nanosecond
+ * unless something hides them: ten runs that missed a slow mode).  Its
+ * relative spread is taken to be the other side's, so that one sample's
+ * silence cannot make the other's noise a verdict.
+ */
+static void borrow_spread(struct side *s, const struct side *o)
+{
+	if (s->v > 0 || !(o->v > 0))
+		return;
+	double f = s->m / o->m;
+	s->v = o->v * f * f;
+	s->m2 = o->m2 * f * f;
+	s->m3 = o->m3 * f * f * f;
+}
+
 void ks_ratio_unpaired(const double *a, size_t na, const double *b, size_t nb, double conf, struct ks_ratio *out)
 {
 	ratio_init(out);
@@ -186,6 +207,8 @@ void ks_ratio_unpaired(const double *a, size_t na, const double *b, size_t nb, d
 	memset(&p, 0, sizeof(p));
 	if (na < 2 || nb < 2 || side_of(a, na, &p.a) || side_of(b, nb, &p.b) || !(p.a.m > 0) || !(p.b.m > 0))
 		return;
+	borrow_spread(&p.a, &p.b);
+	borrow_spread(&p.b, &p.a);
 	out->ratio = p.b.m / p.a.m;
 	double ea = p.a.v / (p.a.n * p.a.m * p.a.m), eb = p.b.v / (p.b.n * p.b.m * p.b.m);
 	out->se = sqrt(ea + eb);
@@ -232,7 +255,7 @@ void ks_ratio_paired(const double *a, const double *b, size_t n, double conf, st
 	out->ratio = p.mb / p.ma;
 	/* log(B/A) ~ mean of b_i/mB - a_i/mA: its variance over the rounds */
 	double r = out->ratio, var = p.sbb - 2 * r * p.sab + r * r * p.saa;
-	out->se = var > 0 ? sqrt(var / p.n) / p.mb : 0;
+	out->se = sqrt(var) > 1e-12 * p.mb ? sqrt(var / p.n) / p.mb : 0;
 	out->df = p.n - 1;
 	finish(&p, conf, out);
 }

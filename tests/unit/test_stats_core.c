@@ -216,6 +216,34 @@ static void test_ratio_fieller(void **state)
 	assert_true(w.lo < r.lo && w.hi > r.hi && w.mde > r.mde);
 }
 
+/*
+ * Samples without spread: ten equal runs against thirty equal runs of the
+ * same time are no change (their means differ in the last bit only), and
+ * ten equal runs that missed a slow mode against thirty that show it
+ * borrow the other side's spread instead of making its noise a verdict
+ */
+static void test_ratio_constant(void **state)
+{
+	(void)state;
+	double x[10], y[30];
+	for (int i = 0; i < 10; i++)
+		x[i] = 0.002;
+	for (int i = 0; i < 30; i++)
+		y[i] = 0.002;
+	struct ks_ratio r;
+	ks_ratio_unpaired(x, 10, y, 30, CONF, &r);
+	assert_true(r.ok && r.lo <= 1 && 1 <= r.hi && ks_ratio_verdict(&r) == 0);
+	for (int i = 0; i < 30; i++)
+		y[i] = i % 10 == 3 ? 0.008 : 0.002; /* 3 slow runs of 30 */
+	ks_ratio_unpaired(x, 10, y, 30, CONF, &r);
+	assert_true(r.ok && ks_ratio_verdict(&r) == 0);
+	/* different constant times are different */
+	for (int i = 0; i < 30; i++)
+		y[i] = 0.0021;
+	ks_ratio_unpaired(x, 10, y, 30, CONF, &r);
+	assert_int_equal(ks_ratio_verdict(&r), 1);
+}
+
 /* paired by round: what hits a round hits both sides and cancels */
 static void test_ratio_paired(void **state)
 {
@@ -359,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_shape_flags),
 		cmocka_unit_test(test_series),
 		cmocka_unit_test(test_ratio_fieller),
+		cmocka_unit_test(test_ratio_constant),
 		cmocka_unit_test(test_ratio_paired),
 		cmocka_unit_test(test_printing),
 		cmocka_unit_test(test_compare),
