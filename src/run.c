@@ -42,7 +42,7 @@ static void on_signal(int sig)
 		exec_interrupted++;
 }
 
-static void install_signals(void)
+void run_catch_signals(void)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -423,8 +423,14 @@ static int run_prepare_machine(struct run_state *rs, const char *config, const c
 {
 	const struct experiment *ex = rs->ex;
 	struct store *st = rs->st;
-	if (run_prepare_user(rs, config, e) < 0 || run_builds(rs, e) < 0)
+	if (run_prepare_user(rs, config, e) < 0)
 		return -1;
+	/* a build that fails (or does not make its VM) skips its keys (run_skip_key); kiln track counts it failed */
+	if (run_builds(rs, e) < 0) {
+		if (rs->o->build_failed)
+			*rs->o->build_failed = 1;
+		return -1;
+	}
 	rs->vmids = run_identify_vms(rs);
 	/* the programs and the first audit: one flush */
 	char *have = NULL;
@@ -756,7 +762,7 @@ static int open_results(struct run_job *j, const struct run_opts *o, struct kerr
 /* key k's preparation failed (e): stop (--strict), or say it and skip the key */
 static int skip_prepared(struct run_job *j, size_t k, struct kerr *e)
 {
-	if (j->o->strict)
+	if (j->o->strict || j->o->build_failed)
 		return -1;
 	j->broken[k] = xstrdup(sb_str(&e->msg));
 	kiln_warn("%s is skipped (its pexecs stay pending): %s", j->kc[k].key, j->broken[k]);
@@ -974,7 +980,8 @@ static void state_init(struct run_state *rs, struct run_job *j, const struct run
 
 int run_skip_key(struct run_state *rs, size_t k, struct kerr *e)
 {
-	if (rs->o->strict)
+	/* kiln track (build_failed) measures one commit's build: what fails stops it, as --strict */
+	if (rs->o->strict || rs->o->build_failed)
 		return -1;
 	if (!rs->broken[k]) {
 		rs->broken[k] = xstrdup(sb_str(&e->msg));
@@ -1159,7 +1166,7 @@ static int run_session(struct run_job *j, const char *config, const struct run_o
 	int watch = platform_notify_watch(&j->ex.platform, died);
 	free(died);
 	exec_become_subreaper();
-	install_signals();
+	run_catch_signals();
 	json_t *tuned = NULL;
 	long ran = 0;
 	int code = KEXIT_OK;
@@ -1171,7 +1178,7 @@ static int run_session(struct run_job *j, const char *config, const struct run_o
 	if (ended > 0 && !o->quiet)
 		kiln_note("ended %d process(es) a killed kiln had left running", ended);
 	int set_up = 0;
-	if (code == KEXIT_OK && (code = run_setup(&rs, j, &set_up, e)) == KEXIT_OK) {
+	if (code == KEXIT_OK && !o->build_only && (code = run_setup(&rs, j, &set_up, e)) == KEXIT_OK) {
 		run_shed_memory();
 		code = run_loop(&rs, j, config, &ran, e);
 	}
