@@ -26,6 +26,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -82,6 +83,12 @@ static int is_unknown(const json_t *v)
 static const char *tag_str(const json_t *v, const char *tag)
 {
 	return json_string_value(json_object_get(v, tag));
+}
+
+/* a float, or a value kiln does not know when it is none (inf, nan: JSON has no such number) */
+static json_t *num_real(double d)
+{
+	return isfinite(d) ? json_real(d) : unknown("a number out of range");
 }
 
 static json_t *module(const char *name)
@@ -574,7 +581,7 @@ static json_t *call(struct kr *k, json_t *fn, json_t *args, json_t *kw, int line
 			return v;
 		}
 		double d = json_is_number(x) ? json_number_value(x) : a0 ? strtod(a0, NULL) : 0;
-		return f[0] == 'i' ? json_integer((json_int_t)d) : json_real(d);
+		return f[0] == 'i' ? json_integer((json_int_t)d) : num_real(d);
 	}
 	return unknown("line %d: a call of %s", line, f ? f : mod ? mod : "a value");
 }
@@ -591,7 +598,7 @@ static json_t *atom(struct kr *k)
 		*w = '\0';
 		char *end;
 		long long v = strtoll(clean, &end, 0);
-		json_t *x = *end ? json_real(strtod(clean, NULL)) : json_integer(v);
+		json_t *x = *end ? num_real(strtod(clean, NULL)) : json_integer(v);
 		free(clean);
 		return x;
 	}
@@ -766,7 +773,8 @@ static json_t *unary(struct kr *k)
 		json_t *v = unary(k);
 		if (!v || !neg || is_unknown(v))
 			return v;
-		json_t *r = json_is_integer(v) ? json_integer(-json_integer_value(v)) : json_is_real(v) ? json_real(-json_real_value(v))
+		json_t *r = json_is_integer(v) && json_integer_value(v) != INT64_MIN ? json_integer(-json_integer_value(v))
+			    : json_is_real(v) ? num_real(-json_real_value(v))
 											    : unknown("a minus of a value that is no number");
 		json_decref(v);
 		return r;
@@ -775,7 +783,7 @@ static json_t *unary(struct kr *k)
 	if (v && is_op(k, "**")) {
 		k->at++;
 		json_t *w = unary(k);
-		json_t *r = w && json_is_number(v) && json_is_number(w) ? json_real(pow(json_number_value(v), json_number_value(w)))
+		json_t *r = w && json_is_number(v) && json_is_number(w) ? num_real(pow(json_number_value(v), json_number_value(w)))
 			    : w ? unknown("a power of values that are no numbers") : NULL;
 		json_decref(w);
 		json_decref(v);
@@ -809,15 +817,18 @@ static json_t *binop(const char *op, json_t *a, json_t *b)
 	int ints = json_is_integer(a) && json_is_integer(b);
 	double x = json_number_value(a), y = json_number_value(b);
 	json_int_t i = json_integer_value(a), j = json_integer_value(b);
+	json_int_t z;
 	switch (op[0]) {
-	case '+': return ints ? json_integer(i + j) : json_real(x + y);
-	case '-': return ints ? json_integer(i - j) : json_real(x - y);
-	case '*': return ints ? json_integer(i * j) : json_real(x * y);
+	case '+': return !ints ? num_real(x + y) : __builtin_add_overflow(i, j, &z) ? unknown("a number out of range") : json_integer(z);
+	case '-': return !ints ? num_real(x - y) : __builtin_sub_overflow(i, j, &z) ? unknown("a number out of range") : json_integer(z);
+	case '*': return !ints ? num_real(x * y) : __builtin_mul_overflow(i, j, &z) ? unknown("a number out of range") : json_integer(z);
 	case '/':
 		if (y == 0)
 			return unknown("a division by zero");
-		return op[1] == '/' && ints ? json_integer(i / j) : json_real(x / y);
-	case '%': return ints && j ? json_integer(i % j) : unknown("'%%' of values kiln does not know");
+		if (op[1] == '/' && ints && j == -1 && i == INT64_MIN)
+			return unknown("a number out of range");
+		return op[1] == '/' && ints ? json_integer(i / j) : num_real(x / y);
+	case '%': return ints && j && !(j == -1 && i == INT64_MIN) ? json_integer(i % j) : unknown("'%%' of values kiln does not know");
 	}
 	return unknown("'%s'", op);
 }
