@@ -65,7 +65,9 @@ static json_t *unknown(const char *fmt, ...)
 	va_start(ap, fmt);
 	sb_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	json_t *v = json_pack("{s:s}", "__unknown__", sb.buf);
+	/* the text may hold the config's own bytes, not UTF-8: kept as they are (notes escape them) */
+	json_t *v = json_object();
+	json_object_set_new_nocheck(v, "__unknown__", json_string_nocheck(sb.buf));
 	sb_release(&sb);
 	return v;
 }
@@ -83,6 +85,15 @@ static int is_unknown(const json_t *v)
 static const char *tag_str(const json_t *v, const char *tag)
 {
 	return json_string_value(json_object_get(v, tag));
+}
+
+/* "FILE:LINE" as a value (the file's name may not be UTF-8: kept as it is) */
+static json_t *where_now(const struct kr *k, int line)
+{
+	char *w = xasprintf("%s:%d", k->path, line);
+	json_t *v = json_string_nocheck(w);
+	free(w);
+	return v;
 }
 
 /* a float, or a value kiln does not know when it is none (inf, nan: JSON has no such number) */
@@ -532,8 +543,7 @@ static json_t *call(struct kr *k, json_t *fn, json_t *args, json_t *kw, int line
 	const char *mod = tag_str(fn, "__module__"), *f = tag_str(fn, "__func__"), *cls = tag_str(fn, "__class__");
 	const char *a0 = str_of(json_array_get(args, 0));
 	if (cls) /* a VM def, EntryPoint: kept as called */
-		return json_pack("{s:s,s:O,s:O,s:o}", "__call__", cls, "args", args, "kwargs", kw, "where",
-				 json_sprintf("%s:%d", k->path, line));
+		return json_pack("{s:s,s:O,s:O,s:o}", "__call__", cls, "args", args, "kwargs", kw, "where", where_now(k, line));
 	if (mod && !strcmp(mod, "os.getcwd"))
 		return json_string_nocheck(k->dir);
 	if (mod && !strcmp(mod, "os.path.join")) {
@@ -1069,14 +1079,14 @@ static int assign(struct kr *k, json_t *target_names, json_t *v, int line)
 {
 	if (json_is_string(target_names)) {
 		json_object_set_nocheck(k->env, json_string_value(target_names), v);
-		json_object_set_new_nocheck(k->lines, json_string_value(target_names), json_sprintf("%s:%d", k->path, line));
+		json_object_set_new_nocheck(k->lines, json_string_value(target_names), where_now(k, line));
 		return 0;
 	}
 	if (!json_is_array(v) || json_array_size(v) != json_array_size(target_names))
 		return kr_err(k, line, "unpacking into %zu names of a value kiln cannot split", json_array_size(target_names));
 	for (size_t i = 0; i < json_array_size(v); i++) {
 		json_object_set_nocheck(k->env, json_string_value(json_array_get(target_names, i)), json_array_get(v, i));
-		json_object_set_new_nocheck(k->lines, json_string_value(json_array_get(target_names, i)), json_sprintf("%s:%d", k->path, line));
+		json_object_set_new_nocheck(k->lines, json_string_value(json_array_get(target_names, i)), where_now(k, line));
 	}
 	return 0;
 }
