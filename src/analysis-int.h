@@ -9,6 +9,13 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define AN_HAVE_AVX2 1
+/*
+ * an_pelt, telling how many candidate values it computed (the quadratic
+ * search computes about n^2/2; the rest were skipped by bounds or pruned):
+ * for the tests and bench/analysis.
+ */
+size_t an_pelt_counted(const double *x, size_t n, double pen, size_t *ends, double *cost, size_t *computed);
+
 #endif
 
 #include "analysis.h"
@@ -23,5 +30,12 @@
 int an_simd_level(void);
 /* the segment ends (ascending, the last n) from last[t], the start of the segment ending at t */
 size_t an_backtrack(const size_t *last, size_t n, size_t *ends);
+
+/*
+ * an_pelt, telling how many candidate values it computed (the quadratic
+ * search computes about n^2/2; the rest were skipped by bounds or pruned):
+ * for the tests and bench/analysis.
+ */
+size_t an_pelt_counted(const double *x, size_t n, double pen, size_t *ends, double *cost, size_t *computed);
 
 #endif
