@@ -204,7 +204,7 @@ void an_opts_hash(const struct an_opts *o, char out[65])
 	/*
 	 * Bump the "v" when the method changes so that caches are invalidated
 	 * (v2: warmup_stats' walk, variance floor, steady iteration, bootstrap;
-	 * auto delta; whole-process keys).
+	 * auto delta; whole-process keys; v3: near-exact resample means).
 	 */
 	sb_addf(&sb, "kiln-analysis v%d %ld %.17g %.17g %.17g %ld %.17g %.17g %ld %llu %.17g %.17g %d", AN_METHOD_VERSION,
 		o->window, o->window_pct, o->delta, o->delta_pct, o->steady, o->steady_pct, o->penalty, o->resamples,

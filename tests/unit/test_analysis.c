@@ -745,11 +745,12 @@ static void test_cache_roundtrip(void **state)
 	k->pexecs[0].n = 1000;
 	assert_int_equal(an_key_deserialize("{\"v\": 2}", k, &c, &e), -1);
 	/* an entry of another method version is refused, even if it fits */
-	char *old = strstr(t, "\"v\":2");
+	char vtag[32];
+	snprintf(vtag, sizeof(vtag), "\"v\":%d,", AN_METHOD_VERSION);
+	char *old = strstr(t, vtag);
 	assert_non_null(old);
-	old[4] = '1';
+	old[4] = old[4] == '1' ? '2' : '1';
 	assert_int_equal(an_key_deserialize(t, k, &c, &e), -1);
-	old[4] = '2';
 	assert_int_equal(an_key_deserialize("nope", k, &c, &e), -1);
 	free(t);
 	free(t2);
