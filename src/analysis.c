@@ -643,7 +643,8 @@ static void analyse_pexec(const struct ds_pexec *dp, const struct an_opts *o, st
 	p->n = n;
 	size_t *outl = xmalloc((n ? n : 1) * sizeof(size_t));
 	p->noutliers = an_outliers(x, n, (long)opt_count(o->window, o->window_pct, n), o->outlier_k, outl);
-	p->outliers = outl;
+	/* kept with the result: only what it holds (a pexec's n indices would be 60 MB at Barrett scale) */
+	p->outliers = outl = xrealloc(outl, (p->noutliers ? p->noutliers : 1) * sizeof(size_t));
 	/* the series without outliers, and where each value came from */
 	double *y = xmalloc((n ? n : 1) * sizeof(double));
 	size_t *idx = xmalloc((n ? n : 1) * sizeof(size_t));
