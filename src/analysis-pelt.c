@@ -252,6 +252,36 @@ static void cand_scalar(size_t k, const int32_t *tau, const double *F, const dou
 	}
 }
 
+/*
+ * The cheap logarithm the AVX-512 kernel screens with and the tree's
+ * bounds use: log(1 + x) on [-0.25, 0.5) by Chebyshev-node interpolation,
+ * max error 1.7e-6 (an_log_approx is its scalar twin, for the tests).  The
+ * kernel takes it to be within AN_SCR_EPS per unit of L, + AN_SCR_ABS.
+ */
+#define AN_SCR_EPS 1e-5
+#define AN_SCR_ABS 1e-6
+#define SP0 -9.147988727492851e-07
+#define SP1 0.9999818425874724
+#define SP2 -0.4997954587783354
+#define SP3 0.3341795501342141
+#define SP4 -0.2576759145635993
+#define SP5 0.2000127217856634
+#define SP6 -0.09568351848194218
+
+double an_log_approx(double w)
+{
+	int e;
+	double m = frexp(w, &e) * 2.0; /* [1, 2) */
+	double k = (double)(e - 1);
+	if (m >= 1.5) {
+		m *= 0.5;
+		k += 1.0;
+	}
+	double x = m - 1.0;
+	double p = ((((((SP6 * x + SP5) * x + SP4) * x + SP3) * x + SP2) * x + SP1) * x + SP0);
+	return k * 0.69314718055994530942 + p;
+}
+
 #ifdef AN_HAVE_AVX2
 __attribute__((target("avx2"))) static void cand_avx2(size_t k, const int32_t *tau, const double *F,
 						       const double *c1, const double *c2, const struct cand_at *a,
@@ -363,31 +393,6 @@ __attribute__((target("avx2"))) static void cand_avx2(size_t k, const int32_t *t
  * handful of the thousands of candidates.  F(t), the argmin and every
  * pruning decision are therefore exactly those of the other paths.
  */
-#define AN_SCR_EPS 1e-5
-#define AN_SCR_ABS 1e-6
-/* log(1 + x) on [-0.25, 0.5): Chebyshev-node interpolation, max error 1.7e-6 */
-#define SP0 -9.147988727492851e-07
-#define SP1 0.9999818425874724
-#define SP2 -0.4997954587783354
-#define SP3 0.3341795501342141
-#define SP4 -0.2576759145635993
-#define SP5 0.2000127217856634
-#define SP6 -0.09568351848194218
-
-double an_log_approx(double w)
-{
-	int e;
-	double m = frexp(w, &e) * 2.0; /* [1, 2) */
-	double k = (double)(e - 1);
-	if (m >= 1.5) {
-		m *= 0.5;
-		k += 1.0;
-	}
-	double x = m - 1.0;
-	double p = ((((((SP6 * x + SP5) * x + SP4) * x + SP3) * x + SP2) * x + SP1) * x + SP0);
-	return k * 0.69314718055994530942 + p;
-}
-
 __attribute__((target("avx512f"))) static void cand_avx512(size_t k, const int32_t *tau, const double *F,
 							   const double *c1, const double *c2, const struct cand_at *a,
 							   double *out, struct cand_out *co)
@@ -628,11 +633,12 @@ _Static_assert(AN_MINSEG == 2, "an_pelt defers a pruning decision by AN_MINSEG -
  * candidate tau of a node whose candidates all lie before b,
  *   F(tau) + C(tau, t) + pen >= min over the node of [F(tau) + C(tau, b)] + C(b, t) + pen,
  * where the minimum (dmin) is computed once, when the node fills (b is its
- * last tau + a gap), and C(b, t) needs one sum of squares SS(b, t) - or any
- * lower bound of it, such as SS(b, t') for t' < t, which spares the log at
- * most steps.  On a flat series the bound is within a few units of the
- * values, and the penalty (15 log n ~ 114) above the best: nodes of
- * hundreds of candidates are skipped at a time.
+ * last tau + a gap of a quarter of its size: the segments [tau, b) are
+ * then long enough for their w to be well above its error bound), and
+ * C(b, t) needs one sum of squares SS(b, t), or a lower bound of it, and a
+ * lower bound of its log (log_lower).  On a flat series the bound is within
+ * a few units of the values, and the penalty (15 log n ~ 114) above the
+ * best: nodes of hundreds of candidates are skipped at a time.
  *
  * The nodes form a binary tree over the candidates' positions (leaves of
  * AN_LEAF); at each t the complete nodes that cover the candidates are
@@ -650,7 +656,6 @@ _Static_assert(AN_MINSEG == 2, "an_pelt defers a pruning decision by AN_MINSEG -
 struct pnode {
 	double dmin;            /* min of F(tau) + C(tau, b) over the live candidates, lowered; -INF: no bound, INF: all dead */
 	double c1abs;           /* max |S1(tau)| over the node */
-	double sslo, lss;       /* a lower bound of SS(b, t) at some past t (0: none yet), and its log */
 	int32_t ta, tb, b;      /* first and last tau, split point */
 };
 
@@ -711,7 +716,6 @@ static void node_build(struct cands *c, int lev, size_t i)
 	nd->ta = c->tau[p0];
 	nd->tb = c->tau[p1 - 1];
 	nd->b = nd->tb + (int32_t)(size / 4 > 2 ? size / 4 : 2);
-	nd->sslo = 0;
 	nd->dmin = -INFINITY;
 	if (lev) {
 		double l = c->nd[lev - 1][2 * i].c1abs, r = c->nd[lev - 1][2 * i + 1].c1abs;
@@ -764,34 +768,43 @@ static void eval_range(struct cands *c, size_t p0, size_t p1, const struct cand_
 }
 
 /* the node's bound at a->t (-INFINITY: none), refreshing its SS(b, t) when the old one does not exclude it */
-static double node_bound(struct cands *c, struct pnode *nd, const struct cand_at *a)
+/*
+ * A lower bound of log(x) for normal x > 0, cheaply: the exponent, and the
+ * screening polynomial of the AVX-512 kernel on the mantissa in [0.75,
+ * 1.5) (an_log_approx's: error below 1.7e-6), less 1e-5.
+ */
+static inline double log_lower(double x)
+{
+	uint64_t b;
+	memcpy(&b, &x, sizeof(b));
+	double e = (double)((long)((b >> 52) & 0x7ff) - 1023);
+	b = (b & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL;
+	double m;
+	memcpy(&m, &b, sizeof(m));
+	if (m >= 1.5) {
+		m *= 0.5;
+		e += 1.0;
+	}
+	double y = m - 1.0;
+	double p = ((((((SP6 * y + SP5) * y + SP4) * y + SP3) * y + SP2) * y + SP1) * y + SP0);
+	return e * 0.69314718055994530942 + p - 1e-5;
+}
+
+/* the node's bound at a->t (-INFINITY: none) */
+static double node_bound(const struct cands *c, const struct pnode *nd, const struct cand_at *a)
 {
 	if (!(nd->dmin > -INFINITY) || nd->dmin == INFINITY)
 		return nd->dmin;
 	if (a->t < nd->b + AN_MINSEG || nd->b >= a->rs)
 		return -INFINITY;
+	double ss = ss_lower(c->sm, nd->b, a);
+	if (!(ss > 0) || !w_precise(a, nd->c1abs, nd->ta, nd->tb, ss))
+		return -INFINITY;
 	int32_t Lb = a->t - nd->b;
-	double lb = -INFINITY;
-	for (int fresh = 0; fresh < 2; fresh++) {
-		if (fresh || !(nd->sslo > 0)) {
-			double ss = ss_lower(c->sm, nd->b, a);
-			if (!(ss > nd->sslo))
-				break;
-			nd->sslo = ss;
-			nd->lss = log_core(ss);
-			nd->lss -= 1e-13 * (1 + fabs(nd->lss));
-			fresh = 1;
-		}
-		if (!w_precise(a, nd->c1abs, nd->ta, nd->tb, nd->sslo))
-			continue;
-		double cl = AN_LOG2PI_1 + nd->lss, Lm = (double)(a->t - nd->ta);
-		double cb = (double)Lb * cl - 0.5 * a->T[Lb];
-		double margin = 1.01e-6 * Lm + 1e-9 * (fabs(nd->dmin) + (double)Lb * fabs(cl) + a->T[Lb] + a->pen + 800 * Lm) + 1e-6;
-		lb = nd->dmin + cb + a->pen - margin;
-		if (lb > c->best)
-			break;
-	}
-	return lb;
+	double cl = AN_LOG2PI_1 + log_lower(ss), Lm = (double)(a->t - nd->ta);
+	double cb = (double)Lb * cl - 0.5 * a->T[Lb];
+	double margin = 1.01e-6 * Lm + 1e-9 * (fabs(nd->dmin) + (double)Lb * fabs(cl) + a->T[Lb] + a->pen + 800 * Lm) + 1e-6;
+	return nd->dmin + cb + a->pen - margin;
 }
 
 static void node_search(struct cands *c, int lev, size_t i, const struct cand_at *a)
