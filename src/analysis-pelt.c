@@ -644,7 +644,11 @@ _Static_assert(AN_MINSEG == 2, "an_pelt defers a pruning decision by AN_MINSEG -
  * AN_LEAF); at each t the complete nodes that cover the candidates are
  * tried from the root down, a node skipped when its bound is above the
  * best value found so far (so none of its candidates can be the minimum,
- * not even on a tie), leaves not skipped computed by the kernel.  What the
+ * not even on a tie), leaves not skipped computed by the kernel.  The
+ * nodes on the way to the minimum cannot be skipped so, as it is in them;
+ * but the minimum is mostly the last one (computed first) and, in each of
+ * its nodes, the candidate of the smallest F(tau) + C(tau, b): so a node
+ * also keeps the second smallest (dmin2), which bounds the others.  What the
  * computed values differ from exact arithmetic by is bounded: the bound
  * holds only when no segment involved is constant or floored, and when the
  * fast w's error bound (w_unsafe's) is below 1e-6 of every segment's w;
@@ -655,6 +659,8 @@ _Static_assert(AN_MINSEG == 2, "an_pelt defers a pruning decision by AN_MINSEG -
 
 struct pnode {
 	double dmin;            /* min of F(tau) + C(tau, b) over the live candidates, lowered; -INF: no bound, INF: all dead */
+	double dmin2;           /* the same over all but the one at position pos1, where dmin is */
+	size_t pos1;
 	double c1abs;           /* max |S1(tau)| over the node */
 	int32_t ta, tb, b;      /* first and last tau, split point */
 };
@@ -676,29 +682,37 @@ struct cands {
 	size_t bpos;
 	size_t (*done)[2];      /* position ranges computed by the kernel */
 	size_t ndone, computed; /* and how many candidates were, in all */
-	struct skip { int lev; size_t i; double lb; } *skip;
+	size_t prevpos;         /* the last argmin's position, computed first at this step (k: none) */
+	struct skip { int lev; size_t i, except; double lb; } *skip;  /* except: prevpos, or k */
 	size_t nskip;
 	struct skip *dying;     /* nodes doomed whole at the last step */
 	size_t ndying;
 };
 
-/* the bound's error terms for candidates [ta, tb] against split b at t: 0 when some w may be off by 1e-6 */
-static int w_precise(const struct cand_at *a, double c1abs, int32_t ta, int32_t tb, double sslo)
+/*
+ * Whether every fast w of the candidates [ta, tb] at t is within 1e-6 of
+ * its exact value, given wq <= w(b, t) = Lb SS(b, t): their error bound
+ * (w_unsafe's, at the node's worst) below 1e-6 (t - tb) SS(b, t), which is
+ * below each exact w.  (B / AN_SAFE is twice the error: a multiplication by
+ * its inverse loses nothing that matters.)
+ */
+#define AN_INV_SAFE (1.0 / AN_SAFE)
+static int w_precise(const struct cand_at *a, double c1abs, int32_t ta, int32_t tb, double wq, int32_t Lb)
 {
 	double Am = a->a1 + c1abs, Lmax = (double)(a->t - ta);
-	double em = (Lmax * a->k1 + (fabs(a->S1t) + c1abs) * Am * AN_K2 + Am * Am * AN_K3) / AN_SAFE;
-	return em <= 1e-6 * (double)(a->t - tb) * sslo;
+	double em = (Lmax * a->k1 + (fabs(a->S1t) + c1abs) * Am * AN_K2 + Am * Am * AN_K3) * AN_INV_SAFE;
+	return em * (double)Lb <= 1e-6 * (double)(a->t - tb) * wq;
 }
 
-/* a lower bound of SS(b, t) from the fast sums and their error bound (<= 0: none) */
-static double ss_lower(const struct sums *sm, int32_t b, const struct cand_at *a)
+/* a lower bound of w(b, t) = L SS(b, t) from the fast sums and their error bound (0: none) */
+static double w_lower(const struct sums *sm, int32_t b, const struct cand_at *a)
 {
 	double L = (double)(a->t - b), s1 = sm->h1[b];
 	double m1 = a->S1t - s1, m2 = a->S2t - sm->h2[b];
 	double A = a->a1 + fabs(s1);
-	double eq = (L * a->k1 + fabs(m1) * A * AN_K2 + A * A * AN_K3) / AN_SAFE;
-	double ss = ((L * m2 - m1 * m1) - eq) / L * (1 - 1e-12);
-	return ss > 1e-300 ? ss : 0;
+	double eq = (L * a->k1 + fabs(m1) * A * AN_K2 + A * A * AN_K3) * AN_INV_SAFE;
+	double w = ((L * m2 - m1 * m1) - eq) * (1 - 1e-12);
+	return w > 1e-300 ? w : 0;
 }
 
 static struct cand_at at_of(const struct cands *c, int32_t t, double pen)
@@ -729,14 +743,27 @@ static void node_build(struct cands *c, int lev, size_t i)
 	if ((size_t)nd->b + AN_MINSEG > c->n)
 		return; /* never usable */
 	struct cand_at a = at_of(c, nd->b, 0);
-	double ss = ss_lower(c->sm, nd->tb, &a);
-	if (nd->tb >= a.rs || !(ss > 0) || !w_precise(&a, nd->c1abs, nd->ta, nd->tb, ss))
+	double wq = w_lower(c->sm, nd->tb, &a);
+	if (nd->tb >= a.rs || !(wq > 0) || !w_precise(&a, nd->c1abs, nd->ta, nd->tb, wq, nd->b - nd->tb))
 		return;
 	struct cand_out co = { INFINITY, 0, INFINITY };
 	c->computed += size;
 	c->kernel(size, c->tau + p0, c->F + p0, c->c1 + p0, c->c2 + p0, &a, c->out + p0, &co);
+	/*
+	 * The second smallest from out: values the AVX-512 kernel may have left
+	 * approximate, so each lowered by the screen's error E (AN_SCR_EPS)
+	 */
+	double d2 = INFINITY;
+	for (size_t p = p0; p < p1; p++) {
+		double v = c->out[p] - ((double)(nd->b - c->tau[p]) * AN_SCR_EPS + AN_SCR_ABS);
+		if (p != p0 + co.argmin && v < d2)
+			d2 = v;
+	}
 	double L = (double)(nd->b - nd->ta);
-	nd->dmin = co.min - (1.01e-6 * L + 1e-9 * (fabs(co.min) + 800 * L + c->T[nd->b - nd->ta]) + 1e-6);
+	double low = 1.01e-6 * L + 1e-9 * (fabs(co.min) + fabs(d2 < INFINITY ? d2 : 0) + 800 * L + c->T[nd->b - nd->ta]) + 1e-6;
+	nd->dmin = co.min - low;
+	nd->dmin2 = d2 - low;
+	nd->pos1 = p0 + co.argmin;
 }
 
 static void cands_push(struct cands *c, int32_t tau, double F, double s1, double s2)
@@ -790,31 +817,55 @@ static inline double log_lower(double x)
 	return e * 0.69314718055994530942 + p - 1e-5;
 }
 
-/* the node's bound at a->t (-INFINITY: none) */
-static double node_bound(const struct cands *c, const struct pnode *nd, const struct cand_at *a)
+/*
+ * What the node's bound adds at a->t to a lower bound d of its candidates'
+ * F(tau) + C(tau, b): C(b, t) + pen, lowered by the errors (see AN_LEAF),
+ * but for 1e-9 |d|, which the caller takes off (bound_of).  NAN: no bound.
+ */
+static double node_add(const struct cands *c, const struct pnode *nd, const struct cand_at *a)
 {
 	if (!(nd->dmin > -INFINITY) || nd->dmin == INFINITY)
-		return nd->dmin;
+		return NAN;
 	if (a->t < nd->b + AN_MINSEG || nd->b >= a->rs)
-		return -INFINITY;
-	double ss = ss_lower(c->sm, nd->b, a);
-	if (!(ss > 0) || !w_precise(a, nd->c1abs, nd->ta, nd->tb, ss))
-		return -INFINITY;
+		return NAN;
 	int32_t Lb = a->t - nd->b;
-	double cl = AN_LOG2PI_1 + log_lower(ss), Lm = (double)(a->t - nd->ta);
-	double cb = (double)Lb * cl - 0.5 * a->T[Lb];
-	double margin = 1.01e-6 * Lm + 1e-9 * (fabs(nd->dmin) + (double)Lb * fabs(cl) + a->T[Lb] + a->pen + 800 * Lm) + 1e-6;
-	return nd->dmin + cb + a->pen - margin;
+	double wq = w_lower(c->sm, nd->b, a);
+	if (!(wq > 0) || !w_precise(a, nd->c1abs, nd->ta, nd->tb, wq, Lb))
+		return NAN;
+	/* C(b, t) = Lb (log 2pi + 1 + log(w / Lb^2)) = Lb (log 2pi + 1 + log w) - T[Lb] */
+	double cl = AN_LOG2PI_1 + log_lower(wq), Lm = (double)(a->t - nd->ta);
+	double cb = (double)Lb * cl - a->T[Lb];
+	double margin = 1.01e-6 * Lm + 1e-9 * ((double)Lb * fabs(cl) + a->T[Lb] + a->pen + 800 * Lm) + 1e-6;
+	return cb + a->pen - margin;
 }
 
+static double bound_of(double d, double add)
+{
+	if (d == INFINITY)
+		return INFINITY;
+	return isnan(add) || !(d > -INFINITY) ? -INFINITY : d + add - 1e-9 * fabs(d);
+}
+
+/*
+ * Skip node (lev, i) when its bound is above the best value found; or when
+ * its bound without its smallest F(tau) + C(tau, b) (dmin2) is, and that
+ * smallest one's candidate is the last argmin, computed first (most often
+ * the reason why a node's bound is not above: the minimum is in it).
+ */
 static void node_search(struct cands *c, int lev, size_t i, const struct cand_at *a)
 {
 	struct pnode *nd = &c->nd[lev][i];
-	double lb = node_bound(c, nd, a);
+	double add = node_add(c, nd, a), lb = bound_of(nd->dmin, add);
+	size_t except = c->k;
+	if (!(lb > c->best) && (nd->pos1 == c->prevpos || c->F[nd->pos1] == INFINITY)) {
+		lb = bound_of(nd->dmin2, add);
+		except = nd->pos1;
+	}
 	if (lb > c->best) {
 		if (lb < INFINITY) {
 			c->skip[c->nskip].lev = lev;
 			c->skip[c->nskip].i = i;
+			c->skip[c->nskip].except = except;
 			c->skip[c->nskip++].lb = lb;
 		}
 		return;
@@ -842,7 +893,9 @@ static void pelt_min(struct cands *c, const struct cand_at *a, int32_t prev)
 			hi = mid;
 	}
 	size_t kl = c->k / AN_LEAF * AN_LEAF;
+	c->prevpos = c->k;
 	if (lo < kl && c->tau[lo] == prev) {
+		c->prevpos = lo;
 		struct cand_out co = { INFINITY, 0, INFINITY };
 		c->kernel(1, c->tau + lo, c->F + lo, c->c1 + lo, c->c2 + lo, a, c->out + lo, &co);
 		c->computed++;
@@ -886,13 +939,21 @@ static void pelt_prune(struct cands *c, const struct cand_at *a, double thr)
 	}
 	for (size_t q = 0; q < c->nskip; q++) {
 		struct skip *s = &c->skip[q];
+		/* the exception, the last argmin, by its value (computed exactly, first) */
+		int whole = 1;
+		if (s->except < c->k && c->F[s->except] < INFINITY) {
+			whole = c->out[s->except] > thr;
+			if (whole)
+				c->doomed[c->ndoomed++] = s->except;
+		}
 		if (!(s->lb > thr))
 			continue;
 		size_t size = (size_t)AN_LEAF << s->lev;
 		for (size_t p = s->i * size; p < s->i * size + size; p++)
-			if (c->F[p] < INFINITY)
+			if (p != s->except && c->F[p] < INFINITY)
 				c->doomed[c->ndoomed++] = p;
-		c->dying[c->ndying++] = *s;
+		if (whole)
+			c->dying[c->ndying++] = *s;
 	}
 }
 
