@@ -1,5 +1,12 @@
 /*
- * test_analysis_pelt.c - the changepoint search of src/analysis-pelt.c is
+ * test_analysis_kernels.c - the analysis's fast kernels are exact.
+ *
+ * The sliding-window outliers (an_outliers: a sorted window updated in
+ * place) flag the same iterations as sorting every window afresh, on
+ * seeded series with ties, constant runs, spikes and windows wider than
+ * the series.
+ *
+ * The changepoint search of src/analysis-pelt.c is
  * exact: on many seeded series of the lengths and shapes benchmarks give
  * (flat, warmup, steps, spikes, runs of equal values, timer-quantised
  * values, tiny variances far from the mean, drifts, many changepoints at a
@@ -189,11 +196,67 @@ static void test_pelt_exact_other_paths(void **state)
 	free(a);
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* the rule as written: each window [i - h, i + h) sorted afresh */
+static size_t outliers_ref(const double *x, size_t n, long w, double k, size_t *out)
+{
+	size_t h = w > 1 ? (size_t)w / 2 : 0, nout = 0;
+	if (h == 0 || n <= h)
+		return 0;
+	double *win = malloc(2 * h * sizeof(double));
+	for (size_t i = h; i < n; i++) {
+		size_t lo = i - h, hi = i + h < n ? i + h : n;
+		memcpy(win, x + lo, (hi - lo) * sizeof(double));
+		qsort(win, hi - lo, sizeof(double), cmp_dbl);
+		double med = an_percentile_sorted(win, hi - lo, 50);
+		double band = k * (an_percentile_sorted(win, hi - lo, 90) - an_percentile_sorted(win, hi - lo, 10));
+		if (x[i] > med + band || x[i] < med - band)
+			out[nout++] = i;
+	}
+	free(win);
+	return nout;
+}
+
+static void test_outliers_exact(void **state)
+{
+	(void)state;
+	enum { N = 1500 };
+	double *x = malloc(N * sizeof(double));
+	size_t *o1 = malloc(N * sizeof(size_t)), *o2 = malloc(N * sizeof(size_t)), flagged = 0;
+	rng = 12345;
+	for (int rep = 0; rep < 60; rep++) {
+		size_t n = 5 + (size_t)(urand() * (N - 5));
+		make_series(rep % NKINDS, x, n);
+		if (rep % 7 == 0) /* spikes */
+			for (size_t i = 0; i < n; i++)
+				if (urand() < 0.02)
+					x[i] *= 3;
+		long w = rep % 5 == 0 ? 2 : rep % 5 == 1 ? (long)n * 2 : 4 + (long)(urand() * 300);
+		size_t a = an_outliers(x, n, w, 3.0, o1), b = outliers_ref(x, n, w, 3.0, o2);
+		if (a != b || memcmp(o1, o2, a * sizeof(size_t))) {
+			print_message("%s, n=%zu, window %ld: %zu outliers vs %zu sorting afresh\n", kind_name[rep % NKINDS],
+				      n, w, a, b);
+			fail();
+		}
+		flagged += a;
+	}
+	assert_true(flagged > 100); /* the series did have outliers */
+	free(x);
+	free(o1);
+	free(o2);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--check"))
 		return check_all(stdout);
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_outliers_exact),
 		cmocka_unit_test(test_pelt_exact_this_path),
 		cmocka_unit_test(test_pelt_exact_other_paths),
 	};
