@@ -14,7 +14,7 @@
  *    FMA, the same fdlibm-style log, bit-identical results); AVX-512
  *    screens with a cheap log and computes exactly only the candidates the
  *    screen cannot decide - the same results again.
- * tests/unit/test_analysis_pelt.c checks all of it against an_op, bit for
+ * tests/unit/test_analysis_kernels.c checks all of it against an_op, bit for
  * bit, on every path.
  */
 #include <math.h>
