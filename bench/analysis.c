@@ -305,39 +305,11 @@ static void agreement(const struct an_result *r, const struct an_opts *o)
 
 /* ---- incremental ---- */
 
-struct memcache {
-	struct strvec keys, texts;
-	long puts;
-};
-
-static int mc_get(void *ctx, const struct ds_key *k, const char *dh, const char *oh, struct an_key *out)
-{
-	struct memcache *m = ctx;
-	char *want = xasprintf("%s/%s", dh, oh);
-	int r = -1;
-	for (size_t i = 0; i < m->keys.n && r; i++)
-		if (!strcmp(m->keys.v[i], want))
-			r = an_key_deserialize(m->texts.v[i], k, out, NULL);
-	free(want);
-	return r;
-}
-
-static void mc_put(void *ctx, const struct ds_key *k, const char *dh, const char *oh, const struct an_key *ak)
-{
-	(void)k;
-	struct memcache *m = ctx;
-	sv_pushf(&m->keys, "%s/%s", dh, oh);
-	char *t = an_key_serialize(ak);
-	sv_push(&m->texts, t);
-	free(t);
-	m->puts++;
-}
-
 /* the full analysis filling the cache (its result in *r), then one pexec more in one key */
 static void incremental(struct dataset *ds, const struct an_opts *o, struct an_result *r)
 {
-	struct memcache m = { STRVEC_INIT, STRVEC_INIT, 0 };
-	struct an_cache c = { mc_get, mc_put, &m };
+	struct an_memcache m = AN_MEMCACHE_INIT;
+	struct an_cache c = an_memcache(&m);
 	double t0 = now();
 	an_analyse_cached(ds, o, &c, r, NULL);
 	double full = now() - t0;
@@ -356,8 +328,7 @@ static void incremental(struct dataset *ds, const struct an_opts *o, struct an_r
 	       "the full analysis filling the cache\t%.2f s\t%.3f\t<= 0.2 s, 1 key\t%s\n", ds->nkeys, inc, again, full,
 	       inc / full, inc <= 0.2 && again == 1 ? "PASS" : "MISS");
 	an_result_free(&r2);
-	sv_clear(&m.keys);
-	sv_clear(&m.texts);
+	an_memcache_release(&m);
 }
 
 int main(int argc, char **argv)

@@ -220,6 +220,47 @@ out:
 	return rc;
 }
 
+static int mem_get(void *ctx, const struct ds_key *k, const char *dh, const char *oh, struct an_key *out)
+{
+	struct an_memcache *m = ctx;
+	char *key = xasprintf("%s/%s", dh, oh);
+	long at = strmap_find(&m->index, key);
+	free(key);
+	if (at < 0 || (size_t)at >= m->texts.n || an_key_deserialize(m->texts.v[at], k, out, NULL) < 0)
+		return -1;
+	m->hits++;
+	return 0;
+}
+
+static void mem_put(void *ctx, const struct ds_key *k, const char *dh, const char *oh, const struct an_key *ak)
+{
+	(void)k;
+	struct an_memcache *m = ctx;
+	char *key = xasprintf("%s/%s", dh, oh), *text = an_key_serialize(ak);
+	size_t at = strmap_add(&m->index, key);
+	if (at < m->texts.n) { /* the same key again: the newer text */
+		free(m->texts.v[at]);
+		m->texts.v[at] = text;
+	} else {
+		sv_push(&m->texts, text);
+		free(text);
+	}
+	free(key);
+	m->puts++;
+}
+
+struct an_cache an_memcache(struct an_memcache *m)
+{
+	struct an_cache c = { mem_get, mem_put, m };
+	return c;
+}
+
+void an_memcache_release(struct an_memcache *m)
+{
+	strmap_clear(&m->index);
+	sv_clear(&m->texts);
+}
+
 int an_analyse_cached(const struct dataset *ds, const struct an_opts *o, const struct an_cache *c,
 		      struct an_result *r, struct kerr *e)
 {
