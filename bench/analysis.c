@@ -2,7 +2,7 @@
  * analysis.c - the warmup analysis at Barrett scale (issue 30): 3,660 pexecs
  * x 2,000 iterations (7.32 million values), 122 keys of 30 pexecs, made
  * here synthetically and analysed by an_analyse() with the default options
- * (100,000 bootstrap resamples per key) on every CPU.
+ * on every CPU.
  *
  * The keys mix the shapes real VMs show: flat, warmup (a slow start of
  * 5-200 iterations), slowdown, noisy (spiky, heavy-tailed), no steady state
@@ -17,8 +17,9 @@
  *     The three paths must give the same classes and changepoints;
  *   - the analysis process's peak RSS (VmHWM, data included) on the AVX2
  *     path: <= 64 MiB, beside the data's own size;
- *   - the bootstrap intervals (near-exact resample means) against resampling
- *     every value, on 12 keys, 8 seeds each way: the difference of the
+ *   - the bootstrap intervals of --replicate-warmup-stats (near-exact
+ *     resample means) against resampling every value, on 12 keys' samples,
+ *     8 seeds each way: the difference of the
  *     interval ends' means over the seeds, in units of the exact bootstrap's
  *     own run-to-run standard deviation (printed), must be <= 2.5;
  *   - incremental: with the per-key cache (analysis-cache.h, here in
@@ -237,9 +238,16 @@ static struct ends boot_ends(const struct an_sample *s, const struct an_opts *o,
 	return e;
 }
 
-/* near-exact against exact, K seeds each, on up to 12 keys with a steady state: the rows */
-static void agreement(const struct an_result *r, const struct an_opts *o)
+/*
+ * Near-exact against exact, K seeds each, on up to 12 keys with a steady
+ * state: the rows.  The samples are --replicate-warmup-stats' (the path
+ * that bootstraps): each pexec's last segment from one iteration early,
+ * a value of the level before among them in a warmup key.
+ */
+static void agreement(const struct an_result *r, const struct an_opts *def)
 {
+	struct an_opts ro = *def, *o = &ro;
+	ro.replicate = 1;
 	enum { K = 8, KEYS = 12 };
 	double worst = 0, worst_diff = 0, worst_sd = 0, sds[3 * KEYS];
 	size_t nk = 0, nsd = 0;
@@ -376,8 +384,8 @@ int main(int argc, char **argv)
 	double tpelt = (now() - tp0) * (double)npx / PEXECS;
 	free(ends);
 
-	printf("analysis of %zu pexecs x %d iterations (%.2f million values), %ld keys, %ld resamples/key\n", npx,
-	       ITERS, npx * ITERS / 1e6, nkeys, o.resamples);
+	printf("analysis of %zu pexecs x %d iterations (%.2f million values), %ld keys\n", npx, ITERS,
+	       npx * ITERS / 1e6, nkeys);
 	printf("baseline (plain optimal partitioning alone, one thread, scaled) %.1f s; PELT alone, the same: %.2f s, "
 	       "%.2f%% of the candidate values computed\n", tb, tpelt, 100 * computed / quad);
 	int same = 1;
