@@ -125,6 +125,8 @@ struct cgbound {
 int cg_open(struct cgbound *c, const char *tag, long processes, long memory_mb, struct kerr *e);
 /* the bounds hit since the last call, said into why ("" when none); 1 when one was */
 int cg_hits(struct cgbound *c, struct strbuf *why);
+/* what cg_open could do here, without doing it: CG_V1, CG_V2 or CG_NONE with why (malloc'd) */
+enum cg_kind cg_possible(char **why);
 /* kiln back where it was, the session's cgroup removed */
 void cg_close(struct cgbound *c);
 /* the line of /proc/PID/cgroup (pid 0: self) for a hierarchy: v1 controller name, or "" for v2 */

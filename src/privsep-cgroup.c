@@ -343,6 +343,36 @@ int cg_open(struct cgbound *c, const char *tag, long processes, long memory_mb, 
 	return r;
 }
 
+enum cg_kind cg_possible(char **why)
+{
+	int fake;
+	const char *fs = cg_fs(&fake);
+	*why = NULL;
+	char *pm = xasprintf("%s/pids/tasks", fs), *mm = xasprintf("%s/memory/tasks", fs);
+	int v1 = access(pm, F_OK) == 0 && access(mm, F_OK) == 0;
+	free(pm);
+	free(mm);
+	if (v1)
+		return geteuid() == 0 ? CG_V1 : (*why = xstrdup("cgroup v1 needs kiln to be root"), CG_NONE);
+	char *root = v2_root(fs), *self = cg_of(0, "");
+	enum cg_kind k = CG_NONE;
+	if (!root || !self) {
+		*why = xasprintf("no cgroup hierarchy with the pids and memory controllers under %s", fs);
+	} else {
+		char *cur = xasprintf("%s%s", root, strcmp(self, "/") ? self : "");
+		if (!cg_lists(cur, "cgroup.controllers", "pids") || !cg_lists(cur, "cgroup.controllers", "memory"))
+			*why = xasprintf("cgroup v2: kiln's cgroup %s is not given the pids and memory controllers", cur);
+		else if (access(cur, W_OK) < 0)
+			*why = xasprintf("cgroup v2: kiln cannot write its cgroup %s (not delegated to its user)", cur);
+		else
+			k = CG_V2;
+		free(cur);
+	}
+	free(root);
+	free(self);
+	return k;
+}
+
 int cg_hits(struct cgbound *c, struct strbuf *why)
 {
 	if (c->kind == CG_NONE)

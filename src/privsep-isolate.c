@@ -311,6 +311,8 @@ struct builder {
 	struct pstep *steps;
 	size_t n, cap;
 	char *root;          /* "/proc/self/fd/<root>" */
+	uid_t own;           /* who owns kiln's folders on the tmpfs: root, or kiln's user in its user namespace */
+	gid_t own_gid;
 };
 
 static const char *keep_str(struct builder *b, char *s)
@@ -340,7 +342,7 @@ static void add_dirs(struct builder *b, struct machine *m, const char *rel, mode
 			have = !strcmp(m->skel.v[i], r);
 		if (!have) {
 			sv_push(&m->skel, r);
-			add_step(b, P_MKDIR, keep_str(b, xasprintf("%s/%s", b->root, r)), NULL, 0755, 0, 0);
+			add_step(b, P_MKDIR, keep_str(b, xasprintf("%s/%s", b->root, r)), NULL, 0755, b->own, b->own_gid);
 		}
 		*q = '/';
 	}
@@ -354,10 +356,10 @@ static void add_dirs(struct builder *b, struct machine *m, const char *rel, mode
  * folders (they go along when those are bound, recursively, over /tmp and
  * the others), then the home and the instrumentation folder over theirs.
  */
-static void build_plan(struct builder *b, struct machine *m, uid_t own)
+static void build_plan(struct builder *b, struct machine *m)
 {
-	uid_t u = m->uid;
-	gid_t g = m->gid;
+	uid_t u = m->uid, own = b->own;
+	gid_t g = m->gid, og = b->own_gid;
 	for (size_t t = 0; t < ARRAY_SIZE(tops); t++) {
 		struct stat st;
 		int shared = 0;
@@ -368,13 +370,13 @@ static void build_plan(struct builder *b, struct machine *m, uid_t own)
 				sv_push(&m->shared, tops[t].at);
 			continue;
 		}
-		add_dirs(b, m, tops[t].name, 01777, own, own == 0 ? 0 : getegid());
+		add_dirs(b, m, tops[t].name, 01777, own, og);
 		for (size_t k = 0; k < m->keep.n; k++) {
 			const char *kp = m->keep.v[k];
 			if (!path_in(kp, tops[t].at) || stat(kp, &st) < 0 || !S_ISDIR(st.st_mode))
 				continue;
 			char *rel = xasprintf("%s%s", tops[t].name, kp + strlen(tops[t].at));
-			add_dirs(b, m, rel, 0755, own, own == 0 ? 0 : getegid());
+			add_dirs(b, m, rel, 0755, own, og);
 			add_step(b, P_BIND_REC, kp, keep_str(b, xasprintf("%s/%s", b->root, rel)), 0, 0, 0);
 			free(rel);
 		}
@@ -464,8 +466,9 @@ int machine_open(struct machine *m, const struct machine_spec *s, struct kerr *e
 	for (int i = 0; i < 4; i++)
 		b.p.rfd[i] = reserve_fd();
 	b.root = xasprintf("/proc/self/fd/%d", b.p.rfd[0]);
-	uid_t own = k == MACHINE_ROOT ? 0 : geteuid();
-	build_plan(&b, m, own);
+	b.own = k == MACHINE_ROOT ? 0 : geteuid();
+	b.own_gid = k == MACHINE_ROOT ? 0 : getegid();
+	build_plan(&b, m);
 	char opts[96], um[64], gm[64];
 	long inodes = s->disk_mb * 64 > 4096 ? s->disk_mb * 64 : 4096;
 	snprintf(opts, sizeof(opts), "size=%ldm,nr_inodes=%ld,mode=0755", s->disk_mb, inodes);

@@ -62,6 +62,31 @@ Y
 	assert_contains "$san" '"TMPDIR=/tmp"' "$who: the sanity child's TMPDIR"
 done
 [ -e "$T/homes/$U" ] && fail "the benchmark user's home outlived the session"
+
+# kiln itself run by an unprivileged user: the machine is made in a user namespace
+mkdir unpriv
+cp -r benchmarks unpriv/
+# the runner writes beside the config: /tmp outside the experiment's folder is not the pexec's
+sed "s|$T/seen.txt|$T/unpriv/seen.txt|" m.sh > unpriv/m.sh
+chmod 755 unpriv/m.sh
+sed "s|$T/m.sh|$T/unpriv/m.sh|" nouser.yaml > unpriv/u.yaml
+: > unpriv/seen.txt
+chown -R "$U" unpriv
+cd unpriv
+as_user() { setpriv --reuid="$U" --regid="$U" --clear-groups env -i PATH="$PATH" HOME="$T/unpriv" "$@"; }
+if as_user unshare -U true 2>/dev/null; then
+	as_user "$KILN" run -q u.yaml 2>err.txt || fail "unprivileged: run: $(cat err.txt)"
+	assert_eq "$(grep -c 'tmpdir=/tmp$' seen.txt)" 3 "unprivileged: TMPDIR of each pexec"
+	grep '^saw' seen.txt && fail "unprivileged: a pexec saw what an earlier one left"
+	assert_eq "$(grep -c '^ipc 0 0 0$' seen.txt)" 3 "unprivileged: SysV IPC objects seen by the pexecs"
+	assert_contains "$(sqlite3 u.kiln.db "SELECT value FROM audit WHERE name='isolation'")" \
+		'"machine":"user namespace"' "unprivileged: the isolation audit"
+else
+	as_user "$KILN" run u.yaml 2>err.txt || fail "unprivileged, no user namespaces: run: $(cat err.txt)"
+	assert_contains "$(cat err.txt)" "each pexec sees what the ones before it left in /tmp" "unprivileged: what kiln says"
+fi
+cd "$T"
+rm -rf "/tmp/kiln-$(id -u "$U")"
 live=$(live_of -u "$U")
 [ -z "$live" ] || fail "processes of $U left: $live"
 echo ok
