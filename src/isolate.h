@@ -39,6 +39,7 @@ struct puser;
 struct limits_conf;
 
 enum machine_kind { MACHINE_NONE, MACHINE_ROOT, MACHINE_USERNS };
+#define MACHINE_IPC_POOL 32
 
 /* what the machine holds */
 struct machine_spec {
@@ -62,6 +63,8 @@ struct machine {
 	long disk_mb;
 	uid_t uid;
 	gid_t gid;
+	int ipc_pool[MACHINE_IPC_POOL]; /* IPC namespaces made ahead, each used once */
+	size_t ipc_next;             /* the next of the pool (MACHINE_IPC_POOL: empty) */
 	char *why;                   /* kind NONE: why there is no machine */
 };
 
@@ -79,15 +82,14 @@ enum machine_kind machine_possible(char **why);
 int machine_open(struct machine *m, const struct machine_spec *s, struct kerr *e);
 /* before a pexec (or a probe): the tmpfs emptied, a new IPC namespace; 0 or -1 */
 int machine_fresh(struct machine *m, struct kerr *e);
-/* after it: what it left removed (call with none of its processes left), its IPC namespace dropped */
-void machine_clear(struct machine *m);
-/* did the pexec use the tmpfs at all? (one statfs) */
+/* after it: what it left (dirty, as machine_usage said) removed, with none of its processes left; its IPC namespace dropped */
+void machine_clear(struct machine *m, int dirty);
+/* one statfs: did the pexec use the tmpfs at all (dirty), is it full (no block or no inode left)? */
+void machine_usage(const struct machine *m, int *dirty, int *full);
 int machine_dirty(const struct machine *m);
-/* is the tmpfs full (no block or no inode left)? */
-int machine_full(const struct machine *m);
 /*
  * Does a file on the tmpfs have at least `bytes` (RLIMIT_FSIZE stops a
- * write exactly there)?  A bounded walk, only when the machine is dirty.
+ * write exactly there)?  A bounded walk: call it only when it is dirty.
  */
 int machine_file_reached(const struct machine *m, unsigned long long bytes);
 /* a process joins the machine (nothing when there is none) */

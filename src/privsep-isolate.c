@@ -66,6 +66,8 @@ struct plan {
 	struct pstep *steps;
 	size_t nsteps;
 	int rfd[4];           /* reserved numbers: root, mnt, ipc, user */
+	const int *ipc;       /* then this many new IPC namespaces, one after the other, at these numbers */
+	size_t nipc;
 	int errpipe;
 };
 
@@ -153,6 +155,9 @@ static int maker(void *arg)
 		maker_fail(p, 9);
 	if ((p->flags & CLONE_NEWUSER) && put_fd("/proc/self/ns/user", O_RDONLY, p->rfd[3]) < 0)
 		maker_fail(p, 10);
+	for (size_t i = 0; i < p->nipc; i++)
+		if (unshare(CLONE_NEWIPC) < 0 || put_fd("/proc/self/ns/ipc", O_RDONLY, p->ipc[i]) < 0)
+			maker_fail(p, 9);
 	_exit(0);
 }
 
@@ -406,6 +411,7 @@ static int usage(int fd, unsigned long long *files, unsigned long long *blocks)
 static void machine_init(struct machine *m)
 {
 	memset(m, 0, sizeof(*m));
+	m->ipc_next = MACHINE_IPC_POOL; /* empty: filled at the first pexec */
 	m->user_fd = m->mnt_fd = m->ipc_fd = m->root_fd = -1;
 	m->join[0] = -1;
 	m->skel = (struct strvec)STRVEC_INIT;
@@ -515,20 +521,26 @@ int machine_open(struct machine *m, const struct machine_spec *s, struct kerr *e
 	return r < 0 ? -1 : 0;
 }
 
-int machine_dirty(const struct machine *m)
-{
-	unsigned long long f, b;
-	if (m->kind == MACHINE_NONE)
-		return 0;
-	return usage(m->root_fd, &f, &b) < 0 || f != m->base_files || b != m->base_blocks;
-}
-
-int machine_full(const struct machine *m)
+void machine_usage(const struct machine *m, int *dirty, int *full)
 {
 	struct statfs sf;
-	if (m->kind == MACHINE_NONE || fstatfs(m->root_fd, &sf) < 0)
-		return 0;
-	return sf.f_bavail == 0 || sf.f_ffree == 0;
+	*dirty = *full = 0;
+	if (m->kind == MACHINE_NONE)
+		return;
+	if (fstatfs(m->root_fd, &sf) < 0) {
+		*dirty = 1;
+		return;
+	}
+	*dirty = (unsigned long long)(sf.f_files - sf.f_ffree) != m->base_files ||
+		 (unsigned long long)(sf.f_blocks - sf.f_bfree) != m->base_blocks;
+	*full = sf.f_bavail == 0 || sf.f_ffree == 0;
+}
+
+int machine_dirty(const struct machine *m)
+{
+	int dirty, full;
+	machine_usage(m, &dirty, &full);
+	return dirty;
 }
 
 /* a file of at least `bytes` below the folder fd (closed here); *budget: entries left to look at */
@@ -561,7 +573,7 @@ static int big_file_in(int fd, unsigned long long bytes, long *budget, int depth
 
 int machine_file_reached(const struct machine *m, unsigned long long bytes)
 {
-	if (m->kind == MACHINE_NONE || !bytes || !machine_dirty(m))
+	if (m->kind == MACHINE_NONE || !bytes)
 		return 0;
 	long budget = 100000;
 	int fd = dup(m->root_fd);
@@ -640,6 +652,27 @@ static int reset(struct machine *m)
 	return r;
 }
 
+/*
+ * New IPC namespaces, MACHINE_IPC_POOL at a time: one child makes them all
+ * (a child costs some 50 us, a namespace some 10), each used once.
+ */
+static int fill_ipc_pool(struct machine *m, struct kerr *e)
+{
+	struct plan p = { .flags = 0, .setns_user = m->user_fd, .ipc = m->ipc_pool, .nipc = MACHINE_IPC_POOL };
+	p.rfd[0] = p.rfd[1] = p.rfd[2] = p.rfd[3] = -1;
+	for (size_t i = 0; i < MACHINE_IPC_POOL; i++)
+		m->ipc_pool[i] = reserve_fd();
+	int step;
+	if (run_maker(&p, &step) < 0) {
+		int err = errno;
+		for (size_t i = 0; i < MACHINE_IPC_POOL; i++)
+			close_fd(&m->ipc_pool[i]);
+		return kerr_set(e, "new IPC namespaces for the pexecs: %s: %s", step_what(step), strerror(err));
+	}
+	m->ipc_next = 0;
+	return 0;
+}
+
 int machine_fresh(struct machine *m, struct kerr *e)
 {
 	if (m->kind == MACHINE_NONE)
@@ -648,26 +681,21 @@ int machine_fresh(struct machine *m, struct kerr *e)
 		return kerr_set(e, "emptying the pexecs' machine: %s", strerror(errno));
 	/* a new IPC namespace (nothing of the last pexec's shared memory, semaphores or queues) */
 	close_fd(&m->ipc_fd);
-	struct plan p = { .flags = CLONE_NEWIPC, .setns_user = m->user_fd };
-	p.rfd[0] = p.rfd[1] = p.rfd[3] = -1;
-	p.rfd[2] = reserve_fd();
-	int step;
-	if (run_maker(&p, &step) < 0) {
-		int err = errno;
-		close(p.rfd[2]);
+	if (m->ipc_next >= MACHINE_IPC_POOL && fill_ipc_pool(m, e) < 0) {
 		set_join(m);
-		return kerr_set(e, "a new IPC namespace for the pexec: %s: %s", step_what(step), strerror(err));
+		return -1;
 	}
-	m->ipc_fd = p.rfd[2];
+	m->ipc_fd = m->ipc_pool[m->ipc_next];
+	m->ipc_pool[m->ipc_next++] = -1;
 	set_join(m);
 	return 0;
 }
 
-void machine_clear(struct machine *m)
+void machine_clear(struct machine *m, int dirty)
 {
 	if (m->kind == MACHINE_NONE)
 		return;
-	if (machine_dirty(m))
+	if (dirty)
 		reset(m);
 	close_fd(&m->ipc_fd);
 	set_join(m);
@@ -711,6 +739,8 @@ int machine_private(const struct machine *m, const char *path)
 
 void machine_close(struct machine *m)
 {
+	for (size_t i = m->ipc_next; i < MACHINE_IPC_POOL; i++)
+		close_fd(&m->ipc_pool[i]);
 	close_fd(&m->ipc_fd);
 	close_fd(&m->mnt_fd);
 	close_fd(&m->user_fd);
@@ -721,9 +751,8 @@ void machine_close(struct machine *m)
 	free(m->home);
 	free(m->instr);
 	free(m->why);
-	memset(m, 0, sizeof(*m));
+	machine_init(m);
 	m->user_fd = m->mnt_fd = m->ipc_fd = m->root_fd = -1;
-	m->join[0] = -1;
 }
 
 int machine_kiln_entry(const struct machine *m, const char *at, const char *name)

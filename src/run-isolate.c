@@ -155,8 +155,6 @@ static int open_bounds(struct run_state *rs, struct kerr *e)
 int run_isolate_open(struct run_state *rs, struct kerr *e)
 {
 	const struct limits_conf *l = &rs->ex->limits;
-	rs->mach = (struct machine){ .kind = MACHINE_NONE, .user_fd = -1, .mnt_fd = -1, .ipc_fd = -1, .root_fd = -1,
-				     .join = { -1 } };
 	open_bounds(rs, e);
 	if (l->isolate == ISOLATE_OFF) {
 		rs->mach.why = xstrdup("limits.isolate is false");
@@ -214,9 +212,6 @@ int run_isolate_fresh(struct run_state *rs, struct kerr *e)
 	} else if (rs->have_user && platform_user_fresh_home(&rs->user, e) < 0) {
 		return -1;
 	}
-	struct strbuf old = STRBUF_INIT;
-	cg_hits(&rs->cg, &old); /* what kiln's own work between pexecs counted is not the next pexec's */
-	sb_release(&old);
 	return 0;
 }
 
@@ -230,15 +225,16 @@ void run_isolate_after(struct run_state *rs, const struct exec_result *res, int 
 {
 	const struct limits_conf *l = &rs->ex->limits;
 	struct strbuf b = STRBUF_INIT;
-	int hit = cg_hits(&rs->cg, &b);
-	if (machine_full(&rs->mach)) {
+	int hit = cg_hits(&rs->cg, &b), dirty, full;
+	machine_usage(&rs->mach, &dirty, &full);
+	if (full) {
 		sb_addf(&b, "%slimits.disk_mb (%ld MiB) is full: /tmp, /var/tmp, /dev/shm%s share it", b.len ? "; " : "",
 			rs->mach.disk_mb, rs->mach.home ? ", the home and the instrumentation folder" :
 			rs->mach.instr ? " and the instrumentation folder" : "");
 		hit = 1;
 	}
 	if (l->file_mb > 0 && (res->signal == SIGXFSZ ||
-				machine_file_reached(&rs->mach, (unsigned long long)l->file_mb << 20))) {
+				(dirty && machine_file_reached(&rs->mach, (unsigned long long)l->file_mb << 20)))) {
 		sb_addf(&b, "%sa file reached limits.file_mb (%ld MiB)", b.len ? "; " : "", l->file_mb);
 		hit = 1;
 	}
@@ -268,7 +264,8 @@ void run_isolate_clear(struct run_state *rs)
 	if (rs->mach.kind == MACHINE_NONE)
 		return;
 	/* what is left goes with none of the user's processes still writing */
-	if (machine_dirty(&rs->mach) && rs->have_user)
+	int dirty = machine_dirty(&rs->mach);
+	if (dirty && rs->have_user)
 		platform_user_kill_all(&rs->user, NULL);
-	machine_clear(&rs->mach);
+	machine_clear(&rs->mach, dirty);
 }
