@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "annotate.h"
 #include "cmd.h"
 #include "exec.h"
 #include "jitdump.h"
@@ -428,7 +429,7 @@ static void ann_release(struct ann *a)
 	sv_clear(&a->dumps);
 }
 
-static int annotate(const char *dir, const char *symbol, long index, int hot, int json, struct kerr *e)
+int annotate_profile(const char *dir, const char *symbol, long index, int hot, int json, struct kerr *e)
 {
 	DIR *d = opendir(dir);
 	if (!d)
@@ -482,7 +483,7 @@ static int cmd_annotate(int argc, char **argv)
 	if (!dir || !sym)
 		return cmd_usage_error(c, "PROFILE_DIR and SYMBOL are required");
 	struct kerr e = KERR_INIT;
-	int r = annotate(dir, sym, index, (int)hot, json, &e);
+	int r = annotate_profile(dir, sym, index, (int)hot, json, &e);
 	if (r < 0) {
 		kerr_print(&e);
 		r = e.code ? e.code : KEXIT_FAIL;
