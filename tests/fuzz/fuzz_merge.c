@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static char dir[64], mainp[96], shard[128];
 	if (!*dir) {
 		struct kerr e = KERR_INIT;
-		if (read_file("tests/fuzz/data/merge-main.kiln.db", &main_tmpl, &e) < 0) {
+		if (read_file("tests/fuzz/data/merge-main.db", &main_tmpl, &e) < 0) {
 			fprintf(stderr, "fuzz_merge: %s (run from the source tree)\n", sb_str(&e.msg));
 			abort();
 		}
