@@ -1,7 +1,7 @@
 /*
  * fuzz_merge.c - libFuzzer target for what kiln merge reads (src/merge.c):
  * any bytes as a shard of a real cluster run (tests/fuzz/data/
- * merge-main.kiln.db, two shards r1-t0 and r1-t1 of four pexecs; the
+ * merge-main.db, two shards r1-t0 and r1-t1 of four pexecs; the
  * seeds are those shards) are merged or refused, never merged twice or
  * into a pexec the main file did not give that shard, and the main file
  * then loads and reports.  What someone with write access to the
