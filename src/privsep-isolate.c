@@ -3,12 +3,13 @@
  * namespace with a private tmpfs for /tmp, /var/tmp, /dev/shm, the home and
  * the instrumentation folder, and a fresh SysV IPC namespace per pexec.
  *
- * The namespaces are made by a short-lived child that shares kiln's table
- * of descriptors (clone with CLONE_FILES, and CLONE_VM|CLONE_VFORK like
- * vfork outside sanitizer builds): it unshares, mounts, opens
- * /proc/self/ns/{mnt,ipc,user} and the tmpfs, puts those descriptors at
- * numbers kiln reserved, and exits.  It makes system calls only, from a
- * plan kiln wrote before.  kiln itself never enters the namespaces; it
+ * The namespaces are made by a short-lived child (a fork: valgrind, which
+ * `make test-valgrind` runs kiln under, refuses a clone that shares
+ * descriptors): it unshares, mounts, opens /proc/self/ns/{mnt,ipc,user}
+ * and the tmpfs, and sends those descriptors back over a socket
+ * (SCM_RIGHTS); kiln puts them at numbers it reserved before (the plan's
+ * paths name the tmpfs through one of them).  It follows a plan kiln
+ * wrote before.  kiln itself never enters the namespaces; it
  * reaches the tmpfs through the descriptor (openat, never following a
  * link: rm_rf_at), so the mount that the processes see can be
  * detached from any path once made.
@@ -26,6 +27,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <dirent.h>
 #include <unistd.h>
@@ -119,6 +121,44 @@ static KILN_NORETURN void maker_fail(const struct plan *p, int step)
 	_exit(1);
 }
 
+/* the descriptors the plan asked for (rfd[] then ipc[]), in that order, over the socket */
+static int plan_fds(const struct plan *p, int *out, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < 4; i++)
+		if (p->rfd[i] >= 0 && n < max)
+			out[n++] = p->rfd[i];
+	for (size_t i = 0; i < p->nipc && n < max; i++)
+		out[n++] = p->ipc[i];
+	return (int)n;
+}
+
+#define MAKER_FDS (4 + MACHINE_IPC_POOL)
+
+static void send_fds(const struct plan *p)
+{
+	int fds[MAKER_FDS], msg[2] = { 0, 0 };
+	int n = plan_fds(p, fds, MAKER_FDS);
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * MAKER_FDS)];
+		struct cmsghdr align;
+	} u;
+	memset(&u, 0, sizeof(u));
+	struct iovec iov = { msg, sizeof(msg) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	if (n) {
+		mh.msg_control = u.buf;
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n);
+		memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)n);
+	}
+	if (sendmsg(p->errpipe, &mh, 0) < 0)
+		maker_fail(p, 11);
+}
+
 static int maker(void *arg)
 {
 	const struct plan *p = arg;
@@ -158,49 +198,68 @@ static int maker(void *arg)
 	for (size_t i = 0; i < p->nipc; i++)
 		if (unshare(CLONE_NEWIPC) < 0 || put_fd("/proc/self/ns/ipc", O_RDONLY, p->ipc[i]) < 0)
 			maker_fail(p, 9);
+	send_fds(p);
 	_exit(0);
 }
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define MAKER_VM 0 /* sanitizer runtimes do not follow a child that shares their memory */
-#else
-#define MAKER_VM CLONE_VM
-#endif
-
 /*
- * Run the plan in a child sharing kiln's descriptors; the reserved numbers
- * hold what it opened.  0, or -1 with errno and *step of the failure.
+ * Run the plan in a child; what it opened comes back over a socket and
+ * takes the numbers kiln reserved.  0, or -1 with errno and *step of the
+ * failure.
  */
 static int run_maker(struct plan *p, int *step)
 {
-	int ep[2];
-	if (pipe2(ep, O_CLOEXEC) < 0)
-		return -1;
-	p->errpipe = ep[1];
-	size_t ssz = 64 * 1024;
-	char *stack = xmalloc(ssz);
-	/* the stack grows down on every architecture Linux runs kiln on here */
-	pid_t pid = clone(maker, stack + ssz, MAKER_VM | CLONE_VFORK | CLONE_FILES | SIGCHLD, p);
-	int err = errno;
-	close(ep[1]);
-	int r = 0;
-	if (pid < 0) {
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
 		*step = 0;
+		return -1;
+	}
+	p->errpipe = sv[1];
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(sv[0]);
+		maker(p);
+	}
+	int err = errno;
+	close(sv[1]);
+	int r = 0, msg[2] = { 0, 0 };
+	*step = 0;
+	if (pid < 0) {
 		r = -1;
 	} else {
+		union {
+			char buf[CMSG_SPACE(sizeof(int) * MAKER_FDS)];
+			struct cmsghdr align;
+		} u;
+		struct iovec iov = { msg, sizeof(msg) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+		ssize_t n;
+		do
+			n = recvmsg(sv[0], &mh, MSG_CMSG_CLOEXEC);
+		while (n < 0 && errno == EINTR);
 		int st = 0;
 		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 			;
-		int msg[2] = { 0, 0 };
-		ssize_t n = read(ep[0], msg, sizeof(msg));
-		if (n == (ssize_t)sizeof(msg) || !WIFEXITED(st) || WEXITSTATUS(st)) {
-			err = n == (ssize_t)sizeof(msg) ? msg[0] : EIO;
-			*step = n == (ssize_t)sizeof(msg) ? msg[1] : -1;
+		int want[MAKER_FDS], got = 0, *fds = NULL;
+		int nwant = plan_fds(p, want, MAKER_FDS);
+		struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL;
+		if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+			fds = (int *)CMSG_DATA(c);
+			got = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+		}
+		if (n != (ssize_t)sizeof(msg) || msg[0] || got != nwant || !WIFEXITED(st) || WEXITSTATUS(st)) {
+			err = n == (ssize_t)sizeof(msg) && msg[0] ? msg[0] : EIO;
+			*step = n == (ssize_t)sizeof(msg) && msg[0] ? msg[1] : -1;
 			r = -1;
 		}
+		for (int i = 0; i < got; i++) {
+			if (r == 0 && dup3(fds[i], want[i], O_CLOEXEC) < 0)
+				r = -1, err = errno;
+			close(fds[i]);
+		}
 	}
-	close(ep[0]);
-	free(stack);
+	close(sv[0]);
 	errno = err;
 	return r;
 }
@@ -268,6 +327,7 @@ static const char *step_what(int step)
 	case 8: return "open the mount namespace";
 	case 9: return "open the IPC namespace";
 	case 10: return "open the user namespace";
+	case 11: return "send the namespaces to kiln";
 	default: return "a folder of the machine";
 	}
 }
