@@ -103,6 +103,9 @@ int machine_private(const struct machine *m, const char *path);
 /* is NAME in the folder AT (/tmp, /var/tmp, /dev/shm) one kiln put there (a kept folder's way)? */
 int machine_kiln_entry(const struct machine *m, const char *at, const char *name);
 
+/* TEXT written whole into PATH (a /proc or cgroup file; create: a plain file made or truncated); 0 or -1 */
+int isolate_write(const char *path, const char *text, int create);
+
 /* ---- bounds (privsep-cgroup.c) ---- */
 
 enum cg_kind { CG_NONE, CG_V1, CG_V2 };

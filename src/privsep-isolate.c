@@ -73,14 +73,16 @@ struct plan {
 	int errpipe;
 };
 
-static int proc_write(const char *path, const char *text)
+int isolate_write(const char *path, const char *text, int create)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int fd = open(path, O_WRONLY | O_CLOEXEC | (create ? O_CREAT | O_TRUNC : 0), 0644);
 	if (fd < 0)
 		return -1;
 	size_t n = strlen(text);
 	ssize_t w = write(fd, text, n);
+	int err = errno;
 	close(fd);
+	errno = err;
 	return w == (ssize_t)n ? 0 : -1;
 }
 
@@ -166,9 +168,9 @@ static int maker(void *arg)
 		maker_fail(p, 1);
 	if (unshare(p->flags) < 0)
 		maker_fail(p, 2);
-	if (p->uid_map && (proc_write("/proc/self/setgroups", "deny") < 0 ||
-			   proc_write("/proc/self/uid_map", p->uid_map) < 0 ||
-			   proc_write("/proc/self/gid_map", p->gid_map) < 0))
+	if (p->uid_map && (isolate_write("/proc/self/setgroups", "deny", 0) < 0 ||
+			   isolate_write("/proc/self/uid_map", p->uid_map, 0) < 0 ||
+			   isolate_write("/proc/self/gid_map", p->gid_map, 0) < 0))
 		maker_fail(p, 3);
 	if (p->flags & CLONE_NEWNS) {
 		/* mounts made here never reach kiln's namespace; the host's still come in */

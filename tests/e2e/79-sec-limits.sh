@@ -78,7 +78,8 @@ conf procs procs "processes: 40" user
 run procs
 assert_contains "$(err_of procs)" "limits.processes (40) reached" "procs: the reason"
 assert_contains "$(grep '^procs 0 ' seen.txt)" "started 39 failed 361" "procs: what the bomb got"
-[ -z "$(ls -d /sys/fs/cgroup/pids/kiln-* 2>/dev/null)" ] || fail "procs: a cgroup left: $(ls -d /sys/fs/cgroup/pids/kiln-*)"
+tag=$(stat -c '%d %i' procs.kiln.db | { read -r d i; printf '%08x%08x' $((d & 0xffffffff)) $((i & 0xffffffff)); })
+[ -e /sys/fs/cgroup/pids/kiln-$tag ] && fail "procs: its cgroup kiln-$tag was left"
 : > seen.txt
 conf procs2 procs "processes: 40" user
 KILN_CGROUP_FS=/sys/fs/cgroup/unified "$KILN" run procs2.yaml 2>err.txt
