@@ -29,7 +29,7 @@ PKG_LIBS   := -Wl,-Bstatic -lfyaml -ljansson -lsqlite3 -lgsl -lgslcblas -lzstd -
 WARN     := -Wall -Wextra -Wshadow -Wno-unused-parameter -Werror=incompatible-pointer-types -Werror=implicit-function-declaration -Werror=int-conversion
 CFLAGS   ?= $(OPT) -g
 ifneq ($(SANITIZE),)
-CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined -DKILN_SANITIZE
 LDFLAGS  += -fsanitize=address,undefined
 endif
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude -Isrc $(PKG_CFLAGS) \

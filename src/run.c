@@ -323,6 +323,25 @@ static void note_env(const struct experiment *ex, const json_t *choice)
 	}
 }
 
+/*
+ * The sanity child is kiln itself: in a sanitizer build (make test-asan) it
+ * gets kiln's own ASAN/LSAN/UBSAN options, as kiln got them.  A test that
+ * runs kiln under strace says detect_leaks=0 because LeakSanitizer cannot
+ * stop a traced process's threads; without this the child, started with a
+ * clean environment, died at exit under strace.  Release builds pass nothing.
+ */
+static void sanitizer_env(struct strvec *env)
+{
+#ifdef KILN_SANITIZE
+	static const char *const names[] = { "ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (getenv(names[i]))
+			sv_setenv(env, names[i], getenv(names[i]));
+#else
+	(void)env;
+#endif
+}
+
 /* does the config ask for anything a pexec must be checked to get? */
 static int needs_sanity(const struct experiment *ex)
 {
@@ -345,6 +364,7 @@ static int run_sanity(struct run_state *rs, const char *results, struct kerr *e)
 	sv_setenv(&env, "PATH", getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
 	if (rs->have_user)
 		sv_setenv(&env, "HOME", rs->user.home);
+	sanitizer_env(&env);
 	struct strbuf cpus = STRBUF_INIT;
 	pexec_opts(ex, 1, &cpus, &eo);
 	eo.timeout_s = 60;

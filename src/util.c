@@ -58,8 +58,10 @@ char *xstrdup(const char *s)
 	return xstrndup(s, strlen(s));
 }
 
+/* as strndup: at most n bytes, and never past s's NUL (callers cut to a width) */
 char *xstrndup(const char *s, size_t n)
 {
+	n = strnlen(s, n);
 	char *p = xmalloc(n + 1);
 	memcpy(p, s, n);
 	p[n] = '\0';
