@@ -402,7 +402,7 @@ static void bisect_bench(struct history *h, long machine, const struct strvec *k
 			int is_aa = t % 3 == 2;
 			sb.culprit = is_aa ? 0 : 1 + (size_t)(runif() * (double)(ncommits - 1));
 			sb.step = log(rnd() & 1 ? 1.02 : 1 / 1.02);
-			struct bisect_ops ops = { &sb, sb_build, sb_measure };
+			struct bisect_ops ops = { &sb, sb_build, sb_measure, NULL };
 			struct bisect_result r;
 			struct kerr e = KERR_INIT;
 			bisect_run(ncommits, &o, &ops, &r, &e);

@@ -92,8 +92,18 @@ int ab_open(struct ab_ctx *c, const struct track_opts *o, struct kerr *e)
 	return code;
 }
 
+const char *ab_binary(const struct ab_ctx *c, const char *hash)
+{
+	const char *b = NULL;
+	for (size_t i = 0; i + 1 < c->built.n; i += 2)
+		if (!strcmp(c->built.v[i], hash))
+			b = c->built.v[i + 1]; /* the last build of it */
+	return b;
+}
+
 void ab_close(struct ab_ctx *c)
 {
+	sv_clear(&c->built);
 	history_close(c->h);
 	free(c->text);
 	free(c->dir);
@@ -142,6 +152,12 @@ int ab_build(struct ab_ctx *c, const struct hist_commit *x, struct kerr *e)
 			ro.build_failed = &failed;
 			unlink(results);
 			code = run_experiment_ex(&ex, c->o->config, &ro, &me);
+			char *bin = code == KEXIT_OK && !failed ? track_binary_hash(&ex) : NULL;
+			if (bin) {
+				sv_push(&c->built, x->hash);
+				sv_push(&c->built, bin);
+			}
+			free(bin);
 		}
 		config_free(&ex);
 		if (code != KEXIT_OK && !failed) {

@@ -18,6 +18,10 @@
  * 3. A broken midpoint is skipped: the next untried commit nearest the
  *    middle of (lo, hi) is built instead; a range of broken commits only
  *    ends the search with that range.
+ * 4. Binaries decide before rounds do: a midpoint that built the binary of
+ *    a commit already judged takes its verdict without a round (the
+ *    machine's noise could otherwise judge one program twice, both ways),
+ *    and GOOD and BAD of one binary have no culprit.
  */
 #include "history-bisect.h"
 
@@ -136,8 +140,30 @@ static struct bisect_step *add_step(struct bisect_result *r, size_t commit)
 	struct bisect_step *s = &r->steps[r->nsteps++];
 	memset(s, 0, sizeof(*s));
 	s->commit = commit;
+	s->same_as = SIZE_MAX;
 	s->ratio = s->lo = s->hi = NAN;
 	return s;
+}
+
+/* the verdict of a commit judged before whose binary i built, -1: none (0: GOOD's end, 1: BAD's) */
+static int same_binary(const struct bisect_ops *ops, const struct bisect_result *r, size_t n, size_t i, size_t *from)
+{
+	const char *bi = ops->binary ? ops->binary(ops->ctx, i) : NULL;
+	if (!bi)
+		return -1;
+	const char *bg = ops->binary(ops->ctx, 0), *bb = ops->binary(ops->ctx, n - 1);
+	if (bg && !strcmp(bg, bi))
+		return *from = 0, 0;
+	if (bb && !strcmp(bb, bi))
+		return *from = n - 1, 1;
+	for (size_t k = 0; k < r->nsteps; k++) {
+		const struct bisect_step *s = &r->steps[k];
+		const char *bs = s->commit != i && (s->verdict == BV_GOOD || s->verdict == BV_BAD) ? ops->binary(ops->ctx, s->commit)
+												       : NULL;
+		if (bs && !strcmp(bs, bi))
+			return *from = s->commit, s->verdict == BV_BAD;
+	}
+	return -1;
 }
 
 /* build commit i once: 0 built, 1 broken; counts builds */
@@ -189,6 +215,16 @@ int bisect_run(size_t n, const struct bisect_opts *o, const struct bisect_ops *o
 	}
 	struct diff_test dt = { .o = o, .verdict = -1 };
 	struct bisect_step *st = NULL;
+	size_t from;
+	if (code == KEXIT_OK && same_binary(ops, r, n, n - 1, &from) == 0) {
+		/* GOOD and BAD built one binary: one program, no culprit, no round needed */
+		st = add_step(r, n - 1);
+		st->verdict = BV_GOOD;
+		st->same_as = 0;
+		r->outcome = BISECT_NO_CHANGE;
+		free(state);
+		return KEXIT_OK;
+	}
 	if (code == KEXIT_OK) {
 		st = add_step(r, n - 1);
 		if (ops->measure(ops->ctx, 0, n - 1, diff_more, &dt, e) < 0)
@@ -225,6 +261,16 @@ int bisect_run(size_t n, const struct bisect_opts *o, const struct bisect_ops *o
 		st = add_step(r, mid);
 		if (b == 1) {
 			st->verdict = BV_BROKEN;
+			continue;
+		}
+		int inherited = same_binary(ops, r, n, mid, &from);
+		if (inherited >= 0) {
+			st->verdict = inherited ? BV_BAD : BV_GOOD;
+			st->same_as = from;
+			if (inherited)
+				r->hi = mid;
+			else
+				r->lo = mid;
 			continue;
 		}
 		/* BAD's level: every round of a commit found like BAD so far */

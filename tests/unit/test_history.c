@@ -233,6 +233,7 @@ struct simvm {
 	size_t culprit;        /* first slow commit (0: none) */
 	double step, noise;    /* the slowdown; per-round sd of log(b/a) */
 	unsigned char *broken; /* commits that do not build */
+	const char *const *bin; /* what each commit built (NULL: not known) */
 	size_t builds, measured;
 };
 
@@ -270,7 +271,7 @@ static void test_bisect_finds(void **state)
 	size_t right = 0, trials = 40, worst = 0;
 	for (size_t t = 0; t < trials; t++) {
 		struct simvm v = { .culprit = 1 + (size_t)(unif() * 198), .step = 1.02, .noise = 0.01 };
-		struct bisect_ops ops = { &v, sim_build, sim_measure };
+		struct bisect_ops ops = { &v, sim_build, sim_measure, NULL };
 		struct bisect_result r;
 		struct kerr e = KERR_INIT;
 		assert_int_equal(bisect_run(200, &o, &ops, &r, &e), 0);
@@ -296,7 +297,7 @@ static void test_bisect_aa_names_none(void **state)
 	seed = 5150;
 	for (size_t t = 0; t < 60; t++) {
 		struct simvm v = { .culprit = 0, .noise = 0.015 };
-		struct bisect_ops ops = { &v, sim_build, sim_measure };
+		struct bisect_ops ops = { &v, sim_build, sim_measure, NULL };
 		struct bisect_result r;
 		struct kerr e = KERR_INIT;
 		assert_int_equal(bisect_run(64, &o, &ops, &r, &e), 0);
@@ -315,7 +316,7 @@ static void test_bisect_skips_broken(void **state)
 	unsigned char broken[50] = { 0 };
 	broken[25] = broken[24] = 1; /* the first midpoints tried */
 	struct simvm v = { .culprit = 30, .step = 1.05, .noise = 0.01, .broken = broken };
-	struct bisect_ops ops = { &v, sim_build, sim_measure };
+	struct bisect_ops ops = { &v, sim_build, sim_measure, NULL };
 	struct bisect_result r;
 	struct kerr e = KERR_INIT;
 	assert_int_equal(bisect_run(50, &o, &ops, &r, &e), 0);
@@ -332,6 +333,45 @@ static void test_bisect_skips_broken(void **state)
 	assert_int_equal(bisect_run(50, &o, &ops, &r, &e), 0);
 	assert_int_equal(r.outcome, BISECT_RANGE);
 	assert_true(r.lo < 30 && r.hi >= 30 && r.lo <= 19 && r.hi >= 40);
+	bisect_result_free(&r);
+}
+
+static const char *sim_binary(void *ctx, size_t i)
+{
+	struct simvm *v = ctx;
+	return v->bin ? v->bin[i] : NULL;
+}
+
+/* a midpoint of a binary already judged takes its verdict, unmeasured; GOOD and BAD of one binary: no culprit */
+static void test_bisect_binaries(void **state)
+{
+	(void)state;
+	struct bisect_opts o;
+	bisect_opts_default(&o);
+	seed = 77;
+	const char *bin[64];
+	for (int i = 0; i < 64; i++)
+		bin[i] = i < 10 ? "A" : i < 40 ? "B" : "C"; /* the step is at 40: 10..39 built what 10 did */
+	/* the noise is such that rounds alone would mislead now and then; binaries do not */
+	struct simvm v = { .culprit = 40, .step = 1.03, .noise = 0.01, .bin = bin };
+	struct bisect_ops ops = { &v, sim_build, sim_measure, sim_binary };
+	struct bisect_result r;
+	struct kerr e = KERR_INIT;
+	assert_int_equal(bisect_run(64, &o, &ops, &r, &e), 0);
+	assert_int_equal(r.outcome, BISECT_FOUND);
+	assert_int_equal(r.culprit, 40);
+	size_t inherited = 0;
+	for (size_t i = 0; i < r.nsteps; i++)
+		inherited += r.steps[i].same_as != SIZE_MAX && r.steps[i].rounds == 0;
+	assert_true(inherited >= 1);
+	bisect_result_free(&r);
+	/* GOOD and BAD built the same binary: no round at all, no culprit */
+	const char *same[8] = { "X", "X", "Y", "Y", "X", "X", "X", "X" };
+	struct simvm w = { .culprit = 2, .step = 1.5, .noise = 0.01, .bin = same };
+	ops.ctx = &w;
+	assert_int_equal(bisect_run(8, &o, &ops, &r, &e), 0);
+	assert_int_equal(r.outcome, BISECT_NO_CHANGE);
+	assert_int_equal(w.measured, 0);
 	bisect_result_free(&r);
 }
 
@@ -371,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_bisect_finds),
 		cmocka_unit_test(test_bisect_aa_names_none),
 		cmocka_unit_test(test_bisect_skips_broken),
+		cmocka_unit_test(test_bisect_binaries),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
