@@ -188,9 +188,9 @@ static void print_text(const struct drive *d, const char *key, const struct bise
 			snprintf(ratio, sizeof(ratio), "%.4f (%.4f-%.4f)", s->ratio, s->lo, s->hi);
 		else if (s->same_as != SIZE_MAX)
 			snprintf(ratio, sizeof(ratio), "binary of %.12s", d->c[s->same_as].hash);
-		char *subj = xstrndup(d->c[s->commit].subject ? d->c[s->commit].subject : "", 50);
+		char *subj = history_short(d->c[s->commit].subject, 50);
 		printf("  %.12s %-7s %7zu  %-24s %s\n", d->c[s->commit].hash, bisect_verdict_name(s->verdict), s->rounds,
-		       ratio, esc(ESC_TERM, subj));
+		       ratio, subj);
 		free(subj);
 	}
 	switch (r->outcome) {

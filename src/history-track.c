@@ -584,8 +584,8 @@ static void progress_line(const struct track_job *j, size_t k, size_t n, const s
 	struct strbuf eta = STRBUF_INIT;
 	if (j->measured)
 		fmt_duration(&eta, j->spent_s / (double)j->measured * (double)(n - k));
-	char *subj = xstrndup(c->subject ? c->subject : "", 60);
-	fprintf(stderr, "kiln track: [%zu/%zu] %.12s %s%s%s\n", k + 1, n, c->hash, esc(ESC_TERM, subj),
+	char *subj = history_short(c->subject, 60);
+	fprintf(stderr, "kiln track: [%zu/%zu] %.12s %s%s%s\n", k + 1, n, c->hash, subj,
 		eta.len ? "  ETA " : "", sb_str(&eta));
 	free(subj);
 	sb_release(&eta);
