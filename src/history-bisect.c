@@ -4,10 +4,11 @@
  *
  * 1. GOOD against BAD, interleaved rounds, a sequential t-test: after each
  *    batch, "different" when the (1 - alpha/K) interval of the mean log
- *    ratio excludes 0 and the estimate is at least half min_change; "same"
- *    when it lies inside +-min_change; K is the number of looks the round
- *    cap allows (alpha spent evenly).  Same, or undecided at the cap: no
- *    culprit is named.
+ *    ratio excludes 0, the estimate is at least half min_change and the
+ *    interval's half-width at most a third of it (or the cap is reached);
+ *    "same" when it lies inside +-min_change; K is the number of looks the
+ *    round cap allows (alpha spent evenly).  Same, or undecided at the cap:
+ *    no culprit is named.
  * 2. Each midpoint against GOOD, with a sequential probability ratio test
  *    of "like GOOD" (mean 0) against "like BAD" (mean delta, from step 1):
  *    log LR = delta / s^2 * sum(d - delta / 2), s^2 pooled from every
@@ -84,10 +85,17 @@ static size_t diff_more(void *ctx, const double *d, size_t n)
 	t->lo = m - q * se;
 	t->hi = m + q * se;
 	double floor = log1p(o->min_change);
-	if ((t->lo > 0 || t->hi < 0) && fabs(m) >= floor / 2)
+	/*
+	 * Different, and its size known to a third of itself: the midpoints'
+	 * test splits at half of it, so a size known only to within half (a
+	 * few rounds on a noisy machine) would put that split in the wrong place
+	 */
+	if ((t->lo > 0 || t->hi < 0) && fabs(m) >= floor / 2 && (t->hi - t->lo) / 2 <= fabs(m) / 3)
 		t->verdict = 1;
 	else if (t->lo > -floor && t->hi < floor)
 		t->verdict = 0;
+	else if ((t->lo > 0 || t->hi < 0) && fabs(m) >= floor / 2 && n >= o->max_rounds)
+		t->verdict = 1; /* different, its size as known as the cap allows */
 	if (t->verdict >= 0 || n >= o->max_rounds)
 		return 0;
 	return n + o->batch <= o->max_rounds ? o->batch : o->max_rounds - n;
