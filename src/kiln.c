@@ -27,6 +27,7 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_merge_entry,
 	&cmd_track_entry,
 	&cmd_bisect_entry,
+	&cmd_publish_entry,
 	&cmd_report_entry,
 	&cmd_plot_entry,
 	&cmd_diff_entry,

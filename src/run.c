@@ -41,7 +41,7 @@ static void on_signal(int sig)
 		exec_interrupted++;
 }
 
-static void install_signals(void)
+void run_catch_signals(void)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -987,7 +987,7 @@ static int run_session(struct run_job *j, const char *config, const struct run_o
 	int watch = platform_notify_watch(&j->ex.platform, died);
 	free(died);
 	exec_become_subreaper();
-	install_signals();
+	run_catch_signals();
 	json_t *tuned = NULL;
 	long ran = 0;
 	int code = KEXIT_OK;

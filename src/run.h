@@ -69,5 +69,11 @@ int run_experiment_ex(struct experiment *ex, const char *name, const struct run_
  */
 int run_discarded_error(struct kerr *e, const char *label, const char *key);
 int run_is_discarded_error(const struct kerr *e);
+/*
+ * SIGINT, SIGTERM and SIGHUP counted in exec_interrupted (the work stops
+ * where it can), SIGPIPE ignored, stops watched: what a run installs, and
+ * any command that stops cleanly when asked (kiln publish)
+ */
+void run_catch_signals(void);
 
 #endif
