@@ -21,11 +21,12 @@ struct ab_ctx {
 	struct strvec built;         /* commit hash, then the SHA-256 of the VMs it built, for each built */
 };
 
-/* per key (bench:vm:variant, the config's VM names), the per-round log ratios log(b/a) */
+/* per key (bench:vm:variant, the config's VM names), per round the two steady means and log(b/a) */
 struct ab_keys {
 	size_t n;
 	char **key;
-	double **d;
+	double **d;         /* nd[k] log ratios */
+	double **a, **b;    /* the rounds' steady means of a and of b (seconds) */
 	size_t *nd;
 };
 void ab_keys_free(struct ab_keys *k);
