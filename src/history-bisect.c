@@ -5,7 +5,7 @@
  * 1. GOOD against BAD, interleaved rounds, a sequential t-test: after each
  *    batch, "different" when the (1 - alpha/K) interval of the mean log
  *    ratio excludes 0, the estimate is at least half min_change and the
- *    interval's half-width at most a third of it (or the cap is reached);
+ *    interval's half-width at most half of it (or the cap is reached);
  *    "same" when it lies inside +-min_change; K is the number of looks the
  *    round cap allows (alpha spent evenly).  Same, or undecided at the cap:
  *    no culprit is named.
@@ -86,11 +86,11 @@ static size_t diff_more(void *ctx, const double *d, size_t n)
 	t->hi = m + q * se;
 	double floor = log1p(o->min_change);
 	/*
-	 * Different, and its size known to a third of itself: the midpoints'
+	 * Different, and its size known to half of itself: the midpoints.
 	 * test splits at half of it, so a size known only to within half (a
 	 * few rounds on a noisy machine) would put that split in the wrong place
 	 */
-	if ((t->lo > 0 || t->hi < 0) && fabs(m) >= floor / 2 && (t->hi - t->lo) / 2 <= fabs(m) / 3)
+	if ((t->lo > 0 || t->hi < 0) && fabs(m) >= floor / 2 && (t->hi - t->lo) / 2 <= fabs(m) / 2)
 		t->verdict = 1;
 	else if (t->lo > -floor && t->hi < floor)
 		t->verdict = 0;
