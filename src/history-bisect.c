@@ -86,9 +86,9 @@ static size_t diff_more(void *ctx, const double *d, size_t n)
 	t->hi = m + q * se;
 	double floor = log1p(o->min_change);
 	/*
-	 * Different, and its size known to half of itself: the midpoints.
-	 * test splits at half of it, so a size known only to within half (a
-	 * few rounds on a noisy machine) would put that split in the wrong place
+	 * Different, and its size known to half of itself: the midpoints'
+	 * test splits at half of it, so a size known worse than that (a few
+	 * rounds on a noisy machine) would put that split on the wrong side
 	 */
 	if ((t->lo > 0 || t->hi < 0) && fabs(m) >= floor / 2 && (t->hi - t->lo) / 2 <= fabs(m) / 2)
 		t->verdict = 1;
