@@ -203,8 +203,11 @@ static int track_commits(const struct track_opts *o, struct history *h, long mac
 		tip = xstrdup(dots[2] ? dots + 2 : "HEAD");
 	} else {
 		tip = xstrdup(to);
-		if (o->new_only)
-			from = last_tracked(h, machine);
+		if (o->new_only && !(from = last_tracked(h, machine))) {
+			free(tip);
+			return kerr_setc(e, KEXIT_USAGE, "--new tracks what came after the newest commit this machine tracked, "
+					 "and it has tracked none yet: give a range (A..B) first");
+		}
 	}
 	if (!dots && !o->new_only) {
 		/* one revision: that commit */

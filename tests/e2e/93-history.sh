@@ -13,6 +13,10 @@ make_history_config "$T/exp/toy.yaml"
 H=$T/exp/toy.history.db
 q() { sqlite3 "$H" "$1"; }
 
+# --new needs a commit tracked before (it would otherwise be every commit since the root)
+out=$("$KILN" track exp/toy.yaml --repo repo -o "$T/none.db" --new 2>&1); assert_eq $? 2 "--new on an empty history: $out"
+assert_contains "$out" "has tracked none yet"
+
 # --- track, interrupted in its first commit's session, then resumed ---
 # (each pexec prepared by a 0.05 s sleep, so that the session outlasts the wait below)
 sed 's|^    build: .*|&\n    prepare: [sleep, "0.05"]|' exp/toy.yaml > exp/slow.yaml
