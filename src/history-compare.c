@@ -25,13 +25,21 @@ struct rounds_to {
 	size_t want;
 };
 
+/*
+ * Rounds until every key has `want` pairs; a key whose pexecs keep failing
+ * or finding no steady state gets at most as many rounds again, then the
+ * comparison goes with what it has
+ */
 static size_t fixed_more(void *ctx, const struct ab_keys *k)
 {
 	const struct rounds_to *r = ctx;
-	size_t least = r->want;
-	for (size_t i = 0; i < k->n; i++)
-		if (k->nd[i] < least)
-			least = k->nd[i];
+	size_t least = r->want, most = 0;
+	for (size_t i = 0; i < k->n; i++) {
+		least = k->nd[i] < least ? k->nd[i] : least;
+		most = k->nd[i] > most ? k->nd[i] : most;
+	}
+	if (most >= 2 * r->want)
+		return 0;
 	return k->n ? r->want - least : r->want;
 }
 
