@@ -470,6 +470,13 @@ int ab_measure(struct ab_ctx *c, const struct hist_commit *a, const struct hist_
 			code = KEXIT_OK;
 		if (code == KEXIT_OK && (session_fold(&s, ca, cb, e) < 0 || session_rounds(&s, e) < 0))
 			code = e->code ? e->code : KEXIT_STORE;
+		else if (code == KEXIT_INTERRUPTED && file_exists(results)) {
+			/* the rounds that finished are kept: the next measurement of the two starts from them */
+			struct kerr fe = KERR_INIT;
+			if (session_fold(&s, ca, cb, &fe) < 0)
+				kiln_warn("the finished rounds could not be kept: %s", sb_str(&fe.msg));
+			kerr_release(&fe);
+		}
 		if (code == KEXIT_OK) {
 			*out = s.now;
 			memset(&s.now, 0, sizeof(s.now));
