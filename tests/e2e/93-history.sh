@@ -88,6 +88,21 @@ assert_contains "$out" "\*\*slower\*\*"
 out=$("$KILN" track exp/toy.yaml --repo repo --compare "$HIST_C2" "$HIST_C3" --threshold 5%) || fail "same binary: $out"
 assert_contains "$out" "0 of 1 key slower"
 
+# an interrupted compare keeps the rounds that finished (30 rounds asked, interrupted after a few)
+"$KILN" track exp/slow.yaml -o "$H" --repo repo --compare "$HIST_C3" "$HIST_C4" --pexecs 30 > cmp.out 2>&1 &
+pid=$!
+some_rounds() {
+	local f
+	f=$(ls "$H.work/ab/"*.kiln.db 2>/dev/null | grep -v build | head -1)
+	[ -n "$f" ] && [ "$(sqlite3 "$f" "SELECT COUNT(*) FROM pexecs WHERE status='ok'" 2>/dev/null)" -ge 4 ]
+}
+wait_until 60 some_rounds || fail "no rounds: $(cat cmp.out)"
+kill -INT $pid
+wait $pid; assert_eq $? 130 "an interrupted compare: $(cat cmp.out)"
+kept=$(q "SELECT COUNT(*) FROM pexecs p JOIN runs r ON r.id=p.run_id JOIN commits c ON c.id=r.commit_id
+	WHERE r.kind='ab' AND c.hash='$HIST_C4' AND r.session IN (SELECT session FROM runs x JOIN commits y ON y.id=x.commit_id WHERE y.hash='$HIST_C3')")
+[ "$kept" -ge 2 ] || fail "the finished rounds of an interrupted compare are kept: $kept"
+
 # --- hostile text from the repository: escaped for the terminal and Markdown ---
 printf 'x\n' >> repo/README
 git -C repo commit -qam $'\e[31mred | `tick` <b>bold</b>\x07' || fail "commit"
