@@ -118,10 +118,12 @@ assert_contains "$out" 'red \\| '
 # --- merge: another machine's history, twice changes nothing; a crafted file refused ---
 mkdir -p m2 && cp -r exp/benchmarks exp/toy.yaml m2/
 "$KILN" track m2/toy.yaml --repo repo --machine other --steps 3 ..main -q || fail "second machine"
+# and its noise floor: a commit against itself, two runs alike in all but their pexecs
+"$KILN" track m2/toy.yaml --repo repo --machine other --compare "$HIST_C7" "$HIST_C7" --pexecs 3 >/dev/null || fail "A/A compare"
 out=$("$KILN" merge "$H" m2/toy.history.db) || fail "merge: $out"
-assert_contains "$out" "3 runs merged"
+assert_contains "$out" "5 runs merged"
 out=$("$KILN" merge "$H" m2/toy.history.db) || fail "merge again: $out"
-assert_contains "$out" "0 runs merged, 3 there already"
+assert_contains "$out" "0 runs merged, 5 there already"
 assert_eq "$(q "SELECT COUNT(*) FROM machines")" 2
 cp m2/toy.history.db evil.db
 sqlite3 evil.db "CREATE TRIGGER t AFTER INSERT ON runs BEGIN DELETE FROM pexecs; END;"
