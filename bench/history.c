@@ -388,6 +388,7 @@ static void bisect_bench(struct history *h, long machine, const struct strvec *k
 	while (((size_t)1 << lg) < ncommits - 1)
 		lg++;
 	long right = 0, found = 0, over = 0, inj = 0, aa = 0, aa_named = 0, rounds = 0;
+	long *kright = xcalloc(nk + 1, sizeof(long)), *kinj = xcalloc(nk + 1, sizeof(long));
 	size_t worst = 0;
 	for (int t = 0; t < trials; t++) {
 		for (size_t k = 0; k < nk; k++) {
@@ -414,6 +415,8 @@ static void bisect_bench(struct history *h, long machine, const struct strvec *k
 				inj++;
 				found += r.outcome == BISECT_FOUND;
 				right += r.outcome == BISECT_FOUND && r.culprit == sb.culprit;
+				kinj[k]++;
+				kright[k] += r.outcome == BISECT_FOUND && r.culprit == sb.culprit;
 				over += r.builds > lg + 2;
 				worst = r.builds > worst ? r.builds : worst;
 			}
@@ -421,6 +424,16 @@ static void bisect_bench(struct history *h, long machine, const struct strvec *k
 			free((void *)sb.res);
 		}
 	}
+	printf("\nbisection per key (2%% steps right; sd of a round's log ratio):");
+	for (size_t k = 0; k < nk; k++) {
+		double ss = 0;
+		for (size_t i = 0; i < npair[k]; i++)
+			ss += pair[k][i] * pair[k][i];
+		printf("%s %s %ld/%ld (%.2f%%)", k ? "," : "", keys->v[k], kright[k], kinj[k],
+		       npair[k] ? 100 * sqrt(ss / (double)npair[k]) : NAN);
+	}
+	free(kright);
+	free(kinj);
 	for (size_t k = 0; k < nk; k++)
 		free(pair[k]);
 	free(pair);
