@@ -192,7 +192,8 @@ def main():
         null = r.get("null", [0, 0, 0, 0, 1])
         prec = hits / (hits + fa) if hits + fa else float("nan")
         rec = hits / inj if inj else float("nan")
-        f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
+        # no detection at all: nothing found, F1 0 (its precision is undefined, not perfect)
+        f1 = 2 * prec * rec / (prec + rec) if hits else 0.0
         rows[name] = f1
         cells = ["%.3f" % (r[k][1] / r[k][0]) if r[k][0] else "-" for k in steps]
         print("| %s | %s | %.3f | %.2f; %.2f | %.3f | %.3f |" % (
