@@ -205,7 +205,7 @@ def main():
     for name, f1 in rows.items():
         if name != "kiln":
             print("ROW\t%sdetection F1: kiln against %s\t%.3f vs %.3f\tkiln higher\t%s" % (
-                label, name, k, f1, "PASS" if k > f1 else "MISS"))
+                label, name, k, f1, "PASS" if round(k, 3) > round(f1, 3) else "MISS"))
 
 
 if __name__ == "__main__":
