@@ -33,7 +33,7 @@ static const char *version_flag(const struct vm_conf *vm)
 	return "--version";
 }
 
-/* one VM's identity, probed as its benchmarks run: the user, its home, PATH and the VM's env */
+/* one VM's identity, probed as its benchmarks run: the user, its home, PATH and the VM's env, on the machine */
 static json_t *identify_vm(const struct run_state *rs, const struct vm_conf *vm)
 {
 	const char *exe = vm->resolved ? vm->resolved : vm->path;
@@ -46,7 +46,10 @@ static json_t *identify_vm(const struct run_state *rs, const struct vm_conf *vm)
 	struct exec_opts eo;
 	memset(&eo, 0, sizeof(eo));
 	pexec_user_opts(u, &eo);
-	struct vmid_probe pr = { sv_array(&env), eo.cwd ? eo.cwd : rs->cwd, eo.set_user, eo.uid, eo.gid };
+	run_isolate_opts(rs, &eo);
+	if (machine_private(&rs->mach, "/tmp"))
+		sv_setenv(&env, "TMPDIR", "/tmp");
+	struct vmid_probe pr = { sv_array(&env), eo.cwd ? eo.cwd : rs->cwd, eo.set_user, eo.uid, eo.gid, &eo };
 	json_t *id = vmid_get(exe, version_flag(vm), &pr);
 	json_object_update(o, id);
 	json_decref(id);
@@ -54,11 +57,17 @@ static json_t *identify_vm(const struct run_state *rs, const struct vm_conf *vm)
 	return o;
 }
 
-json_t *run_identify_vms(const struct run_state *rs)
+json_t *run_identify_vms(struct run_state *rs)
 {
+	/* a renewed home and machine: what a pexec left does not decide what --version says */
+	struct kerr e = KERR_INIT;
+	if (run_isolate_fresh(rs, &e) < 0)
+		kiln_warn("before the VMs' probes: %s", sb_str(&e.msg));
+	kerr_release(&e);
 	json_t *a = json_array();
 	for (size_t i = 0; i < rs->ex->nvms; i++)
 		json_array_append_new(a, identify_vm(rs, &rs->ex->vms[i]));
+	run_isolate_clear(rs);
 	return a;
 }
 
@@ -133,7 +142,10 @@ static int probe_key(struct run_state *rs, struct pexec_key *k, json_t **probe, 
 	struct exec_result res = { 0 };
 	struct kerr xe = KERR_INIT;
 	memset(&eo, 0, sizeof(eo));
-	int r = pexec_prepare(rs->ex, k, "probe", rs->sess.tag, u, &instr, &env, e);
+	int on = rs->mach.kind != MACHINE_NONE;
+	int r = on ? run_isolate_fresh(rs, e) : 0;
+	if (r == 0)
+		r = pexec_prepare(rs->ex, k, "probe", rs->sess.tag, u, &rs->mach, &instr, &env, e);
 	k->pc.instr_dir = instr;
 	if (r == 0 && plugin_build(&k->pc, "probe", &argv, &env, e) < 0)
 		r = kerr_wrap(e, "%s", k->key);
@@ -144,6 +156,9 @@ static int probe_key(struct run_state *rs, struct pexec_key *k, json_t **probe, 
 		eo.envp = sv_array(&env);
 		eo.cwd = rs->cwd;
 		pexec_user_opts(u, &eo);
+		if (config_cwd(k->pc.vm, k->pc.bench))
+			eo.cwd = config_cwd(k->pc.vm, k->pc.bench);
+		run_isolate_opts(rs, &eo);
 		eo.on_stream = probe_stream;
 		eo.stream_ctx = &out;
 		if (!eo.timeout_s || eo.timeout_s > 300)
@@ -155,7 +170,9 @@ static int probe_key(struct run_state *rs, struct pexec_key *k, json_t **probe, 
 	}
 	if (u)
 		platform_user_kill_all(u, NULL);
-	if (instr)
+	if (on)
+		run_isolate_clear(rs);
+	else if (instr)
 		rm_rf(instr);
 	free(instr);
 	k->pc.instr_dir = NULL;
@@ -309,14 +326,14 @@ static int record_programs(struct run_state *rs, struct key_check *kcs, struct k
 	return store_commit(rs->st, e);
 }
 
-/* probe, describe and check one key with pending pexecs */
+/* probe, describe and check one key with pending pexecs; a key whose probe fails is skipped (run_skip_key) */
 static int program_of_key(struct run_state *rs, size_t k, struct key_check *kc, struct kerr *e)
 {
 	struct pexec_key *pk = &rs->kc[k];
 	json_t *probe = NULL;
 	const struct kiln_plugin *pl = pk->pc.vm->pl;
 	if (pl && pl->probe && probe_key(rs, pk, &probe, e) < 0)
-		return -1;
+		return e->code == KEXIT_INTERRUPTED ? -1 : run_skip_key(rs, k, e);
 	int r = describe_key(rs, pk, vm_of(rs, pk), probe, &kc->pv, e);
 	json_decref(probe);
 	return r < 0 ? -1 : check_key(rs, k, kc, e);
@@ -329,7 +346,7 @@ int run_programs(struct run_state *rs, struct kerr *e)
 	int r = 0;
 	for (size_t k = 0; k < nk && r == 0; k++) {
 		kcs[k].pv = (struct prov)PROV_INIT;
-		if (has_pending(rs->sc, k))
+		if (has_pending(rs->sc, k) && !rs->broken[k])
 			r = program_of_key(rs, k, &kcs[k], e);
 		changed += kcs[k].changed;
 	}
