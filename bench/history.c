@@ -388,6 +388,7 @@ static void bisect_bench(struct history *h, long machine, const struct strvec *k
 	while (((size_t)1 << lg) < ncommits - 1)
 		lg++;
 	long right = 0, found = 0, over = 0, inj = 0, aa = 0, aa_named = 0, rounds = 0;
+	long *kright = xcalloc(nk + 1, sizeof(long)), *kinj = xcalloc(nk + 1, sizeof(long));
 	size_t worst = 0;
 	for (int t = 0; t < trials; t++) {
 		for (size_t k = 0; k < nk; k++) {
@@ -402,7 +403,7 @@ static void bisect_bench(struct history *h, long machine, const struct strvec *k
 			int is_aa = t % 3 == 2;
 			sb.culprit = is_aa ? 0 : 1 + (size_t)(runif() * (double)(ncommits - 1));
 			sb.step = log(rnd() & 1 ? 1.02 : 1 / 1.02);
-			struct bisect_ops ops = { &sb, sb_build, sb_measure };
+			struct bisect_ops ops = { &sb, sb_build, sb_measure, NULL };
 			struct bisect_result r;
 			struct kerr e = KERR_INIT;
 			bisect_run(ncommits, &o, &ops, &r, &e);
@@ -414,6 +415,8 @@ static void bisect_bench(struct history *h, long machine, const struct strvec *k
 				inj++;
 				found += r.outcome == BISECT_FOUND;
 				right += r.outcome == BISECT_FOUND && r.culprit == sb.culprit;
+				kinj[k]++;
+				kright[k] += r.outcome == BISECT_FOUND && r.culprit == sb.culprit;
 				over += r.builds > lg + 2;
 				worst = r.builds > worst ? r.builds : worst;
 			}
@@ -421,6 +424,16 @@ static void bisect_bench(struct history *h, long machine, const struct strvec *k
 			free((void *)sb.res);
 		}
 	}
+	printf("\nbisection per key (2%% steps right; sd of a round's log ratio):");
+	for (size_t k = 0; k < nk; k++) {
+		double ss = 0;
+		for (size_t i = 0; i < npair[k]; i++)
+			ss += pair[k][i] * pair[k][i];
+		printf("%s %s %ld/%ld (%.2f%%)", k ? "," : "", keys->v[k], kright[k], kinj[k],
+		       npair[k] ? 100 * sqrt(ss / (double)npair[k]) : NAN);
+	}
+	free(kright);
+	free(kinj);
 	for (size_t k = 0; k < nk; k++)
 		free(pair[k]);
 	free(pair);
@@ -439,16 +452,169 @@ static void bisect_bench(struct history *h, long machine, const struct strvec *k
 	       aa >= 50 && !aa_named ? "PASS" : "MISS");
 }
 
+/* null series' false alarms, then steps injected into them: kiln's figures as ROW lines, the series for the baselines */
+static void steps_bench(struct hist_series *null, size_t nk, int trials, FILE *fs, FILE *fk, double hw_mean,
+			size_t aa_alarms, size_t aa_pairs)
+{
+	/* null series: false alarms */
+	struct score nul = { 0 };
+	for (size_t k = 0; k < nk; k++) {
+		struct hist_change *ch;
+		size_t n;
+		struct hist_detect_stats st;
+		history_detect(&null[k], NULL, &ch, &n, &st);
+		score(&nul, ch, n, HIST_STEADY, (size_t)-1, 0, st.points[HIST_STEADY]);
+		write_changes(fk, "null", 0, k, ch, n, HIST_STEADY);
+		write_series(fs, "null", 0, k, &null[k], (size_t)-1);
+		free(ch);
+	}
+
+	/* steps */
+	static const double sizes[] = { 0.02, 0.05, 0.10 };
+	struct score st3[3] = { { 0 } };
+	for (int t = 0; t < trials; t++) {
+		for (size_t k = 0; k < nk; k++) {
+			size_t at = pick_site(&null[k]);
+			if (at >= null[k].n)
+				continue;
+			int si = (int)((t * nk + k) % 3);
+			double f = rnd() & 1 ? 1 + sizes[si] : 1 / (1 + sizes[si]);
+			struct hist_series s;
+			series_copy(&null[k], &s);
+			scale_from(&s, at, f);
+			struct hist_change *ch;
+			size_t n;
+			struct hist_detect_stats st;
+			history_detect(&s, NULL, &ch, &n, &st);
+			int tight = point_halfwidth(&s.p[at]) <= 0.01 && point_halfwidth(&s.p[at - 1]) <= 0.01;
+			score(&st3[si], ch, n, HIST_STEADY, at, tight, st.points[HIST_STEADY]);
+			char kind[16];
+			snprintf(kind, sizeof(kind), "step%d", (int)(sizes[si] * 100 + 0.5));
+			write_changes(fk, kind, t, k, ch, n, HIST_STEADY);
+			write_series(fs, kind, t, k, &s, at);
+			free(ch);
+			history_series_free(&s);
+		}
+	}
+	printf("\nkiln on injected steps (%d trials x %zu keys):\n", trials, nk);
+	printf("%-6s %6s %7s %12s %8s %8s %10s %10s\n", "step", "inj", "recall", "recall(hw<=1%)", "exact", "<=2",
+	       "false", "FA/1000pt");
+	for (int si = 0; si < 3; si++) {
+		struct score *s = &st3[si];
+		printf("%-5.0f%% %6ld %7.3f %8.3f (%ld) %8.3f %8.3f %10ld %10.2f\n", sizes[si] * 100, s->inj,
+		       s->inj ? (double)s->found / (double)s->inj : NAN,
+		       s->inj_tight ? (double)s->found_tight / (double)s->inj_tight : NAN, s->inj_tight,
+		       s->found ? (double)s->exact / (double)s->found : NAN,
+		       s->found ? (double)s->within2 / (double)s->found : NAN, s->false_alarms,
+		       1000.0 * (double)s->false_alarms / (double)s->points);
+	}
+	double fa_null = 1000.0 * (double)nul.alarms / (double)(nul.points ? nul.points : 1);
+	printf("null series: %ld alarms over %ld points: %.2f per 1000\n", nul.alarms, nul.points, fa_null);
+	printf("ROW\tdetection: recall of 2%% steps where a commit's 99%% half-width <= 1%%\t%.3f (%ld of %ld)\t>= 0.90\t%s\n",
+	       st3[0].inj_tight ? (double)st3[0].found_tight / (double)st3[0].inj_tight : NAN, st3[0].found_tight,
+	       st3[0].inj_tight, st3[0].inj_tight && st3[0].found_tight >= 0.9 * (double)st3[0].inj_tight ? "PASS" : "MISS");
+	printf("ROW\tdetection: recall of 2%% steps, all commits (median half-width %.2f%%)\t%.3f\t-\t-\n",
+	       100 * hw_mean, st3[0].inj ? (double)st3[0].found / (double)st3[0].inj : NAN);
+	printf("ROW\tdetection: false alarms per 1000 benchmark x commit points (null series)\t%.2f\t<= 1\t%s\n", fa_null,
+	       fa_null <= 1 ? "PASS" : "MISS");
+	long f3 = st3[0].found + st3[1].found + st3[2].found;
+	long ex3 = st3[0].exact + st3[1].exact + st3[2].exact, w3 = st3[0].within2 + st3[1].within2 + st3[2].within2;
+	printf("ROW\tdetection: placed on the exact commit\t%.3f\t>= 0.80\t%s\n", f3 ? (double)ex3 / (double)f3 : NAN,
+	       f3 && ex3 >= 0.8 * (double)f3 ? "PASS" : "MISS");
+	printf("ROW\tdetection: placed within +-2 commits\t%.3f\t>= 0.95\t%s\n", f3 ? (double)w3 / (double)f3 : NAN,
+	       f3 && w3 >= 0.95 * (double)f3 ? "PASS" : "MISS");
+	printf("ROW\tdetection: A/A alarms (same-binary neighbours)\t%zu on %zu pairs\t-\t-\n", aa_alarms, aa_pairs);
+
+}
+
+/* ---- a synthetic corpus: the methods where the noise lets them work ---- */
+
+static double gauss(void)
+{
+	return sqrt(-2 * log(runif() + 1e-300)) * cos(6.283185307179586 * runif());
+}
+
+/* Student's t with 3 degrees of freedom scaled to sd 1: heavier tails than a quiet machine's */
+static double t3(void)
+{
+	double c = 0;
+	for (int i = 0; i < 3; i++) {
+		double g = gauss();
+		c += g * g;
+	}
+	return gauss() / sqrt(c / 3) / sqrt(3.0);
+}
+
+/* n commits x m pexecs, each commit's session offset sd tau, each pexec sd sw, t3 noise; every binary different */
+static void synth_series(struct hist_series *s, size_t n, size_t m, double sw, double tau)
+{
+	memset(s, 0, sizeof(*s));
+	s->key = xstrdup("synthetic");
+	s->p = xcalloc(n, sizeof(*s->p));
+	s->n = n;
+	for (size_t i = 0; i < n; i++) {
+		struct hist_point *p = &s->p[i];
+		p->commit = i;
+		p->built = 1;
+		p->n = m;
+		p->steady = xcalloc(m, sizeof(double));
+		p->tts = xcalloc(m, sizeof(double));
+		p->cost = xcalloc(m, sizeof(double));
+		p->cls = xcalloc(m, 1);
+		double sess = exp(tau * t3());
+		for (size_t j = 0; j < m; j++)
+			p->steady[j] = 0.01 * sess * exp(sw * t3());
+		p->binary = xasprintf("b%zu", i);
+	}
+}
+
+static int synthetic_main(const char *spec, const char *outdir, int trials)
+{
+	double sw = 0.01, tau = 0.005;
+	if (sscanf(spec, "--synthetic=%lf,%lf", &sw, &tau) < 1) {
+		fprintf(stderr, "history: --synthetic=SW,TAU (relative sds of a pexec and of a session)\n");
+		return 2;
+	}
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/series.csv", outdir);
+	FILE *fs = fopen(path, "w");
+	snprintf(path, sizeof(path), "%s/kiln.csv", outdir);
+	FILE *fk = fopen(path, "w");
+	if (!fs || !fk) {
+		perror(outdir);
+		return 1;
+	}
+	fprintf(fs, "kind,trial,key,idx,value,lo,hi,truth\n");
+	fprintf(fk, "kind,trial,key,at,lo,hi,ratio\n");
+	enum { NK = 12 };
+	struct hist_series null[NK];
+	double hw = 0;
+	for (size_t k = 0; k < NK; k++) {
+		synth_series(&null[k], 200, 10, sw, tau);
+		hw += median_halfwidth(&null[k]);
+	}
+	printf("synthetic corpus: 12 series x 200 commits x 10 pexecs, t3 noise: pexec sd %.2f%%, session sd %.2f%%\n",
+	       100 * sw, 100 * tau);
+	steps_bench(null, NK, trials, fs, fk, hw / NK, 0, 0);
+	for (size_t k = 0; k < NK; k++)
+		history_series_free(&null[k]);
+	fclose(fs);
+	fclose(fk);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: history CORPUS.history.db OUTDIR [TRIALS] [SEED]\n");
+		fprintf(stderr, "usage: history CORPUS.history.db|--synthetic=SW,TAU OUTDIR [TRIALS] [SEED]\n");
 		return 2;
 	}
 	store_library_init();
 	int trials = argc > 3 ? atoi(argv[3]) : 30;
 	if (argc > 4)
 		rng_state ^= strtoull(argv[4], NULL, 10) * 0x9E3779B97F4A7C15ULL;
+	if (!strncmp(argv[1], "--synthetic", 11))
+		return synthetic_main(argv[1], argv[2], trials);
 	struct history *h;
 	struct kerr e = KERR_INIT;
 	if (history_open(argv[1], 0, &h, &e) < 0) {
@@ -514,74 +680,7 @@ int main(int argc, char **argv)
 	       "%zu steady alarms on %zu pairs, %zu warm-up/class alarms on %zu pairs\n", raw.alarms, raw.points,
 	       raw_warm, aa_alarms, aa_pairs, aa_alarms_w, aa_pairs_w);
 
-	/* null series: false alarms */
-	struct score nul = { 0 };
-	for (size_t k = 0; k < nk; k++) {
-		struct hist_change *ch;
-		size_t n;
-		struct hist_detect_stats st;
-		history_detect(&null[k], NULL, &ch, &n, &st);
-		score(&nul, ch, n, HIST_STEADY, (size_t)-1, 0, st.points[HIST_STEADY]);
-		write_changes(fk, "null", 0, k, ch, n, HIST_STEADY);
-		write_series(fs, "null", 0, k, &null[k], (size_t)-1);
-		free(ch);
-	}
-
-	/* steps */
-	static const double sizes[] = { 0.02, 0.05, 0.10 };
-	struct score st3[3] = { { 0 } };
-	for (int t = 0; t < trials; t++) {
-		for (size_t k = 0; k < nk; k++) {
-			size_t at = pick_site(&null[k]);
-			if (at >= null[k].n)
-				continue;
-			int si = (int)((t * nk + k) % 3);
-			double f = rnd() & 1 ? 1 + sizes[si] : 1 / (1 + sizes[si]);
-			struct hist_series s;
-			series_copy(&null[k], &s);
-			scale_from(&s, at, f);
-			struct hist_change *ch;
-			size_t n;
-			struct hist_detect_stats st;
-			history_detect(&s, NULL, &ch, &n, &st);
-			int tight = point_halfwidth(&s.p[at]) <= 0.01 && point_halfwidth(&s.p[at - 1]) <= 0.01;
-			score(&st3[si], ch, n, HIST_STEADY, at, tight, st.points[HIST_STEADY]);
-			char kind[16];
-			snprintf(kind, sizeof(kind), "step%d", (int)(sizes[si] * 100 + 0.5));
-			write_changes(fk, kind, t, k, ch, n, HIST_STEADY);
-			write_series(fs, kind, t, k, &s, at);
-			free(ch);
-			history_series_free(&s);
-		}
-	}
-	printf("\nkiln on injected steps (%d trials x %zu keys):\n", trials, nk);
-	printf("%-6s %6s %7s %12s %8s %8s %10s %10s\n", "step", "inj", "recall", "recall(hw<=1%)", "exact", "<=2",
-	       "false", "FA/1000pt");
-	for (int si = 0; si < 3; si++) {
-		struct score *s = &st3[si];
-		printf("%-5.0f%% %6ld %7.3f %8.3f (%ld) %8.3f %8.3f %10ld %10.2f\n", sizes[si] * 100, s->inj,
-		       s->inj ? (double)s->found / (double)s->inj : NAN,
-		       s->inj_tight ? (double)s->found_tight / (double)s->inj_tight : NAN, s->inj_tight,
-		       s->found ? (double)s->exact / (double)s->found : NAN,
-		       s->found ? (double)s->within2 / (double)s->found : NAN, s->false_alarms,
-		       1000.0 * (double)s->false_alarms / (double)s->points);
-	}
-	double fa_null = 1000.0 * (double)nul.alarms / (double)(nul.points ? nul.points : 1);
-	printf("null series: %ld alarms over %ld points: %.2f per 1000\n", nul.alarms, nul.points, fa_null);
-	printf("ROW\tdetection: recall of 2%% steps where a commit's 99%% half-width <= 1%%\t%.3f (%ld of %ld)\t>= 0.90\t%s\n",
-	       st3[0].inj_tight ? (double)st3[0].found_tight / (double)st3[0].inj_tight : NAN, st3[0].found_tight,
-	       st3[0].inj_tight, st3[0].inj_tight && st3[0].found_tight >= 0.9 * (double)st3[0].inj_tight ? "PASS" : "MISS");
-	printf("ROW\tdetection: recall of 2%% steps, all commits (median half-width %.2f%%)\t%.3f\t-\t-\n",
-	       100 * hw_sum / (double)nk, st3[0].inj ? (double)st3[0].found / (double)st3[0].inj : NAN);
-	printf("ROW\tdetection: false alarms per 1000 benchmark x commit points (null series)\t%.2f\t<= 1\t%s\n", fa_null,
-	       fa_null <= 1 ? "PASS" : "MISS");
-	long f3 = st3[0].found + st3[1].found + st3[2].found;
-	long ex3 = st3[0].exact + st3[1].exact + st3[2].exact, w3 = st3[0].within2 + st3[1].within2 + st3[2].within2;
-	printf("ROW\tdetection: placed on the exact commit\t%.3f\t>= 0.80\t%s\n", f3 ? (double)ex3 / (double)f3 : NAN,
-	       f3 && ex3 >= 0.8 * (double)f3 ? "PASS" : "MISS");
-	printf("ROW\tdetection: placed within +-2 commits\t%.3f\t>= 0.95\t%s\n", f3 ? (double)w3 / (double)f3 : NAN,
-	       f3 && w3 >= 0.95 * (double)f3 ? "PASS" : "MISS");
-	printf("ROW\tdetection: A/A alarms (same-binary neighbours)\t%zu on %zu pairs\t-\t-\n", aa_alarms, aa_pairs);
+	steps_bench(null, nk, trials, fs, fk, hw_sum / (double)nk, aa_alarms, aa_pairs);
 
 	/* warm-up: every pexec warmed, then stretched */
 	struct an_opts ao;

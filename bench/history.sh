@@ -30,3 +30,11 @@ git -C "$otava" archive HEAD otava | tar -x -C "$out/otava"
 echo
 echo "asv $(git -C "$asv" rev-parse --short HEAD), Otava $(git -C "$otava" rev-parse --short HEAD), on the same series:"
 "$py" bench/history/baselines.py "$out" "$out/asv" "$out/otava"
+# the same methods where the noise lets them work: made-up series of t3 noise at a quiet machine's levels
+for noise in 0.01,0.005 0.02,0.01; do
+	syn="$out/syn-$noise"
+	mkdir -p "$syn"
+	echo
+	"$O/bench/history" --synthetic=$noise "$syn" "${HISTORY_TRIALS:-30}" | grep -v '^ROW' | head -8
+	"$py" bench/history/baselines.py "$syn" "$out/asv" "$out/otava" "synthetic (pexec, session sd $noise):"
+done

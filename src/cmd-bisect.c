@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,12 @@ static int drive_measure(void *ctx, size_t a, size_t b, bisect_more_fn more, voi
 	int code = ab_measure(&d->ab, &d->c[a], &d->c[b], adapt_more, &ad, &k, e);
 	ab_keys_free(&k);
 	return code == KEXIT_OK ? 0 : -1;
+}
+
+static const char *drive_binary(void *ctx, size_t i)
+{
+	struct drive *d = ctx;
+	return ab_binary(&d->ab, d->c[i].hash);
 }
 
 /* ---- the commits ---- */
@@ -179,9 +186,11 @@ static void print_text(const struct drive *d, const char *key, const struct bise
 		char ratio[64] = "-";
 		if (isfinite(s->ratio))
 			snprintf(ratio, sizeof(ratio), "%.4f (%.4f-%.4f)", s->ratio, s->lo, s->hi);
-		char *subj = xstrndup(d->c[s->commit].subject ? d->c[s->commit].subject : "", 50);
+		else if (s->same_as != SIZE_MAX)
+			snprintf(ratio, sizeof(ratio), "binary of %.12s", d->c[s->same_as].hash);
+		char *subj = history_short(d->c[s->commit].subject, 50);
 		printf("  %.12s %-7s %7zu  %-24s %s\n", d->c[s->commit].hash, bisect_verdict_name(s->verdict), s->rounds,
-		       ratio, esc(ESC_TERM, subj));
+		       ratio, subj);
 		free(subj);
 	}
 	switch (r->outcome) {
@@ -217,9 +226,10 @@ static void print_json(const struct drive *d, const char *key, const struct bise
 	json_t *steps = json_array();
 	for (size_t i = 0; i < r->nsteps; i++) {
 		const struct bisect_step *s = &r->steps[i];
-		json_array_append_new(steps, json_pack("{s:s,s:s,s:I,s:o,s:o,s:o}", "commit", d->c[s->commit].hash,
-						       "verdict", bisect_verdict_name(s->verdict), "rounds",
-						       (json_int_t)s->rounds,
+		json_array_append_new(steps, json_pack("{s:s,s:s,s:o,s:I,s:o,s:o,s:o}", "commit", d->c[s->commit].hash,
+						       "verdict", bisect_verdict_name(s->verdict), "same_binary_as",
+						       s->same_as != SIZE_MAX ? json_string(d->c[s->same_as].hash) : json_null(),
+						       "rounds", (json_int_t)s->rounds,
 						       "ratio", isfinite(s->ratio) ? json_real(s->ratio) : json_null(),
 						       "lo", isfinite(s->lo) ? json_real(s->lo) : json_null(),
 						       "hi", isfinite(s->hi) ? json_real(s->hi) : json_null()));
@@ -332,7 +342,7 @@ static int cmd_bisect(int argc, char **argv)
 	struct bisect_result r;
 	memset(&r, 0, sizeof(r));
 	if (code == 0) {
-		struct bisect_ops ops = { &d, drive_build, drive_measure };
+		struct bisect_ops ops = { &d, drive_build, drive_measure, drive_binary };
 		code = bisect_run(d.n, &bo, &ops, &r, &e);
 	}
 	if (code == 0) {

@@ -19,7 +19,7 @@ const struct cmd_entry cmd_track_entry = {
 	.name = "track",
 	.usage = "CONFIG --repo DIR [A..B | REV | --new [REV] | --hashes FILE] [--steps N] [-o HISTORY]\n"
 		 "                  [--machine NAME] [--benchmarks B,...] [--key K]... [--repeat] [--order spread|oldest]\n"
-		 "                  [--max-commits N] [--force] [--keep-results] [-q]\n"
+		 "                  [--max-commits N] [--force] [--keep-results] [--clock wall|cpu] [-q]\n"
 		 "       kiln track --changes HISTORY [--key K]... [--machine NAME] [--json]\n"
 		 "       kiln track --reanalyse HISTORY [--clock wall|cpu]\n"
 		 "       kiln track CONFIG --repo DIR --compare BASE HEAD [--threshold P%] [--pexecs N] [-o HISTORY]",

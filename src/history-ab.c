@@ -35,9 +35,13 @@ void ab_keys_free(struct ab_keys *k)
 	for (size_t i = 0; i < k->n; i++) {
 		free(k->key[i]);
 		free(k->d[i]);
+		free(k->a[i]);
+		free(k->b[i]);
 	}
 	free(k->key);
 	free(k->d);
+	free(k->a);
+	free(k->b);
 	free(k->nd);
 	memset(k, 0, sizeof(*k));
 }
@@ -49,17 +53,24 @@ static size_t ab_key_index(struct ab_keys *k, const char *key)
 			return i;
 	k->key = xrealloc(k->key, (k->n + 1) * sizeof(char *));
 	k->d = xrealloc(k->d, (k->n + 1) * sizeof(double *));
+	k->a = xrealloc(k->a, (k->n + 1) * sizeof(double *));
+	k->b = xrealloc(k->b, (k->n + 1) * sizeof(double *));
 	k->nd = xrealloc(k->nd, (k->n + 1) * sizeof(size_t));
 	k->key[k->n] = xstrdup(key);
-	k->d[k->n] = NULL;
+	k->d[k->n] = k->a[k->n] = k->b[k->n] = NULL;
 	k->nd[k->n] = 0;
 	return k->n++;
 }
 
-static void ab_key_add(struct ab_keys *k, size_t i, double d)
+/* one round of key i: a's and b's steady means (both > 0) */
+static void ab_key_add(struct ab_keys *k, size_t i, double a, double b)
 {
 	k->d[i] = xrealloc(k->d[i], (k->nd[i] + 1) * sizeof(double));
-	k->d[i][k->nd[i]++] = d;
+	k->a[i] = xrealloc(k->a[i], (k->nd[i] + 1) * sizeof(double));
+	k->b[i] = xrealloc(k->b[i], (k->nd[i] + 1) * sizeof(double));
+	k->a[i][k->nd[i]] = a;
+	k->b[i][k->nd[i]] = b;
+	k->d[i][k->nd[i]++] = log(b / a);
 }
 
 int ab_open(struct ab_ctx *c, const struct track_opts *o, struct kerr *e)
@@ -92,8 +103,18 @@ int ab_open(struct ab_ctx *c, const struct track_opts *o, struct kerr *e)
 	return code;
 }
 
+const char *ab_binary(const struct ab_ctx *c, const char *hash)
+{
+	const char *b = NULL;
+	for (size_t i = 0; i + 1 < c->built.n; i += 2)
+		if (!strcmp(c->built.v[i], hash))
+			b = c->built.v[i + 1]; /* the last build of it */
+	return b;
+}
+
 void ab_close(struct ab_ctx *c)
 {
+	sv_clear(&c->built);
 	history_close(c->h);
 	free(c->text);
 	free(c->dir);
@@ -142,6 +163,12 @@ int ab_build(struct ab_ctx *c, const struct hist_commit *x, struct kerr *e)
 			ro.build_failed = &failed;
 			unlink(results);
 			code = run_experiment_ex(&ex, c->o->config, &ro, &me);
+			char *bin = code == KEXIT_OK && !failed ? track_binary_hash(&ex) : NULL;
+			if (bin) {
+				sv_push(&c->built, x->hash);
+				sv_push(&c->built, bin);
+			}
+			free(bin);
 		}
 		config_free(&ex);
 		if (code != KEXIT_OK && !failed) {
@@ -216,7 +243,7 @@ static void stored_rounds(struct ab_ctx *c, long ca, long cb, const struct strve
 			size_t i = ab_key_index(out, keys->v[k]);
 			for (size_t r = 0; r < AB_MAX_ROUNDS; r++)
 				if (va[r] > 0 && vb[r] > 0)
-					ab_key_add(out, i, log(vb[r] / va[r]));
+					ab_key_add(out, i, va[r], vb[r]);
 		}
 	}
 	free(va);
@@ -254,7 +281,7 @@ static int session_rounds(struct session *s, struct kerr *e)
 	for (size_t k = 0; k < s->stored->n; k++) {
 		size_t i = ab_key_index(&s->now, s->stored->key[k]);
 		for (size_t r = 0; r < s->stored->nd[k]; r++)
-			ab_key_add(&s->now, i, s->stored->d[k][r]);
+			ab_key_add(&s->now, i, s->stored->a[k][r], s->stored->b[k][r]);
 	}
 	struct dataset ds;
 	if (store_load_dataset(s->results, &ds, e) < 0)
@@ -278,7 +305,7 @@ static int session_rounds(struct session *s, struct kerr *e)
 				for (size_t y = 0; y < ab.np; y++)
 					if (da.pexecs[aa.p[x].index].num == db.pexecs[ab.p[y].index].num &&
 					    aa.p[x].steady_mean > 0 && ab.p[y].steady_mean > 0)
-						ab_key_add(&s->now, i, log(ab.p[y].steady_mean / aa.p[x].steady_mean));
+						ab_key_add(&s->now, i, aa.p[x].steady_mean, ab.p[y].steady_mean);
 			history_clock_release(&da, cpu);
 			history_clock_release(&db, cpu);
 		}
@@ -443,6 +470,13 @@ int ab_measure(struct ab_ctx *c, const struct hist_commit *a, const struct hist_
 			code = KEXIT_OK;
 		if (code == KEXIT_OK && (session_fold(&s, ca, cb, e) < 0 || session_rounds(&s, e) < 0))
 			code = e->code ? e->code : KEXIT_STORE;
+		else if (code == KEXIT_INTERRUPTED && file_exists(results)) {
+			/* the rounds that finished are kept: the next measurement of the two starts from them */
+			struct kerr fe = KERR_INIT;
+			if (session_fold(&s, ca, cb, &fe) < 0)
+				kiln_warn("the finished rounds could not be kept: %s", sb_str(&fe.msg));
+			kerr_release(&fe);
+		}
 		if (code == KEXIT_OK) {
 			*out = s.now;
 			memset(&s.now, 0, sizeof(s.now));

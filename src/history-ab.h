@@ -18,13 +18,15 @@ struct ab_ctx {
 	char *machine_name;
 	char *dir;                   /* <history>.work/ab: a checkout per commit, the sessions' results files */
 	size_t builds;               /* builds run (a commit known broken is not built again) */
+	struct strvec built;         /* commit hash, then the SHA-256 of the VMs it built, for each built */
 };
 
-/* per key (bench:vm:variant, the config's VM names), the per-round log ratios log(b/a) */
+/* per key (bench:vm:variant, the config's VM names), per round the two steady means and log(b/a) */
 struct ab_keys {
 	size_t n;
 	char **key;
-	double **d;
+	double **d;         /* nd[k] log ratios */
+	double **a, **b;    /* the rounds' steady means of a and of b (seconds) */
 	size_t *nd;
 };
 void ab_keys_free(struct ab_keys *k);
@@ -36,6 +38,8 @@ int ab_open(struct ab_ctx *c, const struct track_opts *o, struct kerr *e);
 void ab_close(struct ab_ctx *c);
 /* commit x checked out in its own folder and built: 0 built, 1 broken (recorded), -1 error */
 int ab_build(struct ab_ctx *c, const struct hist_commit *x, struct kerr *e);
+/* the SHA-256 of the VMs commit hash built (ab_build), NULL: not built here */
+const char *ab_binary(const struct ab_ctx *c, const char *hash);
 /*
  * Commits a and b (both built) measured in interleaved rounds, one pexec of
  * each key of each per round: the rounds of earlier sessions of the two

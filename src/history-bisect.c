@@ -4,10 +4,11 @@
  *
  * 1. GOOD against BAD, interleaved rounds, a sequential t-test: after each
  *    batch, "different" when the (1 - alpha/K) interval of the mean log
- *    ratio excludes 0 and the estimate is at least half min_change; "same"
- *    when it lies inside +-min_change; K is the number of looks the round
- *    cap allows (alpha spent evenly).  Same, or undecided at the cap: no
- *    culprit is named.
+ *    ratio excludes 0, the estimate is at least half min_change and the
+ *    interval's half-width at most half of it (or the cap is reached);
+ *    "same" when it lies inside +-min_change; K is the number of looks the
+ *    round cap allows (alpha spent evenly).  Same, or undecided at the cap:
+ *    no culprit is named.
  * 2. Each midpoint against GOOD, with a sequential probability ratio test
  *    of "like GOOD" (mean 0) against "like BAD" (mean delta, from step 1):
  *    log LR = delta / s^2 * sum(d - delta / 2), s^2 pooled from every
@@ -18,6 +19,10 @@
  * 3. A broken midpoint is skipped: the next untried commit nearest the
  *    middle of (lo, hi) is built instead; a range of broken commits only
  *    ends the search with that range.
+ * 4. Binaries decide before rounds do: a midpoint that built the binary of
+ *    a commit already judged takes its verdict without a round (the
+ *    machine's noise could otherwise judge one program twice, both ways),
+ *    and GOOD and BAD of one binary have no culprit.
  */
 #include "history-bisect.h"
 
@@ -80,10 +85,17 @@ static size_t diff_more(void *ctx, const double *d, size_t n)
 	t->lo = m - q * se;
 	t->hi = m + q * se;
 	double floor = log1p(o->min_change);
-	if ((t->lo > 0 || t->hi < 0) && fabs(m) >= floor / 2)
+	/*
+	 * Different, and its size known to half of itself: the midpoints'
+	 * test splits at half of it, so a size known worse than that (a few
+	 * rounds on a noisy machine) would put that split on the wrong side
+	 */
+	if ((t->lo > 0 || t->hi < 0) && fabs(m) >= floor / 2 && (t->hi - t->lo) / 2 <= fabs(m) / 2)
 		t->verdict = 1;
 	else if (t->lo > -floor && t->hi < floor)
 		t->verdict = 0;
+	else if ((t->lo > 0 || t->hi < 0) && fabs(m) >= floor / 2 && n >= o->max_rounds)
+		t->verdict = 1; /* different, its size as known as the cap allows */
 	if (t->verdict >= 0 || n >= o->max_rounds)
 		return 0;
 	return n + o->batch <= o->max_rounds ? o->batch : o->max_rounds - n;
@@ -136,8 +148,30 @@ static struct bisect_step *add_step(struct bisect_result *r, size_t commit)
 	struct bisect_step *s = &r->steps[r->nsteps++];
 	memset(s, 0, sizeof(*s));
 	s->commit = commit;
+	s->same_as = SIZE_MAX;
 	s->ratio = s->lo = s->hi = NAN;
 	return s;
+}
+
+/* the verdict of a commit judged before whose binary i built, -1: none (0: GOOD's end, 1: BAD's) */
+static int same_binary(const struct bisect_ops *ops, const struct bisect_result *r, size_t n, size_t i, size_t *from)
+{
+	const char *bi = ops->binary ? ops->binary(ops->ctx, i) : NULL;
+	if (!bi)
+		return -1;
+	const char *bg = ops->binary(ops->ctx, 0), *bb = ops->binary(ops->ctx, n - 1);
+	if (bg && !strcmp(bg, bi))
+		return *from = 0, 0;
+	if (bb && !strcmp(bb, bi))
+		return *from = n - 1, 1;
+	for (size_t k = 0; k < r->nsteps; k++) {
+		const struct bisect_step *s = &r->steps[k];
+		const char *bs = s->commit != i && (s->verdict == BV_GOOD || s->verdict == BV_BAD) ? ops->binary(ops->ctx, s->commit)
+												       : NULL;
+		if (bs && !strcmp(bs, bi))
+			return *from = s->commit, s->verdict == BV_BAD;
+	}
+	return -1;
 }
 
 /* build commit i once: 0 built, 1 broken; counts builds */
@@ -189,6 +223,16 @@ int bisect_run(size_t n, const struct bisect_opts *o, const struct bisect_ops *o
 	}
 	struct diff_test dt = { .o = o, .verdict = -1 };
 	struct bisect_step *st = NULL;
+	size_t from;
+	if (code == KEXIT_OK && same_binary(ops, r, n, n - 1, &from) == 0) {
+		/* GOOD and BAD built one binary: one program, no culprit, no round needed */
+		st = add_step(r, n - 1);
+		st->verdict = BV_GOOD;
+		st->same_as = 0;
+		r->outcome = BISECT_NO_CHANGE;
+		free(state);
+		return KEXIT_OK;
+	}
 	if (code == KEXIT_OK) {
 		st = add_step(r, n - 1);
 		if (ops->measure(ops->ctx, 0, n - 1, diff_more, &dt, e) < 0)
@@ -225,6 +269,16 @@ int bisect_run(size_t n, const struct bisect_opts *o, const struct bisect_ops *o
 		st = add_step(r, mid);
 		if (b == 1) {
 			st->verdict = BV_BROKEN;
+			continue;
+		}
+		int inherited = same_binary(ops, r, n, mid, &from);
+		if (inherited >= 0) {
+			st->verdict = inherited ? BV_BAD : BV_GOOD;
+			st->same_as = from;
+			if (inherited)
+				r->hi = mid;
+			else
+				r->lo = mid;
 			continue;
 		}
 		/* BAD's level: every round of a commit found like BAD so far */

@@ -29,6 +29,14 @@ struct bisect_ops {
 	 * as it asks, until it asks none.  0, or -1 with e set.
 	 */
 	int (*measure)(void *ctx, size_t a, size_t b, bisect_more_fn more, void *mctx, struct kerr *e);
+	/*
+	 * What commit i (built) built, e.g. the SHA-256 of its VM (NULL: not
+	 * known); may be NULL.  Two commits that built the same binary run the
+	 * same program: a midpoint takes the verdict of a commit already
+	 * judged with its binary, without a round, and GOOD and BAD of one
+	 * binary have no culprit.
+	 */
+	const char *(*binary)(void *ctx, size_t i);
 };
 
 struct bisect_opts {
@@ -46,6 +54,7 @@ const char *bisect_verdict_name(enum bisect_verdict v);
 struct bisect_step {
 	size_t commit;
 	enum bisect_verdict verdict;
+	size_t same_as;         /* the verdict is that of this commit's, which built the same binary (SIZE_MAX: measured) */
 	size_t rounds;
 	double ratio, lo, hi;   /* its steady mean over GOOD's, 99% interval (NAN: broken) */
 };

@@ -77,8 +77,8 @@ static size_t print_changes(const struct hist_series *s, const struct hist_chang
 		const struct hist_commit *at = &cs[s->p[c->at].commit];
 		struct strbuf sz = STRBUF_INIT;
 		size_text(c, &sz);
-		char *subj = xstrndup(at->subject ? at->subject : "", 60);
-		printf("  %-6s %.12s %s\n         %s\n", hist_what_name(c->what), at->hash, esc(ESC_TERM, subj), sb_str(&sz));
+		char *subj = history_short(at->subject, 60);
+		printf("  %-6s %.12s %s\n         %s\n", hist_what_name(c->what), at->hash, subj, sb_str(&sz));
 		if (c->lo != c->hi)
 			printf("         the data allow any first commit from %.12s to %.12s (%zu tracked)\n",
 			       cs[s->p[c->lo].commit].hash, cs[s->p[c->hi].commit].hash, c->hi - c->lo + 1);

@@ -2,12 +2,11 @@
  * history-compare.c - `kiln track CONFIG --repo DIR --compare BASE HEAD`:
  * the two commits built and measured in interleaved rounds (history-ab.c),
  * per key the ratio of HEAD's steady mean to BASE's with its 99% interval
- * (a t interval over the rounds' log ratios: each round's pair shares the
- * machine's state), the warm-up of each, and a Markdown summary for a pull
- * request on stdout.  Exit 1 when a key is slower beyond the threshold:
+ * (Fieller's, paired by round: stats.h; each round's pair shares the
+ * machine's state) and the change it could have seen, the warm-up of each,
+ * and a Markdown summary for a pull request on stdout.  Exit 1 when a key is slower beyond the threshold:
  * its interval above 1 and its estimate above 1 + threshold.
  */
-#include <gsl/gsl_cdf.h>
 #include <jansson.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -20,44 +19,55 @@
 #include "history-cmd.h"
 #include "history-git.h"
 #include "history-int.h"
+#include "stats.h"
 
 struct rounds_to {
 	size_t want;
 };
 
+/*
+ * Rounds until every key has `want` pairs; a key whose pexecs keep failing
+ * or finding no steady state gets at most as many rounds again, then the
+ * comparison goes with what it has
+ */
 static size_t fixed_more(void *ctx, const struct ab_keys *k)
 {
 	const struct rounds_to *r = ctx;
-	size_t least = r->want;
-	for (size_t i = 0; i < k->n; i++)
-		if (k->nd[i] < least)
-			least = k->nd[i];
+	size_t least = r->want, most = 0;
+	for (size_t i = 0; i < k->n; i++) {
+		least = k->nd[i] < least ? k->nd[i] : least;
+		most = k->nd[i] > most ? k->nd[i] : most;
+	}
+	if (most >= 2 * r->want)
+		return 0;
 	return k->n ? r->want - least : r->want;
 }
 
 struct verdict {
-	double ratio, lo, hi;
+	double ratio, lo, hi, mde;
 	size_t n;
 	int slower, faster;
 };
 
-static struct verdict judge(const double *d, size_t n, double threshold)
+/*
+ * head/base from the rounds' pairs: Fieller's interval of the ratio of
+ * means paired by round (stats.h, ks_ratio_paired: what hits one round
+ * hits both of its values), at 99%, and what it could have seen (mde)
+ */
+static struct verdict judge(const double *a, const double *b, size_t n, double threshold)
 {
-	struct verdict v = { NAN, NAN, NAN, n, 0, 0 };
-	if (n < 2)
+	struct verdict v = { NAN, NAN, NAN, NAN, n, 0, 0 };
+	struct ks_ratio r;
+	ks_ratio_paired(a, b, n, 0.99, &r);
+	if (!r.ok)
 		return v;
-	double s = 0, ss = 0;
-	for (size_t i = 0; i < n; i++)
-		s += d[i];
-	double m = s / (double)n;
-	for (size_t i = 0; i < n; i++)
-		ss += (d[i] - m) * (d[i] - m);
-	double se = sqrt(ss / (double)(n - 1) / (double)n), q = gsl_cdf_tdist_Pinv(0.995, (double)(n - 1));
-	v.ratio = exp(m);
-	v.lo = exp(m - q * se);
-	v.hi = exp(m + q * se);
-	v.slower = v.lo > 1 && v.ratio > 1 + threshold;
-	v.faster = v.hi < 1 && v.ratio < 1 / (1 + threshold);
+	v.ratio = r.ratio;
+	v.lo = r.lo;
+	v.hi = r.hi;
+	v.mde = r.mde;
+	int dir = ks_ratio_verdict(&r);
+	v.slower = dir > 0 && v.ratio > 1 + threshold;
+	v.faster = dir < 0 && v.ratio < 1 / (1 + threshold);
 	return v;
 }
 
@@ -145,7 +155,7 @@ static size_t print_markdown(struct ab_ctx *c, const struct hist_commit *b, cons
 	printf("| key | base | head | head/base | 99%% interval | warm-up base -> head | |\n");
 	printf("|---|---|---|---|---|---|---|\n");
 	for (size_t i = 0; i < k->n; i++) {
-		struct verdict v = judge(k->d[i], k->nd[i], threshold);
+		struct verdict v = judge(k->a[i], k->b[i], k->nd[i], threshold);
 		struct keyfig fa, fb;
 		key_figures(c->h, ra, k->key[i], &fa);
 		key_figures(c->h, rb, k->key[i], &fb);
@@ -157,10 +167,15 @@ static size_t print_markdown(struct ab_ctx *c, const struct hist_commit *b, cons
 		slower += v.slower;
 		faster += v.faster;
 		const char *mark = v.slower ? "**slower**" : v.faster ? "faster" : isfinite(v.ratio) ? "" : "no data";
-		char r[32] = "-", ci[64] = "-";
+		char r[32] = "-", ci[96] = "-";
 		if (isfinite(v.ratio)) {
 			snprintf(r, sizeof(r), "%+.2f%%", 100 * (v.ratio - 1));
-			snprintf(ci, sizeof(ci), "%+.2f%% to %+.2f%%", 100 * (v.lo - 1), 100 * (v.hi - 1));
+			if (isfinite(v.hi))
+				snprintf(ci, sizeof(ci), "%+.2f%% to %+.2f%%", 100 * (v.lo - 1), 100 * (v.hi - 1));
+			else
+				snprintf(ci, sizeof(ci), "%+.2f%% and up", 100 * (v.lo - 1));
+			if (isfinite(v.mde))
+				snprintf(ci + strlen(ci), sizeof(ci) - strlen(ci), " (could see ±%.1f%%)", 100 * v.mde);
 		}
 		printf("| %s | %s | %s | %s | %s | %s -> %s | %s |\n", esc(ESC_MDCODE, k->key[i]), sb_str(&ta), sb_str(&tb), r,
 		       ci, esc(ESC_MD, sb_str(&wa)), esc(ESC_MD, sb_str(&wb)), mark);
@@ -183,13 +198,14 @@ static size_t print_json(const struct hist_commit *b, const struct hist_commit *
 	json_t *keys = json_array();
 	size_t slower = 0;
 	for (size_t i = 0; i < k->n; i++) {
-		struct verdict v = judge(k->d[i], k->nd[i], threshold);
+		struct verdict v = judge(k->a[i], k->b[i], k->nd[i], threshold);
 		slower += v.slower;
-		json_array_append_new(keys, json_pack("{s:s,s:I,s:o,s:o,s:o,s:s}", "key", esc(ESC_JSON, k->key[i]), "rounds",
-						      (json_int_t)k->nd[i],
+		json_array_append_new(keys, json_pack("{s:s,s:I,s:o,s:o,s:o,s:o,s:s}", "key", esc(ESC_JSON, k->key[i]),
+						      "rounds", (json_int_t)k->nd[i],
 						      "ratio", isfinite(v.ratio) ? json_real(v.ratio) : json_null(),
 						      "ratio_lo", isfinite(v.lo) ? json_real(v.lo) : json_null(),
-						      "ratio_hi", isfinite(v.hi) ? json_real(v.hi) : json_null(), "verdict",
+						      "ratio_hi", isfinite(v.hi) ? json_real(v.hi) : json_null(),
+						      "mde", isfinite(v.mde) ? json_real(v.mde) : json_null(), "verdict",
 						      v.slower ? "slower" : v.faster ? "faster" : isfinite(v.ratio) ? "same" : "no data"));
 	}
 	json_t *j = json_pack("{s:s,s:s,s:f,s:o,s:I}", "base", b->hash, "head", hd->hash, "threshold", threshold, "keys",

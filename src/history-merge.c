@@ -6,8 +6,8 @@
  * copied.  Machines, commits and keys are matched by name, hash and key;
  * a run is copied whole (its pexecs with everything they recorded, its
  * figures, programs, audit) unless the file has it already (the same
- * machine, commit, kind, session and start), so merging twice changes
- * nothing; each OTHER is one transaction.
+ * machine, commit, kind, session, start and first pexec's start), so
+ * merging twice changes nothing; each OTHER is one transaction.
  */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -84,13 +84,17 @@ static int copy_runs(struct history *h, long *copied, long *had, struct kerr *e)
 {
 	sqlite3_stmt *runs = history_prepare(h,
 		"SELECT r.id, mc.id, mm.id, r.kind, r.session, r.status, r.started, r.ended, r.build_s, r.binary,"
-		" r.config_hash, r.error FROM o.runs r JOIN o.commits oc ON oc.id = r.commit_id"
+		" r.config_hash, r.error, (SELECT MIN(wall_start_ns) FROM o.pexecs WHERE run_id = r.id)"
+		" FROM o.runs r JOIN o.commits oc ON oc.id = r.commit_id"
 		" JOIN o.machines om ON om.id = r.machine_id JOIN main.commits mc ON mc.hash = oc.hash"
 		" JOIN main.machines mm ON mm.name = om.name ORDER BY r.id", e);
 	if (!runs)
 		return -1;
-	sqlite3_stmt *have = history_prepare(h, "SELECT COUNT(*) FROM main.runs WHERE commit_id=?1 AND machine_id=?2 AND"
-					       " kind=?3 AND session IS ?4 AND started IS ?5", e);
+	/* one run: its machine, commit, kind, session, start and its first pexec's start (the two runs of a commit
+	 * measured against itself share all but that) */
+	sqlite3_stmt *have = history_prepare(h, "SELECT COUNT(*) FROM main.runs x WHERE commit_id=?1 AND machine_id=?2 AND"
+					       " kind=?3 AND session IS ?4 AND started IS ?5 AND"
+					       " (SELECT MIN(wall_start_ns) FROM main.pexecs WHERE run_id = x.id) IS ?6", e);
 	sqlite3_stmt *ins = history_prepare(h, "INSERT INTO main.runs(commit_id, machine_id, kind, session, status, started,"
 					      " ended, build_s, binary, config_hash, error) VALUES(?,?,?,?,?,?,?,?,?,?,?)", e);
 	int r = have && ins ? 0 : -1;
@@ -100,6 +104,7 @@ static int copy_runs(struct history *h, long *copied, long *had, struct kerr *e)
 			sqlite3_bind_value(have, i + 1, sqlite3_column_value(runs, i + 1));
 		sqlite3_bind_value(have, 4, sqlite3_column_value(runs, 4));
 		sqlite3_bind_value(have, 5, sqlite3_column_value(runs, 6));
+		sqlite3_bind_value(have, 6, sqlite3_column_value(runs, 12));
 		if (sqlite3_step(have) == SQLITE_ROW && sqlite3_column_int(have, 0) > 0) {
 			(*had)++;
 			continue;

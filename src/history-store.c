@@ -157,6 +157,17 @@ void history_bind_double(sqlite3_stmt *st, int i, double v)
 		sqlite3_bind_null(st, i);
 }
 
+char *history_short(const char *s, size_t width)
+{
+	struct strbuf sb = STRBUF_INIT;
+	esc_add(&sb, ESC_TERM, s ? s : "");
+	size_t bytes;
+	display_cut(sb_str(&sb), width, &bytes);
+	char *r = xstrndup(sb_str(&sb), bytes);
+	sb_release(&sb);
+	return r;
+}
+
 /* ---- the schema a file must have ---- */
 
 struct hobj {

@@ -203,8 +203,11 @@ static int track_commits(const struct track_opts *o, struct history *h, long mac
 		tip = xstrdup(dots[2] ? dots + 2 : "HEAD");
 	} else {
 		tip = xstrdup(to);
-		if (o->new_only)
-			from = last_tracked(h, machine);
+		if (o->new_only && !(from = last_tracked(h, machine))) {
+			free(tip);
+			return kerr_setc(e, KEXIT_USAGE, "--new tracks what came after the newest commit this machine tracked, "
+					 "and it has tracked none yet: give a range (A..B) first");
+		}
 	}
 	if (!dots && !o->new_only) {
 		/* one revision: that commit */
@@ -584,8 +587,8 @@ static void progress_line(const struct track_job *j, size_t k, size_t n, const s
 	struct strbuf eta = STRBUF_INIT;
 	if (j->measured)
 		fmt_duration(&eta, j->spent_s / (double)j->measured * (double)(n - k));
-	char *subj = xstrndup(c->subject ? c->subject : "", 60);
-	fprintf(stderr, "kiln track: [%zu/%zu] %.12s %s%s%s\n", k + 1, n, c->hash, esc(ESC_TERM, subj),
+	char *subj = history_short(c->subject, 60);
+	fprintf(stderr, "kiln track: [%zu/%zu] %.12s %s%s%s\n", k + 1, n, c->hash, subj,
 		eta.len ? "  ETA " : "", sb_str(&eta));
 	free(subj);
 	sb_release(&eta);

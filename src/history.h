@@ -103,6 +103,9 @@ int history_merge(const char *main_path, const struct strvec *others, int quiet)
 struct an_opts;
 long history_refigure(struct history *h, const struct an_opts *o, struct kerr *e);
 
+/* untrusted text (a subject) escaped for a terminal and cut to width columns (malloc'd) */
+char *history_short(const char *s, size_t width);
+
 /* ---- series over commits (history-series.c) ---- */
 
 /* the per-pexec class as stored (AN_FLAT .. AN_NO_STEADY), HIST_NOCLASS for a pexec not analysed */

@@ -3,8 +3,9 @@
 # made (build/bench/history writes OUTDIR/series.csv and kiln's own
 # detections, OUTDIR/kiln.csv), and one table scoring all four the same way.
 #
-#   bench/history/baselines.py OUTDIR ASV_SRC OTAVA_SRC
+#   bench/history/baselines.py OUTDIR ASV_SRC OTAVA_SRC [LABEL]
 #
+# (LABEL prefixes the ROW lines: "synthetic (...)" for a made-up corpus.)
 # ASV_SRC and OTAVA_SRC are source trees of airspeed-velocity/asv and
 # apache/otava (bench/history.sh extracts them from their git repositories):
 #  - asv: asv/step_detect.py itself, detect_steps(y, w) with w = 2 / (CI
@@ -158,6 +159,7 @@ def score(series, detections_of):
 
 def main():
     out, asv_src, otava_src = sys.argv[1], sys.argv[2], sys.argv[3]
+    label = sys.argv[4] + " " if len(sys.argv) > 4 else ""
     series = load_series(out + "/series.csv")
     kiln = load_kiln(out + "/kiln.csv")
     # the series' positions: detectors see 0..n-1, the CSV holds the history's point index
@@ -192,7 +194,8 @@ def main():
         null = r.get("null", [0, 0, 0, 0, 1])
         prec = hits / (hits + fa) if hits + fa else float("nan")
         rec = hits / inj if inj else float("nan")
-        f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
+        # no detection at all: nothing found, F1 0 (its precision is undefined, not perfect)
+        f1 = 2 * prec * rec / (prec + rec) if hits else 0.0
         rows[name] = f1
         cells = ["%.3f" % (r[k][1] / r[k][0]) if r[k][0] else "-" for k in steps]
         print("| %s | %s | %.3f | %.2f; %.2f | %.3f | %.3f |" % (
@@ -201,8 +204,8 @@ def main():
     k = rows.get("kiln", 0)
     for name, f1 in rows.items():
         if name != "kiln":
-            print("ROW\tdetection F1: kiln against %s\t%.3f vs %.3f\tkiln higher\t%s" % (
-                name, k, f1, "PASS" if k > f1 else "MISS"))
+            print("ROW\t%sdetection F1: kiln against %s\t%.3f vs %.3f\tkiln higher\t%s" % (
+                label, name, k, f1, "PASS" if round(k, 3) > round(f1, 3) else "MISS"))
 
 
 if __name__ == "__main__":

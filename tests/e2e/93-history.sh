@@ -13,6 +13,10 @@ make_history_config "$T/exp/toy.yaml"
 H=$T/exp/toy.history.db
 q() { sqlite3 "$H" "$1"; }
 
+# --new needs a commit tracked before (it would otherwise be every commit since the root)
+out=$("$KILN" track exp/toy.yaml --repo repo -o "$T/none.db" --new 2>&1); assert_eq $? 2 "--new on an empty history: $out"
+assert_contains "$out" "has tracked none yet"
+
 # --- track, interrupted in its first commit's session, then resumed ---
 # (each pexec prepared by a 0.05 s sleep, so that the session outlasts the wait below)
 sed 's|^    build: .*|&\n    prepare: [sleep, "0.05"]|' exp/toy.yaml > exp/slow.yaml
@@ -84,6 +88,21 @@ assert_contains "$out" "\*\*slower\*\*"
 out=$("$KILN" track exp/toy.yaml --repo repo --compare "$HIST_C2" "$HIST_C3" --threshold 5%) || fail "same binary: $out"
 assert_contains "$out" "0 of 1 key slower"
 
+# an interrupted compare keeps the rounds that finished (30 rounds asked, interrupted after a few)
+"$KILN" track exp/slow.yaml -o "$H" --repo repo --compare "$HIST_C3" "$HIST_C4" --pexecs 30 > cmp.out 2>&1 &
+pid=$!
+some_rounds() {
+	local f
+	f=$(ls "$H.work/ab/"*.kiln.db 2>/dev/null | grep -v build | head -1)
+	[ -n "$f" ] && [ "$(sqlite3 "$f" "SELECT COUNT(*) FROM pexecs WHERE status='ok'" 2>/dev/null)" -ge 4 ]
+}
+wait_until 60 some_rounds || fail "no rounds: $(cat cmp.out)"
+kill -INT $pid
+wait $pid; assert_eq $? 130 "an interrupted compare: $(cat cmp.out)"
+kept=$(q "SELECT COUNT(*) FROM pexecs p JOIN runs r ON r.id=p.run_id JOIN commits c ON c.id=r.commit_id
+	WHERE r.kind='ab' AND c.hash='$HIST_C4' AND r.session IN (SELECT session FROM runs x JOIN commits y ON y.id=x.commit_id WHERE y.hash='$HIST_C3')")
+[ "$kept" -ge 2 ] || fail "the finished rounds of an interrupted compare are kept: $kept"
+
 # --- hostile text from the repository: escaped for the terminal and Markdown ---
 printf 'x\n' >> repo/README
 git -C repo commit -qam $'\e[31mred | `tick` <b>bold</b>\x07' || fail "commit"
@@ -99,10 +118,12 @@ assert_contains "$out" 'red \\| '
 # --- merge: another machine's history, twice changes nothing; a crafted file refused ---
 mkdir -p m2 && cp -r exp/benchmarks exp/toy.yaml m2/
 "$KILN" track m2/toy.yaml --repo repo --machine other --steps 3 ..main -q || fail "second machine"
+# and its noise floor: a commit against itself, two runs alike in all but their pexecs
+"$KILN" track m2/toy.yaml --repo repo --machine other --compare "$HIST_C7" "$HIST_C7" --pexecs 3 >/dev/null || fail "A/A compare"
 out=$("$KILN" merge "$H" m2/toy.history.db) || fail "merge: $out"
-assert_contains "$out" "3 runs merged"
+assert_contains "$out" "5 runs merged"
 out=$("$KILN" merge "$H" m2/toy.history.db) || fail "merge again: $out"
-assert_contains "$out" "0 runs merged, 3 there already"
+assert_contains "$out" "0 runs merged, 5 there already"
 assert_eq "$(q "SELECT COUNT(*) FROM machines")" 2
 cp m2/toy.history.db evil.db
 sqlite3 evil.db "CREATE TRIGGER t AFTER INSERT ON runs BEGIN DELETE FROM pexecs; END;"

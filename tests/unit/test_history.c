@@ -13,7 +13,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -233,6 +232,7 @@ struct simvm {
 	size_t culprit;        /* first slow commit (0: none) */
 	double step, noise;    /* the slowdown; per-round sd of log(b/a) */
 	unsigned char *broken; /* commits that do not build */
+	const char *const *bin; /* what each commit built (NULL: not known) */
 	size_t builds, measured;
 };
 
@@ -261,24 +261,28 @@ static int sim_measure(void *ctx, size_t a, size_t b, bisect_more_fn more, void 
 	return 0;
 }
 
+static const char *sim_binary(void *ctx, size_t i);
+
+/* bisect commits 0..n-1 of the simulated VM v (its binaries told when it has them), defaults but the seed */
+static void sim_bisect(struct simvm *v, size_t n, struct bisect_result *r)
+{
+	struct bisect_opts o;
+	bisect_opts_default(&o);
+	struct bisect_ops ops = { v, sim_build, sim_measure, v->bin ? sim_binary : NULL };
+	struct kerr e = KERR_INIT;
+	assert_int_equal(bisect_run(n, &o, &ops, r, &e), 0);
+}
+
 static void test_bisect_finds(void **state)
 {
 	(void)state;
-	struct bisect_opts o;
-	bisect_opts_default(&o);
 	seed = 2024;
 	size_t right = 0, trials = 40, worst = 0;
 	for (size_t t = 0; t < trials; t++) {
 		struct simvm v = { .culprit = 1 + (size_t)(unif() * 198), .step = 1.02, .noise = 0.01 };
-		struct bisect_ops ops = { &v, sim_build, sim_measure };
 		struct bisect_result r;
-		struct kerr e = KERR_INIT;
-		assert_int_equal(bisect_run(200, &o, &ops, &r, &e), 0);
+		sim_bisect(&v, 200, &r);
 		right += r.outcome == BISECT_FOUND && r.culprit == v.culprit;
-		if (!(r.outcome == BISECT_FOUND && r.culprit == v.culprit)) {
-			fprintf(stderr, "DBG culprit %zu outcome %d got %zu lo %zu hi %zu builds %zu ratio %f\n", v.culprit, r.outcome, r.culprit, r.lo, r.hi, r.builds, r.ratio);
-			for (size_t q = 0; q < r.nsteps; q++) fprintf(stderr, "   step %zu %s rounds %zu ratio %f\n", r.steps[q].commit, bisect_verdict_name(r.steps[q].verdict), r.steps[q].rounds, r.steps[q].ratio);
-		}
 		if (r.builds > worst)
 			worst = r.builds;
 		bisect_result_free(&r);
@@ -291,15 +295,11 @@ static void test_bisect_finds(void **state)
 static void test_bisect_aa_names_none(void **state)
 {
 	(void)state;
-	struct bisect_opts o;
-	bisect_opts_default(&o);
 	seed = 5150;
 	for (size_t t = 0; t < 60; t++) {
 		struct simvm v = { .culprit = 0, .noise = 0.015 };
-		struct bisect_ops ops = { &v, sim_build, sim_measure };
 		struct bisect_result r;
-		struct kerr e = KERR_INIT;
-		assert_int_equal(bisect_run(64, &o, &ops, &r, &e), 0);
+		sim_bisect(&v, 64, &r);
 		assert_int_not_equal(r.outcome, BISECT_FOUND);
 		assert_int_equal(r.builds, 2);
 		bisect_result_free(&r);
@@ -309,16 +309,12 @@ static void test_bisect_aa_names_none(void **state)
 static void test_bisect_skips_broken(void **state)
 {
 	(void)state;
-	struct bisect_opts o;
-	bisect_opts_default(&o);
 	seed = 8;
 	unsigned char broken[50] = { 0 };
 	broken[25] = broken[24] = 1; /* the first midpoints tried */
 	struct simvm v = { .culprit = 30, .step = 1.05, .noise = 0.01, .broken = broken };
-	struct bisect_ops ops = { &v, sim_build, sim_measure };
 	struct bisect_result r;
-	struct kerr e = KERR_INIT;
-	assert_int_equal(bisect_run(50, &o, &ops, &r, &e), 0);
+	sim_bisect(&v, 50, &r);
 	assert_int_equal(r.outcome, BISECT_FOUND);
 	assert_int_equal(r.culprit, 30);
 	assert_int_equal(r.steps[1].verdict, BV_BROKEN);
@@ -328,10 +324,43 @@ static void test_bisect_skips_broken(void **state)
 	for (int i = 20; i < 40; i++)
 		all[i] = 1;
 	struct simvm w = { .culprit = 30, .step = 1.05, .noise = 0.01, .broken = all };
-	ops.ctx = &w;
-	assert_int_equal(bisect_run(50, &o, &ops, &r, &e), 0);
+	sim_bisect(&w, 50, &r);
 	assert_int_equal(r.outcome, BISECT_RANGE);
 	assert_true(r.lo < 30 && r.hi >= 30 && r.lo <= 19 && r.hi >= 40);
+	bisect_result_free(&r);
+}
+
+static const char *sim_binary(void *ctx, size_t i)
+{
+	struct simvm *v = ctx;
+	return v->bin ? v->bin[i] : NULL;
+}
+
+/* a midpoint of a binary already judged takes its verdict, unmeasured; GOOD and BAD of one binary: no culprit */
+static void test_bisect_binaries(void **state)
+{
+	(void)state;
+	seed = 77;
+	const char *bin[64];
+	for (int i = 0; i < 64; i++)
+		bin[i] = i < 10 ? "A" : i < 40 ? "B" : "C"; /* the step is at 40: 10..39 built what 10 did */
+	/* the noise is such that rounds alone would mislead now and then; binaries do not */
+	struct simvm v = { .culprit = 40, .step = 1.03, .noise = 0.01, .bin = bin };
+	struct bisect_result r;
+	sim_bisect(&v, 64, &r);
+	assert_int_equal(r.outcome, BISECT_FOUND);
+	assert_int_equal(r.culprit, 40);
+	size_t inherited = 0;
+	for (size_t i = 0; i < r.nsteps; i++)
+		inherited += r.steps[i].same_as != SIZE_MAX && r.steps[i].rounds == 0;
+	assert_true(inherited >= 1);
+	bisect_result_free(&r);
+	/* GOOD and BAD built the same binary: no round at all, no culprit */
+	const char *same[8] = { "X", "X", "Y", "Y", "X", "X", "X", "X" };
+	struct simvm w = { .culprit = 2, .step = 1.5, .noise = 0.01, .bin = same };
+	sim_bisect(&w, 8, &r);
+	assert_int_equal(r.outcome, BISECT_NO_CHANGE);
+	assert_int_equal(w.measured, 0);
 	bisect_result_free(&r);
 }
 
@@ -371,6 +400,7 @@ int main(void)
 		cmocka_unit_test(test_bisect_finds),
 		cmocka_unit_test(test_bisect_aa_names_none),
 		cmocka_unit_test(test_bisect_skips_broken),
+		cmocka_unit_test(test_bisect_binaries),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
