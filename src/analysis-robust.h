@@ -54,7 +54,7 @@
  * later outliers has no pauses to compare with: its candidates stay.
  */
 #define ANR_EARLY_ALPHA 0.001
-#define ANR_EARLY_RATIO 2.0
+#define ANR_EARLY_RATIO 4.0
 struct anr_early {
 	size_t *cand;       /* candidates, ascending */
 	double *excess;

@@ -193,8 +193,9 @@ void an_opts_describe(const struct an_opts *o, struct strbuf *out)
 		sb_addf(out, " steady=%g%%", o->steady_pct);
 	else
 		sb_addf(out, " steady=%ld", o->steady);
-	sb_addf(out, " penalty=%g*log(n) outlier=%g*(P90-P10) resamples=%ld seed=%llu confidence=%g",
-		o->penalty, o->outlier_k, o->resamples, (unsigned long long)o->seed, o->confidence);
+	sb_addf(out, " penalty=%g*log(n) outlier=%g*(%s) resamples=%ld seed=%llu confidence=%g", o->penalty,
+		o->outlier_k, o->replicate ? "P90-P10" : "P75-P25", o->resamples, (unsigned long long)o->seed,
+		o->confidence);
 	if (o->replicate)
 		sb_adds(out, " replicate=warmup_stats");
 }

@@ -25,6 +25,7 @@
 #include "platform.h"
 #include "import.h"
 #include "report.h"
+#include "stats-warmup.h"
 
 static int cmd_diff(int argc, char **argv);
 
@@ -217,6 +218,11 @@ static int cmd_diff(int argc, char **argv)
 			json_object_set_new(j, "whole_process", json_boolean((a && a->whole) || (b && b->whole)));
 			json_object_set_new(j, "delta_warning_a", jdelta(a));
 			json_object_set_new(j, "delta_warning_b", jdelta(b));
+			if (a && b) { /* the verdicts on warmup itself (stats-warmup.h) */
+				struct sw_diff wd;
+				sw_diff_keys(a, b, &o, &wd);
+				json_object_set_new(j, "warmup", sw_json(&wd));
+			}
 			json_array_append_new(jout, j);
 			continue;
 		}
@@ -250,6 +256,7 @@ static int cmd_diff(int argc, char **argv)
 		json_decref(root);
 	} else {
 		print_table(&cells, DCOLS);
+		sw_print(&keys, &ra, &rb, &o); /* the verdicts on warmup itself */
 		printf("\nB/A: ratio of steady-state means (whole-process keys: of the means over the pexecs), "
 		       "bootstrap median and %g%% interval; verdict 'faster'/'slower' when that interval excludes 1.\n",
 		       o.confidence * 100);
