@@ -75,7 +75,8 @@ struct tally {
 	double fig_sum;                        /* sum over those keys of perf_med / true cost */
 	size_t warn[8];                        /* keys with each warning bit */
 	size_t steady_no_drift;                /* keys printing a steady interval without a drift warning (drift) */
-	size_t aa_n, aa_class, aa_verdict;     /* A/A: class changes, steady verdicts */
+	size_t aa_n, aa_class, aa_verdict;     /* A/A: class change verdicts (kiln diff's), steady verdicts */
+	size_t aa_class_raw;                   /* A/A: keys whose classes differ */
 	size_t aa_wverdict;                    /* A/A: warmup verdicts (stats-warmup) */
 };
 
@@ -154,14 +155,20 @@ static void tally_key(const struct kcase *c, const struct an_key *k, const struc
 static void tally_aa(const struct an_key *a, const struct an_key *b, const struct an_opts *o, struct tally *t)
 {
 	t->aa_n++;
-	t->aa_class += a->cls != b->cls;
+	t->aa_class_raw += a->cls != b->cls;
+#ifndef AN_WARMUP_VERDICTS
+	t->aa_class += a->cls != b->cls; /* kiln diff's only class change: the column */
+#endif
 	struct an_ratio r = an_ratio_ci(a, b, o);
 	int blocked = ((a->warn | b->warn) & AN_WARN_NO_VERDICT) != 0;
 	t->aa_verdict += r.ok && !blocked && (r.hi < 1 || r.lo > 1);
 #ifdef AN_WARMUP_VERDICTS
 	struct sw_diff d;
 	sw_diff_keys(a, b, o, &d);
-	t->aa_wverdict += d.time.verdict != SW_NONE || d.cost.verdict != SW_NONE;
+	t->aa_wverdict += d.time.verdict == SW_MORE || d.time.verdict == SW_LESS || d.cost.verdict == SW_MORE ||
+			  d.cost.verdict == SW_LESS;
+	/* a class change as kiln diff gives it: a verdict of its own */
+	t->aa_class += d.class_changed > 0;
 #endif
 }
 
@@ -208,9 +215,10 @@ static void print_tally(const char *label, const struct tally *t)
 	printf(" | pexecs right %zu/%zu (F %zu W %zu S %zu N %zu)\n", t->pexec_right, t->pexecs, t->pexec_cls[AN_FLAT],
 	       t->pexec_cls[AN_WARMUP], t->pexec_cls[AN_SLOWDOWN], t->pexec_cls[AN_NO_STEADY]);
 	printf("  %-9s steady iter exact %zu/%zu; interval covers true cost %zu/%zu, figure/true %.4f; "
-	       "warn short %zu drift %zu; A/A class change %zu/%zu, steady verdict %zu, warmup verdict %zu\n",
+	       "warn short %zu drift %zu; A/A of %zu: classes differ %zu, class change verdict %zu, steady verdict %zu, "
+	       "warmup verdict %zu\n",
 	       "", t->iter_exact, t->iter_n, t->cover, t->cover_n, t->cover_n ? t->fig_sum / (double)t->cover_n : NAN,
-	       t->warn[0], t->warn[1], t->aa_class, t->aa_n, t->aa_verdict, t->aa_wverdict);
+	       t->warn[0], t->warn[1], t->aa_n, t->aa_class_raw, t->aa_class, t->aa_verdict, t->aa_wverdict);
 }
 
 static void row(const char *what, double v, double base, const char *target, int pass)
@@ -254,10 +262,47 @@ static void rows(const struct kcase *c, const struct tally *t, const struct tall
 		row(what, frac(t->aa_verdict, t->aa_n), frac(ws->aa_verdict, ws->aa_n), "0", !t->aa_verdict);
 	}
 	if (c->check_aa) {
-		snprintf(what, sizeof(what), "%s: A/A class change", c->name);
+		snprintf(what, sizeof(what), "%s: A/A class change verdicts", c->name);
 		row(what, frac(t->aa_class, t->aa_n), frac(ws->aa_class, ws->aa_n), "<= 0.05",
 		    frac(t->aa_class, t->aa_n) <= 0.05);
 	}
+}
+
+/* kiln diff of A keys against B keys of another shape: how often each warmup verdict fires */
+struct dtally {
+	size_t n, longer, costlier, class_changed, steady_verdict;
+};
+
+static void run_diff(const char *sa, const char *sb, size_t nkeys, const struct an_opts *o, struct dtally *t)
+{
+	memset(t, 0, sizeof(*t));
+	struct kcase ca = { sa, { sa }, ITERS, AN_FLAT, 0, -1, 0, 0, 0 }, cb = { sb, { sb }, ITERS, AN_FLAT, 0, -1, 0, 0, 0 };
+	struct dataset da = { 0 }, db = { 0 };
+	for (size_t i = 0; i < nkeys; i++) {
+		make_key(&da, &ca, 900001 + i);
+		make_key(&db, &cb, 950001 + i);
+	}
+	for (size_t i = 0; i < nkeys; i++) {
+		struct an_key a, b;
+		an_analyse_key(&da.keys[i], o, &a);
+		an_analyse_key(&db.keys[i], o, &b);
+		t->n++;
+		struct an_ratio r = an_ratio_ci(&a, &b, o);
+		t->steady_verdict += r.ok && (r.hi < 1 || r.lo > 1);
+#ifdef AN_WARMUP_VERDICTS
+		struct sw_diff d;
+		sw_diff_keys(&a, &b, o, &d);
+		t->longer += d.time.verdict == SW_MORE;
+		t->costlier += d.cost.verdict == SW_MORE;
+		t->class_changed += d.class_changed > 0;
+#else
+		t->class_changed += a.cls != b.cls;
+#endif
+		an_key_free(&a);
+		an_key_free(&b);
+	}
+	ds_free(&da);
+	ds_free(&db);
 }
 
 int main(int argc, char **argv)
@@ -306,6 +351,27 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
 		rows(&cases[i], &t[i], &tw[i], o.confidence);
+	/* kiln diff's warmup verdicts: none on A/A (two 99% intervals per key: <= 2%), and a new warmup seen */
+	size_t aa = 0, alarms = 0, aaw = 0, alarmsw = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		aa += t[i].aa_n;
+		alarms += t[i].aa_wverdict;
+		aaw += tw[i].aa_n;
+		alarmsw += tw[i].aa_wverdict;
+	}
+	row("every shape: A/A warmup verdicts (time to steady or warmup cost)", frac(alarms, aa), frac(alarmsw, aaw),
+	    "<= 0.02", frac(alarms, aa) <= 0.02);
+	struct dtally dt, dw;
+	run_diff("flat:10000:0:1", "warmup:10000:39:2", nkeys, &o, &dt);
+	run_diff("flat:10000:0:1", "warmup:10000:39:2", nkeys, &ow, &dw);
+	printf("diff flat -> warmup (+390 ms to steady): longer %zu/%zu, costs more %zu, class changed %zu, "
+	       "steady verdict %zu (warmup_stats' method: %zu, %zu, %zu, %zu)\n",
+	       dt.longer, dt.n, dt.costlier, dt.class_changed, dt.steady_verdict, dw.longer, dw.costlier,
+	       dw.class_changed, dw.steady_verdict);
+	row("diff flat -> warmup (+390 ms): 'warmup longer' verdicts", frac(dt.longer, dt.n), frac(dw.longer, dw.n),
+	    ">= 0.95", frac(dt.longer, dt.n) >= 0.95);
+	row("diff flat -> warmup (+390 ms): class change verdicts", frac(dt.class_changed, dt.n),
+	    frac(dw.class_changed, dw.n), ">= 0.95", frac(dt.class_changed, dt.n) >= 0.95);
 	printf("CPU time %.1f s\n", (double)clock() / CLOCKS_PER_SEC - t0);
 	return 0;
 }

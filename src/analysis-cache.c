@@ -90,7 +90,7 @@ char *an_key_serialize(const struct an_key *k)
 		json_object_set_new(o, "segs", sl);
 		json_object_set_new(o, "warn", json_integer(p->warn));
 		json_object_set_new(o, "more", json_pack("[ooooooI]", num(p->steady_mean_clean), num(p->warmup_cost),
-							 num(p->tau), num(p->drift_rate), num(p->drift_fit),
+							 num(p->tau), num(p->drift_rate), num(p->drift_late),
 							 json_integer((json_int_t)p->drift_span), (json_int_t)p->short_need));
 		json_array_append_new(pa, o);
 	}
@@ -168,7 +168,7 @@ int an_key_deserialize(const char *text, const struct ds_key *k, struct an_key *
 		p->steady_mean = getnum(o, "steady_mean");
 		p->warn = (unsigned)json_integer_value(json_object_get(o, "warn"));
 		json_t *more = json_object_get(o, "more");
-		double *pd[] = { &p->steady_mean_clean, &p->warmup_cost, &p->tau, &p->drift_rate, &p->drift_fit };
+		double *pd[] = { &p->steady_mean_clean, &p->warmup_cost, &p->tau, &p->drift_rate, &p->drift_late };
 		for (size_t q = 0; q < ARRAY_SIZE(pd); q++) {
 			json_t *v = json_array_get(more, q);
 			*pd[q] = json_is_number(v) ? json_number_value(v) : NAN;

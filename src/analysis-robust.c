@@ -123,8 +123,8 @@ void anr_early_free(struct anr_early *e)
 void anr_ac_add(const double *y, size_t m, const size_t *ends, size_t ns, struct anr_ac *ac)
 {
 	double num = 0, den = 0;
-	size_t pairs = 0, b = 0;
-	for (size_t s = 0; s < ns; s++) {
+	size_t pairs = 0, b = ns > 1 ? ends[ns - 2] : 0;
+	for (size_t s = ns - 1; s < ns; s++) {
 		size_t e = ends[s], L = e - b;
 		if (L >= 4) {
 			/* the segment's line through (t, y[t]), t = 0 .. L-1 */
@@ -255,36 +255,81 @@ int anr_is_drift(const struct anr_trend *t, double level, double delta)
 	       fabs(t->rate * (double)t->span * level) > delta;
 }
 
+size_t anr_tail_end(const double *y, size_t from, size_t m, double delta, size_t win, double tau)
+{
+	size_t c = m > from ? m - from : 0;
+	if (!win || c < 8 * win)
+		return from;
+	/* the level and the noise of the region's second half: median, and (P75 - P25) / 1.349 */
+	size_t half = c / 2;
+	double *tmp = xmalloc(half * sizeof(double)), level, iqr;
+	med_iqr(y, m - half, m, tmp, &level, &iqr);
+	/* a block median's standard error, for normal noise: 1.2533 sd / sqrt(win) */
+	double bar = fmax(delta, ANR_TAIL_Z * 1.2533 * iqr / 1.349 * sqrt(tau / (double)win));
+	/* the last block of win values off the level (medians: a pause or a heavy tail does not move them) */
+	size_t end = from;
+	for (size_t b = from; b + win <= m; b += win) {
+		double med, spread;
+		med_iqr(y, b, b + win, tmp, &med, &spread);
+		if (fabs(med - level) > bar)
+			end = b + win;
+	}
+	free(tmp);
+	if (end == from || m - end < 2 * win)
+		return from;
+	/* a tail: what it cuts off lies on one side of the level, off it by more than the bar */
+	double *cut = xmalloc((end - from) * sizeof(double)), med, spread;
+	med_iqr(y, from, end, cut, &med, &spread);
+	free(cut);
+	return fabs(med - level) > bar ? end : from;
+}
+
+/* mean of the pexecs' v (finite ones), and its standard error; returns how many */
+static size_t pexec_mean_se(const struct an_key *k, int late, double *mean, double *se)
+{
+	double s = 0, ss = 0;
+	size_t n = 0;
+	for (size_t i = 0; i < k->np; i++) {
+		double v = late ? k->p[i].drift_late : k->p[i].drift_rate;
+		if (isfinite(v) && isfinite(k->p[i].drift_rate)) {
+			s += v;
+			n++;
+		}
+	}
+	*mean = n ? s / (double)n : NAN;
+	for (size_t i = 0; i < k->np; i++) {
+		double v = late ? k->p[i].drift_late : k->p[i].drift_rate;
+		if (isfinite(v) && isfinite(k->p[i].drift_rate))
+			ss += (v - *mean) * (v - *mean);
+	}
+	*se = n > 1 ? sqrt(ss / (double)(n - 1) / (double)n) : NAN;
+	return n;
+}
+
 void anr_key_drift(struct an_key *k, const struct an_opts *o)
 {
 	k->drift_rate = k->drift_lo = k->drift_hi = k->drift_span = NAN;
-	double sum = 0, span = 0, dsum = 0, fit = 0;
-	size_t n = 0;
+	double span = 0, dsum = 0, mean, se, late, late_se;
+	size_t n = pexec_mean_se(k, 0, &mean, &se), nl = pexec_mean_se(k, 1, &late, &late_se);
+	if (n < 3)
+		return;
 	for (size_t i = 0; i < k->np; i++)
 		if (isfinite(k->p[i].drift_rate)) {
-			sum += k->p[i].drift_rate;
-			/* the step's place is a parameter more than the line has: BIC's log(n) for it */
-			fit += k->p[i].drift_fit + log((double)k->p[i].drift_span + 1);
 			span += (double)k->p[i].drift_span;
 			/* delta relative to the pexec's reference level */
 			double ref = fabs(k->p[i].segs[k->p[i].nsegs - 1].mean);
 			dsum += ref > 0 ? k->p[i].delta / ref : 0;
-			n++;
 		}
-	if (n < 3)
-		return;
-	double mean = sum / (double)n, ss = 0;
-	for (size_t i = 0; i < k->np; i++)
-		if (isfinite(k->p[i].drift_rate))
-			ss += (k->p[i].drift_rate - mean) * (k->p[i].drift_rate - mean);
-	double se = sqrt(ss / (double)(n - 1) / (double)n);
 	double t = gsl_cdf_tdist_Pinv((1 + o->confidence) / 2, (double)(n - 1));
 	k->drift_rate = mean;
 	k->drift_lo = mean - t * se;
 	k->drift_hi = mean + t * se;
 	k->drift_span = span / (double)n;
 	double tk = gsl_cdf_tdist_Pinv((1 + ANR_KEY_DRIFT_CONF) / 2, (double)(n - 1));
-	if (fit > 0 && fabs(mean) > tk * se && fabs(mean) * k->drift_span > dsum / (double)n)
+	if (!(fabs(mean) > tk * se && fabs(mean) * k->drift_span > dsum / (double)n))
+		return;
+	/* and it goes on: the second halves trend the same way (a warmup's tail, a missed step, stop) */
+	if (nl >= 3 && late * mean > 0 && fabs(late) > gsl_cdf_tdist_Pinv((1 + o->confidence) / 2, (double)(nl - 1)) * late_se)
 		k->warn |= AN_WARN_DRIFT;
 }
 

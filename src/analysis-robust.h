@@ -133,13 +133,32 @@ int anr_trend(const double *y, const size_t *idx, size_t from, size_t m, struct 
 int anr_is_drift(const struct anr_trend *t, double level, double delta);
 
 /*
+ * Where a warmup's tail ends.  A gradual warmup (a JIT's tiers: an
+ * exponential decay) has no last step: PELT puts the steady state's start
+ * where the remaining excess is still above delta, and the steady part
+ * then trends.  That trend stops, where a drift goes on: the steady level
+ * is the median of the region's second half, and the tail ends after the
+ * last block of `win` values whose median is off that level by more than
+ * delta and than ANR_TAIL_Z standard errors of a block's median (the
+ * second half's spread, (P75 - P25) / 1.349, inflated by tau), when the
+ * median of what lies before is off the level too; medians, so that a
+ * pause or a heavy tail makes no tail.  A region of fewer than 8 blocks
+ * has none.
+ * y[from, m) are the region's values without outliers.  Returns the index
+ * in y where the steady state starts, `from` when there is no tail.
+ */
+#define ANR_TAIL_Z 4.0
+size_t anr_tail_end(const double *y, size_t from, size_t m, double delta, size_t win, double tau);
+
+/*
  * A key's pexecs' trends together (the pexec the independent unit): the
  * mean of their rates, its interval at the options' confidence (t over
  * pexecs), and drift when that interval excludes 0 at ANR_KEY_DRIFT_CONF
  * the mean change over the mean span exceeds the pexecs' relative delta,
- * and the line fits the pexecs better than a step (their fits summed, each
- * credited BIC's log(n) for the step's place: a fair comparison where the
- * pexec's own test wants a margin).  Sets k->drift_* and, on drift, AN_WARN_DRIFT.
+ * and the trend goes on: the mean of the trends over the second halves of
+ * the pexecs' spans has the same sign and its interval at the options'
+ * confidence excludes 0 (a warmup's tail or a step PELT missed is all in
+ * the first half).  Sets k->drift_* and, on drift, AN_WARN_DRIFT.
  */
 #define ANR_KEY_DRIFT_CONF 0.999
 void anr_key_drift(struct an_key *k, const struct an_opts *o);

@@ -746,25 +746,73 @@ static void steady_part(struct an_pexec *p, const double *x, const struct an_opt
 }
 
 /*
+ * Start p's steady state at y[at] (original iteration idx[at]), inside it
+ * (y[0, m) the values without outliers, idx[] their iterations):
+ * the steady segment holding it is cut there, the steady segments before
+ * the cut are no longer steady, and a pexec that was flat becomes warmup
+ * (or slowdown) by what lies before.  The segments' means and variances
+ * are of the values without outliers, as find_segments makes them.
+ */
+static void split_steady(struct an_pexec *p, const double *y, const size_t *idx, size_t m, size_t at)
+{
+	size_t cut = idx[at], q = p->first_steady;
+	while (q < p->nsegs && p->segs[q].end <= cut)
+		q++;
+	if (q == p->nsegs)
+		return;
+	if (p->segs[q].start < cut) {
+		p->segs = xrealloc(p->segs, (p->nsegs + 1) * sizeof(*p->segs));
+		memmove(p->segs + q + 1, p->segs + q, (p->nsegs - q) * sizeof(*p->segs));
+		p->nsegs++;
+		p->segs[q].end = cut;
+		p->segs[q + 1].start = cut;
+		/* the two parts' values: y indices [b, at) and [at, e) */
+		size_t b = at, e = at;
+		while (b > 0 && idx[b - 1] >= p->segs[q].start)
+			b--;
+		while (e < m && idx[e] < p->segs[q + 1].end)
+			e++;
+		segment_stats(y, b, at, 0, &p->segs[q]);
+		segment_stats(y, at, e, 0, &p->segs[q + 1]);
+		q++;
+	}
+	p->first_steady = q;
+	if (p->cls == AN_FLAT) {
+		double lo, hi;
+		band_of(p, p->delta, &lo, &hi);
+		p->cls = p->segs[q - 1].mean < lo ? AN_SLOWDOWN : AN_WARMUP;
+	}
+}
+
+/*
  * The default method's drift test: a steady part (no steady state: the
  * last segment) whose values trend by more than delta, significantly, and
  * along a line rather than a step, is no steady state (anr_trend,
  * anr_is_drift).  y[0, m) are the values without outliers, idx[] their
  * iterations.
  */
-static void drift_check(struct an_pexec *p, const double *y, const size_t *idx, size_t m)
+static void drift_check(struct an_pexec *p, const double *y, const size_t *idx, size_t m, size_t win, size_t steady)
 {
-	p->drift_rate = NAN;
+	p->drift_rate = p->drift_late = NAN;
 	p->drift_span = 0;
 	size_t start = p->segs[p->cls == AN_NO_STEADY ? p->nsegs - 1 : p->first_steady].start, from = 0;
 	while (from < m && idx[from] < start)
 		from++;
+	if (p->cls != AN_NO_STEADY) {
+		/* a warmup's tail in the steady part (anr_tail_end): the steady state starts after it */
+		size_t end = anr_tail_end(y, from, m, p->delta, win > 5 ? win : 5, p->tau);
+		if (end > from && p->n - idx[end] >= steady) {
+			split_steady(p, y, idx, m, end);
+			from = end;
+		}
+	}
 	struct anr_trend t;
 	if (!anr_trend(y, idx, from, m, &t))
 		return;
 	p->drift_rate = t.rate;
 	p->drift_span = t.span;
-	p->drift_fit = t.fit;
+	struct anr_trend late;
+	p->drift_late = anr_trend(y, idx, from + (m - from) / 2, m, &late) ? late.rate : NAN;
 	if (anr_is_drift(&t, p->segs[p->nsegs - 1].mean, p->delta)) {
 		p->warn |= AN_WARN_DRIFT;
 		p->cls = AN_NO_STEADY;
@@ -842,7 +890,8 @@ static void pexec_rest(const double *x, size_t n, const struct an_opts *o, struc
 		 o->replicate ? 0 : opt_count(o->window, o->window_pct, n) / 2);
 	p->drift_rate = NAN;
 	if (!o->replicate)
-		drift_check(p, y, idx, m);
+		drift_check(p, y, idx, m, opt_count(o->window, o->window_pct, n) / 2,
+			    opt_count(o->steady, o->steady_pct, n));
 	steady_part(p, x, o);
 	free(y);
 	free(idx);

@@ -59,7 +59,8 @@ void an_opts_default(struct an_opts *o);
 int an_opts_parse(struct an_opts *o, int argc, char **argv, int *i, struct kerr *e);
 /* help text for those options, for the commands' help strings */
 #define AN_OPTS_HELP \
-	"analysis options (defaults are warmup_stats', but for --delta):\n" \
+	"analysis options (warmup_stats' method, with kiln's answers for pauses, noise\n" \
+	"that is not independent, drift and short runs; docs/analysis.md):\n" \
 	"  --window N|P%      outlier window, iterations or % of iterations (10%)\n" \
 	"  --delta S|P%|auto  band half-width floor: seconds, % of the fastest segment's\n" \
 	"                     mean, or auto: the smaller of 0.001 s and 1% (auto)\n" \
@@ -69,7 +70,8 @@ int an_opts_parse(struct an_opts *o, int argc, char **argv, int *i, struct kerr 
 	"  --seed N           bootstrap seed (1)\n" \
 	"  --confidence C     confidence level of the bootstrap interval (0.99)\n" \
 	"  --replicate-warmup-stats  warmup_stats' numbers exactly, its errors included\n" \
-	"                     (implies --delta 0.001 unless --delta is given)\n" \
+	"                     (implies --delta 0.001 unless --delta is given; no\n" \
+	"                     drift or too-short warnings)\n" \
 	"  --threads N        analysis threads (0: one per CPU)\n"
 /* the version of the method in an_opts_hash(): bump it when results change */
 #define AN_METHOD_VERSION 3
@@ -139,7 +141,7 @@ struct an_pexec {
 	double tau;             /* variance inflation by autocorrelation the method used (1: none; replicate: 1) */
 	double drift_rate;      /* trend of the steady part (no steady state: the last segment), per iteration, relative; NAN: not fitted */
 	size_t drift_span;      /* iterations it was fitted over */
-	double drift_fit;       /* how much better that line fits than one step, in residual variances (< 0: a step) */
+	double drift_late;      /* the same trend over the second half of that span: a drift goes on, a tail stops (NAN: too few) */
 	long short_need;        /* AN_WARN_SHORT: iterations the method would need (-1: more than it tried); else 0 */
 	unsigned warn;          /* AN_WARN_* bits of this pexec */
 };

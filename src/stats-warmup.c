@@ -4,13 +4,14 @@
  * stats-warmup.h).  Welch's t interval on per-pexec values: the pexec is
  * the independent unit, and two sides of a few pexecs each, one of them
  * often all zeros (every pexec flat), need neither equal variances nor a
- * large sample.
+ * large sample.  The class by Fisher's exact test on the pexecs' classes.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_randist.h>
 
 #include "analysis-robust.h"
 #include "stats-warmup.h"
@@ -61,6 +62,37 @@ static void change(const struct an_key *a, const struct an_key *b, int what, dou
 	c->verdict = c->lo > 0 ? SW_MORE : c->hi < 0 ? SW_LESS : SW_NONE;
 }
 
+/* Fisher's exact test, two-sided: x of na against y of nb pexecs in a class */
+static double fisher(size_t x, size_t na, size_t y, size_t nb)
+{
+	unsigned k = (unsigned)(x + y), n1 = k, n2 = (unsigned)(na + nb) - k;
+	double obs = gsl_ran_hypergeometric_pdf((unsigned)x, n1, n2, (unsigned)na), p = 0;
+	unsigned lo = k > nb ? k - (unsigned)nb : 0, hi = k < na ? k : (unsigned)na;
+	for (unsigned i = lo; i <= hi; i++) {
+		double q = gsl_ran_hypergeometric_pdf(i, n1, n2, (unsigned)na);
+		if (q <= obs * (1 + 1e-7))
+			p += q;
+	}
+	return p < 1 ? p : 1;
+}
+
+/*
+ * How unlikely A's and B's pexecs' classes are if both keys' pexecs fall
+ * in the classes alike: the smallest of the per-class Fisher tests,
+ * Bonferroni-corrected for the classes seen.
+ */
+static double class_p(const struct an_key *a, const struct an_key *b)
+{
+	double best = 1;
+	int seen = 0;
+	for (int c = 0; c < AN_NPCLASS; c++)
+		seen += a->counts[c] || b->counts[c];
+	for (int c = 0; c < AN_NPCLASS; c++)
+		if (a->counts[c] || b->counts[c])
+			best = fmin(best, fisher(a->counts[c], a->np, b->counts[c], b->np) * seen);
+	return best < 1 ? best : 1;
+}
+
 void sw_diff_keys(const struct an_key *a, const struct an_key *b, const struct an_opts *o, struct sw_diff *d)
 {
 	memset(d, 0, sizeof(*d));
@@ -69,7 +101,19 @@ void sw_diff_keys(const struct an_key *a, const struct an_key *b, const struct a
 	int blocked = (d->warn & AN_WARN_NO_VERDICT) != 0 || a->whole || b->whole;
 	change(a, b, 0, o->confidence, blocked, &d->time);
 	change(a, b, 1, o->confidence, blocked, &d->cost);
-	d->class_changed = (d->warn & AN_WARN_SHORT) || a->whole || b->whole ? -1 : a->cls != b->cls;
+	/*
+	 * The class: a verdict when the keys' classes differ and so do their
+	 * pexecs' (a pexec that found a small warmup where the others did not
+	 * turns "warmup" into "good inconsistent" by chance).  A drift is a
+	 * class of its own (the key's, whatever its pexecs').
+	 */
+	d->class_p = class_p(a, b);
+	if ((d->warn & AN_WARN_SHORT) || a->whole || b->whole || !a->np || !b->np)
+		d->class_changed = -1;
+	else if ((a->warn ^ b->warn) & AN_WARN_DRIFT)
+		d->class_changed = 1;
+	else
+		d->class_changed = a->cls != b->cls && d->class_p < 1 - o->confidence;
 }
 
 const char *sw_verdict_name(enum sw_verdict v, int what)
@@ -97,9 +141,10 @@ static json_t *change_json(const struct sw_change *c, int what)
 
 json_t *sw_json(const struct sw_diff *d)
 {
-	return json_pack("{s:o,s:o,s:o,s:b,s:b}", "time_to_steady_s", change_json(&d->time, 0), "warmup_cost_s",
+	return json_pack("{s:o,s:o,s:o,s:o,s:b,s:b}", "time_to_steady_s", change_json(&d->time, 0), "warmup_cost_s",
 			 change_json(&d->cost, 1), "class_changed",
-			 d->class_changed < 0 ? json_null() : json_boolean(d->class_changed), "warn_short",
+			 d->class_changed < 0 ? json_null() : json_boolean(d->class_changed), "class_p",
+			 d->class_changed < 0 ? json_null() : json_real(d->class_p), "warn_short",
 			 (d->warn & AN_WARN_SHORT) != 0, "warn_drift", (d->warn & AN_WARN_DRIFT) != 0);
 }
 

@@ -12,7 +12,10 @@
  * its A/A false alarms on the corpus of bench/warmup).  A key with no
  * steady state has nothing to compare; a key warned too short
  * (AN_WARN_SHORT) or drifting gets no verdict at all: its warmup was not
- * seen, or never ended.
+ * seen, or never ended.  The class changed when the keys' classes differ
+ * and their pexecs' classes do beyond chance (Fisher's exact test): a
+ * pexec that missed a small warmup the others saw makes "warmup" "good
+ * inconsistent" by chance.
  */
 #ifndef KILN_STATS_WARMUP_H
 #define KILN_STATS_WARMUP_H
@@ -39,7 +42,14 @@ struct sw_change {
 struct sw_diff {
 	struct sw_change time;  /* time to steady state */
 	struct sw_change cost;  /* warmup cost: time above the steady level */
-	int class_changed;      /* 1: A's class is not B's (a verdict of its own); 0 the same; -1 cannot tell */
+	/*
+	 * 1: the class changed, a verdict of its own: A's class is not B's
+	 * and their pexecs' classes differ beyond chance (class_p, Fisher's
+	 * exact test per class, Bonferroni, below 1 - confidence), or one side
+	 * drifts; 0: no; -1: cannot tell (a side too short)
+	 */
+	int class_changed;
+	double class_p;
 	unsigned warn;          /* A's and B's AN_WARN_* bits together */
 };
 
