@@ -29,6 +29,7 @@
 
 #include "analysis-int.h"
 #include "analysis-robust.h"
+#include "stats.h"
 
 /* ---- options ---- */
 
@@ -206,7 +207,8 @@ void an_opts_hash(const struct an_opts *o, char out[65])
 	/*
 	 * Bump the "v" when the method changes so that caches are invalidated
 	 * (v2: warmup_stats' walk, variance floor, steady iteration, bootstrap;
-	 * auto delta; whole-process keys.  v3: the default's pauses,
+	 * auto delta; whole-process keys.  v3: the steady interval from the
+	 * pexecs' steady means, issue 25.  v4: the default's pauses,
 	 * autocorrelation, equivalence within the noise, drift, short series,
 	 * steady mean with pauses, integer steady iterations: issue 26).
 	 */
@@ -1253,11 +1255,20 @@ static void key_summarise(struct an_key *k, const struct an_opts *o)
 			c += k->p[i].steady_mean_clean;
 		k->perf_clean = c / (double)k->np;
 	}
-	if (k->has_steady) {
+	if (k->has_steady && o->replicate) {
 		struct an_sample smp;
 		an_sample_of(k, o, &smp);
 		an_bootstrap(&smp, o->resamples, o->seed, o->confidence, &k->perf_med, &k->perf_lo, &k->perf_hi);
 		an_sample_free(&smp);
+	} else if (k->has_steady) {
+		/* the mean over the pexecs and its interval (stats-key.c, docs/statistics.md) */
+		struct ks_mean m;
+		an_key_mean(k, o, &m);
+		k->perf_med = m.mean;
+		k->perf_lo = m.lo;
+		k->perf_hi = m.hi;
+	}
+	if (k->has_steady) {
 		if (k->whole) {
 			key_whole(k);
 			k->perf_med = k->wp.mean;
@@ -1473,16 +1484,25 @@ void an_result_free(struct an_result *r)
 }
 
 /*
- * The ratio of two keys' steady means: A's and B's bootstrap resample
- * means made as the report makes them (B's with the next seed), B's
- * shuffled (GSL), and each pair one ratio B/A; their median and interval.
- * diff compares experiments with it, kiln bench its commands.
+ * The ratio of two keys' steady means: by default an_key_ratio's (the
+ * pexecs as units, Fieller's interval: stats-key.c).  With
+ * --replicate-warmup-stats, A's and B's bootstrap resample means made as
+ * the report makes them (B's with the next seed), B's shuffled (GSL), and
+ * each pair one ratio B/A; their median and interval.  diff compares
+ * experiments with it, kiln bench its commands.
  */
 struct an_ratio an_ratio_ci(const struct an_key *a, const struct an_key *b, const struct an_opts *o)
 {
 	struct an_ratio r = { NAN, NAN, NAN, 0 };
 	if (!a->has_steady || !b->has_steady)
 		return r;
+	if (!o->replicate) {
+		struct ks_ratio q;
+		an_key_ratio(a, b, o, &q);
+		if (q.ok)
+			r = (struct an_ratio){ q.ratio, q.lo, q.hi, 1 };
+		return r;
+	}
 	struct an_sample sa, sb;
 	an_sample_of(a, o, &sa);
 	an_sample_of(b, o, &sb);

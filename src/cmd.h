@@ -43,6 +43,9 @@ extern const struct cmd_entry cmd_flame_entry;
 extern const struct cmd_entry cmd_stat_entry;
 extern const struct cmd_entry cmd_merge_entry;
 extern const struct cmd_entry cmd_task_entry;
+extern const struct cmd_entry cmd_track_entry;
+extern const struct cmd_entry cmd_bisect_entry;
+extern const struct cmd_entry cmd_publish_entry;
 
 /* print "usage: kiln NAME USAGE" and the help text to f */
 void cmd_usage(const struct cmd_entry *c, FILE *f);

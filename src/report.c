@@ -4,7 +4,7 @@
  * Every format shows, per key: the class (with per-pexec counts when the
  * pexecs disagree, and failed pexecs noted), the steady-state iteration and
  * the time to reach it (median, 5th-95th percentile), the steady-state
- * performance (bootstrap median and confidence interval), and the means per
+ * performance (mean over the pexecs and its confidence interval), and the means per
  * iteration of each instrumentation series before and after the steady
  * state.  The text, Markdown and LaTeX forms share the cell strings built by
  * key_cells(); JSON follows warmup_stats' summary (machines -> vm ->
@@ -22,6 +22,7 @@
 #include "flame.h"
 #include "plot.h"
 #include "report.h"
+#include "stats.h"
 #include "store.h"
 
 int rep_parse_format(const char *s, enum rep_format *f)
@@ -98,12 +99,21 @@ void rep_fmt_ci(struct strbuf *sb, double v, double lo, double hi)
 	int d = 6;
 	if (!isfinite(v))
 		sb_adds(sb, "-");
+	else if (isnan(lo) || isnan(hi))
+		sb_addf(sb, "%.*g", 6, v); /* no interval (one value): not "± 0" */
 	else
 		switch (ci_style(v, lo, hi, &d)) {
 		case -1: sb_addf(sb, "%.*g ± 0", 6, v); break;
 		case 1: sb_addf(sb, "%.*f ± %.*f", d, v, d, ((hi - v) + (v - lo)) / 2); break;
 		default: sb_addf(sb, "%.*f (%.*f–%.*f)", d, v, d, lo, d, hi);
 		}
+}
+
+/* what the steady perf column holds (its footnote in every format; no markup characters) */
+static const char *perf_what(const struct an_result *r)
+{
+	return r->opts.replicate ? "bootstrap median"
+				 : "the mean over the pexecs (of their steady means; docs/statistics.md)";
 }
 
 /* ---- what every format adds below its table ---- */
@@ -119,6 +129,24 @@ static int note_said(const struct an_result *r, size_t i)
 }
 
 /*
+ * When the mean is the wrong question, or its interval less than it seems
+ * (stats.h: skew, heavy tails, a second mode, outliers; too few values,
+ * one pexec): the sentence, the median and its interval named.  Not under
+ * --replicate-warmup-stats, whose interval is warmup_stats' bootstrap.
+ */
+static int shape_warning(const struct an_key *k, const struct an_opts *o, struct strbuf *sb)
+{
+	if (o->replicate || !k->has_steady)
+		return 0;
+	struct ks_mean m;
+	an_key_mean(k, o, &m);
+	if (!(m.shape & KS_WARN))
+		return 0;
+	ks_shape_text(&m, rep_add_time, sb);
+	return 1;
+}
+
+/*
  * What every human format says of a key: a δ large against its steady mean,
  * and that it ran more than one program (ds_split_programs), once for the
  * keys it became.  The lines hold names from the input: each format escapes them.
@@ -129,6 +157,11 @@ static size_t key_warnings(const struct an_result *r, struct strvec *keys, struc
 	for (size_t i = 0; i < r->nkeys; i++) {
 		sb_reset(&sb);
 		if (an_delta_warning(&r->keys[i], &sb)) {
+			sv_push(keys, r->keys[i].key->key);
+			sv_push(lines, sb.buf);
+		}
+		sb_reset(&sb);
+		if (shape_warning(&r->keys[i], &r->opts, &sb)) {
 			sv_push(keys, r->keys[i].key->key);
 			sv_push(lines, sb.buf);
 		}
@@ -154,7 +187,7 @@ static size_t key_warnings(const struct an_result *r, struct strvec *keys, struc
 /* whole-process keys (one iteration per pexec): hyperfine's numbers, over the pexecs */
 enum { W_KEY, W_MEAN, W_MEDIAN, W_RANGE, W_USER, W_SYS, W_RSS, W_CI, W_PEXECS, NWCOLS };
 static const char *const wcol_titles[NWCOLS] = {
-	"benchmark:vm:variant", "mean ± σ s", "median s", "min–max s", "user s", "sys s", "max RSS KiB",
+	"benchmark:vm:variant", "mean ± σ s", "median (CI) s", "min–max s", "user s", "sys s", "max RSS KiB",
 	"CI of the mean s", "pexecs",
 };
 
@@ -166,9 +199,13 @@ static int any_whole(const struct an_result *r)
 	return 0;
 }
 
-static void whole_cells(const struct an_key *k, char *cells[NWCOLS])
+static void whole_cells(const struct an_key *k, const struct an_opts *o, char *cells[NWCOLS])
 {
 	const struct an_whole *w = &k->wp;
+	/* the median's distribution-free interval (order statistics) beside the mean's */
+	struct ks_mean m;
+	an_key_mean(k, o, &m);
+	double med_lo = o->replicate ? NAN : m.med_lo, med_hi = m.med_hi;
 	struct strbuf sb = STRBUF_INIT;
 	int d = decimals_for(isfinite(w->sd) && w->sd > 0 ? w->sd : w->max - w->min);
 	int d3 = decimals_sig3(w->min);
@@ -180,6 +217,8 @@ static void whole_cells(const struct an_key *k, char *cells[NWCOLS])
 		sb_addf(&sb, "%.*f", d, w->mean);
 	cells[W_MEAN] = sb_detach(&sb);
 	sb_addf(&sb, "%.*f", d, w->median);
+	if (isfinite(med_lo))
+		sb_addf(&sb, " (%.*f–%.*f)", d, med_lo, d, med_hi);
 	cells[W_MEDIAN] = sb_detach(&sb);
 	sb_addf(&sb, "%.*f–%.*f", d, w->min, d, w->max);
 	cells[W_RANGE] = sb_detach(&sb);
@@ -215,7 +254,8 @@ static void free_wcells(char *cells[NWCOLS])
 
 static const char *whole_caption = "whole-process keys (one iteration per pexec): over the pexecs, the wall "
 				    "time's mean ± sample standard deviation, median and range, mean user and system "
-				    "CPU time, the largest peak RSS, and the bootstrap interval of the mean";
+				    "CPU time, the largest peak RSS, and the confidence interval of the mean (docs/statistics.md); "
+				    "the median's interval is distribution-free (order statistics)";
 
 
 
@@ -228,6 +268,16 @@ void rep_fmt_time_ci(struct strbuf *sb, double v, double lo, double hi)
 	const struct time_unit *tu = time_unit_for(v);
 	rep_fmt_ci(sb, v * tu->scale, lo * tu->scale, hi * tu->scale);
 	sb_addf(sb, " %s", tu->name);
+}
+
+void rep_add_time(struct strbuf *sb, double s)
+{
+	if (!isfinite(s)) {
+		sb_adds(sb, "-");
+		return;
+	}
+	const struct time_unit *tu = time_unit_for(s);
+	sb_addf(sb, "%.4g %s", s * tu->scale, tu->name);
 }
 
 /* a time and its 5th-95th percentile range in one unit: "49.9 ms (34.7–84.6)" */
@@ -708,7 +758,7 @@ static void text_whole(FILE *f, const struct an_result *r, const char *bold, con
 	for (size_t i = 0; i < r->nkeys; i++) {
 		if (!r->keys[i].whole)
 			continue;
-		whole_cells(&r->keys[i], cells[n]);
+		whole_cells(&r->keys[i], &r->opts, cells[n]);
 		for (int c = 0; c < NWCOLS; c++)
 			if (display_width(cells[n][c]) > w[c])
 				w[c] = display_width(cells[n][c]);
@@ -756,9 +806,9 @@ static int write_text(FILE *f, const struct dataset *ds, const struct an_result 
 	fputc('\n', f);
 	if (letters)
 		fputs("inconsistent keys count their pexecs' classes: " CLASS_LETTER_LEGEND "\n", f);
-	fprintf(f, "steady iter, to steady: median (5th–95th percentile) over pexecs; steady perf: bootstrap median ± "
-		   "half the %g%% interval (or the interval, when lopsided)\nanalysis: %s\n", r->opts.confidence * 100,
-		o.buf);
+	fprintf(f, "steady iter, to steady: median (5th–95th percentile) over pexecs; steady perf: %s ± "
+		   "half the %g%% interval (or the interval, when lopsided)\nanalysis: %s\n", perf_what(r),
+		r->opts.confidence * 100, o.buf);
 	sb_release(&o);
 	return 0;
 }
@@ -825,7 +875,7 @@ static void md_whole(FILE *f, const struct an_result *r)
 		if (!r->keys[i].whole)
 			continue;
 		char *cells[NWCOLS];
-		whole_cells(&r->keys[i], cells);
+		whole_cells(&r->keys[i], &r->opts, cells);
 		md_row(f, cells, NWCOLS);
 		free_wcells(cells);
 	}
@@ -880,8 +930,8 @@ static int write_markdown(FILE *f, const struct dataset *ds, const struct an_res
 	md_details(f, r);
 	struct strbuf o = STRBUF_INIT;
 	opts_line(&o, r);
-	fprintf(f, "\nSteady perf: bootstrap median ± half the %g%% confidence interval (or the interval, when "
-		   "lopsided). Analysis: `%s`.\n", r->opts.confidence * 100, o.buf);
+	fprintf(f, "\nSteady perf: %s ± half the %g%% confidence interval (or the interval, when "
+		   "lopsided). Analysis: `%s`.\n", perf_what(r), r->opts.confidence * 100, o.buf);
 	sb_release(&o);
 	return 0;
 }
@@ -945,6 +995,10 @@ static void tex_perf(FILE *f, const struct an_key *k)
 	const struct time_unit *tu = time_unit_for(k->perf_med);
 	double v = k->perf_med * tu->scale, lo = k->perf_lo * tu->scale, hi = k->perf_hi * tu->scale;
 	int d = 6;
+	if (isnan(lo) || isnan(hi)) { /* no interval (one value) */
+		fprintf(f, "%.6g\\,%s", v, tu->latex);
+		return;
+	}
 	switch (ci_style(v, lo, hi, &d)) {
 	case -1: fprintf(f, "%.6g\\,%s {\\scriptsize$\\pm$0}", v, tu->latex); break;
 	case 1: fprintf(f, "%.*f\\,%s {\\scriptsize$\\pm$%.*f}", d, v, tu->latex, d, k->perf_ci * tu->scale); break;
@@ -957,13 +1011,13 @@ static void latex_whole(FILE *f, const struct an_result *r)
 	if (!any_whole(r))
 		return;
 	fputs("\\begin{table}[t]\n\\centering\n\\small\n\\begin{tabular}{lrrrrrrrr}\n\\toprule\n"
-	      "Key & Mean $\\pm$ $\\sigma$ (s) & Median (s) & Min--max (s) & User (s) & Sys (s) & Max RSS (KiB) & "
+	      "Key & Mean $\\pm$ $\\sigma$ (s) & Median (CI) (s) & Min--max (s) & User (s) & Sys (s) & Max RSS (KiB) & "
 	      "CI of the mean (s) & Pexecs \\\\\n\\midrule\n", f);
 	for (size_t i = 0; i < r->nkeys; i++) {
 		if (!r->keys[i].whole)
 			continue;
 		char *cells[NWCOLS];
-		whole_cells(&r->keys[i], cells);
+		whole_cells(&r->keys[i], &r->opts, cells);
 		for (int c = 0; c < NWCOLS; c++) {
 			struct strbuf sb = STRBUF_INIT;
 			for (const char *q = cells[c]; *q; q++) {
@@ -1051,9 +1105,9 @@ static int write_latex(FILE *f, const struct dataset *ds, const struct an_result
 	fputs("\\bottomrule\n\\end{tabular}\n\\caption{", f);
 	esc_fputs(ESC_TEX, ro->title ? ro->title : ds->name ? ds->name : "kiln report", f);
 	fprintf(f, ": steady iteration and time to reach the steady state as median (5th--95th percentile) over "
-		   "process executions; steady performance as bootstrap median $\\pm$ half the %g\\%% interval "
+		   "process executions; steady performance as %s $\\pm$ half the %g\\%% interval "
 		   "(or the interval, when lopsided).",
-		r->opts.confidence * 100);
+		perf_what(r), r->opts.confidence * 100);
 	if (ro->compact)
 		fputs(" Classes: $\\rightarrow$ flat, $\\searrow$ warmup, $\\nearrow$ slowdown, $\\approx$ no steady "
 		      "state, $\\star$ good and $\\times$ bad inconsistent, with their process executions' classes.", f);
@@ -1100,6 +1154,25 @@ static void csv_series_field(FILE *f, const char *name, const char *suffix)
 	sb_release(&sb);
 }
 
+/* the units' median and its interval, the shape words and whether any warns (stats.h) */
+static void csv_shape(FILE *f, const struct an_key *k, const struct an_opts *o)
+{
+	struct ks_mean m;
+	memset(&m, 0, sizeof(m));
+	m.median = m.med_lo = m.med_hi = NAN;
+	if (!o->replicate && k->has_steady)
+		an_key_mean(k, o, &m);
+	csv_num(f, m.median);
+	csv_num(f, m.med_lo);
+	csv_num(f, m.med_hi);
+	struct strbuf sb = STRBUF_INIT;
+	ks_shape_words(m.shape, ";", &sb);
+	fputc(',', f);
+	csv_field(f, sb.buf ? sb.buf : "");
+	fprintf(f, ",%d", (m.shape & KS_WARN) != 0);
+	sb_release(&sb);
+}
+
 static int write_csv(FILE *f, const struct an_result *r)
 {
 	struct strvec names = STRVEC_INIT;
@@ -1108,6 +1181,7 @@ static int write_csv(FILE *f, const struct an_result *r)
 	      "steady_iter,steady_iter_p5,steady_iter_p95,time_to_steady_s,time_to_steady_p5,time_to_steady_p95,"
 	      "steady_perf_s,steady_perf_lo,steady_perf_hi,delta_ratio,delta_warning,"
 	      "whole_process,mean_s,sd_s,median_s,min_s,max_s,user_s,sys_s,max_rss_kib,"
+	      "units_median_s,units_median_lo,units_median_hi,shape,shape_warning,"
 	      "steady_perf_without_outliers_s,warn_drift,drift_per_iteration,warn_short,short_iterations_needed", f);
 	for (size_t q = 0; q < names.n; q++) {
 		fputc(',', f);
@@ -1155,6 +1229,7 @@ static int write_csv(FILE *f, const struct an_result *r)
 		double wv[] = { w->mean, w->sd, w->median, w->min, w->max, w->user, w->sys, w->rss_max };
 		for (size_t q = 0; q < ARRAY_SIZE(wv); q++)
 			csv_num(f, k->whole ? wv[q] : NAN);
+		csv_shape(f, k, &r->opts);
 		/* the warmup analysis' warnings (issue 26) */
 		csv_num(f, k->perf_clean);
 		fprintf(f, ",%d", (k->warn & AN_WARN_DRIFT) != 0);
@@ -1214,7 +1289,44 @@ static json_t *jpair(double a, double b)
 	return json_pack("[oo]", json_real(a), json_real(b));
 }
 
-static json_t *key_json(const struct an_key *k)
+/*
+ * What the key's units (its pexecs: process times or steady means) say
+ * beyond their mean (stats.h): the interval's method, the shape flags and
+ * their sentence, the median with its order-statistic interval, and the
+ * share of runs a behaviour could have and not show.  null without a
+ * steady state or under --replicate-warmup-stats.
+ */
+static json_t *dist_json(const struct an_key *k, const struct an_opts *o)
+{
+	if (o->replicate || !k->has_steady)
+		return json_null();
+	struct ks_mean m;
+	an_key_mean(k, o, &m);
+	json_t *d = json_object(), *sh = json_array();
+	for (int i = 0; i < KS_NSHAPES; i++)
+		if (m.shape & (1u << i))
+			json_array_append_new(sh, json_string(ks_shape_name(1u << i)));
+	json_object_set_new(d, "units", json_integer((json_int_t)m.n));
+	json_object_set_new(d, "interval_method", json_string(m.shape & KS_WITHIN ? "batch means, t with Hall's skew correction"
+								 : m.n < 8 ? "t"
+									   : "t with Hall's skew correction"));
+	json_object_set_new(d, "shape", sh);
+	struct strbuf sb = STRBUF_INIT;
+	if (m.shape & KS_WARN)
+		ks_shape_text(&m, rep_add_time, &sb);
+	json_object_set_new(d, "warning", sb.len ? json_string(sb.buf) : json_null());
+	sb_release(&sb);
+	json_object_set_new(d, "skewness", jnum(m.skew));
+	json_object_set_new(d, "excess_kurtosis", jnum(m.kurt));
+	json_object_set_new(d, "outliers", json_integer((json_int_t)m.noutliers));
+	json_object_set_new(d, "median", jnum(m.median));
+	json_object_set_new(d, "median_interval", jpair(m.med_lo, m.med_hi));
+	json_object_set_new(d, "median_interval_coverage", jnum(m.med_conf));
+	json_object_set_new(d, "unseen_share", jnum(m.unseen));
+	return d;
+}
+
+static json_t *key_json(const struct an_key *k, const struct an_opts *ao)
 {
 	json_t *b = json_object();
 	json_object_set_new(b, "classification", json_string(an_class_name(k->cls)));
@@ -1318,6 +1430,7 @@ static json_t *key_json(const struct an_key *k)
 						 jnum(w->user), "sys_s", jnum(w->sys), "max_rss_kib", jnum(w->rss_max),
 						 "mean_rss_kib", jnum(w->rss_mean))
 				     : json_null());
+	json_object_set_new(b, "distribution", dist_json(k, ao));
 	if (k->key->program_note)
 		json_object_set_new(b, "program_note", json_string(esc(ESC_JSON, k->key->program_note)));
 	/* kiln's: per-pexec values over the completed pexecs, and why the others did not complete */
@@ -1374,7 +1487,7 @@ static int write_json(FILE *f, const struct dataset *ds, const struct an_result 
 				 !strcmp(r->keys[j].key->bench, k->key->bench) &&
 				 !strcmp(r->keys[j].key->machine ? r->keys[j].key->machine : "", k->key->machine ? k->key->machine : "");
 		char *name = clash ? xasprintf("%s:%s", k->key->bench, k->key->variant) : xstrdup(k->key->bench);
-		json_t *kj = key_json(k); /* before esc(): key_json uses its buffers too */
+		json_t *kj = key_json(k, &r->opts); /* before esc(): key_json uses its buffers too */
 		json_object_set_new(vm, esc(ESC_JSON, name), kj);
 		free(name);
 	}
@@ -1501,7 +1614,7 @@ static void html_whole(FILE *f, const struct an_result *r)
 		if (!r->keys[i].whole)
 			continue;
 		char *cells[NWCOLS];
-		whole_cells(&r->keys[i], cells);
+		whole_cells(&r->keys[i], &r->opts, cells);
 		fputs("<tr>", f);
 		for (int c = 0; c < NWCOLS; c++) {
 			fputs(c == W_KEY ? "<td><code>" : "<td class=\"n\">", f);
@@ -1656,8 +1769,8 @@ static int write_html(FILE *f, const struct dataset *ds, const struct an_result 
 	html_warnings(f, r);
 	struct strbuf o = STRBUF_INIT;
 	opts_line(&o, r);
-	fprintf(f, "<p>Steady perf: bootstrap median &plusmn; half the %g%% confidence interval (or the interval, "
-		   "when lopsided). Analysis: <code>", r->opts.confidence * 100);
+	fprintf(f, "<p>Steady perf: %s &plusmn; half the %g%% confidence interval (or the interval, "
+		   "when lopsided). Analysis: <code>", perf_what(r), r->opts.confidence * 100);
 	html_escape(f, o.buf);
 	fputs("</code></p>\n", f);
 	sb_release(&o);

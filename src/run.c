@@ -41,7 +41,7 @@ static void on_signal(int sig)
 		exec_interrupted++;
 }
 
-static void install_signals(void)
+void run_catch_signals(void)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -422,8 +422,13 @@ static int run_prepare_machine(struct run_state *rs, const char *config, const c
 {
 	const struct experiment *ex = rs->ex;
 	struct store *st = rs->st;
-	if (run_prepare_user(rs, config, e) < 0 || run_builds(rs, e) < 0 || config_check_built(ex, e) < 0)
+	if (run_prepare_user(rs, config, e) < 0)
 		return -1;
+	if (run_builds(rs, e) < 0 || config_check_built(ex, e) < 0) {
+		if (rs->o->build_failed)
+			*rs->o->build_failed = 1;
+		return -1;
+	}
 	rs->vmids = run_identify_vms(rs);
 	/* the programs and the first audit: one flush */
 	char *have = NULL;
@@ -982,7 +987,7 @@ static int run_session(struct run_job *j, const char *config, const struct run_o
 	int watch = platform_notify_watch(&j->ex.platform, died);
 	free(died);
 	exec_become_subreaper();
-	install_signals();
+	run_catch_signals();
 	json_t *tuned = NULL;
 	long ran = 0;
 	int code = KEXIT_OK;
@@ -994,7 +999,7 @@ static int run_session(struct run_job *j, const char *config, const struct run_o
 	if (ended > 0 && !o->quiet)
 		kiln_note("ended %d process(es) a killed kiln had left running", ended);
 	int set_up = 0;
-	if (code == KEXIT_OK && (code = run_setup(&rs, j, &set_up, e)) == KEXIT_OK) {
+	if (code == KEXIT_OK && !o->build_only && (code = run_setup(&rs, j, &set_up, e)) == KEXIT_OK) {
 		run_shed_memory();
 		code = run_loop(&rs, j, config, &ran, e);
 	}

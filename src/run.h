@@ -29,6 +29,8 @@ struct run_opts {
 	 */
 	const char *scratch;
 	const struct run_hooks *hooks; /* NULL: none */
+	int *build_failed; /* set to 1 when a build step failed or did not make its VM (kiln track) */
+	int build_only;    /* the builds and probes of a session, no pexec (kiln bisect builds a commit) */
 };
 
 /* what a command driving the run path (kiln bench) adds to it */
@@ -67,5 +69,11 @@ int run_experiment_ex(struct experiment *ex, const char *name, const struct run_
  */
 int run_discarded_error(struct kerr *e, const char *label, const char *key);
 int run_is_discarded_error(const struct kerr *e);
+/*
+ * SIGINT, SIGTERM and SIGHUP counted in exec_interrupted (the work stops
+ * where it can), SIGPIPE ignored, stops watched: what a run installs, and
+ * any command that stops cleanly when asked (kiln publish)
+ */
+void run_catch_signals(void);
 
 #endif

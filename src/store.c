@@ -388,7 +388,7 @@ int store_prepare(struct store *s, size_t commits, struct kerr *e)
  * extensions; no double-quoted strings taken for names.  Then only kiln's
  * own schema is accepted (schema_check).
  */
-static void store_defensive(sqlite3 *db)
+void store_defensive(sqlite3 *db)
 {
 	static const int off[] = { SQLITE_DBCONFIG_TRUSTED_SCHEMA, SQLITE_DBCONFIG_ENABLE_TRIGGER,
 				   SQLITE_DBCONFIG_ENABLE_VIEW, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION,

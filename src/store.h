@@ -307,6 +307,8 @@ int store_hold(const char *path, const char *command, struct store **out, struct
 
 /* small helpers for other parts that keep their own tables */
 struct sqlite3 *store_db(struct store *s);
+/* a connection made distrustful of its file: defensive, no triggers, views, extensions (history files too) */
+void store_defensive(struct sqlite3 *db);
 /* n doubles bound as a little-endian float64 blob (the series' encoding) */
 struct sqlite3_stmt;
 int store_bind_f64(struct sqlite3_stmt *st, int col, const double *v, size_t n);
