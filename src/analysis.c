@@ -822,6 +822,51 @@ static void drift_check(struct an_pexec *p, const double *y, const size_t *idx, 
 }
 
 /*
+ * The default's second look: pauses that come in clumps widen the windows
+ * around them until a quarter of a window is pauses; with the pauses the
+ * first look found taken out, the windows are the steady noise again and
+ * show the rest of the clump.  The same band on the series without
+ * out[0, nout) (ascending), its outliers merged in; returns the count.
+ */
+static size_t outliers_again(const double *x, size_t n, long w, double k, size_t *out, size_t nout)
+{
+	if (!nout)
+		return nout;
+	double *y = xmalloc(n * sizeof(double));
+	size_t *idx = xmalloc(n * sizeof(size_t)), *more = xmalloc(n * sizeof(size_t)), m = 0, q = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (q < nout && out[q] == i) {
+			q++;
+			continue;
+		}
+		y[m] = x[i];
+		idx[m++] = i;
+	}
+	size_t nm = outliers_band(y, m, w, k, ANR_OUT_PLO, ANR_OUT_PHI, more);
+	size_t h = w > 1 ? (size_t)w / 2 : 0, *all = xmalloc((nout + nm) * sizeof(size_t)), na = 0, a = 0, b = 0;
+	/* merge, ascending; the early iterations stay the key's to decide (anr_early_find) */
+	while (a < nout || b < nm) {
+		size_t vb = b < nm ? idx[more[b]] : SIZE_MAX;
+		if (b < nm && vb < h) {
+			b++;
+			continue;
+		}
+		if (a < nout && (b == nm || out[a] < vb))
+			all[na++] = out[a++];
+		else {
+			all[na++] = vb;
+			b++;
+		}
+	}
+	memcpy(out, all, na * sizeof(size_t));
+	free(all);
+	free(y);
+	free(idx);
+	free(more);
+	return na;
+}
+
+/*
  * A pexec's outliers, first step: those at w/2 and after; the default's
  * band spread is P75 - P25, which pauses do not inflate until a quarter of
  * the window is pauses, and it finds the candidates among the first w/2
@@ -839,6 +884,7 @@ static void pexec_outliers(const double *x, size_t n, const struct an_opts *o, s
 		return;
 	}
 	p->noutliers = outliers_band(x, n, w, o->outlier_k, ANR_OUT_PLO, ANR_OUT_PHI, p->outliers);
+	p->noutliers = outliers_again(x, n, w, o->outlier_k, p->outliers, p->noutliers);
 	anr_early_find(x, n, w > 1 ? (size_t)w / 2 : 0, o->outlier_k, p->outliers, p->noutliers, e);
 }
 
