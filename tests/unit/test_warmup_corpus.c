@@ -166,6 +166,89 @@ static void test_early_pause_or_warmup(void **state)
 	}
 }
 
+/*
+ * Four pauses in 13 iterations: P90 - P10 of the window about them is a
+ * pause's height and none is an outlier (warmup_stats); P75 - P25 is the
+ * noise's, and all four are.  Seven in 19 widen even P75 - P25: a second
+ * look, without the pauses the first found, sees the rest.
+ */
+static void test_clumped_pauses(void **state)
+{
+	(void)state;
+	struct an_opts o;
+	opts(&o);
+	struct dataset ds = { 0 };
+	struct ds_key *k = make_key(&ds, "flat:10000:0:1", 200, 91);
+	for (size_t p = 0; p < k->npexecs; p++)
+		for (size_t i = 100; i <= 112; i += 4)
+			k->pexecs[p].wall[i] *= 2;
+	struct an_key ak;
+	an_analyse_key(k, &o, &ak);
+	assert_int_equal(ak.cls, AN_FLAT);
+	for (size_t p = 0; p < ak.np; p++) {
+		int found = 0;
+		for (size_t q = 0; q < ak.p[p].noutliers; q++)
+			found += ak.p[p].outliers[q] >= 100 && ak.p[p].outliers[q] <= 112 && ak.p[p].outliers[q] % 4 == 0;
+		assert_int_equal(found, 4);
+	}
+	an_key_free(&ak);
+	o.replicate = 1;
+	an_analyse_key(k, &o, &ak);
+	assert_int_equal(ak.p[0].noutliers, 0);
+	an_key_free(&ak);
+	ds_free(&ds);
+	/* seven in 19: no window about the middle of the clump sees them as pauses until the first ones are out */
+	o.replicate = 0;
+	k = make_key(&ds, "flat:10000:0:1", 200, 92);
+	for (size_t p = 0; p < k->npexecs; p++)
+		for (size_t i = 100; i <= 118; i += 3)
+			k->pexecs[p].wall[i] *= 1.5;
+	an_analyse_key(k, &o, &ak);
+	assert_int_equal(ak.cls, AN_FLAT);
+	for (size_t p = 0; p < ak.np; p++) {
+		int found = 0;
+		for (size_t q = 0; q < ak.p[p].noutliers; q++)
+			found += ak.p[p].outliers[q] >= 100 && ak.p[p].outliers[q] <= 118 && ak.p[p].outliers[q] % 3 == 1;
+		assert_int_equal(found, 7);
+	}
+	an_key_free(&ak);
+	ds_free(&ds);
+}
+
+/*
+ * Not every segment PELT cuts is another level: one whose mean is within
+ * the steady state's noise of it (a change of variance alone, noise 20%
+ * after 2%), and a short slow stretch between two steady ones (6
+ * iterations at x1.3, too many in one window to be outliers), are flat.
+ */
+static void test_same_level(void **state)
+{
+	(void)state;
+	struct an_opts o;
+	opts(&o);
+	for (int which = 0; which < 2; which++) {
+		struct dataset ds = { 0 };
+		struct ds_key *k = make_key(&ds, "flat:10000:0:1", 200, 93);
+		struct wc_rng r = { 5 };
+		for (size_t p = 0; p < k->npexecs; p++)
+			for (size_t i = 0; i < 200; i++) {
+				if (which == 0 && i >= 100)
+					k->pexecs[p].wall[i] *= exp(0.2 * wc_norm(&r) - 0.02);
+				if (which == 1 && i >= 120 && i < 126)
+					k->pexecs[p].wall[i] *= 1.3;
+			}
+		struct an_key ak;
+		an_analyse_key(k, &o, &ak);
+		size_t cut = 0;
+		for (size_t p = 0; p < ak.np; p++)
+			cut += ak.p[p].nsegs > 1;
+		assert_true(cut >= 5); /* PELT did cut most of them */
+		assert_int_equal(ak.cls, AN_FLAT);
+		an_key_free(&ak);
+		ds_free(&ds);
+	}
+}
+
 /* autocorrelated noise inflates the penalty and the equivalence; independent noise does not */
 static void test_autocorrelation(void **state)
 {
@@ -299,6 +382,22 @@ static void test_diff_warmup(void **state)
 		ds_free(&d2);
 	}
 	assert_int_equal(alarms, 0);
+	/* 10 of 10 pexecs warm up against 9 of 10: the classes differ (warmup, good inconsistent), not beyond chance */
+	struct dataset d1 = { 0 }, d2 = { 0 };
+	struct ds_key *k1 = make_key(&d1, "warmup:10000:30:2", 200, 75), *k2 = make_key(&d2, "warmup:10000:30:2", 200, 76);
+	for (size_t i = 0; i < 30; i++)
+		k2->pexecs[4].wall[i] /= 2;
+	an_analyse_key(k1, &o, &a);
+	an_analyse_key(k2, &o, &b);
+	assert_int_equal(a.cls, AN_WARMUP);
+	assert_int_equal(b.cls, AN_GOOD_INCONSISTENT);
+	sw_diff_keys(&a, &b, &o, &d);
+	assert_int_equal(d.class_changed, 0);
+	assert_true(d.class_p > 0.5);
+	an_key_free(&a);
+	an_key_free(&b);
+	ds_free(&d1);
+	ds_free(&d2);
 	/* too short: no verdict, no class change */
 	analyse(&da, "towers:600:250:1", 20, 73, &o, &a);
 	analyse(&db, "towers:600:250:1", 20, 74, &o, &b);
@@ -340,6 +439,8 @@ int main(void)
 		cmocka_unit_test(test_changes_are_found),
 		cmocka_unit_test(test_steady_figure_counts_pauses),
 		cmocka_unit_test(test_early_pause_or_warmup),
+		cmocka_unit_test(test_clumped_pauses),
+		cmocka_unit_test(test_same_level),
 		cmocka_unit_test(test_autocorrelation),
 		cmocka_unit_test(test_drift),
 		cmocka_unit_test(test_short),
