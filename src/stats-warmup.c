@@ -93,6 +93,14 @@ static double class_p(const struct an_key *a, const struct an_key *b)
 	return best < 1 ? best : 1;
 }
 
+/* one side drifts and the other not, and their trends' intervals (over pexecs) are apart */
+static int drift_changed(const struct an_key *a, const struct an_key *b)
+{
+	if (!((a->warn ^ b->warn) & AN_WARN_DRIFT))
+		return 0;
+	return a->drift_hi < b->drift_lo || b->drift_hi < a->drift_lo;
+}
+
 void sw_diff_keys(const struct an_key *a, const struct an_key *b, const struct an_opts *o, struct sw_diff *d)
 {
 	memset(d, 0, sizeof(*d));
@@ -104,16 +112,15 @@ void sw_diff_keys(const struct an_key *a, const struct an_key *b, const struct a
 	/*
 	 * The class: a verdict when the keys' classes differ and so do their
 	 * pexecs' (a pexec that found a small warmup where the others did not
-	 * turns "warmup" into "good inconsistent" by chance).  A drift is a
-	 * class of its own (the key's, whatever its pexecs').
+	 * turns "warmup" into "good inconsistent" by chance), or one side
+	 * drifts and the other does not, their trends apart: a key's drift is
+	 * its class whatever its pexecs say.
 	 */
 	d->class_p = class_p(a, b);
 	if ((d->warn & AN_WARN_SHORT) || a->whole || b->whole || !a->np || !b->np)
 		d->class_changed = -1;
-	else if ((a->warn ^ b->warn) & AN_WARN_DRIFT)
-		d->class_changed = 1;
 	else
-		d->class_changed = a->cls != b->cls && d->class_p < 1 - o->confidence;
+		d->class_changed = a->cls != b->cls && (d->class_p < 1 - o->confidence || drift_changed(a, b));
 }
 
 const char *sw_verdict_name(enum sw_verdict v, int what)

@@ -46,7 +46,8 @@ struct sw_diff {
 	 * 1: the class changed, a verdict of its own: A's class is not B's
 	 * and their pexecs' classes differ beyond chance (class_p, Fisher's
 	 * exact test per class, Bonferroni, below 1 - confidence), or one side
-	 * drifts; 0: no; -1: cannot tell (a side too short)
+	 * drifts and the other not, their mean trends' intervals apart; 0: no;
+	 * -1: cannot tell (a side too short)
 	 */
 	int class_changed;
 	double class_p;

@@ -398,6 +398,16 @@ static void test_diff_warmup(void **state)
 	an_key_free(&b);
 	ds_free(&d1);
 	ds_free(&d2);
+	/* a key that now drifts: its class changed (no steady state), though no verdict on its warmup */
+	analyse(&da, "flat:10000:0:1", 200, 77, &o, &a);
+	analyse(&db, "drift:10000:0:1.2", 200, 78, &o, &b);
+	sw_diff_keys(&a, &b, &o, &d);
+	assert_int_equal(d.class_changed, 1);
+	assert_int_equal(d.time.verdict, SW_CANNOT);
+	an_key_free(&a);
+	an_key_free(&b);
+	ds_free(&da);
+	ds_free(&db);
 	/* too short: no verdict, no class change */
 	analyse(&da, "towers:600:250:1", 20, 73, &o, &a);
 	analyse(&db, "towers:600:250:1", 20, 74, &o, &b);
