@@ -207,10 +207,10 @@ void an_opts_hash(const struct an_opts *o, char out[65])
 	/*
 	 * Bump the "v" when the method changes so that caches are invalidated
 	 * (v2: warmup_stats' walk, variance floor, steady iteration, bootstrap;
-	 * auto delta; whole-process keys.  v3: the steady interval from the
-	 * pexecs' steady means, issue 25.  v4: the default's pauses,
-	 * autocorrelation, equivalence within the noise, drift, short series,
-	 * steady mean with pauses, integer steady iterations: issue 26).
+	 * auto delta; whole-process keys; v3: the steady interval from the
+	 * pexecs' means; v4: near-exact resample means; v5: the default's
+	 * pauses, autocorrelation, equivalence within the noise, drift, short
+	 * series, steady mean with pauses, integer steady iterations: issue 26).
 	 */
 	sb_addf(&sb, "kiln-analysis v%d %ld %.17g %.17g %.17g %ld %.17g %.17g %ld %llu %.17g %.17g %d", AN_METHOD_VERSION,
 		o->window, o->window_pct, o->delta, o->delta_pct, o->steady, o->steady_pct, o->penalty, o->resamples,
@@ -347,24 +347,43 @@ static size_t outliers_band(const double *x, size_t n, long w, double k, double 
 	size_t wn = n < cap ? n : cap;
 	memcpy(win, x, wn * sizeof(double));
 	qsort(win, wn, sizeof(double), cmp_double);
-	size_t nout = 0;
+	size_t nout = 0, qn = 0, ql[3] = { 0 };
+	double qf[3] = { 0 };
+	const double pq[3] = { plo, 50, phi };
 	for (size_t i = h; i < n; i++) {
 		if (i > h) {
 			/* window [i-h, i+h): x[i-1-h] leaves, x[i+h-1] enters */
 			double gone = x[i - 1 - h];
 			size_t at = lower_bound(win, wn, gone);
-			memmove(win + at, win + at + 1, (wn - at - 1) * sizeof(double));
-			wn--;
-			if (i + h - 1 < n) {
+			if (i + h - 1 >= n) {
+				memmove(win + at, win + at + 1, (wn - at - 1) * sizeof(double));
+				wn--;
+			} else if (x[i + h - 1] >= gone) {
+				/* one move: what lies between the two places shifts by one */
 				double v = x[i + h - 1];
-				at = lower_bound(win, wn, v);
-				memmove(win + at + 1, win + at, (wn - at) * sizeof(double));
-				win[at] = v;
-				wn++;
+				size_t to = at + 1 + lower_bound(win + at + 1, wn - at - 1, v);
+				memmove(win + at, win + at + 1, (to - at - 1) * sizeof(double));
+				win[to - 1] = v;
+			} else {
+				double v = x[i + h - 1];
+				size_t to = lower_bound(win, at, v);
+				memmove(win + to + 1, win + to, (at - to) * sizeof(double));
+				win[to] = v;
 			}
 		}
-		double med = an_percentile_sorted(win, wn, 50);
-		double band = k * (an_percentile_sorted(win, wn, phi) - an_percentile_sorted(win, wn, plo));
+		if (wn != qn) { /* the percentiles' places, as an_percentile_sorted finds them, for this size */
+			qn = wn;
+			for (int q = 0; q < 3; q++) {
+				double pos = (double)(wn - 1) * pq[q] / 100.0;
+				ql[q] = (size_t)floor(pos);
+				qf[q] = pos - (double)ql[q];
+			}
+		}
+		double pv[3];
+		for (int q = 0; q < 3; q++)
+			pv[q] = ql[q] >= wn - 1 ? win[wn - 1] : win[ql[q]] + (win[ql[q] + 1] - win[ql[q]]) * qf[q];
+		double med = pv[1];
+		double band = k * (pv[2] - pv[0]);
 		if (x[i] > med + band || x[i] < med - band)
 			out[nout++] = i;
 	}
@@ -879,13 +898,17 @@ static void pexec_outliers(const double *x, size_t n, const struct an_opts *o, s
 	p->n = n;
 	p->outliers = xmalloc((n ? n : 1) * sizeof(size_t));
 	memset(e, 0, sizeof(*e));
+	size_t h = w > 1 ? (size_t)w / 2 : 0;
 	if (o->replicate) {
 		p->noutliers = an_outliers(x, n, w, o->outlier_k, p->outliers);
-		return;
+		h = 0;
+	} else {
+		p->noutliers = outliers_band(x, n, w, o->outlier_k, ANR_OUT_PLO, ANR_OUT_PHI, p->outliers);
+		p->noutliers = outliers_again(x, n, w, o->outlier_k, p->outliers, p->noutliers);
+		anr_early_find(x, n, h, o->outlier_k, p->outliers, p->noutliers, e);
 	}
-	p->noutliers = outliers_band(x, n, w, o->outlier_k, ANR_OUT_PLO, ANR_OUT_PHI, p->outliers);
-	p->noutliers = outliers_again(x, n, w, o->outlier_k, p->outliers, p->noutliers);
-	anr_early_find(x, n, w > 1 ? (size_t)w / 2 : 0, o->outlier_k, p->outliers, p->noutliers, e);
+	/* kept with the result: only what it holds, and room for the early pauses (a pexec's n would be 60 MB at Barrett scale) */
+	p->outliers = xrealloc(p->outliers, (p->noutliers + h + 1) * sizeof(size_t));
 }
 
 /* the series x[0, n) without p's outliers, y[0, m), and where each value came from; returns m */

@@ -32,6 +32,7 @@ extern const struct cmd_entry cmd_plugins_entry;
 extern const struct cmd_entry cmd_parse_entry;
 extern const struct cmd_entry cmd_report_entry;
 extern const struct cmd_entry cmd_import_entry;
+extern const struct cmd_entry cmd_convert_entry;
 extern const struct cmd_entry cmd_plot_entry;
 extern const struct cmd_entry cmd_diff_entry;
 extern const struct cmd_entry cmd_plan_entry;

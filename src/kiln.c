@@ -34,6 +34,7 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_plan_entry,
 	&cmd_export_entry,
 	&cmd_import_entry,
+	&cmd_convert_entry,
 	&cmd_profile_entry,
 	&cmd_annotate_entry,
 	&cmd_flame_entry,

@@ -23,6 +23,8 @@ struct run_opts {
 	long max_pexecs;   /* stop after this many pexecs (0: all) — for tests and reboot mode */
 	int prepare_only;  /* fix the schedule and prepare the keys, run nothing (kiln run --slurm) */
 	long warmup;       /* runs of each key before its first pexec, not stored (kiln bench --warmup) */
+	int strict;        /* a key whose build, preparation or probe fails stops the run (else it is skipped) */
+	const char *experiment; /* a ReBench config's experiment to run (NULL: its default) */
 	/*
 	 * Results that are a scratch pad ("quick" for --quick, "bench" for kiln
 	 * bench): a file marked so is replaced, any other refused.

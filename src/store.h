@@ -221,6 +221,12 @@ struct store_program {
 int store_programs(struct store *s, long key_id, struct store_program **out, size_t *n, struct kerr *e);
 void store_programs_free(struct store_program *p, size_t n);
 /* record the key's program (the next seq), or, when it is recorded, its latest setting */
+/*
+ * Drop keys none of whose pexecs ran (each pending or left running), with
+ * their pexecs and recorded programs, in one transaction; -1 (nothing
+ * dropped) when one has a pexec that ran.
+ */
+int store_drop_keys(struct store *s, const long *key_ids, size_t n, struct kerr *e);
 int store_program_put(struct store *s, long key_id, const char *hash, const char *description, const char *setting,
 		      struct kerr *e);
 /* finished pexecs of the key whose env_hash names no recorded program (an older kiln wrote them) */
