@@ -14,22 +14,25 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
 
+#include "analysis-int.h"
 #include "analysis-robust.h"
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/* linear-interpolation percentile of sorted a[0, n) (numpy's default, as analysis.c) */
-static double pct_sorted(const double *a, size_t n, double p)
+/*
+ * The p-th percentile of v[0, n) by linear interpolation at (n-1)p/100
+ * (numpy's default, as analysis.c's), by selection: linear time; v is
+ * reordered, and stays a permutation, so the next call on it is right too.
+ */
+static double pct_select(double *v, size_t n, double p)
 {
 	double pos = (double)(n - 1) * p / 100.0;
 	size_t lo = (size_t)pos;
+	an_select_kth(v, n, lo);
 	if (lo >= n - 1)
-		return a[n - 1];
-	return a[lo] + (a[lo + 1] - a[lo]) * (pos - (double)lo);
+		return v[n - 1];
+	double next = v[lo + 1];
+	for (size_t i = lo + 2; i < n; i++)
+		next = v[i] < next ? v[i] : next;
+	return v[lo] + (next - v[lo]) * (pos - (double)lo);
 }
 
 /* median and P75 - P25 of x[from, to), to tmp (room for to - from) */
@@ -37,9 +40,8 @@ static void med_iqr(const double *x, size_t from, size_t to, double *tmp, double
 {
 	size_t n = to - from;
 	memcpy(tmp, x + from, n * sizeof(double));
-	qsort(tmp, n, sizeof(double), cmp_dbl);
-	*med = pct_sorted(tmp, n, 50);
-	*iqr = pct_sorted(tmp, n, ANR_OUT_PHI) - pct_sorted(tmp, n, ANR_OUT_PLO);
+	*med = pct_select(tmp, n, 50);
+	*iqr = pct_select(tmp, n, ANR_OUT_PHI) - pct_select(tmp, n, ANR_OUT_PLO);
 }
 
 void anr_early_find(const double *x, size_t n, size_t h, double k, const size_t *out, size_t nout,
@@ -60,11 +62,16 @@ void anr_early_find(const double *x, size_t n, size_t h, double k, const size_t 
 	e->span = n - h;
 	med_iqr(x, 0, 2 * h, tmp, &med, &iqr);
 	free(tmp);
-	e->cand = xmalloc(h * sizeof(size_t));
-	e->excess = xmalloc(h * sizeof(double));
-	e->pause = xcalloc(h, 1);
+	/* few candidates, so only as much as they take (3,660 pexecs hold them at once) */
 	for (size_t i = 0; i < h; i++)
 		if (x[i] > med + k * iqr) {
+			if ((e->ncand & (e->ncand - 1)) == 0) {
+				size_t cap = e->ncand ? 2 * e->ncand : 1;
+				e->cand = xrealloc(e->cand, cap * sizeof(size_t));
+				e->excess = xrealloc(e->excess, cap * sizeof(double));
+				e->pause = xrealloc(e->pause, cap);
+			}
+			e->pause[e->ncand] = 0;
 			e->cand[e->ncand] = i;
 			e->excess[e->ncand++] = x[i] - med;
 		}
@@ -98,13 +105,14 @@ void anr_early_decide(struct anr_early *e, size_t np)
 	free(count);
 }
 
-size_t anr_early_merge(const struct anr_early *e, size_t *out, size_t nout)
+size_t anr_early_merge(const struct anr_early *e, size_t **outp, size_t nout)
 {
 	size_t add = 0;
 	for (size_t c = 0; c < e->ncand; c++)
 		add += e->pause[c] != 0;
 	if (!add)
 		return nout;
+	size_t *out = *outp = xrealloc(*outp, (nout + add) * sizeof(size_t));
 	memmove(out + add, out, nout * sizeof(size_t));
 	for (size_t c = 0, a = 0; c < e->ncand; c++)
 		if (e->pause[c])
@@ -342,8 +350,7 @@ long anr_excursion(const double *x, size_t n, size_t s, size_t lead, int examine
 	/* the band: median + k * 2 (P50 - P25), which upward excursions do not widen */
 	double *tmp = xmalloc((n - s) * sizeof(double));
 	memcpy(tmp, x + s, (n - s) * sizeof(double));
-	qsort(tmp, n - s, sizeof(double), cmp_dbl);
-	double med = pct_sorted(tmp, n - s, 50), spread = 2 * (med - pct_sorted(tmp, n - s, 25));
+	double med = pct_select(tmp, n - s, 50), spread = 2 * (med - pct_select(tmp, n - s, 25));
 	free(tmp);
 	/* far: outside the band, and moving the steady part's mean by more than delta on its own */
 	double bar = fmax(med + k * spread, med + delta * (double)(n - s));

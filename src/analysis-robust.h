@@ -68,8 +68,8 @@ void anr_early_find(const double *x, size_t n, size_t h, double k, const size_t 
 		    struct anr_early *e);
 /* which candidates of the key's np pexecs are pauses */
 void anr_early_decide(struct anr_early *e, size_t np);
-/* out[0, nout) (room for nout + e->ncand) with the pauses added, ascending; returns the count */
-size_t anr_early_merge(const struct anr_early *e, size_t *out, size_t nout);
+/* *out[0, nout) with the pauses added, ascending (reallocated); returns the count */
+size_t anr_early_merge(const struct anr_early *e, size_t **out, size_t nout);
 void anr_early_free(struct anr_early *e);
 
 /*

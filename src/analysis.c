@@ -898,17 +898,15 @@ static void pexec_outliers(const double *x, size_t n, const struct an_opts *o, s
 	p->n = n;
 	p->outliers = xmalloc((n ? n : 1) * sizeof(size_t));
 	memset(e, 0, sizeof(*e));
-	size_t h = w > 1 ? (size_t)w / 2 : 0;
 	if (o->replicate) {
 		p->noutliers = an_outliers(x, n, w, o->outlier_k, p->outliers);
-		h = 0;
 	} else {
 		p->noutliers = outliers_band(x, n, w, o->outlier_k, ANR_OUT_PLO, ANR_OUT_PHI, p->outliers);
 		p->noutliers = outliers_again(x, n, w, o->outlier_k, p->outliers, p->noutliers);
-		anr_early_find(x, n, h, o->outlier_k, p->outliers, p->noutliers, e);
+		anr_early_find(x, n, w > 1 ? (size_t)w / 2 : 0, o->outlier_k, p->outliers, p->noutliers, e);
 	}
-	/* kept with the result: only what it holds, and room for the early pauses (a pexec's n would be 60 MB at Barrett scale) */
-	p->outliers = xrealloc(p->outliers, (p->noutliers + h + 1) * sizeof(size_t));
+	/* kept with the result: only what it holds (a pexec's n would be 60 MB at Barrett scale) */
+	p->outliers = xrealloc(p->outliers, (p->noutliers ? p->noutliers : 1) * sizeof(size_t));
 }
 
 /* the series x[0, n) without p's outliers, y[0, m), and where each value came from; returns m */
@@ -979,7 +977,7 @@ static void key_early(struct an_pexec *p, struct anr_early *e, size_t np, const 
 	if (!o->replicate)
 		anr_early_decide(e, np);
 	for (size_t i = 0; i < np; i++) {
-		p[i].noutliers = anr_early_merge(&e[i], p[i].outliers, p[i].noutliers);
+		p[i].noutliers = anr_early_merge(&e[i], &p[i].outliers, p[i].noutliers);
 		anr_early_free(&e[i]);
 	}
 }
