@@ -26,7 +26,8 @@
  * Noise as synth.c makes it: each iteration x exp(0.02 N - 0.0002) (mean
  * 1), each pexec's level x exp(0.005 N - 0.0000125) (mean 1), so the true
  * steady cost of a key is MEAN times the shape's factor's mean.  Header
- * only: the bench and the unit test include it.
+ * only: the bench and the unit test include it (and stats-dist.h's
+ * generator).
  */
 #ifndef KILN_WARMUP_CORPUS_H
 #define KILN_WARMUP_CORPUS_H
@@ -37,6 +38,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "stats-dist.h"
 
 enum wc_kind { WC_FLAT, WC_WARMUP, WC_SLOWDOWN, WC_DRIFT, WC_SPIKES, WC_AR, WC_HEAVY, WC_TOWERS, WC_DECAY, WC_NKINDS };
 static const char *const wc_kind_names[WC_NKINDS] = { "flat", "warmup", "slowdown", "drift",   "spikes",
@@ -67,33 +69,17 @@ static inline int wc_parse(const char *s, struct wc_shape *sh)
 	return -1;
 }
 
-struct wc_rng {
-	uint64_t s;
-};
-
-static inline uint64_t wc_next(struct wc_rng *r)
+/* a normal draw from splitmix64's uniforms (bench/stats-dist.h), u then v */
+static inline double wc_norm(struct sd_rng *r)
 {
-	uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static inline double wc_u01(struct wc_rng *r)
-{
-	return ((double)(wc_next(r) >> 11) + 0.5) / 9007199254740992.0;
-}
-
-static inline double wc_norm(struct wc_rng *r)
-{
-	double u = wc_u01(r), v = wc_u01(r);
+	double u = sd_u01(r), v = sd_u01(r);
 	return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
 }
 
 /* one pexec's n iteration times of shape sh, from seed */
 static inline void wc_series(const struct wc_shape *sh, uint64_t seed, double *x, size_t n)
 {
-	struct wc_rng r = { seed * 0x2545F4914F6CDD1DULL + 0x632BE59BD9B4E019ULL };
+	struct sd_rng r = { seed * 0x2545F4914F6CDD1DULL + 0x632BE59BD9B4E019ULL };
 	double sg = sh->noise;
 	double lvl = sh->mean * exp(0.005 * wc_norm(&r) - 0.0000125);
 	double e = wc_norm(&r); /* the AR(1) state, started stationary */
@@ -117,8 +103,8 @@ static inline void wc_series(const struct wc_shape *sh, uint64_t seed, double *x
 		case WC_TOWERS:
 			if (i == 0)
 				v *= (double)sh->k;
-			else if (wc_u01(&r) < 0.35 * exp(-(double)i / 25))
-				v *= 15 + 20 * wc_u01(&r);
+			else if (sd_u01(&r) < 0.35 * exp(-(double)i / 25))
+				v *= 15 + 20 * sd_u01(&r);
 			break;
 		default:
 			break;
@@ -129,11 +115,11 @@ static inline void wc_series(const struct wc_shape *sh, uint64_t seed, double *x
 		} else
 			z = wc_norm(&r);
 		v *= exp(sg * z - sg * sg / 2);
-		if (sh->kind == WC_SPIKES && wc_u01(&r) < (double)sh->k / 100.0)
+		if (sh->kind == WC_SPIKES && sd_u01(&r) < (double)sh->k / 100.0)
 			v *= sh->f;
 		if (sh->kind == WC_HEAVY) {
 			double a = (double)sh->k / 10.0;
-			v *= 1 + sh->f * (pow(wc_u01(&r), -1.0 / a) - 1);
+			v *= 1 + sh->f * (pow(sd_u01(&r), -1.0 / a) - 1);
 		}
 		x[i] = v;
 	}

@@ -229,7 +229,7 @@ static void test_same_level(void **state)
 	for (int which = 0; which < 2; which++) {
 		struct dataset ds = { 0 };
 		struct ds_key *k = make_key(&ds, "flat:10000:0:1", 200, 93);
-		struct wc_rng r = { 5 };
+		struct sd_rng r = { 5 };
 		for (size_t p = 0; p < k->npexecs; p++)
 			for (size_t i = 0; i < 200; i++) {
 				if (which == 0 && i >= 100)
