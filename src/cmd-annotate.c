@@ -12,6 +12,11 @@
  * samples is shown unless --index picks one.  Code addresses are reused
  * after a function dies, so a sample counts for a load only if no later load
  * (by time, before the sample) covers the same address.
+ *
+ * The profile folder may come from elsewhere: every input is bounded (files
+ * read, loads compared, code disassembled, the comparisons' work), and a
+ * jitdump past a bound is refused with the bound's name
+ * (docs/security.md#bounds).
  */
 #include <capstone/capstone.h>
 #include <dirent.h>
@@ -19,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "annotate.h"
 #include "cmd.h"
 #include "exec.h"
 #include "jitdump.h"
@@ -40,6 +46,13 @@ const struct cmd_entry cmd_annotate_entry = {
 		"The marker column '>' shows the hottest instructions; colour on a terminal only.\n",
 	.exec = cmd_annotate,
 };
+
+#define ANN_MAX_DUMPS 4096            /* jitdumps in a profile folder */
+#define ANN_MAX_DUMP_MB 2048L         /* bytes of one jitdump */
+#define ANN_MAX_SCRIPT_MB 4096L       /* bytes of perf-script-leaf.txt */
+#define ANN_MAX_LOADS 4096            /* code loads of the symbol compared */
+#define ANN_MAX_CODE_MB 16            /* bytes of code of one load (JIT'd functions are KiBs) */
+#define ANN_MAX_WORK 100000000LL      /* loads and samples looked at while counting */
 
 struct cand {
 	const struct jd_load *l;
@@ -69,7 +82,7 @@ static int load_samples(const char *dir, struct pscript *ps, struct kerr *e)
 	for (size_t i = 0; i < ARRAY_SIZE(names) && r == 1; i++) {
 		char *path = path_join(dir, names[i]);
 		if (file_exists(path))
-			r = read_file(path, &b, e);
+			r = read_file_zst(path, (size_t)ANN_MAX_SCRIPT_MB << 20, &b, e);
 		free(path);
 	}
 	if (r == 1) {
@@ -105,7 +118,7 @@ static int ann_read_dumps(struct ann *a, struct kerr *e)
 		DIR *d = opendir(where[w]);
 		struct dirent *de;
 		while (d && (de = readdir(d))) {
-			if (star_match("jit-*.dump", de->d_name)) {
+			if (star_match("jit-*.dump", de->d_name) && a->dumps.n < ANN_MAX_DUMPS) {
 				char *p = path_join(where[w], de->d_name);
 				sv_push(&a->dumps, p);
 				free(p);
@@ -126,7 +139,8 @@ static int ann_read_dumps(struct ann *a, struct kerr *e)
 	a->jds = xcalloc(a->nd, sizeof(*a->jds));
 	for (size_t i = 0; i < a->nd; i++) {
 		const char *p = a->dumps.v[i];
-		if (read_file(p, &a->bufs[i], e) < 0 || jitdump_parse(a->bufs[i].buf, a->bufs[i].len, &a->jds[i], e) < 0)
+		if (read_file_zst(p, (size_t)ANN_MAX_DUMP_MB << 20, &a->bufs[i], e) < 0 ||
+		    jitdump_parse(a->bufs[i].buf, a->bufs[i].len, &a->jds[i], e) < 0)
 			return kerr_wrap(e, "%s", p);
 		if (a->jds[i].truncated)
 			kiln_warn("%s: truncated (the JIT was still writing it); the records before the end are used", p);
@@ -145,6 +159,14 @@ static int ann_find(struct ann *a, const char *symbol, long index, struct kerr *
 					continue;
 				if (index >= 0 && l->code_index != (uint64_t)index)
 					continue;
+				if (a->nc >= ANN_MAX_LOADS)
+					return kerr_setc(e, KEXIT_USAGE, "'%s' has more than %d code loads (ANN_MAX_LOADS): pick one "
+							 "with --index", esc(ESC_TERM, symbol), ANN_MAX_LOADS);
+				if (l->code_size > (uint64_t)ANN_MAX_CODE_MB << 20)
+					return kerr_setc(e, KEXIT_CONFIG, "%s: code load %llu of '%s' holds %llu bytes, more than "
+							 "%d MiB of JIT'd code (ANN_MAX_CODE_MB)", a->dumps.v[i],
+							 (unsigned long long)l->code_index, esc(ESC_TERM, l->name),
+							 (unsigned long long)l->code_size, ANN_MAX_CODE_MB);
 				a->c = xrealloc(a->c, (a->nc + 1) * sizeof(*a->c));
 				a->c[a->nc++] = (struct cand){ l, &a->jds[i], 0, xcalloc(l->code_size ? l->code_size : 1, sizeof(long)) };
 			}
@@ -159,14 +181,20 @@ static int ann_find(struct ann *a, const char *symbol, long index, struct kerr *
 	return 0;
 }
 
-/* candidate k: the samples in its range not taken by a later load */
-static void ann_count(struct ann *a, size_t k)
+/* candidate k: the samples in its range not taken by a later load; -1 past ANN_MAX_WORK */
+static int ann_count(struct ann *a, size_t k, long long *work, struct kerr *e)
 {
 	const struct jd_load *l = a->c[k].l;
 	uint64_t lo = l->code_addr, hi = l->code_addr + l->code_size;
 	/* the loads that later reuse part of this range */
 	const struct jd_load **later = NULL;
 	size_t nl = 0;
+	for (size_t i = 0; i < a->nd; i++)
+		*work += (long long)a->jds[i].nloads;
+	*work += (long long)a->ps.n;
+	if (*work > ANN_MAX_WORK)
+		return kerr_setc(e, KEXIT_CONFIG, "%s: more loads and samples than kiln annotate compares (%lld, "
+				 "ANN_MAX_WORK): pick one load with --index", a->dir, ANN_MAX_WORK);
 	for (size_t i = 0; i < a->nd; i++)
 		for (size_t j = 0; j < a->jds[i].nloads; j++) {
 			const struct jd_load *m = &a->jds[i].loads[j];
@@ -182,16 +210,25 @@ static void ann_count(struct ann *a, size_t k)
 			continue;
 		if (x->t_ns >= 0 && (uint64_t)x->t_ns < l->timestamp)
 			continue; /* before this code existed */
+		if (*work > ANN_MAX_WORK) {
+			free(later);
+			return kerr_setc(e, KEXIT_CONFIG, "%s: %zu later code loads overlap '%s': more than kiln annotate "
+					 "compares (ANN_MAX_WORK); pick one load with --index", a->dir, nl,
+					 esc(ESC_TERM, l->name));
+		}
 		int taken = 0;
-		for (size_t m = 0; m < nl && !taken; m++)
+		size_t m = 0;
+		for (; m < nl && !taken; m++)
 			taken = x->ip >= later[m]->code_addr && x->ip < later[m]->code_addr + later[m]->code_size &&
 				(x->t_ns < 0 || (uint64_t)x->t_ns >= later[m]->timestamp);
+		*work += (long long)m;
 		if (taken)
 			continue;
 		a->c[k].per[x->ip - lo]++;
 		a->c[k].samples++;
 	}
 	free(later);
+	return 0;
 }
 
 static int is_nop(const cs_insn *in)
@@ -392,7 +429,7 @@ static void ann_release(struct ann *a)
 	sv_clear(&a->dumps);
 }
 
-static int annotate(const char *dir, const char *symbol, long index, int hot, int json, struct kerr *e)
+int annotate_profile(const char *dir, const char *symbol, long index, int hot, int json, struct kerr *e)
 {
 	DIR *d = opendir(dir);
 	if (!d)
@@ -407,8 +444,9 @@ static int annotate(const char *dir, const char *symbol, long index, int hot, in
 		r = ann_find(&a, symbol, index, e);
 	if (r == 0)
 		r = load_samples(dir, &a.ps, e);
+	long long work = 0;
 	for (size_t k = 0; r == 0 && k < a.nc; k++)
-		ann_count(&a, k);
+		r = ann_count(&a, k, &work, e);
 	if (r == 0)
 		r = ann_show(&a, hot, json, e);
 	ann_release(&a);
@@ -445,7 +483,7 @@ static int cmd_annotate(int argc, char **argv)
 	if (!dir || !sym)
 		return cmd_usage_error(c, "PROFILE_DIR and SYMBOL are required");
 	struct kerr e = KERR_INIT;
-	int r = annotate(dir, sym, index, (int)hot, json, &e);
+	int r = annotate_profile(dir, sym, index, (int)hot, json, &e);
 	if (r < 0) {
 		kerr_print(&e);
 		r = e.code ? e.code : KEXIT_FAIL;

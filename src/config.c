@@ -1379,7 +1379,49 @@ static int check_suite_vms(struct cfgctx *c, struct experiment *ex, struct pos a
 /* ---- limits, platform ---- */
 
 static const char *const limits_keys[] = { "timeout", "address_space_mb", "heap_mb", "stack_mb", "output_kb", "instr_mb",
-					    "instr_records", "instr_names", "instr_timeout", "log_mb", NULL };
+					    "instr_records", "instr_names", "instr_timeout", "log_mb", "processes", "file_mb",
+					    "disk_mb", "memory_mb", "isolate", NULL };
+
+/* a plain word of the config ("auto"), NULL when v is not a scalar */
+static const char *limits_word(struct fy_node *v)
+{
+	return v && fy_node_get_type(v) == FYNT_SCALAR ? fy_node_get_scalar0(v) : NULL;
+}
+
+/* limits.isolate: auto (a machine where kiln can make one), true (required) or false */
+static int limits_isolate(struct cfgctx *c, struct fy_node *v, struct pos kp, const char *f, int *out)
+{
+	const char *s = limits_word(v);
+	if (s && !strcmp(s, "auto")) {
+		*out = ISOLATE_AUTO;
+		return 0;
+	}
+	int b;
+	int r = get_bool(c, v, kp, f, &b);
+	if (r == 0)
+		*out = b ? ISOLATE_ON : ISOLATE_OFF;
+	return r;
+}
+
+/* the bounds on the benchmark's resources; memory_mb: "auto" is the default */
+static int limits_bound(struct cfgctx *c, const char *key, struct pos kp, struct fy_node *v, const char *f,
+			struct limits_conf *l)
+{
+	if (!strcmp(key, "isolate"))
+		return limits_isolate(c, v, kp, f, &l->isolate);
+	if (!strcmp(key, "processes"))
+		return get_long_in(c, v, kp, f, 0, 1L << 22, &l->processes);
+	if (!strcmp(key, "file_mb"))
+		return get_long_in(c, v, kp, f, 0, 1L << 30, &l->file_mb);
+	if (!strcmp(key, "disk_mb"))
+		return get_long_in(c, v, kp, f, 1, 1L << 30, &l->disk_mb);
+	const char *s = limits_word(v);
+	if (s && !strcmp(s, "auto")) {
+		l->memory_mb = -1;
+		return 0;
+	}
+	return get_long_in(c, v, kp, f, 0, 1L << 30, &l->memory_mb);
+}
 
 static int limits_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
 {
@@ -1413,6 +1455,8 @@ static int limits_pair(struct cfgctx *c, void *arg, const char *key, struct pos 
 		r = get_double(c, v, kp, f, 0.001, &l->instr_timeout_s);
 	else if (!strcmp(key, "log_mb"))
 		r = get_long(c, v, kp, f, 1, &l->log_mb);
+	else if (strcmp(key, "output_kb"))
+		r = limits_bound(c, key, kp, v, f, l);
 	else
 		r = get_long_in(c, v, kp, f, 1, 1L << 20, &l->output_kb);
 	free(f);
@@ -2080,6 +2124,9 @@ void config_defaults(struct experiment *ex)
 	ex->limits.instr_names = 10000;
 	ex->limits.instr_timeout_s = 300;
 	ex->limits.log_mb = 4096;
+	ex->limits.processes = 4096;
+	ex->limits.file_mb = 4096;
+	ex->limits.memory_mb = -1;
 	platform_conf_defaults(&ex->platform);
 }
 

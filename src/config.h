@@ -24,7 +24,14 @@ struct limits_conf {
 	long instr_names;      /* distinct record names */
 	double instr_timeout_s; /* reading and parsing it */
 	long log_mb;           /* keep_log: compressed bytes kept */
+	/* the benchmark's resources and its machine (isolate.h, docs/security.md#bounds) */
+	long processes;        /* pids cgroup, and RLIMIT_NPROC of a benchmark user; 0: none */
+	long file_mb;          /* RLIMIT_FSIZE; 0: none */
+	long disk_mb;          /* the machine's tmpfs; 0: the machine's default (isolate_default_disk_mb) */
+	long memory_mb;        /* memory cgroup; 0: none; -1: the default (isolate_default_memory_mb) */
+	int isolate;           /* ISOLATE_*: a fresh machine per pexec */
 };
+enum { ISOLATE_AUTO, ISOLATE_ON, ISOLATE_OFF };
 
 /* platform: policy (issue 6 extends this) */
 enum check_mode { CHECK_OFF, CHECK_WARN, CHECK_REQUIRE };

@@ -121,4 +121,15 @@ size_t ds_split_machines(struct dataset *ds, int pool);
 size_t ds_split_programs(struct dataset *ds);
 void ds_free(struct dataset *ds);
 
+/*
+ * The longest time kiln stores: whole nanoseconds in 64 bits (about 292
+ * years).  A time of an input file above it is refused, not wrapped.
+ */
+#define DS_TIME_MAX_S 9.2e9
+/* a time in seconds kiln can store: finite, non-negative, at most DS_TIME_MAX_S */
+static inline int ds_time_ok(double s)
+{
+	return s >= 0 && s <= DS_TIME_MAX_S; /* NaN fails both */
+}
+
 #endif

@@ -307,6 +307,29 @@ static int close_inherited(int first, int keep)
 	return close_range((unsigned)first, ~0U, 0);
 }
 
+/* the child's OOM score: open, write, close (system calls only) */
+static int write_oom_adj(int adj)
+{
+	char buf[16];
+	int n = 0, neg = adj < 0;
+	unsigned v = neg ? (unsigned)-adj : (unsigned)adj;
+	char tmp[12];
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10) && n < 11);
+	int k = 0;
+	if (neg)
+		buf[k++] = '-';
+	while (n)
+		buf[k++] = tmp[--n];
+	int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t w = write(fd, buf, (size_t)k);
+	close(fd);
+	return w == k ? 0 : -1;
+}
+
 /* the child, between fork and execve: system calls only */
 static KILN_NORETURN void child(const struct exec_opts *o, const char *prog, int out_w, int err_w,
 				int res_w, int errpipe, volatile int *errmem, const cpu_set_t *cpus, pid_t parent)
@@ -352,6 +375,23 @@ static KILN_NORETURN void child(const struct exec_opts *o, const char *prog, int
 		if (setrlimit(RLIMIT_STACK, &rl) < 0)
 			goto fail;
 	}
+	if (o->rlimit_nproc > 0) {
+		rl.rlim_cur = rl.rlim_max = (rlim_t)o->rlimit_nproc;
+		if (setrlimit(RLIMIT_NPROC, &rl) < 0)
+			goto fail;
+	}
+	if (o->rlimit_fsize_mb > 0) {
+		rl.rlim_cur = rl.rlim_max = (rlim_t)o->rlimit_fsize_mb << 20;
+		if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
+			goto fail;
+	}
+	step = 12;
+	if (o->set_oom && write_oom_adj(o->oom_score_adj) < 0)
+		goto fail;
+	step = 13;
+	for (const int *ns = o->join_ns; ns && *ns >= 0; ns++)
+		if (setns(*ns, 0) < 0)
+			goto fail;
 	step = 4;
 	if (o->aslr >= 0) {
 		int p = personality(0xffffffff);
@@ -401,7 +441,7 @@ static const char *step_name(int step)
 {
 	static const char *names[] = { "setup", "stdin", "result fd", "rlimit", "personality",
 				       "cpu affinity", "nice", "user", "parent-death signal", "cwd",
-				       "closing descriptors", "exec" };
+				       "closing descriptors", "exec", "oom_score_adj", "joining the pexec's machine (setns)" };
 	return step >= 0 && step < (int)ARRAY_SIZE(names) ? names[step] : "?";
 }
 

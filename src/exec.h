@@ -52,6 +52,14 @@ struct exec_opts {
 	void *output_ctx;
 	/* limits and placement, applied in the child before exec */
 	long rlimit_as_mb, rlimit_stack_mb; /* 0: unchanged */
+	long rlimit_nproc, rlimit_fsize_mb; /* 0: unchanged (RLIMIT_NPROC, RLIMIT_FSIZE) */
+	int oom_score_adj, set_oom; /* the child's /proc/self/oom_score_adj (1000: the OOM killer's first pick) */
+	/*
+	 * Namespaces the child joins (setns) before it changes user: descriptors
+	 * ending with -1, a user namespace first (isolate.h: the pexec's
+	 * machine); NULL: kiln's own
+	 */
+	const int *join_ns;
 	int aslr;                 /* -1: unchanged, 0: off (ADDR_NO_RANDOMIZE), 1: on */
 	const char *cpus;         /* CPU list "0,2-3" or NULL */
 	int nice, set_nice;

@@ -13,8 +13,14 @@
  */
 #include "flame.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- the data ---- */
 
@@ -64,10 +70,26 @@ static void tri_free(struct tri_map *m)
 	free(m->idx);
 }
 
-static const char *flame_name(const struct pscript *ps, uint32_t sym)
+/* a name for the data: visible, at most FLAME_MAX_NAME bytes (a longer one is cut, and says so) */
+static json_t *flame_str(const char *s)
+{
+	const char *v = esc(ESC_JSON, s);
+	size_t n = strlen(v);
+	if (n <= FLAME_MAX_NAME)
+		return json_string(v);
+	n = FLAME_MAX_NAME - 16;
+	while (n && ((unsigned char)v[n] & 0xc0) == 0x80) /* not inside a UTF-8 character */
+		n--;
+	char *t = xasprintf("%.*s...[cut]", (int)n, v);
+	json_t *j = json_string(t);
+	free(t);
+	return j;
+}
+
+static json_t *flame_name(const struct pscript *ps, uint32_t sym)
 {
 	const char *s = ps_str(ps, sym);
-	return esc(ESC_JSON, *s ? s : "[unknown]");
+	return flame_str(*s ? s : "[unknown]");
 }
 
 /* the frame (sym, dso, category) of the data, added when new */
@@ -77,7 +99,7 @@ static uint32_t frame_of(struct tri_map *fm, json_t *frames, const struct pscrip
 	int fresh;
 	uint32_t f = tri_find(fm, sym, dso, (uint32_t)cat, &fresh);
 	if (fresh)
-		json_array_append_new(frames, json_pack("[s,s,i]", flame_name(ps, sym), esc(ESC_JSON, ps_str(ps, dso)), cat));
+		json_array_append_new(frames, json_pack("[o,o,i]", flame_name(ps, sym), flame_str(ps_str(ps, dso)), cat));
 	return f;
 }
 
@@ -222,12 +244,12 @@ static int selected(const json_t *d, const struct flame_sel *s, size_t i)
 	return s->pexec < 0 || col(d, "pexec", i) == s->pexec;
 }
 
-/* the frames of stack st, root first, into out (at most 1024) */
+/* the frames of stack st, root first, into out (at most FLAME_MAX_DEPTH: flame_check made sure) */
 static size_t stack_frames(const json_t *d, json_int_t st, json_int_t *out)
 {
 	const json_t *stacks = json_object_get(d, "stacks");
 	size_t n = 0;
-	while (st >= 0 && n < 1024) {
+	while (st >= 0 && n < FLAME_MAX_DEPTH) {
 		const json_t *e = json_array_get(stacks, (size_t)st);
 		out[n++] = json_integer_value(json_array_get(e, 1));
 		st = json_is_array(e) ? json_integer_value(json_array_get(e, 0)) : -1;
@@ -256,6 +278,109 @@ static int write_json(const char *path, json_t *j, struct kerr *e)
 	return r;
 }
 
+/*
+ * A file written as it is made, through a buffer of 1 MiB, bounded: at
+ * most FLAME_MAX_OUT_MB bytes and FLAME_MAX_OUT_FRAMES frames; the
+ * file appears (renamed from PATH.tmp.PID) only when it is whole.
+ */
+struct fout {
+	const char *path;
+	char *tmp;
+	int fd;
+	struct strbuf b;
+	uint64_t bytes;
+	long frames;
+	int err;
+	struct kerr *e;
+};
+
+static int fout_open(struct fout *o, const char *path, struct kerr *e)
+{
+	memset(o, 0, sizeof(*o));
+	o->path = path;
+	o->e = e;
+	o->tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
+	o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (o->fd < 0) {
+		kerr_set(e, "%s: %s", o->tmp, strerror(errno));
+		free(o->tmp);
+		return -1;
+	}
+	return 0;
+}
+
+static int fout_flush(struct fout *o)
+{
+	for (size_t off = 0; !o->err && off < o->b.len;) {
+		ssize_t w = write(o->fd, o->b.buf + off, o->b.len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			o->err = kerr_set(o->e, "%s: %s", o->path, strerror(errno));
+			break;
+		}
+		off += (size_t)w;
+	}
+	o->bytes += o->b.len;
+	sb_reset(&o->b);
+	if (!o->err && o->bytes > (uint64_t)FLAME_MAX_OUT_MB << 20)
+		o->err = kerr_setc(o->e, KEXIT_CONFIG, "%s: more than %ld MiB: select fewer samples (--phase, --iterations, "
+				   "--pexec)", o->path, FLAME_MAX_OUT_MB);
+	return o->err;
+}
+
+/* what was added since the last check: flushed past 1 MiB; -1 once a bound is passed */
+static int fout_check(struct fout *o, long frames)
+{
+	o->frames += frames;
+	if (!o->err && o->frames > FLAME_MAX_OUT_FRAMES)
+		o->err = kerr_setc(o->e, KEXIT_CONFIG, "%s: more than %ld frames: select fewer samples (--phase, --iterations, "
+				   "--pexec)", o->path, FLAME_MAX_OUT_FRAMES);
+	if (!o->err && o->b.len >= (1u << 20))
+		fout_flush(o);
+	return o->err ? -1 : 0;
+}
+
+static int fout_close(struct fout *o)
+{
+	if (!o->err)
+		fout_flush(o);
+	if (!o->err && (fsync(o->fd) < 0 || close(o->fd) < 0 || rename(o->tmp, o->path) < 0)) {
+		o->err = kerr_set(o->e, "%s: %s", o->path, strerror(errno));
+		o->fd = -1;
+	}
+	if (o->err) {
+		if (o->fd >= 0)
+			close(o->fd);
+		unlink(o->tmp);
+	}
+	free(o->tmp);
+	sb_release(&o->b);
+	return o->err ? -1 : 0;
+}
+
+/* each stack's depth (its prefix is an earlier stack: one pass) */
+static uint16_t *stack_depths(const json_t *d)
+{
+	const json_t *stacks = json_object_get(d, "stacks");
+	size_t ns = json_array_size(stacks);
+	uint16_t *depth = xmalloc((ns ? ns : 1) * sizeof(*depth));
+	for (size_t i = 0; i < ns; i++) {
+		json_int_t pre = json_integer_value(json_array_get(json_array_get(stacks, i), 0));
+		depth[i] = pre >= 0 && (size_t)pre < i ? (uint16_t)(depth[pre] + 1) : 1;
+	}
+	return depth;
+}
+
+/* the frames an output would hold, refused before anything is written when they pass the bound */
+static int out_frames_ok(const char *path, uint64_t frames, struct kerr *e)
+{
+	if (frames <= FLAME_MAX_OUT_FRAMES)
+		return 0;
+	return kerr_setc(e, KEXIT_CONFIG, "%s: %llu frames, more than %ld: select fewer samples (--phase, --iterations, "
+			 "--pexec)", path, (unsigned long long)frames, FLAME_MAX_OUT_FRAMES);
+}
+
 int flame_write_folded(const char *path, const json_t *d, const struct flame_sel *sel, struct kerr *e)
 {
 	size_t ns = json_array_size(json_object_get(d, "stacks")), n = nsamples(d);
@@ -263,64 +388,105 @@ int flame_write_folded(const char *path, const json_t *d, const struct flame_sel
 	for (size_t i = 0; i < n; i++)
 		if (selected(d, sel, i) && (size_t)col(d, "stack", i) < ns)
 			count[col(d, "stack", i)]++;
-	struct strbuf b = STRBUF_INIT;
-	json_int_t fr[1024];
+	uint16_t *depth = stack_depths(d);
+	uint64_t frames = 0;
+	for (size_t s = 0; s < ns; s++)
+		frames += count[s] ? depth[s] : 0;
+	free(depth);
+	struct fout o;
+	if (out_frames_ok(path, frames, e) < 0 || fout_open(&o, path, e) < 0) {
+		free(count);
+		return -1;
+	}
+	json_int_t fr[FLAME_MAX_DEPTH];
 	for (size_t s = 0; s < ns; s++) {
 		if (!count[s])
 			continue;
 		size_t k = stack_frames(d, (json_int_t)s, fr);
 		for (size_t j = 0; j < k; j++) {
 			if (j)
-				sb_addc(&b, ';');
+				sb_addc(&o.b, ';');
 			for (const char *c = frame_name(d, fr[j]); *c; c++) /* ';' separates frames, a line ends a stack */
-				sb_addc(&b, *c == ';' ? ':' : (*c == '\n' || *c == '\r') ? ' ' : *c);
+				sb_addc(&o.b, *c == ';' ? ':' : (*c == '\n' || *c == '\r') ? ' ' : *c);
 		}
-		sb_addf(&b, " %ld\n", count[s]);
+		sb_addf(&o.b, " %ld\n", count[s]);
+		if (fout_check(&o, (long)k) < 0)
+			break;
 	}
-	int r = write_file(path, b.buf ? b.buf : "", b.len, e);
-	sb_release(&b);
 	free(count);
-	return r;
+	return fout_close(&o);
 }
 
+/* a JSON value into the file's buffer (ASCII) */
+static void fout_json(struct fout *o, const json_t *j)
+{
+	char *t = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_ENCODE_ANY);
+	sb_adds(&o->b, t ? t : "null");
+	free(t);
+}
+
+/* speedscope's file, streamed: one sampled profile per pexec, each sample its stack's frames */
 int flame_write_speedscope(const char *path, const json_t *d, const struct flame_sel *sel, struct kerr *e)
 {
-	json_t *root = json_object(), *frames = json_array(), *profiles = json_array();
+	size_t nsamp = nsamples(d);
+	uint16_t *depth = stack_depths(d);
+	uint64_t frames = 0;
+	for (size_t k = 0; k < nsamp; k++)
+		if (selected(d, sel, k) && col(d, "stack", k) >= 0 && (size_t)col(d, "stack", k) < json_array_size(json_object_get(d, "stacks")))
+			frames += depth[col(d, "stack", k)];
+	free(depth);
+	struct fout o;
+	if (out_frames_ok(path, frames, e) < 0 || fout_open(&o, path, e) < 0)
+		return -1;
+	sb_adds(&o.b, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"shared\":{\"frames\":[");
 	size_t i;
 	json_t *f;
-	json_array_foreach(json_object_get(d, "frames"), i, f)
-		json_array_append_new(frames, json_pack("{s:O,s:O}", "name", json_array_get(f, 0), "file", json_array_get(f, 1)));
+	json_array_foreach(json_object_get(d, "frames"), i, f) {
+		json_t *fj = json_pack("{s:O,s:O}", "name", json_array_get(f, 0), "file", json_array_get(f, 1));
+		if (i)
+			sb_addc(&o.b, ',');
+		fout_json(&o, fj);
+		json_decref(fj);
+		if (fout_check(&o, 0) < 0)
+			break;
+	}
+	sb_adds(&o.b, "]},\"profiles\":[");
 	size_t npx = json_array_size(json_object_get(d, "pexecs")), n = nsamples(d);
-	json_int_t fr[1024];
-	for (size_t p = 0; p < npx; p++) {
-		json_t *samples = json_array(), *weights = json_array();
-		for (size_t k = 0; k < n; k++) {
-			if (col(d, "pexec", k) != (json_int_t)p || !selected(d, sel, k))
-				continue;
-			size_t m = stack_frames(d, col(d, "stack", k), fr);
-			json_t *s = json_array();
-			for (size_t j = 0; j < m; j++)
-				json_array_append_new(s, json_integer(fr[j]));
-			json_array_append_new(samples, s);
-			json_array_append_new(weights, json_integer(1));
-		}
-		size_t nsel = json_array_size(samples);
+	json_int_t fr[FLAME_MAX_DEPTH];
+	for (size_t p = 0; p < npx && !o.err; p++) {
+		size_t nsel = 0;
+		for (size_t k = 0; k < n; k++)
+			nsel += col(d, "pexec", k) == (json_int_t)p && selected(d, sel, k);
 		const json_t *pe = json_array_get(json_object_get(d, "pexecs"), p);
 		char name[64];
 		snprintf(name, sizeof(name), "pexec %zu (pid %lld)", p, (long long)json_integer_value(json_object_get(pe, "pid")));
-		json_array_append_new(profiles, json_pack("{s:s,s:s,s:s,s:i,s:I,s:o,s:o}", "type", "sampled", "name", name,
-							  "unit", "none", "startValue", 0, "endValue", (json_int_t)nsel,
-							  "samples", samples, "weights", weights));
+		sb_addf(&o.b, "%s{\"type\":\"sampled\",\"name\":\"%s\",\"unit\":\"none\",\"startValue\":0,\"endValue\":%zu,"
+			"\"samples\":[", p ? "," : "", name, nsel);
+		size_t w = 0;
+		for (size_t k = 0; k < n && !o.err; k++) {
+			if (col(d, "pexec", k) != (json_int_t)p || !selected(d, sel, k))
+				continue;
+			size_t m = stack_frames(d, col(d, "stack", k), fr);
+			sb_adds(&o.b, w++ ? ",[" : "[");
+			for (size_t j = 0; j < m; j++)
+				sb_addf(&o.b, "%s%lld", j ? "," : "", (long long)fr[j]);
+			sb_addc(&o.b, ']');
+			fout_check(&o, (long)m);
+		}
+		sb_adds(&o.b, "],\"weights\":[");
+		for (size_t k = 0; k < nsel && !o.err; k++) {
+			sb_adds(&o.b, k ? ",1" : "1");
+			if (!(k & 0xffff))
+				fout_check(&o, 0);
+		}
+		sb_adds(&o.b, "]}");
 	}
-	json_object_set_new(root, "$schema", json_string("https://www.speedscope.app/file-format-schema.json"));
-	json_object_set_new(root, "shared", json_pack("{s:o}", "frames", frames));
-	json_object_set_new(root, "profiles", profiles);
-	json_object_set_new(root, "name", json_string(json_string_value(json_object_get(d, "key"))));
-	json_object_set_new(root, "activeProfileIndex", json_integer(0));
-	json_object_set_new(root, "exporter", json_string("kiln"));
-	int r = write_json(path, root, e);
-	json_decref(root);
-	return r;
+	sb_adds(&o.b, "],\"name\":");
+	json_t *nm = json_string(json_string_value(json_object_get(d, "key")) ? json_string_value(json_object_get(d, "key")) : "");
+	fout_json(&o, nm);
+	json_decref(nm);
+	sb_adds(&o.b, ",\"activeProfileIndex\":0,\"exporter\":\"kiln\"}");
+	return fout_close(&o);
 }
 
 /* one Gecko thread per pexec, sharing the frame and stack tables */
@@ -407,23 +573,21 @@ static int cmp_nc(const void *x, const void *y, void *ctx)
 	return dp < dq ? 1 : dp > dq ? -1 : strcmp(p->name, q->name);
 }
 
-/* self counts by leaf name of one side */
-static void count_leaves(const json_t *d, const struct flame_sel *s, int side, struct name_count **v, size_t *nv,
-			 long *total)
+/* self counts by leaf name of one side (names found through a hash: a profile may have millions) */
+static void count_leaves(const json_t *d, const struct flame_sel *s, int side, struct strmap *names,
+			 struct name_count **v, size_t *nv, long *total)
 {
 	size_t n = nsamples(d);
-	json_int_t fr[1024];
+	json_int_t fr[FLAME_MAX_DEPTH];
 	for (size_t i = 0; i < n; i++) {
 		if (!selected(d, s, i))
 			continue;
 		size_t k = stack_frames(d, col(d, "stack", i), fr);
 		const char *name = k ? frame_name(d, fr[k - 1]) : "?";
-		size_t j = 0;
-		while (j < *nv && strcmp((*v)[j].name, name))
-			j++;
+		size_t j = strmap_add(names, name);
 		if (j == *nv) {
 			*v = xrealloc(*v, (*nv + 1) * sizeof(**v));
-			(*v)[(*nv)++] = (struct name_count){ name, 0, 0 };
+			(*v)[(*nv)++] = (struct name_count){ names->keys[j], 0, 0 };
 		}
 		if (side)
 			(*v)[j].b++;
@@ -436,10 +600,11 @@ static void count_leaves(const json_t *d, const struct flame_sel *s, int side, s
 json_t *flame_diff_top(const json_t *a, const struct flame_sel *sa, const json_t *b, const struct flame_sel *sb, int top)
 {
 	struct name_count *v = NULL;
+	struct strmap names = STRMAP_INIT;
 	size_t nv = 0;
 	long ta = 0, tb = 0;
-	count_leaves(a, sa, 0, &v, &nv, &ta);
-	count_leaves(b, sb, 1, &v, &nv, &tb);
+	count_leaves(a, sa, 0, &names, &v, &nv, &ta);
+	count_leaves(b, sb, 1, &names, &v, &nv, &tb);
 	double tot[2] = { ta ? (double)ta : 1, tb ? (double)tb : 1 };
 	if (nv)
 		qsort_r(v, nv, sizeof(*v), cmp_nc, tot);
@@ -450,6 +615,7 @@ json_t *flame_diff_top(const json_t *a, const struct flame_sel *sa, const json_t
 						      100.0 * (double)v[i].a / tot[0], "percent_b", 100.0 * (double)v[i].b / tot[1],
 						      "delta", 100.0 * ((double)v[i].b / tot[1] - (double)v[i].a / tot[0])));
 	free(v);
+	strmap_clear(&names);
 	return json_pack("{s:I,s:I,s:o}", "samples_a", (json_int_t)ta, "samples_b", (json_int_t)tb, "symbols", rows);
 }
 
@@ -625,6 +791,122 @@ void flame_iframe(struct strbuf *out, const json_t *d, const char *title)
 	sb_release(&page);
 }
 
+/* an integer of [lo, hi] */
+static int int_in(const json_t *v, json_int_t lo, json_int_t hi)
+{
+	return json_is_integer(v) && json_integer_value(v) >= lo && json_integer_value(v) <= hi;
+}
+
+static int bad(struct kerr *e, const char *where, const char *fmt, ...) KILN_PRINTF(3, 4);
+static int bad(struct kerr *e, const char *where, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	kerr_setc(e, KEXIT_CONFIG, "%s: flame.%s", where, sb.buf);
+	sb_release(&sb);
+	return -1;
+}
+
+/* frames: [name, file, category] each, within the bounds */
+static int check_frames(const json_t *fl, const char *where, size_t ncat, struct kerr *e)
+{
+	const json_t *frames = json_object_get(fl, "frames");
+	if (json_array_size(frames) > FLAME_MAX_FRAMES)
+		return bad(e, where, "frames: more than %d (FLAME_MAX_FRAMES)", FLAME_MAX_FRAMES);
+	size_t i;
+	json_t *f;
+	json_array_foreach(frames, i, f) {
+		const char *n = json_string_value(json_array_get(f, 0)), *file = json_string_value(json_array_get(f, 1));
+		if (!json_is_array(f) || json_array_size(f) != 3 || !n || !file ||
+		    !int_in(json_array_get(f, 2), 0, (json_int_t)ncat - 1))
+			return bad(e, where, "frames[%zu]: not [name, file, category]", i);
+		if (strlen(n) > FLAME_MAX_NAME || strlen(file) > FLAME_MAX_NAME)
+			return bad(e, where, "frames[%zu]: a name longer than %d bytes", i, FLAME_MAX_NAME);
+	}
+	return 0;
+}
+
+/* stacks: [prefix, frame], the prefix an earlier stack (no cycle), at most FLAME_MAX_DEPTH deep */
+static int check_stacks(const json_t *fl, const char *where, struct kerr *e)
+{
+	const json_t *stacks = json_object_get(fl, "stacks");
+	size_t ns = json_array_size(stacks), nf = json_array_size(json_object_get(fl, "frames"));
+	if (ns > FLAME_MAX_STACKS)
+		return bad(e, where, "stacks: more than %d (FLAME_MAX_STACKS)", FLAME_MAX_STACKS);
+	uint16_t *depth = xmalloc((ns ? ns : 1) * sizeof(*depth));
+	int r = 0;
+	for (size_t i = 0; i < ns && !r; i++) {
+		const json_t *s = json_array_get(stacks, i);
+		const json_t *pre = json_array_get(s, 0);
+		if (!json_is_array(s) || json_array_size(s) != 2 || !int_in(json_array_get(s, 1), 0, (json_int_t)nf - 1))
+			r = bad(e, where, "stacks[%zu]: not [prefix, frame] with one of the %zu frames", i, nf);
+		else if (!int_in(pre, -1, (json_int_t)i - 1))
+			r = bad(e, where, "stacks[%zu]: its prefix %lld is not an earlier stack", i,
+				(long long)json_integer_value(pre));
+		else if ((depth[i] = (uint16_t)(json_integer_value(pre) < 0 ? 1 : depth[json_integer_value(pre)] + 1)) >
+			 FLAME_MAX_DEPTH)
+			r = bad(e, where, "stacks[%zu]: more than %d frames deep", i, FLAME_MAX_DEPTH);
+	}
+	free(depth);
+	return r;
+}
+
+/* samples: columns of one length, each value in its range */
+static int check_samples(const json_t *fl, const char *where, struct kerr *e)
+{
+	const json_t *s = json_object_get(fl, "samples");
+	size_t n = json_array_size(json_object_get(s, "stack"));
+	json_int_t ns = (json_int_t)json_array_size(json_object_get(fl, "stacks"));
+	json_int_t np = (json_int_t)json_array_size(json_object_get(fl, "pexecs"));
+	if (n > FLAME_MAX_SAMPLES)
+		return bad(e, where, "samples: more than %d (FLAME_MAX_SAMPLES)", FLAME_MAX_SAMPLES);
+	static const char *const cols[] = { "stack", "pexec", "iter", "phase", "t_ms" };
+	for (size_t c = 0; c < ARRAY_SIZE(cols); c++) {
+		const json_t *a = json_object_get(s, cols[c]);
+		if (!json_is_array(a) || json_array_size(a) != n)
+			return bad(e, where, "samples.%s: not a list of %zu", cols[c], n);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!int_in(json_array_get(json_object_get(s, "stack"), i), 0, ns - 1))
+			return bad(e, where, "samples.stack[%zu]: not one of the %lld stacks", i, (long long)ns);
+		if (!int_in(json_array_get(json_object_get(s, "pexec"), i), 0, np - 1))
+			return bad(e, where, "samples.pexec[%zu]: not one of the %lld pexecs", i, (long long)np);
+		if (!int_in(json_array_get(json_object_get(s, "iter"), i), -1, 100000000) ||
+		    !int_in(json_array_get(json_object_get(s, "phase"), i), 0, 2))
+			return bad(e, where, "samples.iter[%zu] or .phase[%zu]: out of range", i, i);
+		const json_t *t = json_array_get(json_object_get(s, "t_ms"), i);
+		if (!json_is_number(t) || !isfinite(json_number_value(t)))
+			return bad(e, where, "samples.t_ms[%zu]: not a finite number", i);
+	}
+	return 0;
+}
+
+/* a flame's data as kiln reads it from a file: the shape flame_data makes, within every bound */
+static int flame_check(const json_t *fl, const char *where, struct kerr *e)
+{
+	const json_t *pexecs = json_object_get(fl, "pexecs");
+	size_t ncat = json_array_size(json_object_get(fl, "categories"));
+	if (json_array_size(pexecs) > FLAME_MAX_PEXECS)
+		return bad(e, where, "pexecs: more than %d", FLAME_MAX_PEXECS);
+	size_t i;
+	json_t *p, *c;
+	json_array_foreach(pexecs, i, p)
+		if (!json_is_object(p) || !int_in(json_object_get(p, "pid"), 0, INT32_MAX))
+			return bad(e, where, "pexecs[%zu]: not {\"pid\": N, ...}", i);
+	json_array_foreach(json_object_get(fl, "categories"), i, c)
+		if (!json_is_string(c) || strlen(json_string_value(c)) > 64)
+			return bad(e, where, "categories[%zu]: not a name", i);
+	if (!ncat || ncat > 64)
+		return bad(e, where, "categories: not a list of 1 to 64 names");
+	if (!json_is_string(json_object_get(fl, "key")) && json_object_get(fl, "key"))
+		return bad(e, where, "key: not a string");
+	return check_frames(fl, where, ncat, e) < 0 || check_stacks(fl, where, e) < 0 || check_samples(fl, where, e) < 0
+		       ? -1 : 0;
+}
+
 json_t *flame_of_profile(const json_t *rep, const char *where, struct kerr *e)
 {
 	json_t *fl = json_object_get(rep, "flame");
@@ -634,6 +916,8 @@ json_t *flame_of_profile(const json_t *rep, const char *where, struct kerr *e)
 		kerr_setc(e, KEXIT_CONFIG, "%s: no call stacks ('flame'): profile again with this kiln", where);
 		return NULL;
 	}
+	if (flame_check(fl, where, e) < 0)
+		return NULL;
 	return json_incref(fl);
 }
 
@@ -641,8 +925,11 @@ json_t *flame_load_dir(const char *dir, struct kerr *e)
 {
 	char *path = path_join(dir, "profile.json");
 	json_error_t je;
-	json_t *rep = json_load_file(path, 0, &je), *fl = NULL;
-	if (!rep)
+	struct stat st;
+	json_t *rep = NULL, *fl = NULL;
+	if (stat(path, &st) == 0 && st.st_size > (off_t)FLAME_MAX_INPUT_MB << 20)
+		kerr_setc(e, KEXIT_CONFIG, "%s: larger than %d MiB (FLAME_MAX_INPUT_MB)", path, FLAME_MAX_INPUT_MB);
+	else if (!(rep = json_load_file(path, 0, &je)))
 		kerr_setc(e, KEXIT_CONFIG, "%s:%d: %s", path, je.line, je.text);
 	else
 		fl = flame_of_profile(rep, path, e);

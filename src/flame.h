@@ -21,7 +21,25 @@
 #include "profile.h"
 #include "util.h"
 
+/*
+ * Bounds (docs/security.md#bounds): a profile's data, checked when it is
+ * read (a crafted profile.json is refused with the field and index), and
+ * what one output may become.  A stack's prefix must be an earlier stack,
+ * which rules out cycles; its depth is at most FLAME_MAX_DEPTH.  The
+ * folded and speedscope files repeat a stack's frames for each distinct
+ * stack or sample: past FLAME_MAX_OUT_FRAMES frames or FLAME_MAX_OUT_MB
+ * they are refused (select fewer samples), and they are streamed to the
+ * file, so that kiln's memory stays that of the data.
+ */
 #define FLAME_MAX_SAMPLES 2000000
+#define FLAME_MAX_FRAMES 4000000       /* distinct frames */
+#define FLAME_MAX_STACKS 8000000       /* distinct stacks */
+#define FLAME_MAX_DEPTH 1024           /* frames in one stack (perf's chains are cut at 512) */
+#define FLAME_MAX_NAME 4096            /* bytes of a frame's name or file (longer JIT names are cut) */
+#define FLAME_MAX_PEXECS 100000
+#define FLAME_MAX_INPUT_MB 512         /* profile.json read */
+#define FLAME_MAX_OUT_FRAMES 50000000L /* frames one folded or speedscope file may hold */
+#define FLAME_MAX_OUT_MB 1024L         /* bytes of one such file */
 
 /* the data of a profile's samples (caller decrefs) */
 json_t *flame_data(const struct prof_input *in);

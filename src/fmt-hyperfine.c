@@ -42,8 +42,9 @@ static int time_field(const char *name, size_t i, json_t *r, const char *field, 
 		return kerr_setc(e, KEXIT_CONFIG, "%s: results[%zu].%s: missing", name, i, field);
 	if (json_is_null(v) && !required)
 		return 0;
-	if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0)
-		return kerr_setc(e, KEXIT_CONFIG, "%s: results[%zu].%s: not a time in seconds", name, i, field);
+	if (!json_is_number(v) || !ds_time_ok(json_number_value(v)))
+		return kerr_setc(e, KEXIT_CONFIG, "%s: results[%zu].%s: not a time in seconds (0 to %g)", name, i, field,
+				 DS_TIME_MAX_S);
 	return 0;
 }
 
@@ -86,8 +87,9 @@ static int read_result(const char *name, size_t i, json_t *r, struct dataset *ds
 	for (size_t j = 0; j < n; j++) {
 		json_t *t = json_array_get(times, j);
 		double v = json_number_value(t);
-		if (!json_is_number(t) || !isfinite(v) || v < 0)
-			return kerr_setc(e, KEXIT_CONFIG, "%s: results[%zu].times[%zu]: not a time in seconds", name, i, j);
+		if (!json_is_number(t) || !ds_time_ok(v))
+			return kerr_setc(e, KEXIT_CONFIG, "%s: results[%zu].times[%zu]: not a time in seconds (0 to %g)", name,
+					 i, j, DS_TIME_MAX_S);
 		json_t *c = codes ? json_array_get(codes, j) : NULL;
 		if (c && !json_is_integer(c) && !json_is_null(c))
 			return kerr_setc(e, KEXIT_CONFIG, "%s: results[%zu].exit_codes[%zu]: not an integer", name, i, j);
@@ -219,7 +221,7 @@ static json_t *result_json(const struct row *w)
 		const struct ds_pexec *p = &w->k->pexecs[w->ak.p[i].index];
 		json_array_append_new(times, json_real(p->wall[0]));
 		double c = fmt_scalar(p, "exit_status");
-		json_array_append_new(codes, isfinite(c) ? json_integer((json_int_t)c) : json_null());
+		json_array_append_new(codes, fabs(c) < 9.2e18 ? json_integer((json_int_t)c) : json_null());
 	}
 	json_object_set_new(r, "times", times);
 	json_object_set_new(r, "exit_codes", codes);

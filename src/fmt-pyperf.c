@@ -126,9 +126,9 @@ static int times_of(struct rd *r, size_t bi, size_t ri, json_t *list, int pairs,
 			v = json_array_get(v, 1);
 		}
 		double t = json_number_value(v);
-		if (!json_is_number(v) || !isfinite(t) || t < 0 || (!pairs && t == 0))
-			return kerr_setc(r->e, KEXIT_CONFIG, "%s: benchmarks[%zu].runs[%zu].%s[%zu]: not a time in seconds",
-					 r->name, bi, ri, what, j);
+		if (!json_is_number(v) || !ds_time_ok(t) || (!pairs && t == 0))
+			return kerr_setc(r->e, KEXIT_CONFIG, "%s: benchmarks[%zu].runs[%zu].%s[%zu]: not a time in seconds "
+					 "(0 to %g)", r->name, bi, ri, what, j, DS_TIME_MAX_S);
 		(*x)[(*n)++] = t;
 	}
 	return 0;
@@ -259,7 +259,7 @@ static int write_run(const struct ds_key *k, const struct ds_pexec *p, json_t *r
 {
 	double w = fmt_scalar(p, "warmups"), lp = fmt_scalar(p, "loops"), rss = fmt_scalar(p, "max_rss");
 	size_t nwarm = isfinite(w) && w >= 0 && w <= (double)p->n ? (size_t)w : 0;
-	long loops = isfinite(lp) && lp >= 1 ? (long)lp : 1;
+	long loops = lp >= 1 && lp < 1e18 ? (long)lp : 1; /* NaN or out of a long's range: 1 */
 	json_t *run = json_object(), *warm = json_array(), *vals = json_array(), *md = json_object();
 	for (size_t i = 0; i < p->n; i++) {
 		if (!(p->wall[i] >= 0) || (i >= nwarm && p->wall[i] <= 0)) {
@@ -276,7 +276,7 @@ static int write_run(const struct ds_key *k, const struct ds_pexec *p, json_t *r
 			json_array_append_new(vals, json_real(p->wall[i]));
 	}
 	json_object_set_new(md, "loops", json_integer(loops));
-	if (isfinite(rss) && rss > 0)
+	if (rss > 0 && rss < 9e15) /* KiB that fit bytes in a JSON integer */
 		json_object_set_new(md, "mem_max_rss", json_integer((json_int_t)llround(rss * 1024.0)));
 	json_object_set_new(md, "kiln_pexec", json_integer(p->num));
 	json_object_set_new(run, "metadata", md);

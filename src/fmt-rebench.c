@@ -279,8 +279,8 @@ static int data_row(struct rb *r, char **f, size_t n)
 		double s = unit_seconds(unit);
 		if (!s)
 			return row_err(r, "unit", "is not a unit of time (ns, us, ms, s)", unit);
-		if (v < 0)
-			return row_err(r, "value", "is not a time", val);
+		if (!ds_time_ok(v * s))
+			return row_err(r, "value", "is not a time kiln can store (0 to 9.2e9 s)", val);
 		if ((size_t)nt <= p->n && !isnan(p->wall[nt - 1]))
 			return kerr_setc(r->e, KEXIT_CONFIG, "%s:%ld: invocation %ld iteration %ld of %s: a second 'total'",
 					 r->name, r->line, ni, nt, esc(ESC_TERM, k->key));

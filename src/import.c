@@ -263,8 +263,8 @@ int imp_csv_buf_named(const char *name, const char *data, size_t len, const stru
 				break;
 			}
 			double v;
-			if (parse_double(cell, &v) || !isfinite(v) || v < 0) {
-				kerr_setc(e, KEXIT_CONFIG, "%s:%ld: column %ld (iteration %ld): '%s' is not a time in seconds",
+			if (parse_double(cell, &v) || !ds_time_ok(v)) {
+				kerr_setc(e, KEXIT_CONFIG, "%s:%ld: column %ld (iteration %ld): '%s' is not a time in seconds (0 to 9.2e9)",
 					  name, line, col, col - 3, esc(ESC_TERM, cell));
 				goto out;
 			}

@@ -11,11 +11,17 @@
  */
 #include "merge.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "safefs.h"
 #include "shard.h"
 
 /* what every shard is checked against */
@@ -361,27 +367,96 @@ static int merge_attached(struct merge_ctx *cx, struct store *main, struct merge
 	return -1;
 }
 
+/*
+ * A shard and its pexec log lie on a filesystem the cluster's nodes write:
+ * kiln never opens them there with SQLite (a link to another results file
+ * would have its log folded into that file, as root).  They are copied
+ * first, each opened without following a link and only as a regular file,
+ * into a folder of kiln's own, and the copy is folded and merged.
+ */
+static char *private_copy(struct merge_shard *ms, char **dirp)
+{
+	static const char *const sfx[] = { "", "-log", "-wal" };
+	struct kerr e = KERR_INIT;
+	char *base = sfs_state_path("merge", 0700, &e);
+	char *dir = base ? xasprintf("%s/shard.XXXXXX", base) : NULL;
+	free(base);
+	if (!dir || !mkdtemp(dir)) {
+		refuse(ms, KEXIT_STORE, "no private folder to read it in: %s", dir ? strerror(errno) : sb_str(&e.msg));
+		free(dir);
+		kerr_release(&e);
+		return NULL;
+	}
+	char *from = path_dirname(ms->path);
+	const char *name = strrchr(ms->path, '/') ? strrchr(ms->path, '/') + 1 : ms->path;
+	char *copy = xasprintf("%s/shard.kiln.db", dir);
+	int r = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(sfx) && r == 0; i++) {
+		char *n = xasprintf("%s%s", name, sfx[i]), *to = xasprintf("%s%s", copy, sfx[i]);
+		r = sfs_copy_file(from, n, (uid_t)-1, (off_t)1 << 42, to, 0600, &e);
+		if (r == 1 && i == 0) {
+			refuse(ms, KEXIT_STORE, "no such file");
+			r = -1;
+		} else if (r < 0) {
+			refuse(ms, KEXIT_STORE, "%s", sb_str(&e.msg));
+		} else {
+			r = 0;
+		}
+		free(n);
+		free(to);
+	}
+	free(from);
+	kerr_release(&e);
+	if (r < 0) {
+		rm_rf(dir);
+		free(dir);
+		free(copy);
+		return NULL;
+	}
+	*dirp = dir;
+	return copy;
+}
+
+/*
+ * A shard a task still writes (it holds the file's lock) is attached where
+ * it is, read-only in effect, its log left to the writer; one no task
+ * writes is copied and the copy folded and attached.  Either way the path
+ * must not be a link: the shard is opened first with O_NOFOLLOW.
+ */
 static int merge_one(struct merge_ctx *cx, struct store *main, struct merge_shard *ms, struct kerr *e)
 {
-	const char *b[] = { ms->path, NULL };
-	if (!file_exists(ms->path)) {
-		refuse(ms, KEXIT_STORE, "no such file");
+	int fd = open(ms->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		refuse(ms, KEXIT_STORE, "%s", fd < 0 && errno == ENOENT ? "no such file" :
+		       fd < 0 && errno == ELOOP ? "a symbolic link: refused (a shard is a regular file)" :
+		       fd < 0 ? strerror(errno) : "not a regular file: refused");
+		if (fd >= 0)
+			close(fd);
 		return 0;
 	}
-	/* the pexecs a killed task left in the shard's pexec log go into it first */
-	struct kerr le = KERR_INIT;
-	if (store_fold_log(ms->path, &le) < 0) {
-		refuse(ms, le.code ? le.code : KEXIT_STORE, "%s", sb_str(&le.msg));
+	int live = flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	char *dir = NULL, *copy = live ? xstrdup(ms->path) : private_copy(ms, &dir);
+	int r = 0;
+	if (copy) {
+		const char *b[] = { copy, NULL };
+		/* the pexecs a killed task left in the shard's pexec log go into it first */
+		struct kerr le = KERR_INIT;
+		if (!live && store_fold_log(copy, &le) < 0)
+			refuse(ms, le.code ? le.code : KEXIT_STORE, "%s", sb_str(&le.msg));
+		else if (run(cx->db, "ATTACH DATABASE ?1 AS s", b) < 0)
+			refuse(ms, KEXIT_STORE, "cannot open it: %s", sqlite3_errmsg(cx->db));
+		else {
+			r = merge_attached(cx, main, ms, e);
+			run(cx->db, "DETACH DATABASE s", NULL);
+		}
 		kerr_release(&le);
-		return 0;
 	}
-	kerr_release(&le);
-	if (run(cx->db, "ATTACH DATABASE ?1 AS s", b) < 0) {
-		refuse(ms, KEXIT_STORE, "cannot open it: %s", sqlite3_errmsg(cx->db));
-		return 0;
-	}
-	int r = merge_attached(cx, main, ms, e);
-	run(cx->db, "DETACH DATABASE s", NULL);
+	close(fd);
+	if (dir)
+		rm_rf(dir);
+	free(dir);
+	free(copy);
 	return r;
 }
 

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "isolate.h"
 #include "paths.h"
 #include "safefs.h"
 
@@ -232,9 +233,19 @@ void pexec_opts(const struct experiment *ex, int whole, struct strbuf *cpus, str
 }
 
 int pexec_prepare(const struct experiment *ex, const struct pexec_key *k, const char *label, const char *tag,
-		  const struct puser *u, char **instr, struct strvec *env, struct kerr *e)
+		  const struct puser *u, const struct machine *m, char **instr, struct strvec *env, struct kerr *e)
 {
 	*instr = NULL;
+	if (m && m->kind != MACHINE_NONE) {
+		/* the machine's folders, made fresh by the caller after it ended the user's processes */
+		if (!k->whole && m->instr)
+			*instr = xstrdup(m->instr);
+		pexec_env(ex, k, label, *instr, env);
+		pexec_user_env(u, env);
+		if (machine_private(m, "/tmp"))
+			sv_setenv(env, "TMPDIR", "/tmp");
+		return 0;
+	}
 	/* nothing of the user may run while kiln renews its folders */
 	if (u && platform_user_kill_all(u, e) < 0)
 		return -1;
@@ -361,7 +372,7 @@ int pexec_build(struct pexec_spec *p, const struct experiment *ex, const struct 
 	char tag[32];
 	snprintf(tag, sizeof(tag), "single-%010ld", (long)getpid());
 	pexec_clean_instr("single-");
-	if (pexec_prepare(ex, &p->k, label, tag, p->have_user ? &p->user : NULL, &p->instr_dir, &p->env, e) < 0)
+	if (pexec_prepare(ex, &p->k, label, tag, p->have_user ? &p->user : NULL, NULL, &p->instr_dir, &p->env, e) < 0)
 		return -1;
 	pc->instr_dir = p->instr_dir;
 	if (plugin_build(pc, label, &p->argv, &p->env, e) < 0)

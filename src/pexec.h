@@ -63,8 +63,14 @@ void pexec_opts(const struct experiment *ex, int whole, struct strbuf *cpus, str
  * (a fixed length, so that the environment's size is the same for every
  * pexec).  On failure nothing is left on disk.
  */
+struct machine;
+/*
+ * With a machine (isolate.h; NULL or MACHINE_NONE: none) the caller has
+ * ended the user's processes and made the machine fresh: the home and the
+ * instrumentation folder are the machine's, and TMPDIR is /tmp.
+ */
 int pexec_prepare(const struct experiment *ex, const struct pexec_key *k, const char *label, const char *tag,
-		  const struct puser *u, char **instr, struct strvec *env, struct kerr *e);
+		  const struct puser *u, const struct machine *m, char **instr, struct strvec *env, struct kerr *e);
 /*
  * Remove the instrumentation folders of session TAG left by a kiln that was
  * killed; TAG "single-": those of `kiln profile`/`stat` runs no longer alive.

@@ -34,6 +34,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "isolate.h"
 #include "platform.h"
 #include "safefs.h"
 
@@ -175,9 +176,38 @@ static int user_alive(uid_t uid)
 	return alive;
 }
 
+/*
+ * kiln cannot start the killer while the user's processes fill the
+ * session's pids cgroup: root ends them itself, each by its pid (a pid
+ * reused meanwhile by another process of the same user is as good).
+ */
+static void kill_as_root(uid_t uid)
+{
+	for (int round = 0; round < 200 && user_alive(uid); round++) {
+		DIR *d = opendir("/proc");
+		struct dirent *de;
+		while (d && (de = readdir(d))) {
+			char path[300];
+			struct stat st;
+			if (de->d_name[0] < '1' || de->d_name[0] > '9')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s", de->d_name);
+			if (stat(path, &st) == 0 && st.st_uid == uid)
+				kill((pid_t)atol(de->d_name), SIGKILL);
+		}
+		if (d)
+			closedir(d);
+		usleep(1000);
+	}
+}
+
 int platform_user_kill_all(const struct puser *u, struct kerr *e)
 {
 	pid_t pid = fork();
+	if (pid < 0 && errno == EAGAIN && geteuid() == 0) {
+		kill_as_root(u->uid);
+		pid = fork();
+	}
 	if (pid < 0)
 		return kerr_set(e, "killing the processes of %s: fork: %s", u->name, strerror(errno));
 	if (pid == 0) {
@@ -319,6 +349,51 @@ static json_t *probe_write(const char *path)
 			 "error", fd >= 0 ? NULL : strerror(err));
 }
 
+/* a small file of /proc (a link's target, or a file's first line) as a string, "" when unreadable */
+static json_t *proc_text(const char *path, int link)
+{
+	char buf[4096];
+	ssize_t n;
+	if (link) {
+		n = readlink(path, buf, sizeof(buf) - 1);
+	} else {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		if (fd >= 0)
+			close(fd);
+	}
+	buf[n > 0 ? n : 0] = '\0';
+	return json_string(buf);
+}
+
+/* what a pexec's machine looks like from inside: namespaces, the temporary folders, oom score, cgroups */
+static json_t *machine_json(void)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "ipc", proc_text("/proc/self/ns/ipc", 1));
+	json_object_set_new(o, "mnt", proc_text("/proc/self/ns/mnt", 1));
+	json_object_set_new(o, "oom_score_adj", proc_text("/proc/self/oom_score_adj", 0));
+	json_object_set_new(o, "cgroup", proc_text("/proc/self/cgroup", 0));
+	static const char *const dirs[] = { "/tmp", "/var/tmp", "/dev/shm" };
+	json_t *t = json_object();
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		struct stat st;
+		if (stat(dirs[i], &st) < 0)
+			continue;
+		json_t *names = json_array();
+		DIR *d = opendir(dirs[i]);
+		struct dirent *de;
+		while (d && (de = readdir(d)) && json_array_size(names) < 100)
+			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+				json_array_append_new(names, json_string(de->d_name));
+		if (d)
+			closedir(d);
+		json_object_set_new(t, dirs[i], json_pack("{s:I, s:o}", "dev", (json_int_t)st.st_dev, "entries", names));
+	}
+	json_object_set_new(o, "tmp", t);
+	return o;
+}
+
 int platform_sanity_child(const char *probe, const char *home)
 {
 	json_t *o = json_object();
@@ -368,6 +443,7 @@ int platform_sanity_child(const char *probe, const char *home)
 	if (d)
 		closedir(d);
 	json_object_set_new(o, "fds", fds);
+	json_object_set_new(o, "machine", machine_json());
 	if (probe)
 		json_object_set_new(o, "probe", probe_write(probe));
 	if (home) {
@@ -554,6 +630,55 @@ static void check_files(const json_t *rep, const struct sanity_expect *x, struct
 		problem(bad, "the benchmark cannot write its home %s: %s", x->home, herr ? herr : "?");
 }
 
+/* the machine: other namespaces than kiln's, empty temporary folders of its own, the bounds */
+static void check_machine(const json_t *rep, const struct sanity_expect *x, struct strbuf *bad)
+{
+	const json_t *mj = json_object_get(rep, "machine");
+	if (x->nproc > 0 && soft_limit(rep, "nproc") != x->nproc)
+		problem(bad, "RLIMIT_NPROC %ld, expected %ld", soft_limit(rep, "nproc"), x->nproc);
+	if (x->fsize_mb > 0 && soft_limit(rep, "fsize") != x->fsize_mb * 1024 * 1024)
+		problem(bad, "RLIMIT_FSIZE %ld, expected %ld MiB", soft_limit(rep, "fsize"), x->fsize_mb);
+	const char *oom = json_string_value(json_object_get(mj, "oom_score_adj"));
+	if (x->check_oom && (!oom || atoi(oom) != x->oom))
+		problem(bad, "oom_score_adj %s, expected %d", oom ? oom : "?", x->oom);
+	if (x->check_cgroup) {
+		json_t *own = proc_text("/proc/self/cgroup", 0);
+		const char *cg = json_string_value(json_object_get(mj, "cgroup"));
+		if (!cg || strcmp(cg, json_string_value(own)))
+			problem(bad, "cgroups %s, expected kiln's session's: %s", cg ? cg : "?", json_string_value(own));
+		json_decref(own);
+	}
+	if (!x->mach || x->mach->kind == MACHINE_NONE)
+		return;
+	static const char *const ns[] = { "ipc", "mnt" };
+	for (size_t i = 0; i < ARRAY_SIZE(ns); i++) {
+		char p[64];
+		snprintf(p, sizeof(p), "/proc/self/ns/%s", ns[i]);
+		json_t *own = proc_text(p, 1);
+		const char *got = json_string_value(json_object_get(mj, ns[i]));
+		if (!got || !*got || !strcmp(got, json_string_value(own)))
+			problem(bad, "the child is in kiln's own %s namespace (%s)", ns[i], got ? got : "?");
+		json_decref(own);
+	}
+	static const char *const dirs[] = { "/tmp", "/var/tmp", "/dev/shm" };
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		struct stat st;
+		if (!machine_private(x->mach, dirs[i]) || stat(dirs[i], &st) < 0)
+			continue;
+		const json_t *t = json_object_get(json_object_get(mj, "tmp"), dirs[i]);
+		if (!t || (dev_t)json_integer_value(json_object_get(t, "dev")) == st.st_dev) {
+			problem(bad, "the child's %s is kiln's own", dirs[i]);
+			continue;
+		}
+		json_t *n;
+		size_t k;
+		json_array_foreach(json_object_get(t, "entries"), k, n)
+			if (!machine_kiln_entry(x->mach, dirs[i], json_string_value(n)))
+				problem(bad, "the child's %s is not empty: it holds %s", dirs[i],
+					esc(ESC_TERM, json_string_value(n)));
+	}
+}
+
 int platform_sanity(const struct exec_opts *pexec, const struct sanity_expect *x,
 		    json_t **report, struct kerr *e)
 {
@@ -565,6 +690,7 @@ int platform_sanity(const struct exec_opts *pexec, const struct sanity_expect *x
 	check_identity(rep, pexec, x, &bad);
 	check_env(rep, x->envp ? x->envp : pexec->envp, &bad);
 	check_files(rep, x, &bad);
+	check_machine(rep, x, &bad);
 	*report = rep;
 	if (bad.len) {
 		kerr_set(e, "sanity check failed: %s", bad.buf);

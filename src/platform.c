@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "isolate.h"
 #include "platform.h"
 #include "idcache.h"
 #include "plugin.h"
@@ -809,6 +810,37 @@ static void ck_kmsg(const struct platform_conf *pc, struct pchecks *c)
 	free(p);
 }
 
+/*
+ * The pexecs' machine and bounds (isolate.h): what kiln can make here, as
+ * it would try it, and what a fresh machine does not renew.
+ */
+static void ck_machine(const struct experiment *ex, struct pchecks *c)
+{
+	char *why = NULL;
+	int off = ex && ex->limits.isolate == ISOLATE_OFF;
+	enum machine_kind k = off ? MACHINE_NONE : machine_possible(&why);
+	static const char carry[] = "; carried over all the same: the page cache, CPU caches and branch predictors, "
+				    "the kernel's caches, files written outside the machine (docs/security.md#what-carries-over)";
+	if (k != MACHINE_NONE)
+		add(c, "machine", PS_OK, NULL, "a fresh machine for each pexec (%s): private /tmp, /var/tmp, /dev/shm, "
+		    "home and SysV IPC%s", k == MACHINE_ROOT ? "namespaces as root" : "in a user namespace", carry);
+	else
+		add(c, "machine", PS_WARN, off ? "limits.isolate is false" :
+		    "run kiln as root, or allow unprivileged user namespaces",
+		    "pexecs share /tmp, /var/tmp, /dev/shm and SysV IPC: %s", off ? "limits.isolate is false" : why);
+	free(why);
+	enum cg_kind g = cg_possible(&why);
+	if (g != CG_NONE)
+		add(c, "bounds", PS_OK, NULL, "limits.processes and limits.memory_mb by cgroup %s; RLIMIT_NPROC of "
+		    "platform.user, RLIMIT_FSIZE", g == CG_V1 ? "v1" : "v2");
+	else
+		add(c, "bounds", PS_WARN, "run kiln as root (cgroup v1), or in a cgroup of its own with the pids and memory "
+		    "controllers delegated (systemd-run --scope -p Delegate=yes)",
+		    "no cgroup: %s; processes bounded by RLIMIT_NPROC with platform.user only, memory by "
+		    "limits.address_space_mb only", why);
+	free(why);
+}
+
 static void ck_user(const struct platform_conf *pc, struct pchecks *c)
 {
 	if (!pc->user) {
@@ -885,5 +917,6 @@ void platform_doctor(const struct experiment *ex, const struct doctor_opts *o, s
 	ck_thp(out);
 	ck_kmsg(pc, out);
 	ck_user(pc, out);
+	ck_machine(ex, out);
 	ck_tune_state(out);
 }

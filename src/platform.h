@@ -230,6 +230,10 @@ struct sanity_expect {
 	const char *probe;      /* a path the child must NOT be able to create (NULL: none) */
 	const char *home;       /* a dir the child must be able to write (NULL: none) */
 	char *const *envp;      /* the environment expected inside (NULL: pexec->envp) */
+	const struct machine *mach; /* the pexecs' machine it must be on (isolate.h; NULL: none) */
+	long nproc, fsize_mb;   /* expected RLIMIT_NPROC and RLIMIT_FSIZE (MiB), 0: not checked */
+	int check_oom, oom;     /* expected oom_score_adj */
+	int check_cgroup;       /* the child must be in kiln's cgroups (the session's bounds) */
 };
 int platform_sanity(const struct exec_opts *pexec, const struct sanity_expect *x,
 		    json_t **report, struct kerr *e);

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +135,12 @@ static int wire_emit(void *ctx, const struct kiln_rec *r)
 static int drop(const struct ps_request *rq, struct strbuf *why)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* the pexec's machine: its instrumentation folder is there */
+	for (const int *ns = rq->join_ns; ns && *ns >= 0; ns++)
+		if (setns(*ns, 0) < 0) {
+			sb_addf(why, "cannot join the pexec's machine: %s", strerror(errno));
+			return -1;
+		}
 	if (rq->set_user) {
 		if (setgroups(0, NULL) < 0 || setgid(rq->gid) < 0 || setuid(rq->uid) < 0) {
 			sb_addf(why, "cannot become uid %ld: %s", (long)rq->uid, strerror(errno));

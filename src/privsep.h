@@ -83,6 +83,7 @@ struct ps_request {
 	int set_user;                    /* drop to uid/gid (platform.user) */
 	uid_t uid;
 	gid_t gid;
+	const int *join_ns;              /* the pexec's machine, joined first (isolate.h), NULL: none */
 	struct ps_bounds b;
 };
 

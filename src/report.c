@@ -355,7 +355,7 @@ static void opts_line(struct strbuf *sb, const struct an_result *r)
 /* an instrumentation mean, or "-" where that part (before/after the steady state) has none */
 static const char *fmt_mean(double v, char buf[32])
 {
-	if (isnan(v))
+	if (!isfinite(v))
 		return strcpy(buf, "-");
 	snprintf(buf, 32, "%.4g", v);
 	return buf;
@@ -478,14 +478,13 @@ static size_t key_scalars(const struct an_key *k, struct scalar_sum **out)
 				v = xrealloc(v, (n + 1) * sizeof(*v));
 				v[n++] = (struct scalar_sum){ sc->name, sc->unit ? sc->unit : "", 0, sc->value, sc->value, 0 };
 			}
-			v[j].mean += sc->value;
+			/* a running mean: values near DBL_MAX never add up to infinity */
+			v[j].n++;
+			v[j].mean += sc->value / (double)v[j].n - v[j].mean / (double)v[j].n;
 			v[j].min = sc->value < v[j].min ? sc->value : v[j].min;
 			v[j].max = sc->value > v[j].max ? sc->value : v[j].max;
-			v[j].n++;
 		}
 	}
-	for (size_t j = 0; j < n; j++)
-		v[j].mean /= (double)v[j].n;
 	*out = v;
 	return n;
 }

@@ -151,6 +151,8 @@ int run_step(struct run_state *rs, const struct strvec *cmds, const struct step 
 			pexec_user_opts(rs->have_user ? &rs->user : NULL, &eo);
 			if (cwd)
 				eo.cwd = cwd;
+			if (st->label) /* a pexec's prepare and conclude: on its machine, bounded as it is */
+				run_isolate_opts(rs, &eo);
 		}
 		eo.survives = st->survives;
 		struct exec_result r;
@@ -235,13 +237,14 @@ static int one_prepare(struct one *p, int marked, struct kerr *e)
 	struct step pre = { "pre_execution", &p->k->pc, NULL, p->label, 1, 0 };
 	struct step prep = { "prepare", &p->k->pc, NULL, p->label, 0, 0 };
 	if ((!marked && p->it->id && store_mark_running(rs->st, p->it->id, e) < 0) ||
-	    run_step(rs, &rs->ex->pre_exec, &pre, e) < 0 || run_step(rs, &p->k->pc.vm->prepare, &prep, e) < 0 ||
-	    run_step(rs, &p->k->pc.bench->prepare, &prep, e) < 0) {
+	    run_step(rs, &rs->ex->pre_exec, &pre, e) < 0 ||
+	    (rs->mach.kind != MACHINE_NONE && run_isolate_fresh(rs, e) < 0) ||
+	    run_step(rs, &p->k->pc.vm->prepare, &prep, e) < 0 || run_step(rs, &p->k->pc.bench->prepare, &prep, e) < 0) {
 		step_discarded(p, e);
 		return -1;
 	}
-	if (pexec_prepare(rs->ex, p->k, p->label, rs->sess.tag, rs->have_user ? &rs->user : NULL, &p->instr, &p->env,
-			  e) < 0)
+	if (pexec_prepare(rs->ex, p->k, p->label, rs->sess.tag, rs->have_user ? &rs->user : NULL, &rs->mach, &p->instr,
+			  &p->env, e) < 0)
 		return -1;
 	p->k->pc.instr_dir = p->instr;
 	if (plugin_build(&p->k->pc, p->label, &p->argv, &p->env, e) < 0)
@@ -259,6 +262,7 @@ static int one_prepare(struct one *p, int marked, struct kerr *e)
 	pexec_user_opts(rs->have_user ? &rs->user : NULL, &p->eo);
 	if (config_cwd(p->k->pc.vm, p->k->pc.bench))
 		p->eo.cwd = config_cwd(p->k->pc.vm, p->k->pc.bench);
+	run_isolate_opts(rs, &p->eo);
 	const struct run_hooks *h = rs->o->hooks;
 	if (h && h->spawn && h->spawn(h->ctx, p->k->key, &p->eo, e) < 0)
 		return -1;
@@ -345,6 +349,10 @@ static void one_outcome(struct one *p)
 		else
 			sb_addf(&p->err, "killed by signal %d (%s)", res->signal, strsignal(res->signal));
 	}
+	int hit = 0;
+	run_isolate_after(p->rs, res, &hit, &p->err);
+	if (hit)
+		pr->status = PX_FAILED;
 	if (p->have_gauge) {
 		one_gauge_outcome(p);
 		return;
@@ -439,7 +447,9 @@ static void one_collect(struct one *p)
 	const struct experiment *ex = rs->ex;
 	const struct vm_conf *vm = p->k->pc.vm;
 	int stderr_stats = vm->stats_from && !strcmp(vm->stats_from, "stderr") && p->res.err.len;
-	int files = p->instr && dir_has_files(p->instr);
+	char *seen = p->instr ? machine_view(&rs->mach, p->instr) : NULL;
+	int files = seen && dir_has_files(seen);
+	free(seen);
 	if (!files && !stderr_stats && !vm->parser.n)
 		return;
 	struct kerr e = KERR_INIT;
@@ -465,6 +475,7 @@ static void one_collect(struct one *p)
 	rq.set_user = rs->have_user;
 	rq.uid = rs->user.uid;
 	rq.gid = rs->user.gid;
+	rq.join_ns = rs->mach.kind != MACHINE_NONE ? rs->mach.join : NULL;
 	ps_bounds_of(&rq.b, &ex->limits, p->k->pc.iterations);
 	int logs = rq.keep_log ? logs_dir(p) : -1;
 	if (rq.keep_log && logs < 0)
@@ -649,7 +660,9 @@ static int one_conclude(struct one *p, struct kerr *e)
 
 static void one_release(struct one *p)
 {
-	if (p->instr)
+	if (p->rs->mach.kind != MACHINE_NONE)
+		run_isolate_clear(p->rs); /* the instrumentation folder is the machine's */
+	else if (p->instr)
 		rm_rf(p->instr);
 	free(p->instr);
 	sv_clear(&p->argv);

@@ -33,7 +33,7 @@ static const char *version_flag(const struct vm_conf *vm)
 	return "--version";
 }
 
-/* one VM's identity, probed as its benchmarks run: the user, its home, PATH and the VM's env */
+/* one VM's identity, probed as its benchmarks run: the user, its home, PATH and the VM's env, on the machine */
 static json_t *identify_vm(const struct run_state *rs, const struct vm_conf *vm)
 {
 	const char *exe = vm->resolved ? vm->resolved : vm->path;
@@ -46,7 +46,10 @@ static json_t *identify_vm(const struct run_state *rs, const struct vm_conf *vm)
 	struct exec_opts eo;
 	memset(&eo, 0, sizeof(eo));
 	pexec_user_opts(u, &eo);
-	struct vmid_probe pr = { sv_array(&env), eo.cwd ? eo.cwd : rs->cwd, eo.set_user, eo.uid, eo.gid };
+	run_isolate_opts(rs, &eo);
+	if (machine_private(&rs->mach, "/tmp"))
+		sv_setenv(&env, "TMPDIR", "/tmp");
+	struct vmid_probe pr = { sv_array(&env), eo.cwd ? eo.cwd : rs->cwd, eo.set_user, eo.uid, eo.gid, &eo };
 	json_t *id = vmid_get(exe, version_flag(vm), &pr);
 	json_object_update(o, id);
 	json_decref(id);
@@ -54,11 +57,17 @@ static json_t *identify_vm(const struct run_state *rs, const struct vm_conf *vm)
 	return o;
 }
 
-json_t *run_identify_vms(const struct run_state *rs)
+json_t *run_identify_vms(struct run_state *rs)
 {
+	/* a renewed home and machine: what a pexec left does not decide what --version says */
+	struct kerr e = KERR_INIT;
+	if (run_isolate_fresh(rs, &e) < 0)
+		kiln_warn("before the VMs' probes: %s", sb_str(&e.msg));
+	kerr_release(&e);
 	json_t *a = json_array();
 	for (size_t i = 0; i < rs->ex->nvms; i++)
 		json_array_append_new(a, identify_vm(rs, &rs->ex->vms[i]));
+	run_isolate_clear(rs);
 	return a;
 }
 
@@ -133,7 +142,10 @@ static int probe_key(struct run_state *rs, struct pexec_key *k, json_t **probe, 
 	struct exec_result res = { 0 };
 	struct kerr xe = KERR_INIT;
 	memset(&eo, 0, sizeof(eo));
-	int r = pexec_prepare(rs->ex, k, "probe", rs->sess.tag, u, &instr, &env, e);
+	int on = rs->mach.kind != MACHINE_NONE;
+	int r = on ? run_isolate_fresh(rs, e) : 0;
+	if (r == 0)
+		r = pexec_prepare(rs->ex, k, "probe", rs->sess.tag, u, &rs->mach, &instr, &env, e);
 	k->pc.instr_dir = instr;
 	if (r == 0 && plugin_build(&k->pc, "probe", &argv, &env, e) < 0)
 		r = kerr_wrap(e, "%s", k->key);
@@ -146,6 +158,7 @@ static int probe_key(struct run_state *rs, struct pexec_key *k, json_t **probe, 
 		pexec_user_opts(u, &eo);
 		if (config_cwd(k->pc.vm, k->pc.bench))
 			eo.cwd = config_cwd(k->pc.vm, k->pc.bench);
+		run_isolate_opts(rs, &eo);
 		eo.on_stream = probe_stream;
 		eo.stream_ctx = &out;
 		if (!eo.timeout_s || eo.timeout_s > 300)
@@ -157,7 +170,9 @@ static int probe_key(struct run_state *rs, struct pexec_key *k, json_t **probe, 
 	}
 	if (u)
 		platform_user_kill_all(u, NULL);
-	if (instr)
+	if (on)
+		run_isolate_clear(rs);
+	else if (instr)
 		rm_rf(instr);
 	free(instr);
 	k->pc.instr_dir = NULL;

@@ -6,6 +6,7 @@
 #define KILN_RUN_STATE_H
 
 #include "config.h"
+#include "isolate.h"
 #include "pexec.h"
 #include "platform.h"
 #include "progress.h"
@@ -37,7 +38,32 @@ struct run_state {
 	char **broken;
 	const char *results;      /* the results file */
 	struct session sess;      /* what a crash of this kiln leaves findable */
+	struct machine mach;      /* the pexecs' machine (isolate.h), MACHINE_NONE: none */
+	struct cgbound cg;        /* the session's cgroup bounds, CG_NONE: none */
 };
+
+/*
+ * run-isolate.c: the session's machine and bounds (isolate.h), made after
+ * the benchmark user and before the VMs are probed, said once when they
+ * cannot be had; every process of a pexec joins the machine and gets the
+ * bounds.  run_isolate_fresh before each pexec and probe (the user's
+ * processes ended, the machine emptied: a renewed home), run_isolate_after
+ * after the runner (a bound it hit fails the pexec), run_isolate_clear
+ * once the pexec is collected.
+ */
+int run_isolate_open(struct run_state *rs, struct kerr *e);
+void run_isolate_close(struct run_state *rs);
+int run_isolate_fresh(struct run_state *rs, struct kerr *e);
+void run_isolate_opts(const struct run_state *rs, struct exec_opts *eo);
+void run_isolate_after(struct run_state *rs, const struct exec_result *res, int *failed, struct strbuf *why);
+void run_isolate_clear(struct run_state *rs);
+/*
+ * Before the results are opened (and a pexec log folded into them): what a
+ * killed session left of the benchmark user (its processes, its home) goes,
+ * so that a disk the benchmark filled frees itself.  Nothing when the user
+ * is in use by another kiln.
+ */
+int run_free_leftovers(const struct experiment *ex);
 
 /* what one pexec came to (ONE_UNSTARTED: an interrupt came before it started, as between two pexecs) */
 enum { ONE_OK, ONE_FAILED, ONE_TAINTED, ONE_INTERRUPTED, ONE_UNSTARTED, ONE_FATAL };
@@ -59,7 +85,7 @@ int run_pexec(struct run_state *rs, const struct sched_item *it, struct pexec_ke
  * compared with what its earlier pexecs ran: refused when it changed unless
  * --force, recorded, its hash in rs->program.
  */
-json_t *run_identify_vms(const struct run_state *rs);
+json_t *run_identify_vms(struct run_state *rs);
 int run_programs(struct run_state *rs, struct kerr *e);
 
 /*

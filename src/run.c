@@ -364,8 +364,20 @@ static int run_sanity(struct run_state *rs, const char *results, struct kerr *e)
 	x.nice = eo.nice;
 	x.as_mb = ex->limits.address_space_mb;
 	x.stack_mb = ex->limits.stack_mb;
+	/* on a machine made fresh, bounded as a pexec is */
+	run_isolate_opts(rs, &eo);
+	if (machine_private(&rs->mach, "/tmp"))
+		sv_setenv(&env, "TMPDIR", "/tmp");
+	eo.envp = sv_array(&env);
+	x.mach = &rs->mach;
+	x.nproc = eo.rlimit_nproc;
+	x.fsize_mb = eo.rlimit_fsize_mb;
+	x.check_oom = eo.set_oom;
+	x.oom = eo.oom_score_adj;
+	x.check_cgroup = rs->cg.kind != CG_NONE;
 	json_t *rep = NULL;
-	int r = platform_sanity(&eo, &x, &rep, e);
+	int r = run_isolate_fresh(rs, e) < 0 ? -1 : platform_sanity(&eo, &x, &rep, e);
+	run_isolate_clear(rs);
 	if (rep) {
 		char *txt = json_dumps(rep, JSON_COMPACT);
 		store_audit_set(st, "sanity", txt, NULL);
@@ -431,6 +443,8 @@ static int run_prepare_machine(struct run_state *rs, const char *config, const c
 			*rs->o->build_failed = 1;
 		return -1;
 	}
+	if (run_isolate_open(rs, e) < 0)
+		return -1;
 	rs->vmids = run_identify_vms(rs);
 	/* the programs and the first audit: one flush */
 	char *have = NULL;
@@ -443,7 +457,8 @@ static int run_prepare_machine(struct run_state *rs, const char *config, const c
 	idc_save();
 	if (rs->o->tune && run_tune(rs, tuned, e) < 0)
 		return -1;
-	if (needs_sanity(ex) && run_sanity(rs, results, e) < 0)
+	if ((needs_sanity(ex) || rs->mach.kind != MACHINE_NONE || rs->cg.kind != CG_NONE) &&
+	    run_sanity(rs, results, e) < 0)
 		return -1;
 	if (platform_open(&rs->plat, &ex->platform, e) < 0)
 		return -1;
@@ -467,8 +482,13 @@ static void run_release_machine(struct run_state *rs, json_t *tuned)
 		kerr_release(&e);
 		json_decref(tuned);
 	}
-	if (rs->have_user)
+	run_isolate_close(rs);
+	if (rs->have_user) {
+		/* nothing of the benchmark stays in kiln's state: a disk it filled frees itself */
+		platform_user_kill_all(&rs->user, NULL);
+		rm_rf(rs->user.home);
 		platform_user_release(&rs->user);
+	}
 	rs->have_user = 0;
 }
 
@@ -960,6 +980,7 @@ static int run_finish(struct run_state *rs, struct run_job *j, const char *confi
 static void state_init(struct run_state *rs, struct run_job *j, const struct run_opts *o)
 {
 	memset(rs, 0, sizeof(*rs));
+	isolate_init(&rs->mach, &rs->cg);
 	rs->ex = &j->ex;
 	rs->sc = &j->sc;
 	rs->st = j->st;
@@ -1305,7 +1326,8 @@ static int job_run(struct run_job *jp, const char *config, const struct run_opts
 		code = KEXIT_CONFIG;
 	} else if (o->dry_run)
 		print_dry_run(&j.ex, &j.sc, j.results);
-	else if (platform_fits(&j.ex, config, o, e) < 0 || open_results(&j, o, e) < 0 || prepare_keys(&j, config, e) < 0 ||
+	else if (platform_fits(&j.ex, config, o, e) < 0 || (!o->prepare_only && run_free_leftovers(&j.ex) < 0) ||
+		 open_results(&j, o, e) < 0 || prepare_keys(&j, config, e) < 0 ||
 		 (j.forced && keep_forced_config(&j, e) < 0))
 		code = e->code ? e->code : KEXIT_FAIL;
 	else if (!o->prepare_only) /* kiln run --slurm goes on from here: the schedule stored, every key prepared */

@@ -364,7 +364,9 @@ int session_begin(struct session *s, const char *results, struct kerr *e)
 	if (ftruncate(s->fd, 0) < 0)
 		s->rec_len = 0;
 	session_runner(s, 0, 0);
-	if (s->fd >= 0 && s->rec_len) {
+	struct stat rs;
+	/* a record the full disk did not take is not mapped: a store into its page would be SIGBUS */
+	if (s->fd >= 0 && s->rec_len && fstat(s->fd, &rs) == 0 && rs.st_size >= (off_t)s->rec_len) {
 		void *m = mmap(NULL, s->rec_len, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
 		s->map = m == MAP_FAILED ? NULL : m;
 	}

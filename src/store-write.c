@@ -163,8 +163,13 @@ int store_writer_times(struct store_writer *w, long px, const double *v, size_t 
 		free(w->ns);
 		w->ns = xmalloc(w->ns_alloc * sizeof(int64_t));
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		/* every reader refuses such a time already; nothing that does not fit is ever wrapped */
+		if (!(v[i] >= 0 && v[i] <= DS_TIME_MAX_S))
+			return kerr_setc(e, KEXIT_CONFIG, "%s: pexec %ld of key %ld: iteration %zu: %g s is not a time kiln "
+					 "can store (0 to %g s)", w->path, w->px[px].num, w->px[px].key, i, v[i], DS_TIME_MAX_S);
 		w->ns[i] = (int64_t)llround(v[i] * 1e9);
+	}
 	sb_reset(&w->blob);
 	store_encode_i64(w->ns, n, &w->blob);
 	sqlite3_bind_int64(w->q[W_ITER], 1, px + 1);
@@ -198,8 +203,8 @@ int store_writer_scalar(struct store_writer *w, long px, const char *name, const
 
 static void bind_maybe(sqlite3_stmt *st, int col, double v, int integer)
 {
-	if (isnan(v))
-		sqlite3_bind_null(st, col);
+	if (isnan(v) || (integer && !(fabs(v) < 9.2e18)))
+		sqlite3_bind_null(st, col); /* an integer that does not fit is not one kiln can keep */
 	else if (integer)
 		sqlite3_bind_int64(st, col, (sqlite3_int64)llround(v));
 	else

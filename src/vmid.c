@@ -31,6 +31,13 @@ static int probe_run(const struct vmid_probe *pr, char *const argv[], struct str
 		o.uid = pr->uid;
 		o.gid = pr->gid;
 	}
+	if (pr && pr->bounds) {
+		o.join_ns = pr->bounds->join_ns;
+		o.rlimit_nproc = pr->bounds->rlimit_nproc;
+		o.rlimit_fsize_mb = pr->bounds->rlimit_fsize_mb;
+		o.set_oom = pr->bounds->set_oom;
+		o.oom_score_adj = pr->bounds->oom_score_adj;
+	}
 	struct exec_result r = { 0 };
 	struct kerr e = KERR_INIT;
 	int rc = exec_run(&o, &r, &e);

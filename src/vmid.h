@@ -22,6 +22,7 @@
 #ifndef KILN_VMID_H
 #define KILN_VMID_H
 
+struct exec_opts;
 #include <jansson.h>
 #include <sys/types.h>
 #include "util.h"
@@ -32,6 +33,7 @@ struct vmid_probe {
 	int set_user;
 	uid_t uid;
 	gid_t gid;
+	const struct exec_opts *bounds; /* the machine and bounds of a pexec (join_ns, rlimits, oom), NULL: none */
 };
 
 /*

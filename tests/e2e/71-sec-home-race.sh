@@ -25,6 +25,8 @@ platform: {user: $U}
 Y
 "$KILN" run -q h.yaml --results "$T/first.kiln.db" 2>err.txt || fail "first run (creates the user): $(cat err.txt)"
 home="$T/homes/$U"
+# a session removes the home when it ends; a killed kiln leaves it, as here
+mkdir -p "$home" && chown "$U:" "$home" && chmod 700 "$home"
 cat > swap.py <<P
 import os, sys
 os.chdir("$home")

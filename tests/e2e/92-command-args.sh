@@ -57,6 +57,15 @@ benchmarks: [b]
 Y
 (cd / && "$KILN" run -q "$T/cfg/here.yaml") || fail "pwd"
 assert_eq "$(cat cfg/where.txt)" "$T/cfg" "the config's folder"
+# a cwd outside the config's folder, in /tmp: each pexec's private /tmp binds it back
+mkdir -p "$T/elsewhere" && touch "$T/elsewhere/Far.mod"
+cat > cfg/far.yaml <<Y
+iterations: 1
+vms: {sh: {plugin: command, path: $T/cfg/harness/harness.sh, gauge: rebench, cwd: $T/elsewhere,
+       args: ["{benchmark}", "{iterations}", "1"]}}
+benchmarks: [Far]
+Y
+"$KILN" run -q cfg/far.yaml || fail "a cwd outside the config's folder: $(sqlite3 cfg/far.kiln.db 'SELECT error FROM pexecs')"
 
 # a name nothing substitutes: said with its line, passed on as it is
 cat > ph.yaml <<'Y'

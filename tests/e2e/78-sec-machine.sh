@@ -1,0 +1,92 @@
+#!/bin/bash
+# Issue 27: every pexec starts from the same machine.  A runner, as a real
+# benchmark user and as kiln's own, leaves files in /tmp, /var/tmp,
+# /dev/shm and its home, SysV shared memory, a semaphore and a queue, and a
+# marker its `--version` reads back; the next pexec must see none of it,
+# TMPDIR must be /tmp, the VMs' probes at the start and the end must run
+# in a renewed home (security-r3 row 16: the end audit said what the last
+# pexec left; with a benchmark user, whose home kiln renews), the sanity
+# child must have checked the machine, and nothing
+# may be left on the host afterwards (files, IPC objects, the home).
+source "$KILN_ROOT/tests/lib.sh"
+sec_user kiln-sec-mach
+: > seen.txt
+chmod 666 seen.txt
+cat > m.sh <<SH
+#!/bin/bash
+if [ "\$1" = --version ]; then
+	echo "m.sh version \$(cat \${HOME:-/nonexistent}/marker 2>/dev/null || echo clean) \$(ls /tmp/left-$U 2>/dev/null || echo notmp)"
+	exit 0
+fi
+{
+	echo "pexec=\$KILN_PEXEC tmpdir=\${TMPDIR:-unset}"
+	for f in /tmp/left-$U /var/tmp/left-$U /dev/shm/left-$U \${HOME:+\$HOME/left-$U}; do [ -e \$f ] && echo "saw \$f"; done
+	echo "ipc \$(ipcs -m | grep -c '^0x') \$(ipcs -s | grep -c '^0x') \$(ipcs -q | grep -c '^0x')"
+} >> $T/seen.txt
+touch /tmp/left-$U /var/tmp/left-$U /dev/shm/left-$U
+[ -n "\$HOME" ] && touch \$HOME/left-$U && echo "left-by-\$KILN_PEXEC" > \$HOME/marker
+ipcmk -M 4096 >/dev/null; ipcmk -S 1 >/dev/null; ipcmk -Q >/dev/null
+$sec_stream
+SH
+chmod 755 m.sh
+ipc_host() { echo "$(ipcs -m | grep -c '^0x') $(ipcs -s | grep -c '^0x') $(ipcs -q | grep -c '^0x')"; }
+for who in user nouser; do
+	: > seen.txt
+	before=$(ipc_host)
+	cat > $who.yaml <<Y
+pexecs: 3
+iterations: 2
+vms:
+  m: {plugin: external, runner: [$T/m.sh], language: evil, entry: x}
+benchmarks: {b: 1}
+$([ $who = user ] && echo "platform: {user: $U}")
+Y
+	"$KILN" run -q $who.yaml 2>err.txt || fail "$who: run: $(cat err.txt)"
+	assert_eq "$(grep -c '^pexec=' seen.txt)" 3 "$who: pexecs seen"
+	assert_eq "$(grep -c 'tmpdir=/tmp$' seen.txt)" 3 "$who: TMPDIR of each pexec"
+	grep '^saw' seen.txt && fail "$who: a pexec saw what an earlier one left: $(grep '^saw' seen.txt | head -3)"
+	assert_eq "$(grep -c '^ipc 0 0 0$' seen.txt)" 3 "$who: SysV IPC objects seen by the pexecs ($(grep ^ipc seen.txt | tr '\n' ' '))"
+	# the host: nothing left
+	for f in /tmp/left-$U /var/tmp/left-$U /dev/shm/left-$U; do [ -e $f ] && fail "$who: $f is on the host"; done
+	assert_eq "$(ipc_host)" "$before" "$who: the host's SysV IPC objects (before: $before)"
+	assert_eq "$(ls state/instr | wc -l)" 0 "$who: instrumentation folders left"
+	# the probes: a renewed home at the start and at the end
+	start=$(sqlite3 $who.kiln.db "SELECT value FROM audit WHERE name='start'")
+	end=$(sqlite3 $who.kiln.db "SELECT value FROM audit WHERE name='end'")
+	assert_contains "$start" "m.sh version clean notmp" "$who: the start audit's --version"
+	assert_contains "$end" "m.sh version clean notmp" "$who: the end audit's --version (it ran where the last pexec left its marker)"
+	iso=$(sqlite3 $who.kiln.db "SELECT value FROM audit WHERE name='isolation'")
+	assert_contains "$iso" '"machine":"root"' "$who: the isolation audit"
+	san=$(sqlite3 $who.kiln.db "SELECT value FROM audit WHERE name='sanity'")
+	assert_contains "$san" '"oom_score_adj":"1000' "$who: the sanity child's machine"
+	assert_contains "$san" '"TMPDIR=/tmp"' "$who: the sanity child's TMPDIR"
+done
+[ -e "$T/homes/$U" ] && fail "the benchmark user's home outlived the session"
+
+# kiln itself run by an unprivileged user: the machine is made in a user namespace
+mkdir unpriv
+cp -r benchmarks unpriv/
+# the runner writes beside the config: /tmp outside the experiment's folder is not the pexec's
+sed "s|$T/seen.txt|$T/unpriv/seen.txt|" m.sh > unpriv/m.sh
+chmod 755 unpriv/m.sh
+sed "s|$T/m.sh|$T/unpriv/m.sh|" nouser.yaml > unpriv/u.yaml
+: > unpriv/seen.txt
+chown -R "$U" unpriv
+cd unpriv
+as_user() { setpriv --reuid="$U" --regid="$U" --clear-groups env -i PATH="$PATH" HOME="$T/unpriv" "$@"; }
+if as_user unshare -U true 2>/dev/null; then
+	as_user "$KILN" run -q u.yaml 2>err.txt || fail "unprivileged: run: $(cat err.txt)"
+	assert_eq "$(grep -c 'tmpdir=/tmp$' seen.txt)" 3 "unprivileged: TMPDIR of each pexec"
+	grep '^saw' seen.txt && fail "unprivileged: a pexec saw what an earlier one left"
+	assert_eq "$(grep -c '^ipc 0 0 0$' seen.txt)" 3 "unprivileged: SysV IPC objects seen by the pexecs"
+	assert_contains "$(sqlite3 u.kiln.db "SELECT value FROM audit WHERE name='isolation'")" \
+		'"machine":"user namespace"' "unprivileged: the isolation audit"
+else
+	as_user "$KILN" run u.yaml 2>err.txt || fail "unprivileged, no user namespaces: run: $(cat err.txt)"
+	assert_contains "$(cat err.txt)" "each pexec sees what the ones before it left in /tmp" "unprivileged: what kiln says"
+fi
+cd "$T"
+rm -rf "/tmp/kiln-$(id -u "$U")"
+live=$(live_of -u "$U")
+[ -z "$live" ] || fail "processes of $U left: $live"
+echo ok
