@@ -231,6 +231,11 @@ static void select_kth(double *a, size_t n, size_t k)
 	}
 }
 
+void an_select_kth(double *a, size_t n, size_t k)
+{
+	select_kth(a, n, k);
+}
+
 size_t an_bootstrap_count(const struct an_sample *s, long resamples)
 {
 	if (!s->ngroups || resamples < 1)

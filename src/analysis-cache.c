@@ -88,6 +88,12 @@ char *an_key_serialize(const struct an_key *k)
 	for (size_t i = 0; i < ARRAY_SIZE(nums); i++)
 		json_array_append_new(na, num(nums[i]));
 	json_object_set_new(root, "nums", na);
+	/* the warmup analysis' warnings and what goes with them (issue 26) */
+	json_object_set_new(root, "warn", json_integer(k->warn));
+	json_object_set_new(root, "short_need", json_integer(k->short_need));
+	json_object_set_new(root, "perf_clean", num(k->perf_clean));
+	json_object_set_new(root, "drift", json_pack("[oooo]", num(k->drift_rate), num(k->drift_lo), num(k->drift_hi),
+						     num(k->drift_span)));
 	json_t *pa = json_array();
 	for (size_t i = 0; i < k->np; i++) {
 		const struct an_pexec *p = &k->p[i];
@@ -106,6 +112,10 @@ char *an_key_serialize(const struct an_key *k)
 							    (json_int_t)p->segs[q].end, num(p->segs[q].mean),
 							    num(p->segs[q].var)));
 		json_object_set_new(o, "segs", sl);
+		json_object_set_new(o, "warn", json_integer(p->warn));
+		json_object_set_new(o, "more", json_pack("[ooooooI]", num(p->steady_mean_clean), num(p->warmup_cost),
+							 num(p->tau), num(p->drift_rate), num(p->drift_late),
+							 json_integer((json_int_t)p->drift_span), (json_int_t)p->short_need));
 		json_array_append_new(pa, o);
 	}
 	json_object_set_new(root, "pexecs", pa);
@@ -156,6 +166,15 @@ int an_key_deserialize(const char *text, const struct ds_key *k, struct an_key *
 		json_t *v = json_array_get(na, i);
 		*dst[i] = json_is_number(v) ? json_number_value(v) : NAN;
 	}
+	out->warn = (unsigned)json_integer_value(json_object_get(root, "warn"));
+	out->short_need = (long)json_integer_value(json_object_get(root, "short_need"));
+	out->perf_clean = getnum(root, "perf_clean");
+	json_t *dr = json_object_get(root, "drift");
+	double *dd[] = { &out->drift_rate, &out->drift_lo, &out->drift_hi, &out->drift_span };
+	for (size_t i = 0; i < ARRAY_SIZE(dd); i++) {
+		json_t *v = json_array_get(dr, i);
+		*dd[i] = json_is_number(v) ? json_number_value(v) : NAN;
+	}
 	out->np = json_array_size(pa);
 	out->p = xcalloc(out->np ? out->np : 1, sizeof(*out->p));
 	for (size_t i = 0; i < out->np; i++) {
@@ -171,6 +190,15 @@ int an_key_deserialize(const char *text, const struct ds_key *k, struct an_key *
 		p->steady_iter = (long)json_integer_value(json_object_get(o, "steady_iter"));
 		p->time_to_steady = getnum(o, "tts");
 		p->steady_mean = getnum(o, "steady_mean");
+		p->warn = (unsigned)json_integer_value(json_object_get(o, "warn"));
+		json_t *more = json_object_get(o, "more");
+		double *pd[] = { &p->steady_mean_clean, &p->warmup_cost, &p->tau, &p->drift_rate, &p->drift_late };
+		for (size_t q = 0; q < ARRAY_SIZE(pd); q++) {
+			json_t *v = json_array_get(more, q);
+			*pd[q] = json_is_number(v) ? json_number_value(v) : NAN;
+		}
+		p->drift_span = (size_t)json_integer_value(json_array_get(more, 5));
+		p->short_need = (long)json_integer_value(json_array_get(more, 6));
 		json_t *ol = json_object_get(o, "outliers"), *sl = json_object_get(o, "segs");
 		if (p->index >= k->npexecs || k->pexecs[p->index].n != p->n || !json_is_array(ol) ||
 		    !json_is_array(sl) || !json_array_size(sl) || p->cls > AN_NO_STEADY) {

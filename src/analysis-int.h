@@ -38,4 +38,7 @@ size_t an_pelt_counted(const double *x, size_t n, double pen, size_t *ends, doub
  */
 size_t an_bootstrap_means_how(const struct an_sample *s, long resamples, uint64_t seed, double *means, int exact);
 
+/* put the k-th smallest of a[0..n) at a[k], smaller before, larger after (quickselect; analysis-robust.c's percentiles) */
+void an_select_kth(double *a, size_t n, size_t k);
+
 #endif

@@ -28,6 +28,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "analysis-int.h"
+#include "analysis-robust.h"
 #include "stats.h"
 
 /* ---- options ---- */
@@ -193,8 +194,9 @@ void an_opts_describe(const struct an_opts *o, struct strbuf *out)
 		sb_addf(out, " steady=%g%%", o->steady_pct);
 	else
 		sb_addf(out, " steady=%ld", o->steady);
-	sb_addf(out, " penalty=%g*log(n) outlier=%g*(P90-P10) resamples=%ld seed=%llu confidence=%g",
-		o->penalty, o->outlier_k, o->resamples, (unsigned long long)o->seed, o->confidence);
+	sb_addf(out, " penalty=%g*log(n) outlier=%g*(%s) resamples=%ld seed=%llu confidence=%g", o->penalty,
+		o->outlier_k, o->replicate ? "P90-P10" : "P75-P25", o->resamples, (unsigned long long)o->seed,
+		o->confidence);
 	if (o->replicate)
 		sb_adds(out, " replicate=warmup_stats");
 }
@@ -206,7 +208,9 @@ void an_opts_hash(const struct an_opts *o, char out[65])
 	 * Bump the "v" when the method changes so that caches are invalidated
 	 * (v2: warmup_stats' walk, variance floor, steady iteration, bootstrap;
 	 * auto delta; whole-process keys; v3: the steady interval from the
-	 * pexecs' means; v4: near-exact resample means).
+	 * pexecs' means; v4: near-exact resample means; v5: the default's
+	 * pauses, autocorrelation, equivalence within the noise, drift, short
+	 * series, steady mean with pauses, integer steady iterations: issue 26).
 	 */
 	sb_addf(&sb, "kiln-analysis v%d %ld %.17g %.17g %.17g %ld %.17g %.17g %ld %llu %.17g %.17g %d", AN_METHOD_VERSION,
 		o->window, o->window_pct, o->delta, o->delta_pct, o->steady, o->steady_pct, o->penalty, o->resamples,
@@ -332,7 +336,8 @@ static size_t lower_bound(const double *a, size_t n, double v)
 	return lo;
 }
 
-size_t an_outliers(const double *x, size_t n, long w, double k, size_t *out)
+/* outliers outside median +- k (P[phi] - P[plo]) of the sliding window (an_outliers: P90 - P10) */
+static size_t outliers_band(const double *x, size_t n, long w, double k, double plo, double phi, size_t *out)
 {
 	size_t h = w > 1 ? (size_t)w / 2 : 0;
 	if (h == 0 || n <= h)
@@ -344,7 +349,7 @@ size_t an_outliers(const double *x, size_t n, long w, double k, size_t *out)
 	qsort(win, wn, sizeof(double), cmp_double);
 	size_t nout = 0, qn = 0, ql[3] = { 0 };
 	double qf[3] = { 0 };
-	static const double pq[3] = { 10, 50, 90 };
+	const double pq[3] = { plo, 50, phi };
 	for (size_t i = h; i < n; i++) {
 		if (i > h) {
 			/* window [i-h, i+h): x[i-1-h] leaves, x[i+h-1] enters */
@@ -384,6 +389,11 @@ size_t an_outliers(const double *x, size_t n, long w, double k, size_t *out)
 	}
 	free(win);
 	return nout;
+}
+
+size_t an_outliers(const double *x, size_t n, long w, double k, size_t *out)
+{
+	return outliers_band(x, n, w, k, 10, 90, out);
 }
 
 /* ---- per pexec ---- */
@@ -512,12 +522,21 @@ static void segment_stats(const double *y, size_t b, size_t e, int replicate, st
  * index of y[i]), as segments in indices of the original series of n.
  */
 static void find_segments(const double *y, const size_t *idx, size_t m, size_t n, const struct an_opts *o,
-			  struct an_pexec *p)
+			  struct an_pexec *p, struct anr_ac *ac)
 {
 	size_t *ends = xmalloc((m ? m : 1) * sizeof(size_t));
 	double cost;
 	double pen = o->penalty * log((double)(m > 1 ? m : 1));
-	size_t ns = o->replicate ? r_pelt(y, m, pen, ends) : an_pelt(y, m, pen, ends, &cost);
+	/*
+	 * The default method: autocorrelated noise wanders, and PELT, which
+	 * takes the values as independent, would cut the wanders into
+	 * segments; the penalty is scaled by the variance inflation p->tau its
+	 * key's noise shows (anr_ac_tau: 1 for independent noise), which the
+	 * residuals of this cut at the plain penalty tell (ac).
+	 */
+	size_t ns = o->replicate ? r_pelt(y, m, pen, ends) : an_pelt(y, m, pen * p->tau, ends, &cost);
+	if (ac)
+		anr_ac_add(y, m, ends, ns, ac);
 	p->segs = xcalloc(ns, sizeof(*p->segs));
 	p->nsegs = ns;
 	size_t b = 0;
@@ -591,14 +610,91 @@ void an_band(const struct an_pexec *p, const struct an_opts *o, double *lo, doub
 	band_of(p, pexec_delta(o, p), lo, hi);
 }
 
-static void classify(struct an_pexec *p, double delta, long steady)
+/* the values of segment j that are no outliers */
+static size_t seg_kept(const struct an_pexec *p, size_t j)
+{
+	const struct an_segment *sg = &p->segs[j];
+	size_t a = 0, b = p->noutliers;
+	while (a < b && p->outliers[a] < sg->start)
+		a++;
+	while (b > a && p->outliers[b - 1] >= sg->end)
+		b--;
+	return sg->end - sg->start - (b - a);
+}
+
+/*
+ * Is segment j equivalent to the last one?  warmup_stats: its mean +- var
+ * overlaps the band.  The default method also when its mean is within the
+ * noise of the steady state's (anr_same_level, autocorrelation included;
+ * the noise of the segments after j, which the steady state is made of):
+ * a difference PELT found in noise that is not normal and independent
+ * (heavy tails, a wander) is no change of level.
+ */
+static int equivalent(const struct an_pexec *p, size_t j, double lo, double hi, int replicate)
+{
+	const struct an_segment *sg = &p->segs[j], *ref = &p->segs[p->nsegs - 1];
+	if (overlaps(sg, lo, hi))
+		return 1;
+	if (replicate)
+		return 0;
+	double v = 0;
+	size_t n = 0;
+	for (size_t q = j + 1; q < p->nsegs; q++) {
+		size_t c = seg_kept(p, q);
+		v += p->segs[q].var * (double)c;
+		n += c;
+	}
+	v = n ? v / (double)n : 0;
+	return anr_same_level(sg->mean, v, seg_kept(p, j), ref->mean, v, seg_kept(p, p->nsegs - 1), p->tau);
+}
+
+/* a segment between two at the steady level: is its mean within its own noise of the reference's? */
+static int same_level_own(const struct an_pexec *p, size_t j)
+{
+	const struct an_segment *sg = &p->segs[j], *ref = &p->segs[p->nsegs - 1];
+	return anr_same_level(sg->mean, sg->var, seg_kept(p, j), ref->mean, ref->var, seg_kept(p, p->nsegs - 1),
+			      p->tau);
+}
+
+/*
+ * Which segments are equivalent to the last one (eq[j]).  The default
+ * method adds excursions: a run of segments between two equivalent ones
+ * that is `transient` iterations long at most (half the outlier window),
+ * or whose segments are each within their own noise of the reference (a
+ * noisier stretch, not another level), is a clump of pauses the outlier
+ * window could not see as such, not a change of level.  So a steady state
+ * is not cut at it, and a late one does not make "no steady state".  A run
+ * from the first iteration is no excursion: that is where warmup is, noisy
+ * with compilations, and it must be unlike the steady state, not like
+ * itself.
+ */
+static void equivalents(const struct an_pexec *p, double lo, double hi, int replicate, size_t transient, char *eq)
+{
+	for (size_t j = 0; j < p->nsegs; j++)
+		eq[j] = j == p->nsegs - 1 || equivalent(p, j, lo, hi, replicate);
+	for (size_t j = 1; !replicate && j + 1 < p->nsegs; j++) {
+		if (eq[j] || !eq[j - 1])
+			continue;
+		size_t r = j;
+		int noisy = 1;
+		while (!eq[r])
+			noisy &= same_level_own(p, r++); /* ends at the last segment at the latest: it is equivalent */
+		if (p->segs[r - 1].end - p->segs[j].start <= transient || noisy)
+			memset(eq + j, 1, r - j);
+		j = r;
+	}
+}
+
+static void classify(struct an_pexec *p, double delta, long steady, int replicate, size_t transient)
 {
 	double lo, hi;
 	band_of(p, delta, &lo, &hi);
+	char *eq = xmalloc(p->nsegs);
+	equivalents(p, lo, hi, replicate, transient, eq);
 	p->cls = AN_FLAT;
 	for (size_t j = p->nsegs - 1; j-- > 0;) {
 		const struct an_segment *sg = &p->segs[j];
-		if (overlaps(sg, lo, hi))
+		if (eq[j])
 			continue;
 		if ((long)sg->end - 1 > (long)p->n - steady) {
 			p->cls = AN_NO_STEADY;
@@ -611,8 +707,9 @@ static void classify(struct an_pexec *p, double delta, long steady)
 		p->cls = AN_WARMUP;
 	}
 	p->first_steady = p->nsegs - 1;
-	while (p->first_steady > 0 && overlaps(&p->segs[p->first_steady - 1], lo, hi))
+	while (p->first_steady > 0 && eq[p->first_steady - 1])
 		p->first_steady--;
+	free(eq);
 }
 
 /*
@@ -621,10 +718,14 @@ static void classify(struct an_pexec *p, double delta, long steady)
  * iterations before the steady state (the 0-based index of its first
  * iteration, warmup_stats' number wherever a pexec has changepoints), the
  * time to steady state their wall time, outliers included.  The pexec's
- * steady mean is the mean of its steady segments' means, unweighted, as
- * warmup_stats takes it.  --replicate-warmup-stats: a flat pexec's steady
- * iteration is 1, and the time sums one iteration fewer (warmup_stats'
- * errors).
+ * steady mean is what a steady iteration costs: the mean of every
+ * iteration from the steady start on, pauses (outliers) included;
+ * warmup_stats' - the mean of its steady segments' means, unweighted,
+ * outliers left out - is beside it (steady_mean_clean), and is the steady
+ * mean under --replicate-warmup-stats.  The warmup cost is the time the
+ * iterations before the steady state took beyond the steady mean.
+ * --replicate-warmup-stats: a flat pexec's steady iteration is 1, and the
+ * time sums one iteration fewer (warmup_stats' errors).
  */
 static void steady_part(struct an_pexec *p, const double *x, const struct an_opts *o)
 {
@@ -632,7 +733,7 @@ static void steady_part(struct an_pexec *p, const double *x, const struct an_opt
 		p->steady_start = p->n;
 		p->steady_iter = -1;
 		p->time_to_steady = NAN;
-		p->steady_mean = NAN;
+		p->steady_mean = p->steady_mean_clean = p->warmup_cost = NAN;
 		return;
 	}
 	size_t st = p->segs[p->first_steady].start;
@@ -653,37 +754,319 @@ static void steady_part(struct an_pexec *p, const double *x, const struct an_opt
 	double sum = 0;
 	for (size_t s = p->first_steady; s < p->nsegs; s++)
 		sum += p->segs[s].mean;
-	p->steady_mean = sum / (double)(p->nsegs - p->first_steady);
+	p->steady_mean = p->steady_mean_clean = sum / (double)(p->nsegs - p->first_steady);
+	if (!o->replicate) {
+		sum = 0;
+		for (size_t i = st; i < p->n; i++)
+			sum += x[i];
+		p->steady_mean = sum / (double)(p->n - st);
+	}
+	p->warmup_cost = 0;
+	for (size_t i = 0; i < st; i++)
+		p->warmup_cost += x[i] - p->steady_mean;
 }
 
-static void analyse_pexec(const struct ds_pexec *dp, const struct an_opts *o, struct an_pexec *p)
+/*
+ * Start p's steady state at y[at] (original iteration idx[at]), inside it
+ * (y[0, m) the values without outliers, idx[] their iterations):
+ * the steady segment holding it is cut there, the steady segments before
+ * the cut are no longer steady, and a pexec that was flat becomes warmup
+ * (or slowdown) by what lies before.  The segments' means and variances
+ * are of the values without outliers, as find_segments makes them.
+ */
+static void split_steady(struct an_pexec *p, const double *y, const size_t *idx, size_t m, size_t at)
 {
-	size_t n = dp->n;
-	const double *x = dp->wall;
-	p->num = dp->num;
-	p->n = n;
-	size_t *outl = xmalloc((n ? n : 1) * sizeof(size_t));
-	p->noutliers = an_outliers(x, n, (long)opt_count(o->window, o->window_pct, n), o->outlier_k, outl);
-	/* kept with the result: only what it holds (a pexec's n indices would be 60 MB at Barrett scale) */
-	p->outliers = outl = xrealloc(outl, (p->noutliers ? p->noutliers : 1) * sizeof(size_t));
-	/* the series without outliers, and where each value came from */
-	double *y = xmalloc((n ? n : 1) * sizeof(double));
-	size_t *idx = xmalloc((n ? n : 1) * sizeof(size_t));
-	size_t m = 0, oi = 0;
+	size_t cut = idx[at], q = p->first_steady;
+	while (q < p->nsegs && p->segs[q].end <= cut)
+		q++;
+	if (q == p->nsegs)
+		return;
+	if (p->segs[q].start < cut) {
+		p->segs = xrealloc(p->segs, (p->nsegs + 1) * sizeof(*p->segs));
+		memmove(p->segs + q + 1, p->segs + q, (p->nsegs - q) * sizeof(*p->segs));
+		p->nsegs++;
+		p->segs[q].end = cut;
+		p->segs[q + 1].start = cut;
+		/* the two parts' values: y indices [b, at) and [at, e) */
+		size_t b = at, e = at;
+		while (b > 0 && idx[b - 1] >= p->segs[q].start)
+			b--;
+		while (e < m && idx[e] < p->segs[q + 1].end)
+			e++;
+		segment_stats(y, b, at, 0, &p->segs[q]);
+		segment_stats(y, at, e, 0, &p->segs[q + 1]);
+		q++;
+	}
+	p->first_steady = q;
+	if (p->cls == AN_FLAT) {
+		double lo, hi;
+		band_of(p, p->delta, &lo, &hi);
+		p->cls = p->segs[q - 1].mean < lo ? AN_SLOWDOWN : AN_WARMUP;
+	}
+}
+
+/*
+ * The default method's drift test: a steady part (no steady state: the
+ * last segment) whose values trend by more than delta, significantly, and
+ * along a line rather than a step, is no steady state (anr_trend,
+ * anr_is_drift).  y[0, m) are the values without outliers, idx[] their
+ * iterations.
+ */
+static void drift_check(struct an_pexec *p, const double *y, const size_t *idx, size_t m, size_t win, size_t steady)
+{
+	p->drift_rate = p->drift_late = NAN;
+	p->drift_span = 0;
+	size_t start = p->segs[p->cls == AN_NO_STEADY ? p->nsegs - 1 : p->first_steady].start, from = 0;
+	while (from < m && idx[from] < start)
+		from++;
+	if (p->cls != AN_NO_STEADY) {
+		/* a warmup's tail in the steady part (anr_tail_end): the steady state starts after it */
+		size_t end = anr_tail_end(y, from, m, p->delta, win > 5 ? win : 5, p->tau);
+		if (end > from && p->n - idx[end] >= steady) {
+			split_steady(p, y, idx, m, end);
+			from = end;
+		}
+	}
+	struct anr_trend t;
+	if (!anr_trend(y, idx, from, m, &t))
+		return;
+	p->drift_rate = t.rate;
+	p->drift_span = t.span;
+	struct anr_trend late;
+	p->drift_late = anr_trend(y, idx, from + (m - from) / 2, m, &late) ? late.rate : NAN;
+	if (anr_is_drift(&t, p->segs[p->nsegs - 1].mean, p->delta)) {
+		p->warn |= AN_WARN_DRIFT;
+		p->cls = AN_NO_STEADY;
+	}
+}
+
+/*
+ * The default's second look: pauses that come in clumps widen the windows
+ * around them until a quarter of a window is pauses; with the pauses the
+ * first look found taken out, the windows are the steady noise again and
+ * show the rest of the clump.  The same band on the series without
+ * out[0, nout) (ascending), its outliers merged in; returns the count.
+ */
+static size_t outliers_again(const double *x, size_t n, long w, double k, size_t *out, size_t nout)
+{
+	if (!nout)
+		return nout;
+	double *y = xmalloc(n * sizeof(double));
+	size_t *idx = xmalloc(n * sizeof(size_t)), *more = xmalloc(n * sizeof(size_t)), m = 0, q = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (oi < p->noutliers && outl[oi] == i) {
-			oi++;
+		if (q < nout && out[q] == i) {
+			q++;
 			continue;
 		}
 		y[m] = x[i];
 		idx[m++] = i;
 	}
-	find_segments(y, idx, m, n, o, p);
+	size_t nm = outliers_band(y, m, w, k, ANR_OUT_PLO, ANR_OUT_PHI, more);
+	size_t h = w > 1 ? (size_t)w / 2 : 0, *all = xmalloc((nout + nm) * sizeof(size_t)), na = 0, a = 0, b = 0;
+	/* merge, ascending; the early iterations stay the key's to decide (anr_early_find) */
+	while (a < nout || b < nm) {
+		size_t vb = b < nm ? idx[more[b]] : SIZE_MAX;
+		if (b < nm && vb < h) {
+			b++;
+			continue;
+		}
+		if (a < nout && (b == nm || out[a] < vb))
+			all[na++] = out[a++];
+		else {
+			all[na++] = vb;
+			b++;
+		}
+	}
+	memcpy(out, all, na * sizeof(size_t));
+	free(all);
+	free(y);
+	free(idx);
+	free(more);
+	return na;
+}
+
+/*
+ * A pexec's outliers, first step: those at w/2 and after; the default's
+ * band spread is P75 - P25, which pauses do not inflate until a quarter of
+ * the window is pauses, and it finds the candidates among the first w/2
+ * (anr_early_find), which its key then decides on (anr_early_decide).
+ */
+static void pexec_outliers(const double *x, size_t n, const struct an_opts *o, struct an_pexec *p,
+			   struct anr_early *e)
+{
+	long w = (long)opt_count(o->window, o->window_pct, n);
+	p->n = n;
+	p->outliers = xmalloc((n ? n : 1) * sizeof(size_t));
+	memset(e, 0, sizeof(*e));
+	if (o->replicate) {
+		p->noutliers = an_outliers(x, n, w, o->outlier_k, p->outliers);
+	} else {
+		p->noutliers = outliers_band(x, n, w, o->outlier_k, ANR_OUT_PLO, ANR_OUT_PHI, p->outliers);
+		p->noutliers = outliers_again(x, n, w, o->outlier_k, p->outliers, p->noutliers);
+		anr_early_find(x, n, w > 1 ? (size_t)w / 2 : 0, o->outlier_k, p->outliers, p->noutliers, e);
+	}
+	/* kept with the result: only what it holds (a pexec's n would be 60 MB at Barrett scale) */
+	p->outliers = xrealloc(p->outliers, (p->noutliers ? p->noutliers : 1) * sizeof(size_t));
+}
+
+/* the series x[0, n) without p's outliers, y[0, m), and where each value came from; returns m */
+static size_t kept_values(const double *x, size_t n, const struct an_pexec *p, double **y, size_t **idx)
+{
+	*y = xmalloc((n ? n : 1) * sizeof(double));
+	*idx = xmalloc((n ? n : 1) * sizeof(size_t));
+	size_t m = 0, oi = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (oi < p->noutliers && p->outliers[oi] == i) {
+			oi++;
+			continue;
+		}
+		(*y)[m] = x[i];
+		(*idx)[m++] = i;
+	}
+	return m;
+}
+
+/*
+ * Once the key decided on the early candidates (merged into the
+ * outliers): the changepoints at the plain penalty (p->tau = 1), whose
+ * residuals' autocorrelation goes to ac for the key.
+ */
+static void pexec_cut(const double *x, size_t n, const struct an_opts *o, struct an_pexec *p, struct anr_ac *ac)
+{
+	double *y;
+	size_t *idx, m = kept_values(x, n, p, &y, &idx);
+	p->tau = 1;
+	find_segments(y, idx, m, n, o, p, o->replicate ? NULL : ac);
+	free(y);
+	free(idx);
+}
+
+/*
+ * The rest, once the key decided on the autocorrelation of its noise
+ * (p->tau; above 1, the changepoints again at the penalty it scales):
+ * class, drift and steady part.
+ */
+static void pexec_rest(const double *x, size_t n, const struct an_opts *o, struct an_pexec *p)
+{
+	double *y;
+	size_t *idx, m = kept_values(x, n, p, &y, &idx);
+	if (p->tau > 1) {
+		free(p->segs);
+		find_segments(y, idx, m, n, o, p, NULL);
+	}
 	p->delta = pexec_delta(o, p);
-	classify(p, p->delta, (long)opt_count(o->steady, o->steady_pct, n));
+	classify(p, p->delta, (long)opt_count(o->steady, o->steady_pct, n), o->replicate,
+		 o->replicate ? 0 : opt_count(o->window, o->window_pct, n) / 2);
+	p->drift_rate = NAN;
+	if (!o->replicate)
+		drift_check(p, y, idx, m, opt_count(o->window, o->window_pct, n) / 2,
+			    opt_count(o->steady, o->steady_pct, n));
 	steady_part(p, x, o);
 	free(y);
 	free(idx);
+}
+
+/*
+ * The key's first decision, between its pexecs' outliers and their first
+ * cut: which early candidates are pauses (anr_early_decide), merged into
+ * the outliers of its np pexecs p[] (candidates e[], freed).  Nothing
+ * under replicate.
+ */
+static void key_early(struct an_pexec *p, struct anr_early *e, size_t np, const struct an_opts *o)
+{
+	if (!o->replicate)
+		anr_early_decide(e, np);
+	for (size_t i = 0; i < np; i++) {
+		p[i].noutliers = anr_early_merge(&e[i], &p[i].outliers, p[i].noutliers);
+		anr_early_free(&e[i]);
+	}
+}
+
+/* the key's second decision: the autocorrelation of its noise, from its pexecs' cuts (ac) */
+static void key_tau(struct an_pexec *p, size_t np, const struct anr_ac *ac, const struct an_opts *o)
+{
+	double tau = o->replicate ? 1 : anr_ac_tau(ac);
+	for (size_t i = 0; i < np; i++)
+		p[i].tau = tau;
+}
+
+/* all of it for the series x[0, n) alone, as a key of one pexec (the short-series test aside) */
+static void pexec_core(const double *x, size_t n, const struct an_opts *o, struct an_pexec *p)
+{
+	struct anr_early e;
+	struct anr_ac ac = { 0, 0 };
+	pexec_outliers(x, n, o, p, &e);
+	key_early(p, &e, 1, o);
+	pexec_cut(x, n, o, p, &ac);
+	key_tau(p, 1, &ac, o);
+	pexec_rest(x, n, o, p);
+}
+
+/* the first iterations the short-series test looks at: the outlier window's half, at least 3 */
+static size_t short_lead(size_t n, const struct an_opts *o)
+{
+	size_t h = opt_count(o->window, o->window_pct, n) / 2;
+	return h > 3 ? h : 3;
+}
+
+/* the last excursion of p's steady part (anr_excursion), -1 if none */
+static long pexec_excursion(const struct an_pexec *p, const double *x, const struct an_opts *o)
+{
+	if (p->cls == AN_NO_STEADY)
+		return -1;
+	int examined = opt_count(o->window, o->window_pct, p->n) >= ANR_SHORT_WINDOW;
+	return anr_excursion(x, p->n, p->steady_start, short_lead(p->n, o), examined, p->outliers, p->noutliers,
+			     o->outlier_k, p->delta);
+}
+
+/* anr_short_need's re-analysis: is the excursion still in the steady part of the longer series? */
+static int still_short(const double *x, size_t n, void *ctx)
+{
+	const struct an_opts *o = ctx;
+	struct an_pexec q;
+	memset(&q, 0, sizeof(q));
+	pexec_core(x, n, o, &q);
+	int r = q.cls == AN_NO_STEADY || pexec_excursion(&q, x, o) >= 0;
+	free(q.outliers);
+	free(q.segs);
+	return r;
+}
+
+/*
+ * The short-series test: a steady part that starts with iterations far
+ * above all the rest of it, or, where the outlier window is too short to
+ * examine anything, that holds iterations far above it, holds warmup the
+ * method could not separate (too few iterations for the outlier window
+ * and the changepoint penalty).  AN_WARN_SHORT, and how many iterations
+ * would do: the series grown by a resample of what follows the excursion
+ * (of the whole steady part when little follows).
+ */
+static void short_check(struct an_pexec *p, const double *x, const struct an_opts *o)
+{
+	p->short_need = 0;
+	long at = pexec_excursion(p, x, o);
+	if (at < 0)
+		return;
+	p->warn |= AN_WARN_SHORT;
+	size_t from = (size_t)at + 1;
+	if (p->n - from < 3)
+		from = p->steady_start;
+	p->short_need = anr_short_need(x, p->n, from, o->seed, still_short, (void *)o);
+}
+
+/* a pexec of a key, in steps around its key's decisions (key_early, key_tau) */
+static void analyse_pexec_outliers(const struct ds_pexec *dp, const struct an_opts *o, struct an_pexec *p,
+				   struct anr_early *e)
+{
+	p->num = dp->num;
+	pexec_outliers(dp->wall, dp->n, o, p, e);
+}
+
+static void analyse_pexec_rest(const struct ds_pexec *dp, const struct an_opts *o, struct an_pexec *p)
+{
+	pexec_rest(dp->wall, dp->n, o, p);
+	if (!o->replicate)
+		short_check(p, dp->wall, o);
 }
 
 /* ---- per key ---- */
@@ -767,7 +1150,8 @@ void an_sample_of(const struct an_key *k, const struct an_opts *o, struct an_sam
 			/* warmup_stats starts the last segment at its changepoint, one iteration early */
 			if (o->replicate && q == p->nsegs - 1 && q > 0)
 				from--;
-			sample_add(s, x, from, p->segs[q].end, p->outliers, p->noutliers);
+			/* the default: what a steady iteration costs, pauses (outliers) included */
+			sample_add(s, x, from, p->segs[q].end, p->outliers, o->replicate ? p->noutliers : 0);
 		}
 		sample_end_group(s);
 	}
@@ -792,8 +1176,14 @@ static void med_p5_p95(double *v, size_t n, double *med, double *p5, double *p95
 	*p95 = an_percentile_sorted(v, n, 95);
 }
 
-/* the pexecs' steady iteration and time to reach it, when some pexec is not flat */
-static void key_steady_iters(struct an_key *k)
+/*
+ * The pexecs' steady iteration and time to reach it, when some pexec is
+ * not flat.  Iterations are counted, so the default's median and 5th and
+ * 95th percentiles of the steady iteration are pexecs' own numbers (the
+ * nearest rank: the ceil(p/100 * N)-th smallest; the median of an even
+ * count the lower middle one); warmup_stats interpolates (29.45).
+ */
+static void key_steady_iters(struct an_key *k, int replicate)
 {
 	double *it = xmalloc(k->np * sizeof(double)), *tt = xmalloc(k->np * sizeof(double));
 	for (size_t i = 0; i < k->np; i++) {
@@ -801,6 +1191,14 @@ static void key_steady_iters(struct an_key *k)
 		tt[i] = k->p[i].time_to_steady;
 	}
 	med_p5_p95(it, k->np, &k->iter_med, &k->iter_p5, &k->iter_p95);
+	if (!replicate) {
+		const double p[3] = { 50, 5, 95 };
+		double *dst[3] = { &k->iter_med, &k->iter_p5, &k->iter_p95 };
+		for (int q = 0; q < 3; q++) {
+			size_t r = (size_t)ceil(p[q] / 100.0 * (double)k->np);
+			*dst[q] = it[r ? r - 1 : 0];
+		}
+	}
 	med_p5_p95(tt, k->np, &k->tts_med, &k->tts_p5, &k->tts_p95);
 	free(it);
 	free(tt);
@@ -862,6 +1260,30 @@ static void key_whole(struct an_key *k)
 
 static void key_series(struct an_key *k);
 
+/*
+ * A key's warnings: its pexecs' (AN_WARN_*), and drift of the pexecs
+ * together (anr_key_drift; the default method).  A drifting key has no
+ * steady state, whatever its pexecs' classes; a short one keeps them, and
+ * the most iterations a pexec would need.
+ */
+static void key_warnings(struct an_key *k, const struct an_opts *o)
+{
+	k->drift_rate = k->drift_lo = k->drift_hi = k->drift_span = NAN;
+	for (size_t i = 0; i < k->np; i++) {
+		const struct an_pexec *p = &k->p[i];
+		k->warn |= p->warn;
+		if (p->short_need < 0 || k->short_need < 0)
+			k->short_need = -1;
+		else if (p->short_need > k->short_need)
+			k->short_need = p->short_need;
+	}
+	if (o->replicate || k->whole)
+		return;
+	anr_key_drift(k, o);
+	if (k->warn & AN_WARN_DRIFT)
+		k->cls = AN_NO_STEADY;
+}
+
 static void key_summarise(struct an_key *k, const struct an_opts *o)
 {
 	k->whole = k->np > 0;
@@ -886,13 +1308,20 @@ static void key_summarise(struct an_key *k, const struct an_opts *o)
 		k->cls = AN_GOOD_INCONSISTENT;
 	else
 		k->cls = AN_BAD_INCONSISTENT;
-	k->has_steady = k->np > 0 && !k->counts[AN_NO_STEADY];
+	key_warnings(k, o);
+	k->has_steady = k->np > 0 && !k->counts[AN_NO_STEADY] && !(k->warn & AN_WARN_DRIFT);
 	k->iter_med = k->iter_p5 = k->iter_p95 = NAN;
 	k->tts_med = k->tts_p5 = k->tts_p95 = NAN;
-	k->perf_med = k->perf_lo = k->perf_hi = k->perf_ci = NAN;
+	k->perf_med = k->perf_lo = k->perf_hi = k->perf_ci = k->perf_clean = NAN;
 	/* all flat: no iteration and time to steady state, as in warmup_stats */
 	if (k->has_steady && k->counts[AN_FLAT] < k->np)
-		key_steady_iters(k);
+		key_steady_iters(k, o->replicate);
+	if (k->has_steady) {
+		double c = 0;
+		for (size_t i = 0; i < k->np; i++)
+			c += k->p[i].steady_mean_clean;
+		k->perf_clean = c / (double)k->np;
+	}
 	if (k->has_steady && o->replicate) {
 		struct an_sample smp;
 		an_sample_of(k, o, &smp);
@@ -953,8 +1382,17 @@ static void key_series(struct an_key *k)
 void an_analyse_key(const struct ds_key *k, const struct an_opts *o, struct an_key *out)
 {
 	key_init(k, out);
+	struct anr_early *e = xcalloc(out->np ? out->np : 1, sizeof(*e));
+	struct anr_ac ac = { 0, 0 };
 	for (size_t i = 0; i < out->np; i++)
-		analyse_pexec(&k->pexecs[out->p[i].index], o, &out->p[i]);
+		analyse_pexec_outliers(&k->pexecs[out->p[i].index], o, &out->p[i], &e[i]);
+	key_early(out->p, e, out->np, o);
+	for (size_t i = 0; i < out->np; i++)
+		pexec_cut(k->pexecs[out->p[i].index].wall, out->p[i].n, o, &out->p[i], &ac);
+	key_tau(out->p, out->np, &ac, o);
+	for (size_t i = 0; i < out->np; i++)
+		analyse_pexec_rest(&k->pexecs[out->p[i].index], o, &out->p[i]);
+	free(e);
 	key_summarise(out, o);
 }
 
@@ -980,8 +1418,12 @@ struct job {
 	struct an_key *keys;
 	size_t nkeys;
 	const char *todo;   /* per key: 1 to analyse it (NULL: every key) */
-	size_t (*pairs)[2]; /* (key, analysed pexec) */
+	size_t (*pairs)[2]; /* (key, analysed pexec), key by key */
 	size_t npairs;
+	/* the pexecs' steps, with their key's decisions between them (key_early, key_tau) */
+	enum { STEP_OUTLIERS, STEP_CUT, STEP_REST } step;
+	struct anr_early *early; /* per pair: its early candidates */
+	struct anr_ac *ac;       /* per pair: its cut's residual autocorrelation */
 	atomic_size_t next;
 };
 
@@ -994,7 +1436,12 @@ static void *pexec_worker(void *arg)
 			break;
 		struct an_key *k = &j->keys[j->pairs[i][0]];
 		struct an_pexec *p = &k->p[j->pairs[i][1]];
-		analyse_pexec(&k->key->pexecs[p->index], j->o, p);
+		const struct ds_pexec *dp = &k->key->pexecs[p->index];
+		switch (j->step) {
+		case STEP_OUTLIERS: analyse_pexec_outliers(dp, j->o, p, &j->early[i]); break;
+		case STEP_CUT: pexec_cut(dp->wall, dp->n, j->o, p, &j->ac[i]); break;
+		case STEP_REST: analyse_pexec_rest(dp, j->o, p); break;
+		}
 	}
 	return NULL;
 }
@@ -1054,8 +1501,33 @@ void an_analyse_keys(const struct dataset *ds, const struct an_opts *o, const ch
 		nt = 1;
 	if (nt > 64)
 		nt = 64;
+	j.early = xcalloc(j.npairs ? j.npairs : 1, sizeof(*j.early));
+	j.ac = xcalloc(j.npairs ? j.npairs : 1, sizeof(*j.ac));
+	j.step = STEP_OUTLIERS;
+	run_phase(pexec_worker, &j, nt);
+	/* each key's decisions between the steps (the pairs are key by key) */
+	for (size_t i = 0, from = 0; i < ds->nkeys; i++)
+		if (!todo || todo[i]) {
+			key_early(keys[i].p, j.early + from, keys[i].np, o);
+			from += keys[i].np;
+		}
+	j.step = STEP_CUT;
+	run_phase(pexec_worker, &j, nt);
+	for (size_t i = 0, from = 0; i < ds->nkeys; i++)
+		if (!todo || todo[i]) {
+			struct anr_ac ac = { 0, 0 };
+			for (size_t q = from; q < from + keys[i].np; q++) {
+				ac.phi_sum += j.ac[q].phi_sum;
+				ac.pairs += j.ac[q].pairs;
+			}
+			key_tau(keys[i].p, keys[i].np, &ac, o);
+			from += keys[i].np;
+		}
+	j.step = STEP_REST;
 	run_phase(pexec_worker, &j, nt);
 	run_phase(key_worker, &j, nt);
+	free(j.early);
+	free(j.ac);
 	free(j.pairs);
 }
 

@@ -59,7 +59,8 @@ void an_opts_default(struct an_opts *o);
 int an_opts_parse(struct an_opts *o, int argc, char **argv, int *i, struct kerr *e);
 /* help text for those options, for the commands' help strings */
 #define AN_OPTS_HELP \
-	"analysis options (defaults are warmup_stats', but for --delta):\n" \
+	"analysis options (warmup_stats' method, with kiln's answers for pauses, noise\n" \
+	"that is not independent, drift and short runs; docs/analysis.md):\n" \
 	"  --window N|P%      outlier window, iterations or % of iterations (10%)\n" \
 	"  --delta S|P%|auto  band half-width floor: seconds, % of the fastest segment's\n" \
 	"                     mean, or auto: the smaller of 0.001 s and 1% (auto)\n" \
@@ -69,10 +70,11 @@ int an_opts_parse(struct an_opts *o, int argc, char **argv, int *i, struct kerr 
 	"  --seed N           bootstrap seed (1)\n" \
 	"  --confidence C     confidence level of the bootstrap interval (0.99)\n" \
 	"  --replicate-warmup-stats  warmup_stats' numbers exactly, its errors included\n" \
-	"                     (implies --delta 0.001 unless --delta is given)\n" \
+	"                     (implies --delta 0.001 unless --delta is given; no\n" \
+	"                     drift or too-short warnings)\n" \
 	"  --threads N        analysis threads (0: one per CPU)\n"
 /* the version of the method in an_opts_hash(): bump it when results change */
-#define AN_METHOD_VERSION 4
+#define AN_METHOD_VERSION 5
 /* a hash of every option that changes results (not threads): a cache key */
 void an_opts_hash(const struct an_opts *o, char out[65]);
 /* the options as a JSON-ish one-line description (for reports) */
@@ -128,7 +130,19 @@ struct an_pexec {
 	 */
 	long steady_iter;
 	double time_to_steady;  /* seconds of the iterations before steady_start, NAN if none */
-	double steady_mean;     /* unweighted mean of the steady segments' means, NAN if none */
+	/*
+	 * What a steady iteration costs: the mean of every iteration from
+	 * steady_start on, pauses (outliers) included; with replicate,
+	 * warmup_stats' (= steady_mean_clean).  NAN if none.
+	 */
+	double steady_mean;
+	double steady_mean_clean; /* warmup_stats': unweighted mean of the steady segments' means, outliers left out */
+	double warmup_cost;     /* seconds above the steady level before it: sum of (x - steady_mean) before steady_start */
+	double tau;             /* variance inflation by autocorrelation the method used (1: none; replicate: 1) */
+	double drift_rate;      /* trend of the steady part (no steady state: the last segment), per iteration, relative; NAN: not fitted */
+	size_t drift_span;      /* iterations it was fitted over */
+	double drift_late;      /* the same trend over the second half of that span: a drift goes on, a tail stops (NAN: too few) */
+	long short_need;        /* AN_WARN_SHORT: iterations the method would need (-1: more than it tried); else 0 */
 	unsigned warn;          /* AN_WARN_* bits of this pexec */
 };
 
@@ -164,6 +178,10 @@ struct an_key {
 	struct an_series_sum *series;
 	size_t nseries;
 	unsigned warn;          /* AN_WARN_* bits: of its pexecs, and of the key as a whole */
+	double perf_clean;      /* the mean over pexecs of steady_mean_clean: the steady figure without outliers */
+	double drift_rate, drift_lo, drift_hi; /* the pexecs' mean trend per iteration (relative) and its interval; NAN: none */
+	double drift_span;      /* the mean span those trends were fitted over */
+	long short_need;        /* AN_WARN_SHORT: the most iterations a pexec would need (-1: more than tried); else 0 */
 };
 
 struct an_result {

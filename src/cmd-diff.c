@@ -28,6 +28,7 @@
 #include "platform.h"
 #include "import.h"
 #include "report.h"
+#include "stats-warmup.h"
 
 static int cmd_diff(int argc, char **argv);
 
@@ -438,9 +439,15 @@ static int cmd_diff(int argc, char **argv)
 			compare(a, b, &o, session_sd, &cmp[i]);
 		else
 			cmp[i].verdict = AN_V_NONE;
-		if (json)
-			json_array_append_new(jout, key_json(key, a, b, &cmp[i]));
-		else
+		if (json) {
+			json_t *j = key_json(key, a, b, &cmp[i]);
+			if (a && b) { /* the verdicts on warmup itself (stats-warmup.h) */
+				struct sw_diff wd;
+				sw_diff_keys(a, b, &o, &wd);
+				json_object_set_new(j, "warmup", sw_json(&wd));
+			}
+			json_array_append_new(jout, j);
+		} else
 			key_cells(key, a, b, &cmp[i], &cells);
 	}
 	if (json) {
@@ -452,6 +459,7 @@ static int cmd_diff(int argc, char **argv)
 		json_decref(root);
 	} else {
 		print_table(&cells, DCOLS);
+		sw_print(&keys, &ra, &rb, &o); /* the verdicts on warmup itself */
 		if (o.replicate)
 			printf("\nB/A: ratio of steady-state means, warmup_stats-style bootstrap median and %g%% interval; "
 			       "verdict 'faster'/'slower' when that interval excludes 1.\n",

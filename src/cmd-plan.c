@@ -23,7 +23,10 @@
  *   r2 = ceil(z^2 (T2^2 + T1^2 / r1) / h^2)
  * When T2^2 is 0 (pexecs agree), r2 is set to 3 and r1 = ceil(z^2 T1^2 / (r2 h^2)).
  * The iterations to run are the 95th percentile of the steady-state
- * iteration (the warmup) plus r1.  The machine time is what the pexecs
+ * iteration (the warmup) plus r1, and at least what the warmup analysis
+ * says a key warned too short needs to separate its warmup (an_key's
+ * short_need, docs/analysis.md).  A drifting key has no steady state to
+ * plan for, and says so.  The machine time is what the pexecs
  * cost, start-up included, per key and for the experiment as configured
  * (every key with the largest pexecs and iterations); past a day it is a
  * warning.  docs/kiln-plan.md has the details.
@@ -36,6 +39,7 @@
 #include <jansson.h>
 
 #include "analysis.h"
+#include "analysis-robust.h"
 #include "cmd.h"
 #include "import.h"
 
@@ -61,6 +65,7 @@ struct plan {
 	const char *why;
 	double mean, t1, t2, c1, c2;
 	long r1, r2, iterations;
+	long short_need; /* the key is too short: iterations the warmup analysis needs (-1: more than it tried), else 0 */
 	double fixed;    /* seconds a pexec costs beside its iterations: start-up, teardown, kiln between pexecs */
 	int measured;    /* fixed is from the pexecs' stored durations (0: the first iteration stands in) */
 	double pexec_s;  /* one planned pexec (iterations of them), start-up included */
@@ -166,6 +171,10 @@ static double pexec_time(const struct an_key *k, const struct plan *p, long iter
 static struct plan plan_key(const struct an_key *k, const struct an_opts *o, double width_pct, double conf, double gap)
 {
 	struct plan p = { 0 };
+	if (k->warn & AN_WARN_DRIFT) {
+		p.why = "drifting: no steady state to plan for (see kiln report)";
+		return p;
+	}
 	if (!k->has_steady) {
 		p.why = k->np ? "a pexec has no steady state" : "no completed pexec";
 		return p;
@@ -240,6 +249,12 @@ static struct plan plan_key(const struct an_key *k, const struct an_opts *o, dou
 	}
 	/* the iterations before the steady state (kiln's steady iteration) and r1 steady ones */
 	p.iterations = (isnan(k->iter_p95) ? 0 : (long)ceil(k->iter_p95)) + p.r1;
+	/* and enough for the warmup analysis to separate a warmup it could not (too short) */
+	if (k->warn & AN_WARN_SHORT) {
+		p.short_need = k->short_need;
+		if (k->short_need > p.iterations)
+			p.iterations = k->short_need;
+	}
 	p.pexec_s = pexec_time(k, &p, p.iterations);
 	p.machine_s = p.pexec_s * (double)p.r2;
 	p.ok = 1;
@@ -309,6 +324,8 @@ static json_t *plan_key_json(const struct an_key *k, const struct plan *p)
 	json_object_set_new(j, "pexecs", json_integer(p->r2));
 	json_object_set_new(j, "iterations", json_integer(p->iterations));
 	json_object_set_new(j, "steady_iterations", json_integer(p->r1));
+	json_object_set_new(j, "too_short", json_boolean(p->short_need != 0));
+	json_object_set_new(j, "short_iterations_needed", p->short_need ? json_integer(p->short_need) : json_null());
 	json_object_set_new(j, "mean", json_real(p->mean));
 	json_object_set_new(j, "within_var", json_real(p->t1));
 	json_object_set_new(j, "between_var", json_real(p->t2));
@@ -361,8 +378,8 @@ static void plan_print_text(const struct an_opts *o, double width, const struct 
 		}
 		sb_reset(&d);
 		fmt_duration(&d, p->machine_s);
-		printf("%-34s %8ld %10ld %12.3g %12.3g %10.3g %14s  (%ld)\n", key, p->r2, p->iterations, sqrt(p->t1),
-		       sqrt(p->t2), p->pexec_s, d.buf, p->r1);
+		printf("%-34s %8ld %10ld %12.3g %12.3g %10.3g %14s  (%ld)%s\n", key, p->r2, p->iterations, sqrt(p->t1),
+		       sqrt(p->t2), p->pexec_s, d.buf, p->r1, p->short_need ? "  too short: see below" : "");
 	}
 	if (t->pexecs) {
 		sb_reset(&d);
@@ -405,6 +422,18 @@ static int cmd_plan(int argc, char **argv)
 		plan_print_json(input, width, &o, &r, pl, &t, gap);
 	else
 		plan_print_text(&o, width, &r, pl, &t);
+	for (size_t i = 0; i < r.nkeys; i++) {
+		if (!pl[i].short_need)
+			continue;
+		if (pl[i].short_need > 0)
+			kiln_note("%s: the pilot is too short for the warmup analysis to separate its warmup (the first "
+				  "iterations lie far above its steady state): %ld iterations per pexec would do, and the "
+				  "plan asks at least that", esc(ESC_TERM, r.keys[i].key->key), pl[i].short_need);
+		else
+			kiln_note("%s: the pilot is too short for the warmup analysis to separate its warmup, and even "
+				  "%d iterations per pexec would not: look at its plots", esc(ESC_TERM, r.keys[i].key->key),
+				  ANR_SHORT_CAP);
+	}
 	if (t.unmeasured)
 		kiln_note("%s has no pexec durations for %zu key(s) (an older results file, a warmup_stats CSV or a "
 			  "Krun file without ETAs): their start-up is estimated by the first iteration",

@@ -419,6 +419,11 @@ static void pview_summary(const struct pview *v, struct strbuf *sb)
 		sb_addf(sb, " (steady after iteration %zu)", ap->steady_start);
 	sb_addf(sb, ", %zu segment%s, %zu outlier%s", ap->nsegs, ap->nsegs == 1 ? "" : "s", ap->noutliers,
 		ap->noutliers == 1 ? "" : "s");
+	/* the warnings (docs/analysis.md): a trend, or warmup the series was too short to separate */
+	if (ap->warn & AN_WARN_DRIFT)
+		sb_addf(sb, ", drifting %+.2g%% per 100 iterations", ap->drift_rate * 1e4);
+	if (ap->warn & AN_WARN_SHORT)
+		sb_adds(sb, ", too short to separate its warmup");
 }
 
 /* why a flat pexec has several segments, or why the steady state spans several */
@@ -428,10 +433,12 @@ static void pview_note(const struct pview *v, const struct an_opts *ao, struct s
 	size_t eq = ap->nsegs - ap->first_steady;
 	if (!v->steady || eq < 2)
 		return;
+	/* the default method's equivalence also takes a segment within the noise (docs/analysis.md) */
+	const char *why = ao->replicate ? "mean ± var overlaps the band" : "mean ± var overlaps the band or is within the noise";
 	if (ap->cls == AN_FLAT)
-		sb_addf(sb, "flat although %zu segments: every segment mean ± var overlaps the band", ap->nsegs);
+		sb_addf(sb, "flat although %zu segments: every segment %s", ap->nsegs, why);
 	else
-		sb_addf(sb, "the steady state is the last %zu segments: each mean ± var overlaps the band", eq);
+		sb_addf(sb, "the steady state is the last %zu segments: each %s", eq, why);
 	const struct time_unit *tu = time_unit_for(v->delta);
 	sb_adds(sb, " (last segment mean ± max(var, δ), δ = ");
 	if (ao->delta_pct > 0) {

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis-robust.h"
 #include "flame.h"
 #include "plot.h"
 #include "report.h"
@@ -163,6 +164,16 @@ static size_t key_warnings(const struct an_result *r, struct strvec *keys, struc
 		if (shape_warning(&r->keys[i], &r->opts, &sb)) {
 			sv_push(keys, r->keys[i].key->key);
 			sv_push(lines, sb.buf);
+		}
+		/* drift, too short (an_warn_text: a sentence a line) */
+		sb_reset(&sb);
+		an_warn_text(&r->keys[i], &sb);
+		for (char *line = sb.buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+			nl = strchr(line, '\n');
+			if (nl)
+				*nl = '\0';
+			sv_push(keys, r->keys[i].key->key);
+			sv_push(lines, line);
 		}
 		if (r->keys[i].key->program_note && !note_said(r, i)) {
 			sv_push(keys, r->keys[i].key->key);
@@ -379,6 +390,31 @@ static void warmup_left_out(const struct ds_key *dk, struct strbuf *sb)
 			dk->warmup_iterations == 1 ? "" : "s");
 }
 
+/*
+ * "steady perf counts 14 pauses ...; without them 10.0 ms": the steady
+ * figure is what a steady iteration costs, pauses (outliers) included; the
+ * one without them (warmup_stats') is named beside it where they differ.
+ * Returns 0 (nothing added) where the steady parts have no outlier.
+ */
+static int key_clean_note(const struct an_key *k, struct strbuf *sb)
+{
+	size_t pauses = 0, iters = 0;
+	for (size_t i = 0; k->has_steady && i < k->np; i++) {
+		const struct an_pexec *p = &k->p[i];
+		iters += p->n - p->steady_start;
+		for (size_t q = 0; q < p->noutliers; q++)
+			pauses += p->outliers[q] >= p->steady_start;
+	}
+	/* where the two differ by less than 0.1%, the note would be noise (JSON and CSV always have both) */
+	if (!pauses || !isfinite(k->perf_clean) || !(fabs(k->perf_med - k->perf_clean) >= 1e-3 * fabs(k->perf_clean)))
+		return 0;
+	const struct time_unit *tu = time_unit_for(k->perf_clean);
+	sb_addf(sb, "steady perf counts the %zu outlier%s (pauses: GC, JIT) among the %zu steady iterations, as a "
+		    "steady iteration costs them; steady perf without outliers: %.4g %s",
+		pauses, pauses == 1 ? "" : "s", iters, k->perf_clean * tu->scale, tu->name);
+	return 1;
+}
+
 /* the notes of a key, one line each, as plain text (the caller escapes for its format) */
 static void key_notes(const struct an_key *k, const struct an_opts *o, struct strvec *out)
 {
@@ -389,10 +425,14 @@ static void key_notes(const struct an_key *k, const struct an_opts *o, struct st
 			     "one: each segment's mean ± var overlaps the band, the last segment's mean ± max(var, δ = ",
 			merged, k->np, flat);
 		an_delta_text(o, &sb);
-		sb_adds(&sb, ")");
+		sb_adds(&sb, o->replicate ? ")" : "), or is within the noise of the steady state");
 		sv_push(out, sb.buf);
 		sb_release(&sb);
 	}
+	struct strbuf cn = STRBUF_INIT;
+	if (key_clean_note(k, &cn))
+		sv_push(out, cn.buf);
+	sb_release(&cn);
 	const struct ds_key *dk = k->key;
 	if (dk->warmup_pexecs || dk->warmup_iterations) {
 		struct strbuf sb = STRBUF_INIT;
@@ -1014,6 +1054,19 @@ static void latex_warnings(FILE *f, const struct an_result *r)
 		esc_fputs(ESC_TEX, lines.v[i], f);
 		fputs(".\\par\n", f);
 	}
+	/* the steady figure without outliers, named as such (the table's counts them) */
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < r->nkeys; i++) {
+		sb_reset(&sb);
+		if (!key_clean_note(&r->keys[i], &sb))
+			continue;
+		fputs("\\noindent\\textbf{Note:} ", f);
+		esc_fputs(ESC_TEX, r->keys[i].key->key, f);
+		fputs(": ", f);
+		esc_fputs(ESC_TEX, sb.buf, f);
+		fputs(".\\par\n", f);
+	}
+	sb_release(&sb);
 	sv_clear(&keys);
 	sv_clear(&lines);
 }
@@ -1127,7 +1180,8 @@ static int write_csv(FILE *f, const struct an_result *r)
 	      "steady_iter,steady_iter_p5,steady_iter_p95,time_to_steady_s,time_to_steady_p5,time_to_steady_p95,"
 	      "steady_perf_s,steady_perf_lo,steady_perf_hi,delta_ratio,delta_warning,"
 	      "whole_process,mean_s,sd_s,median_s,min_s,max_s,user_s,sys_s,max_rss_kib,"
-	      "units_median_s,units_median_lo,units_median_hi,shape,shape_warning", f);
+	      "units_median_s,units_median_lo,units_median_hi,shape,shape_warning,"
+	      "steady_perf_without_outliers_s,warn_drift,drift_per_iteration,warn_short,short_iterations_needed", f);
 	for (size_t q = 0; q < names.n; q++) {
 		fputc(',', f);
 		csv_series_field(f, names.v[q], "_before");
@@ -1175,6 +1229,13 @@ static int write_csv(FILE *f, const struct an_result *r)
 		for (size_t q = 0; q < ARRAY_SIZE(wv); q++)
 			csv_num(f, k->whole ? wv[q] : NAN);
 		csv_shape(f, k, &r->opts);
+		/* the warmup analysis' warnings (issue 26) */
+		csv_num(f, k->perf_clean);
+		fprintf(f, ",%d", (k->warn & AN_WARN_DRIFT) != 0);
+		csv_num(f, k->drift_rate);
+		fprintf(f, ",%d,", (k->warn & AN_WARN_SHORT) != 0);
+		if (k->warn & AN_WARN_SHORT)
+			fprintf(f, "%ld", k->short_need);
 		for (size_t q = 0; q < names.n; q++) {
 			const struct an_series_sum *ss = NULL;
 			for (size_t s = 0; s < k->nseries; s++)
@@ -1205,6 +1266,19 @@ static int write_csv(FILE *f, const struct an_result *r)
 static json_t *jnum(double v)
 {
 	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* iterations are counted: an integral value as a JSON integer */
+static json_t *jiter(double v)
+{
+	return isfinite(v) && v == floor(v) && fabs(v) < 9e15 ? json_integer((json_int_t)v) : jnum(v);
+}
+
+static json_t *jiters(double a, double b)
+{
+	if (!isfinite(a) || !isfinite(b))
+		return json_null();
+	return json_pack("[oo]", jiter(a), jiter(b));
 }
 
 static json_t *jpair(double a, double b)
@@ -1285,15 +1359,23 @@ static json_t *key_json(const struct an_key *k, const struct an_opts *ao)
 		json_object_set_new(o, "segment_vars", vars);
 		json_object_set_new(o, "steady_state_iteration",
 				    p->cls != AN_NO_STEADY ? json_integer(p->steady_iter) : json_null());
+		/* kiln's: what a steady iteration costs (pauses in), without outliers, the warmup's cost, the warnings */
+		json_object_set_new(o, "steady_state_time", jnum(p->steady_mean));
+		json_object_set_new(o, "steady_state_time_without_outliers", jnum(p->steady_mean_clean));
+		json_object_set_new(o, "warmup_cost_s", jnum(p->warmup_cost));
+		json_object_set_new(o, "drift_per_iteration", jnum(p->drift_rate));
+		json_object_set_new(o, "autocorrelation_tau", jnum(p->tau));
+		json_object_set_new(o, "warn_drift", json_boolean(p->warn & AN_WARN_DRIFT));
+		json_object_set_new(o, "warn_short", json_boolean(p->warn & AN_WARN_SHORT));
 		/* the whole process, start to reap (null: the file does not say) */
 		json_object_set_new(o, "duration_s", jnum(k->key->pexecs[p->index].duration));
 		json_array_append_new(px, o);
 	}
 	int has = k->has_steady;
 	/* warmup_stats' "_iqr" fields hold the 5th and 95th percentiles (its median_iqr) */
-	json_object_set_new(b, "steady_state_iteration", has ? jnum(k->iter_med) : json_null());
-	json_object_set_new(b, "steady_state_iteration_iqr", has ? jpair(k->iter_p5, k->iter_p95) : json_null());
-	json_object_set_new(b, "steady_state_iteration_percentiles", has ? jpair(k->iter_p5, k->iter_p95) : json_null());
+	json_object_set_new(b, "steady_state_iteration", has ? jiter(k->iter_med) : json_null());
+	json_object_set_new(b, "steady_state_iteration_iqr", has ? jiters(k->iter_p5, k->iter_p95) : json_null());
+	json_object_set_new(b, "steady_state_iteration_percentiles", has ? jiters(k->iter_p5, k->iter_p95) : json_null());
 	json_object_set_new(b, "steady_state_iteration_list", itl);
 	json_object_set_new(b, "steady_state_time_to_reach_secs", has ? jnum(k->tts_med) : json_null());
 	json_object_set_new(b, "steady_state_time_to_reach_secs_iqr", has ? jpair(k->tts_p5, k->tts_p95) : json_null());
@@ -1304,6 +1386,25 @@ static json_t *key_json(const struct an_key *k, const struct an_opts *ao)
 	json_object_set_new(b, "steady_state_time_ci", has ? jnum(k->perf_ci) : json_null());
 	json_object_set_new(b, "steady_state_time_interval", has ? jpair(k->perf_lo, k->perf_hi) : json_null());
 	json_object_set_new(b, "steady_state_time_list", sml);
+	json_object_set_new(b, "steady_state_time_without_outliers", has ? jnum(k->perf_clean) : json_null());
+	/* kiln's: the warmup analysis' warnings, each with its sentence (issue 26) */
+	struct strbuf wt = STRBUF_INIT;
+	an_warn_text(k, &wt);
+	json_t *wl = json_array();
+	for (char *line = wt.buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		json_array_append_new(wl, json_string(line));
+	}
+	sb_release(&wt);
+	json_object_set_new(b, "warnings", wl);
+	json_object_set_new(b, "warn_drift", json_boolean(k->warn & AN_WARN_DRIFT));
+	json_object_set_new(b, "drift_per_iteration", jnum(k->drift_rate));
+	json_object_set_new(b, "drift_per_iteration_interval", jpair(k->drift_lo, k->drift_hi));
+	json_object_set_new(b, "warn_short", json_boolean(k->warn & AN_WARN_SHORT));
+	json_object_set_new(b, "short_iterations_needed",
+			    k->warn & AN_WARN_SHORT ? json_integer(k->short_need) : json_null());
 	json_object_set_new(b, "process_executons", px); /* sic: warmup_stats' spelling */
 	json_object_set_new(b, "key", json_string(esc(ESC_JSON, k->key->key)));
 	json_object_set_new(b, "variant", json_string(esc(ESC_JSON, k->key->variant)));
