@@ -6,7 +6,7 @@
  * an experiment built in memory: one `command`-plugin VM per program, one
  * benchmark per command, only the intended keys (experiment.keys_only).
  * run_experiment_ex() runs it exactly as `kiln run` runs a config: the
- * stored schedule (interleaved: run n of every command before run n+1),
+ * stored schedule (in rounds: every command once per round, in a fresh random order),
  * store.c's one transaction per run, the machine checks, --warmup runs,
  * each command's setup/prepare/cleanup.  Unless --runs fixes the count,
  * the run hook `more` adds rounds of runs while a command's confidence
@@ -895,6 +895,24 @@ static long more_for(const struct bench *b, const struct ds_key *dk)
 	return more;
 }
 
+/* may key dk run more: none of its runs failed, below --max-runs and --max-time */
+static int may_run_more(const struct bench *b, const struct ds_key *dk)
+{
+	double spent = 0;
+	for (size_t p = 0; p < dk->npexecs; p++) {
+		if (dk->pexecs[p].status == DS_FAILED || dk->pexecs[p].status == DS_TIMEOUT)
+			return 0;
+		spent += dk->pexecs[p].n ? dk->pexecs[p].wall[0] : 0;
+	}
+	return (long)dk->npexecs < b->max_runs && spent < b->max_time;
+}
+
+/*
+ * More rounds while a command's CI is wide: the runs are stored in rounds
+ * (every command once per round, schedule.h), so every command that may
+ * still run gets the rounds the widest needs, each within its own bounds,
+ * and the comparison pairs them round by round.
+ */
 static void hook_more(void *ctx, const struct schedule *sc, long *more)
 {
 	struct bench *b = ctx;
@@ -903,9 +921,16 @@ static void hook_more(void *ctx, const struct schedule *sc, long *more)
 	struct dataset ds;
 	struct kerr e = KERR_INIT;
 	if (store_load_dataset(b->results_abs, &ds, &e) == 0) {
+		long need = 0;
 		for (size_t k = 0; k < sc->nkeys; k++) {
 			const struct ds_key *dk = ds_key_of(&ds, &sc->keys[k]);
 			more[k] = dk ? more_for(b, dk) : 0;
+			need = more[k] > need ? more[k] : need;
+		}
+		for (size_t k = 0; k < sc->nkeys; k++) {
+			const struct ds_key *dk = ds_key_of(&ds, &sc->keys[k]);
+			long room = dk ? b->max_runs - (long)dk->npexecs : 0;
+			more[k] = dk && may_run_more(b, dk) ? (need < room ? need : room) : 0;
 		}
 		ds_free(&ds);
 	}
@@ -1273,7 +1298,7 @@ static int cmd_bench(int argc, char **argv)
 	struct run_hooks hooks = { &b, hook_init, hook_more, hook_spawn };
 	struct run_opts o;
 	memset(&o, 0, sizeof(o));
-	o.order = ORDER_INTERLEAVED;
+	o.order = ORDER_ROUNDS;
 	o.results = b.results_abs;
 	apply_style(&b, &o);
 	o.warmup = b.warmup;

@@ -128,8 +128,13 @@ static void print_dry_run(const struct experiment *ex, const struct schedule *sc
 		char label[32];
 		schedule_pexec_label(sc->items[i].num, sc->pexecs, label, sizeof(label));
 		char *k = schedule_key_name(&sc->keys[sc->items[i].key]);
-		printf("%zu\t%s\t%s\t%ld iterations%s\n", i, k, label, sc->keys[sc->items[i].key].iterations,
+		printf("%zu\t%s\t%s\t%ld iterations%s", i, k, label, sc->keys[sc->items[i].key].iterations,
 		       sc->items[i].num < sc->warmup_pexecs ? "\twarm-up (kept, not analysed)" : "");
+		if (sc->items[i].round)
+			printf("\tround %ld", sc->items[i].round);
+		if (sc->items[i].pair)
+			printf("\tduet pair %d slot %d", sc->items[i].pair, sc->items[i].slot);
+		putchar('\n');
 		free(k);
 	}
 }
@@ -522,17 +527,19 @@ static int keep_config(struct run_job *j, const char *name, struct kerr *e);
 /*
  * more[k] pexecs for key k of the stored schedule sc, ordered as a fresh
  * schedule would be: with `like_schedule` and a stored random order,
- * shuffled with the config's seed; else interleaved
+ * shuffled with the config's seed; in a stored order of rounds, more
+ * rounds; else interleaved
  */
 static int add_pexecs(struct run_job *j, const long *more, struct schedule *sc, int like_schedule, struct kerr *e)
 {
 	char *order = NULL;
-	if (like_schedule)
-		store_meta_get(j->st, "order", &order);
-	int shuffled = order && !strcmp(order, sched_order_name(ORDER_RANDOM));
+	store_meta_get(j->st, "order", &order);
+	enum sched_order o = ORDER_INTERLEAVED;
+	if (sched_order_parse(order, &o) < 0 || (!like_schedule && !sched_order_rounds(o)))
+		o = ORDER_INTERLEAVED;
 	free(order);
 	size_t n;
-	struct sched_item *items = schedule_more(sc, more, shuffled ? &j->ex.seed : NULL, &n);
+	struct sched_item *items = schedule_more(sc, more, o, o == ORDER_INTERLEAVED ? NULL : &j->ex.seed, &n);
 	int r = store_add_pexecs(j->st, items, n, sc, e);
 	free(items);
 	return r;
