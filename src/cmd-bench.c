@@ -47,7 +47,8 @@ const struct cmd_entry cmd_bench_entry = {
 		 "                  [-s CMD] [-c CMD] [-P NAME LO HI [-D STEP]] [-L NAME A,B,...] [-S SHELL|--shell|-N]\n"
 		 "                  [-i] [-n NAME] [--show-output | --output WHERE] [--input FILE] [--sort ORDER]\n"
 		 "                  [--style STYLE] [--export-json F] [--export-markdown F] [--export-csv F]\n"
-		 "                  [--export-asciidoc F] [--export-orgmode F] [-o RESULTS] [-u UNIT] [--json] [-q]",
+		 "                  [--export-asciidoc F] [--export-orgmode F] [-o RESULTS] [-u UNIT] [--json] [-q]\n"
+		 "                  [--duet [--duet-cpus A,B]]",
 	.summary = "time whole commands, hyperfine-style, until the mean's confidence interval is tight",
 	.help = "Each CMD runs as a process of its own, timed from fork to reaping, with user/sys time\n"
 		"and max RSS; runs of the commands are interleaved.  Without -r, each command runs at\n"
@@ -88,6 +89,9 @@ const struct cmd_entry cmd_bench_entry = {
 		"  -u, --time-unit UNIT      s, ms or us for every time (default: the one that fits)\n"
 		"      --json                hyperfine's JSON layout on stdout instead of the text\n"
 		"  -q, --quiet               no progress, only the summary\n"
+		"      --duet                two commands run at the same time, each on a CPU of its own\n"
+		"                            (swapped every round), their runs paired (docs/kiln-compare.md)\n"
+		"      --duet-cpus A,B       the two CPUs of --duet (default: the first two kiln may use)\n"
 		"\nThe results file takes kiln report, diff, plot and export like any run.\n"
 		"Exit status: 0 every run ok, 1 a run failed, 2 usage, 3 a command's program not found, or\n"
 		"--input's or --output's FILE refused, 4 the results file in use, 5 it is unusable,\n"
@@ -119,6 +123,8 @@ struct bench {
 	double ci, max_time;
 	const char *shell;
 	int ignore_failure, quiet, json, show_output;
+	int duet;               /* --duet: the two commands run at the same time, on two CPUs */
+	const char *duet_cpus;  /* --duet-cpus A,B */
 	int color, silent;      /* from --style: colours in the summary; no summary at all (none) */
 	const char *results, *export_json, *export_md, *export_csv, *export_adoc, *export_org, *unit;
 	const char *output, *input, *sort, *style;
@@ -430,6 +436,8 @@ static const struct bopt bench_opts[] = {
 	{ "time-unit", 1, 'u', B_FN, 0, 0, NULL, opt_unit },
 	{ "json", 0, 0, B_FLAG, AT(json), 0, NULL, NULL },
 	{ "quiet", 0, 'q', B_FLAG, AT(quiet), 0, NULL, NULL },
+	{ "duet", 0, 0, B_FLAG, AT(duet), 0, NULL, NULL },
+	{ "duet-cpus", 1, 0, B_STR, AT(duet_cpus), 0, NULL, NULL },
 };
 #undef AT
 
@@ -525,6 +533,8 @@ static int check_counts(struct bench *b, struct kerr *e)
 		b->min_runs = b->runs;
 	if (b->min_runs > b->max_runs)
 		return kerr_setc(e, KEXIT_USAGE, "--min-runs is above --max-runs");
+	if (b->duet_cpus && !b->duet)
+		return kerr_setc(e, KEXIT_USAGE, "--duet-cpus goes with --duet");
 	return 0;
 }
 
@@ -1291,14 +1301,17 @@ static int cmd_bench(int argc, char **argv)
 		goto out;
 	}
 	b.results_abs = abspath(b.results ? b.results : "bench.kiln.db");
-	if (expand(&b, &e) < 0 || build(&b, &ex, &e) < 0 || open_input(&b, &e) < 0 || open_output(&b, &e) < 0) {
+	if (expand(&b, &e) < 0 || (b.duet && b.ncmds != 2 && kerr_setc(&e, KEXIT_USAGE, "--duet runs two commands side "
+		"by side: %zu commands were given", b.ncmds) < 0) || build(&b, &ex, &e) < 0 || open_input(&b, &e) < 0 ||
+	    open_output(&b, &e) < 0) {
 		code = e.code == KEXIT_USAGE ? cmd_usage_error(ce, "%s", sb_str(&e.msg)) : (kerr_print(&e), e.code);
 		goto out;
 	}
 	struct run_hooks hooks = { &b, hook_init, hook_more, hook_spawn };
 	struct run_opts o;
 	memset(&o, 0, sizeof(o));
-	o.order = ORDER_ROUNDS;
+	o.order = b.duet ? ORDER_DUET : ORDER_ROUNDS;
+	o.duet_cpus = b.duet_cpus;
 	o.results = b.results_abs;
 	apply_style(&b, &o);
 	o.warmup = b.warmup;

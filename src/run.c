@@ -15,6 +15,7 @@
 #include "run-state.h"
 
 #include <malloc.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -781,6 +782,89 @@ static int run_stopped(const char *config, struct kerr *e)
 	return KEXIT_INTERRUPTED;
 }
 
+/* the pexec that runs beside item i in its duet (the next item, of the same round and pair, pending), or NULL */
+static struct sched_item *duet_mate(struct schedule *sc, size_t i)
+{
+	struct sched_item *it = &sc->items[i], *m = i + 1 < sc->n ? &sc->items[i + 1] : NULL;
+	return it->pair && m && m->round == it->round && m->pair == it->pair && pending(m) ? m : NULL;
+}
+
+/* a CPU number among those in set, taken from s ("3"); -1: none */
+static int cpu_in(const char *s, const cpu_set_t *set)
+{
+	long c;
+	return parse_long(s, &c) == 0 && c >= 0 && c < CPU_SETSIZE && CPU_ISSET((int)c, set) ? (int)c : -1;
+}
+
+/*
+ * The duets' two CPUs: --duet-cpus, else the first two of pin_cpus or of
+ * those kiln may use (exec_allowed_cpus); both must be allowed.
+ */
+static int choose_duet_cpus(struct run_state *rs, struct kerr *e)
+{
+	cpu_set_t allowed, from;
+	if (exec_allowed_cpus(&allowed) < 0)
+		return kerr_setc(e, KEXIT_CONFIG, "a duet needs two CPUs, and the kernel does not say which kiln may use");
+	int c[2] = { -1, -1 }, n = 0;
+	struct strbuf pins = STRBUF_INIT;
+	for (size_t i = 0; i < rs->ex->platform.pin_cpus.n; i++)
+		sb_addf(&pins, "%s%s", i ? "," : "", rs->ex->platform.pin_cpus.v[i]);
+	if (rs->o->duet_cpus) {
+		char *w = xstrdup(rs->o->duet_cpus), *comma = strchr(w, ',');
+		if (comma) {
+			*comma = '\0';
+			c[0] = cpu_in(w, &allowed), c[1] = cpu_in(comma + 1, &allowed);
+		}
+		free(w);
+		n = c[0] >= 0 && c[1] >= 0 && c[0] != c[1] ? 2 : 0;
+		if (n < 2)
+			kerr_setc(e, KEXIT_CONFIG, "--duet-cpus '%s': two different CPUs kiln may use are needed",
+				  esc(ESC_TERM, rs->o->duet_cpus));
+	} else {
+		if (!pins.len || exec_parse_cpus(pins.buf, &from) < 0)
+			from = allowed;
+		for (int cpu = 0; cpu < CPU_SETSIZE && n < 2; cpu++)
+			if (CPU_ISSET(cpu, &from) && CPU_ISSET(cpu, &allowed))
+				c[n++] = cpu;
+		if (n < 2)
+			kerr_setc(e, KEXIT_CONFIG, "a duet runs two pexecs at once on two CPUs, and kiln may use only %d "
+				  "here%s: compare in rounds instead (without --duet)", n, pins.len ? " (pin_cpus)" : "");
+	}
+	sb_release(&pins);
+	if (n < 2)
+		return -1;
+	for (int i = 0; i < 2; i++)
+		snprintf(rs->duet_cpu[i], sizeof(rs->duet_cpu[i]), "%d", c[i]);
+	return 0;
+}
+
+/*
+ * A duet of items a (slot 0) and b: started in turn first every other
+ * round, and on the CPUs swapped every round; a KEXIT_* code, each
+ * item's status set.
+ */
+static int run_pair(struct run_state *rs, const char *config, struct sched_item *a, struct sched_item *b, struct kerr *e)
+{
+	if (!rs->duet_cpu[0][0] && choose_duet_cpus(rs, e) < 0)
+		return KEXIT_CONFIG;
+	int first = (int)(a->round & 1);
+	struct sched_item *both[2] = { first ? b : a, first ? a : b };
+	const struct sched_item *const it[2] = { both[0], both[1] };
+	struct pexec_key *const k[2] = { &rs->kc[both[0]->key], &rs->kc[both[1]->key] };
+	const char *const cpus[2] = { rs->duet_cpu[(both[0]->slot + a->round) & 1],
+				      rs->duet_cpu[(both[1]->slot + a->round) & 1] };
+	int out[2];
+	run_duet(rs, it, k, cpus, out, e);
+	if (out[0] == ONE_UNSTARTED || out[1] == ONE_UNSTARTED)
+		return run_stopped(config, e);
+	for (int i = 0; i < 2; i++) {
+		if (out[i] == ONE_INTERRUPTED || out[i] == ONE_FATAL)
+			return e->code ? e->code : KEXIT_FAIL;
+		both[i]->status = out[i] == ONE_OK ? PX_OK : out[i] == ONE_TAINTED ? PX_TAINTED : PX_FAILED;
+	}
+	return KEXIT_OK;
+}
+
 /* the pending pexecs in schedule order; a KEXIT_* code */
 static int run_pending(struct run_state *rs, struct run_job *j, const char *config, long *ran, struct kerr *e)
 {
@@ -795,6 +879,16 @@ static int run_pending(struct run_state *rs, struct run_job *j, const char *conf
 			return run_stopped(config, e);
 		if ((o->max_pexecs && *ran >= o->max_pexecs) || (o->reboot && *ran >= 1))
 			break;
+		struct sched_item *mate = o->reboot ? NULL : duet_mate(&j->sc, i);
+		if (mate) {
+			int code = run_pair(rs, config, it, mate, e);
+			if (code != KEXIT_OK)
+				return code;
+			*ran += 2;
+			marked_id = 0;
+			i++;
+			continue;
+		}
 		long next_id = !o->reboot && !(o->max_pexecs && *ran + 1 >= o->max_pexecs) ? next_pending(&j->sc, i) : 0;
 		/* a tainted pexec is rerun at once when the config asks, a bounded number of times */
 		int r, tries = 0;

@@ -24,6 +24,12 @@ struct run_opts {
 	int prepare_only;  /* fix the schedule and prepare the keys, run nothing (kiln run --slurm) */
 	long warmup;       /* runs of each key before its first pexec, not stored (kiln bench --warmup) */
 	/*
+	 * A schedule's duets (ORDER_DUET) run on these two CPUs ("2,3"), each
+	 * pexec of a pair on one, swapped every round.  NULL: the first two
+	 * of pin_cpus, or of the CPUs kiln may use.
+	 */
+	const char *duet_cpus;
+	/*
 	 * Results that are a scratch pad ("quick" for --quick, "bench" for kiln
 	 * bench): a file marked so is replaced, any other refused.
 	 */
