@@ -740,6 +740,23 @@ static long next_pending(const struct schedule *sc, size_t i)
 
 static int run_pending(struct run_state *rs, struct run_job *j, const char *config, long *ran, struct kerr *e);
 
+/*
+ * Pexecs added to keys that had none pending when the session began (a
+ * resumed kiln compare's more rounds): their keys' programs, as the
+ * session's start finds those of the keys it runs (run-prov.c), so that
+ * every stored pexec names the program it ran.
+ */
+static int programs_of_new(struct run_state *rs, struct kerr *e)
+{
+	int need = 0;
+	for (size_t i = 0; i < rs->sc->n && !need; i++)
+		need = pending(&rs->sc->items[i]) && !rs->program[rs->sc->items[i].key][0];
+	if (!need)
+		return 0;
+	int r = store_begin(rs->st, e) < 0 || run_programs(rs, e) < 0 ? -1 : 0;
+	return store_commit(rs->st, r < 0 ? NULL : e) < 0 || r < 0 ? -1 : 0;
+}
+
 /* the hooks' more pexecs, stored and scheduled; 1 when there are some, 0 none, -1 error */
 static int run_more(struct run_state *rs, struct run_job *j, struct kerr *e)
 {
@@ -758,7 +775,7 @@ static int run_more(struct run_state *rs, struct run_job *j, struct kerr *e)
 		any += more[k];
 	int r = any ? add_pexecs(j, more, &j->sc, 0, e) : 0;
 	free(more);
-	if (r < 0)
+	if (r < 0 || (any && programs_of_new(rs, e) < 0))
 		return -1;
 	rs->prog.total = j->sc.n;
 	return any > 0;

@@ -1,21 +1,26 @@
 /*
  * test_rounds.c - rounds and duets in the schedule (schedule.c), their
  * storage and reading back (store-rounds.c), and the pairing of two keys'
- * pexecs by round (rounds.c).  Deterministic, a fraction of a second.
+ * pexecs by round (rounds.c), with what it is for: the machine's moods
+ * cancel in a paired ratio.  Deterministic, a fraction of a second.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
 
+#include "analysis.h"
 #include "config.h"
 #include "dataset.h"
+#include "rounds.h"
+#include "stats.h"
 #include "schedule.h"
 #include "store.h"
 #include "util.h"
@@ -230,6 +235,88 @@ static void test_store_rounds(void **state)
 	free(path);
 }
 
+/* splitmix64: the test's own numbers, the same everywhere */
+static uint64_t mix_state = 42;
+static double uniform(void)
+{
+	uint64_t z = (mix_state += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return ((double)((z ^ (z >> 31)) >> 11) + 0.5) / 9007199254740992.0;
+}
+
+/* a whole-process pexec of k: time t, run in round `round` (0: none), duet pair `pair` */
+static void add_run(struct ds_key *k, long num, double t, long round, int pair)
+{
+	struct ds_pexec *p = ds_add_pexec(k, num);
+	p->wall = xmalloc(sizeof(double));
+	p->wall[0] = t;
+	p->n = 1;
+	p->round = round;
+	p->duet_pair = pair;
+}
+
+/*
+ * The machine's mood moves from round to round (a drift of +-30%, a stall
+ * of 3x in one round) and falls on both sides of a round alike; B is 2%
+ * slower.  Paired by round, the ratio sees it; the same values taken as two
+ * independent samples do not (the moods are their spread).  The pairing
+ * leaves out what has no partner.
+ */
+static void test_pair_by_round(void **state)
+{
+	(void)state;
+	struct dataset ds;
+	memset(&ds, 0, sizeof(ds));
+	struct ds_key *a = ds_add_key(&ds, "b", "old", "v");
+	a->iterations = 1;
+	for (long r = 1; r <= 30; r++) {
+		double mood = (1 + 0.3 * sin((double)r)) * (r == 7 ? 3 : 1);
+		add_run(a, r - 1, 0.1 * mood * (1 + 0.01 * (uniform() - 0.5)), r, r <= 10 ? 1 : 0);
+	}
+	add_run(a, 30, 0.1, 0, 0); /* run outside rounds */
+	struct ds_key *b = ds_add_key(&ds, "b", "new", "v");
+	b->iterations = 1;
+	mix_state = 7;
+	for (long r = 1; r <= 30; r++) {
+		double mood = (1 + 0.3 * sin((double)r)) * (r == 7 ? 3 : 1);
+		add_run(b, r - 1, 0.102 * mood * (1 + 0.01 * (uniform() - 0.5)), r, r <= 10 ? 1 : 0);
+	}
+	add_run(b, 30, 0.1, 31, 0); /* a round A has no run in */
+	struct an_opts o;
+	an_opts_default(&o);
+	o.resamples = 1000;
+	o.threads = 1;
+	struct an_key ka, kb;
+	memset(&ka, 0, sizeof(ka));
+	memset(&kb, 0, sizeof(kb));
+	an_analyse_key(&ds.keys[0], &o, &ka);
+	an_analyse_key(&ds.keys[1], &o, &kb);
+	assert_true(ka.whole && kb.whole);
+	struct round_pairs rp;
+	rounds_pair(&ka, &kb, &rp);
+	assert_int_equal(rp.n, 30);
+	assert_int_equal(rp.duet, 10);
+	assert_int_equal(rp.alone_a, 1);
+	assert_int_equal(rp.alone_b, 1);
+	for (size_t i = 0; i < rp.n; i++) {
+		assert_int_equal(rp.round[i], (long)i + 1);
+		assert_true(fabs(rp.b[i] / rp.a[i] - 1.02) < 0.02);
+	}
+	struct ks_ratio paired, unpaired;
+	ks_ratio_paired(rp.a, rp.b, rp.n, 0.99, &paired);
+	ks_ratio_unpaired(rp.a, rp.n, rp.b, rp.n, 0.99, &unpaired);
+	assert_true(paired.ok && unpaired.ok);
+	assert_int_equal(ks_ratio_verdict(&paired), 1);
+	assert_true(paired.lo < 1.02 && 1.02 < paired.hi);
+	assert_int_equal(ks_ratio_verdict(&unpaired), 0);
+	assert_true(paired.mde < 0.01 && unpaired.mde > 0.1);
+	round_pairs_free(&rp);
+	an_key_free(&ka);
+	an_key_free(&kb);
+	ds_free(&ds);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -237,6 +324,7 @@ int main(void)
 		cmocka_unit_test(test_plan_duet),
 		cmocka_unit_test(test_more_rounds),
 		cmocka_unit_test(test_store_rounds),
+		cmocka_unit_test(test_pair_by_round),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
