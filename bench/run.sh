@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 O=${O:-build}
 export O
 names=("$@")
-[ ${#names[@]} -eq 0 ] && names=(pexec overhead storage pypylog analysis import cluster startup sweep)
+[ ${#names[@]} -eq 0 ] && names=(pexec overhead storage pypylog analysis import cluster startup sweep live)
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 for n in "${names[@]}"; do
