@@ -11,64 +11,32 @@
  * exp(ITER_SIGMA z_i - ITER_SIGMA^2/2), the first WARM of them twice as
  * long.  Seeded from /dev/urandom; FACTOR built in (cc -DFACTOR=1.02).
  */
-#include <fcntl.h>
-#include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
-#include <unistd.h>
+
+#include "live.h"
 
 #ifndef FACTOR
 #define FACTOR 1.0
 #endif
-
-static uint64_t s;
-
-static uint64_t next(void)
-{
-	uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static double unit(void)
-{
-	return ((double)(next() >> 11) + 0.5) / 9007199254740992.0;
-}
-
-static double normal(void)
-{
-	return sqrt(-2 * log(unit())) * cos(2 * M_PI * unit());
-}
-
-static long long now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
 
 int main(int argc, char **argv)
 {
 	const char *rfd = getenv("KILN_RESULT_FD");
 	double base, ps, is;
 	long n, warm;
-	int fd = open("/dev/urandom", O_RDONLY);
-	if (argc != 3 || !rfd || fd < 0 || read(fd, &s, sizeof(s)) != (ssize_t)sizeof(s) ||
-	    sscanf(argv[1], "%ld", &n) != 1 || sscanf(argv[2], "%lf:%ld:%lf:%lf", &base, &warm, &ps, &is) != 4)
+	if (argc != 3 || !rfd || live_seed() < 0 || sscanf(argv[1], "%ld", &n) != 1 ||
+	    sscanf(argv[2], "%lf:%ld:%lf:%lf", &base, &warm, &ps, &is) != 4)
 		return 2;
-	close(fd);
 	FILE *o = fdopen(atoi(rfd), "w");
 	if (!o)
 		return 3;
 	fprintf(o, "{\"kiln\":1,\"clock\":\"monotonic\",\"counters\":[]}\n");
-	double level = base * FACTOR * exp(ps * normal() - ps * ps / 2);
+	double level = base * FACTOR * exp(ps * live_normal() - ps * ps / 2);
 	for (long i = 0; i < n; i++) {
-		double us = level * exp(is * normal() - is * is / 2) * (i < warm ? 2 : 1);
-		long long t0 = now_ns(), end = t0 + (long long)(us * 1000), t;
-		while ((t = now_ns()) < end)
+		double us = level * exp(is * live_normal() - is * is / 2) * (i < warm ? 2 : 1);
+		long long t0 = live_now_ns(), end = t0 + (long long)(us * 1000), t;
+		while ((t = live_now_ns()) < end)
 			;
 		fprintf(o, "{\"i\":%ld,\"wall_ns\":%lld}\n", i, t - t0);
 		fflush(o);
