@@ -27,6 +27,7 @@ struct row {
 	const struct an_key *k[2];  /* A's, B's (NULL: no data) */
 	struct round_pairs rp;
 	struct ks_ratio q;
+	struct ks_mean m[2];        /* the shape of A's and B's paired figures (n 0: none) */
 	int verdict;
 	struct strbuf why;          /* V_NONE: why there is none */
 };
@@ -68,6 +69,8 @@ static void row_judge(struct row *w, const struct compare *cp)
 		return;
 	}
 	ks_ratio_paired(w->rp.a, w->rp.b, w->rp.n, cp->ao.confidence, &w->q);
+	ks_mean(w->rp.a, w->rp.n, cp->ao.confidence, &w->m[0]);
+	ks_mean(w->rp.b, w->rp.n, cp->ao.confidence, &w->m[1]);
 	if (!w->q.ok) {
 		sb_adds(&w->why, "no ratio: a mean is not above zero");
 		return;
@@ -152,6 +155,15 @@ static void text_row(struct strbuf *sb, const struct compare *cp, const struct r
 	if (w->rp.alone_a || w->rp.alone_b)
 		sb_addf(sb, "       not paired: %zu pexec(s) of A, %zu of B (their round's other has no figure)\n",
 			w->rp.alone_a, w->rp.alone_b);
+	for (int s = 0; s < 2; s++) {
+		struct strbuf shape = STRBUF_INIT;
+		if (w->m[s].shape & KS_SHAPE_WARN)
+			ks_shape_text(&w->m[s], add_time, &shape);
+		if (shape.len)
+			sb_addf(sb, "       %s's %s: %s\n", s ? lb[1] : lb[0], w->k[s]->whole ? "times" : "pexecs' steady means",
+				esc(ESC_TERM, shape.buf));
+		sb_release(&shape);
+	}
 	sb_addc(sb, '\n');
 }
 
@@ -194,7 +206,15 @@ static void md_row(struct strbuf *sb, const struct compare *cp, const struct row
 	}
 	sb_adds(sb, " ");
 	add_ratio(sb, &w->q, 0, " (");
-	sb_addf(sb, ") | %zu | %.2g%% | %s |\n", w->rp.n, 100 * w->q.mde, verdict_word(w->verdict));
+	sb_addf(sb, ") | %zu | %.2g%% | %s", w->rp.n, 100 * w->q.mde, verdict_word(w->verdict));
+	for (int s = 0; s < 2; s++) {
+		struct strbuf words = STRBUF_INIT;
+		ks_shape_words(w->m[s].shape & KS_SHAPE_WARN, ", ", &words);
+		if (words.len)
+			sb_addf(sb, "; %s: %s (the median says more)", s ? "B" : "A", words.buf);
+		sb_release(&words);
+	}
+	sb_adds(sb, " |\n");
 }
 
 static void md_all(struct strbuf *sb, const struct compare *cp, const struct row *w, size_t n)
@@ -243,6 +263,12 @@ static json_t *json_row(const struct compare *cp, const struct row *w)
 	json_object_set_new(o, "unpaired", json_pack("{s:I, s:I}", "a", (json_int_t)w->rp.alone_a, "b",
 						     (json_int_t)w->rp.alone_b));
 	json_object_set_new(o, "why", ok ? json_null() : json_string(esc(ESC_JSON, w->why.buf)));
+	for (int s = 0; s < 2 && ok; s++) {
+		struct strbuf words = STRBUF_INIT;
+		ks_shape_words(w->m[s].shape & KS_SHAPE_WARN, ";", &words);
+		json_object_set_new(json_object_get(o, s ? "b" : "a"), "shape", json_string(sb_str(&words)));
+		sb_release(&words);
+	}
 	return o;
 }
 
