@@ -23,7 +23,8 @@
 #      (target: told, and the smallest change it could show <= 2%)
 # Rates come with exact binomial 95% intervals (bench/live/tally.py).  Run
 # alone: bench/run.sh live, or bench/live.sh [--quick] (a tenth of the runs
-# and one minute for F, for development).  Takes about 1.5 h in full.
+# and one minute for F, for development).  Takes about 1.5 h in full on a
+# quiet machine.  LIVE_KEEP=DIR keeps the tables of every comparison.
 set -u
 cd "$(dirname "$0")/.."
 O=${O:-build}
@@ -111,7 +112,7 @@ session() { # N: one kiln bench session of one program into s-N.kiln.db
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 echo "live: $SCALE scale; $(nproc) CPUs; load average before the neighbour: $(load)"
-"$T/bin/noise" 7200 0.5 &
+"$T/bin/noise" 14400 0.5 &
 noise_pid=$!
 t0=$SECONDS
 
@@ -162,3 +163,5 @@ errs=$(grep -ci "error" "$T/errors" 2>/dev/null)
 [ "${errs:-0}" -gt 0 ] && echo "live: $errs line(s) of errors from kiln, the first: $(head -3 "$T/errors")"
 echo "live: $((SECONDS - t0)) s in all; load average after: $(load)"
 tally rows "$T" "$SCALE"
+# LIVE_KEEP=DIR: the tables kept (one line per comparison: truth, verdict, ratio, interval, MDE, rounds)
+[ -n "${LIVE_KEEP:-}" ] && mkdir -p "$LIVE_KEEP" && cp "$T"/*.txt "$LIVE_KEEP"/
