@@ -20,6 +20,7 @@
  */
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -485,6 +486,22 @@ static int run(struct compare *cp, struct experiment *ex, struct kerr *e)
 	return run_experiment_ex(ex, cp->config, &o, e);
 }
 
+/*
+ * What stopped the run, said for this command: run.c's messages name `kiln
+ * run CONFIG`, which would run the config's own experiment, not this one.
+ */
+static void say_stopped(const struct compare *cp, int code, int failed, struct kerr *e)
+{
+	size_t n = 0;
+	if (failed && sscanf(sb_str(&e->msg), "%zu pexec(s) failed", &n) == 1)
+		kiln_error("%zu pexec(s) failed: `kiln status --failures %s` lists them, the same kiln compare with "
+			   "--retry-failed runs them again", n, esc(ESC_TERM, cp->results_abs));
+	else
+		kerr_print(e);
+	if (code == KEXIT_INTERRUPTED)
+		kiln_note("the same kiln compare command resumes (%s keeps what ran)", esc(ESC_TERM, cp->results_abs));
+}
+
 static void compare_free(struct compare *cp)
 {
 	for (int s = 0; s < 2; s++) {
@@ -526,7 +543,7 @@ static int cmd_compare(int argc, char **argv)
 	code = run(&cp, &ex, &e);
 	int failed = code == KEXIT_FAIL && strstr(sb_str(&e.msg), "pexec(s) failed");
 	if (code != KEXIT_OK)
-		kerr_print(&e);
+		say_stopped(&cp, code, failed, &e);
 	if (code == KEXIT_OK || failed) {
 		int sc = compare_summary(&cp);
 		code = code == KEXIT_OK ? sc : code;

@@ -138,6 +138,26 @@ out=$("$KILN" compare c.yaml --vm a=./vm-1.00 --vm c=./vm-0.97 -k flat -o r.kiln
 assert_eq "$?" 3 "other sides refused"
 assert_contains "$out" "no longer plans key flat:b:default-synth, which these results hold; run with --force"
 
+# ---- interrupted: 130, the pexec in flight pending, the same command resumes ----
+cat >s.yaml <<'EOF'
+pexecs: 6
+vms:
+  s: {plugin: command, path: /bin/sleep}
+benchmarks:
+  nap: {param: 0, args: ["0.3"]}
+EOF
+"$KILN" compare s.yaml --vm a=/bin/sleep --vm b=sleep -o i.kiln.db -q >i.out 2>i.err &
+pid=$!
+one_ok() { [ "$(sql i.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status = 'ok'" 2>/dev/null)" -ge 1 ]; }
+wait_until 60 one_ok || fail "no pexec finished"
+kill -INT $pid
+wait $pid
+assert_eq "$?" 130 "interrupted"
+assert_contains "$(cat i.err)" "the same kiln compare command resumes"
+assert_eq "$(sql i.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status IN ('running', 'failed')")" 0 "nothing half-stored"
+"$KILN" compare s.yaml --vm a=/bin/sleep --vm b=sleep -o i.kiln.db -q >i.out || fail "resume after interrupt"
+assert_contains "$(cat i.out)" "6 rounds paired"
+
 # ---- usage and config errors: stable exit codes ----
 "$KILN" compare --help | grep -q "usage: kiln compare CONFIG --vm A --vm B" || fail "help"
 out=$("$KILN" compare c.yaml --vm a=./vm-1.00 2>&1); assert_eq "$?" 2 "one side"
