@@ -110,7 +110,7 @@ static int own_opt(void *ctx, const struct cmd_entry *c, int argc, char **argv, 
 	switch (which) {
 	case 0:
 		if (cp->nsides == 2)
-			return cmd_usage_error(c, "--vm is given twice: A, then B"), 2;
+			return cmd_usage_error(c, "--vm is given more than twice: A, then B"), 2;
 		cp->side[cp->nsides++].spec = v;
 		return 1;
 	case 1: cp->like = v; return 1;
@@ -366,13 +366,15 @@ static void describe(struct compare *cp, struct experiment *ex)
 {
 	struct strbuf sb = STRBUF_INIT;
 	sb_adds(&sb, ex->text);
-	sb_addf(&sb, "\n# kiln compare --vm %s --vm %s", cp->side[0].spec, cp->side[1].spec);
+	/* one comment line whatever the words hold (esc: no newline, no control character) */
+	sb_addf(&sb, "\n# kiln compare --vm %s", esc(ESC_TERM, cp->side[0].spec));
+	sb_addf(&sb, " --vm %s", esc(ESC_TERM, cp->side[1].spec));
 	if (cp->like)
-		sb_addf(&sb, " --like %s", cp->like);
+		sb_addf(&sb, " --like %s", esc(ESC_TERM, cp->like));
 	if (cp->duet)
 		sb_adds(&sb, " --duet");
 	for (size_t i = 0; i < cp->args.keys.n; i++)
-		sb_addf(&sb, " -k %s", cp->args.keys.v[i]);
+		sb_addf(&sb, " -k %s", esc(ESC_TERM, cp->args.keys.v[i]));
 	sb_addc(&sb, '\n');
 	free(ex->text);
 	ex->text = sb_detach(&sb);
