@@ -72,7 +72,7 @@ int an_opts_parse(struct an_opts *o, int argc, char **argv, int *i, struct kerr 
 	"                     (implies --delta 0.001 unless --delta is given)\n" \
 	"  --threads N        analysis threads (0: one per CPU)\n"
 /* the version of the method in an_opts_hash(): bump it when results change */
-#define AN_METHOD_VERSION 2
+#define AN_METHOD_VERSION 3
 /* a hash of every option that changes results (not threads): a cache key */
 void an_opts_hash(const struct an_opts *o, char out[65]);
 /* the options as a JSON-ish one-line description (for reports) */
@@ -257,11 +257,61 @@ void an_quantiles(double *v, size_t N, double conf, double *med, double *lo, dou
 void an_bootstrap(const struct an_sample *s, long resamples, uint64_t seed, double conf, double *med, double *lo,
 		  double *hi);
 
-/* B/A of the steady-state means of two keys analysed with o: bootstrap median and o->confidence interval */
+/*
+ * B/A of the steady-state means of two keys analysed with o and its
+ * o->confidence interval: an_key_ratio's (ratio of means, Fieller's
+ * interval); with o->replicate, warmup_stats-style bootstrap resamples of
+ * the two paired at random (their median and quantiles).
+ */
 struct an_ratio {
 	double med, lo, hi;
 	int ok;                 /* 0: none (a key without a steady state, a zero mean) */
 };
 struct an_ratio an_ratio_ci(const struct an_key *a, const struct an_key *b, const struct an_opts *o);
+
+/*
+ * A key's steady-state figure as src/stats.h sees it (stats-key.c; issue
+ * 25, docs/statistics.md).  Its independent units: a whole-process key's
+ * process times, an in-process key's pexecs' steady means, or, for a key of
+ * one pexec, its steady iterations' batch means (*within set: the
+ * variation between processes is not in them).  Returns how many, *v
+ * malloc'd (NULL and 0 without a steady state).
+ */
+struct ks_mean;
+struct ks_ratio;
+size_t an_key_units(const struct an_key *k, double **v, int *within);
+/* the interval of the key's figure at o->confidence, its shape and median (what perf_lo/hi hold by default) */
+void an_key_mean(const struct an_key *k, const struct an_opts *o, struct ks_mean *m);
+/* B/A of two keys' figures: ks_ratio_unpaired on their units (what an_ratio_ci gives by default) */
+void an_key_ratio(const struct an_key *a, const struct an_key *b, const struct an_opts *o, struct ks_ratio *r);
+/*
+ * What `kiln diff` decides for one key measured in two sessions (two
+ * results files): the ratio B/A within the sessions, the same with the
+ * machine's drift between sessions added (session_sd: a key's mean moves
+ * by that relative sd from session to session; 0: none added), and the
+ * verdict.  No verdict when A or B has a figure the warmup analysis marks
+ * unsafe (AN_WARN_NO_VERDICT) or no ratio.
+ */
+enum an_verdict {
+	AN_V_NONE,       /* no ratio (a side without a steady state, absent, a zero time) */
+	AN_V_NO_VERDICT, /* a side's figures carry AN_WARN_NO_VERDICT bits */
+	AN_V_SAME,       /* no change detected (see the MDE: "not seen", never "equal") */
+	AN_V_FASTER,     /* B faster, drift included */
+	AN_V_SLOWER,     /* B slower, drift included */
+	AN_V_DRIFT,      /* a change within the sessions that the machine's drift between them could explain */
+};
+struct an_compare {
+	enum an_verdict verdict;
+	double ratio, lo, hi;   /* B/A and its interval, the drift term included */
+	double wlo, whi;        /* the interval within the sessions (no drift term) */
+	double mde;             /* the smallest change it could have seen (80% power, drift included), a fraction */
+	double drift;           /* AN_V_DRIFT: the drift between sessions, a fraction, that would explain the change */
+	unsigned warn;          /* A's and B's AN_WARN_* bits */
+	unsigned shape_a, shape_b; /* ks_mean shape bits of A's and B's figures */
+};
+void an_key_compare(const struct an_key *a, const struct an_key *b, const struct an_opts *o, double session_sd,
+		    struct an_compare *c);
+/* "faster", "slower", "no change", "drift?", "no verdict", "-" */
+const char *an_verdict_name(enum an_verdict v);
 
 #endif

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "stats.h"
 #include "cmd.h"
 #include "config.h"
 #include "exec.h"
@@ -38,6 +39,7 @@
 #include "run.h"
 #include "safefs.h"
 #include "store.h"
+#include "report.h"
 
 static int cmd_bench(int argc, char **argv);
 
@@ -966,22 +968,35 @@ static struct unit unit_for(const struct bench *b, double s)
 	return units[i];
 }
 
-static void add_time(struct strbuf *sb, struct unit u, double s, int width)
+/* decimals for s in unit u: the unit's own, or more for three significant digits (2.31 ms, not 2.3) */
+static int time_decimals(struct unit u, double s)
+{
+	int d = u.prec;
+	double v = fabs(s * u.scale);
+	if (v > 0 && isfinite(v)) {
+		int d3 = 2 - (int)floor(log10(v));
+		d = d3 > d ? d3 : d;
+	}
+	return d > 9 ? 9 : d;
+}
+
+static void add_time_d(struct strbuf *sb, struct unit u, double s, int width, int dec)
 {
 	if (!isfinite(s))
 		sb_addf(sb, "%*s %s", width, "-", u.name);
 	else
-		sb_addf(sb, "%*.*f %s", width, u.prec, s * u.scale, u.name);
+		sb_addf(sb, "%*.*f %s", width, dec, s * u.scale, u.name);
 }
 
-/* "1.42 ± 0.03", or the interval itself when it is lopsided */
+static void add_time(struct strbuf *sb, struct unit u, double s, int width)
+{
+	add_time_d(sb, u, s, width, time_decimals(u, s));
+}
+
+/* "1.42 ± 0.03", or the interval itself when lopsided; never a significant interval printed as touching 1 */
 static void add_ratio(struct strbuf *sb, const struct an_ratio *r)
 {
-	double up = r->hi - r->med, down = r->med - r->lo;
-	if (fabs(up - down) > 0.25 * (up > down ? up : down))
-		sb_addf(sb, "%.2f (%.2f–%.2f)", r->med, r->lo, r->hi);
-	else
-		sb_addf(sb, "%.2f ± %.2f", r->med, (r->hi - r->lo) / 2);
+	ks_fmt_ratio(sb, r->med, r->lo, r->hi, 3);
 }
 
 static const struct an_key *an_of(const struct an_result *r, const char *key)
@@ -1034,14 +1049,32 @@ static void add_stats(struct strbuf *sb, const struct bench *b, const struct an_
 	sb_adds(sb, " … ");
 	add_time_c(sb, b, C_MAGENTA, u, w->max, 6);
 	sb_addf(sb, "    %s%zu runs%s\n  Mean, %g%% CI:      ", col(b, C_DIM), k->np, col(b, C_OFF), conf * 100);
-	add_time(sb, u, k->perf_lo, 8);
+	/* the interval's ends to three significant digits, and to two of its width */
+	int dc = time_decimals(u, k->perf_lo), dw = time_decimals(u, (k->perf_hi - k->perf_lo) * 10);
+	dc = dw > dc ? dw : dc;
+	add_time_d(sb, u, k->perf_lo, 8, dc);
 	sb_adds(sb, " … ");
-	add_time(sb, u, k->perf_hi, 6);
+	add_time_d(sb, u, k->perf_hi, 6, dc);
 	sb_adds(sb, "    [Median: ");
 	add_time(sb, u, w->median, 0);
 	if (isfinite(w->rss_max) && w->rss_max > 0)
 		sb_addf(sb, ", Max RSS: %.1f MiB", w->rss_max / 1024);
 	sb_adds(sb, "]\n");
+}
+
+/* when the mean is the wrong question (stats.h: skew, heavy tails, a second mode, outliers, few runs): say so */
+static void shape_line(struct strbuf *sb, const struct bench *b, const struct an_key *k, double conf)
+{
+	struct an_opts o;
+	an_opts_default(&o);
+	o.confidence = conf;
+	struct ks_mean m;
+	an_key_mean(k, &o, &m);
+	if (!(m.shape & KS_WARN))
+		return;
+	sb_addf(sb, "  %sWarning%s: ", col(b, C_BOLD), col(b, C_OFF));
+	ks_shape_text(&m, rep_add_time, sb);
+	sb_addc(sb, '\n');
 }
 
 static void print_one(const struct bench *b, size_t i, const struct an_key *k, double conf)
@@ -1063,6 +1096,7 @@ static void print_one(const struct bench *b, size_t i, const struct an_key *k, d
 	if (failed)
 		sb_addf(&sb, "  %zu run(s) not counted (failed or tainted): kiln status --failures %s\n", failed,
 			esc(ESC_TERM, b->results_abs));
+	shape_line(&sb, b, k, conf);
 	fputs(sb.buf, stdout);
 	putchar('\n');
 	sb_release(&sb);
@@ -1111,7 +1145,7 @@ static int ratio_text(const struct an_key *best, const struct an_key *k, const s
 	if (q.ok)
 		add_ratio(sb, &q);
 	else
-		sb_addf(sb, "%.2f", k->wp.mean / best->wp.mean);
+		ks_fmt_ratio(sb, k->wp.mean / best->wp.mean, NAN, NAN, 3);
 	return q.ok && q.lo <= 1;
 }
 
@@ -1168,7 +1202,8 @@ static void print_ratios(const struct bench *b, const struct an_result *r, const
 			best = &v[j];
 	if (best && b->ncmds >= 2) {
 		int unsure = sorted_by_mean(b, 0) ? print_faster(b, v, n, best, o) : print_relative(b, v, n, best, o);
-		printf("  ± is half the %g%% confidence interval of the ratio of means (bootstrap)\n", o->confidence * 100);
+		printf("  ± is half the %g%% confidence interval of the ratio of means (docs/statistics.md)\n",
+		       o->confidence * 100);
 		if (unsure)
 			printf("  (*) the interval includes 1: no difference shown at this confidence\n");
 	}

@@ -1,17 +1,18 @@
 /*
- * cmd-diff.c - `kiln diff A B [--json] [analysis options]`: what changed
- * between two experiments (a VM before and after a change), key by key:
- * the classification, whether the steady-state confidence intervals
- * overlap, and the ratio B/A of the steady-state means with a bootstrap
- * confidence interval.
+ * cmd-diff.c - `kiln diff A B [--json] [--session-sd P%] [analysis
+ * options]`: what changed between two experiments (a VM before and after a
+ * change), key by key: the classification, the ratio B/A of the
+ * steady-state means with its interval, the smallest change the data could
+ * have shown, and a verdict (docs/kiln-diff.md, docs/statistics.md).
  *
- * The ratio's interval: A's and B's bootstrap distributions of the steady
- * mean are made exactly as the report makes them (each pexec's steady
- * segments resampled separately; for a whole-process key, the pexecs'
- * times resampled as one sample, so it is the distribution of the mean
- * across pexecs), B's resamples are shuffled (GSL), and each pair gives
- * one ratio; the median and the --confidence interval of those ratios are
- * reported.  An interval that excludes 1 says "faster"/"slower".
+ * The ratio and verdict are an_key_compare's (stats-key.c): the pexecs are
+ * the units (process times, or each pexec's steady mean), the interval is
+ * Fieller's with a skew correction, and because A and B come from two
+ * sessions, the machine's drift between sessions (--session-sd) is added
+ * to the error: a change it could explain is "drift?", never "faster".
+ * Keys whose figures the warmup analysis marks unsafe (AN_WARN_NO_VERDICT)
+ * get no verdict.  --replicate-warmup-stats compares with the old
+ * bootstrap of the two keys' resample means (an_ratio_ci).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 
 #include "analysis.h"
 #include "cmd.h"
+#include "stats.h"
 #include "store.h"
 #include "platform.h"
 #include "import.h"
@@ -30,23 +32,101 @@ static int cmd_diff(int argc, char **argv);
 
 const struct cmd_entry cmd_diff_entry = {
 	.name = "diff",
-	.usage = "A B [--json] [--key K] [--pool-machines] [analysis options]",
-	.summary = "compare two experiments key by key: class, CI overlap, ratio of steady means",
+	.usage = "A B [--json] [--key K] [--session-sd P%] [--pool-machines] [analysis options]",
+	.summary = "compare two experiments key by key: class, ratio of steady means, what it could see, verdict",
 	.help = "A and B are kiln results files, Krun results files or warmup_stats CSVs.\n"
 		"  --json             machine-readable output\n"
-		"  --key K            only keys matching K ('*' wildcards)\n" CMD_POOL_HELP AN_OPTS_HELP,
+		"  --key K            only keys matching K ('*' wildcards)\n"
+		"  --session-sd P%    how much a key's mean moves between sessions on this machine\n"
+		"                     (default 1%; 0: A and B are one session's): added to the error;\n"
+		"                     a change it could explain is 'drift?' (kiln compare measures A and\n"
+		"                     B interleaved in one session, without that term)\n" CMD_POOL_HELP AN_OPTS_HELP,
 	.exec = cmd_diff,
 };
 
-static const char *verdict(const struct an_ratio *r)
+/* the default --session-sd: docs/statistics.md says how it was measured */
+#define DIFF_SESSION_SD 0.01
+
+/* --session-sd P%|F: diff's own option */
+static int diff_opt(void *ctx, const struct cmd_entry *c, int argc, char **argv, int *i)
 {
-	if (!r->ok)
-		return "-";
-	if (r->hi < 1)
-		return "faster";
-	if (r->lo > 1)
-		return "slower";
-	return "no change";
+	double *sd = ctx;
+	if (strcmp(argv[*i], "--session-sd") || *i + 1 >= argc)
+		return 0;
+	const char *v = argv[++*i];
+	char *s = xstrdup(v);
+	size_t l = strlen(s);
+	int pct = l && s[l - 1] == '%';
+	if (pct)
+		s[l - 1] = '\0';
+	int bad = parse_double(s, sd) || !(*sd >= 0) || !isfinite(*sd);
+	free(s);
+	if (!pct)
+		bad = 1;
+	*sd /= 100;
+	if (bad || *sd > 1)
+		return cmd_usage_error(c, "--session-sd: '%s' is not a percentage from 0%% to 100%%, like 1%%", v);
+	return 1;
+}
+
+/* the replicated (bootstrap) verdict: its interval against 1, no drift term, no MDE */
+static void compare_replicated(const struct an_key *a, const struct an_key *b, const struct an_opts *o,
+			       struct an_compare *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->lo = c->hi = c->ratio = c->wlo = c->whi = c->mde = c->drift = NAN;
+	c->warn = a->warn | b->warn;
+	struct an_ratio r = an_ratio_ci(a, b, o);
+	if (!r.ok) {
+		c->verdict = AN_V_NONE;
+		return;
+	}
+	c->ratio = r.med;
+	c->lo = c->wlo = r.lo;
+	c->hi = c->whi = r.hi;
+	c->verdict = r.hi < 1 ? AN_V_FASTER : r.lo > 1 ? AN_V_SLOWER : AN_V_SAME;
+}
+
+/* "1.0213 (1.0045–1.0391)": digits enough that an interval off 1 never prints as one touching it */
+static void fmt_ratio(struct strbuf *sb, double r, double lo, double hi)
+{
+	int d = ks_decimals(r, lo, hi, 1.0, 4);
+	if (isfinite(hi))
+		sb_addf(sb, "%.*f (%.*f–%.*f)", d, r, d, lo, d, hi);
+	else
+		sb_addf(sb, "%.*f (%.*f–inf)", d, r, d, lo);
+}
+
+/* the MDE as a percentage, two significant digits: "±3.1%" */
+static void fmt_mde(struct strbuf *sb, double mde)
+{
+	if (isfinite(mde))
+		sb_addf(sb, mde >= 0.1 ? "±%.0f%%" : "±%.2g%%", 100 * mde);
+	else
+		sb_adds(sb, "-");
+}
+
+/* why a key gets no verdict: its AN_WARN_NO_VERDICT bits in words */
+static void no_verdict_reason(unsigned warn, struct strbuf *sb)
+{
+	if (warn & AN_WARN_SHORT)
+		sb_adds(sb, "too few iterations to see whether it warmed up");
+	if (warn & AN_WARN_DRIFT) {
+		if (sb->len)
+			sb_adds(sb, "; ");
+		sb_adds(sb, "a slow trend: no steady state to compare");
+	}
+	if (!sb->len)
+		sb_adds(sb, "the warmup analysis marks its figures unsafe");
+}
+
+static json_t *jshape(unsigned shape)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < KS_NSHAPES; i++)
+		if (shape & (1u << i))
+			json_array_append_new(a, json_string(ks_shape_name(1u << i)));
+	return a;
 }
 
 static const char *overlap(const struct an_key *a, const struct an_key *b)
@@ -71,8 +151,6 @@ static json_t *jdelta(const struct an_key *k)
 	return j;
 }
 
-/* what the table cannot show: a delta that may hide warmup, per key and side */
-static void print_warnings(const struct strvec *keys, const struct an_result *ra, const struct an_result *rb);
 
 static json_t *jnum_(double v)
 {
@@ -150,6 +228,155 @@ static void print_table(const struct strvec *cells, size_t ncols)
 	sb_release(&line);
 }
 
+
+/* one key's comparison: an_key_compare's, or the bootstrap's under --replicate-warmup-stats */
+static void compare(const struct an_key *a, const struct an_key *b, const struct an_opts *o, double session_sd,
+		    struct an_compare *c)
+{
+	if (o->replicate)
+		compare_replicated(a, b, o, c);
+	else
+		an_key_compare(a, b, o, session_sd, c);
+}
+
+static json_t *key_json(const char *key, const struct an_key *a, const struct an_key *b, const struct an_compare *c)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "key", json_string(esc(ESC_JSON, key)));
+	json_object_set_new(j, "class_a", a ? json_string(an_class_name(a->cls)) : json_null());
+	json_object_set_new(j, "class_b", b ? json_string(an_class_name(b->cls)) : json_null());
+	json_object_set_new(j, "class_changed", json_boolean(!a || !b || a->cls != b->cls));
+	json_object_set_new(j, "steady_a", a ? json_pack("[ooo]", jnum_(a->perf_med), jnum_(a->perf_lo), jnum_(a->perf_hi)) : json_null());
+	json_object_set_new(j, "steady_b", b ? json_pack("[ooo]", jnum_(b->perf_med), jnum_(b->perf_lo), jnum_(b->perf_hi)) : json_null());
+	const char *ov = a && b ? overlap(a, b) : "-";
+	json_object_set_new(j, "cis_overlap", !strcmp(ov, "-") ? json_null() : json_boolean(!strcmp(ov, "yes")));
+	int has = a && b && c->verdict != AN_V_NONE;
+	json_object_set_new(j, "ratio", has ? jnum_(c->ratio) : json_null());
+	json_object_set_new(j, "ratio_ci", has ? json_pack("[oo]", jnum_(c->lo), jnum_(c->hi)) : json_null());
+	json_object_set_new(j, "ratio_ci_within_sessions", has ? json_pack("[oo]", jnum_(c->wlo), jnum_(c->whi)) : json_null());
+	json_object_set_new(j, "mde", has ? jnum_(c->mde) : json_null());
+	json_object_set_new(j, "verdict", json_string(a && b ? an_verdict_name(c->verdict) : a ? "only in A" : "only in B"));
+	json_object_set_new(j, "drift_explains", has && c->verdict == AN_V_DRIFT ? jnum_(c->drift) : json_null());
+	struct strbuf sb = STRBUF_INIT;
+	if (a && b && c->verdict == AN_V_NO_VERDICT)
+		no_verdict_reason(c->warn, &sb);
+	json_object_set_new(j, "no_verdict", sb.len ? json_string(sb.buf) : json_null());
+	sb_release(&sb);
+	json_object_set_new(j, "shape_a", a ? jshape(c->shape_a) : json_null());
+	json_object_set_new(j, "shape_b", b ? jshape(c->shape_b) : json_null());
+	json_object_set_new(j, "whole_process", json_boolean((a && a->whole) || (b && b->whole)));
+	json_object_set_new(j, "delta_warning_a", jdelta(a));
+	json_object_set_new(j, "delta_warning_b", jdelta(b));
+	return j;
+}
+
+/* the text table's cells of one key */
+static void key_cells(const char *key, const struct an_key *a, const struct an_key *b, const struct an_compare *c,
+		      struct strvec *cells)
+{
+	struct strbuf sb = STRBUF_INIT;
+	sv_push(cells, esc(ESC_TERM, key));
+	sb_addf(&sb, "%s -> %s", a ? cls_name(a) : "(absent)", b ? cls_name(b) : "(absent)");
+	sv_push(cells, sb.buf);
+	const struct an_key *side[2] = { a, b };
+	for (int q = 0; q < 2; q++) {
+		sb_reset(&sb);
+		if (side[q])
+			rep_fmt_time_ci(&sb, side[q]->perf_med, side[q]->perf_lo, side[q]->perf_hi);
+		sv_push(cells, sb.len ? sb.buf : "-");
+	}
+	int has = a && b && c->verdict != AN_V_NONE;
+	sb_reset(&sb);
+	if (has)
+		fmt_ratio(&sb, c->ratio, c->lo, c->hi);
+	sv_push(cells, sb.len ? sb.buf : "-");
+	sb_reset(&sb);
+	if (has)
+		fmt_mde(&sb, c->mde);
+	sv_push(cells, sb.len ? sb.buf : "-");
+	sv_push(cells, a && b ? an_verdict_name(c->verdict) : a ? "only in A" : "only in B");
+	sb_release(&sb);
+}
+
+/* a key's side in the notes below the table: shape words and what they mean */
+static void shape_note(const char *key, char side, const struct an_key *k, const struct an_opts *o, int *first)
+{
+	struct ks_mean m;
+	an_key_mean(k, o, &m);
+	if (!(m.shape & KS_WARN))
+		return;
+	struct strbuf sb = STRBUF_INIT;
+	ks_shape_text(&m, rep_add_time, &sb);
+	if (*first)
+		printf("\nwarnings\n");
+	*first = 0;
+	printf("  %s (%c): %s\n", esc(ESC_TERM, key), side, sb.buf);
+	sb_release(&sb);
+}
+
+/* below the table: what each key's verdict cannot show */
+static void print_notes(const struct strvec *keys, const struct an_result *ra, const struct an_result *rb,
+			const struct an_compare *cmp, const struct an_opts *o)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int first = 1;
+	for (size_t i = 0; i < keys->n; i++) {
+		const struct an_key *side[2] = { find(ra, keys->v[i]), find(rb, keys->v[i]) };
+		for (int q = 0; q < 2; q++) {
+			sb_reset(&sb);
+			if (!side[q] || !an_delta_warning(side[q], &sb))
+				continue;
+			if (first)
+				printf("\nwarnings\n");
+			first = 0;
+			printf("  %s (%c): %s\n", esc(ESC_TERM, keys->v[i]), "AB"[q], sb.buf);
+		}
+		for (int q = 0; q < 2 && !o->replicate; q++)
+			if (side[q])
+				shape_note(keys->v[i], "AB"[q], side[q], o, &first);
+		const struct an_compare *c = &cmp[i];
+		if (side[0] && side[1] && c->verdict == AN_V_NO_VERDICT) {
+			sb_reset(&sb);
+			no_verdict_reason(c->warn, &sb);
+			if (first)
+				printf("\nwarnings\n");
+			first = 0;
+			printf("  %s: no verdict: %s\n", esc(ESC_TERM, keys->v[i]), sb.buf);
+		}
+		if (side[0] && side[1] && c->verdict == AN_V_DRIFT) {
+			if (first)
+				printf("\nwarnings\n");
+			first = 0;
+			printf("  %s: %s within the sessions (%.4g–%.4g), but a drift of the machine of %.2g%% between "
+			       "them would do the same: measure A and B interleaved, kiln compare CONFIG --vm A --vm B\n",
+			       esc(ESC_TERM, keys->v[i]), c->whi < 1 ? "faster" : "slower", c->wlo, c->whi, 100 * c->drift);
+		}
+	}
+	sb_release(&sb);
+}
+
+/*
+ * A change common to every key and the machine's drift between the
+ * sessions look alike: with three keys or more, say how much B moved them
+ * all (the geometric mean of the ratios)
+ */
+static void print_common(const struct an_compare *cmp, size_t n, double session_sd)
+{
+	double sum = 0;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (cmp[i].verdict != AN_V_NONE && cmp[i].ratio > 0 && isfinite(cmp[i].ratio)) {
+			sum += log(cmp[i].ratio);
+			k++;
+		}
+	if (k < 3)
+		return;
+	printf("Across the %zu keys B/A is %.4g (geometric mean): a change common to all keys and the machine's drift "
+	       "between the two sessions look alike.\n",
+	       k, exp(sum / (double)k));
+	(void)session_sd;
+}
+
 static int cmd_diff(int argc, char **argv)
 {
 	const struct cmd_entry *c = &cmd_diff_entry;
@@ -158,7 +385,8 @@ static int cmd_diff(int argc, char **argv)
 	struct an_opts o;
 	an_opts_default(&o);
 	struct cmd_an_args args;
-	int bad = cmd_an_args(c, argc, argv, &o, 2, NULL, 1, &args, NULL, NULL);
+	double session_sd = DIFF_SESSION_SD;
+	int bad = cmd_an_args(c, argc, argv, &o, 2, NULL, 1, &args, diff_opt, &session_sd);
 	if (bad)
 		return bad;
 	const char *const *in = args.inputs;
@@ -186,76 +414,58 @@ static int cmd_diff(int argc, char **argv)
 	for (size_t i = 0; i < rb.nkeys; i++)
 		if (!find(&ra, rb.keys[i].key->key))
 			sv_push(&keys, rb.keys[i].key->key);
+	struct an_compare *cmp = xcalloc(keys.n + 1, sizeof(*cmp));
 	json_t *jout = json ? json_array() : NULL;
-	struct strbuf row = STRBUF_INIT;
 	/* the text table's cells, printed once every width is known (padded by display width) */
-	enum { DCOLS = 7 }; /* key, class A -> B, A and B steady perf, B/A, overlap, verdict */
+	enum { DCOLS = 7 }; /* key, class A -> B, A and B steady perf, B/A, MDE, verdict */
 	struct strvec cells = STRVEC_INIT;
 	static const char *const dtitles[DCOLS] = { "key", "class A -> B", "A steady perf", "B steady perf",
-						    "B/A (CI)", "overlap", "verdict" };
+						    "B/A (CI)", "could see", "verdict" };
 	for (int t = 0; t < DCOLS; t++)
 		sv_push(&cells, dtitles[t]);
 	for (size_t i = 0; i < keys.n; i++) {
 		const char *key = keys.v[i];
 		const struct an_key *a = find(&ra, key), *b = find(&rb, key);
-		struct an_ratio r = { NAN, NAN, NAN, 0 };
 		if (a && b)
-			r = an_ratio_ci(a, b, &o);
-		if (json) {
-			json_t *j = json_object();
-			json_object_set_new(j, "key", json_string(esc(ESC_JSON, key)));
-			json_object_set_new(j, "class_a", a ? json_string(an_class_name(a->cls)) : json_null());
-			json_object_set_new(j, "class_b", b ? json_string(an_class_name(b->cls)) : json_null());
-			json_object_set_new(j, "class_changed", json_boolean(!a || !b || a->cls != b->cls));
-			json_object_set_new(j, "steady_a", a ? json_pack("[ooo]", jnum_(a->perf_med), jnum_(a->perf_lo), jnum_(a->perf_hi)) : json_null());
-			json_object_set_new(j, "steady_b", b ? json_pack("[ooo]", jnum_(b->perf_med), jnum_(b->perf_lo), jnum_(b->perf_hi)) : json_null());
-			const char *ov = a && b ? overlap(a, b) : "-";
-			json_object_set_new(j, "cis_overlap", !strcmp(ov, "-") ? json_null() : json_boolean(!strcmp(ov, "yes")));
-			json_object_set_new(j, "ratio", jnum_(r.med));
-			json_object_set_new(j, "ratio_ci", r.ok ? json_pack("[ff]", r.lo, r.hi) : json_null());
-			json_object_set_new(j, "verdict", json_string(a && b ? verdict(&r) : a ? "only in A" : "only in B"));
-			json_object_set_new(j, "whole_process", json_boolean((a && a->whole) || (b && b->whole)));
-			json_object_set_new(j, "delta_warning_a", jdelta(a));
-			json_object_set_new(j, "delta_warning_b", jdelta(b));
-			json_array_append_new(jout, j);
-			continue;
-		}
-		sb_reset(&row);
-		sb_addf(&row, "%s -> %s", a ? cls_name(a) : "(absent)", b ? cls_name(b) : "(absent)");
-		struct strbuf pa = STRBUF_INIT, pb = STRBUF_INIT, pr = STRBUF_INIT;
-		if (a)
-			rep_fmt_time_ci(&pa, a->perf_med, a->perf_lo, a->perf_hi);
-		if (b)
-			rep_fmt_time_ci(&pb, b->perf_med, b->perf_lo, b->perf_hi);
-		if (r.ok)
-			sb_addf(&pr, "%.4f (%.4f–%.4f)", r.med, r.lo, r.hi);
+			compare(a, b, &o, session_sd, &cmp[i]);
 		else
-			sb_adds(&pr, "-");
-		sv_push(&cells, esc(ESC_TERM, key));
-		sv_push(&cells, row.buf);
-		sv_push(&cells, pa.len ? pa.buf : "-");
-		sv_push(&cells, pb.len ? pb.buf : "-");
-		sv_push(&cells, pr.buf);
-		sv_push(&cells, a && b ? overlap(a, b) : "-");
-		sv_push(&cells, a && b ? verdict(&r) : a ? "only in A" : "only in B");
-		sb_release(&pa);
-		sb_release(&pb);
-		sb_release(&pr);
+			cmp[i].verdict = AN_V_NONE;
+		if (json)
+			json_array_append_new(jout, key_json(key, a, b, &cmp[i]));
+		else
+			key_cells(key, a, b, &cmp[i], &cells);
 	}
 	if (json) {
-		json_t *root = json_pack("{s:s,s:s,s:o}", "a", esc(ESC_JSON, in[0]), "b", esc(ESC_JSON, in[1]), "keys", jout);
+		json_t *root = json_pack("{s:s,s:s,s:f,s:f,s:o}", "a", esc(ESC_JSON, in[0]), "b", esc(ESC_JSON, in[1]),
+					 "confidence", o.confidence, "session_sd", o.replicate ? 0.0 : session_sd, "keys", jout);
 		char *t = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17) | JSON_ENSURE_ASCII);
 		puts(t);
 		free(t);
 		json_decref(root);
 	} else {
 		print_table(&cells, DCOLS);
-		printf("\nB/A: ratio of steady-state means (whole-process keys: of the means over the pexecs), "
-		       "bootstrap median and %g%% interval; verdict 'faster'/'slower' when that interval excludes 1.\n",
-		       o.confidence * 100);
-		print_warnings(&keys, &ra, &rb);
+		if (o.replicate)
+			printf("\nB/A: ratio of steady-state means, warmup_stats-style bootstrap median and %g%% interval; "
+			       "verdict 'faster'/'slower' when that interval excludes 1.\n",
+			       o.confidence * 100);
+		else {
+			printf("\nB/A: ratio of the steady-state means (the pexecs are the units: process times, or each "
+			       "pexec's steady mean) and its %g%% interval (docs/statistics.md); 'could see': the smallest "
+			       "change these runs detect 80%% of the time, so 'no change' means no change of that size.\n",
+			       o.confidence * 100);
+			if (session_sd > 0)
+				printf("A and B are two sessions: the interval includes a drift of the machine between sessions "
+				       "of %.2g%% (--session-sd); 'drift?' is a change that drift could explain. kiln compare "
+				       "CONFIG --vm A --vm B measures both in one session, interleaved, without it.\n",
+				       100 * session_sd);
+			else
+				printf("--session-sd 0%%: no drift of the machine between A's and B's sessions is in the interval; "
+				       "if they were measured apart, a verdict may be the machine's.\n");
+			print_common(cmp, keys.n, session_sd);
+		}
+		print_notes(&keys, &ra, &rb, cmp, &o);
 	}
-	sb_release(&row);
+	free(cmp);
 	sv_clear(&cells);
 	sv_clear(&keys);
 	an_result_free(&ra);
@@ -263,23 +473,4 @@ static int cmd_diff(int argc, char **argv)
 	ds_free(&da);
 	ds_free(&db);
 	return rc;
-}
-
-static void print_warnings(const struct strvec *keys, const struct an_result *ra, const struct an_result *rb)
-{
-	struct strbuf sb = STRBUF_INIT;
-	int first = 1;
-	for (size_t i = 0; i < keys->n; i++) {
-		const struct an_key *side[2] = { find(ra, keys->v[i]), find(rb, keys->v[i]) };
-		for (int q = 0; q < 2; q++) {
-			sb_reset(&sb);
-			if (!side[q] || !an_delta_warning(side[q], &sb))
-				continue;
-			if (first)
-				printf("\nwarnings\n");
-			first = 0;
-			printf("  %s (%c): %s\n", esc(ESC_TERM, keys->v[i]), "AB"[q], sb.buf);
-		}
-	}
-	sb_release(&sb);
 }

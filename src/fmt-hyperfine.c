@@ -17,6 +17,7 @@
  * more than one iteration per pexec has no place in this format.
  */
 #include "fmt.h"
+#include "stats.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -290,22 +291,25 @@ static void markup_head(enum markup m, struct strbuf *out, const char *u)
 		sb_adds(out, "|--+--+--+--+--|\n");
 }
 
-/* row w's cells: the command escaped for the layout, mean ± sd, min, max, Relative with half its bootstrap interval */
+/* row w's cells: the command escaped for the layout, mean ± sd, min, max, Relative with its interval (stats.h) */
 static void markup_cells(enum markup m, const struct rows *r, const struct row *w, const struct row *best,
 			 double scale, struct strbuf c[5])
 {
 	const struct an_whole *wp = &w->ak.wp;
 	esc_add(&c[0], m == MK_MD ? ESC_MDCODE : m == MK_ADOC ? ESC_ADOCCODE : ESC_ORGCODE, w->command);
-	sb_addf(&c[1], "%.1f ± %.1f", wp->mean * scale, isfinite(wp->sd) ? wp->sd * scale : 0);
-	sb_addf(&c[2], "%.1f", wp->min * scale);
-	sb_addf(&c[3], "%.1f", wp->max * scale);
+	/* hyperfine's one decimal, or more for three significant digits of the smallest */
+	int d = ks_decimals(wp->min * scale, NAN, NAN, NAN, 3);
+	d = d < 1 ? 1 : d > 6 ? 6 : d;
+	sb_addf(&c[1], "%.*f ± %.*f", d, wp->mean * scale, d, isfinite(wp->sd) ? wp->sd * scale : 0);
+	sb_addf(&c[2], "%.*f", d, wp->min * scale);
+	sb_addf(&c[3], "%.*f", d, wp->max * scale);
 	struct an_ratio q = w == best ? (struct an_ratio){ 1, 1, 1, 0 } : an_ratio_ci(&best->ak, &w->ak, &r->o);
 	if (w == best)
 		sb_adds(&c[4], "1.00");
 	else if (q.ok)
-		sb_addf(&c[4], "%.2f ± %.2f", q.med, (q.hi - q.lo) / 2);
+		ks_fmt_ratio(&c[4], q.med, q.lo, q.hi, 3); /* never a significant ratio printed as touching 1 */
 	else
-		sb_addf(&c[4], "%.2f", wp->mean / best->ak.wp.mean);
+		ks_fmt_ratio(&c[4], wp->mean / best->ak.wp.mean, NAN, NAN, 3);
 }
 
 static int row_by_mean(const void *pa, const void *pb)

@@ -4,7 +4,7 @@
  * Every format shows, per key: the class (with per-pexec counts when the
  * pexecs disagree, and failed pexecs noted), the steady-state iteration and
  * the time to reach it (median, 5th-95th percentile), the steady-state
- * performance (bootstrap median and confidence interval), and the means per
+ * performance (mean over the pexecs and its confidence interval), and the means per
  * iteration of each instrumentation series before and after the steady
  * state.  The text, Markdown and LaTeX forms share the cell strings built by
  * key_cells(); JSON follows warmup_stats' summary (machines -> vm ->
@@ -21,6 +21,7 @@
 #include "flame.h"
 #include "plot.h"
 #include "report.h"
+#include "stats.h"
 #include "store.h"
 
 int rep_parse_format(const char *s, enum rep_format *f)
@@ -105,6 +106,13 @@ void rep_fmt_ci(struct strbuf *sb, double v, double lo, double hi)
 		}
 }
 
+/* what the steady perf column holds (its footnote in every format; no markup characters) */
+static const char *perf_what(const struct an_result *r)
+{
+	return r->opts.replicate ? "bootstrap median"
+				 : "the mean over the pexecs (of their steady means; docs/statistics.md)";
+}
+
 /* ---- what every format adds below its table ---- */
 
 /* "KEY: warning" per key that has one (an_delta_warning); returns how many */
@@ -115,6 +123,24 @@ static int note_said(const struct an_result *r, size_t i)
 		if (r->keys[j].key->program_note && !strcmp(r->keys[j].key->program_note, r->keys[i].key->program_note))
 			return 1;
 	return 0;
+}
+
+/*
+ * When the mean is the wrong question, or its interval less than it seems
+ * (stats.h: skew, heavy tails, a second mode, outliers; too few values,
+ * one pexec): the sentence, the median and its interval named.  Not under
+ * --replicate-warmup-stats, whose interval is warmup_stats' bootstrap.
+ */
+static int shape_warning(const struct an_key *k, const struct an_opts *o, struct strbuf *sb)
+{
+	if (o->replicate || !k->has_steady)
+		return 0;
+	struct ks_mean m;
+	an_key_mean(k, o, &m);
+	if (!(m.shape & KS_WARN))
+		return 0;
+	ks_shape_text(&m, rep_add_time, sb);
+	return 1;
 }
 
 /*
@@ -131,6 +157,11 @@ static size_t key_warnings(const struct an_result *r, struct strvec *keys, struc
 			sv_push(keys, r->keys[i].key->key);
 			sv_push(lines, sb.buf);
 		}
+		sb_reset(&sb);
+		if (shape_warning(&r->keys[i], &r->opts, &sb)) {
+			sv_push(keys, r->keys[i].key->key);
+			sv_push(lines, sb.buf);
+		}
 		if (r->keys[i].key->program_note && !note_said(r, i)) {
 			sv_push(keys, r->keys[i].key->key);
 			sv_push(lines, r->keys[i].key->program_note);
@@ -143,7 +174,7 @@ static size_t key_warnings(const struct an_result *r, struct strvec *keys, struc
 /* whole-process keys (one iteration per pexec): hyperfine's numbers, over the pexecs */
 enum { W_KEY, W_MEAN, W_MEDIAN, W_RANGE, W_USER, W_SYS, W_RSS, W_CI, W_PEXECS, NWCOLS };
 static const char *const wcol_titles[NWCOLS] = {
-	"benchmark:vm:variant", "mean ± σ s", "median s", "min–max s", "user s", "sys s", "max RSS KiB",
+	"benchmark:vm:variant", "mean ± σ s", "median (CI) s", "min–max s", "user s", "sys s", "max RSS KiB",
 	"CI of the mean s", "pexecs",
 };
 
@@ -155,9 +186,13 @@ static int any_whole(const struct an_result *r)
 	return 0;
 }
 
-static void whole_cells(const struct an_key *k, char *cells[NWCOLS])
+static void whole_cells(const struct an_key *k, const struct an_opts *o, char *cells[NWCOLS])
 {
 	const struct an_whole *w = &k->wp;
+	/* the median's distribution-free interval (order statistics) beside the mean's */
+	struct ks_mean m;
+	an_key_mean(k, o, &m);
+	double med_lo = o->replicate ? NAN : m.med_lo, med_hi = m.med_hi;
 	struct strbuf sb = STRBUF_INIT;
 	int d = decimals_for(isfinite(w->sd) && w->sd > 0 ? w->sd : w->max - w->min);
 	int d3 = decimals_sig3(w->min);
@@ -169,6 +204,8 @@ static void whole_cells(const struct an_key *k, char *cells[NWCOLS])
 		sb_addf(&sb, "%.*f", d, w->mean);
 	cells[W_MEAN] = sb_detach(&sb);
 	sb_addf(&sb, "%.*f", d, w->median);
+	if (isfinite(med_lo))
+		sb_addf(&sb, " (%.*f–%.*f)", d, med_lo, d, med_hi);
 	cells[W_MEDIAN] = sb_detach(&sb);
 	sb_addf(&sb, "%.*f–%.*f", d, w->min, d, w->max);
 	cells[W_RANGE] = sb_detach(&sb);
@@ -204,7 +241,8 @@ static void free_wcells(char *cells[NWCOLS])
 
 static const char *whole_caption = "whole-process keys (one iteration per pexec): over the pexecs, the wall "
 				    "time's mean ± sample standard deviation, median and range, mean user and system "
-				    "CPU time, the largest peak RSS, and the bootstrap interval of the mean";
+				    "CPU time, the largest peak RSS, and the confidence interval of the mean (docs/statistics.md); "
+				    "the median's interval is distribution-free (order statistics)";
 
 
 
@@ -217,6 +255,16 @@ void rep_fmt_time_ci(struct strbuf *sb, double v, double lo, double hi)
 	const struct time_unit *tu = time_unit_for(v);
 	rep_fmt_ci(sb, v * tu->scale, lo * tu->scale, hi * tu->scale);
 	sb_addf(sb, " %s", tu->name);
+}
+
+void rep_add_time(struct strbuf *sb, double s)
+{
+	if (!isfinite(s)) {
+		sb_adds(sb, "-");
+		return;
+	}
+	const struct time_unit *tu = time_unit_for(s);
+	sb_addf(sb, "%.4g %s", s * tu->scale, tu->name);
 }
 
 /* a time and its 5th-95th percentile range in one unit: "49.9 ms (34.7–84.6)" */
@@ -668,7 +716,7 @@ static void text_whole(FILE *f, const struct an_result *r, const char *bold, con
 	for (size_t i = 0; i < r->nkeys; i++) {
 		if (!r->keys[i].whole)
 			continue;
-		whole_cells(&r->keys[i], cells[n]);
+		whole_cells(&r->keys[i], &r->opts, cells[n]);
 		for (int c = 0; c < NWCOLS; c++)
 			if (display_width(cells[n][c]) > w[c])
 				w[c] = display_width(cells[n][c]);
@@ -716,9 +764,9 @@ static int write_text(FILE *f, const struct dataset *ds, const struct an_result 
 	fputc('\n', f);
 	if (letters)
 		fputs("inconsistent keys count their pexecs' classes: " CLASS_LETTER_LEGEND "\n", f);
-	fprintf(f, "steady iter, to steady: median (5th–95th percentile) over pexecs; steady perf: bootstrap median ± "
-		   "half the %g%% interval (or the interval, when lopsided)\nanalysis: %s\n", r->opts.confidence * 100,
-		o.buf);
+	fprintf(f, "steady iter, to steady: median (5th–95th percentile) over pexecs; steady perf: %s ± "
+		   "half the %g%% interval (or the interval, when lopsided)\nanalysis: %s\n", perf_what(r),
+		r->opts.confidence * 100, o.buf);
 	sb_release(&o);
 	return 0;
 }
@@ -785,7 +833,7 @@ static void md_whole(FILE *f, const struct an_result *r)
 		if (!r->keys[i].whole)
 			continue;
 		char *cells[NWCOLS];
-		whole_cells(&r->keys[i], cells);
+		whole_cells(&r->keys[i], &r->opts, cells);
 		md_row(f, cells, NWCOLS);
 		free_wcells(cells);
 	}
@@ -840,8 +888,8 @@ static int write_markdown(FILE *f, const struct dataset *ds, const struct an_res
 	md_details(f, r);
 	struct strbuf o = STRBUF_INIT;
 	opts_line(&o, r);
-	fprintf(f, "\nSteady perf: bootstrap median ± half the %g%% confidence interval (or the interval, when "
-		   "lopsided). Analysis: `%s`.\n", r->opts.confidence * 100, o.buf);
+	fprintf(f, "\nSteady perf: %s ± half the %g%% confidence interval (or the interval, when "
+		   "lopsided). Analysis: `%s`.\n", perf_what(r), r->opts.confidence * 100, o.buf);
 	sb_release(&o);
 	return 0;
 }
@@ -917,13 +965,13 @@ static void latex_whole(FILE *f, const struct an_result *r)
 	if (!any_whole(r))
 		return;
 	fputs("\\begin{table}[t]\n\\centering\n\\small\n\\begin{tabular}{lrrrrrrrr}\n\\toprule\n"
-	      "Key & Mean $\\pm$ $\\sigma$ (s) & Median (s) & Min--max (s) & User (s) & Sys (s) & Max RSS (KiB) & "
+	      "Key & Mean $\\pm$ $\\sigma$ (s) & Median (CI) (s) & Min--max (s) & User (s) & Sys (s) & Max RSS (KiB) & "
 	      "CI of the mean (s) & Pexecs \\\\\n\\midrule\n", f);
 	for (size_t i = 0; i < r->nkeys; i++) {
 		if (!r->keys[i].whole)
 			continue;
 		char *cells[NWCOLS];
-		whole_cells(&r->keys[i], cells);
+		whole_cells(&r->keys[i], &r->opts, cells);
 		for (int c = 0; c < NWCOLS; c++) {
 			struct strbuf sb = STRBUF_INIT;
 			for (const char *q = cells[c]; *q; q++) {
@@ -998,9 +1046,9 @@ static int write_latex(FILE *f, const struct dataset *ds, const struct an_result
 	fputs("\\bottomrule\n\\end{tabular}\n\\caption{", f);
 	esc_fputs(ESC_TEX, ro->title ? ro->title : ds->name ? ds->name : "kiln report", f);
 	fprintf(f, ": steady iteration and time to reach the steady state as median (5th--95th percentile) over "
-		   "process executions; steady performance as bootstrap median $\\pm$ half the %g\\%% interval "
+		   "process executions; steady performance as %s $\\pm$ half the %g\\%% interval "
 		   "(or the interval, when lopsided).",
-		r->opts.confidence * 100);
+		perf_what(r), r->opts.confidence * 100);
 	if (ro->compact)
 		fputs(" Classes: $\\rightarrow$ flat, $\\searrow$ warmup, $\\nearrow$ slowdown, $\\approx$ no steady "
 		      "state, $\\star$ good and $\\times$ bad inconsistent, with their process executions' classes.", f);
@@ -1047,6 +1095,25 @@ static void csv_series_field(FILE *f, const char *name, const char *suffix)
 	sb_release(&sb);
 }
 
+/* the units' median and its interval, the shape words and whether any warns (stats.h) */
+static void csv_shape(FILE *f, const struct an_key *k, const struct an_opts *o)
+{
+	struct ks_mean m;
+	memset(&m, 0, sizeof(m));
+	m.median = m.med_lo = m.med_hi = NAN;
+	if (!o->replicate && k->has_steady)
+		an_key_mean(k, o, &m);
+	csv_num(f, m.median);
+	csv_num(f, m.med_lo);
+	csv_num(f, m.med_hi);
+	struct strbuf sb = STRBUF_INIT;
+	ks_shape_words(m.shape, ";", &sb);
+	fputc(',', f);
+	csv_field(f, sb.buf ? sb.buf : "");
+	fprintf(f, ",%d", (m.shape & KS_WARN) != 0);
+	sb_release(&sb);
+}
+
 static int write_csv(FILE *f, const struct an_result *r)
 {
 	struct strvec names = STRVEC_INIT;
@@ -1054,7 +1121,8 @@ static int write_csv(FILE *f, const struct an_result *r)
 	fputs("key,bench,vm,variant,classification,flat,warmup,slowdown,no_steady_state,failed,"
 	      "steady_iter,steady_iter_p5,steady_iter_p95,time_to_steady_s,time_to_steady_p5,time_to_steady_p95,"
 	      "steady_perf_s,steady_perf_lo,steady_perf_hi,delta_ratio,delta_warning,"
-	      "whole_process,mean_s,sd_s,median_s,min_s,max_s,user_s,sys_s,max_rss_kib", f);
+	      "whole_process,mean_s,sd_s,median_s,min_s,max_s,user_s,sys_s,max_rss_kib,"
+	      "units_median_s,units_median_lo,units_median_hi,shape,shape_warning", f);
 	for (size_t q = 0; q < names.n; q++) {
 		fputc(',', f);
 		csv_series_field(f, names.v[q], "_before");
@@ -1101,6 +1169,7 @@ static int write_csv(FILE *f, const struct an_result *r)
 		double wv[] = { w->mean, w->sd, w->median, w->min, w->max, w->user, w->sys, w->rss_max };
 		for (size_t q = 0; q < ARRAY_SIZE(wv); q++)
 			csv_num(f, k->whole ? wv[q] : NAN);
+		csv_shape(f, k, &r->opts);
 		for (size_t q = 0; q < names.n; q++) {
 			const struct an_series_sum *ss = NULL;
 			for (size_t s = 0; s < k->nseries; s++)
@@ -1140,7 +1209,44 @@ static json_t *jpair(double a, double b)
 	return json_pack("[oo]", json_real(a), json_real(b));
 }
 
-static json_t *key_json(const struct an_key *k)
+/*
+ * What the key's units (its pexecs: process times or steady means) say
+ * beyond their mean (stats.h): the interval's method, the shape flags and
+ * their sentence, the median with its order-statistic interval, and the
+ * share of runs a behaviour could have and not show.  null without a
+ * steady state or under --replicate-warmup-stats.
+ */
+static json_t *dist_json(const struct an_key *k, const struct an_opts *o)
+{
+	if (o->replicate || !k->has_steady)
+		return json_null();
+	struct ks_mean m;
+	an_key_mean(k, o, &m);
+	json_t *d = json_object(), *sh = json_array();
+	for (int i = 0; i < KS_NSHAPES; i++)
+		if (m.shape & (1u << i))
+			json_array_append_new(sh, json_string(ks_shape_name(1u << i)));
+	json_object_set_new(d, "units", json_integer((json_int_t)m.n));
+	json_object_set_new(d, "interval_method", json_string(m.shape & KS_WITHIN ? "batch means, t with Hall's skew correction"
+								 : m.n < 8 ? "t"
+									   : "t with Hall's skew correction"));
+	json_object_set_new(d, "shape", sh);
+	struct strbuf sb = STRBUF_INIT;
+	if (m.shape & KS_WARN)
+		ks_shape_text(&m, rep_add_time, &sb);
+	json_object_set_new(d, "warning", sb.len ? json_string(sb.buf) : json_null());
+	sb_release(&sb);
+	json_object_set_new(d, "skewness", jnum(m.skew));
+	json_object_set_new(d, "excess_kurtosis", jnum(m.kurt));
+	json_object_set_new(d, "outliers", json_integer((json_int_t)m.noutliers));
+	json_object_set_new(d, "median", jnum(m.median));
+	json_object_set_new(d, "median_interval", jpair(m.med_lo, m.med_hi));
+	json_object_set_new(d, "median_interval_coverage", jnum(m.med_conf));
+	json_object_set_new(d, "unseen_share", jnum(m.unseen));
+	return d;
+}
+
+static json_t *key_json(const struct an_key *k, const struct an_opts *ao)
 {
 	json_t *b = json_object();
 	json_object_set_new(b, "classification", json_string(an_class_name(k->cls)));
@@ -1217,6 +1323,7 @@ static json_t *key_json(const struct an_key *k)
 						 jnum(w->user), "sys_s", jnum(w->sys), "max_rss_kib", jnum(w->rss_max),
 						 "mean_rss_kib", jnum(w->rss_mean))
 				     : json_null());
+	json_object_set_new(b, "distribution", dist_json(k, ao));
 	if (k->key->program_note)
 		json_object_set_new(b, "program_note", json_string(esc(ESC_JSON, k->key->program_note)));
 	/* kiln's: per-pexec values over the completed pexecs, and why the others did not complete */
@@ -1273,7 +1380,7 @@ static int write_json(FILE *f, const struct dataset *ds, const struct an_result 
 				 !strcmp(r->keys[j].key->bench, k->key->bench) &&
 				 !strcmp(r->keys[j].key->machine ? r->keys[j].key->machine : "", k->key->machine ? k->key->machine : "");
 		char *name = clash ? xasprintf("%s:%s", k->key->bench, k->key->variant) : xstrdup(k->key->bench);
-		json_t *kj = key_json(k); /* before esc(): key_json uses its buffers too */
+		json_t *kj = key_json(k, &r->opts); /* before esc(): key_json uses its buffers too */
 		json_object_set_new(vm, esc(ESC_JSON, name), kj);
 		free(name);
 	}
@@ -1400,7 +1507,7 @@ static void html_whole(FILE *f, const struct an_result *r)
 		if (!r->keys[i].whole)
 			continue;
 		char *cells[NWCOLS];
-		whole_cells(&r->keys[i], cells);
+		whole_cells(&r->keys[i], &r->opts, cells);
 		fputs("<tr>", f);
 		for (int c = 0; c < NWCOLS; c++) {
 			fputs(c == W_KEY ? "<td><code>" : "<td class=\"n\">", f);
@@ -1555,8 +1662,8 @@ static int write_html(FILE *f, const struct dataset *ds, const struct an_result 
 	html_warnings(f, r);
 	struct strbuf o = STRBUF_INIT;
 	opts_line(&o, r);
-	fprintf(f, "<p>Steady perf: bootstrap median &plusmn; half the %g%% confidence interval (or the interval, "
-		   "when lopsided). Analysis: <code>", r->opts.confidence * 100);
+	fprintf(f, "<p>Steady perf: %s &plusmn; half the %g%% confidence interval (or the interval, "
+		   "when lopsided). Analysis: <code>", perf_what(r), r->opts.confidence * 100);
 	html_escape(f, o.buf);
 	fputs("</code></p>\n", f);
 	sb_release(&o);

@@ -41,5 +41,7 @@ int rep_write(FILE *f, enum rep_format fmt, const struct dataset *ds, const stru
 void rep_fmt_ci(struct strbuf *sb, double v, double lo, double hi);
 /* the same for a time in seconds, in the unit that fits it: "102.31 ± 0.12 ms" */
 void rep_fmt_time_ci(struct strbuf *sb, double v, double lo, double hi);
+/* a time in seconds in the unit that fits it, four significant digits: "2.013 ms" */
+void rep_add_time(struct strbuf *sb, double s);
 
 #endif

@@ -34,15 +34,17 @@ struct strbuf;
  */
 enum ks_shape {
 	KS_SKEWED = 1u << 0,   /* skewness significant (D'Agostino, 1%) and past Cochran's rule n > 25 G1^2 */
-	KS_HEAVY = 1u << 1,    /* tails heavier than normal: kurtosis significant (Anscombe-Glynn, 1%) */
+	KS_HEAVY = 1u << 1,    /* tails heavier than normal: kurtosis significant (Anscombe-Glynn, 0.5%) */
 	KS_MODES = 1u << 2,    /* a second mode: groups of values split by a gap wider than their spread */
-	KS_OUTLIERS = 1u << 3, /* values beyond Tukey's far-out fences (quartiles -+ 3 IQR) */
+	KS_OUTLIERS = 1u << 3, /* values a normal sample would not show: Rosner's generalized ESD test, 0.5% */
 	KS_CONSTANT = 1u << 4, /* all values equal: no spread, the interval says nothing of what did not occur */
 	KS_FEW = 1u << 5,      /* too few values (n < 8) to test the shape at all */
 	KS_WITHIN = 1u << 6,   /* one pexec: the interval covers within-process noise only (ks_mean_series) */
 };
 /* the bits that make "the mean may be the wrong question" */
 #define KS_SHAPE_WARN (KS_SKEWED | KS_HEAVY | KS_MODES | KS_OUTLIERS)
+/* every bit an output warns of (the shape, and what limits the interval) */
+#define KS_WARN (KS_SHAPE_WARN | KS_CONSTANT | KS_FEW | KS_WITHIN)
 #define KS_NSHAPES 7
 
 /* the interval of a mean and what else the sample says */
@@ -55,7 +57,7 @@ struct ks_mean {
 	double median;        /* the sample median */
 	double med_lo, med_hi; /* a distribution-free interval of the median: order statistics */
 	double med_conf;      /* that interval's exact coverage (>= conf when n allows; else the best there is) */
-	size_t noutliers;     /* values beyond the far-out fences */
+	size_t noutliers;     /* how many values the outlier test found */
 	/*
 	 * What n values cannot rule out: a behaviour (a slow mode, a stall)
 	 * that happens in a share `unseen` of runs or less may not have shown
@@ -68,17 +70,23 @@ struct ks_mean {
 /*
  * The conf-level interval of the mean of x[0..n) (independent values): the
  * union of the t interval and Hall's (1992) skewness-corrected t interval
- * (docs/statistics.md says why and what it covers), with the shape tests,
- * the median and its interval.  n == 1: the mean, no interval (NAN).
+ * (t alone below 8 values; never below 0 for values that are not), with
+ * the shape tests, the median and its interval (docs/statistics.md says
+ * why and what it covers).  n == 1: the mean, no interval (NAN).
  */
 void ks_mean(const double *x, size_t n, double conf, struct ks_mean *out);
 /*
  * The same for one autocorrelated series (the steady iterations of a key's
- * only pexec): non-overlapping batch means, batches merged until their
- * lag-1 autocorrelation is small, then ks_mean on the batch means; the mean
- * is the series' own.  Sets KS_WITHIN.
+ * only pexec): non-overlapping batch means, each batch ten integrated
+ * autocorrelation times long (Geyer's estimate; 4 to 32 batches), then
+ * ks_mean on the batch means; the mean is the series' own.  Sets KS_WITHIN.
  */
 void ks_mean_series(const double *x, size_t n, double conf, struct ks_mean *out);
+/*
+ * The batch means ks_mean_series uses: into out (room for n), returns how
+ * many.  Fewer than 64 values: the values themselves.
+ */
+size_t ks_batch_means(const double *x, size_t n, double *out);
 /*
  * The distribution-free interval of the median of sorted s[0..n): the order
  * statistics (s[k], s[n-1-k]) with the largest k whose coverage
@@ -102,7 +110,7 @@ struct ks_ratio {
 	double ratio;         /* mean(B) / mean(A) */
 	double lo, hi;        /* conf interval; hi = INFINITY when the set is unbounded (A's mean not clear of 0) */
 	double se;            /* standard error of log(ratio) (delta method) */
-	double df;            /* degrees of freedom (Welch-Satterthwaite; paired: rounds - 1) */
+	double df;            /* degrees of freedom (unpaired: the smaller side's n - 1; paired: rounds - 1) */
 	/*
 	 * The minimum detectable effect: the smallest relative change, as a
 	 * fraction (0.021 = 2.1%), that a comparison of this many values with
@@ -115,9 +123,10 @@ struct ks_ratio {
 
 /*
  * The ratio of the means of two independent samples (two keys, two
- * experiments): Fieller's interval for mean(B)/mean(A) with Welch's degrees
- * of freedom, each bound also allowed to move by Hall's skew correction of
- * the statistic mean(B) - R mean(A) (the union, as ks_mean).
+ * experiments): Fieller's interval for mean(B)/mean(A) on the smaller
+ * side's degrees of freedom (n - 1: Welch's are too liberal for skewed
+ * times), each bound also allowed to move by Hall's skew correction of the
+ * statistic mean(B) - R mean(A) (the union, as ks_mean).
  */
 void ks_ratio_unpaired(const double *a, size_t na, const double *b, size_t nb, double conf, struct ks_ratio *out);
 /*
@@ -147,12 +156,20 @@ int ks_ratio_verdict(const struct ks_ratio *r);
 
 /*
  * Printing: the decimals (of a value printed with %.*f) that keep v, lo
- * and hi at least `sig` significant digits and keep lo and hi on their
- * side of `pivot` (so that an interval excluding 1 never prints as one
- * containing it: "1.0045 (1.0012-1.0079)", not "1.00 (1.00-1.01)").
- * pivot NAN: no pivot.  Capped at 12.
+ * and hi at least `sig` significant digits, lo and hi printed apart from v
+ * when they differ from it, and lo and hi on their side of `pivot` (so
+ * that an interval excluding 1 never prints as one containing it:
+ * "1.0045 (1.0012-1.0079)", not "1.00 (1.00-1.01)").  lo, hi or pivot NAN:
+ * not considered.  Capped at 12.
  */
 int ks_decimals(double v, double lo, double hi, double pivot, int sig);
+/*
+ * A ratio and its interval as text, at least sig significant digits:
+ * "1.0213 ± 0.0089" when the interval is symmetric about it and r -+ half
+ * stay on the sides of 1 that lo and hi are on, else "1.0213 (1.0045–1.0391)";
+ * "(lo–inf)" unbounded; r alone when lo or hi is NAN.
+ */
+void ks_fmt_ratio(struct strbuf *sb, double r, double lo, double hi, int sig);
 
 /* ---- building blocks (stats-*.c, tests) ---- */
 

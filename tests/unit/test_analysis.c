@@ -612,10 +612,16 @@ static void test_whole_process(void **state)
 	assert_true(fabs(w->median - 0.215) < 1e-12 && w->min == 0.12 && fabs(w->max - 0.31) < 1e-12);
 	assert_true(fabs(w->user - 0.0595) < 1e-12 && fabs(w->sys - 0.002) < 1e-15);
 	assert_true(w->rss_max == 5019 && fabs(w->rss_mean - 5009.5) < 1e-9);
-	/* the mean's 99% interval: about +- 2.576 sd / sqrt(20) = 0.0341, far inside 0.12-0.31 */
+	/*
+	 * The mean's 99% interval: values spread evenly have no skew, so it is
+	 * Student's t interval exactly, +- t(0.995, 19) sd / sqrt(20) = 0.03786
+	 * (a percentile bootstrap gave about 2.576 sd / sqrt(20) = 0.0341, too
+	 * narrow at this n), far inside 0.12-0.31.
+	 */
 	double half = (a.perf_hi - a.perf_lo) / 2;
 	assert_true(a.perf_lo < w->mean && w->mean < a.perf_hi);
-	assert_true(half > 0.8 * 0.0341 && half < 1.1 * 0.0341);
+	assert_true(fabs(half - 2.86093460646497 * 0.01 * sqrt(35.0) / sqrt(20.0)) < 1e-9);
+	assert_true(fabs((a.perf_hi - w->mean) - (w->mean - a.perf_lo)) < 1e-12);
 	assert_true(isnan(a.iter_med) && a.delta_ratio == 0);
 	struct strbuf sb = STRBUF_INIT;
 	an_class_text(&a, &sb);
@@ -745,11 +751,13 @@ static void test_cache_roundtrip(void **state)
 	k->pexecs[0].n = 1000;
 	assert_int_equal(an_key_deserialize("{\"v\": 2}", k, &c, &e), -1);
 	/* an entry of another method version is refused, even if it fits */
-	char *old = strstr(t, "\"v\":2");
+	char *vs = xasprintf("\"v\":%d", AN_METHOD_VERSION);
+	char *old = strstr(t, vs);
 	assert_non_null(old);
-	old[4] = '1';
+	old[4] = (char)(old[4] == '1' ? '2' : '1');
 	assert_int_equal(an_key_deserialize(t, k, &c, &e), -1);
-	old[4] = '2';
+	old[4] = vs[4];
+	free(vs);
 	assert_int_equal(an_key_deserialize("nope", k, &c, &e), -1);
 	free(t);
 	free(t2);

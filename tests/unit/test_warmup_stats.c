@@ -15,9 +15,9 @@
  *     cost less, in exact arithmetic, than R's;
  *   - a flat pexec's steady iteration is 0 (warmup_stats: 1), and the time
  *     to steady state includes the last iteration before it;
- *   - keys whose bootstrap warmup_stats starts one iteration early (into
- *     the segment before) have the same interval within the noise or, in
- *     kiln, a narrower one (that one value from another level widens it).
+ *   - the steady-state performance is the mean of the pexecs' steady
+ *     means with the interval of that mean over the pexecs
+ *     (docs/statistics.md), not warmup_stats' bootstrap of iterations.
  * It prints the agreement per case (the figures docs/analysis.md quotes).
  */
 #include <setjmp.h>
@@ -183,23 +183,6 @@ static int same_outliers(const struct an_pexec *p, json_t *ro)
 	return 1;
 }
 
-/* warmup_stats starts the last steady segment one iteration early: does that add a value here? */
-static int bootstrap_bug_applies(const struct an_key *k)
-{
-	for (size_t i = 0; i < k->np; i++) {
-		const struct an_pexec *p = &k->p[i];
-		if (p->cls == AN_NO_STEADY || p->nsegs < 2)
-			continue;
-		size_t extra = p->segs[p->nsegs - 1].start - 1;
-		int outlier = 0;
-		for (size_t q = 0; q < p->noutliers; q++)
-			outlier |= p->outliers[q] == extra;
-		if (!outlier)
-			return 1;
-	}
-	return 0;
-}
-
 static void pct3(double *v, size_t n, double out[3])
 {
 	for (size_t i = 1; i < n; i++)
@@ -329,7 +312,13 @@ static int check_key(const char *cname, const struct an_key *k, json_t *rk, int 
 	return all_same;
 }
 
-/* the steady-state performance: the same within the bootstrap's noise, or narrower where warmup_stats errs */
+/*
+ * The steady-state performance.  Replicated: warmup_stats' bootstrap, the
+ * same within its noise.  By default kiln's figure is another one
+ * (docs/statistics.md): the mean of the pexecs' steady means (each checked
+ * against warmup_stats' above) with the interval of that mean over the
+ * pexecs, so the variation between processes is in it.
+ */
 static void check_perf(const char *cname, const struct an_key *k, json_t *rk, int replicate, struct agreement *ag)
 {
 	double rt = jd(json_object_get(rk, "steady_state_time")), rc = jd(json_object_get(rk, "steady_state_time_ci"));
@@ -338,16 +327,25 @@ static void check_perf(const char *cname, const struct an_key *k, json_t *rk, in
 		assert_true(isnan(k->perf_med) && isnan(k->perf_ci));
 		return;
 	}
+	if (!replicate) {
+		double sum = 0;
+		for (size_t i = 0; i < k->np; i++)
+			sum += k->p[i].steady_mean;
+		double m = sum / (double)k->np;
+		int ok = fabs(k->perf_med - m) <= 1e-12 * fabs(m) && k->perf_lo <= k->perf_med &&
+			 k->perf_med <= k->perf_hi && k->perf_ci >= 0;
+		count(&ag->ci, ok);
+		if (!ok)
+			fail_msg("%s:%s: steady %.12g (%.12g-%.12g), the mean of the pexecs' steady means %.12g", cname,
+				 k->key->bench, k->perf_med, k->perf_lo, k->perf_hi, m);
+		return;
+	}
 	int within = fabs(k->perf_med - rt) <= NOISE * TOL_MED * rc + 1e-12 * fabs(rt) &&
 		     fabs(k->perf_ci - rc) <= NOISE * TOL_CI * rc + 1e-15;
 	count(&ag->ci, within);
-	if (replicate || !bootstrap_bug_applies(k)) {
-		if (!within)
-			fail_msg("%s:%s: steady %.12g +- %.6g, warmup_stats %.12g +- %.6g", cname, k->key->bench,
-				 k->perf_med, k->perf_ci, rt, rc);
-	} else if (!within && !(k->perf_ci < rc))
-		fail_msg("%s:%s: interval +- %.6g neither warmup_stats' +- %.6g nor narrower", cname, k->key->bench,
-			 k->perf_ci, rc);
+	if (!within)
+		fail_msg("%s:%s: steady %.12g +- %.6g, warmup_stats %.12g +- %.6g", cname, k->key->bench, k->perf_med,
+			 k->perf_ci, rt, rc);
 }
 
 static void tally_line(const char *name, const struct tally *t, struct strbuf *sb)
