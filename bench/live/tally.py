@@ -159,7 +159,9 @@ def main():
         try:
             d = json.load(open(sys.argv[2]))
             v = d["keys"][0]["verdict"]
-            print({"faster": "faster", "slower": "slower"}.get(v, "cannot" if "cannot" in v or "tell" in v else "same"))
+            # kiln diff's "drift?" (the machine's drift between the sessions could explain it) and "no verdict"
+            # are kiln saying it cannot tell
+            print({"faster": "faster", "slower": "slower", "drift?": "cannot", "no verdict": "cannot"}.get(v, "same"))
         except (OSError, ValueError, KeyError, IndexError):
             print("error")
     elif what == "rows":
