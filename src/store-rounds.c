@@ -76,6 +76,9 @@ int store_rounds_load(struct store *s, struct schedule *sc, struct kerr *e)
 {
 	(void)e;
 	sqlite3_stmt *st;
+	/* the items were read field by field into memory not cleared: none in a round until the table says */
+	for (size_t i = 0; i < sc->n; i++)
+		sc->items[i].round = 0, sc->items[i].pair = sc->items[i].slot = 0;
 	/* no table (an older kiln's file): no rounds */
 	if (!sc->n || sqlite3_prepare_v2(store_db(s), "SELECT pexec_id, round, pair, slot FROM pexec_rounds", -1, &st,
 					 NULL) != SQLITE_OK)
