@@ -158,6 +158,23 @@ assert_eq "$(sql i.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status IN ('runnin
 "$KILN" compare s.yaml --vm a=/bin/sleep --vm b=sleep -o i.kiln.db -q >i.out || fail "resume after interrupt"
 assert_contains "$(cat i.out)" "6 rounds paired"
 
+# ---- a config of several VMs: NAME sides, and LABEL=PATH copies of the VM --like names ----
+cat >two.yaml <<'EOF'
+pexecs: 2
+vms:
+  s: {plugin: command, path: /bin/sleep}
+  t: {plugin: command, path: /bin/true}
+benchmarks:
+  nap: {param: 0, args: ["0.01"]}
+EOF
+out=$("$KILN" compare two.yaml --vm x=/bin/sleep --vm y=sleep -q 2>&1); assert_eq "$?" 2 "which VM to copy"
+assert_contains "$out" "has 2 VMs (s, t): --like VM says which one"
+out=$("$KILN" compare two.yaml --vm x=/bin/sleep --vm y=sleep --like s -q) || fail "--like: $out"
+assert_contains "$out" "^A = x (/bin/sleep), B = y (.*sleep)"
+out=$("$KILN" compare two.yaml --vm t --vm s -q) || fail "two NAME sides: $out"
+assert_contains "$out" "^A = t (/bin/true), B = s (/bin/sleep)"
+assert_contains "$out" "B/A  [0-9.]*  (99% CI [0-9.]*–.*), 2 rounds paired: "
+
 # ---- usage and config errors: stable exit codes ----
 "$KILN" compare --help | grep -q "usage: kiln compare CONFIG --vm A --vm B" || fail "help"
 out=$("$KILN" compare c.yaml --vm a=./vm-1.00 2>&1); assert_eq "$?" 2 "one side"
