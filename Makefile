@@ -33,7 +33,7 @@ CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 LDFLAGS  += -fsanitize=address,undefined
 endif
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude -Isrc $(PKG_CFLAGS) \
-	-DKILN_PREFIX='"$(PREFIX)"'
+	-DKILN_PREFIX='"$(PREFIX)"' -ffunction-sections
 # libkiln as shipped (libkiln.a, libkiln.so) is never sanitized: VMs and
 # runners link it without a sanitizer runtime
 LIBKILN_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(OPT) -g -Iinclude
@@ -79,9 +79,12 @@ $(O)/libkilncore.a: $(CORE_OBJ) $(LIB_OBJ)
 # then need no relocation at start, so their pages stay clean and shared
 # instead of becoming ~2 MB of kiln's private memory; -z now binds libc's
 # functions at start, so the pexec loop never runs the dynamic linker's
-# lazy-binding code (which would stay mapped in kiln while benchmarks run)
-$(KILN): $(O)/obj/src/kiln.o $(O)/libkilncore.a
-	$(CC) $(LDFLAGS) -no-pie -Wl,-z,now -o $@ $^ $(PKG_LIBS) -ldl
+# lazy-binding code (which would stay mapped in kiln while benchmarks run);
+# src/kiln-loop.ld puts the functions of the pexec loop side by side, so the
+# few pages of code the loop faults back in come from few 64 KiB windows
+# (scripts/loop-functions.sh makes the list)
+$(KILN): $(O)/obj/src/kiln.o $(O)/libkilncore.a src/kiln-loop.ld
+	$(CC) $(LDFLAGS) -no-pie -Wl,-z,now -Wl,-T,src/kiln-loop.ld -o $@ $(O)/obj/src/kiln.o $(O)/libkilncore.a $(PKG_LIBS) -ldl
 
 # man pages, made by kiln from the usage and help text that --help prints
 $(O)/man/kiln.1: $(KILN)

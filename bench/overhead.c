@@ -18,7 +18,10 @@
  *                      process, and clock_gettime forced in a child process
  *                      (the clock is chosen once per process) started once a
  *                      round, which measures the floor beside it.  Target
- *                      <= 50 ns each; shown against one clock read.  These
+ *                      <= 50 ns on the default clock, <= 2.5 clock reads
+ *                      with clock_gettime (issue 30: two clock reads cost
+ *                      some 60 ns on some machines, so 50 ns was below the
+ *                      physical floor there); shown against one clock read.  These
  *                      are costs in the thread's CPU time, which the other
  *                      processes of a loaded machine do not inflate (a
  *                      preemption inside a round adds to its wall time, and
@@ -218,7 +221,7 @@ static void row(const char *what, double fig, double base, const char *base_name
 	char target[32] = "-", verdict[8] = "info";
 	int pass = 1;
 	if (target_ratio > 0) {
-		snprintf(target, sizeof(target), "<= %.0f clocks", target_ratio);
+		snprintf(target, sizeof(target), "<= %g clocks", target_ratio);
 		pass = fig <= target_ratio * base;
 		snprintf(verdict, sizeof(verdict), "%s", pass ? "PASS" : "MISS");
 	} else if (target_abs > 0) {
@@ -298,7 +301,7 @@ int main(int argc, char **argv)
 	row("clock read, CPU time", median(flc), median(flc), "1 clock", 0, 0);
 	snprintf(what, sizeof(what), "timer pair, %.*s (default)", cl, kt_clock_desc());
 	row(what, median(tpc), median(flc), "1 clock", 0, 50);
-	row("timer pair, clock_gettime (forced)", median(ctpc), median(cflc), "1 clock", 0, 50);
+	row("timer pair, clock_gettime (forced)", median(ctpc), median(cflc), "1 clock", 2.5, 0);
 	snprintf(what, sizeof(what), "  wall time: %.*s", cl, kt_clock_desc());
 	row(what, median(tp), floor, "1 clock", 0, 0);
 	row("  wall time: clock_gettime", median(ctp), median(cfl), "1 clock", 0, 0);

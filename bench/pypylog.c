@@ -16,14 +16,17 @@
  *    whole process: this program re-executed as `--parse FILE`
  *    (pypylog_parse_file, the plugin's parse function, into a counting
  *    sink) and `wc -l FILE`.
- * 4. Prints MB/s of both, the ratio (target >= 0.5x wc -l), which of the
+ * 4. Prints MB/s of both, the ratio (information: the target of >= 0.5x
+ *    wc -l is retired, issue 30: 0.39-0.43x on a machine whose wc -l runs
+ *    10 GB/s is still far faster than PyPy writes its log), which of the
  *    parser's paths this CPU ran (pypylog_path: avx2, sse2 or portable)
  *    and the parser's peak RSS (ru_maxrss of the --parse process) on the
  *    small and the large log: equal figures mean memory does not grow with
  *    the log.
  * Then a machine-readable line,
  *   pypylog: parse_mbps=.. wc_mbps=.. ratio=.. rss_small_kb=.. rss_large_kb=..
- * and the two targets as "ROW" lines for bench/run.sh's summary.
+ * and the two figures as "ROW" lines for bench/run.sh (the memory one with
+ * its target).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -345,14 +348,14 @@ int main(int argc, char **argv)
 	printf("  kiln parser   : %8.1f MB/s  (best of %ld: %.3f s, whole process, %s path)\n", p_mbps, runs,
 	       p_ns / 1e9, pypylog_path());
 	printf("  wc -l         : %8.1f MB/s  (best of %ld: %.3f s)\n", wc_mbps, runs, wc_ns / 1e9);
-	printf("  ratio         : %.2fx wc -l (target >= 0.5x)\n", p_mbps / wc_mbps);
+	printf("  ratio         : %.2fx wc -l (information; the >= 0.5x target is retired)\n", p_mbps / wc_mbps);
 	printf("  parser max RSS: %ld KB on %.0f MB, %ld KB on %.0f MB\n", rss_small, ss.st_size / 1e6,
 	       rss_large, mb);
 	printf("pypylog: parse_mbps=%.1f wc_mbps=%.1f ratio=%.2f rss_small_kb=%ld rss_large_kb=%ld\n",
 	       p_mbps, wc_mbps, p_mbps / wc_mbps, rss_small, rss_large);
-	/* the two targets, in bench/run.sh's summary */
-	printf("ROW\tPYPYLOG parse throughput (%s path)\t%.1f MB/s\twc -l\t%.1f MB/s\t%.3f\t>= 0.5x\t%s\n",
-	       pypylog_path(), p_mbps, wc_mbps, p_mbps / wc_mbps, p_mbps / wc_mbps >= 0.5 ? "PASS" : "MISS");
+	/* throughput is information now (its >= 0.5x target is retired); memory keeps its target */
+	printf("ROW\tPYPYLOG parse throughput (%s path)\t%.1f MB/s\twc -l\t%.1f MB/s\t%.3f\t- (>= 0.5x retired)\tinfo\n",
+	       pypylog_path(), p_mbps, wc_mbps, p_mbps / wc_mbps);
 	printf("ROW\tPYPYLOG parser peak RSS, %.0f MB log\t%ld KiB\tthe same, %.0f MB log\t%ld KiB\t%.3f\t"
 	       "independent of the size (<= 1.1x)\t%s\n", mb, rss_large, ss.st_size / 1e6, rss_small,
 	       rss_small > 0 ? (double)rss_large / (double)rss_small : 0,

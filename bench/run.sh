@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 O=${O:-build}
 export O
 names=("$@")
-[ ${#names[@]} -eq 0 ] && names=(pexec overhead storage pypylog analysis import cluster startup sweep stats live)
+[ ${#names[@]} -eq 0 ] && names=(pexec overhead storage pypylog analysis history-speed import cluster startup sweep stats history publish live)
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 for n in "${names[@]}"; do

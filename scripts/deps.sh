@@ -8,10 +8,11 @@
 set -eu
 
 # building kiln and libkiln (liblowdown: the docs/ pages as man pages, Markdown
-# to roff; libbsd: what its static library needs)
+# to roff; libbsd: what its static library needs; libxxhash: the header only,
+# the analysis cache's key hash)
 BUILD="gcc make pkg-config libfyaml-dev libjansson-dev libsqlite3-dev libgsl-dev
 libzstd-dev libbz2-dev zlib1g-dev libcapstone-dev libmd-dev libyajl-dev liblua5.4-dev gnuplot-nox
-liblowdown-dev libbsd-dev"
+liblowdown-dev libbsd-dev libxxhash-dev"
 # the VMs the bundled plugins drive (a missing VM is skipped by the demo)
 VMS="python3 pypy3 lua5.4 luajit default-jdk-headless ruby jruby php-cli php8.2-opcache"
 # the test suite and the harness benchmarks (slurm*, munge: the real one-machine

@@ -1,8 +1,11 @@
 /*
  * analysis-bootstrap.c - the steady-state bootstrap of the analysis:
  * GSL's mt19937 (seeded by --seed) seeds eight xoshiro256++ lanes per
- * pexec, which draw the resample indices (AVX-512, AVX2 or scalar: the same
- * numbers); order statistics by selection, not sorting.
+ * pexec.  A long segment's resample sum is drawn near-exactly (see
+ * AN_NEAR_MIN: its far values' counts exactly, its core's sum from its
+ * first four cumulants); a short one's value by value, the lanes drawing
+ * the indices (AVX-512, AVX2 or scalar: the same numbers).  Order
+ * statistics by selection, not sorting.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -236,12 +239,151 @@ size_t an_bootstrap_count(const struct an_sample *s, long resamples)
 }
 
 /*
+ * Near-exact resample means.  A resample of m values of a segment is m
+ * draws with replacement; its sum is what the bootstrap needs.  Drawing
+ * every value costs m random indices per resample; instead, split the
+ * segment's values into a core and a few far values (outside the quartiles
+ * by 3 interquartile ranges: a spike, or the value of another level that
+ * warmup_stats' segment starts with).  The number of draws that land on far
+ * values is Binomial(m, T/m), drawn exactly, and so is which far values they
+ * are; the sum of the m' draws left, from the core, is drawn from its
+ * Cornish-Fisher expansion with the core's exact first four cumulants
+ * (m' times one draw's), whose error in a quantile is O(1/m'^1.5) of the
+ * spread.  A segment shorter than AN_NEAR_MIN, with more than AN_NEAR_FAR
+ * far values, or whose core is too skewed or heavy-tailed for the
+ * expansion (|skew| > 0.1, |excess kurtosis| > 0.1 at m'), is resampled
+ * value by value.  bench/analysis measures the agreement with the exact
+ * bootstrap against the exact one's own spread from seed to seed.
+ */
+#define AN_NEAR_MIN 200
+#define AN_NEAR_FAR 32
+
+struct seg_model {
+	int exact;              /* resample this segment value by value */
+	size_t m, nfar;
+	double far[AN_NEAR_FAR];
+	double p0;              /* (1 - nfar/m)^m: no draw on a far value */
+	double mu, sd, g1, g2;  /* one core draw's mean, standard deviation, skewness, excess kurtosis */
+};
+
+static void seg_model_make(const double *x, size_t m, struct seg_model *sm)
+{
+	memset(sm, 0, sizeof(*sm));
+	sm->m = m;
+	sm->exact = 1;
+	if (m < AN_NEAR_MIN)
+		return;
+	double *v = xmalloc(m * sizeof(double));
+	memcpy(v, x, m * sizeof(double));
+	size_t i1 = (m - 1) / 4, i3 = 3 * (m - 1) / 4;
+	select_kth(v, m, i1);
+	double q1 = v[i1];
+	select_kth(v + i1, m - i1, i3 - i1);
+	double q3 = v[i3], lo = q1 - 3 * (q3 - q1), hi = q3 + 3 * (q3 - q1);
+	free(v);
+	double sum = 0;
+	size_t nc = 0;
+	for (size_t i = 0; i < m; i++) {
+		if (x[i] < lo || x[i] > hi) {
+			if (sm->nfar == AN_NEAR_FAR)
+				return;
+			sm->far[sm->nfar++] = x[i];
+		} else {
+			sum += x[i];
+			nc++;
+		}
+	}
+	double mu = sum / (double)nc, m2 = 0, m3 = 0, m4 = 0;
+	for (size_t i = 0; i < m; i++)
+		if (x[i] >= lo && x[i] <= hi) {
+			double d = x[i] - mu, d2 = d * d;
+			m2 += d2;
+			m3 += d2 * d;
+			m4 += d2 * d2;
+		}
+	m2 /= (double)nc;
+	m3 /= (double)nc;
+	m4 /= (double)nc;
+	sm->mu = mu;
+	sm->sd = sqrt(m2);
+	if (m2 > 0) {
+		sm->g1 = m3 / (m2 * sm->sd);
+		sm->g2 = m4 / (m2 * m2) - 3;
+	}
+	double mc = (double)(m - 2 * sm->nfar) - 10; /* the fewest core draws that matter */
+	if (mc < AN_NEAR_MIN / 2 || fabs(sm->g1) > 0.1 * sqrt(mc) || fabs(sm->g2) > 0.1 * mc)
+		return;
+	double q = 1 - (double)sm->nfar / (double)m, p0 = 1;
+	for (size_t e = m; e; e >>= 1, q *= q) /* q^m by squaring: the same bits everywhere */
+		if (e & 1)
+			p0 *= q;
+	sm->p0 = p0;
+	sm->exact = 0;
+}
+
+/* the next 64 bits of lane 0 of st (the near-exact draws use one stream) */
+static inline uint64_t xo1_next(struct xo8 *x)
+{
+	uint64_t *s0 = &x->s[0][0], *s1 = &x->s[1][0], *s2 = &x->s[2][0], *s3 = &x->s[3][0];
+	uint64_t r = rotl64(*s0 + *s3, 23) + *s0, t = *s1 << 17;
+	*s2 ^= *s0;
+	*s3 ^= *s1;
+	*s1 ^= *s2;
+	*s0 ^= *s3;
+	*s2 ^= t;
+	*s3 = rotl64(*s3, 45);
+	return r;
+}
+
+static inline double xo1_unit(struct xo8 *x) /* in [0, 1) */
+{
+	return (double)(xo1_next(x) >> 11) * 0x1p-53;
+}
+
+/* a standard normal (Marsaglia's polar method, with an_log: the same bits on every machine) */
+static double std_normal(struct xo8 *x)
+{
+	for (;;) {
+		double u = 2 * xo1_unit(x) - 1, v = 2 * xo1_unit(x) - 1, s = u * u + v * v;
+		if (s > 0 && s < 1)
+			return u * sqrt(-2 * an_log(s) / s);
+	}
+}
+
+/* the sum of one resample of the segment sm models */
+static double near_sum(const struct seg_model *sm, struct xo8 *x)
+{
+	size_t nf = 0;
+	double sum = 0;
+	if (sm->nfar) { /* Binomial(m, nfar/m) by inversion */
+		double p = (double)sm->nfar / (double)sm->m, r = p / (1 - p);
+		double u = xo1_unit(x), pk = sm->p0, cdf = pk;
+		while (u >= cdf && nf < sm->m) {
+			pk *= (double)(sm->m - nf) / (double)(nf + 1) * r;
+			nf++;
+			cdf += pk;
+		}
+		for (size_t j = 0; j < nf; j++)
+			sum += sm->far[((xo1_next(x) >> 32) * sm->nfar) >> 32];
+	}
+	size_t mc = sm->m - nf;
+	if (!mc)
+		return sum;
+	double dm = (double)mc, sq = sqrt(dm);
+	if (!(sm->sd > 0))
+		return sum + dm * sm->mu;
+	double z = std_normal(x), z2 = z * z, G1 = sm->g1 / sq, G2 = sm->g2 / dm;
+	double w = z + G1 * (z2 - 1) / 6 + G2 * z * (z2 - 3) / 24 - G1 * G1 * z * (2 * z2 - 5) / 36;
+	return sum + dm * sm->mu + sq * sm->sd * w;
+}
+
+/*
  * warmup_stats' bootstrap: floor(N / groups) + 1 resamples per group (so
  * at least N in all), each the mean of its segments resampled one by one
  * (each as many draws, with replacement, as it has values) and put
  * together.  Every group has its own streams, seeded from --seed.
  */
-size_t an_bootstrap_means(const struct an_sample *s, long resamples, uint64_t seed, double *means)
+size_t an_bootstrap_means_how(const struct an_sample *s, long resamples, uint64_t seed, double *means, int exact)
 {
 	static resample_fn resample;
 	if (!resample)
@@ -252,6 +394,7 @@ size_t an_bootstrap_means(const struct an_sample *s, long resamples, uint64_t se
 	size_t per = N / s->ngroups, at = 0;
 	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(g, (unsigned long)seed);
+	struct seg_model *sm = NULL;
 	for (size_t gi = 0; gi < s->ngroups; gi++) {
 		size_t from = gi ? s->group_end[gi - 1] : 0, to = s->group_end[gi], total = 0;
 		for (size_t q = from; q < to; q++)
@@ -260,16 +403,32 @@ size_t an_bootstrap_means(const struct an_sample *s, long resamples, uint64_t se
 		xo8_seed(&st, g);
 		if (!total)
 			continue;
+		sm = xrealloc(sm, (to - from) * sizeof(*sm));
+		for (size_t q = from; q < to; q++) {
+			seg_model_make(s->seg[q], s->len[q], &sm[q - from]);
+			sm[q - from].exact |= exact;
+		}
 		for (size_t r = 0; r < per; r++) {
 			double sum = 0;
-			for (size_t q = from; q < to; q++)
-				if (s->len[q])
+			for (size_t q = from; q < to; q++) {
+				if (!s->len[q])
+					continue;
+				if (sm[q - from].exact)
 					sum += resample(s->seg[q], s->len[q], &st) * (double)s->len[q];
+				else
+					sum += near_sum(&sm[q - from], &st);
+			}
 			means[at++] = sum / (double)total;
 		}
 	}
+	free(sm);
 	gsl_rng_free(g);
 	return at;
+}
+
+size_t an_bootstrap_means(const struct an_sample *s, long resamples, uint64_t seed, double *means)
+{
+	return an_bootstrap_means_how(s, resamples, seed, means, 0);
 }
 
 void an_quantiles(double *v, size_t N, double conf, double *med, double *lo, double *hi)

@@ -28,6 +28,20 @@ struct an_cache {
 		    const struct an_key *ak);
 	void *ctx;
 };
+/*
+ * A cache in memory: the results' text forms (an_key_serialize) by (data
+ * hash, options hash), for a process that analyses the same data again
+ * (tests, benches, a series re-analysed as it grows).  hits and puts count
+ * what it gave and what was analysed.
+ */
+struct an_memcache {
+	struct strmap index;    /* "data/options" -> position in texts */
+	struct strvec texts;
+	long hits, puts;
+};
+#define AN_MEMCACHE_INIT { STRMAP_INIT, STRVEC_INIT, 0, 0 }
+struct an_cache an_memcache(struct an_memcache *m);
+void an_memcache_release(struct an_memcache *m);
 /* an_analyse, taking what it can from cache c (NULL: none) and storing the rest there */
 int an_analyse_cached(const struct dataset *ds, const struct an_opts *o, const struct an_cache *c,
 		      struct an_result *r, struct kerr *e);

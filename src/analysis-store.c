@@ -18,7 +18,7 @@
 
 struct cache_ctx {
 	struct store *st;
-	long hits, misses;
+	long hits, misses, puts;
 	int in_txn;     /* 1: the puts share one transaction (one flush, not one a key); -1: could not begin */
 };
 
@@ -49,6 +49,7 @@ static void cache_put(void *ctx, const struct ds_key *k, const char *data_hash, 
 {
 	(void)k;
 	struct cache_ctx *c = ctx;
+	c->puts++;
 	if (!c->in_txn)
 		c->in_txn = store_begin(c->st, NULL) == 0 ? 1 : -1;
 	char *key = cache_key(data_hash, opts_hash), *text = an_key_serialize(ak);
@@ -60,7 +61,7 @@ static void cache_put(void *ctx, const struct ds_key *k, const char *data_hash, 
 int an_analyse_input(const char *path, const struct dataset *ds, const struct an_opts *o, struct an_result *r,
 		     struct kerr *e)
 {
-	struct cache_ctx c = { NULL, 0, 0, 0 };
+	struct cache_ctx c = { NULL, 0, 0, 0, 0 };
 	struct kerr ignore = KERR_INIT;
 	/* a file this user cannot write still gives what is cached in it */
 	if (imp_detect(path) == IMP_KILN && store_open(path, 1, &c.st, &ignore) < 0 &&
@@ -74,7 +75,7 @@ int an_analyse_input(const char *path, const struct dataset *ds, const struct an
 	if (c.in_txn == 1)
 		store_commit(c.st, NULL);
 	if (getenv("KILN_DEBUG_CACHE"))
-		kiln_note("analysis cache: %ld hits, %ld misses", c.hits, c.misses);
+		kiln_note("analysis cache: %ld hits, %ld misses, %ld analysed", c.hits, c.misses, c.puts);
 	store_close(c.st);
 	return rc;
 }

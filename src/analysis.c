@@ -205,7 +205,8 @@ void an_opts_hash(const struct an_opts *o, char out[65])
 	/*
 	 * Bump the "v" when the method changes so that caches are invalidated
 	 * (v2: warmup_stats' walk, variance floor, steady iteration, bootstrap;
-	 * auto delta; whole-process keys).
+	 * auto delta; whole-process keys; v3: the steady interval from the
+	 * pexecs' means; v4: near-exact resample means).
 	 */
 	sb_addf(&sb, "kiln-analysis v%d %ld %.17g %.17g %.17g %ld %.17g %.17g %ld %llu %.17g %.17g %d", AN_METHOD_VERSION,
 		o->window, o->window_pct, o->delta, o->delta_pct, o->steady, o->steady_pct, o->penalty, o->resamples,
@@ -341,24 +342,43 @@ size_t an_outliers(const double *x, size_t n, long w, double k, size_t *out)
 	size_t wn = n < cap ? n : cap;
 	memcpy(win, x, wn * sizeof(double));
 	qsort(win, wn, sizeof(double), cmp_double);
-	size_t nout = 0;
+	size_t nout = 0, qn = 0, ql[3] = { 0 };
+	double qf[3] = { 0 };
+	static const double pq[3] = { 10, 50, 90 };
 	for (size_t i = h; i < n; i++) {
 		if (i > h) {
 			/* window [i-h, i+h): x[i-1-h] leaves, x[i+h-1] enters */
 			double gone = x[i - 1 - h];
 			size_t at = lower_bound(win, wn, gone);
-			memmove(win + at, win + at + 1, (wn - at - 1) * sizeof(double));
-			wn--;
-			if (i + h - 1 < n) {
+			if (i + h - 1 >= n) {
+				memmove(win + at, win + at + 1, (wn - at - 1) * sizeof(double));
+				wn--;
+			} else if (x[i + h - 1] >= gone) {
+				/* one move: what lies between the two places shifts by one */
 				double v = x[i + h - 1];
-				at = lower_bound(win, wn, v);
-				memmove(win + at + 1, win + at, (wn - at) * sizeof(double));
-				win[at] = v;
-				wn++;
+				size_t to = at + 1 + lower_bound(win + at + 1, wn - at - 1, v);
+				memmove(win + at, win + at + 1, (to - at - 1) * sizeof(double));
+				win[to - 1] = v;
+			} else {
+				double v = x[i + h - 1];
+				size_t to = lower_bound(win, at, v);
+				memmove(win + to + 1, win + to, (at - to) * sizeof(double));
+				win[to] = v;
 			}
 		}
-		double med = an_percentile_sorted(win, wn, 50);
-		double band = k * (an_percentile_sorted(win, wn, 90) - an_percentile_sorted(win, wn, 10));
+		if (wn != qn) { /* the percentiles' places, as an_percentile_sorted finds them, for this size */
+			qn = wn;
+			for (int q = 0; q < 3; q++) {
+				double pos = (double)(wn - 1) * pq[q] / 100.0;
+				ql[q] = (size_t)floor(pos);
+				qf[q] = pos - (double)ql[q];
+			}
+		}
+		double pv[3];
+		for (int q = 0; q < 3; q++)
+			pv[q] = ql[q] >= wn - 1 ? win[wn - 1] : win[ql[q]] + (win[ql[q] + 1] - win[ql[q]]) * qf[q];
+		double med = pv[1];
+		double band = k * (pv[2] - pv[0]);
 		if (x[i] > med + band || x[i] < med - band)
 			out[nout++] = i;
 	}
@@ -644,7 +664,8 @@ static void analyse_pexec(const struct ds_pexec *dp, const struct an_opts *o, st
 	p->n = n;
 	size_t *outl = xmalloc((n ? n : 1) * sizeof(size_t));
 	p->noutliers = an_outliers(x, n, (long)opt_count(o->window, o->window_pct, n), o->outlier_k, outl);
-	p->outliers = outl;
+	/* kept with the result: only what it holds (a pexec's n indices would be 60 MB at Barrett scale) */
+	p->outliers = outl = xrealloc(outl, (p->noutliers ? p->noutliers : 1) * sizeof(size_t));
 	/* the series without outliers, and where each value came from */
 	double *y = xmalloc((n ? n : 1) * sizeof(double));
 	size_t *idx = xmalloc((n ? n : 1) * sizeof(size_t));

@@ -72,7 +72,7 @@ int an_opts_parse(struct an_opts *o, int argc, char **argv, int *i, struct kerr 
 	"                     (implies --delta 0.001 unless --delta is given)\n" \
 	"  --threads N        analysis threads (0: one per CPU)\n"
 /* the version of the method in an_opts_hash(): bump it when results change */
-#define AN_METHOD_VERSION 3
+#define AN_METHOD_VERSION 4
 /* a hash of every option that changes results (not threads): a cache key */
 void an_opts_hash(const struct an_opts *o, char out[65]);
 /* the options as a JSON-ish one-line description (for reports) */

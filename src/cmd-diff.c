@@ -14,6 +14,7 @@
  * get no verdict.  --replicate-warmup-stats compares with the old
  * bootstrap of the two keys' resample means (an_ratio_ci).
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +158,13 @@ static json_t *jnum_(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* an interval's end: JSON has no infinity, so an unbounded end is the largest double (compares as one) */
+static json_t *jend(double v)
+{
+	return isinf(v) ? json_real(v > 0 ? DBL_MAX : -DBL_MAX) : jnum_(v);
+}
+
+
 static const struct an_key *find(const struct an_result *r, const char *key)
 {
 	for (size_t i = 0; i < r->nkeys; i++)
@@ -252,8 +260,8 @@ static json_t *key_json(const char *key, const struct an_key *a, const struct an
 	json_object_set_new(j, "cis_overlap", !strcmp(ov, "-") ? json_null() : json_boolean(!strcmp(ov, "yes")));
 	int has = a && b && c->verdict != AN_V_NONE;
 	json_object_set_new(j, "ratio", has ? jnum_(c->ratio) : json_null());
-	json_object_set_new(j, "ratio_ci", has ? json_pack("[oo]", jnum_(c->lo), jnum_(c->hi)) : json_null());
-	json_object_set_new(j, "ratio_ci_within_sessions", has ? json_pack("[oo]", jnum_(c->wlo), jnum_(c->whi)) : json_null());
+	json_object_set_new(j, "ratio_ci", has ? json_pack("[oo]", jend(c->lo), jend(c->hi)) : json_null());
+	json_object_set_new(j, "ratio_ci_within_sessions", has ? json_pack("[oo]", jend(c->wlo), jend(c->whi)) : json_null());
 	json_object_set_new(j, "mde", has ? jnum_(c->mde) : json_null());
 	json_object_set_new(j, "verdict", json_string(a && b ? an_verdict_name(c->verdict) : a ? "only in A" : "only in B"));
 	json_object_set_new(j, "drift_explains", has && c->verdict == AN_V_DRIFT ? jnum_(c->drift) : json_null());

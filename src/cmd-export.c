@@ -85,6 +85,7 @@ static void extras(const char *in, struct fmt_extra *x, char **own)
 		store_meta_get(st, "bench_commands", &own[2]);
 		store_audit_get(st, "krun", &own[3]);
 		store_meta_get(st, "krun_extra", &own[4]);
+		store_meta_get(st, "pyperf_source", &own[5]);
 		store_close(st);
 	}
 	kerr_release(&e);
@@ -93,7 +94,7 @@ static void extras(const char *in, struct fmt_extra *x, char **own)
 	hide_in_json(&own[3]);
 	hide_in_json(&own[4]);
 	*x = (struct fmt_extra){ .config_text = own[0], .audit_json = own[1], .bench_json = own[2], .krun_audit = own[3],
-				 .krun_extra = own[4] };
+				 .krun_extra = own[4], .pyperf_source = own[5] };
 }
 
 static int cmd_export(int argc, char **argv)
@@ -135,7 +136,7 @@ static int cmd_export(int argc, char **argv)
 		code = e.code;
 	} else {
 		struct fmt_extra x;
-		char *own[5] = { NULL, NULL, NULL, NULL, NULL };
+		char *own[6] = { NULL, NULL, NULL, NULL, NULL, NULL };
 		extras(in, &x, own);
 		if (fmt_write_file(f, &ds, &x, path, &e) < 0) {
 			kerr_wrap(&e, "%s", path);

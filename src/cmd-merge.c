@@ -8,18 +8,20 @@
 #include <stdlib.h>
 
 #include "cmd.h"
+#include "history.h"
 #include "merge.h"
 
 static int cmd_merge(int argc, char **argv);
 
 const struct cmd_entry cmd_merge_entry = {
 	.name = "merge",
-	.usage = "RESULTS [SHARD...] [--json] [-q]",
+	.usage = "RESULTS [SHARD...] [--json] [-q]\n       kiln merge HISTORY OTHER... [-q]",
 	.summary = "merge a cluster run's shards into its results file",
 	.help = "RESULTS is the experiment's results file; SHARD a shard of it (default: every\n"
 		"shard it gave out, in <stem>.shards/).  A shard of another config, of another\n"
 		"results file or schedule, or holding pexecs it was not given, is refused; every\n"
-		"pexec is merged once, so merging again changes nothing.\n"
+		"pexec is merged once, so merging again changes nothing.  A history (kiln track's)\n"
+		"takes other histories: their machines' runs are added (docs/history.md).\n"
 		"  --json      what was merged, per shard, as JSON\n"
 		"  -q, --quiet only errors\n"
 		"\nExit status: 0 all merged, 2 usage, 3 a shard refused (another config, schedule or\n"
@@ -85,6 +87,13 @@ static int cmd_merge(int argc, char **argv)
 	struct strvec shards = STRVEC_INIT;
 	for (int i = optind + 1; i < argc; i++)
 		sv_push(&shards, argv[i]);
+	/* kiln track's histories merge too (history-merge.c) */
+	if (file_exists(results) && history_is_history(results)) {
+		int hc = shards.n ? history_merge(results, &shards, quiet)
+				  : cmd_usage_error(&cmd_merge_entry, "a history merges other histories: name them");
+		sv_clear(&shards);
+		return hc;
+	}
 	struct kerr e = KERR_INIT;
 	struct store *st = NULL;
 	struct merge_result mr = { 0 };

@@ -14,10 +14,13 @@ static int cmd_run(int argc, char **argv);
 const struct cmd_entry cmd_run_entry = {
 	.name = "run",
 	.usage = "CONFIG [--dry-run] [--quick] [--order random|interleaved|rounds] [--force] [-o RESULTS]\n"
-		 "                [--retry-failed] [--retry-tainted] [--max-pexecs N] [--tune] [--reboot] [-q]\n"
+		 "                [--retry-failed] [--retry-tainted] [--max-pexecs N] [--strict] [--tune] [--reboot] [-q]\n"
+		 "                [--experiment NAME]\n"
 		 "                [--slurm [--nodes N] [-- SBATCH-ARGS...]]",
 	.summary = "run (or resume) an experiment, storing every iteration in its results file",
-	.help = "  --dry-run           print the schedule and exit; nothing is written\n"
+	.help = "CONFIG is a kiln config, or a ReBench rebench.conf or Krun .krun file, read as\n"
+		"`kiln convert CONFIG` reads it (what it does not take over is said).\n"
+		"  --dry-run           print the schedule and exit; nothing is written\n"
 		"  --quick             1 pexec x 3 iterations per key, into <stem>.quick.kiln.db\n"
 		"  --order ORDER       random (default: shuffled with the config's seed),\n"
 		"                      interleaved (Krun's: pexec n of every key before n+1) or\n"
@@ -30,6 +33,10 @@ const struct cmd_entry cmd_run_entry = {
 		"  --retry-tainted     run again the pexecs the machine checks tainted\n"
 		"  -o, --results FILE  results file (default: the config's `results`)\n"
 		"  --max-pexecs N      stop after N pexecs (resume later)\n"
+		"  --experiment NAME   a ReBench config's experiment (default: its default_experiment; all)\n"
+		"  --strict            a key whose build, compilation or probe fails stops the run before any\n"
+		"                      pexec (without it, that key is said and skipped, the others run, and\n"
+		"                      kiln exits 1 with its pexecs pending)\n"
 		"  --tune              (root) set governor/turbo/sample rate for the run, restore after\n"
 		"  --reboot            reboot between pexecs, resuming at boot\n"
 		"  -q, --quiet         no progress output\n"
@@ -40,7 +47,7 @@ const struct cmd_entry cmd_run_entry = {
 		"                      partition's nodes)\n"
 		"  -- SBATCH-ARGS      --slurm: passed to sbatch (-p PARTITION, -t TIME, -A ACCOUNT...)\n"
 		"\nExit status: 0 every pexec ran (ok, or tainted by a machine check: the report\n"
-		"counts those apart), 1 some failed or timed out, 2 usage, 3 config, 4 results\n"
+		"counts those apart), 1 some failed or timed out, or a key was skipped, 2 usage, 3 config, 4 results\n"
 		"in use, 5 results file unusable, 130 interrupted (the pexec in flight stays pending).\n",
 	.exec = cmd_run,
 };
@@ -88,7 +95,8 @@ static int run_args(int argc, char **argv, struct strvec *sbatch, int had_dd)
 		{ "max-pexecs", required_argument, NULL, 'm' }, { "tune", no_argument, NULL, 't' },
 		{ "reboot", no_argument, NULL, 'r' }, { "retry-failed", no_argument, NULL, 'F' },
 		{ "retry-tainted", no_argument, NULL, 'T' }, { "slurm", no_argument, NULL, 'S' },
-		{ "nodes", required_argument, NULL, 'N' }, { NULL, 0, NULL, 0 },
+		{ "nodes", required_argument, NULL, 'N' }, { "strict", no_argument, NULL, 's' },
+		{ "experiment", required_argument, NULL, 'x' }, { NULL, 0, NULL, 0 },
 	};
 	struct run_opts o;
 	memset(&o, 0, sizeof(o));
@@ -99,6 +107,8 @@ static int run_args(int argc, char **argv, struct strvec *sbatch, int had_dd)
 		case 'n': o.dry_run = 1; break;
 		case 'Q': o.quick = 1; break;
 		case 'f': o.force = 1; break;
+		case 's': o.strict = 1; break;
+		case 'x': o.experiment = optarg; break;
 		case 'o': o.results = optarg; break;
 		case 'q': o.quiet = 1; break;
 		case 't': o.tune = 1; break;

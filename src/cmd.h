@@ -32,6 +32,7 @@ extern const struct cmd_entry cmd_plugins_entry;
 extern const struct cmd_entry cmd_parse_entry;
 extern const struct cmd_entry cmd_report_entry;
 extern const struct cmd_entry cmd_import_entry;
+extern const struct cmd_entry cmd_convert_entry;
 extern const struct cmd_entry cmd_plot_entry;
 extern const struct cmd_entry cmd_diff_entry;
 extern const struct cmd_entry cmd_compare_entry;
@@ -44,6 +45,9 @@ extern const struct cmd_entry cmd_flame_entry;
 extern const struct cmd_entry cmd_stat_entry;
 extern const struct cmd_entry cmd_merge_entry;
 extern const struct cmd_entry cmd_task_entry;
+extern const struct cmd_entry cmd_track_entry;
+extern const struct cmd_entry cmd_bisect_entry;
+extern const struct cmd_entry cmd_publish_entry;
 
 /* print "usage: kiln NAME USAGE" and the help text to f */
 void cmd_usage(const struct cmd_entry *c, FILE *f);

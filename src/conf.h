@@ -51,6 +51,7 @@ struct vm_conf {
 	char *built_at, *variant_at;
 	/* steps (argv lists flattened with "" after each): build and setup once, prepare per pexec, cleanup once */
 	struct strvec build, setup, prepare, cleanup;
+	char *cwd;             /* where its processes and steps start (absolute), NULL: the config's folder */
 	int line, col;         /* where it was defined, for messages */
 };
 
@@ -76,6 +77,14 @@ struct bench_conf {
 	int layout;            /* LAYOUT_*, LAYOUT_DEFAULT: the experiment's */
 	struct gauge_conf gauge; /* its own harness's output, read on command VMs (over the VM's gauge; format 0: none) */
 	int gauge_line, gauge_col;
+	/*
+	 * Its `vars`, one combination of them: NAME=VALUE, each {NAME} in its
+	 * command VM's args, its args and its steps given VALUE (and named in
+	 * the key: NAME[NAME=VALUE,...])
+	 */
+	struct strvec vars;
+	long iterations;       /* its own count of iterations (over the VM's), 0: none */
+	char *cwd;             /* where its processes and steps start (its own or its suite's; over the VM's), NULL: none */
 	int line;
 };
 

@@ -12,6 +12,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <libfyaml.h>
@@ -32,6 +33,13 @@ struct cfgctx {
 	const char *text;      /* the source libfyaml parsed (its marks index it) */
 	size_t len;
 	struct strvec owned;   /* scalar texts kiln made itself (scalar_text) */
+	const char *dir;       /* the config's folder (absolute): relative paths in it are relative to it */
+	struct strvec *warnings; /* the experiment's */
+	/*
+	 * `{name}`s in args that are no built-in placeholder, checked once the
+	 * benchmarks' vars are known: "LINE:COL<TAB>FIELD<TAB>NAME<TAB>vm|bench<TAB>OWNER"
+	 */
+	struct strvec maybe_vars;
 };
 
 struct pos {
@@ -337,12 +345,58 @@ static int get_pass_env(struct cfgctx *c, struct fy_node *n, struct pos p, const
 	return 0;
 }
 
+/*
+ * cwd: a folder, relative to the config's, where the processes and steps
+ * of a VM, a suite or a benchmark start (ReBench's `location`); it must be
+ * there when the VMs are checked.
+ */
+static int get_cwd(struct cfgctx *c, struct fy_node *n, struct pos p, const char *field, char **out)
+{
+	char *s = NULL;
+	if (get_str(c, n, p, field, &s) < 0)
+		return -1;
+	free(*out);
+	*out = path_join(c->dir, s);
+	struct stat st;
+	int r = 0;
+	if (!*s)
+		r = cerr(c, node_pos(n, p), field, "an empty folder name");
+	else if (c->check_vms && stat(*out, &st) < 0)
+		r = cerr(c, node_pos(n, p), field, "the folder %s does not exist", *out);
+	else if (c->check_vms && !S_ISDIR(st.st_mode))
+		r = cerr(c, node_pos(n, p), field, "%s is not a folder", *out);
+	free(s);
+	return r;
+}
+
+/*
+ * Command args (a VM's or a benchmark's): each `{name}` that is no
+ * built-in placeholder is kept in c->maybe_vars, to be checked against the
+ * benchmarks' vars once all are read (check_arg_names).
+ */
+static int get_args(struct cfgctx *c, struct fy_node *n, struct pos p, const char *field, const char *kind,
+		    const char *owner, struct strvec *out)
+{
+	if (get_strlist(c, n, p, field, out) < 0)
+		return -1;
+	for (size_t i = 0; i < out->n; i++) {
+		struct fy_node *item = fy_node_get_type(n) == FYNT_SEQUENCE ? fy_node_sequence_get_by_index(n, (int)i) : n;
+		struct pos ip = node_pos(item, p);
+		for (const char *at = out->v[i], *ph; (ph = plugin_next_name(at)); at = ph + 1) {
+			size_t len = strcspn(ph + 1, "}");
+			sv_pushf(&c->maybe_vars, "%d:%d\t%s[%zu]\t%.*s\t%s\t%s", ip.line, ip.col, field, i, (int)len, ph + 1,
+				 kind, owner);
+		}
+	}
+	return 0;
+}
+
 /* ---- vms ---- */
 
 static const char *const vm_keys[] = { "plugin", "path", "args", "env", "iterations", "instrument",
 				       "variant", "runner", "parser", "language", "entry", "stats_from",
 				       "keep_log", "optional", "pass_env", "vary", "build", "setup",
-				       "prepare", "cleanup", "gauge", NULL };
+				       "prepare", "cleanup", "gauge", "cwd", NULL };
 
 struct vmarg {
 	struct experiment *ex;
@@ -487,9 +541,11 @@ static int vm_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, 
 		r = get_str(c, v, kp, f, &vm->path);
 		*a->path_pos = node_pos(v, kp);
 	} else if (!strcmp(key, "args"))
-		r = get_strlist(c, v, kp, f, &vm->args);
+		r = get_args(c, v, kp, f, "vm", vm->name, &vm->args);
 	else if (!strcmp(key, "env"))
 		r = walk_map(c, v, kp, f, NULL, env_pair, vm);
+	else if (!strcmp(key, "cwd"))
+		r = get_cwd(c, v, kp, f, &vm->cwd);
 	else if (!strcmp(key, "pass_env"))
 		r = get_pass_env(c, v, kp, f, &vm->pass_env);
 	else if ((steps = step_of(key, &vm->build, &vm->setup, &vm->prepare, &vm->cleanup)))
@@ -819,7 +875,7 @@ static void vm_copy(struct vm_conf *d, const struct vm_conf *s)
 	*d = *s;
 #define DUP(f) d->f = s->f ? xstrdup(s->f) : NULL
 	DUP(name); DUP(base); DUP(plugin); DUP(path); DUP(resolved); DUP(variant); DUP(language); DUP(entry);
-	DUP(stats_from); DUP(missing_why); DUP(built_at); DUP(variant_at);
+	DUP(stats_from); DUP(missing_why); DUP(built_at); DUP(variant_at); DUP(cwd);
 #undef DUP
 	gauge_conf_copy(&d->gauge, &s->gauge);
 	struct strvec *vs[] = { &d->args, &d->env, &d->pass_env, &d->runner, &d->parser,
@@ -913,7 +969,7 @@ static int vms_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp,
 /* ---- benchmarks ---- */
 
 static const char *const bench_keys[] = { "param", "args", "build", "setup", "prepare", "cleanup", "layout", "gauge",
-					  NULL };
+					  "vars", "iterations", "cwd", NULL };
 static const char *const range_keys[] = { "from", "to", "step", NULL };
 
 /* one benchmark being read: its params when a list or range is given */
@@ -922,6 +978,7 @@ struct benarg {
 	struct strvec params;
 	int listed;            /* param was a list or a range */
 	struct pos ppos;
+	struct combos vars;    /* its vars' combinations (label "NAME=LABEL,...", env NAME=VALUE each); n 0: none */
 };
 
 struct rangearg {
@@ -1002,6 +1059,56 @@ static int get_layout(struct cfgctx *c, struct fy_node *v, struct pos kp, const 
 	return r;
 }
 
+char *config_var_label(const char *v)
+{
+	if (!*v)
+		return xstrdup("''");
+	char *l = xstrdup(v);
+	for (char *p = l; *p; p++)
+		if (strchr(":/[],", *p))
+			*p = '_';
+	return l;
+}
+
+/* vars NAME: VALUE or [VALUE, ...]: one more axis of the benchmark's combinations */
+static int bench_var_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
+{
+	struct benarg *a = arg;
+	char *f = xasprintf("benchmarks.%s.vars.%s", a->b->name, key);
+	struct strvec vals = STRVEC_INIT, labels = STRVEC_INIT;
+	int r = get_strlist(c, v, kp, f, &vals);
+	size_t kl = strlen(key);
+	int name_ok = kl && (isalpha((unsigned char)key[0]) || key[0] == '_');
+	for (size_t i = 1; name_ok && i < kl; i++)
+		name_ok = isalnum((unsigned char)key[i]) || key[i] == '_';
+	if (!r && !name_ok)
+		r = cerr(c, kp, f, "'%s' is not a variable name (a letter or '_', then letters, digits and '_')", key);
+	if (!r && plugin_is_placeholder(key, kl))
+		r = cerr(c, kp, f, "'%s' is one of kiln's placeholders, not a variable of the benchmark's", key);
+	for (size_t i = 0; !r && i < vals.n; i++) {
+		char *l = config_var_label(vals.v[i]);
+		sv_push(&labels, l);
+		free(l);
+	}
+	if (!r && !a->vars.n) {
+		a->vars.v = xcalloc(1, sizeof(struct combo));
+		a->vars.n = 1;
+	}
+	/*
+	 * The combinations so far times this axis; env gets the value as
+	 * written, the label its name.  One value is no axis: it is every
+	 * combination's, and names no key (as a single param does not).
+	 */
+	if (!r && vals.n > 1)
+		r = combos_times(c, &a->vars, &labels, NULL, key, kp, f);
+	for (size_t i = 0; !r && i < a->vars.n; i++)
+		sv_setenv(&a->vars.v[i].env, key, vals.v[vals.n > 1 ? i % vals.n : 0]);
+	sv_clear(&vals);
+	sv_clear(&labels);
+	free(f);
+	return r;
+}
+
 static int bench_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
 {
 	struct benarg *a = arg;
@@ -1021,8 +1128,14 @@ static int bench_pair(struct cfgctx *c, void *arg, const char *key, struct pos k
 		r = get_gauge(c, v, kp, f, &b->gauge);
 		b->gauge_line = kp.line;
 		b->gauge_col = kp.col;
-	} else
-		r = get_strlist(c, v, kp, f, &b->args);
+	} else if (!strcmp(key, "vars"))
+		r = walk_map(c, v, kp, f, NULL, bench_var_pair, a);
+	else if (!strcmp(key, "iterations"))
+		r = get_long_in(c, v, kp, f, 1, CONFIG_MAX_ITERATIONS, &b->iterations);
+	else if (!strcmp(key, "cwd"))
+		r = get_cwd(c, v, kp, f, &b->cwd);
+	else
+		r = get_args(c, v, kp, f, "bench", b->name, &b->args);
 	free(f);
 	return r;
 }
@@ -1033,6 +1146,7 @@ struct bset {
 	const char *suite;           /* NULL: the top-level benchmarks */
 	const struct strvec *vms;    /* the suite's vms */
 	struct pos vms_pos;
+	const char *cwd;             /* the suite's cwd */
 };
 
 static void bench_copy(struct bench_conf *d, const struct bench_conf *s)
@@ -1056,6 +1170,10 @@ static void bench_copy(struct bench_conf *d, const struct bench_conf *s)
 	d->gauge_col = s->gauge_col;
 	d->vms_line = s->vms_line;
 	d->vms_col = s->vms_col;
+	for (size_t j = 0; j < s->vars.n; j++)
+		sv_push(&d->vars, s->vars.v[j]);
+	d->iterations = s->iterations;
+	d->cwd = s->cwd ? xstrdup(s->cwd) : NULL;
 }
 
 static void bench_release(struct bench_conf *b)
@@ -1071,6 +1189,8 @@ static void bench_release(struct bench_conf *b)
 	sv_clear(&b->prepare);
 	sv_clear(&b->cleanup);
 	sv_clear(&b->conclude);
+	sv_clear(&b->vars);
+	free(b->cwd);
 	gauge_conf_release(&b->gauge);
 }
 
@@ -1104,12 +1224,13 @@ static int bench_read(struct cfgctx *c, struct bset *bs, const char *key, struct
 	b.name = xstrdup(key);
 	b.source = xstrdup(key);
 	b.suite = bs->suite ? xstrdup(bs->suite) : NULL;
+	b.cwd = bs->cwd ? xstrdup(bs->cwd) : NULL;
 	for (size_t i = 0; bs->vms && i < bs->vms->n; i++)
 		sv_push(&b.vms, bs->vms->v[i]);
 	b.vms_line = bs->vms_pos.line;
 	b.vms_col = bs->vms_pos.col;
 	b.line = kp.line;
-	struct benarg a = { &b, STRVEC_INIT, 0, kp };
+	struct benarg a = { &b, STRVEC_INIT, 0, kp, { NULL, 0 } };
 	char *f = xasprintf("benchmarks.%s", key);
 	int r;
 	if (!v || fy_node_is_scalar(v)) /* shorthand: name: param (or a name alone in a list) */
@@ -1120,22 +1241,35 @@ static int bench_read(struct cfgctx *c, struct bset *bs, const char *key, struct
 		r = walk_map(c, v, kp, f, bench_keys, bench_pair, &a);
 	if (!r && a.listed && !a.params.n)
 		r = cerr(c, a.ppos, f, "an empty list of params");
-	free(f);
 	if (!r && !b.param)
 		b.param = xstrdup("0");
-	for (size_t i = 0; !r && a.listed && i < a.params.n; i++) {
-		struct bench_conf one;
-		bench_copy(&one, &b);
-		free(one.name);
-		one.name = xasprintf("%s[%s]", key, a.params.v[i]);
-		free(one.param);
-		one.param = xstrdup(a.params.v[i]);
-		r = bench_add(c, bs->ex, &one, kp);
-	}
-	if (!r && !a.listed)
-		return bench_add(c, bs->ex, &b, kp);
+	/* one benchmark per param of a list, times one per combination of its vars: NAME[PARAM,VAR=VALUE,...] */
+	size_t np = a.listed ? a.params.n : 1, nv = a.vars.n ? a.vars.n : 1;
+	if (!r && (double)np * (double)nv > CONFIG_MAX_KEYS)
+		r = cerr(c, kp, f, "%zu params x %zu combinations of vars is more than the %ld keys an experiment may have",
+			 np, nv, CONFIG_MAX_KEYS);
+	free(f);
+	for (size_t i = 0; !r && i < np; i++)
+		for (size_t j = 0; !r && j < nv; j++) {
+			struct bench_conf one;
+			bench_copy(&one, &b);
+			const char *vl = a.vars.n && a.vars.v[j].label.len ? a.vars.v[j].label.buf : NULL;
+			if (a.listed || vl) {
+				free(one.name);
+				one.name = xasprintf("%s[%s%s%s]", key, a.listed ? a.params.v[i] : "", a.listed && vl ? "," : "",
+						     vl ? vl : "");
+			}
+			if (a.listed) {
+				free(one.param);
+				one.param = xstrdup(a.params.v[i]);
+			}
+			for (size_t k = 0; a.vars.n && k < a.vars.v[j].env.n; k++)
+				sv_push(&one.vars, a.vars.v[j].env.v[k]);
+			r = bench_add(c, bs->ex, &one, kp);
+		}
 	bench_release(&b);
 	sv_clear(&a.params);
+	combos_free(&a.vars);
 	return r;
 }
 
@@ -1173,7 +1307,7 @@ static int get_benchmarks(struct cfgctx *c, struct fy_node *n, struct pos kp, co
 
 /* ---- suites: named sets of benchmarks, each on all VMs or on its vms ---- */
 
-static const char *const suite_keys[] = { "benchmarks", "vms", NULL };
+static const char *const suite_keys[] = { "benchmarks", "vms", "cwd", NULL };
 
 struct suitearg {
 	struct cfgctx *c;
@@ -1181,6 +1315,7 @@ struct suitearg {
 	struct fy_node *benchs;
 	struct pos benchs_pos, vms_pos;
 	char *field;
+	char *cwd;
 };
 
 static int suite_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
@@ -1190,6 +1325,12 @@ static int suite_pair(struct cfgctx *c, void *arg, const char *key, struct pos k
 		s->benchs = v;
 		s->benchs_pos = kp;
 		return 0;
+	}
+	if (!strcmp(key, "cwd")) {
+		char *cf = xasprintf("%s.cwd", s->field);
+		int rc = get_cwd(c, v, kp, cf, &s->cwd);
+		free(cf);
+		return rc;
 	}
 	char *f = xasprintf("%s.vms", s->field);
 	s->vms_pos = node_pos(v, kp);
@@ -1201,16 +1342,17 @@ static int suite_pair(struct cfgctx *c, void *arg, const char *key, struct pos k
 static int suites_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, struct fy_node *v)
 {
 	struct experiment *ex = arg;
-	struct suitearg s = { c, STRVEC_INIT, NULL, kp, kp, xasprintf("suites.%s", key) };
+	struct suitearg s = { c, STRVEC_INIT, NULL, kp, kp, xasprintf("suites.%s", key), NULL };
 	int r = walk_map(c, v, kp, s.field, suite_keys, suite_pair, &s);
 	if (!r && !s.benchs)
 		r = cerr(c, kp, s.field, "a suite needs its benchmarks");
 	char *f = xasprintf("%s.benchmarks", s.field);
-	struct bset bs = { ex, key, &s.vms, s.vms_pos };
+	struct bset bs = { ex, key, &s.vms, s.vms_pos, s.cwd };
 	if (!r)
 		r = get_benchmarks(c, s.benchs, s.benchs_pos, f, &bs);
 	free(f);
 	free(s.field);
+	free(s.cwd);
 	sv_clear(&s.vms);
 	return r;
 }
@@ -1536,7 +1678,7 @@ static int top_section(struct cfgctx *c, struct toparg *a, const char *key, stru
 	} else if (!strcmp(key, "benchmarks")) {
 		a->benchs_pos = kp;
 		a->seen_benchs = 1;
-		struct bset bs = { ex, NULL, NULL, kp };
+		struct bset bs = { ex, NULL, NULL, kp, NULL };
 		*r = get_benchmarks(c, v, kp, key, &bs);
 	} else if (!strcmp(key, "suites")) {
 		a->seen_benchs = 1;
@@ -1585,6 +1727,25 @@ static int top_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp,
 	if (!strncmp(key, "x-", 2))
 		return 0;
 	return walk_map(c, v, kp, key, platform_keys, platform_pair, &ex->platform);
+}
+
+/* a benchmark's own iterations on a VM that runs one per process (the command plugin without a gauge) */
+static int check_bench_iterations(struct cfgctx *c, const struct experiment *ex)
+{
+	for (size_t j = 0; j < ex->nbenchs; j++)
+		for (size_t i = 0; ex->benchs[j].iterations > 1 && i < ex->nvms; i++) {
+			const struct bench_conf *b = &ex->benchs[j];
+			const struct vm_conf *vm = &ex->vms[i];
+			if (!config_one_iteration(vm, b) || !config_runs(ex, b, vm))
+				continue;
+			char *f = xasprintf("benchmarks.%s.iterations", config_bench_source(b));
+			struct pos p = { b->line, 1 };
+			int r = cerr(c, p, f, "VM '%s' runs it with the %s plugin, one iteration per process; use pexecs for "
+				     "repetitions (or a gauge, when the program times its own iterations)", vm->name, vm->pl->name);
+			free(f);
+			return r;
+		}
+	return 0;
 }
 
 /* warmup_iterations leaves every in-process key iterations to analyse */
@@ -1675,7 +1836,7 @@ static char *config_stem(const char *path)
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	size_t n = strlen(base);
-	const char *exts[] = { ".yaml", ".yml" };
+	const char *exts[] = { ".yaml", ".yml", ".conf", ".krun" }; /* kiln's, ReBench's, Krun's */
 	for (size_t i = 0; i < ARRAY_SIZE(exts); i++) {
 		size_t el = strlen(exts[i]);
 		if (n > el && !strcmp(base + n - el, exts[i]))
@@ -1952,6 +2113,87 @@ static struct fy_document *load_yaml(const char *path, const char *text, size_t 
 	return doc;
 }
 
+/* does a benchmark read as `owner` (its name in the config) have a var `name`? */
+static int bench_has_var(const struct experiment *ex, const char *owner, const char *name)
+{
+	for (size_t b = 0; b < ex->nbenchs; b++)
+		if (!strcmp(config_bench_source(&ex->benchs[b]), owner) && config_bench_var(&ex->benchs[b], name, strlen(name)))
+			return 1;
+	return 0;
+}
+
+/* does any benchmark have a var `name`? */
+static int any_var(const struct experiment *ex, const char *name)
+{
+	for (size_t b = 0; b < ex->nbenchs; b++)
+		if (config_bench_var(&ex->benchs[b], name, strlen(name)))
+			return 1;
+	return 0;
+}
+
+/*
+ * The `{name}`s in args that nothing will substitute, said as warnings
+ * (the args pass them on as written): in a command VM's args or a
+ * benchmark's, a name that is no placeholder and no var of a benchmark;
+ * in another plugin's VM args, any (they go to the VM as they are).
+ */
+static void check_arg_names(struct cfgctx *c, struct experiment *ex)
+{
+	struct strbuf names = STRBUF_INIT;
+	plugin_placeholder_names_of(PLACEHOLDERS_COMMAND, &names);
+	for (size_t i = 0; i < c->maybe_vars.n; i++) {
+		char *line = xstrdup(c->maybe_vars.v[i]), *fld[5], *save = NULL;
+		size_t n = 0;
+		for (char *t = strtok_r(line, "\t", &save); t && n < 5; t = strtok_r(NULL, "\t", &save))
+			fld[n++] = t;
+		const struct vm_conf *vm = NULL;
+		for (size_t v = 0; n == 5 && !strcmp(fld[3], "vm") && v < ex->nvms && !vm; v++)
+			if (!strcmp(ex->vms[v].base, fld[4]))
+				vm = &ex->vms[v];
+		int command = vm && vm->pl && vm->pl->whole_process, known = plugin_is_command_placeholder(fld[2], strlen(fld[2]));
+		if (n < 5)
+			;
+		else if (vm && !command && vm->pl)
+			sv_pushf(c->warnings, "%s:%s: %s: '{%s}' is passed on as it is: the %s plugin gives its VM's args to the "
+				 "VM unchanged (placeholders are substituted in command VMs' args and in steps)", c->file, fld[0],
+				 fld[1], fld[2], vm->pl->name);
+		else if (!strcmp(fld[3], "vm") && !vm)
+			;
+		else if (!known && !(strcmp(fld[3], "bench") ? any_var(ex, fld[2]) : bench_has_var(ex, fld[4], fld[2])))
+			sv_pushf(c->warnings, "%s:%s: %s: '{%s}' is no placeholder nor a var of %s: passed on as it is "
+				 "(the placeholders: %s)", c->file, fld[0], fld[1], fld[2],
+				 strcmp(fld[3], "bench") ? "any benchmark" : "the benchmark", names.buf);
+		free(line);
+	}
+	sb_release(&names);
+}
+
+struct config_yaml {
+	struct fy_document *doc;
+	struct fy_diag *diag;
+};
+
+struct fy_document *config_yaml_load(const char *path, const char *text, size_t len, struct config_yaml **y,
+				     struct kerr *e)
+{
+	*y = xcalloc(1, sizeof(**y));
+	if (check_text(path, text, len, e) < 0)
+		return NULL;
+	(*y)->doc = load_yaml(path, text, len, &(*y)->diag, e);
+	return (*y)->doc;
+}
+
+void config_yaml_free(struct config_yaml *y)
+{
+	if (!y)
+		return;
+	if (y->doc)
+		fy_document_destroy(y->doc);
+	if (y->diag)
+		fy_diag_unref(y->diag);
+	free(y);
+}
+
 /* what the whole config must have, once every key of it is read */
 static int check_whole(struct cfgctx *c, struct experiment *ex, struct toparg *ta, struct pos top)
 {
@@ -1964,8 +2206,9 @@ static int check_whole(struct cfgctx *c, struct experiment *ex, struct toparg *t
 	if (!ex->name)
 		ex->name = config_stem(c->file);
 	merge_pass_env(ex);
+	check_arg_names(c, ex);
 	if (check_suite_vms(c, ex, ta->suites_pos) < 0 || check_warmup(c, ex, ta->warmup_pos) < 0 ||
-	    check_bench_gauges(c, ex) < 0)
+	    check_bench_gauges(c, ex) < 0 || check_bench_iterations(c, ex) < 0)
 		return -1;
 	if ((double)ex->nbenchs * (double)ex->nvms > CONFIG_MAX_KEYS)
 		return cerr(c, ta->benchs_pos.line ? ta->benchs_pos : ta->suites_pos, "benchmarks",
@@ -2070,10 +2313,13 @@ static int parse_experiment(const char *path, const char *text, size_t len, cons
 	if (only_comments(text, len))
 		return kerr_setc(e, KEXIT_CONFIG, "%s:1:1: (document): the file is empty%s", path,
 				 memchr(text, '#', len) ? " (it holds only comments): no VMs, no benchmarks" : "");
-	struct cfgctx c = { path, check_vms, e, NULL, ex->text, len, STRVEC_INIT };
+	char *dir = path_dirname(ex->path);
+	struct cfgctx c = { path, check_vms, e, NULL, ex->text, len, STRVEC_INIT, dir, &ex->warnings, STRVEC_INIT };
 	struct fy_diag *diag = NULL;
 	c.doc = load_yaml(path, ex->text, len, &diag, e);
 	int r = c.doc ? parse_document(&c, ex, datadir) : -1;
+	free(dir);
+	sv_clear(&c.maybe_vars);
 	if (c.doc)
 		fy_document_destroy(c.doc);
 	if (diag)
@@ -2086,10 +2332,11 @@ static int parse_experiment(const char *path, const char *text, size_t len, cons
 
 /*
  * The config text as YAML, its aliases resolved (within the bounds of a
- * config), without pexecs, benchmarks and suites, emitted on one line:
- * what must not change for an experiment to grow.  NULL: it does not parse.
+ * config), without the top-level keys `drop` (and x-* ones with drop_x),
+ * emitted on one line: what must not change (for an experiment to grow,
+ * or for keys none of whose pexecs ran to change).  NULL: it does not parse.
  */
-static char *config_core(const char *text)
+static char *config_core_without(const char *text, const char *const *drop, size_t ndrop, int drop_x)
 {
 	struct kerr e = KERR_INIT;
 	size_t len = strlen(text);
@@ -2103,11 +2350,23 @@ static char *config_core(const char *text)
 	struct strbuf diag = STRBUF_INIT;
 	if (doc && resolve_aliases("config", doc, &diag, &e) == 0 && fy_node_is_mapping(fy_document_root(doc))) {
 		struct fy_node *root = fy_document_root(doc);
-		static const char *const grow[] = { "pexecs", "benchmarks", "suites" };
-		for (size_t i = 0; i < ARRAY_SIZE(grow); i++) {
-			struct fy_node_pair *pr = fy_node_mapping_lookup_pair_by_string(root, grow[i], FY_NT);
+		for (size_t i = 0; i < ndrop; i++) {
+			struct fy_node_pair *pr = fy_node_mapping_lookup_pair_by_string(root, drop[i], FY_NT);
 			if (pr) /* the pair goes with its key; the value is ours to free */
 				fy_node_free(fy_node_mapping_remove_by_key(root, fy_node_pair_key(pr)));
+		}
+		for (int again = drop_x; again;) {
+			void *it = NULL;
+			struct fy_node_pair *pr;
+			again = 0;
+			while ((pr = fy_node_mapping_iterate(root, &it))) {
+				const char *k = fy_node_get_scalar0(fy_node_pair_key(pr));
+				if (k && !strncmp(k, "x-", 2)) {
+					fy_node_free(fy_node_mapping_remove_by_key(root, fy_node_pair_key(pr)));
+					again = 1;
+					break;
+				}
+			}
 		}
 		core = fy_emit_document_to_string(doc, FYECF_MODE_FLOW_ONELINE);
 	}
@@ -2121,8 +2380,9 @@ static char *config_core(const char *text)
 /* a benchmark as its keys run it: the same text for the same benchmark */
 static void bench_canon(const struct bench_conf *b, struct strbuf *sb)
 {
-	const struct strvec *lists[] = { &b->vms, &b->args, &b->build, &b->setup, &b->prepare, &b->cleanup };
-	sb_addf(sb, "%s\n%s\n%s\n", config_bench_source(b), b->param ? b->param : "", b->suite ? b->suite : "");
+	const struct strvec *lists[] = { &b->vms, &b->args, &b->build, &b->setup, &b->prepare, &b->cleanup, &b->vars };
+	sb_addf(sb, "%s\n%s\n%s\n%ld\n%s\n", config_bench_source(b), b->param ? b->param : "", b->suite ? b->suite : "",
+		b->iterations, b->cwd ? b->cwd : "");
 	for (size_t i = 0; i < ARRAY_SIZE(lists); i++) {
 		for (size_t j = 0; j < lists[i]->n; j++)
 			sb_addf(sb, "%s\x1f", lists[i]->v[j]);
@@ -2130,23 +2390,39 @@ static void bench_canon(const struct bench_conf *b, struct strbuf *sb)
 	}
 }
 
-int config_grows(const struct experiment *ex, const char *old_text, const char *datadir, struct strbuf *why)
+/*
+ * The stored config, parsed into *old, when its text and ex's are the same
+ * but for the top-level keys `drop` (and x-* with drop_x): 1; else 0, why
+ * says what (`what` differed, or the stored config does not read).
+ */
+static int same_but(const struct experiment *ex, const char *old_text, const char *datadir, const char *const *drop,
+		    size_t ndrop, int drop_x, const char *what, struct experiment *old, struct strbuf *why)
 {
 	struct strbuf now = STRBUF_INIT;
 	secret_mask(&now, ex->text);
-	char *a = config_core(old_text), *b = config_core(now.buf);
+	char *a = config_core_without(old_text, drop, ndrop, drop_x), *b = config_core_without(now.buf, drop, ndrop, drop_x);
 	int r = a && b && !strcmp(a, b);
 	if (!r)
-		sb_adds(why, "settings other than pexecs, benchmarks and suites changed");
+		sb_adds(why, what);
 	free(a);
 	free(b);
 	sb_release(&now);
-	struct experiment old;
 	struct kerr e = KERR_INIT;
-	if (r && config_parse(ex->path, old_text, strlen(old_text), datadir, 0, &old, &e) < 0) {
+	if (r && config_parse(ex->path, old_text, strlen(old_text), datadir, 0, old, &e) < 0) {
 		sb_addf(why, "the stored config does not read: %s", sb_str(&e.msg));
 		r = 0;
-	} else if (r) {
+	}
+	kerr_release(&e);
+	return r;
+}
+
+int config_grows(const struct experiment *ex, const char *old_text, const char *datadir, struct strbuf *why)
+{
+	static const char *const grow[] = { "pexecs", "benchmarks", "suites" };
+	struct experiment old;
+	int r = same_but(ex, old_text, datadir, grow, ARRAY_SIZE(grow), 0,
+			 "settings other than pexecs, benchmarks and suites changed", &old, why);
+	if (r) {
 		if (ex->pexecs < old.pexecs)
 			r = 0, sb_addf(why, "pexecs went down from %ld to %ld", old.pexecs, ex->pexecs);
 		for (size_t i = 0; r && i < old.nbenchs; i++) {
@@ -2165,7 +2441,84 @@ int config_grows(const struct experiment *ex, const char *old_text, const char *
 		}
 		config_free(&old);
 	}
-	kerr_release(&e);
+	return r;
+}
+
+/* what defines a key of ex as it runs, in text: its VM's settings, its benchmark's and the counts */
+static void key_text(const struct experiment *ex, const struct vm_conf *vm, const struct bench_conf *b, struct strbuf *sb)
+{
+	const struct strvec *lists[] = { &vm->args, &vm->env, &vm->pass_env, &vm->runner, &vm->parser, &vm->build,
+					 &vm->setup, &vm->prepare, &vm->cleanup };
+	sb_addf(sb, "%s\n%s\n%s\n%s\n%s\n%s\n%s\n%d %d %d %ld %ld %ld\n", vm->plugin ? vm->plugin : "",
+		vm->path ? vm->path : "", vm->variant ? vm->variant : "", vm->language ? vm->language : "",
+		vm->entry ? vm->entry : "", vm->stats_from ? vm->stats_from : "", vm->cwd ? vm->cwd : "", vm->instrument,
+		vm->keep_log, vm->ignore_exit, config_iterations(ex, vm, b), ex->warmup_iterations, ex->warmup_pexecs);
+	for (size_t i = 0; i < ARRAY_SIZE(lists); i++) {
+		for (size_t j = 0; j < lists[i]->n; j++)
+			sb_addf(sb, "%s\x1f", lists[i]->v[j]);
+		sb_addc(sb, '\n');
+	}
+	const struct gauge_conf *g = config_gauge(vm, b);
+	if (g)
+		gauge_describe(g, sb);
+	sb_addf(sb, "\n%d %s\n", config_krun_layout(ex, b), ex->benchmarks_dir ? ex->benchmarks_dir : "");
+	/* the benchmark as bench_canon has it, but for the suite and its VMs (which say only whether the key runs) */
+	struct bench_conf bare = *b;
+	bare.vms = (struct strvec)STRVEC_INIT;
+	bare.suite = NULL;
+	bench_canon(&bare, sb);
+}
+
+static const struct vm_conf *vm_named(const struct experiment *ex, const char *name, const char *variant)
+{
+	for (size_t i = 0; i < ex->nvms; i++)
+		if (!strcmp(ex->vms[i].name, name) && !strcmp(ex->vms[i].variant, variant))
+			return &ex->vms[i];
+	return NULL;
+}
+
+static const struct bench_conf *bench_named(const struct experiment *ex, const char *name)
+{
+	for (size_t i = 0; i < ex->nbenchs; i++)
+		if (!strcmp(ex->benchs[i].name, name))
+			return &ex->benchs[i];
+	return NULL;
+}
+
+int config_keeps_keys(const struct experiment *ex, const char *old_text, const char *datadir, const struct strvec *ran,
+		      struct strbuf *why)
+{
+	static const char *const keyed[] = { "pexecs", "benchmarks", "suites", "vms", "skip", "name" };
+	struct experiment old;
+	int r = same_but(ex, old_text, datadir, keyed, ARRAY_SIZE(keyed), 1,
+			 "settings of every key (other than vms, benchmarks, suites, skip, pexecs and name) changed", &old, why);
+	if (r) {
+		if (ran->n && ex->pexecs < old.pexecs)
+			r = 0, sb_addf(why, "pexecs went down from %ld to %ld", old.pexecs, ex->pexecs);
+		for (size_t i = 0; r && i < ran->n; i++) {
+			char *k = xstrdup(ran->v[i]), *c1 = strchr(k, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+			if (!c2) {
+				free(k);
+				continue;
+			}
+			*c1 = *c2 = '\0';
+			const struct vm_conf *ov = vm_named(&old, c1 + 1, c2 + 1), *nv = vm_named(ex, c1 + 1, c2 + 1);
+			const struct bench_conf *ob = bench_named(&old, k), *nb = bench_named(ex, k);
+			struct strbuf x = STRBUF_INIT, y = STRBUF_INIT;
+			if (ov && ob)
+				key_text(&old, ov, ob, &x);
+			if (nv && nb && config_runs(ex, nb, nv))
+				key_text(ex, nv, nb, &y);
+			if (!y.len)
+				r = 0, sb_addf(why, "key %s, whose pexecs ran, is no longer planned", ran->v[i]);
+			else if (strcmp(x.buf ? x.buf : "", y.buf))
+				r = 0, sb_addf(why, "key %s, whose pexecs ran, changed", ran->v[i]);
+			sb_release(&x);
+			sb_release(&y);
+			free(k);
+		}
+		config_free(&old);
+	}
 	return r;
 }
 
@@ -2193,6 +2546,7 @@ int config_load(const char *path, const char *datadir, int check_vms, struct exp
 static void vm_release(struct vm_conf *vm)
 {
 	free(vm->name);
+	free(vm->cwd);
 	free(vm->base);
 	free(vm->plugin);
 	free(vm->path);
@@ -2243,6 +2597,7 @@ void config_free(struct experiment *ex)
 	free(ex->results);
 	free(ex->benchmarks_dir);
 	free(ex->bundled_dir);
+	sv_clear(&ex->warnings);
 	memset(ex, 0, sizeof(*ex));
 }
 
@@ -2260,43 +2615,59 @@ const struct gauge_conf *config_gauge(const struct vm_conf *vm, const struct ben
 	return vm->gauge.format ? &vm->gauge : NULL;
 }
 
-int config_counts_set(const struct experiment *ex, const struct vm_conf *vm)
+int config_counts_set(const struct experiment *ex, const struct vm_conf *vm, const struct bench_conf *b)
 {
-	return vm->iterations > 0 || ex->iterations_set;
+	return (b && b->iterations > 0) || vm->iterations > 0 || ex->iterations_set;
+}
+
+const char *config_cwd(const struct vm_conf *vm, const struct bench_conf *b)
+{
+	return b && b->cwd ? b->cwd : vm ? vm->cwd : NULL;
+}
+
+const char *config_bench_var(const struct bench_conf *b, const char *name, size_t n)
+{
+	for (size_t i = 0; b && i < b->vars.n; i++)
+		if (!strncmp(b->vars.v[i], name, n) && b->vars.v[i][n] == '=')
+			return b->vars.v[i] + n + 1;
+	return NULL;
 }
 
 long config_iterations(const struct experiment *ex, const struct vm_conf *vm, const struct bench_conf *b)
 {
 	const struct gauge_conf *g = config_gauge(vm, b);
-	if (g && !config_counts_set(ex, vm))
+	if (g && !config_counts_set(ex, vm, b))
 		return g->max_iterations;
-	return vm->iterations > 0 ? vm->iterations : ex->iterations;
+	return b && b->iterations > 0 ? b->iterations : vm->iterations > 0 ? vm->iterations : ex->iterations;
+}
+
+int config_check_built_vm(const struct vm_conf *vm, struct kerr *e)
+{
+	if (!vm->built_at)
+		return 0;
+	if (!is_executable(vm->resolved)) {
+		struct strbuf why = STRBUF_INIT;
+		not_executable(vm->resolved, &why);
+		kerr_setc(e, KEXIT_CONFIG, "%s: VM executable '%s' %s after the VM's build step", vm->built_at,
+			  vm->path ? vm->path : vm->resolved, sb_str(&why));
+		sb_release(&why);
+		return -1;
+	}
+	const struct plugin_variant *v = vm->variant_at ? plugin_variant_find(vm->pl, vm->variant) : NULL;
+	struct strbuf why = STRBUF_INIT;
+	int r = v ? plugin_variant_probe(v, vm->resolved, &vm->args, &why) : 0;
+	if (r < 0)
+		kerr_setc(e, KEXIT_CONFIG, "%s: variant '%s' (%s) cannot run on %s: %s", vm->variant_at, v->name,
+			  v->summary, vm->resolved, sb_str(&why));
+	sb_release(&why);
+	return r;
 }
 
 int config_check_built(const struct experiment *ex, struct kerr *e)
 {
-	for (size_t i = 0; i < ex->nvms; i++) {
-		const struct vm_conf *vm = &ex->vms[i];
-		if (!vm->built_at)
-			continue;
-		if (!is_executable(vm->resolved)) {
-			struct strbuf why = STRBUF_INIT;
-			not_executable(vm->resolved, &why);
-			kerr_setc(e, KEXIT_CONFIG, "%s: VM executable '%s' %s after the VM's build step", vm->built_at,
-				  vm->path ? vm->path : vm->resolved, sb_str(&why));
-			sb_release(&why);
+	for (size_t i = 0; i < ex->nvms; i++)
+		if (config_check_built_vm(&ex->vms[i], e) < 0)
 			return -1;
-		}
-		const struct plugin_variant *v = vm->variant_at ? plugin_variant_find(vm->pl, vm->variant) : NULL;
-		struct strbuf why = STRBUF_INIT;
-		int r = v ? plugin_variant_probe(v, vm->resolved, &vm->args, &why) : 0;
-		if (r < 0)
-			kerr_setc(e, KEXIT_CONFIG, "%s: variant '%s' (%s) cannot run on %s: %s", vm->variant_at, v->name,
-				  v->summary, vm->resolved, sb_str(&why));
-		sb_release(&why);
-		if (r < 0)
-			return -1;
-	}
 	return 0;
 }
 

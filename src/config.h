@@ -92,6 +92,12 @@ struct experiment {
 	int durable_power;     /* durability: power (1, default) or crash (0) */
 	int layout;            /* the benchmarks' LAYOUT_* (LAYOUT_DEFAULT: kiln's) */
 	struct platform_conf platform;
+	/*
+	 * What the check found odd but not wrong ("FILE:LINE:COL: field: ..."),
+	 * said by kiln run and --dry-run: a `{name}` in a command's args that
+	 * is no placeholder, passed on as it is
+	 */
+	struct strvec warnings;
 };
 
 /*
@@ -117,6 +123,25 @@ void config_free(struct experiment *ex);
  * it was (comments and layout aside)?  1: yes; 0: no, why says what differs.
  */
 int config_grows(const struct experiment *ex, const char *old_text, const char *datadir, struct strbuf *why);
+/*
+ * Does the changed config ex run every key of `ran` ("bench:vm:variant",
+ * the keys some pexec of which ran) as the stored config old_text did,
+ * with the same settings of every key?  Keys none of whose pexecs ran may
+ * change freely.  1: yes; 0: no, why says what differs.
+ */
+int config_keeps_keys(const struct experiment *ex, const char *old_text, const char *datadir, const struct strvec *ran,
+		      struct strbuf *why);
+/*
+ * Another YAML file (a ReBench config) read as kiln reads its own: its
+ * text checked, aliases and merge keys resolved within kiln's bounds,
+ * errors as FILE:LINE:COL.  The document, NULL with e set; free y (also
+ * after NULL) with config_yaml_free.
+ */
+struct fy_document;
+struct config_yaml;
+struct fy_document *config_yaml_load(const char *path, const char *text, size_t len, struct config_yaml **y,
+				     struct kerr *e);
+void config_yaml_free(struct config_yaml *y);
 /* an experiment with every default a config file would get (kiln bench builds on it) */
 void config_defaults(struct experiment *ex);
 
@@ -133,8 +158,18 @@ const struct gauge_conf *config_gauge(const struct vm_conf *vm, const struct ben
  * gauge's max_iterations
  */
 long config_iterations(const struct experiment *ex, const struct vm_conf *vm, const struct bench_conf *b);
-/* is a VM's count of iterations written in the config (its own or the experiment's)? */
-int config_counts_set(const struct experiment *ex, const struct vm_conf *vm);
+/* is a key's count of iterations written in the config (the benchmark's, the VM's or the experiment's; b may be NULL)? */
+int config_counts_set(const struct experiment *ex, const struct vm_conf *vm, const struct bench_conf *b);
+/* where the key's processes and steps start: the benchmark's cwd, else the VM's, else NULL (the config's folder) */
+const char *config_cwd(const struct vm_conf *vm, const struct bench_conf *b);
+/*
+ * A benchmark var's value as it names a key (NAME[VAR=LABEL]): the
+ * characters that separate a key's parts (':', '/', '[', ']', ',') made
+ * '_', an empty value '' (malloc'd)
+ */
+char *config_var_label(const char *value);
+/* the value of the benchmark's variable `name` (n bytes), NULL when it has none such */
+const char *config_bench_var(const struct bench_conf *b, const char *name, size_t n);
 /* does each pexec of b on the VM have one iteration, its process (the command plugin without a gauge)? */
 int config_one_iteration(const struct vm_conf *vm, const struct bench_conf *b);
 /*
@@ -153,6 +188,8 @@ char *config_bench_dir(const struct experiment *ex, const struct bench_conf *b, 
 char *config_entry_path(const struct experiment *ex, const struct bench_conf *b, const struct vm_conf *vm);
 /* the VMs left for after their build: each executable there (and its variant able to run), else an error at its line */
 int config_check_built(const struct experiment *ex, struct kerr *e);
+/* the same for one VM */
+int config_check_built_vm(const struct vm_conf *vm, struct kerr *e);
 /* are the benchmark's sources in Krun's layout (its layout, else the experiment's)? */
 int config_krun_layout(const struct experiment *ex, const struct bench_conf *b);
 /* is bench:vm:variant skipped? */

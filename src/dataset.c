@@ -358,5 +358,7 @@ void ds_free(struct dataset *ds)
 	free(ds->name);
 	free(ds->source);
 	free(ds->machine);
+	free(ds->keep_name);
+	free(ds->keep_text);
 	memset(ds, 0, sizeof(*ds));
 }

@@ -76,6 +76,12 @@ struct dataset {
 	char *machine;      /* host name / machine id, for diff warnings */
 	struct ds_key *keys;
 	size_t nkeys;
+	/*
+	 * An imported file's own text that its format writes back from
+	 * (pyperf's metadata and exact per-loop values), kept in the results
+	 * file as meta `keep_name`; NULL: none
+	 */
+	char *keep_name, *keep_text;
 };
 
 struct strvec;

@@ -90,6 +90,42 @@ static uint32_t stack_of(struct tri_map *sm, json_t *stacks, long prefix, uint32
 	return s;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The time between two samples, in ms, as perf took them: the median
+ * period of a time-based event (cpu-clock, task-clock: ns), else the
+ * median gap between a thread's successive samples; 0 when unknown.
+ */
+static double sample_interval_ms(const struct prof_input *in)
+{
+	const struct pscript *ps = in->ps;
+	size_t n = ps->n < FLAME_MAX_SAMPLES ? ps->n : FLAME_MAX_SAMPLES, m = 0;
+	int64_t *v = xcalloc(n + 1, sizeof(*v));
+	int by_period = in->event && (!strncmp(in->event, "cpu-clock", 9) || !strncmp(in->event, "task-clock", 10));
+	for (size_t i = 0; i < n; i++) {
+		const struct ps_sample *s = &ps->s[i];
+		if (by_period && s->period) {
+			v[m++] = (int64_t)s->period;
+			continue;
+		}
+		for (size_t j = i; !by_period && j-- > 0 && i - j < 64;) /* the thread's sample before, nearby in the file */
+			if (ps->s[j].tid == s->tid && ps->s[j].pexec == s->pexec) {
+				if (s->t_ns > ps->s[j].t_ns && ps->s[j].t_ns > 0)
+					v[m++] = s->t_ns - ps->s[j].t_ns;
+				break;
+			}
+	}
+	qsort(v, m, sizeof(*v), cmp_i64);
+	double ms = m ? (double)v[m / 2] / 1e6 : 0;
+	free(v);
+	return ms;
+}
+
 json_t *flame_data(const struct prof_input *in)
 {
 	const struct pscript *ps = in->ps;
@@ -135,6 +171,7 @@ json_t *flame_data(const struct prof_input *in)
 	json_object_set_new(d, "samples", json_pack("{s:o,s:o,s:o,s:o,s:o}", "stack", st, "pexec", px, "iter", it, "phase", ph,
 						    "t_ms", tm));
 	json_object_set_new(d, "pexecs", pxs);
+	json_object_set_new(d, "interval_ms", json_real(sample_interval_ms(in)));
 	free(t0);
 	tri_free(&fm);
 	tri_free(&sm);
@@ -340,8 +377,11 @@ int flame_write_gecko(const char *path, const json_t *d, const struct flame_sel 
 	size_t npx = json_array_size(json_object_get(d, "pexecs"));
 	for (size_t p = 0; p < npx; p++)
 		json_array_append_new(threads, gecko_thread(d, sel, p, strings));
-	json_t *meta = json_pack("{s:i,s:f,s:i,s:i,s:f,s:i,s:s,s:o}", "version", 24, "interval", 1.0, "stackwalk", 1,
-				 "debug", 0, "startTime", 0.0, "processType", 0, "product", "kiln", "categories", cats);
+	/* the profiler takes each sample to last `interval`: perf's real period, not a nominal 1 ms */
+	double interval = json_real_value(json_object_get(d, "interval_ms"));
+	json_t *meta = json_pack("{s:i,s:f,s:i,s:i,s:f,s:i,s:s,s:o,s:[]}", "version", 24, "interval",
+				 interval > 0 ? interval : 1.0, "stackwalk", 1, "debug", 0, "startTime", 0.0, "processType", 0,
+				 "product", "kiln", "categories", cats, "markerSchema");
 	json_t *root = json_pack("{s:o,s:[],s:o,s:[],s:[]}", "meta", meta, "libs", "threads", threads, "processes",
 				 "pausedRanges");
 	int r = write_json(path, root, e);

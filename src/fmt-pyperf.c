@@ -231,6 +231,11 @@ static int pp_read(const char *name, const char *text, size_t len, struct datase
 	const char *host = json_string_value(json_object_get(r.suite, "hostname"));
 	if (rc == 0 && host && *host && !ds->machine)
 		ds->machine = xstrdup(host);
+	/* the file as it was: an export writes its metadata and exact values back (pp_write) */
+	if (rc == 0 && !ds->keep_name) {
+		ds->keep_name = xstrdup("pyperf_source");
+		ds->keep_text = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	}
 	json_decref(root);
 	return rc;
 }
@@ -284,12 +289,65 @@ static int write_run(const struct ds_key *k, const struct ds_pexec *p, json_t *r
 	return 0;
 }
 
+/* the benchmark of an imported pyperf file that kiln's key k came from, NULL: none */
+static json_t *source_bench(json_t *src, const struct ds_key *k)
+{
+	json_t *suite = json_object_get(src, "metadata"), *b;
+	size_t i;
+	json_array_foreach(json_object_get(src, "benchmarks"), i, b) {
+		json_t *run0 = json_array_get(json_object_get(b, "runs"), 0);
+		struct dataset one = { 0 };
+		struct rd r = { "", &one, suite, 0, 0, NULL };
+		struct kerr e = KERR_INIT;
+		r.e = &e;
+		struct ds_key *mine = run0 ? bench_key(&r, i, b, run0) : NULL;
+		int same = mine && !strcmp(mine->key, k->key);
+		ds_free(&one);
+		kerr_release(&e);
+		if (same)
+			return b;
+	}
+	return NULL;
+}
+
+/*
+ * The run of the source benchmark that pexec p is (the p->num-th with
+ * values), when kiln's iterations are its warmups and values as stored
+ * (each within kiln's rounding to the nanosecond): written back as it was
+ */
+static json_t *source_run(json_t *sb, const struct ds_pexec *p)
+{
+	json_t *run;
+	size_t i;
+	long nth = -1;
+	json_array_foreach(json_object_get(sb, "runs"), i, run) {
+		json_t *vals = json_object_get(run, "values");
+		if (!json_array_size(vals) || ++nth != p->num)
+			continue;
+		json_t *warm = json_object_get(run, "warmups");
+		size_t nw = json_array_size(warm), nv = json_array_size(vals);
+		if (nw + nv != p->n)
+			return NULL;
+		for (size_t j = 0; j < p->n; j++) {
+			double v = json_number_value(j < nw ? json_array_get(json_array_get(warm, j), 1) : json_array_get(vals, j - nw));
+			if (!(fabs(v - p->wall[j]) <= 0.5e-9 + 1e-15 * v))
+				return NULL;
+		}
+		return run;
+	}
+	return NULL;
+}
+
 static int pp_write(const struct dataset *ds, const struct fmt_extra *x, struct strbuf *out, struct kerr *e)
 {
-	(void)x;
+	json_error_t je;
+	json_t *src = x && x->pyperf_source ? json_loads(x->pyperf_source, 0, &je) : NULL;
 	json_t *root = json_object(), *benchs = json_array(), *suite = json_object();
 	json_object_set_new(root, "version", json_string("1.0"));
 	json_object_set_new(root, "benchmarks", benchs);
+	/* an imported file's own metadata first, kiln's over it */
+	if (json_is_object(json_object_get(src, "metadata")))
+		json_object_update(suite, json_object_get(src, "metadata"));
 	set_text(suite, "hostname", ds->machine);
 	json_object_set_new(suite, "unit", json_string("second"));
 	json_object_set_new(suite, "kiln_version", json_string(KILN_VERSION));
@@ -297,15 +355,35 @@ static int pp_write(const struct dataset *ds, const struct fmt_extra *x, struct 
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < ds->nkeys; i++) {
 		const struct ds_key *k = &ds->keys[i];
-		json_t *runs = json_array();
-		for (size_t p = 0; rc == 0 && p < k->npexecs; p++)
-			if (k->pexecs[p].status == DS_OK && k->pexecs[p].n)
-				rc = write_run(k, &k->pexecs[p], runs, e);
+		json_t *runs = json_array(), *sb = src ? source_bench(src, k) : NULL, *sr;
+		/* pyperf's calibration runs (no values), which kiln does not keep, come back from the source */
+		size_t ci;
+		json_array_foreach(json_object_get(sb, "runs"), ci, sr)
+			if (!json_array_size(json_object_get(sr, "values")))
+				json_array_append(runs, sr);
+		for (size_t p = 0; rc == 0 && p < k->npexecs; p++) {
+			const struct ds_pexec *px = &k->pexecs[p];
+			if (px->status != DS_OK || !px->n)
+				continue;
+			if (sb && (sr = source_run(sb, px))) {
+				json_t *copy = json_deep_copy(sr), *md = json_object_get(copy, "metadata");
+				if (!json_is_object(md)) {
+					md = json_object();
+					json_object_set_new(copy, "metadata", md);
+				}
+				json_object_set_new(md, "kiln_pexec", json_integer(px->num));
+				json_array_append_new(runs, copy);
+			} else {
+				rc = write_run(k, px, runs, e);
+			}
+		}
 		if (rc || !json_array_size(runs)) {
 			json_decref(runs); /* pyperf has no benchmark without a run */
 			continue;
 		}
 		json_t *b = json_object(), *md = json_object();
+		if (json_is_object(json_object_get(sb, "metadata")))
+			json_object_update(md, json_object_get(sb, "metadata"));
 		/* pyperf compares benchmarks by name: the bench's, unless two keys share it */
 		int shared = 0;
 		for (size_t j = 0; j < ds->nkeys; j++)
@@ -325,6 +403,7 @@ static int pp_write(const struct dataset *ds, const struct fmt_extra *x, struct 
 		free(text);
 	}
 	json_decref(root);
+	json_decref(src);
 	return rc;
 }
 

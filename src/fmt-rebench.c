@@ -9,24 +9,31 @@
  * Tab-separated, columns found by the header's names.  A row is one value
  * of one criterion: "total" is the iteration's time (its unit ms, s, us or
  * ns), any other criterion (MaxRSS, a GC time...) becomes a per-iteration
- * series of that name and unit.  The key is benchmark:executor:suite, the
- * suite followed by whatever else makes a ReBench run distinct (extra args,
- * cores other than 1, input size, variable value, machine); ':' becomes
+ * series of that name and unit.  A run's key is the one kiln's own run of
+ * the same rebench.conf gives it (convert-rebench.c), so that `kiln diff`
+ * pairs them: BENCHMARK[VAR=VALUE,...]:VM:SUITE, VM the executor (or
+ * EXECUTOR.SUITE when the file has the executor with several suites), and
+ * a variable (input, variable, cores, tag) named when the benchmark's runs
+ * on that executor and suite have more than one value of it; ':' becomes
  * '_'.  An invocation is a pexec (numbered from 0), an iteration an
  * iteration (from 1 in the file); every iteration of an invocation must
  * have its time.
  */
 #include "fmt.h"
 
+#include "config.h"
+#include "convert.h"
+
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { C_INV, C_IT, C_VAL, C_UNIT, C_CRIT, C_BENCH, C_EXEC, C_SUITE, C_ARGS, C_CORES, C_INPUT, C_VAR, C_MACH, NCOL };
+enum { C_INV, C_IT, C_VAL, C_UNIT, C_CRIT, C_BENCH, C_EXEC, C_SUITE, C_ARGS, C_CORES, C_INPUT, C_VAR, C_MACH, C_TAG,
+       NCOL };
 static const char *const col_names[NCOL] = {
 	"invocation", "iteration", "value", "unit", "criterion", "benchmark", "executor", "suite",
-	"extraArgs", "cores", "inputSize", "varValue", "machine",
+	"extraArgs", "cores", "inputSize", "varValue", "machine", "tag",
 };
 #define NREQUIRED 8 /* invocation .. suite */
 #define MAX_FIELDS 64
@@ -106,23 +113,105 @@ static const char *field(struct rb *r, char **f, size_t n, int c)
 	return r->col[c] >= 0 && (size_t)r->col[c] < n ? f[r->col[c]] : "";
 }
 
-/* suite, then what else tells runs apart */
-static char *variant_of(struct rb *r, char **f, size_t n)
+/*
+ * While reading, a run's benchmark part holds its name and its variables'
+ * values, "NAME\x1fINPUT\x1fVARIABLE\x1fCORES\x1fTAG"; name_keys() gives
+ * the keys their names once every run is read.
+ */
+static const int var_cols[] = { C_INPUT, C_VAR, C_CORES, C_TAG };
+static const char *const var_names[] = { "input", "variable", "cores", "tag" };
+
+static char *run_of(struct rb *r, char **f, size_t n)
 {
 	struct strbuf sb = STRBUF_INIT;
-	sb_adds(&sb, field(r, f, n, C_SUITE));
-	static const struct { int c; const char *label; } extra[] = {
-		{ C_ARGS, "args" }, { C_CORES, "cores" }, { C_INPUT, "input" }, { C_VAR, "var" }, { C_MACH, "machine" },
-	};
-	for (size_t i = 0; i < ARRAY_SIZE(extra); i++) {
-		const char *v = field(r, f, n, extra[i].c);
-		if (*v && !(extra[i].c == C_CORES && !strcmp(v, "1")))
-			sb_addf(&sb, " %s=%s", extra[i].label, v);
+	sb_adds(&sb, field(r, f, n, C_BENCH));
+	for (size_t i = 0; i < ARRAY_SIZE(var_cols); i++) {
+		const char *v = field(r, f, n, var_cols[i]);
+		/* ReBench writes no tag as None, one core as 1 (a column an older ReBench lacks: its default) */
+		sb_addf(&sb, "\x1f%s", var_cols[i] == C_TAG && !strcmp(v, "None") ? "" : var_cols[i] == C_CORES && !*v ? "1" : v);
 	}
-	for (size_t i = 0; i < sb.len; i++)
-		if (sb.buf[i] == ':')
-			sb.buf[i] = '_';
 	return sb_detach(&sb);
+}
+
+/* the parts of a key's run (bench: NAME and its variables) */
+static size_t run_parts(const char *bench, char **part)
+{
+	char *s = xstrdup(bench);
+	size_t n = 0;
+	for (char *p = s, *sep; n < 5; p = sep + 1) {
+		part[n++] = p;
+		if (!(sep = strchr(p, '\x1f')))
+			break;
+		*sep = '\0';
+	}
+	return n;
+}
+
+static int same_run_group(const struct ds_key *a, const struct ds_key *b)
+{
+	if (strcmp(a->vm, b->vm) || strcmp(a->variant, b->variant))
+		return 0;
+	size_t la = strcspn(a->bench, "\x1f"), lb = strcspn(b->bench, "\x1f");
+	return la == lb && !strncmp(a->bench, b->bench, la);
+}
+
+/* every key its name: the variables with more than one value in its group labelled, the VM as kiln names it */
+static int name_keys(struct rb *r)
+{
+	struct dataset *ds = r->ds;
+	char **names = xcalloc(ds->nkeys + 1, sizeof(*names)), **vms = xcalloc(ds->nkeys + 1, sizeof(*vms));
+	for (size_t i = 0; i < ds->nkeys; i++) {
+		struct ds_key *k = &ds->keys[i];
+		char *mine[5];
+		size_t nm = run_parts(k->bench, mine);
+		struct strbuf name = STRBUF_INIT, labels = STRBUF_INIT;
+		sb_adds(&name, mine[0]);
+		for (size_t v = 1; v < nm; v++) {
+			int several = 0;
+			for (size_t j = 0; j < ds->nkeys && !several; j++) {
+				if (j == i || !same_run_group(k, &ds->keys[j]))
+					continue;
+				char *theirs[5];
+				size_t nt = run_parts(ds->keys[j].bench, theirs);
+				several = v < nt && strcmp(theirs[v], mine[v]);
+				free(theirs[0]);
+			}
+			if (!several)
+				continue;
+			char *l = config_var_label(mine[v]);
+			sb_addf(&labels, "%s%s=%s", labels.len ? "," : "", var_names[v - 1], l);
+			free(l);
+		}
+		if (labels.len)
+			sb_addf(&name, "[%s]", labels.buf);
+		names[i] = sb_detach(&name);
+		sb_release(&labels);
+		free(mine[0]);
+		int nsuites = 0;
+		for (size_t j = 0; j < ds->nkeys; j++) {
+			int seen = 0;
+			for (size_t m = 0; m < j && !seen; m++)
+				seen = !strcmp(ds->keys[m].vm, ds->keys[j].vm) && !strcmp(ds->keys[m].variant, ds->keys[j].variant);
+			nsuites += !seen && !strcmp(ds->keys[j].vm, k->vm);
+		}
+		vms[i] = rebench_vm_name(k->vm, k->variant, nsuites);
+	}
+	int rc = 0;
+	for (size_t i = 0; i < ds->nkeys; i++) {
+		struct ds_key *k = &ds->keys[i];
+		free(k->bench);
+		free(k->vm);
+		free(k->key);
+		k->bench = names[i];
+		k->vm = vms[i];
+		k->key = xasprintf("%s:%s:%s", k->bench, k->vm, k->variant);
+		for (size_t j = 0; j < i && rc == 0; j++)
+			if (!strcmp(ds->keys[j].key, k->key))
+				rc = kerr_setc(r->e, KEXIT_CONFIG, "%s: two runs are both named %s", r->name, esc(ESC_TERM, k->key));
+	}
+	free(names);
+	free(vms);
+	return rc;
 }
 
 /* the pexec of invocation num in k (the last one first: rows come in order) */
@@ -163,11 +252,16 @@ static int data_row(struct rb *r, char **f, size_t n)
 		return row_err(r, "value", "is not a number", val);
 	if (!*crit)
 		return row_err(r, "criterion", "is empty", crit);
-	char *variant = variant_of(r, f, n);
-	char *bench = xstrdup(field(r, f, n, C_BENCH)), *vm = xstrdup(field(r, f, n, C_EXEC));
+	if (!*field(r, f, n, C_BENCH))
+		return kerr_setc(r->e, KEXIT_CONFIG, "%s:%ld: columns benchmark, executor and suite must name a key "
+				 "(none empty, at most %ld keys)", r->name, r->line, FMT_MAX_KEYS);
+	char *variant = xstrdup(field(r, f, n, C_SUITE));
+	char *bench = run_of(r, f, n), *vm = xstrdup(field(r, f, n, C_EXEC));
 	for (char *p = bench; *p; p++)
 		*p = *p == ':' ? '_' : *p;
 	for (char *p = vm; *p; p++)
+		*p = *p == ':' ? '_' : *p;
+	for (char *p = variant; *p; p++)
 		*p = *p == ':' ? '_' : *p;
 	struct ds_key *k = fmt_key(r->ds, bench, vm, variant);
 	if ((long)r->ds->nkeys > FMT_MAX_KEYS)
@@ -276,12 +370,12 @@ static int rb_read(const char *name, const char *text, size_t len, struct datase
 	}
 	if (rc == 0 && !have_header)
 		rc = kerr_setc(e, KEXIT_CONFIG, "%s: no header line (invocation, iteration, value, ...)", name);
-	return rc < 0 ? -1 : check_complete(&r);
+	return rc < 0 || name_keys(&r) < 0 ? -1 : check_complete(&r);
 }
 
 const struct kiln_format fmt_rebench = {
 	.name = "rebench",
-	.summary = "ReBench's .data files (read): a key per benchmark, executor and suite, criterion total as the time",
+	.summary = "ReBench's .data files (read): a key per run, named as kiln's run of the same rebench.conf names it",
 	.suffix = ".data",
 	.sniff = sniff,
 	.read = rb_read,

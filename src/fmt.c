@@ -325,3 +325,30 @@ double fmt_scalar(const struct ds_pexec *p, const char *name)
 {
 	return ds_scalar(p, name);
 }
+
+void fmt_seconds(struct strbuf *sb, double s)
+{
+	double ns = s * 1e9;
+	if (isfinite(s) && fabs(ns) < 9e15 && (double)(int64_t)llround(ns) / 1e9 == s) {
+		int64_t n = llround(ns);
+		char frac[16];
+		if (n < 0) {
+			sb_addc(sb, '-');
+			n = -n;
+		}
+		snprintf(frac, sizeof(frac), "%09lld", (long long)(n % 1000000000));
+		size_t l = strlen(frac);
+		while (l && frac[l - 1] == '0')
+			frac[--l] = '\0';
+		sb_addf(sb, "%lld%s%s", (long long)(n / 1000000000), l ? "." : "", frac);
+		return;
+	}
+	for (int prec = 15; prec <= 17; prec++) {
+		char buf[64];
+		snprintf(buf, sizeof(buf), "%.*g", prec, s);
+		if (prec == 17 || strtod(buf, NULL) == s) {
+			sb_adds(sb, buf);
+			return;
+		}
+	}
+}

@@ -32,6 +32,7 @@ struct fmt_extra {
 	const char *bench_json;   /* kiln bench's description of its commands (meta "bench_commands") */
 	const char *krun_audit;   /* an imported Krun file's own audit (audit "krun"), written back as it was */
 	const char *krun_extra;   /* an imported Krun file's other fields (meta "krun_extra"), a JSON object */
+	const char *pyperf_source; /* an imported pyperf file as it was (meta "pyperf_source"): its metadata and exact values */
 	/* hyperfine's markup tables (kiln bench --sort, -u): rows by mean, not in order; "s", "ms", "us" or NULL: fitting */
 	int sort_by_mean;
 	const char *time_unit;
@@ -88,6 +89,13 @@ json_t *fmt_json_load(const char *name, const char *text, size_t len, struct ker
 int fmt_json_first_key(const char *text, size_t len, char *key, size_t keylen);
 /* the dataset's key for bench:vm:variant of an outside file, made when missing (NULL if it cannot be) */
 struct ds_key *fmt_key(struct dataset *ds, const char *bench, const char *vm, const char *variant);
+/*
+ * A time in seconds as text: a whole number of nanoseconds (what kiln
+ * stores) as its exact decimal (1563 us: 0.001563, not
+ * 0.0015629999999999999), any other value as the shortest decimal that
+ * reads back as the same double
+ */
+void fmt_seconds(struct strbuf *sb, double s);
 /*
  * How `kiln bench` names a command's key, and so hyperfine's results too:
  * bench is the command's display name (name, else the command), vm the

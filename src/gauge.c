@@ -20,11 +20,13 @@
  */
 #include "gauge.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const format_names[] = { "", "rebench", "jmh", "time", "regex" };
+static const char *const format_names[] = { "", "rebench", "jmh", "time", "regex", "multivariate", "plain_seconds",
+					    "savina", "validation" };
 
 enum gauge_format gauge_format_find(const char *name)
 {
@@ -41,7 +43,7 @@ const char *gauge_format_name(enum gauge_format f)
 
 const char *gauge_format_names(void)
 {
-	return "rebench, jmh, time, regex";
+	return "rebench, jmh, time, regex, multivariate, plain_seconds, savina, validation";
 }
 
 int gauge_unit_exp(const char *unit, size_t n)
@@ -224,47 +226,47 @@ static int add_iteration(struct gauge *g, int64_t ns)
 	return 0;
 }
 
-/* a criterion of the iteration in progress: a per-iteration series gauge.NAME */
-static int add_criterion(struct gauge *g, const char *name, size_t nl, double value, const char *unit)
+/* a criterion of iteration `iter`: a per-iteration series gauge.NAME */
+static int add_criterion_at(struct gauge *g, long iter, const char *name, size_t nl, double value, const char *unit)
 {
 	struct strbuf sb = STRBUF_INIT;
 	if (!nl || nl > GAUGE_MAX_NAME) {
 		sb_release(&sb);
 		return bad(g, "a criterion's name must have 1 to %d bytes", GAUGE_MAX_NAME);
 	}
-	for (size_t i = 0; i < nl; i++)
-		if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f) {
-			bad(g, "criterion %s has a control character", excerpt(name, nl, &sb));
-			sb_release(&sb);
-			return -1;
-		}
 	if (++g->crit_here > GAUGE_MAX_CRITERIA) {
 		sb_release(&sb);
 		return bad(g, "more than %d criteria for one iteration", GAUGE_MAX_CRITERIA);
 	}
 	sb_adds(&sb, "gauge.");
-	sb_add(&sb, name, nl);
+	esc_addn(&sb, ESC_TERM, name, nl); /* a control character in the name: kept visible, escaped */
 	if (strmap_find(&g->recs.names, sb.buf) < 0 && ++g->ncrit > GAUGE_MAX_CRITERIA) {
 		sb_release(&sb);
 		return bad(g, "more than %d criteria", GAUGE_MAX_CRITERIA);
 	}
-	struct kiln_rec r = { .kind = REC_ITER, .iter = (long)g->n, .name = sb.buf, .value = value, .unit = unit };
+	struct kiln_rec r = { .kind = REC_ITER, .iter = iter, .name = sb.buf, .value = value, .unit = unit };
 	struct rec_sink sink = rec_list_sink(&g->recs);
 	sink.emit(sink.ctx, &r);
 	sb_release(&sb);
 	return 0;
 }
 
-/* ---- the formats ---- */
-
-static const char *rfind(const char *p, size_t n, const char *what)
+/* a criterion of the iteration in progress */
+static int add_criterion(struct gauge *g, const char *name, size_t nl, double value, const char *unit)
 {
-	size_t wl = strlen(what);
-	for (size_t i = n >= wl ? n - wl + 1 : 0; i-- > 0;)
-		if (!memcmp(p + i, what, wl))
-			return p + i;
-	return NULL;
+	return add_criterion_at(g, (long)g->n, name, nl, value, unit);
 }
+
+/* 10^e for e in 0..18 */
+static int64_t pow10i(int e)
+{
+	int64_t x = 1;
+	while (e-- > 0)
+		x *= 10;
+	return x;
+}
+
+/* ---- the formats ---- */
 
 static size_t skip_spaces(const char *p, size_t at, size_t n)
 {
@@ -273,123 +275,277 @@ static size_t skip_spaces(const char *p, size_t at, size_t n)
 	return at;
 }
 
-/* `NAME[ CRITERION]: iterations=N runtime: T(us|ms)`, the head before `: iterations=` given */
-static int rebench_runtime(struct gauge *g, const char *p, size_t n, const char *mark)
+/*
+ * RebenchLog, as ReBench's two regular expressions match a line (from its
+ * start, not to its end; Python's greedy `(?:.*: )?` prefix tries the last
+ * ": " first, then earlier ones, then none):
+ *   total      PREFIX NAME[ CRIT]: iterations=N runtime: NUM(u|m)s
+ *   criterion  PREFIX NAME: CRIT: \s* NUM UNIT      (CRIT 1 to 30 bytes, no ':')
+ * NAME is a run without white space, CRIT (of a total line) of \w and '.';
+ * NUM is (\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?.  A line neither matches is
+ * skipped, as ReBench skips it (AWFY's `NAME: iterations=N average: ...
+ * total: ...` summary line is a criterion line, of the iteration that the
+ * next total would end: dropped with it when none does).
+ */
+
+static int is_ws(unsigned char c)
 {
-	const char *head = p, *sep = rfind(p, (size_t)(mark - p), ": ");
-	if (sep)
-		head = sep + 2;
-	size_t hl = (size_t)(mark - head);
-	const char *sp = memchr(head, ' ', hl);
-	const char *rest = mark + strlen(": iterations=");
-	size_t at = (size_t)(rest - p), d = digits(p, at, n);
-	struct strbuf sb = STRBUF_INIT;
-	static const char rt[] = " runtime: ";
-	if (d == at || n - d < sizeof(rt) - 1 || memcmp(p + d, rt, sizeof(rt) - 1)) {
-		bad(g, "%s: 'iterations=N runtime: T' expected after the name", excerpt(p, n, &sb));
-		sb_release(&sb);
-		return -1;
-	}
-	at = d + sizeof(rt) - 1;
-	size_t u = at;
-	while (u < n && ((p[u] >= '0' && p[u] <= '9') || p[u] == '.'))
-		u++;
-	int exp = u + 2 <= n && p[u + 1] == 's' && (p[u] == 'u' || p[u] == 'm') ? (p[u] == 'u' ? 3 : 6) : -1;
-	if (exp < 0) {
-		bad(g, "%s: a runtime in us or ms expected", excerpt(p + at, n - at, &sb));
-		sb_release(&sb);
-		return -1;
-	}
-	sb_release(&sb);
-	int64_t ns;
-	if (number(g, p + at, u - at, exp, &ns) < 0)
-		return -1;
-	if (sp && (size_t)(mark - sp - 1) && (mark - sp - 1 != 5 || memcmp(sp + 1, "total", 5)))
-		return add_criterion(g, sp + 1, (size_t)(mark - sp - 1), (double)ns / 1e9, "s");
-	return add_iteration(g, ns);
+	return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f);
 }
 
-/* `[PREFIX: ]NAME: CRITERION: VALUEunit` at the end of the line; other lines are not RebenchLog's */
-static int rebench_criterion(struct gauge *g, const char *p, size_t n)
+static int is_word(unsigned char c)
 {
-	size_t u = n;
-	while (u > 0 && ((p[u - 1] >= 'a' && p[u - 1] <= 'z') || (p[u - 1] >= 'A' && p[u - 1] <= 'Z')))
-		u--;
-	size_t v = u;
-	while (v > 0 && ((p[v - 1] >= '0' && p[v - 1] <= '9') || p[v - 1] == '.'))
-		v--;
-	if (u == n || v == u || v == 0)
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
+}
+
+/* the end of a run of bytes that are not white space, from at */
+static size_t run_end(const char *p, size_t at, size_t n)
+{
+	while (at < n && !is_ws((unsigned char)p[at]))
+		at++;
+	return at;
+}
+
+/* NUM at `at`: its end, or 0 when there is none; *e_at: where an exponent starts (its end when none) */
+static size_t num_end(const char *p, size_t at, size_t n, size_t *e_at)
+{
+	size_t d = digits(p, at, n);
+	if (d > at) {
+		if (d < n && p[d] == '.')
+			d = digits(p, d + 1, n);
+	} else if (at < n && p[at] == '.' && digits(p, at + 1, n) > at + 1) {
+		d = digits(p, at + 1, n);
+	} else {
 		return 0;
-	size_t c1 = v;
-	while (c1 > 0 && (p[c1 - 1] == ' ' || p[c1 - 1] == '\t'))
-		c1--;
-	if (c1 < 2 || p[c1 - 1] != ':')
+	}
+	*e_at = d;
+	if (d < n && (p[d] == 'e' || p[d] == 'E')) {
+		size_t s = d + 1 + (d + 1 < n && (p[d + 1] == '-' || p[d + 1] == '+'));
+		size_t x = digits(p, s, n);
+		if (x > s)
+			return x;
+	}
+	return d;
+}
+
+/* what a RebenchLog line matched */
+struct rb_match {
+	size_t crit0, crit1;   /* the criterion (crit1 == crit0: none, i.e. total) */
+	size_t num0, num1;     /* its value */
+	size_t unit0, unit1;
+};
+
+/* the total line's pattern from `at` (after the prefix) */
+static int rb_total_at(const char *p, size_t n, size_t at, struct rb_match *m)
+{
+	static const char iters[] = ": iterations=", rt[] = " runtime: ";
+	size_t r1 = run_end(p, at, n), after;
+	if (r1 == at)
 		return 0;
-	const char *sep = rfind(p, c1 - 1, ": ");
-	if (!sep || sep == p || memchr(sep + 2, ':', (size_t)(p + c1 - 1 - (sep + 2))))
+	memset(m, 0, sizeof(*m));
+	if (r1 < n && p[r1] == ' ') { /* NAME CRIT: with CRIT of \w and '.' */
+		size_t c = r1 + 1;
+		while (c < n && (is_word((unsigned char)p[c]) || p[c] == '.'))
+			c++;
+		if (c > r1 + 1 && n - c >= sizeof(iters) - 1 && !memcmp(p + c, iters, sizeof(iters) - 1)) {
+			m->crit0 = r1 + 1;
+			m->crit1 = c;
+			after = c;
+			goto rest;
+		}
+	}
+	/* NAME: (the run ends in ':') */
+	if (r1 - at < 2 || p[r1 - 1] != ':' || n - (r1 - 1) < sizeof(iters) - 1 ||
+	    memcmp(p + r1 - 1, iters, sizeof(iters) - 1))
 		return 0;
-	const char *name = sep + 2;
-	double value;
-	char num[64];
-	if (u - v >= sizeof(num))
-		return bad(g, "a criterion's value of more than %zu characters", sizeof(num) - 1);
-	memcpy(num, p + v, u - v);
-	num[u - v] = '\0';
-	if (parse_double(num, &value) < 0)
-		return bad(g, "criterion value '%s' is not a number", num);
-	char unit[32];
-	size_t ul = n - u < sizeof(unit) ? n - u : sizeof(unit) - 1;
-	memcpy(unit, p + u, ul);
-	unit[ul] = '\0';
-	return add_criterion(g, name, (size_t)(p + c1 - 1 - name), value, unit);
+	after = r1 - 1;
+rest:
+	after += sizeof(iters) - 1;
+	size_t d = digits(p, after, n), e_at;
+	if (d == after || n - d < sizeof(rt) - 1 || memcmp(p + d, rt, sizeof(rt) - 1))
+		return 0;
+	m->num0 = d + sizeof(rt) - 1;
+	size_t x = num_end(p, m->num0, n, &e_at);
+	if (!x)
+		return 0;
+	if (!(x + 1 < n && (p[x] == 'u' || p[x] == 'm') && p[x + 1] == 's'))
+		x = e_at; /* the exponent given back: [mu]s must follow the number */
+	if (!(x + 1 < n && (p[x] == 'u' || p[x] == 'm') && p[x + 1] == 's'))
+		return 0;
+	m->num1 = x;
+	m->unit0 = x;
+	m->unit1 = x + 2;
+	return 1;
+}
+
+static int is_alpha(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* the criterion line's pattern from `at` */
+static int rb_criterion_at(const char *p, size_t n, size_t at, struct rb_match *m)
+{
+	size_t r1 = run_end(p, at, n);
+	if (r1 - at < 2 || p[r1 - 1] != ':' || r1 >= n || p[r1] != ' ')
+		return 0;
+	size_t c0 = r1 + 1, c1 = c0;
+	while (c1 < n && p[c1] != ':' && c1 - c0 < 31)
+		c1++;
+	if (c1 == c0 || c1 >= n || p[c1] != ':' || c1 - c0 > 30)
+		return 0;
+	size_t v = c1 + 1, e_at;
+	while (v < n && is_ws((unsigned char)p[v]))
+		v++;
+	size_t x = num_end(p, v, n, &e_at);
+	if (!x)
+		return 0;
+	if (!(x < n && is_alpha((unsigned char)p[x])))
+		x = e_at;
+	if (!(x < n && is_alpha((unsigned char)p[x])))
+		return 0;
+	size_t u = x;
+	while (u < n && is_alpha((unsigned char)p[u]))
+		u++;
+	*m = (struct rb_match){ c0, c1, v, x, x, u };
+	return 1;
+}
+
+/* try `at_fn` after each ": " from the last to the first, then at the line's start */
+static int rb_match(const char *p, size_t n, int (*at_fn)(const char *, size_t, size_t, struct rb_match *),
+		    struct rb_match *m)
+{
+	for (size_t i = n >= 2 ? n - 1 : 0; i-- > 0;)
+		if (p[i] == ':' && p[i + 1] == ' ' && at_fn(p, n, i + 2, m))
+			return 1;
+	return at_fn(p, n, 0, m);
 }
 
 static int rebench_line(struct gauge *g, const char *p, size_t n)
 {
-	const char *mark = memmem(p, n, ": iterations=", 13);
-	return mark ? rebench_runtime(g, p, n, mark) : rebench_criterion(g, p, n);
+	struct rb_match m;
+	if (rb_match(p, n, rb_total_at, &m)) {
+		int64_t ns;
+		if (number(g, p + m.num0, m.num1 - m.num0, p[m.unit0] == 'u' ? 3 : 6, &ns) < 0)
+			return -1;
+		if (m.crit1 > m.crit0 && (m.crit1 - m.crit0 != 5 || memcmp(p + m.crit0, "total", 5)))
+			return add_criterion(g, p + m.crit0, m.crit1 - m.crit0, (double)ns / 1e9, "s");
+		return add_iteration(g, ns);
+	}
+	if (!rb_match(p, n, rb_criterion_at, &m))
+		return 0;
+	char num[64], unit[32];
+	if (m.num1 - m.num0 >= sizeof(num))
+		return bad(g, "a criterion's value of more than %zu characters", sizeof(num) - 1);
+	memcpy(num, p + m.num0, m.num1 - m.num0);
+	num[m.num1 - m.num0] = '\0';
+	size_t ul = m.unit1 - m.unit0 < sizeof(unit) ? m.unit1 - m.unit0 : sizeof(unit) - 1;
+	memcpy(unit, p + m.unit0, ul);
+	unit[ul] = '\0';
+	if (m.crit1 - m.crit0 == 5 && !memcmp(p + m.crit0, "total", 5)) { /* a total in a criterion's form */
+		int exp = gauge_unit_exp(unit, ul);
+		int64_t ns;
+		if (exp < 0)
+			return bad(g, "a total in '%s', not a time (s, ms, us, ns)", esc(ESC_TERM, unit));
+		return number(g, num, strlen(num), exp, &ns) < 0 ? -1 : add_iteration(g, ns);
+	}
+	double value;
+	if (parse_double(num, &value) < 0)
+		return bad(g, "criterion value '%s' is not a number", num);
+	return add_criterion(g, p + m.crit0, m.crit1 - m.crit0, value, unit);
 }
 
-/* JMH: `[# Warmup ]Iteration   N: VALUE UNIT/op` */
+/*
+ * JMH, as ReBench's adapter reads it: `(Iteration|# Warmup Iteration)\s+N:\s+
+ * VALUE\s+UNIT` with VALUE \d+(\.\d+)?, other lines skipped, nothing read
+ * after a line with `Run complete`.  UNIT is a time per operation (s/op,
+ * ms/op, us/op, ns/op: the iteration's time) or a throughput (ops/s,
+ * ops/ms, ops/us, ops/ns: its inverse is the time, and the printed value is
+ * kept as the series gauge.throughput).
+ */
 static int jmh_line(struct gauge *g, const char *p, size_t n)
 {
 	static const char warm[] = "# Warmup Iteration", meas[] = "Iteration";
+	if (g->stopped || memmem(p, n, "Run complete", 12)) {
+		g->stopped = 1;
+		return 0;
+	}
 	int warmup = n >= sizeof(warm) - 1 && !memcmp(p, warm, sizeof(warm) - 1);
 	size_t at = warmup ? sizeof(warm) - 1 : sizeof(meas) - 1;
 	if (!warmup && (n < at || memcmp(p, meas, at)))
 		return 0;
-	size_t s = skip_spaces(p, at, n), d = digits(p, s, n);
+	size_t s = at, d, v0, v1, u0, u1;
+	while (s < n && is_ws((unsigned char)p[s]))
+		s++;
+	d = digits(p, s, n);
 	if (s == at || d == s || d >= n || p[d] != ':')
 		return 0; /* `Iterations: 5` and the like, not an iteration's line */
-	struct strbuf sb = STRBUF_INIT;
-	size_t v0 = skip_spaces(p, d + 1, n), v1 = v0;
-	while (v1 < n && p[v1] != ' ' && p[v1] != '\t')
-		v1++;
-	size_t u0 = skip_spaces(p, v1, n), u1 = u0;
-	while (u1 < n && p[u1] != ' ' && p[u1] != '\t')
+	for (v0 = d + 1; v0 < n && is_ws((unsigned char)p[v0]);)
+		v0++;
+	v1 = digits(p, v0, n);
+	if (v1 > v0 && v1 < n && p[v1] == '.' && digits(p, v1 + 1, n) > v1 + 1)
+		v1 = digits(p, v1 + 1, n);
+	for (u0 = v1; u0 < n && is_ws((unsigned char)p[u0]);)
+		u0++;
+	if (v0 == d + 1 || v1 == v0 || u0 == v1 || u0 == n)
+		return 0; /* not `N: VALUE UNIT` with VALUE of digits: ReBench skips it */
+	for (u1 = u0; u1 < n && !is_ws((unsigned char)p[u1]);)
 		u1++;
 	int exp = u1 - u0 > 3 && !memcmp(p + u1 - 3, "/op", 3) ? gauge_unit_exp(p + u0, u1 - u0 - 3) : -1;
-	if (exp < 0) {
-		bad(g, "%s: a time per operation (s/op, ms/op, us/op, ns/op) expected; throughput and sample modes "
-		       "are not read (run JMH with -bm avgt or ss)", excerpt(p + v0, n - v0, &sb));
+	int texp = u1 - u0 > 4 && !memcmp(p + u0, "ops/", 4) ? gauge_unit_exp(p + u0 + 4, u1 - u0 - 4) : -1;
+	if (exp < 0 && texp < 0) {
+		struct strbuf sb = STRBUF_INIT;
+		bad(g, "%s: a time per operation (s/op, ms/op, us/op, ns/op) or a throughput (ops/s, ops/ms, ops/us, "
+		       "ops/ns) expected", excerpt(p + v0, n - v0, &sb));
 		sb_release(&sb);
 		return -1;
 	}
-	sb_release(&sb);
-	if (warmup && g->n > g->warmup)
+	if (warmup && g->warmup_expected && g->n > g->warmup)
 		return bad(g, "a warm-up iteration after measured ones (several forks in one process? run one fork "
 			      "per pexec: -f 1)");
 	int64_t ns;
-	if (number(g, p + v0, v1 - v0, exp, &ns) < 0 || add_iteration(g, ns) < 0)
+	if (exp >= 0 && number(g, p + v0, v1 - v0, exp, &ns) < 0)
 		return -1;
-	g->warmup += warmup;
+	if (texp >= 0) { /* the time of one operation: the throughput's inverse */
+		char num[64], unit[16];
+		double ops;
+		snprintf(num, sizeof(num), "%.*s", (int)(v1 - v0 < 63 ? v1 - v0 : 63), p + v0);
+		snprintf(unit, sizeof(unit), "%.*s", (int)(u1 - u0 < 15 ? u1 - u0 : 15), p + u0);
+		if (parse_double(num, &ops) < 0 || ops <= 0 || 1e9 / ops * 1e-9 * (double)pow10i(texp) > 9e18)
+			return bad(g, "throughput %s %s gives no time per operation kiln can store", num, esc(ESC_TERM, unit));
+		ns = (int64_t)llroundl((long double)pow10i(texp) / (long double)ops);
+		if (add_criterion(g, "throughput", 10, ops, unit) < 0)
+			return -1;
+	}
+	if (add_iteration(g, ns) < 0)
+		return -1;
+	g->warmup += warmup && g->warmup_expected;
 	return 0;
 }
 
-/* time: `real 1.23` or `real 0m1.234s`; user and sys are criteria */
+/*
+ * time: `real 1.23` (time -p) or `real 0m1.234s` (bash's time) ends an
+ * iteration, `user` and `sys` lines are its criteria; the layout ReBench's
+ * Time adapter asks GNU time for, `wall-time (secounds): 1.23` and `max rss
+ * (kb): 1234`, too.  A line whose time does not read is skipped, as ReBench
+ * skips it.
+ */
 static int time_line(struct gauge *g, const char *p, size_t n)
 {
+	static const char wall[] = "wall-time (secounds):", rss[] = "max rss (kb):";
 	static const char *const words[] = { "real", "user", "sys" };
+	int64_t ns, min_ns = 0;
+	if (n > sizeof(wall) - 1 && !memcmp(p, wall, sizeof(wall) - 1)) {
+		size_t at = skip_spaces(p, sizeof(wall) - 1, n);
+		return gauge_decimal_ns(p + at, n - at, 9, &ns) < 0 ? 0 : add_iteration(g, ns);
+	}
+	if (n > sizeof(rss) - 1 && !memcmp(p, rss, sizeof(rss) - 1)) {
+		size_t at = skip_spaces(p, sizeof(rss) - 1, n);
+		char num[32];
+		double kb;
+		snprintf(num, sizeof(num), "%.*s", (int)(n - at < 31 ? n - at : 31), p + at);
+		return parse_double(num, &kb) < 0 ? 0 : add_criterion(g, "MaxRSS", 6, kb, "kb");
+	}
 	size_t w = 0;
 	while (w < ARRAY_SIZE(words) && (n <= strlen(words[w]) || memcmp(p, words[w], strlen(words[w])) ||
 					 (p[strlen(words[w])] != ' ' && p[strlen(words[w])] != '\t')))
@@ -397,24 +553,231 @@ static int time_line(struct gauge *g, const char *p, size_t n)
 	if (w == ARRAY_SIZE(words))
 		return 0;
 	size_t at = skip_spaces(p, strlen(words[w]), n), m = digits(p, at, n);
-	int64_t ns, min_ns = 0;
 	if (m < n && p[m] == 'm' && m > at) { /* bash: 0m1.234s */
-		if (number(g, p + at, m - at, 9, &min_ns) < 0)
-			return -1;
+		if (gauge_decimal_ns(p + at, m - at, 9, &min_ns) < 0)
+			return 0;
 		if (min_ns > INT64_MAX / 60)
 			return bad(g, "minutes out of range");
 		min_ns *= 60;
 		at = m + 1;
 		n -= n > at && p[n - 1] == 's';
 	}
-	if (number(g, p + at, n - at, 9, &ns) < 0)
-		return -1;
+	if (gauge_decimal_ns(p + at, n - at, 9, &ns) < 0)
+		return 0;
 	if (ns > INT64_MAX - min_ns)
 		return bad(g, "a time out of range");
 	ns += min_ns;
 	if (w)
 		return add_criterion(g, words[w], strlen(words[w]), (double)ns / 1e9, "s");
 	return add_iteration(g, ns);
+}
+
+/*
+ * ReBench's Multivariate adapter: `[N:]RESULT-NAME:[UNIT:]\s*VALUE` at the
+ * line's start, VALUE \d+(\.\d+)?, UNIT ms when none.  NAME total is the
+ * iteration's time (its unit a time): without N it ends the iteration, as
+ * a RebenchLog total does; with N it is iteration N's (0, 1, ... in order),
+ * and other names with N are criteria of iteration N.
+ */
+static int multivariate_line(struct gauge *g, const char *p, size_t n)
+{
+	static const char tag[] = "RESULT-";
+	size_t at = digits(p, 0, n);
+	long counter = -1;
+	if (at > 0 && at < n && p[at] == ':' && n - at - 1 >= sizeof(tag) - 1 && !memcmp(p + at + 1, tag, sizeof(tag) - 1)) {
+		counter = 0;
+		for (size_t i = 0; i < at; i++)
+			counter = counter > 100000000L ? counter : counter * 10 + (p[i] - '0');
+		at++;
+	} else {
+		at = 0;
+	}
+	if (n - at < sizeof(tag) - 1 || memcmp(p + at, tag, sizeof(tag) - 1))
+		return 0;
+	size_t v0 = at + sizeof(tag) - 1, v1 = v0;
+	while (v1 < n && is_word((unsigned char)p[v1]))
+		v1++;
+	if (v1 == v0 || v1 >= n || p[v1] != ':')
+		return 0;
+	size_t u0 = v1 + 1, u1 = u0, x0 = 0, x1 = 0;
+	for (int with_unit = 1; with_unit >= 0 && !x1; with_unit--) {
+		size_t s = u0;
+		u1 = u0;
+		if (with_unit) {
+			while (u1 < n && is_word((unsigned char)p[u1]))
+				u1++;
+			if (u1 == u0 || u1 >= n || p[u1] != ':')
+				continue;
+			s = u1 + 1;
+		}
+		while (s < n && is_ws((unsigned char)p[s]))
+			s++;
+		size_t d = digits(p, s, n);
+		if (d == s)
+			continue;
+		if (d + 1 < n && p[d] == '.' && digits(p, d + 1, n) > d + 1)
+			d = digits(p, d + 1, n);
+		x0 = s;
+		x1 = d;
+		if (!with_unit)
+			u1 = u0;
+	}
+	if (!x1)
+		return 0;
+	char unit[32];
+	snprintf(unit, sizeof(unit), "%.*s", u1 > u0 ? (int)(u1 - u0 < 31 ? u1 - u0 : 31) : 2, u1 > u0 ? p + u0 : "ms");
+	int total = v1 - v0 == 5 && !memcmp(p + v0, "total", 5);
+	if (counter > (long)g->n)
+		return bad(g, "data point %ld before data point %zu has its total", counter, g->n);
+	if (total) {
+		int exp = gauge_unit_exp(unit, strlen(unit));
+		int64_t ns;
+		if (exp < 0)
+			return bad(g, "a total in '%s', not a time (s, ms, us, ns)", esc(ESC_TERM, unit));
+		if (counter >= 0 && counter < (long)g->n)
+			return bad(g, "a second total for data point %ld", counter);
+		return number(g, p + x0, x1 - x0, exp, &ns) < 0 ? -1 : add_iteration(g, ns);
+	}
+	char num[64];
+	double value;
+	snprintf(num, sizeof(num), "%.*s", (int)(x1 - x0 < 63 ? x1 - x0 : 63), p + x0);
+	if (parse_double(num, &value) < 0)
+		return bad(g, "value '%s' is not a number", num);
+	return add_criterion_at(g, counter >= 0 ? counter : (long)g->n, p + v0, v1 - v0, value, unit);
+}
+
+/* ReBench's PlainSecondsLog adapter: a line that is a number alone is one iteration, in seconds */
+static int plain_line(struct gauge *g, const char *p, size_t n)
+{
+	size_t at = 0;
+	while (at < n && is_ws((unsigned char)p[at]))
+		at++;
+	at += at < n && p[at] == '+';
+	int64_t ns;
+	if (gauge_decimal_ns(p + at, n - at, 9, &ns) == 0)
+		return add_iteration(g, ns);
+	if (at < n && p[at] == '-' && gauge_decimal_ns(p + at + 1, n - at - 1, 9, &ns) == 0) {
+		struct strbuf sb = STRBUF_INIT;
+		bad(g, "%s: a negative time", excerpt(p, n, &sb));
+		sb_release(&sb);
+		return -1;
+	}
+	return 0;
+}
+
+/* ReBench's SavinaLog adapter: `NAME\s+Iteration-N:\s+D.D ms` */
+static int savina_line(struct gauge *g, const char *p, size_t n)
+{
+	static const char it[] = "Iteration-";
+	size_t a = 0;
+	while (a < n && (is_word((unsigned char)p[a]) || p[a] == '.'))
+		a++;
+	size_t s = a;
+	while (s < n && is_ws((unsigned char)p[s]))
+		s++;
+	if (!a || s == a || n - s < sizeof(it) - 1 || memcmp(p + s, it, sizeof(it) - 1))
+		return 0;
+	size_t d = digits(p, s + sizeof(it) - 1, n);
+	if (d == s + sizeof(it) - 1 || d >= n || p[d] != ':')
+		return 0;
+	size_t v = d + 1;
+	while (v < n && is_ws((unsigned char)p[v]))
+		v++;
+	size_t i1 = digits(p, v, n);
+	if (v == d + 1 || i1 == v || i1 >= n || p[i1] != '.' || digits(p, i1 + 1, n) == i1 + 1)
+		return 0;
+	size_t f1 = digits(p, i1 + 1, n);
+	if (n - f1 < 3 || memcmp(p + f1, " ms", 3))
+		return 0;
+	int64_t ns;
+	return number(g, p + v, f1 - v, 6, &ns) < 0 ? -1 : add_iteration(g, ns);
+}
+
+/*
+ * ReBench's ValidationLog adapter (SOMns' ImpactHarness): RebenchLog's total
+ * line with NAME of \w and '.', an integer runtime and `success: true|false`
+ * after it (the series gauge.Success, 1 or 0); `[Total] A#N M#N P#N` lines
+ * are iterations of 0 s with the counts as criteria Actors, Messages and
+ * Promises.
+ */
+static int validation_at(const char *p, size_t n, size_t at, struct rb_match *m)
+{
+	static const char iters[] = ": iterations=", rt[] = " runtime: ", ok[] = "s success: ";
+	size_t a = at;
+	while (a < n && (is_word((unsigned char)p[a]) || p[a] == '.'))
+		a++;
+	if (a == at || a >= n)
+		return 0;
+	memset(m, 0, sizeof(*m));
+	if (p[a] == ' ') {
+		size_t c = a + 1;
+		while (c < n && (is_word((unsigned char)p[c]) || p[c] == '.'))
+			c++;
+		if (c == a + 1)
+			return 0;
+		m->crit0 = a + 1;
+		m->crit1 = c;
+		a = c;
+	}
+	if (n - a < sizeof(iters) - 1 || memcmp(p + a, iters, sizeof(iters) - 1))
+		return 0;
+	size_t d = digits(p, a + sizeof(iters) - 1, n);
+	if (d == a + sizeof(iters) - 1 || n - d < sizeof(rt) - 1 || memcmp(p + d, rt, sizeof(rt) - 1))
+		return 0;
+	m->num0 = d + sizeof(rt) - 1;
+	m->num1 = digits(p, m->num0, n);
+	if (m->num1 == m->num0 || m->num1 >= n || (p[m->num1] != 'u' && p[m->num1] != 'm'))
+		return 0;
+	m->unit0 = m->num1;
+	size_t s = m->num1 + 1;
+	if (n - s < sizeof(ok) - 1 || memcmp(p + s, ok, sizeof(ok) - 1))
+		return 0;
+	s += sizeof(ok) - 1;
+	if (n - s >= 4 && !memcmp(p + s, "true", 4))
+		m->unit1 = 1;
+	else if (n - s >= 5 && !memcmp(p + s, "false", 5))
+		m->unit1 = 0;
+	else
+		return 0;
+	return 1;
+}
+
+static int validation_line(struct gauge *g, const char *p, size_t n)
+{
+	struct rb_match m;
+	if (rb_match(p, n, validation_at, &m)) {
+		int64_t ns;
+		if (number(g, p + m.num0, m.num1 - m.num0, p[m.unit0] == 'u' ? 3 : 6, &ns) < 0 ||
+		    add_criterion(g, "Success", 7, (double)m.unit1, "bool") < 0)
+			return -1;
+		if (m.crit1 > m.crit0 && (m.crit1 - m.crit0 != 5 || memcmp(p + m.crit0, "total", 5)))
+			return add_criterion(g, p + m.crit0, m.crit1 - m.crit0, (double)ns / 1e9, "s");
+		return add_iteration(g, ns);
+	}
+	static const char tot[] = "[Total]";
+	static const char *const names[3] = { "Actors", "Messages", "Promises" };
+	static const char marks[3] = { 'A', 'M', 'P' };
+	if (n < sizeof(tot) - 1 || memcmp(p, tot, sizeof(tot) - 1))
+		return 0;
+	size_t at = sizeof(tot) - 1;
+	double counts[3];
+	for (int i = 0; i < 3; i++) {
+		size_t s = at;
+		while (s < n && is_ws((unsigned char)p[s]))
+			s++;
+		if (s == at || s + 2 > n || p[s] != marks[i] || p[s + 1] != '#')
+			return 0;
+		at = digits(p, s + 2, n);
+		if (at == s + 2)
+			return 0;
+		char num[32];
+		snprintf(num, sizeof(num), "%.*s", (int)(at - s - 2 < 31 ? at - s - 2 : 31), p + s + 2);
+		counts[i] = strtod(num, NULL);
+	}
+	for (int i = 0; i < 3; i++)
+		if (add_criterion(g, names[i], strlen(names[i]), counts[i], "count") < 0)
+			return -1;
+	return add_iteration(g, 0);
 }
 
 static int regex_line(struct gauge *g, const char *p, size_t n)
@@ -450,6 +813,10 @@ int gauge_line(struct gauge *g, const char *p, size_t n)
 	case GAUGE_JMH: return jmh_line(g, p, n);
 	case GAUGE_TIME: return time_line(g, p, n);
 	case GAUGE_REGEX: return regex_line(g, p, n);
+	case GAUGE_MULTIVARIATE: return multivariate_line(g, p, n);
+	case GAUGE_PLAIN: return plain_line(g, p, n);
+	case GAUGE_SAVINA: return savina_line(g, p, n);
+	case GAUGE_VALIDATION: return validation_line(g, p, n);
 	case GAUGE_NONE: break;
 	}
 	return 0;

@@ -27,7 +27,11 @@
 #define GAUGE_MAX_CRITERIA 32         /* distinct per-criterion series of one pexec, and criteria lines of one iteration */
 #define GAUGE_MAX_NAME 64             /* bytes of a criterion's name */
 
-enum gauge_format { GAUGE_NONE, GAUGE_REBENCH, GAUGE_JMH, GAUGE_TIME, GAUGE_REGEX };
+enum gauge_format {
+	GAUGE_NONE, GAUGE_REBENCH, GAUGE_JMH, GAUGE_TIME, GAUGE_REGEX,
+	/* ReBench's Multivariate, PlainSecondsLog, SavinaLog and ValidationLog adapters */
+	GAUGE_MULTIVARIATE, GAUGE_PLAIN, GAUGE_SAVINA, GAUGE_VALIDATION,
+};
 
 /* what the config says (config.h's vm_conf holds one) */
 struct gauge_conf {
@@ -41,7 +45,7 @@ struct gauge_conf {
 /* the format named `name`, GAUGE_NONE if there is none such */
 enum gauge_format gauge_format_find(const char *name);
 const char *gauge_format_name(enum gauge_format f);
-/* "rebench, jmh, time, regex", for messages */
+/* "rebench, jmh, ...", for messages */
 const char *gauge_format_names(void);
 /* the power of ten from the unit to nanoseconds (s 9, ms 6, us 3, ns 0), -1 for another unit */
 int gauge_unit_exp(const char *unit, size_t n);
@@ -75,6 +79,7 @@ struct gauge {
 	struct strbuf part;    /* an unfinished line */
 	long lineno;
 	int ended;             /* gauge_finish read the last line: faults are the output's, not a line's */
+	int stopped;           /* JMH: `Run complete` seen, nothing more is read */
 	struct strbuf error;   /* the first fault, empty if none */
 };
 

@@ -1339,7 +1339,7 @@ static void num_list(struct strbuf *sb, const double *v, size_t n)
 		if (i)
 			sb_addc(sb, ',');
 		if (isfinite(v[i]))
-			sb_addf(sb, "%.17g", v[i]);
+			fmt_seconds(sb, v[i]);
 		else
 			sb_adds(sb, "null");
 	}
@@ -1629,6 +1629,62 @@ static char *instr_file(const char *dir, const char *key, size_t p)
 	return path;
 }
 
+/* a pexec's per-iteration series `name`, NULL when it has none of that length */
+static const struct ds_series *iter_series(const struct ds_pexec *px, const char *name)
+{
+	const struct ds_series *s = ds_find_series(px, name);
+	return s && s->n == px->n ? s : NULL;
+}
+
+/*
+ * The pexec's GC and JIT time as Krun's instrumented VMs wrote them, which
+ * warmup_stats' plotter reads (its INSTRUMENTATION_PARSERS, by the key's
+ * VM name): a VM named HotSpot, per iteration [i, cumulative JIT ms,
+ * [[collector, [], cumulative GC ms, cumulative GC count]]]; any other,
+ * PyPy's event tree, per iteration ["root", null, null, [["gc-collect", 0,
+ * GC s, []]]], with "jit_times" (s per iteration).  Nothing without
+ * gc.time or jit.time.
+ */
+static void krun_raw_events(struct strbuf *sb, const char *vm, const struct ds_pexec *px)
+{
+	const struct ds_series *gc = iter_series(px, "gc.time"), *jit = iter_series(px, "jit.time");
+	const struct ds_series *gcn = iter_series(px, "gc.count");
+	if (!gc && !jit)
+		return;
+	int hotspot = !strcmp(vm, "HotSpot");
+	double cj = 0, cg = 0, cn = 0;
+	sb_adds(sb, ",\"raw_vm_events\":[");
+	for (size_t i = 0; i < px->n; i++) {
+		double g = gc && isfinite(gc->v[i]) ? gc->v[i] : 0, j = jit && isfinite(jit->v[i]) ? jit->v[i] : 0;
+		sb_adds(sb, i ? "," : "");
+		if (hotspot) {
+			cj += j * 1000;
+			cg += g * 1000;
+			cn += gcn && isfinite(gcn->v[i]) ? gcn->v[i] : 0;
+			sb_addf(sb, "[%zu,", i);
+			fmt_seconds(sb, cj);
+			sb_adds(sb, ",[[\"kiln\",[],");
+			fmt_seconds(sb, cg);
+			sb_addc(sb, ',');
+			fmt_seconds(sb, cn);
+			sb_adds(sb, "]]]");
+		} else {
+			sb_adds(sb, "[\"root\",null,null,[[\"gc-collect\",0,");
+			fmt_seconds(sb, g);
+			sb_adds(sb, ",[]]]]");
+		}
+	}
+	sb_addc(sb, ']');
+	if (!hotspot) {
+		sb_adds(sb, ",\"jit_times\":[");
+		for (size_t i = 0; i < px->n; i++) {
+			sb_adds(sb, i ? "," : "");
+			fmt_seconds(sb, jit && isfinite(jit->v[i]) ? jit->v[i] : 0);
+		}
+		sb_addc(sb, ']');
+	}
+}
+
 /* every pexec's instrumentation series, one file per pexec as Krun writes them; how many files */
 static long write_instr(const struct dataset *ds, const char *dir, struct kerr *e)
 {
@@ -1647,6 +1703,7 @@ static long write_instr(const struct dataset *ds, const char *dir, struct kerr *
 			}
 			if (!sb.len)
 				continue;
+			krun_raw_events(&sb, ds->keys[i].vm, px);
 			sb_addc(&sb, '}');
 			if (!files && mkdir_p(dir, 0755) < 0) {
 				sb_release(&sb);

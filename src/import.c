@@ -77,6 +77,12 @@ int imp_split_key(const char *key, char **b, char **v, char **var)
 	*b = xstrndup(key, (size_t)(c1 - key));
 	*v = xstrndup(c1 + 1, (size_t)(c2 - c1 - 1));
 	*var = xstrdup(c2 + 1);
+	/* said once a process: keys of more than three parts are what a tool added a VM and variant to twice */
+	static int said;
+	if (strchr(c2 + 1, ':') && !said++)
+		kiln_warn("key '%s' has more than three parts (bench:vm:variant): the rest is read as its variant '%s'; "
+			  "warmup_stats' csv_to_krun_json makes such keys when its -l/-v add a VM and variant to kiln's "
+			  "keys, which have them", esc(ESC_TERM, key), esc(ESC_TERM, c2 + 1));
 	return 0;
 }
 
@@ -357,10 +363,9 @@ int imp_load(const char *path, struct dataset *ds, struct kerr *e)
 	}
 	if (r < 0)
 		return -1;
+	/* the machine is what the data says (Krun's, pyperf's, ReBench's host name), else unknown: never the file's name */
 	if (!ds->name)
 		ds->name = stem(path);
-	if (!ds->machine)
-		ds->machine = stem(path);
 	if (!ds->source)
 		ds->source = xstrdup(path);
 	return 0;
@@ -402,8 +407,10 @@ int export_csv_text(const struct dataset *ds, struct strbuf *sb, struct kerr *e)
 					       "or escaping)", esc(ESC_TERM, k->key));
 			}
 			sb_addf(sb, "%ld,%s", px->num, k->key);
-			for (size_t j = 0; j < px->n; j++)
-				sb_addf(sb, ",%.17g", px->wall[j]);
+			for (size_t j = 0; j < px->n; j++) {
+				sb_addc(sb, ',');
+				fmt_seconds(sb, px->wall[j]);
+			}
 			if (px->status != DS_OK || !px->n)
 				sb_adds(sb, ",crash");
 			sb_addc(sb, '\n');

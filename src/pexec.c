@@ -83,7 +83,7 @@ void pexec_key_init(struct pexec_key *k, const struct experiment *ex, const stru
 	if (config_one_iteration(vm, b))
 		iterations = 1;
 	k->gauge = config_gauge(vm, b);
-	k->counted = config_counts_set(ex, vm);
+	k->counted = config_counts_set(ex, vm, b);
 	k->bench_dir = config_bench_dir(ex, b, vm);
 	k->entry_path = config_entry_path(ex, b, vm);
 	k->plugin_dir = xasprintf("%s/plugins/%s", kiln_datadir(), vm->pl ? vm->pl->name : vm->name);
@@ -369,6 +369,8 @@ int pexec_build(struct pexec_spec *p, const struct experiment *ex, const struct 
 	pexec_opts(ex, p->k.whole, &p->cpus, &p->eo);
 	if (p->have_user)
 		p->eo.cwd = p->user.home;  /* the tool (perf) drops to the user itself: pexec_under */
+	if (config_cwd(vm, b))
+		p->eo.cwd = config_cwd(vm, b);
 	pexec_refresh(p);
 	return 0;
 }

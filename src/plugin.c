@@ -125,6 +125,28 @@ static int placeholder_at(const char *p)
 	return -1;
 }
 
+/* the value of the benchmark's var `name` (n bytes), NULL when it has none such */
+static const char *bench_var(const struct bench_conf *b, const char *name, size_t n)
+{
+	for (size_t i = 0; i < b->vars.n; i++)
+		if (!strncmp(b->vars.v[i], name, n) && b->vars.v[i][n] == '=')
+			return b->vars.v[i] + n + 1;
+	return NULL;
+}
+
+/* the value of the benchmark's var named by the `{name}` at p, NULL when it is none */
+static const char *var_at(const struct plugin_ctx *c, const char *p, size_t *len)
+{
+	if (*p != '{' || !c->bench)
+		return NULL;
+	size_t n = 1;
+	while (isalnum((unsigned char)p[n]) || p[n] == '_')
+		n++;
+	const char *v = n > 1 && p[n] == '}' ? bench_var(c->bench, p + 1, n - 1) : NULL;
+	*len = n + 1;
+	return v;
+}
+
 void plugin_subst(const struct plugin_ctx *c, const char *pexec_label, const char *tmpl, struct strbuf *out)
 {
 	char iters[32];
@@ -134,16 +156,90 @@ void plugin_subst(const struct plugin_ctx *c, const char *pexec_label, const cha
 		c->entry_path ? c->entry_path : "", c->bench_dir, c->instr_dir ? c->instr_dir : "",
 		pexec_label ? pexec_label : "", c->vm_path ? c->vm_path : "",
 	};
-	const char *p = tmpl;
+	const char *p = tmpl, *v;
+	size_t vl;
 	while (*p) {
 		int i = placeholder_at(p);
-		if (i < 0) {
+		if (i >= 0) {
+			sb_adds(out, values[i]);
+			p += strlen(placeholders[i]);
+		} else if ((v = var_at(c, p, &vl))) {
+			sb_adds(out, v);
+			p += vl;
+		} else {
 			sb_addc(out, *p++);
-			continue;
 		}
-		sb_adds(out, values[i]);
-		p += strlen(placeholders[i]);
 	}
+}
+
+/* a command VM's args: the placeholders a command line can use (ReBench's %(benchmark)s and the like) */
+static const char *const command_placeholders[] = { "benchmark", "vm", "variant", "iterations", "param" };
+
+void plugin_subst_args(const struct plugin_ctx *c, const char *arg, struct strbuf *out)
+{
+	char iters[32];
+	snprintf(iters, sizeof(iters), "%ld", c->iterations);
+	const char *values[ARRAY_SIZE(command_placeholders)] = {
+		c->bench->source ? c->bench->source : c->bench->name, c->vm->name, c->vm->variant, iters, c->param,
+	};
+	const char *p = arg, *v;
+	size_t vl;
+	while (*p) {
+		size_t i = 0, n;
+		for (; *p == '{' && i < ARRAY_SIZE(command_placeholders); i++) {
+			n = strlen(command_placeholders[i]);
+			if (!strncmp(p + 1, command_placeholders[i], n) && p[n + 1] == '}')
+				break;
+		}
+		if (*p == '{' && i < ARRAY_SIZE(command_placeholders)) {
+			sb_adds(out, values[i]);
+			p += strlen(command_placeholders[i]) + 2;
+		} else if ((v = var_at(c, p, &vl))) {
+			sb_adds(out, v);
+			p += vl;
+		} else {
+			sb_addc(out, *p++);
+		}
+	}
+}
+
+const char *plugin_next_name(const char *s)
+{
+	for (const char *p = strchr(s, '{'); p; p = strchr(p + 1, '{')) {
+		size_t n = 1;
+		while (isalnum((unsigned char)p[n]) || p[n] == '_')
+			n++;
+		if (n > 1 && p[n] == '}')
+			return p;
+	}
+	return NULL;
+}
+
+int plugin_is_placeholder(const char *name, size_t n)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(placeholders); i++)
+		if (strlen(placeholders[i]) == n + 2 && !strncmp(placeholders[i] + 1, name, n))
+			return 1;
+	return 0;
+}
+
+int plugin_is_command_placeholder(const char *name, size_t n)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(command_placeholders); i++)
+		if (strlen(command_placeholders[i]) == n && !strncmp(command_placeholders[i], name, n))
+			return 1;
+	return 0;
+}
+
+void plugin_placeholder_names_of(int which, struct strbuf *out)
+{
+	if (which == PLACEHOLDERS_ALL) {
+		plugin_placeholder_names(out);
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(command_placeholders); i++)
+		sb_addf(out, "%s{%s}", i ? ", " : "", command_placeholders[i]);
+	sb_adds(out, " and the benchmark's vars");
 }
 
 const char *plugin_unknown_placeholder(const char *tmpl, size_t *len)

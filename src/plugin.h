@@ -141,6 +141,20 @@ void plugin_subst(const struct plugin_ctx *c, const char *pexec_label, const cha
 const char *plugin_unknown_placeholder(const char *tmpl, size_t *len);
 /* "{benchmark}, {vm}, ...": the placeholders, for messages */
 void plugin_placeholder_names(struct strbuf *out);
+/*
+ * A command VM's arg (its VM's or its benchmark's): {benchmark} (the
+ * benchmark's name as written, without a [param]), {vm}, {variant},
+ * {iterations}, {param} and the benchmark's vars substituted
+ */
+void plugin_subst_args(const struct plugin_ctx *c, const char *arg, struct strbuf *out);
+/* the next `{name}` in s (a name of letters, digits and '_'), NULL: none */
+const char *plugin_next_name(const char *s);
+/* is `name` (n bytes, without braces) a placeholder of runner templates? of command args? */
+int plugin_is_placeholder(const char *name, size_t n);
+int plugin_is_command_placeholder(const char *name, size_t n);
+/* the placeholders of runner templates (PLACEHOLDERS_ALL) or of command args, for messages */
+enum { PLACEHOLDERS_ALL, PLACEHOLDERS_COMMAND };
+void plugin_placeholder_names_of(int which, struct strbuf *out);
 /* the table, NULL-terminated */
 extern const struct kiln_plugin *const kiln_plugins[];
 

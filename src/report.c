@@ -98,6 +98,8 @@ void rep_fmt_ci(struct strbuf *sb, double v, double lo, double hi)
 	int d = 6;
 	if (!isfinite(v))
 		sb_adds(sb, "-");
+	else if (isnan(lo) || isnan(hi))
+		sb_addf(sb, "%.*g", 6, v); /* no interval (one value): not "± 0" */
 	else
 		switch (ci_style(v, lo, hi, &d)) {
 		case -1: sb_addf(sb, "%.*g ± 0", 6, v); break;
@@ -953,6 +955,10 @@ static void tex_perf(FILE *f, const struct an_key *k)
 	const struct time_unit *tu = time_unit_for(k->perf_med);
 	double v = k->perf_med * tu->scale, lo = k->perf_lo * tu->scale, hi = k->perf_hi * tu->scale;
 	int d = 6;
+	if (isnan(lo) || isnan(hi)) { /* no interval (one value) */
+		fprintf(f, "%.6g\\,%s", v, tu->latex);
+		return;
+	}
 	switch (ci_style(v, lo, hi, &d)) {
 	case -1: fprintf(f, "%.6g\\,%s {\\scriptsize$\\pm$0}", v, tu->latex); break;
 	case 1: fprintf(f, "%.*f\\,%s {\\scriptsize$\\pm$%.*f}", d, v, tu->latex, d, k->perf_ci * tu->scale); break;

@@ -146,8 +146,11 @@ int run_step(struct run_state *rs, const struct strvec *cmds, const struct step 
 		exec_opts_plain(&eo, sv_array(&argv), sv_array(&env), 600);
 		eo.search = 1;
 		if (theirs) {
+			const char *cwd = st->pc ? config_cwd(st->pc->vm, st->pc->bench) : config_cwd(st->vm, NULL);
 			eo.cwd = rs->cwd;
 			pexec_user_opts(rs->have_user ? &rs->user : NULL, &eo);
+			if (cwd)
+				eo.cwd = cwd;
 		}
 		eo.survives = st->survives;
 		struct exec_result r;
@@ -254,6 +257,8 @@ static int one_prepare(struct one *p, int marked, struct kerr *e)
 	p->eo.start_ctx = p;
 	p->eo.cwd = rs->cwd;
 	pexec_user_opts(rs->have_user ? &rs->user : NULL, &p->eo);
+	if (config_cwd(p->k->pc.vm, p->k->pc.bench))
+		p->eo.cwd = config_cwd(p->k->pc.vm, p->k->pc.bench);
 	const struct run_hooks *h = rs->o->hooks;
 	if (h && h->spawn && h->spawn(h->ctx, p->k->key, &p->eo, e) < 0)
 		return -1;

@@ -144,6 +144,8 @@ static int probe_key(struct run_state *rs, struct pexec_key *k, json_t **probe, 
 		eo.envp = sv_array(&env);
 		eo.cwd = rs->cwd;
 		pexec_user_opts(u, &eo);
+		if (config_cwd(k->pc.vm, k->pc.bench))
+			eo.cwd = config_cwd(k->pc.vm, k->pc.bench);
 		eo.on_stream = probe_stream;
 		eo.stream_ctx = &out;
 		if (!eo.timeout_s || eo.timeout_s > 300)
@@ -309,14 +311,14 @@ static int record_programs(struct run_state *rs, struct key_check *kcs, struct k
 	return store_commit(rs->st, e);
 }
 
-/* probe, describe and check one key with pending pexecs */
+/* probe, describe and check one key with pending pexecs; a key whose probe fails is skipped (run_skip_key) */
 static int program_of_key(struct run_state *rs, size_t k, struct key_check *kc, struct kerr *e)
 {
 	struct pexec_key *pk = &rs->kc[k];
 	json_t *probe = NULL;
 	const struct kiln_plugin *pl = pk->pc.vm->pl;
 	if (pl && pl->probe && probe_key(rs, pk, &probe, e) < 0)
-		return -1;
+		return e->code == KEXIT_INTERRUPTED ? -1 : run_skip_key(rs, k, e);
 	int r = describe_key(rs, pk, vm_of(rs, pk), probe, &kc->pv, e);
 	json_decref(probe);
 	return r < 0 ? -1 : check_key(rs, k, kc, e);
@@ -329,7 +331,7 @@ int run_programs(struct run_state *rs, struct kerr *e)
 	int r = 0;
 	for (size_t k = 0; k < nk && r == 0; k++) {
 		kcs[k].pv = (struct prov)PROV_INIT;
-		if (has_pending(rs->sc, k))
+		if (has_pending(rs->sc, k) && !rs->broken[k])
 			r = program_of_key(rs, k, &kcs[k], e);
 		changed += kcs[k].changed;
 	}

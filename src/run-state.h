@@ -30,6 +30,11 @@ struct run_state {
 	char (*program)[65];      /* per key: its program's provenance hash this session (run_programs) */
 	unsigned char *counters_said; /* per key: the counters its runner does not collect were said */
 	char *cwd;                /* runners start in the config's folder */
+	/*
+	 * Per key: why it cannot run this session (its build, preparation or
+	 * probe failed: its pexecs stay pending), NULL when it can
+	 */
+	char **broken;
 	const char *results;      /* the results file */
 	struct session sess;      /* what a crash of this kiln leaves findable */
 	char duet_cpu[2][16];     /* the CPUs of the duets (run.o->duet_cpus), "" until chosen */
@@ -84,6 +89,13 @@ struct step {
 };
 /* argv lists flattened with "" after each, each run to success, no shell */
 int run_step(struct run_state *rs, const struct strvec *cmds, const struct step *st, struct kerr *e);
+
+/*
+ * Key k cannot run this session; the failure is in e.  With --strict: -1,
+ * the run stops.  Else it is said, e is emptied, its pexecs stay pending
+ * and the run ends with exit 1: 0.
+ */
+int run_skip_key(struct run_state *rs, size_t k, struct kerr *e);
 
 /* platform.notify; a notify command that fails only warns */
 void run_notify(const struct experiment *ex, const char *event, const char *fmt, ...) KILN_PRINTF(3, 4);

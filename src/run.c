@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "convert.h"
 #include "exec.h"
 #include "idcache.h"
 #include "plugin.h"
@@ -42,7 +43,7 @@ static void on_signal(int sig)
 		exec_interrupted++;
 }
 
-static void install_signals(void)
+void run_catch_signals(void)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -428,8 +429,14 @@ static int run_prepare_machine(struct run_state *rs, const char *config, const c
 {
 	const struct experiment *ex = rs->ex;
 	struct store *st = rs->st;
-	if (run_prepare_user(rs, config, e) < 0 || run_builds(rs, e) < 0 || config_check_built(ex, e) < 0)
+	if (run_prepare_user(rs, config, e) < 0)
 		return -1;
+	/* a build that fails (or does not make its VM) skips its keys (run_skip_key); kiln track counts it failed */
+	if (run_builds(rs, e) < 0) {
+		if (rs->o->build_failed)
+			*rs->o->build_failed = 1;
+		return -1;
+	}
 	rs->vmids = run_identify_vms(rs);
 	/* the programs and the first audit: one flush */
 	char *have = NULL;
@@ -512,8 +519,10 @@ struct run_job {
 	struct schedule sc;
 	struct store *st;
 	struct pexec_key *kc;     /* per key of the schedule */
+	char **broken;            /* per key: why it cannot run this session, NULL: it can (run_state.broken) */
 	char *results;
 	int forced;               /* --force over a changed config */
+	const struct run_opts *o;
 };
 
 /* the scratch pad of --quick or kiln bench */
@@ -544,6 +553,23 @@ static int add_pexecs(struct run_job *j, const long *more, struct schedule *sc, 
 	int r = store_add_pexecs(j->st, items, n, sc, e);
 	free(items);
 	return r;
+}
+
+/* every key of the stored schedule `have` up to the config's pexecs, added as a fresh schedule orders them; how many, -1 */
+static long fill_pexecs(struct run_job *j, struct schedule *have, struct kerr *e)
+{
+	long *more = xcalloc(have->nkeys + 1, sizeof(long)), added = 0;
+	for (size_t k = 0; k < have->nkeys; k++) {
+		long n = 0;
+		for (size_t i = 0; i < have->n; i++)
+			n += have->items[i].key == (long)k;
+		long want = j->ex.pexecs + j->ex.warmup_pexecs;
+		more[k] = want > n ? want - n : 0;
+		added += more[k];
+	}
+	int r = added ? add_pexecs(j, more, have, 1, e) : 0;
+	free(more);
+	return r < 0 ? -1 : added;
 }
 
 /*
@@ -582,20 +608,8 @@ static int grow_results(struct run_job *j, const struct run_opts *o, struct kerr
 	long added = 0;
 	if (r == 0 && nadd)
 		r = store_add_keys(j->st, add, nadd, &have, e);
-	if (r == 0) {
-		/* every key up to the config's pexecs */
-		long *more = xcalloc(have.nkeys + 1, sizeof(long));
-		for (size_t k = 0; k < have.nkeys; k++) {
-			long n = 0;
-			for (size_t i = 0; i < have.n; i++)
-				n += have.items[i].key == (long)k;
-			long want = j->ex.pexecs + j->ex.warmup_pexecs;
-			more[k] = want > n ? want - n : 0;
-			added += more[k];
-		}
-		r = added ? add_pexecs(j, more, &have, 1, e) : 0;
-		free(more);
-	}
+	if (r == 0)
+		r = (added = fill_pexecs(j, &have, e)) < 0 ? -1 : 0;
 	if (r == 0)
 		r = keep_config(j, "config_text_before_growth", e);
 	if (r == 0 && !o->quiet)
@@ -604,6 +618,79 @@ static int grow_results(struct run_job *j, const struct run_opts *o, struct kerr
 	free(add);
 	schedule_free(&plan);
 	schedule_free(&have);
+	return r;
+}
+
+static int pending(const struct sched_item *it);
+
+/* is stored key k (of `have`) among the keys of `plan`? */
+static int key_in(const struct sched_key *k, const struct schedule *plan)
+{
+	for (size_t i = 0; i < plan->nkeys; i++)
+		if (!strcmp(plan->keys[i].bench, k->bench) && !strcmp(plan->keys[i].vm, k->vm) &&
+		    !strcmp(plan->keys[i].variant, k->variant))
+			return 1;
+	return 0;
+}
+
+/* the stored keys some pexec of which ran ("bench:vm:variant") */
+static void keys_that_ran(const struct schedule *have, struct strvec *ran, unsigned char *did)
+{
+	for (size_t i = 0; i < have->n; i++)
+		if (!pending(&have->items[i]))
+			did[have->items[i].key] = 1;
+	for (size_t k = 0; k < have->nkeys; k++)
+		if (did[k])
+			sv_pushf(ran, "%s:%s:%s", have->keys[k].bench, have->keys[k].vm, have->keys[k].variant);
+}
+
+/*
+ * A config that changed only in keys none of whose pexecs ran
+ * (config_keeps_keys): those keys are dropped from the stored schedule and
+ * planned again from the new config, with the keys it adds; the keys that
+ * ran keep everything, and get the pexecs they lack.  1 done, 0 not such
+ * a change (why says what kept it), -1 error.
+ */
+static int replan_results(struct run_job *j, const struct run_opts *o, const char *old_text, struct strbuf *why,
+			  struct kerr *e)
+{
+	struct schedule have, plan;
+	if (store_load_schedule(j->st, &have, e) < 0)
+		return -1;
+	unsigned char *did = xcalloc(have.nkeys + 1, 1);
+	struct strvec ran = STRVEC_INIT;
+	keys_that_ran(&have, &ran, did);
+	int r = config_keeps_keys(&j->ex, old_text, kiln_datadir(), &ran, why);
+	long *drop = xcalloc(have.nkeys + 1, sizeof(long));
+	size_t ndrop = 0, nadd = 0;
+	schedule_plan(&j->ex, o->order, 0, 0, &plan);
+	struct sched_key *add = xcalloc(plan.nkeys + 1, sizeof(*add));
+	for (size_t k = 0; r == 1 && k < have.nkeys; k++)
+		if (!did[k])
+			drop[ndrop++] = have.keys[k].id;
+	if (r == 1 && ndrop && store_drop_keys(j->st, drop, ndrop, e) < 0)
+		r = -1;
+	schedule_free(&have);
+	if (r == 1 && store_load_schedule(j->st, &have, e) < 0)
+		r = -1;
+	for (size_t i = 0; r == 1 && i < plan.nkeys; i++)
+		if (!key_in(&plan.keys[i], &have))
+			add[nadd++] = plan.keys[i];
+	if (r == 1 && nadd && store_add_keys(j->st, add, nadd, &have, e) < 0)
+		r = -1;
+	if (r == 1 && fill_pexecs(j, &have, e) < 0)
+		r = -1;
+	if (r == 1 && keep_config(j, "config_text_before_change", e) < 0)
+		r = -1;
+	if (r == 1 && !o->quiet)
+		kiln_note("the config changed only in keys none of whose pexecs ran: %zu such key(s) planned again, "
+			  "%zu key(s) now in the schedule, %zu kept with their pexecs", ndrop, nadd, ran.n);
+	schedule_free(&have);
+	schedule_free(&plan);
+	sv_clear(&ran);
+	free(did);
+	free(drop);
+	free(add);
 	return r;
 }
 
@@ -619,13 +706,20 @@ static int resume_results(struct run_job *j, const struct run_opts *o, struct ke
 		store_meta_get(j->st, "config_text", &old);
 		struct strbuf why = STRBUF_INIT;
 		int grows = old && config_grows(&j->ex, old, kiln_datadir(), &why);
-		if (!grows) {
+		struct strbuf why2 = STRBUF_INIT;
+		int replanned = !grows && old && j->ex.results ? replan_results(j, o, old, &why2, e) : 0;
+		if (!grows && !replanned) {
 			config_diff(&j->ex, old ? old : "", e);
-			if (why.len) /* what kept it from growing */
-				sb_addf(&e->msg, "(more pexecs and benchmarks are added without --force, but %s)", why.buf);
+			/* what kept it from growing, and from being planned again */
+			if (why.len || why2.len)
+				sb_addf(&e->msg, "(%s%s%s%s%s)", why.len ? "more pexecs and benchmarks are added without --force, but "
+					: "", why.buf ? why.buf : "", why.len && why2.len ? "; " : "",
+					why2.len ? "keys none of whose pexecs ran may change freely, but " : "",
+					why2.buf ? why2.buf : "");
 		}
+		sb_release(&why2);
 		free(old);
-		int r = grows ? grow_results(j, o, e) : -1;
+		int r = replanned < 0 ? -1 : replanned ? 0 : grows ? grow_results(j, o, e) : -1;
 		sb_release(&why);
 		if (r < 0)
 			return -1;
@@ -673,9 +767,21 @@ static int open_results(struct run_job *j, const struct run_opts *o, struct kerr
 }
 
 /* every key's context, and its plugin's preparation, before anything runs */
+/* key k's preparation failed (e): stop (--strict), or say it and skip the key */
+static int skip_prepared(struct run_job *j, size_t k, struct kerr *e)
+{
+	if (j->o->strict || j->o->build_failed)
+		return -1;
+	j->broken[k] = xstrdup(sb_str(&e->msg));
+	kiln_warn("%s is skipped (its pexecs stay pending): %s", j->kc[k].key, j->broken[k]);
+	kerr_release(e);
+	return 0;
+}
+
 static int prepare_keys(struct run_job *j, const char *config, struct kerr *e)
 {
 	j->kc = xcalloc(j->sc.nkeys, sizeof(*j->kc));
+	j->broken = xcalloc(j->sc.nkeys ? j->sc.nkeys : 1, sizeof(*j->broken));
 	for (size_t k = 0; k < j->sc.nkeys; k++) {
 		const struct vm_conf *vm = find_vm(&j->ex, j->sc.keys[k].vm);
 		const struct bench_conf *b = find_bench(&j->ex, j->sc.keys[k].bench);
@@ -683,8 +789,9 @@ static int prepare_keys(struct run_job *j, const char *config, struct kerr *e)
 			return kerr_setc(e, KEXIT_CONFIG, "%s: key %s:%s is in the stored schedule but not in the config",
 					 config, j->sc.keys[k].bench, j->sc.keys[k].vm);
 		pexec_key_init(&j->kc[k], &j->ex, vm, b, j->sc.keys[k].iterations, 0);
-		if (vm->pl && vm->pl->prepare && vm->pl->prepare(&j->kc[k].pc, e) < 0)
-			return kerr_wrap(e, "preparing %s:%s", b->name, vm->name);
+		if (vm->pl && vm->pl->prepare && vm->pl->prepare(&j->kc[k].pc, e) < 0 &&
+		    (kerr_wrap(e, "preparing %s:%s", b->name, vm->name), skip_prepared(j, k, e) < 0))
+			return -1;
 	}
 	return 0;
 }
@@ -729,11 +836,11 @@ static size_t count_pending(const struct schedule *sc)
 	return n;
 }
 
-/* the pexec after i that this one's commit marks running, 0: none */
-static long next_pending(const struct schedule *sc, size_t i)
+/* the pexec after i that this one's commit marks running (a skipped key's are not), 0: none */
+static long next_pending(const struct schedule *sc, char *const *broken, size_t i)
 {
 	for (size_t j = i + 1; j < sc->n; j++)
-		if (pending(&sc->items[j]))
+		if (pending(&sc->items[j]) && !(broken && broken[sc->items[j].key]))
 			return sc->items[j].id;
 	return 0;
 }
@@ -799,11 +906,14 @@ static int run_stopped(const char *config, struct kerr *e)
 	return KEXIT_INTERRUPTED;
 }
 
-/* the pexec that runs beside item i in its duet (the next item, of the same round and pair, pending), or NULL */
-static struct sched_item *duet_mate(struct schedule *sc, size_t i)
+/*
+ * The pexec that runs beside item i in its duet (the next item, of the
+ * same round and pair, pending, its key not skipped), or NULL
+ */
+static struct sched_item *duet_mate(struct schedule *sc, char *const *broken, size_t i)
 {
 	struct sched_item *it = &sc->items[i], *m = i + 1 < sc->n ? &sc->items[i + 1] : NULL;
-	return it->pair && m && m->round == it->round && m->pair == it->pair && pending(m) ? m : NULL;
+	return it->pair && m && m->round == it->round && m->pair == it->pair && pending(m) && !broken[m->key] ? m : NULL;
 }
 
 /* a CPU number among those in set, taken from s ("3"); -1: none */
@@ -890,13 +1000,13 @@ static int run_pending(struct run_state *rs, struct run_job *j, const char *conf
 	long marked_id = 0;
 	for (size_t i = 0; i < j->sc.n; i++) {
 		struct sched_item *it = &j->sc.items[i];
-		if (!pending(it))
+		if (!pending(it) || rs->broken[it->key])
 			continue;
 		if (exec_interrupted)
 			return run_stopped(config, e);
 		if ((o->max_pexecs && *ran >= o->max_pexecs) || (o->reboot && *ran >= 1))
 			break;
-		struct sched_item *mate = o->reboot ? NULL : duet_mate(&j->sc, i);
+		struct sched_item *mate = o->reboot ? NULL : duet_mate(&j->sc, rs->broken, i);
 		if (mate) {
 			int code = run_pair(rs, config, it, mate, e);
 			if (code != KEXIT_OK)
@@ -906,7 +1016,7 @@ static int run_pending(struct run_state *rs, struct run_job *j, const char *conf
 			i++;
 			continue;
 		}
-		long next_id = !o->reboot && !(o->max_pexecs && *ran + 1 >= o->max_pexecs) ? next_pending(&j->sc, i) : 0;
+		long next_id = !o->reboot && !(o->max_pexecs && *ran + 1 >= o->max_pexecs) ? next_pending(&j->sc, rs->broken, i) : 0;
 		/* a tainted pexec is rerun at once when the config asks, a bounded number of times */
 		int r, tries = 0;
 		do
@@ -948,6 +1058,19 @@ static int run_finish(struct run_state *rs, struct run_job *j, const char *confi
 			   rs->failed, rs->tainted);
 	if (o->reboot && run_reboot_step(&j->ex, config, j->results, left, e) < 0)
 		return e->code ? e->code : KEXIT_FAIL;
+	size_t skipped = 0;
+	struct strbuf which = STRBUF_INIT;
+	for (size_t k = 0; k < j->sc.nkeys; k++)
+		if (rs->broken[k] && skipped++ < 8)
+			sb_addf(&which, "%s%s", skipped > 1 ? ", " : "", j->kc[k].key);
+	if (skipped) {
+		kerr_setc(e, KEXIT_FAIL, "%zu key(s) were skipped, their pexecs left pending: %s%s (why is said above); "
+			  "`kiln run %s` runs them once they can run%s", skipped, which.buf, skipped > 8 ? ", ..." : "",
+			  config, rs->failed ? "; some pexecs failed too: `kiln status --failures` lists them" : "");
+		sb_release(&which);
+		return KEXIT_FAIL;
+	}
+	sb_release(&which);
 	if (!rs->failed)
 		return KEXIT_OK;
 	kerr_setc(e, KEXIT_FAIL, "%zu pexec(s) failed: `kiln status --failures %s` lists them, "
@@ -971,8 +1094,22 @@ static void state_init(struct run_state *rs, struct run_job *j, const struct run
 	rs->program = xcalloc(j->sc.nkeys ? j->sc.nkeys : 1, sizeof(*rs->program));
 	rs->counters_said = xcalloc(j->sc.nkeys ? j->sc.nkeys : 1, 1);
 	rs->cwd = path_dirname(j->ex.path);
+	rs->broken = j->broken;
 	rs->results = j->results;
 	rs->sess.fd = -1;
+}
+
+int run_skip_key(struct run_state *rs, size_t k, struct kerr *e)
+{
+	/* kiln track (build_failed) measures one commit's build: what fails stops it, as --strict */
+	if (rs->o->strict || rs->o->build_failed)
+		return -1;
+	if (!rs->broken[k]) {
+		rs->broken[k] = xstrdup(sb_str(&e->msg));
+		kiln_warn("%s is skipped (its pexecs stay pending): %s", rs->kc[k].key, rs->broken[k]);
+	}
+	kerr_release(e);
+	return 0;
 }
 
 /* a key's bench_conf (setup, cleanup) */
@@ -1009,20 +1146,68 @@ static int first_build(const struct pexec_key *kc, size_t k)
  * Before the VMs are probed (a build may make what they run): each VM's
  * build once, then each benchmark folder's build once.
  */
+/* are keys a and b built by the same benchmark build (its folder and commands)? */
+static int same_build(const struct pexec_key *a, const struct pexec_key *b)
+{
+	const struct strvec *x = &a->pc.bench->build, *y = &b->pc.bench->build;
+	int same = !strcmp(a->pc.bench_dir, b->pc.bench_dir) && x->n == y->n;
+	for (size_t w = 0; same && w < x->n; w++)
+		same = !strcmp(x->v[w], y->v[w]);
+	return same;
+}
+
+/* every key for which same(k, key) holds cannot run: the failure in e (a copy for each) */
+static int skip_keys_like(struct run_state *rs, size_t k, int (*same)(const struct pexec_key *, const struct pexec_key *),
+			  struct kerr *e)
+{
+	char *why = xstrdup(sb_str(&e->msg));
+	int r = 0;
+	for (size_t i = 0; i < rs->sc->nkeys && r == 0; i++)
+		if (same(&rs->kc[i], &rs->kc[k])) {
+			struct kerr one = KERR_INIT;
+			kerr_setc(&one, e->code, "%s", why);
+			r = run_skip_key(rs, i, &one);
+			if (r < 0)
+				kerr_setc(e, one.code, "%s", sb_str(&one.msg));
+			kerr_release(&one);
+		}
+	free(why);
+	if (r == 0)
+		kerr_release(e);
+	return r;
+}
+
+static int same_vm(const struct pexec_key *a, const struct pexec_key *b)
+{
+	return a->pc.vm == b->pc.vm;
+}
+
+/*
+ * Before the VMs are probed (a build may make what they run): each VM's
+ * build once, then each benchmark folder's build once, then the VMs a
+ * build was to make are checked.  What fails skips the keys that need it
+ * (all of them stop the run with --strict).
+ */
 static int run_builds(struct run_state *rs, struct kerr *e)
 {
 	struct pexec_key *kc = rs->kc;
 	for (size_t k = 0; k < rs->sc->nkeys; k++) {
 		const struct vm_conf *vm = kc[k].pc.vm;
 		struct step st = { "build", NULL, vm, NULL, 0, 0 };
-		if (first_of_vm(kc, k) && run_step(rs, &vm->build, &st, e) < 0)
-			return kerr_wrap(e, "VM %s", vm->name);
+		if (first_of_vm(kc, k) && run_step(rs, &vm->build, &st, e) < 0 &&
+		    (kerr_wrap(e, "VM %s", vm->name), e->code == KEXIT_INTERRUPTED || skip_keys_like(rs, k, same_vm, e) < 0))
+			return -1;
 	}
 	for (size_t k = 0; k < rs->sc->nkeys; k++) {
 		struct step st = { "build", &kc[k].pc, NULL, NULL, 0, 0 };
-		if (first_build(kc, k) && run_step(rs, &kc[k].pc.bench->build, &st, e) < 0)
-			return kerr_wrap(e, "%s", kc[k].key);
+		if (!rs->broken[k] && first_build(kc, k) && run_step(rs, &kc[k].pc.bench->build, &st, e) < 0 &&
+		    (kerr_wrap(e, "%s", kc[k].key), e->code == KEXIT_INTERRUPTED || skip_keys_like(rs, k, same_build, e) < 0))
+			return -1;
 	}
+	for (size_t k = 0; k < rs->sc->nkeys; k++)
+		if (!rs->broken[k] && first_of_vm(kc, k) && config_check_built_vm(kc[k].pc.vm, e) < 0 &&
+		    skip_keys_like(rs, k, same_vm, e) < 0)
+			return -1;
 	return 0;
 }
 
@@ -1043,6 +1228,8 @@ static int run_setup(struct run_state *rs, struct run_job *j, int *set_up, struc
 	}
 	for (long w = 0; w < rs->o->warmup; w++)
 		for (size_t k = 0; k < j->sc.nkeys; k++) {
+			if (rs->broken[k])
+				continue;
 			struct sched_item it = { .id = 0, .key = (long)k, .num = w, .status = PX_PENDING };
 			int r = run_pexec(rs, &it, &j->kc[k], 1, 0, 0, e);
 			if (r == ONE_UNSTARTED)
@@ -1100,7 +1287,7 @@ static int run_session(struct run_job *j, const char *config, const struct run_o
 	int watch = platform_notify_watch(&j->ex.platform, died);
 	free(died);
 	exec_become_subreaper();
-	install_signals();
+	run_catch_signals();
 	json_t *tuned = NULL;
 	long ran = 0;
 	int code = KEXIT_OK;
@@ -1112,7 +1299,7 @@ static int run_session(struct run_job *j, const char *config, const struct run_o
 	if (ended > 0 && !o->quiet)
 		kiln_note("ended %d process(es) a killed kiln had left running", ended);
 	int set_up = 0;
-	if (code == KEXIT_OK && (code = run_setup(&rs, j, &set_up, e)) == KEXIT_OK) {
+	if (code == KEXIT_OK && !o->build_only && (code = run_setup(&rs, j, &set_up, e)) == KEXIT_OK) {
 		run_shed_memory();
 		code = run_loop(&rs, j, config, &ran, e);
 	}
@@ -1169,12 +1356,41 @@ static int platform_fits(const struct experiment *ex, const char *config, const 
 	return o->prepare_only ? 0 : platform_preflight(&ex->platform, config, e);
 }
 
+/*
+ * The config: kiln's own, or another tool's (a ReBench rebench.conf, a
+ * Krun .krun file) read through its converter (convert.h), what it does not
+ * take over said.
+ */
+static int load_config(const char *config, const struct run_opts *o, struct experiment *ex, struct kerr *e)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct convert_out out = CONVERT_OUT_INIT;
+	int r = read_file(config, &text, e);
+	int conv = r < 0 ? -1 : convert_any(config, text.buf, text.len, o->experiment, &out, e);
+	if (conv == 0) {
+		for (size_t i = 0; !o->quiet && i < out.unmapped.n; i++)
+			kiln_note("not taken over: %s", esc(ESC_TERM, out.unmapped.v[i]));
+		r = config_parse(config, out.yaml.buf, out.yaml.len, kiln_datadir(), CONFIG_CHECK_AFTER_BUILD, ex, e);
+		if (r < 0)
+			sb_addf(&e->msg, "\n(the line is of kiln's reading of %s: `kiln convert %s` prints it)", config, config);
+	} else if (conv == 1) {
+		r = config_parse(config, text.buf, text.len, kiln_datadir(), CONFIG_CHECK_AFTER_BUILD, ex, e);
+	} else {
+		r = -1;
+	}
+	if (r < 0)
+		memset(ex, 0, sizeof(*ex));
+	sb_release(&text);
+	convert_out_release(&out);
+	return r;
+}
+
 int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
 {
 	struct run_job j;
 	memset(&j, 0, sizeof(j));
-	if (config_load(config, kiln_datadir(), CONFIG_CHECK_AFTER_BUILD, &j.ex, e) < 0)
-		return e->code;
+	if (load_config(config, o, &j.ex, e) < 0)
+		return e->code ? e->code : KEXIT_CONFIG;
 	int code = job_run(&j, config, o, e);
 	config_free(&j.ex);
 	return code;
@@ -1193,8 +1409,11 @@ static int job_run(struct run_job *jp, const char *config, const struct run_opts
 {
 	struct run_job j = *jp;
 	int code = KEXIT_OK;
+	j.o = o;
 	/* absolute: the sanity child and the runners start in other folders */
 	j.results = o->results ? abspath(o->results) : o->quick ? quick_results(j.ex.results) : xstrdup(j.ex.results);
+	for (size_t i = 0; i < j.ex.warnings.n; i++)
+		kiln_warn("%s", j.ex.warnings.v[i]);
 	if (!o->quiet) {
 		note_missing_vms(&j.ex);
 		json_t *choice = env_choice(&j.ex);
@@ -1215,6 +1434,9 @@ static int job_run(struct run_job *jp, const char *config, const struct run_opts
 	if (j.kc)
 		for (size_t k = 0; k < j.sc.nkeys; k++)
 			pexec_key_release(&j.kc[k]);
+	for (size_t k = 0; j.broken && k < j.sc.nkeys; k++)
+		free(j.broken[k]);
+	free(j.broken);
 	free(j.kc);
 	schedule_free(&j.sc);
 	store_close(j.st);

@@ -23,6 +23,8 @@ struct run_opts {
 	long max_pexecs;   /* stop after this many pexecs (0: all) — for tests and reboot mode */
 	int prepare_only;  /* fix the schedule and prepare the keys, run nothing (kiln run --slurm) */
 	long warmup;       /* runs of each key before its first pexec, not stored (kiln bench --warmup) */
+	int strict;        /* a key whose build, preparation or probe fails stops the run (else it is skipped) */
+	const char *experiment; /* a ReBench config's experiment to run (NULL: its default) */
 	/*
 	 * A schedule's duets (ORDER_DUET) run on these two CPUs ("2,3"), each
 	 * pexec of a pair on one, swapped every round.  NULL: the first two
@@ -35,6 +37,8 @@ struct run_opts {
 	 */
 	const char *scratch;
 	const struct run_hooks *hooks; /* NULL: none */
+	int *build_failed; /* set to 1 when a build step failed or did not make its VM (kiln track) */
+	int build_only;    /* the builds and probes of a session, no pexec (kiln bisect builds a commit) */
 };
 
 /* what a command driving the run path (kiln bench) adds to it */
@@ -73,5 +77,11 @@ int run_experiment_ex(struct experiment *ex, const char *name, const struct run_
  */
 int run_discarded_error(struct kerr *e, const char *label, const char *key);
 int run_is_discarded_error(const struct kerr *e);
+/*
+ * SIGINT, SIGTERM and SIGHUP counted in exec_interrupted (the work stops
+ * where it can), SIGPIPE ignored, stops watched: what a run installs, and
+ * any command that stops cleanly when asked (kiln publish)
+ */
+void run_catch_signals(void);
 
 #endif

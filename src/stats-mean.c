@@ -458,7 +458,11 @@ void ks_shape_text(const struct ks_mean *m, void (*fmt_value)(struct strbuf *, d
 	if (sh & KS_FEW) {
 		if (out->len)
 			sb_adds(out, "; ");
-		sb_addf(out, "%zu values: too few to check their shape; the interval assumes they are not skewed", m->n);
+		if (m->n < 2)
+			sb_adds(out, "1 value: no interval (one has no spread to measure)");
+		else
+			sb_addf(out, "%zu values: too few to check their shape; the interval assumes they are not skewed",
+				m->n);
 	}
 	if (sh & KS_WITHIN) {
 		if (out->len)

@@ -33,7 +33,7 @@ struct strbuf;
  * wrong question; read the median beside it".
  */
 enum ks_shape {
-	KS_SKEWED = 1u << 0,   /* skewness significant (D'Agostino, 1%) and past Cochran's rule n > 25 G1^2 */
+	KS_SKEWED = 1u << 0,   /* skewness significant (D'Agostino, 1%) and Cochran's rule n > 25 G1^2 broken */
 	KS_HEAVY = 1u << 1,    /* tails heavier than normal: kurtosis significant (Anscombe-Glynn, 0.5%) */
 	KS_MODES = 1u << 2,    /* a second mode: groups of values split by a gap wider than their spread */
 	KS_OUTLIERS = 1u << 3, /* values a normal sample would not show: Rosner's generalized ESD test, 0.5% */

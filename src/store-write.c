@@ -336,5 +336,7 @@ int store_save_dataset(const char *path, const struct dataset *ds, struct kerr *
 	}
 	if (r == 0 && ds->machine)
 		r = store_writer_audit(w, "hostname", ds->machine, e);
+	if (r == 0 && ds->keep_name && ds->keep_text)
+		r = store_writer_meta(w, ds->keep_name, ds->keep_text, e);
 	return store_writer_close(w, r == 0, e) < 0 ? -1 : r;
 }

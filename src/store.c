@@ -391,7 +391,7 @@ int store_prepare(struct store *s, size_t commits, struct kerr *e)
  * extensions; no double-quoted strings taken for names.  Then only kiln's
  * own schema is accepted (schema_check).
  */
-static void store_defensive(sqlite3 *db)
+void store_defensive(sqlite3 *db)
 {
 	static const int off[] = { SQLITE_DBCONFIG_TRUSTED_SCHEMA, SQLITE_DBCONFIG_ENABLE_TRIGGER,
 				   SQLITE_DBCONFIG_ENABLE_VIEW, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION,
@@ -2686,4 +2686,42 @@ long store_unrecorded_pexecs(struct store *s, long key_id)
 			  " (SELECT 1 FROM programs g WHERE g.key_id = ?1 AND g.hash = p.env_hash)", key_id, NULL);
 	/* an older kiln's file without a programs table: none of its pexecs is recorded */
 	return n >= 0 ? n : count_of(s, "SELECT COUNT(*) FROM pexecs WHERE key_id=?1 AND status IN " FINISHED, key_id, NULL);
+}
+
+int store_drop_keys(struct store *s, const long *key_ids, size_t n, struct kerr *e)
+{
+	static const char *const sql[] = {
+		"SELECT COUNT(*) FROM pexecs WHERE key_id=?1 AND status NOT IN ('pending', 'running')",
+		"DELETE FROM programs WHERE key_id=?1",
+		"DELETE FROM iterations WHERE pexec_id IN (SELECT id FROM pexecs WHERE key_id=?1)",
+		"DELETE FROM series WHERE pexec_id IN (SELECT id FROM pexecs WHERE key_id=?1)",
+		"DELETE FROM scalars WHERE pexec_id IN (SELECT id FROM pexecs WHERE key_id=?1)",
+		"DELETE FROM events WHERE pexec_id IN (SELECT id FROM pexecs WHERE key_id=?1)",
+		"DELETE FROM pexecs WHERE key_id=?1",
+		"DELETE FROM keys WHERE id=?1",
+	};
+	if (settle(s, e) < 0 || txn(s, pexec_sql[Q_BEGIN], e) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		for (size_t q = 0; q < ARRAY_SIZE(sql); q++) {
+			sqlite3_stmt *st;
+			if (sqlite3_prepare_v2(s->db, sql[q], -1, &st, NULL) != SQLITE_OK) {
+				dberr(s, e, "keys");
+				exec_sql(s, "ROLLBACK", NULL);
+				return -1;
+			}
+			sqlite3_bind_int64(st, 1, key_ids[i]);
+			int rc = sqlite3_step(st);
+			long ran = q == 0 && rc == SQLITE_ROW ? (long)sqlite3_column_int64(st, 0) : 0;
+			sqlite3_finalize(st);
+			if ((q == 0 && rc != SQLITE_ROW) || (q > 0 && rc != SQLITE_DONE) || ran) {
+				if (ran)
+					kerr_setc(e, KEXIT_STORE, "%s: key %ld has pexecs that ran: not dropped", s->path, key_ids[i]);
+				else
+					dberr(s, e, "keys");
+				exec_sql(s, "ROLLBACK", NULL);
+				return -1;
+			}
+		}
+	return txn(s, pexec_sql[Q_COMMIT], e);
 }

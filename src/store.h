@@ -240,6 +240,12 @@ struct store_program {
 int store_programs(struct store *s, long key_id, struct store_program **out, size_t *n, struct kerr *e);
 void store_programs_free(struct store_program *p, size_t n);
 /* record the key's program (the next seq), or, when it is recorded, its latest setting */
+/*
+ * Drop keys none of whose pexecs ran (each pending or left running), with
+ * their pexecs and recorded programs, in one transaction; -1 (nothing
+ * dropped) when one has a pexec that ran.
+ */
+int store_drop_keys(struct store *s, const long *key_ids, size_t n, struct kerr *e);
 int store_program_put(struct store *s, long key_id, const char *hash, const char *description, const char *setting,
 		      struct kerr *e);
 /* finished pexecs of the key whose env_hash names no recorded program (an older kiln wrote them) */
@@ -326,6 +332,8 @@ int store_hold(const char *path, const char *command, struct store **out, struct
 
 /* small helpers for other parts that keep their own tables */
 struct sqlite3 *store_db(struct store *s);
+/* a connection made distrustful of its file: defensive, no triggers, views, extensions (history files too) */
+void store_defensive(struct sqlite3 *db);
 /* n doubles bound as a little-endian float64 blob (the series' encoding) */
 struct sqlite3_stmt;
 int store_bind_f64(struct sqlite3_stmt *st, int col, const double *v, size_t n);

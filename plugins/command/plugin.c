@@ -2,41 +2,50 @@
  * plugins/command/plugin.c - the `command` plugin: hyperfine's job.
  *
  * Any program, timed as a whole process: each pexec runs the VM's path and
- * args followed by the benchmark's args ({param} substituted) once, and its
+ * args followed by the benchmark's args once ({benchmark}, {vm}, {variant},
+ * {iterations}, {param} and the benchmark's vars substituted), and its
  * single iteration is the process's wall time, from fork to reaping.  There
  * is no runner and no result stream; run.c records exit status, user and
  * system time and maximum RSS as per-pexec records.
  *
  * With `gauge:` (gauge.h) the program is a benchmark with its own harness:
- * its iterations are the times it prints, read by run-pexec.c, and
- * {iterations} is substituted in the args too.  The gauge's settings are
+ * its iterations are the times it prints, read by run-pexec.c.  The gauge's settings are
  * part of the key's program (describe).
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "config.h"
 #include "plugin.h"
 
-/* substitute {param} in one argument, and {iterations} for a gauge VM */
+/* does the word consist of `{name}`s only? */
+static int only_names(const char *w)
+{
+	const char *p = w;
+	while (*p == '{') {
+		size_t n = 1;
+		while (isalnum((unsigned char)p[n]) || p[n] == '_')
+			n++;
+		if (n == 1 || p[n] != '}')
+			return 0;
+		p += n + 1;
+	}
+	return p > w && !*p;
+}
+
+/*
+ * One argument with its placeholders and the benchmark's vars
+ * substituted; a word of placeholders only that comes to nothing is no
+ * argument (as a shell drops an empty expansion: ReBench's %(input)s of
+ * no input)
+ */
 static void subst_param(struct strvec *argv, const char *arg, const struct plugin_ctx *c)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char iters[32];
-	snprintf(iters, sizeof(iters), "%ld", c->iterations);
-	const char *p = arg;
-	while (*p) {
-		if (!strncmp(p, "{param}", 7)) {
-			sb_adds(&sb, c->param);
-			p += 7;
-		} else if (config_gauge(c->vm, c->bench) && !strncmp(p, "{iterations}", 12)) {
-			sb_adds(&sb, iters);
-			p += 12;
-		} else {
-			sb_addc(&sb, *p++);
-		}
-	}
-	sv_push(argv, sb_str(&sb));
+	plugin_subst_args(c, arg, &sb);
+	if (sb.len || !only_names(arg))
+		sv_push(argv, sb_str(&sb));
 	sb_release(&sb);
 }
 

@@ -2,11 +2,11 @@
  * plugins/java/plugin.c - the `java` plugin: HotSpot.
  *
  * A benchmark is benchmarks/<b>/java/Bench.java, class Bench implementing
- * KilnBenchmark (plugins/java/KilnBenchmark.java).  The Makefile compiles
- * both into .class files beside their sources; prepare() recompiles a stale
- * or missing Bench.class with the javac beside the java executable (or on
- * PATH), so a user's own benchmark folder works without make.  The runner,
- * KilnRunner, gets CLASSPATH=<plugin dir>:<benchmark dir> and reads the JMX
+ * KilnBenchmark (plugins/java/KilnBenchmark.java).  prepare() compiles the
+ * benchmark, with the javac beside the java executable (or on PATH), into
+ * kiln's build cache (build-cache.h), never beside its sources, keyed by
+ * the sources, the javac and its flags.  The runner, KilnRunner, gets
+ * CLASSPATH=<plugin dir>:<its classes>:<benchmark dir> and reads the JMX
  * beans around each iteration when `instrument: true` (java.kiln.jsonl).
  * With profiling on: a perf map at exit and frame pointers.
  *
@@ -14,15 +14,16 @@
  * Bench.java whose KrunEntry.java has class KrunEntry implementing
  * BaseKrunEntry (plugins/java/BaseKrunEntry.java, Krun's interface) with
  * run_iter(int).  prepare() compiles the folder's .java files together, as
- * the warmup experiment's Makefile does (its trace_*.java left out), when a
- * class file is missing or older than any of them.
+ * the warmup experiment's Makefile does (its trace_*.java left out).
  */
 #include <dirent.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "build-cache.h"
 #include "config.h"
 #include "exec.h"
 #include "idcache.h"
@@ -59,6 +60,8 @@ static int javac_all(const struct plugin_ctx *c, const struct strvec *srcs, cons
 	sv_push(&argv, outdir);
 	sv_push(&argv, "-cp");
 	sv_push(&argv, c->plugin_dir);
+	sv_push(&argv, "-sourcepath");
+	sv_push(&argv, c->bench_dir);
 	for (size_t i = 0; i < srcs->n; i++)
 		sv_push(&argv, srcs->v[i]);
 	struct exec_result res;
@@ -106,21 +109,71 @@ static void krun_sources(const char *dir, struct strvec *out)
 		qsort(out->v, out->n, sizeof(*out->v), by_name);
 }
 
-/* Krun's layout: every source compiled together when KrunEntry.class is missing or older than one of them */
-static int krun_compile(const struct plugin_ctx *c, struct kerr *e)
+/* the Java sources a benchmark's classes are built from */
+static const char *const java_sources[] = { ".java", NULL };
+
+/* the classes folder of each benchmark folder this kiln found (bench_dir -> path): a pexec's CLASSPATH needs it */
+static struct strvec classes_known = STRVEC_INIT;
+
+/*
+ * Where a benchmark folder's classes are (or are to be compiled): kiln's
+ * build cache (build-cache.h), never the benchmark's folder, keyed by the
+ * folder's sources, the javac and its flags.  NULL with e set.
+ */
+static char *classes_dir(const struct plugin_ctx *c, int fresh, struct kerr *e)
 {
+	const char *known = fresh ? NULL : bcache_known(&classes_known, c->bench_dir);
+	if (known)
+		return xstrdup(known);
+	struct strbuf t = STRBUF_INIT;
+	sb_adds(&t, "java classes\n");
+	bcache_add_sources(&t, c->bench_dir, java_sources);
+	char *jc = find_javac(c->vm_path), sha[65];
+	struct kerr ie = KERR_INIT;
+	sb_addf(&t, "javac %s %s\nflag -nowarn\n", jc ? jc : "-", jc && idc_sha256(jc, sha, &ie) == 0 ? sha : "?");
+	kerr_release(&ie);
+	free(jc);
+	char *p = bcache_path("java", t.buf, NULL, e);
+	sb_release(&t);
+	bcache_remember(&classes_known, c->bench_dir, p);
+	return p;
+}
+
+/*
+ * The benchmark's classes into the cache, once: Bench.java (the sources it
+ * uses found in its folder), or in Krun's layout every source of the
+ * folder together, as the warmup experiment's Makefile does (its trace_*
+ * left out); into a folder of our own, then renamed.
+ */
+static int compile_classes(const struct plugin_ctx *c, struct kerr *e)
+{
+	char *out = classes_dir(c, 1, e);
+	if (!out)
+		return kerr_wrap(e, "java: the build cache");
+	if (file_exists(out)) {
+		free(out);
+		return 0;
+	}
+	char *tmp = xasprintf("%s.%ld.tmp", out, (long)getpid());
+	char *bench = path_join(c->bench_dir, "Bench.java");
 	struct strvec srcs = STRVEC_INIT;
-	krun_sources(c->bench_dir, &srcs);
-	char *cls = path_join(c->bench_dir, "KrunEntry.class");
-	int stale = 0, r = 0;
-	for (size_t i = 0; i < srcs.n; i++)
-		stale |= !file_up_to_date(cls, srcs.v[i]);
-	if (stale && access(c->bench_dir, W_OK) != 0)
-		r = kerr_setc(e, KEXIT_CONFIG, "java: %s is missing or stale and %s is not writable", cls, c->bench_dir);
-	else if (stale)
-		r = javac_all(c, &srcs, c->bench_dir, e);
-	free(cls);
+	if (file_exists(bench))
+		sv_push(&srcs, bench);
+	else
+		krun_sources(c->bench_dir, &srcs);
+	rm_rf(tmp);
+	int r = srcs.n ? 0 : kerr_setc(e, KEXIT_CONFIG, "java: %s has no Bench.java (nor Krun's KrunEntry.java)", c->bench_dir);
+	if (r == 0 && mkdir(tmp, 0755) < 0)
+		r = kerr_set(e, "java: %s: %s", tmp, strerror(errno));
+	if (r == 0)
+		r = javac_all(c, &srcs, tmp, e);
+	if (r == 0 && rename(tmp, out) < 0 && !file_exists(out))
+		r = kerr_set(e, "java: %s: %s", out, strerror(errno));
+	rm_rf(tmp);
 	sv_clear(&srcs);
+	free(bench);
+	free(tmp);
+	free(out);
 	return r;
 }
 
@@ -136,22 +189,7 @@ static int java_prepare(const struct plugin_ctx *c, struct kerr *e)
 		free(src);
 		free(cls);
 	}
-	char *src = path_join(c->bench_dir, "Bench.java");
-	char *cls = path_join(c->bench_dir, "Bench.class");
-	char *krun = path_join(c->bench_dir, "KrunEntry.java");
-	if (r == 0 && !file_exists(src) && file_exists(krun))
-		r = krun_compile(c, e);
-	else if (r == 0 && !file_up_to_date(cls, src)) {
-		if (access(c->bench_dir, W_OK) != 0)
-			r = kerr_setc(e, KEXIT_CONFIG, "java: %s is missing or stale and %s is not writable",
-				      cls, c->bench_dir);
-		else
-			r = javac(c, src, c->bench_dir, e);
-	}
-	free(krun);
-	free(src);
-	free(cls);
-	return r;
+	return r == 0 ? compile_classes(c, e) : r;
 }
 
 /* the javac that compiles Bench.class (its file's SHA-256) */
@@ -185,9 +223,13 @@ static int java_build(const struct plugin_ctx *c, struct strvec *argv, struct st
 			sv_push(argv, c->vm->args.v[i]);
 	sv_push(argv, "KilnRunner");
 	sv_push(argv, c->bench_dir);
-	char *cp = xasprintf("%s:%s", c->plugin_dir, c->bench_dir);
+	char *classes = classes_dir(c, 0, e);
+	if (!classes)
+		return -1;
+	char *cp = xasprintf("%s:%s:%s", c->plugin_dir, classes, c->bench_dir);
 	sv_setenv(env, "CLASSPATH", cp);
 	free(cp);
+	free(classes);
 	if (c->instrument)
 		sv_setenv(env, "KILN_INSTRUMENT", "1");
 	return 0;

@@ -139,8 +139,14 @@ function kiln_entry_points(string $entry): array
 		$bench = new Bench();
 		return [Closure::fromCallable([$bench, 'run_iter']), Closure::fromCallable([$bench, 'checksum'])];
 	}
-	if (!function_exists('run_iter'))
+	if (!function_exists('run_iter')) {
+		/* `<?` alone opens PHP code only with short_open_tag on (off by default since PHP 8): the rest is text */
+		$head = (string)@file_get_contents($entry, false, null, 0, 16);
+		if (preg_match('/^(\xEF\xBB\xBF)?<\?(?!php|=)/i', $head) && !ini_get('short_open_tag'))
+			kiln_fail("$entry opens with PHP's short tag '<?', which this php reads as text (short_open_tag is off): "
+				  . "write '<?php', or give the VM args: [-d, short_open_tag=On]");
 		kiln_fail("$entry defines no class Bench (nor, as in Krun's layout, a function run_iter)");
+	}
 	return [Closure::fromCallable('run_iter'), function_exists('checksum') ? Closure::fromCallable('checksum') : null];
 }
 

@@ -28,6 +28,9 @@ import os
 import sys
 import time
 
+# nothing is written beside the benchmark's sources (its __pycache__): they may be someone else's checkout
+sys.dont_write_bytecode = True
+
 
 def _param(s):
     """KILN_PARAM as the benchmark expects it: an int or float when it is one."""

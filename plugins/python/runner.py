@@ -31,6 +31,9 @@ import os
 import sys
 import time
 
+# nothing is written beside the benchmark's sources (its __pycache__): they may be someone else's checkout
+sys.dont_write_bytecode = True
+
 
 def env(name):
     v = os.environ.get(name)

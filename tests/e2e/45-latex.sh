@@ -20,7 +20,9 @@ shape = shapes[pexec % len(shapes)]
 out = os.fdopen(int(os.environ["KILN_RESULT_FD"]), "w")
 out.write('{"kiln":1,"clock":"monotonic","counters":[]}\n')
 for i in range(n):
-    t = base * (1 + 0.002 * ((i * 37 + pexec) % 11))
+    # each process at its own level (0.4% apart), as real ones are: the key's interval over pexecs
+    # is then a realistic width, not the 0.03% of five identical series
+    t = base * (1 + 0.004 * pexec) * (1 + 0.002 * ((i * 37 + pexec) % 11))
     if shape == "w" and i < 10: t *= 4
     if shape == "s" and i >= 30: t *= 3
     if shape == "n" and i >= n - 8: t *= 5

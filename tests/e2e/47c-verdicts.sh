@@ -25,6 +25,9 @@ write("A.json", [("same", runs(0.003, 0.0003)), ("slower2", runs(0.010, 0.00005)
 write("B.json", [("same", runs(0.003, 0.0003)), ("slower2", runs(0.0102, 0.00005)),
                  ("faster20", runs(0.008, 0.0003)), ("stall", stall)])
 write("tiny.json", [("a", runs(0.010, 0.000005)), ("b", runs(0.010045, 0.000005))])
+write("one.json", [("once", [0.0123])])
+write("wa.json", [("wild", [0.001 + 1e-6 * i for i in range(9)] + [1.0])])
+write("wb.json", [("wild", [0.001 + 1e-6 * i for i in range(10)])])
 PY
 
 # ---- the verdicts, drift between sessions in (the default, 1%) and out ----
@@ -53,6 +56,17 @@ assert_contains "$out" "stall:default-command (B): 1 outlier of 30"
 grep -q "stall:default-command (A)" <<<"$out" && fail "a warning for A's clean runs: $out"
 out=$("$KILN" diff A.json B.json --session-sd 2 2>&1); assert_eq $? 2 "--session-sd needs a percentage"
 assert_contains "$out" "--session-sd: '2' is not a percentage"
+
+# ---- an unbounded interval (A's mean not clear of 0) is a number in JSON, not null ----
+"$KILN" diff wa.json wb.json --json >w.json || fail "diff wild"
+python3 -c 'import json; k=json.load(open("w.json"))["keys"][0]; lo, hi = k["ratio_ci"]; assert 0 < lo < 1 < 1e300 < hi, k' \
+	|| fail "unbounded end: $(cat w.json)"
+
+# ---- one run has no interval: none printed, and the warning says why ----
+out=$("$KILN" report one.json) || fail "report one: $out"
+assert_contains "$(grep -m1 '^once' <<<"$out")" "12.3  "
+grep -m1 '^once' <<<"$out" | grep -q "±" && fail "one run printed with an interval: $out"
+assert_contains "$out" "once:once:default-command: 1 value: no interval"
 
 # ---- a significant 0.45% difference keeps its digits ----
 python3 - <<'PY' || fail "split tiny"

@@ -35,9 +35,11 @@ assert_contains "$(sqlite3 v.kiln.db "SELECT description FROM programs")" "$T/ou
 
 # a build that does not make it: refused after the build, at the path's line, nothing run
 sed -e 's|out/python$|out/nothing|' -e 's|^results:.*||' v.yaml > n.yaml
-out=$("$KILN" run n.yaml 2>&1); assert_eq $? 3 "a build that makes no executable"
+out=$("$KILN" run n.yaml 2>&1); assert_eq $? 1 "a build that makes no executable: its keys skipped"
 assert_contains "$out" "n.yaml:7:11: vms.built.path: VM executable 'out/nothing' not found ($T/out/nothing: No such file or directory) after the VM's build step"
 assert_eq "$(sqlite3 n.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status!='pending'")" 0 "no pexec ran"
+out=$("$KILN" run --strict -o s.kiln.db n.yaml 2>&1); assert_eq $? 3 "--strict: the run stops"
+assert_contains "$out" "n.yaml:7:11: vms.built.path: VM executable 'out/nothing' not found"
 
 # no build step: checked when the config is read, as before
 grep -v 'build:' n.yaml > e.yaml
@@ -69,7 +71,7 @@ chmod 755 "$1"
 SH
 	chmod 755 noyjit.sh
 	sed -e 's|ry/ruby|rn/ruby|g' -e "s|$T/mk.sh, \(.*\), ruby\]|$T/noyjit.sh, \1]|" y.yaml > yn.yaml
-	out=$("$KILN" run yn.yaml 2>&1); assert_eq $? 3 "a built ruby without YJIT"
+	out=$("$KILN" run yn.yaml 2>&1); assert_eq $? 1 "a built ruby without YJIT: its keys skipped"
 	assert_contains "$out" "yn.yaml:6:14: vms.yj.variant: variant 'yjit' (YJIT on (--yjit)) cannot run on $T/rn/ruby"
 fi
 echo ok

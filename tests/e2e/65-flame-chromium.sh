@@ -98,6 +98,30 @@ assert_eq "$(jq '[.profiles[].samples | length] | add' prof/profile.speedscope.j
 assert_eq "$(jq -r '.["$schema"]' prof/profile.speedscope.json)" "https://www.speedscope.app/file-format-schema.json" "speedscope schema"
 assert_eq "$(jq '[.threads[].samples.data | length] | add' prof/profile.firefox.json)" "$(j .samples)" "Firefox Profiler samples"
 assert_eq "$(jq '.threads[0].stackTable.data | length' prof/profile.firefox.json)" "$(j '.flame.stacks | length')" "Gecko stack table"
+# the Gecko format as the Firefox Profiler's importer reads it (its docs' gecko-profile-format and
+# upgraders; the importer itself is not on npm): meta.markerSchema a list from version 22 on (upgrader 26
+# iterates it), every table with its schema, stacks and frames in range, and meta.interval the time
+# between two samples as perf took them (the profiler gives each sample that duration): at -F 999, 1.001 ms
+python3 - prof/profile.firefox.json <<'P' || fail "the Gecko profile a Firefox Profiler importer reads"
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d["meta"]
+assert isinstance(m["version"], int) and m["version"] >= 22 and isinstance(m["markerSchema"], list), m.get("version")
+assert abs(m["interval"] - 1000 / 999) < 0.05 * (1000 / 999), m["interval"]
+for t in d["threads"]:
+    for tab in ("samples", "stackTable", "frameTable", "markers"):
+        assert isinstance(t[tab]["schema"], dict) and isinstance(t[tab]["data"], list), tab
+    ns, nf, nstr = len(t["stackTable"]["data"]), len(t["frameTable"]["data"]), len(t["stringTable"])
+    fs = t["stackTable"]["schema"]
+    for row in t["stackTable"]["data"]:
+        assert row[fs["prefix"]] is None or 0 <= row[fs["prefix"]] < ns
+        assert 0 <= row[fs["frame"]] < nf
+    for row in t["frameTable"]["data"]:
+        assert 0 <= row[t["frameTable"]["schema"]["location"]] < nstr
+    ss = t["samples"]["schema"]
+    for row in t["samples"]["data"]:
+        assert 0 <= row[ss["stack"]] < ns and row[ss["time"]] >= 0
+P
 "$KILN" flame prof --phase steady --format folded -o steady.folded || fail "folded"
 assert_eq "$(awk '{n += $NF} END {print n}' steady.folded)" "$(j '.phases[1].samples')" "folded stacks: steady samples"
 exit 0

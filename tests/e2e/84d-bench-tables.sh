@@ -7,8 +7,9 @@ command -v asciidoctor >/dev/null || skip "asciidoctor is not installed (scripts
 command -v emacs >/dev/null || skip "emacs is not installed (scripts/deps.sh --test)"
 cd "$T"
 # numbers out: the layouts compared, not the machine's timings (a lopsided ratio's interval
-# is written as its two ends, "r (lo–hi)", where hyperfine writes "r ± h")
-shape() { sed -E 's/[0-9]+\.[0-9]+( ± [0-9]+\.[0-9]+| \([0-9]+\.[0-9]+–[0-9]+\.[0-9]+\))?/N/g; s/,options="header"//' "$1"; }
+# is written as its two ends, "r (lo–hi)", where hyperfine writes "r ± h"; hi is "inf" when three
+# noisy runs cannot bound it)
+shape() { sed -E 's/[0-9]+\.[0-9]+( ± [0-9]+\.[0-9]+| \([0-9]+\.[0-9]+–([0-9]+\.[0-9]+|inf)\))?/N/g; s/,options="header"//' "$1"; }
 
 # ---- the layouts, next to hyperfine's own ----
 "$KILN" bench -q --runs 3 true 'sleep 0.001' --export-asciidoc k.adoc --export-orgmode k.org -o k.kiln.db >/dev/null \

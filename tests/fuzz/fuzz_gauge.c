@@ -1,6 +1,7 @@
 /*
  * fuzz_gauge.c - libFuzzer target for the gauge line parsers (src/gauge.c):
- * the first byte picks the format (rebench, jmh, time, a regex), the
+ * the first byte picks the format (rebench, jmh, time, a regex, multivariate,
+ * plain_seconds, savina, validation), the
  * second where the rest is cut in two chunks; any output must give
  * iterations within the bound or an error, and an error must be visible
  * text (no control character of the output reaches it).
@@ -17,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 2)
 		return 0;
-	struct gauge_conf c = { .format = (enum gauge_format)(1 + data[0] % 4), .max_iterations = 50,
+	struct gauge_conf c = { .format = (enum gauge_format)(1 + data[0] % 8), .max_iterations = 50,
 				.regex = "took ([0-9.eE+-]+) ?(ms)?", .unit = "ms" };
 	struct gauge g;
 	struct kerr e = KERR_INIT;

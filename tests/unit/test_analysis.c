@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "analysis-cache.h"
+#include "unit-self.h"
 
 /* a small deterministic generator so that the series are the same every run */
 static uint64_t rng_state = 88172645463325252ULL;
@@ -767,38 +768,6 @@ static void test_cache_roundtrip(void **state)
 	ds_free(&ds);
 }
 
-/* a cache in memory: texts by (data hash, options hash) */
-struct memcache {
-	struct strvec keys, texts;
-	int hits, puts;
-};
-
-static int mc_get(void *ctx, const struct ds_key *k, const char *dh, const char *oh, struct an_key *out)
-{
-	struct memcache *m = ctx;
-	for (size_t i = 0; i < m->keys.n; i++) {
-		char *want = xasprintf("%s/%s", dh, oh);
-		int same = !strcmp(m->keys.v[i], want);
-		free(want);
-		if (same && an_key_deserialize(m->texts.v[i], k, out, NULL) == 0) {
-			m->hits++;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-static void mc_put(void *ctx, const struct ds_key *k, const char *dh, const char *oh, const struct an_key *ak)
-{
-	(void)k;
-	struct memcache *m = ctx;
-	sv_pushf(&m->keys, "%s/%s", dh, oh);
-	char *t = an_key_serialize(ak);
-	sv_push(&m->texts, t);
-	free(t);
-	m->puts++;
-}
-
 static void test_cached_analyse(void **state)
 {
 	(void)state;
@@ -808,8 +777,8 @@ static void test_cached_analyse(void **state)
 	struct an_opts o;
 	an_opts_default(&o);
 	o.resamples = 1000;
-	struct memcache m = { STRVEC_INIT, STRVEC_INIT, 0, 0 };
-	struct an_cache c = { mc_get, mc_put, &m };
+	struct an_memcache m = AN_MEMCACHE_INIT;
+	struct an_cache c = an_memcache(&m);
 	struct an_result r1, r2, r3, plain;
 	assert_int_equal(an_analyse_cached(&ds, &o, &c, &r1, NULL), 0);
 	assert_int_equal(m.puts, 2);
@@ -833,8 +802,7 @@ static void test_cached_analyse(void **state)
 	an_result_free(&r2);
 	an_result_free(&r3);
 	an_result_free(&plain);
-	sv_clear(&m.keys);
-	sv_clear(&m.texts);
+	an_memcache_release(&m);
 	ds_free(&ds);
 }
 
@@ -1034,20 +1002,6 @@ static void print_fingerprint(FILE *f)
 	}
 }
 
-static char *run_self(const char *simd)
-{
-	char *cmd = xasprintf("KILN_NO_SIMD=%s /proc/%d/exe --fingerprint", simd, (int)getpid());
-	FILE *p = popen(cmd, "r");
-	free(cmd);
-	struct strbuf sb = STRBUF_INIT;
-	char buf[512];
-	while (p && fgets(buf, sizeof(buf), p))
-		sb_adds(&sb, buf);
-	if (p)
-		pclose(p);
-	return sb_detach(&sb);
-}
-
 /* the AVX-512, AVX2 and scalar paths give the same bits (where the CPU has them) */
 static void test_simd_paths_agree(void **state)
 {
@@ -1057,7 +1011,7 @@ static void test_simd_paths_agree(void **state)
 	FILE *f = open_memstream(&buf, &len);
 	print_fingerprint(f);
 	fclose(f);
-	char *scalar = run_self("1"), *avx2 = run_self("512");
+	char *scalar = run_self("1", "--fingerprint"), *avx2 = run_self("512", "--fingerprint");
 	assert_true(strlen(scalar) > 100);
 	assert_string_equal(buf, scalar);
 	assert_string_equal(buf, avx2);

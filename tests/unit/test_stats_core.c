@@ -96,6 +96,10 @@ static void test_mean_few_and_clip(void **state)
 	double one = 5;
 	ks_mean(&one, 1, CONF, &m);
 	assert_true(m.mean == 5 && isnan(m.lo) && isnan(m.hi));
+	struct strbuf sb = STRBUF_INIT;
+	ks_shape_text(&m, NULL, &sb);
+	assert_string_equal(sb.buf, "1 value: no interval (one has no spread to measure)");
+	sb_release(&sb);
 	double same[9] = { 2, 2, 2, 2, 2, 2, 2, 2, 2 };
 	ks_mean(same, 9, CONF, &m);
 	assert_true(m.lo == 2 && m.hi == 2 && (m.shape & KS_CONSTANT));

@@ -144,7 +144,9 @@ static void test_argv_order(void **state)
 	assert_string_equal(b.argv.v[1], "--vm-arg");
 	assert_string_equal(b.argv.v[2], "KilnRunner");
 	assert_string_equal(b.argv.v[3], "/b/nbody/x");
-	assert_string_equal(sv_getenv(&b.env, "CLASSPATH"), "/k/plugins/p:/b/nbody/x");
+	/* the plugin's classes, the benchmark's compiled into kiln's build cache, then its folder */
+	const char *cp = sv_getenv(&b.env, "CLASSPATH");
+	assert_true(!strncmp(cp, "/k/plugins/p:", 13) && strstr(cp, "/build/java/") && str_ends_with(cp, ":/b/nbody/x"));
 	release(&b);
 }
 
@@ -365,8 +367,19 @@ static void test_java_prepare(void **state)
 	struct plugin_ctx c = { .plugin_dir = pdir, .bench_dir = dir, .vm_path = NULL };
 	const struct kiln_plugin *p = plugin_find("java");
 	assert_int_equal(p->prepare(&c, &e), 0);
+	/* compiled into kiln's build cache (the CLASSPATH's second folder), nothing beside the source */
 	char *cls = xasprintf("%s/Bench.class", dir);
-	assert_true(file_exists(cls));
+	assert_false(file_exists(cls));
+	struct strvec argv = STRVEC_INIT, env = STRVEC_INIT;
+	c.vm_path = "/usr/bin/java";
+	assert_int_equal(p->build(&c, &argv, &env, &e), 0);
+	const char *cp = sv_getenv(&env, "CLASSPATH"), *a = strchr(cp, ':'), *b = a ? strchr(a + 1, ':') : NULL;
+	assert_non_null(b);
+	char *cached = xasprintf("%.*s/Bench.class", (int)(b - a - 1), a + 1);
+	assert_true(file_exists(cached));
+	free(cached);
+	sv_clear(&argv);
+	sv_clear(&env);
 
 	/* a broken source is a clear error naming the file */
 	const char *bad = "public final class Bench implements KilnBenchmark { oops }\n";

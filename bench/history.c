@@ -1,0 +1,649 @@
+/*
+ * bench/history.c - the accuracy of kiln's change-point detection on a
+ * real VM's history (issue 29's targets), made the way Otava's authors
+ * made theirs: known changes injected into real series.
+ *
+ *   build/bench/history CORPUS.history.db OUTDIR [TRIALS] [SEED]
+ *
+ * CORPUS is a history kiln track measured (bench/history/corpus.sh: 200
+ * commits of PUC Lua x 12 benchmarks x 10 pexecs).  Per key:
+ *  - raw: the series as measured; its alarms, and those the data put
+ *    between two same-binary commits (known false: A/A);
+ *  - null: the series with the level changes a sensitive segmentation
+ *    finds taken out (each segment brought to the first's level), so
+ *    that what is left is the real noise: sessions, drift, outliers;
+ *  - steps: per trial, one multiplicative step (2%, 5%, 10% in turn, up
+ *    or down) into each null series at a random commit at least 10 from
+ *    either end whose binary changed (a commit that only changed tests
+ *    cannot change the VM's speed), all later commits' pexecs scaled;
+ *  - warmup: every pexec given a JIT-like warm-up (its first 6 iterations
+ *    2.0x to 1.17x slower; Lua, an interpreter, has none), stretched to 12
+ *    iterations from a random commit on (2x the time to steady state),
+ *    and every pexec analysed again.
+ * kiln's detections and the injected series (one value per commit: the
+ * mean of its pexecs' steady means, with its 99% interval for asv's
+ * weights) go to OUTDIR as CSV for bench/history/baselines.py, which runs
+ * asv's and Otava's detectors and a Perfherder t-test on the same series
+ * and scores all four.  This program prints kiln's own figures as ROW lines.
+ */
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "dataset.h"
+#include "history-bisect.h"
+#include "history-detect.h"
+#include "history-int.h"
+#include "history.h"
+#include "store.h"
+
+#define MAXK 64
+
+static uint64_t rng_state = 88172645463325252ULL;
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+static double runif(void) { return (double)(rnd() >> 11) / 9007199254740992.0; }
+
+/* a deep copy of a series, so that injections never touch the base */
+static void series_copy(const struct hist_series *a, struct hist_series *b)
+{
+	*b = *a;
+	b->key = xstrdup(a->key);
+	b->p = xcalloc(a->n + 1, sizeof(*b->p));
+	for (size_t i = 0; i < a->n; i++) {
+		struct hist_point *q = &b->p[i];
+		const struct hist_point *p = &a->p[i];
+		*q = *p;
+		size_t m = p->n ? p->n : 1;
+		q->steady = xmalloc(m * sizeof(double));
+		q->tts = xmalloc(m * sizeof(double));
+		q->cost = xmalloc(m * sizeof(double));
+		q->cls = xmalloc(m);
+		memcpy(q->steady, p->steady, p->n * sizeof(double));
+		memcpy(q->tts, p->tts, p->n * sizeof(double));
+		memcpy(q->cost, p->cost, p->n * sizeof(double));
+		memcpy(q->cls, p->cls, p->n);
+		q->binary = p->binary ? xstrdup(p->binary) : NULL;
+		q->program = p->program ? xstrdup(p->program) : NULL;
+	}
+}
+
+static void scale_from(struct hist_series *s, size_t k, double f)
+{
+	for (size_t i = k; i < s->n; i++)
+		for (size_t j = 0; j < s->p[i].n; j++) {
+			s->p[i].steady[j] *= f;
+			s->p[i].tts[j] *= f;
+		}
+}
+
+/* the level changes a sensitive segmentation finds, taken out: the real noise left */
+static void null_align(struct hist_series *s)
+{
+	struct hist_detect_opts o;
+	hist_detect_opts_default(&o);
+	o.beta = 8;
+	o.min_change[HIST_STEADY] = 0;
+	o.skip = (1u << HIST_WARMUP) | (1u << HIST_CLASS);
+	struct hist_change *ch;
+	size_t n;
+	history_detect(s, &o, &ch, &n, NULL);
+	for (size_t c = 0; c < n; c++)
+		scale_from(s, ch[c].at, exp(ch[c].level_before - ch[c].level_after));
+	free(ch);
+}
+
+/* the median 99% half-width of the commits' steady means, relative (what T1's condition reads) */
+static double median_halfwidth(const struct hist_series *s)
+{
+	double *h = xmalloc((s->n + 1) * sizeof(double));
+	size_t m = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		double y, u;
+		if (hist_point_value(&s->p[i], HIST_STEADY, &y, &u))
+			h[m++] = expm1(2.5758 * sqrt(u));
+	}
+	double r = m ? an_percentile(h, m, 50) : NAN;
+	free(h);
+	return r;
+}
+
+/*
+ * A commit at least 10 from either end whose binary is not its
+ * predecessor's: where a real change can be (a commit that changed only
+ * tests builds the same VM); n when the series has none.
+ */
+static size_t pick_site(const struct hist_series *s)
+{
+	size_t cand[4096], m = 0;
+	for (size_t i = 10; i + 10 < s->n && m < 4096; i++)
+		if (s->p[i].built && !s->p[i].same_as_prev)
+			cand[m++] = i;
+	return m ? cand[rnd() % m] : s->n;
+}
+
+/* one commit's relative 99% half-width */
+static double point_halfwidth(const struct hist_point *p)
+{
+	double y, u;
+	return hist_point_value(p, HIST_STEADY, &y, &u) ? expm1(2.5758 * sqrt(u)) : NAN;
+}
+
+/* the series' values for the baselines: per commit the mean steady time and its 99% interval */
+static void write_series(FILE *f, const char *kind, int trial, size_t key, const struct hist_series *s, size_t truth)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		double y, u;
+		if (!hist_point_value(&s->p[i], HIST_STEADY, &y, &u))
+			continue;
+		double sd = sqrt(u);
+		fprintf(f, "%s,%d,%zu,%zu,%.9g,%.9g,%.9g,%d\n", kind, trial, key, i, exp(y), exp(y - 2.5758 * sd),
+			exp(y + 2.5758 * sd), i == truth);
+	}
+}
+
+static void write_changes(FILE *f, const char *kind, int trial, size_t key, const struct hist_change *ch, size_t n,
+			  enum hist_what w)
+{
+	for (size_t c = 0; c < n; c++)
+		if (ch[c].what == w)
+			fprintf(f, "%s,%d,%zu,%zu,%zu,%zu,%.6f\n", kind, trial, key, ch[c].at, ch[c].lo, ch[c].hi,
+				ch[c].ratio);
+}
+
+struct score {
+	long inj, found, exact, within2, alarms, false_alarms, points;
+	long inj_tight, found_tight; /* injections where the commit's 99% half-width <= 1% */
+};
+
+/* score the changes of series w against one injection at k (k = SIZE_MAX: none) */
+static void score(struct score *sc, const struct hist_change *ch, size_t n, enum hist_what w, size_t k, int tight,
+		  size_t points)
+{
+	int hit = 0;
+	sc->points += (long)points;
+	for (size_t c = 0; c < n; c++) {
+		if (ch[c].what != w)
+			continue;
+		sc->alarms++;
+		long d = k == (size_t)-1 ? 1000 : (long)ch[c].at - (long)k;
+		if (!hit && labs(d) <= 2) {
+			hit = 1;
+			sc->within2++;
+			sc->exact += d == 0;
+		} else {
+			sc->false_alarms++;
+		}
+	}
+	if (k != (size_t)-1) {
+		sc->inj++;
+		sc->found += hit;
+		sc->inj_tight += tight;
+		sc->found_tight += hit && tight;
+	}
+}
+
+/* ---- warm-up injection: raw iterations re-analysed ---- */
+
+struct raw {
+	struct dataset *ds;   /* per point of the series: its run's dataset (NULL: none) */
+	size_t n;
+};
+
+static void load_raw(struct history *h, const struct hist_series *s, struct raw *r)
+{
+	r->n = s->n;
+	r->ds = xcalloc(s->n + 1, sizeof(*r->ds));
+	for (size_t i = 0; i < s->n; i++) {
+		struct kerr e = KERR_INIT;
+		if (s->p[i].built && history_load_run(h, s->p[i].run_id, &r->ds[i], &e) < 0)
+			fprintf(stderr, "history: run %ld: %s\n", s->p[i].run_id, sb_str(&e.msg));
+		kerr_release(&e);
+	}
+}
+
+/*
+ * Point i of s made again from the raw iterations of key: each pexec given
+ * a warm-up of `len` iterations (factor 2.0 falling linearly to 1 + 1/len),
+ * then analysed.
+ */
+static void rewarm_point(struct hist_point *p, const struct dataset *ds, const char *key, size_t len,
+			 const struct an_opts *o, int cpu)
+{
+	const struct ds_key *kr = ds_find_key(ds, key);
+	if (!kr)
+		return;
+	/* on the history's clock */
+	struct ds_key kc;
+	history_clock_key(kr, cpu, &kc);
+	const struct ds_key *k0 = &kc;
+	struct ds_key k = *k0;
+	k.pexecs = xcalloc(k0->npexecs + 1, sizeof(*k.pexecs));
+	for (size_t j = 0; j < k0->npexecs; j++) {
+		k.pexecs[j] = k0->pexecs[j];
+		k.pexecs[j].wall = xmalloc((k0->pexecs[j].n + 1) * sizeof(double));
+		for (size_t i = 0; i < k0->pexecs[j].n; i++) {
+			double f = i < len ? 1.0 + (double)(len - i) / (double)len : 1.0;
+			k.pexecs[j].wall[i] = k0->pexecs[j].wall[i] * f;
+		}
+	}
+	struct an_key ak;
+	memset(&ak, 0, sizeof(ak));
+	an_analyse_key(&k, o, &ak);
+	p->n = 0;
+	memset(p->counts, 0, sizeof(p->counts));
+	for (size_t j = 0; j < ak.np; j++) {
+		p->steady[p->n] = ak.p[j].steady_mean;
+		p->tts[p->n] = ak.p[j].time_to_steady;
+		p->cls[p->n] = (unsigned char)ak.p[j].cls;
+		p->n++;
+	}
+	an_key_free(&ak);
+	for (size_t j = 0; j < k0->npexecs; j++)
+		free(k.pexecs[j].wall);
+	free(k.pexecs);
+	history_clock_release(&kc, cpu);
+}
+
+
+/* ---- bisection, simulated over the stored pexecs ---- */
+
+/*
+ * An interleaved A/B round cancels what the machine did between the two
+ * sessions: a round's log ratio is the level difference plus the
+ * difference of two pexecs' own deviations from their commit's mean,
+ * drawn from the key's real deviations (every pexec of the corpus).
+ */
+struct simbis {
+	const double *res;    /* deviations of log steady means from their commit's trimmed mean */
+	size_t nres;
+	const double *pair;   /* real interleaved rounds' log ratios less their session's mean (NULL: none) */
+	size_t npair;
+	size_t culprit;       /* first commit of the new level (0: none) */
+	double step;          /* its log size */
+	size_t builds;
+};
+
+static int sb_build(void *ctx, size_t i, struct kerr *e)
+{
+	(void)e;
+	(void)i;
+	((struct simbis *)ctx)->builds++;
+	return 0;
+}
+
+static int sb_measure(void *ctx, size_t a, size_t b, bisect_more_fn more, void *mctx, struct kerr *e)
+{
+	struct simbis *s = ctx;
+	(void)e;
+	double *d = NULL;
+	size_t n = 0, k;
+	while ((k = more(mctx, d, n)) > 0 && n < 10000) {
+		d = xrealloc(d, (n + k) * sizeof(double));
+		for (size_t i = 0; i < k; i++) {
+			double la = s->culprit && a >= s->culprit ? s->step : 0, lb = s->culprit && b >= s->culprit ? s->step : 0;
+			double noise = s->npair ? s->pair[rnd() % s->npair]
+						 : s->res[rnd() % s->nres] - s->res[rnd() % s->nres];
+			d[n++] = lb - la + noise;
+		}
+	}
+	free(d);
+	return 0;
+}
+
+/*
+ * The noise of a real interleaved round: every stored A/B session of the
+ * key (kiln bisect's, kiln track --compare's, an A/A compare's), each
+ * round's log ratio less its session's mean.  Rounds of one session ran
+ * side by side, so what the machine did cancels in them as it does in a
+ * bisection; two track pexecs drawn apart would not.
+ */
+static size_t paired_residuals(struct history *h, long machine, const char *key, double **out)
+{
+	*out = NULL;
+	size_t n = 0;
+	sqlite3_stmt *st = history_prepare(h, "SELECT x.session, px.num, fx.steady_mean, fy.steady_mean FROM runs x"
+					      " JOIN runs y ON y.session = x.session AND y.id > x.id"
+					      " JOIN pexecs px ON px.run_id = x.id JOIN pexecs py ON py.run_id = y.id AND"
+					      " py.num = px.num AND py.key_id = px.key_id JOIN keys k ON k.id = px.key_id"
+					      " JOIN figures fx ON fx.pexec_id = px.id JOIN figures fy ON fy.pexec_id = py.id"
+					      " WHERE x.kind = 'ab' AND x.machine_id = ? AND"
+					      " k.bench || ':' || k.vm || ':' || k.variant = ? ORDER BY x.session", NULL);
+	if (!st)
+		return 0;
+	sqlite3_bind_int64(st, 1, machine);
+	sqlite3_bind_text(st, 2, key, -1, SQLITE_TRANSIENT);
+	char *cur = NULL;
+	size_t from = 0;
+	double sum = 0;
+	for (int more = 1; more;) {
+		more = sqlite3_step(st) == SQLITE_ROW;
+		const char *sess = more ? (const char *)sqlite3_column_text(st, 0) : NULL;
+		if (cur && (!more || !sess || strcmp(sess, cur))) {
+			/* a session ends: its rounds less their mean */
+			for (size_t i = from; i < n; i++)
+				(*out)[i] -= sum / (double)(n - from);
+			from = n;
+			sum = 0;
+			free(cur);
+			cur = NULL;
+		}
+		if (!more)
+			break;
+		double a = history_col_double(st, 2), b = history_col_double(st, 3);
+		if (!(a > 0 && b > 0) || !sess)
+			continue;
+		if (!cur)
+			cur = xstrdup(sess);
+		*out = xrealloc(*out, (n + 1) * sizeof(double));
+		(*out)[n] = log(b / a);
+		sum += (*out)[n++];
+	}
+	free(cur);
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* every pexec's log steady mean less its commit's trimmed mean, of one series */
+static size_t residuals(const struct hist_series *s, double **out)
+{
+	size_t n = 0;
+	*out = NULL;
+	for (size_t i = 0; i < s->n; i++) {
+		double y, u;
+		if (!hist_point_value(&s->p[i], HIST_STEADY, &y, &u))
+			continue;
+		for (size_t j = 0; j < s->p[i].n; j++)
+			if (s->p[i].steady[j] > 0) {
+				*out = xrealloc(*out, (n + 1) * sizeof(double));
+				(*out)[n++] = log(s->p[i].steady[j]) - y;
+			}
+	}
+	return n;
+}
+
+static void bisect_bench(struct history *h, long machine, const struct strvec *keys, const struct hist_series *base,
+			 size_t nk, size_t ncommits, int trials)
+{
+	size_t paired_keys = 0;
+	double **pair = xcalloc(nk + 1, sizeof(double *));
+	size_t *npair = xcalloc(nk + 1, sizeof(size_t));
+	for (size_t k = 0; k < nk; k++) {
+		npair[k] = paired_residuals(h, machine, keys->v[k], &pair[k]);
+		if (npair[k] < 10)
+			npair[k] = 0; /* too few: the independent pexecs' noise, which interleaving would cancel in part */
+		paired_keys += npair[k] > 0;
+	}
+	struct bisect_opts o;
+	bisect_opts_default(&o);
+	size_t lg = 0;
+	while (((size_t)1 << lg) < ncommits - 1)
+		lg++;
+	long right = 0, found = 0, over = 0, inj = 0, aa = 0, aa_named = 0, rounds = 0;
+	size_t worst = 0;
+	for (int t = 0; t < trials; t++) {
+		for (size_t k = 0; k < nk; k++) {
+			struct simbis sb = { 0 };
+			sb.nres = residuals(&base[k], (double **)&sb.res);
+			sb.pair = pair[k];
+			sb.npair = npair[k];
+			if (sb.nres < 20) {
+				free((void *)sb.res);
+				continue;
+			}
+			int is_aa = t % 3 == 2;
+			sb.culprit = is_aa ? 0 : 1 + (size_t)(runif() * (double)(ncommits - 1));
+			sb.step = log(rnd() & 1 ? 1.02 : 1 / 1.02);
+			struct bisect_ops ops = { &sb, sb_build, sb_measure };
+			struct bisect_result r;
+			struct kerr e = KERR_INIT;
+			bisect_run(ncommits, &o, &ops, &r, &e);
+			rounds += (long)r.rounds;
+			if (is_aa) {
+				aa++;
+				aa_named += r.outcome == BISECT_FOUND;
+			} else {
+				inj++;
+				found += r.outcome == BISECT_FOUND;
+				right += r.outcome == BISECT_FOUND && r.culprit == sb.culprit;
+				over += r.builds > lg + 2;
+				worst = r.builds > worst ? r.builds : worst;
+			}
+			bisect_result_free(&r);
+			free((void *)sb.res);
+		}
+	}
+	for (size_t k = 0; k < nk; k++)
+		free(pair[k]);
+	free(pair);
+	free(npair);
+	printf("\nbisection: rounds' noise from the real interleaved rounds stored for %zu of %zu keys (the others: two "
+	       "track pexecs' deviations, apart in time: pessimistic)", paired_keys, nk);
+	printf("\nbisection over %zu commits, simulated from the stored pexecs (%ld 2%% steps, %ld A/A ranges): "
+	       "culprit right %ld, named %ld, builds at most %zu (%ld over ceil(log2 N) + 2 = %zu), %.1f rounds a bisection\n",
+	       ncommits, inj, aa, right, found, worst, over, lg + 2, (double)rounds / (double)(inj + aa ? inj + aa : 1));
+	printf("ROW\tbisection: culprit right among %zu commits, injected 2%% steps\t%.3f (%ld of %ld)\t>= 0.95\t%s\n",
+	       ncommits, inj ? (double)right / (double)inj : NAN, right, inj,
+	       inj && right >= 0.95 * (double)inj ? "PASS" : "MISS");
+	printf("ROW\tbisection: builds, most of any trial\t%zu\t<= %zu\t%s\n", worst, lg + 2,
+	       worst <= lg + 2 ? "PASS" : "MISS");
+	printf("ROW\tbisection: A/A ranges with a culprit named\t%ld of %ld\t0 of >= 50\t%s\n", aa_named, aa,
+	       aa >= 50 && !aa_named ? "PASS" : "MISS");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: history CORPUS.history.db OUTDIR [TRIALS] [SEED]\n");
+		return 2;
+	}
+	store_library_init();
+	int trials = argc > 3 ? atoi(argv[3]) : 30;
+	if (argc > 4)
+		rng_state ^= strtoull(argv[4], NULL, 10) * 0x9E3779B97F4A7C15ULL;
+	struct history *h;
+	struct kerr e = KERR_INIT;
+	if (history_open(argv[1], 0, &h, &e) < 0) {
+		kerr_print(&e);
+		return 1;
+	}
+	struct hist_commit *c;
+	size_t nc;
+	struct hist_machine *m;
+	size_t nm;
+	struct strvec keys = STRVEC_INIT;
+	history_commits(h, &c, &nc, &e);
+	history_machines(h, &m, &nm, &e);
+	history_keys(h, m[0].id, &keys, &e);
+	size_t nk = keys.n < MAXK ? keys.n : MAXK;
+	struct hist_series base[MAXK], null[MAXK];
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/series.csv", argv[2]);
+	FILE *fs = fopen(path, "w");
+	snprintf(path, sizeof(path), "%s/kiln.csv", argv[2]);
+	FILE *fk = fopen(path, "w");
+	if (!fs || !fk) {
+		perror(argv[2]);
+		return 1;
+	}
+	fprintf(fs, "kind,trial,key,idx,value,lo,hi,truth\n");
+	fprintf(fk, "kind,trial,key,at,lo,hi,ratio\n");
+
+	/* raw series: alarms, A/A */
+	struct score raw = { 0 };
+	size_t aa_pairs = 0, aa_alarms = 0, aa_pairs_w = 0, aa_alarms_w = 0, raw_warm = 0;
+	double hw_sum = 0;
+	printf("corpus: %s, %zu commits, %zu keys, machine %s, %s clock\n", argv[1], nc, nk, m[0].name,
+	       history_clock_cpu(h) ? "CPU-time" : "wall");
+	for (size_t k = 0; k < nk; k++) {
+		history_series(h, m[0].id, keys.v[k], c, nc, &base[k], &e);
+		struct hist_change *ch;
+		size_t n;
+		struct hist_detect_stats st;
+		history_detect(&base[k], NULL, &ch, &n, &st);
+		score(&raw, ch, n, HIST_STEADY, (size_t)-1, 0, st.points[HIST_STEADY]);
+		for (size_t i = 0; i < n; i++)
+			raw_warm += ch[i].what != HIST_STEADY;
+		aa_pairs += st.aa_pairs[HIST_STEADY];
+		aa_alarms += st.aa_alarms[HIST_STEADY];
+		aa_pairs_w += st.aa_pairs[HIST_WARMUP];
+		aa_alarms_w += st.aa_alarms[HIST_WARMUP] + st.aa_alarms[HIST_CLASS];
+		double hw = median_halfwidth(&base[k]);
+		hw_sum += hw;
+		printf("  %-32s %3zu commits, median 99%% half-width %.2f%%, session sd %.2f%%, steady changes:",
+		       keys.v[k], st.points[HIST_STEADY], 100 * hw, 100 * st.tau[HIST_STEADY]);
+		for (size_t i = 0; i < n; i++)
+			if (ch[i].what == HIST_STEADY)
+				printf(" %.8s %+.1f%%", c[base[k].p[ch[i].at].commit].hash, 100 * (ch[i].ratio - 1));
+		printf("\n");
+		write_changes(fk, "raw", 0, k, ch, n, HIST_STEADY);
+		write_series(fs, "raw", 0, k, &base[k], (size_t)-1);
+		free(ch);
+		series_copy(&base[k], &null[k]);
+		null_align(&null[k]);
+	}
+	printf("raw series: %ld steady alarms over %ld points; %zu warm-up/class alarms; A/A (same-binary neighbours): "
+	       "%zu steady alarms on %zu pairs, %zu warm-up/class alarms on %zu pairs\n", raw.alarms, raw.points,
+	       raw_warm, aa_alarms, aa_pairs, aa_alarms_w, aa_pairs_w);
+
+	/* null series: false alarms */
+	struct score nul = { 0 };
+	for (size_t k = 0; k < nk; k++) {
+		struct hist_change *ch;
+		size_t n;
+		struct hist_detect_stats st;
+		history_detect(&null[k], NULL, &ch, &n, &st);
+		score(&nul, ch, n, HIST_STEADY, (size_t)-1, 0, st.points[HIST_STEADY]);
+		write_changes(fk, "null", 0, k, ch, n, HIST_STEADY);
+		write_series(fs, "null", 0, k, &null[k], (size_t)-1);
+		free(ch);
+	}
+
+	/* steps */
+	static const double sizes[] = { 0.02, 0.05, 0.10 };
+	struct score st3[3] = { { 0 } };
+	for (int t = 0; t < trials; t++) {
+		for (size_t k = 0; k < nk; k++) {
+			size_t at = pick_site(&null[k]);
+			if (at >= null[k].n)
+				continue;
+			int si = (int)((t * nk + k) % 3);
+			double f = rnd() & 1 ? 1 + sizes[si] : 1 / (1 + sizes[si]);
+			struct hist_series s;
+			series_copy(&null[k], &s);
+			scale_from(&s, at, f);
+			struct hist_change *ch;
+			size_t n;
+			struct hist_detect_stats st;
+			history_detect(&s, NULL, &ch, &n, &st);
+			int tight = point_halfwidth(&s.p[at]) <= 0.01 && point_halfwidth(&s.p[at - 1]) <= 0.01;
+			score(&st3[si], ch, n, HIST_STEADY, at, tight, st.points[HIST_STEADY]);
+			char kind[16];
+			snprintf(kind, sizeof(kind), "step%d", (int)(sizes[si] * 100 + 0.5));
+			write_changes(fk, kind, t, k, ch, n, HIST_STEADY);
+			write_series(fs, kind, t, k, &s, at);
+			free(ch);
+			history_series_free(&s);
+		}
+	}
+	printf("\nkiln on injected steps (%d trials x %zu keys):\n", trials, nk);
+	printf("%-6s %6s %7s %12s %8s %8s %10s %10s\n", "step", "inj", "recall", "recall(hw<=1%)", "exact", "<=2",
+	       "false", "FA/1000pt");
+	for (int si = 0; si < 3; si++) {
+		struct score *s = &st3[si];
+		printf("%-5.0f%% %6ld %7.3f %8.3f (%ld) %8.3f %8.3f %10ld %10.2f\n", sizes[si] * 100, s->inj,
+		       s->inj ? (double)s->found / (double)s->inj : NAN,
+		       s->inj_tight ? (double)s->found_tight / (double)s->inj_tight : NAN, s->inj_tight,
+		       s->found ? (double)s->exact / (double)s->found : NAN,
+		       s->found ? (double)s->within2 / (double)s->found : NAN, s->false_alarms,
+		       1000.0 * (double)s->false_alarms / (double)s->points);
+	}
+	double fa_null = 1000.0 * (double)nul.alarms / (double)(nul.points ? nul.points : 1);
+	printf("null series: %ld alarms over %ld points: %.2f per 1000\n", nul.alarms, nul.points, fa_null);
+	printf("ROW\tdetection: recall of 2%% steps where a commit's 99%% half-width <= 1%%\t%.3f (%ld of %ld)\t>= 0.90\t%s\n",
+	       st3[0].inj_tight ? (double)st3[0].found_tight / (double)st3[0].inj_tight : NAN, st3[0].found_tight,
+	       st3[0].inj_tight, st3[0].inj_tight && st3[0].found_tight >= 0.9 * (double)st3[0].inj_tight ? "PASS" : "MISS");
+	printf("ROW\tdetection: recall of 2%% steps, all commits (median half-width %.2f%%)\t%.3f\t-\t-\n",
+	       100 * hw_sum / (double)nk, st3[0].inj ? (double)st3[0].found / (double)st3[0].inj : NAN);
+	printf("ROW\tdetection: false alarms per 1000 benchmark x commit points (null series)\t%.2f\t<= 1\t%s\n", fa_null,
+	       fa_null <= 1 ? "PASS" : "MISS");
+	long f3 = st3[0].found + st3[1].found + st3[2].found;
+	long ex3 = st3[0].exact + st3[1].exact + st3[2].exact, w3 = st3[0].within2 + st3[1].within2 + st3[2].within2;
+	printf("ROW\tdetection: placed on the exact commit\t%.3f\t>= 0.80\t%s\n", f3 ? (double)ex3 / (double)f3 : NAN,
+	       f3 && ex3 >= 0.8 * (double)f3 ? "PASS" : "MISS");
+	printf("ROW\tdetection: placed within +-2 commits\t%.3f\t>= 0.95\t%s\n", f3 ? (double)w3 / (double)f3 : NAN,
+	       f3 && w3 >= 0.95 * (double)f3 ? "PASS" : "MISS");
+	printf("ROW\tdetection: A/A alarms (same-binary neighbours)\t%zu on %zu pairs\t-\t-\n", aa_alarms, aa_pairs);
+
+	/* warm-up: every pexec warmed, then stretched */
+	struct an_opts ao;
+	an_opts_default(&ao);
+	ao.resamples = 100;
+	ao.threads = 1;
+	struct score ws = { 0 }, wnull = { 0 };
+	int cpu = history_clock_cpu(h);
+	int wtrials = trials / 3 > 3 ? trials / 3 : 3;
+	for (size_t k = 0; k < nk; k++) {
+		struct raw r;
+		load_raw(h, &base[k], &r);
+		struct hist_series wb;
+		series_copy(&base[k], &wb);
+		for (size_t i = 0; i < wb.n; i++)
+			if (wb.p[i].built)
+				rewarm_point(&wb.p[i], &r.ds[i], keys.v[k], 6, &ao, cpu);
+		struct hist_change *ch;
+		size_t n;
+		struct hist_detect_stats st;
+		history_detect(&wb, NULL, &ch, &n, &st);
+		score(&wnull, ch, n, HIST_WARMUP, (size_t)-1, 0, st.points[HIST_WARMUP]);
+		free(ch);
+		for (int t = 0; t < wtrials; t++) {
+			size_t at = pick_site(&wb);
+			if (at >= wb.n)
+				continue;
+			struct hist_series s;
+			series_copy(&wb, &s);
+			for (size_t i = at; i < s.n; i++)
+				if (s.p[i].built)
+					rewarm_point(&s.p[i], &r.ds[i], keys.v[k], 12, &ao, cpu);
+			history_detect(&s, NULL, &ch, &n, &st);
+			score(&ws, ch, n, HIST_WARMUP, at, 1, st.points[HIST_WARMUP]);
+			write_changes(fk, "warm2x", t, k, ch, n, HIST_WARMUP);
+			free(ch);
+			history_series_free(&s);
+		}
+		history_series_free(&wb);
+		for (size_t i = 0; i < r.n; i++)
+			ds_free(&r.ds[i]);
+		free(r.ds);
+	}
+	printf("\nwarm-up stretches 2x (%ld injected): recall %.3f, exact %.3f, within 2 %.3f, false alarms %ld; "
+	       "warmed series without a stretch: %ld alarms over %ld points\n", ws.inj,
+	       ws.inj ? (double)ws.found / (double)ws.inj : NAN, ws.found ? (double)ws.exact / (double)ws.found : NAN,
+	       ws.found ? (double)ws.within2 / (double)ws.found : NAN, ws.false_alarms, wnull.alarms, wnull.points);
+	printf("ROW\twarm-up: recall of 2x warm-up stretches\t%.3f (%ld of %ld)\t>= 0.90\t%s\n",
+	       ws.inj ? (double)ws.found / (double)ws.inj : NAN, ws.found, ws.inj,
+	       ws.inj && ws.found >= 0.9 * (double)ws.inj ? "PASS" : "MISS");
+	printf("ROW\twarm-up: false warm-up alarms on the corpus's A/A commits\t%zu (of %zu pairs)\t<= 1\t%s\n",
+	       aa_alarms_w, aa_pairs_w, aa_alarms_w <= 1 ? "PASS" : "MISS");
+	bisect_bench(h, m[0].id, &keys, base, nk, 200, trials);
+	fclose(fs);
+	fclose(fk);
+	for (size_t k = 0; k < nk; k++) {
+		history_series_free(&base[k]);
+		history_series_free(&null[k]);
+	}
+	history_commits_free(c, nc);
+	history_machines_free(m, nm);
+	sv_clear(&keys);
+	history_close(h);
+	return 0;
+}

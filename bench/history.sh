@@ -1,0 +1,32 @@
+#!/bin/bash
+# history.sh - issue 29's targets: change-point detection and bisection on a
+# real VM's history (bench/history.c; bench/history/README.md).  Reads the
+# corpus bench/history/corpus.sh measured (hours: not made here), then runs
+# asv's and Otava's detectors from their sources and a Perfherder t-test on
+# the same series (bench/history/baselines.py) and prints one table.
+#   HISTORY_CORPUS=FILE HISTORY_TRIALS=N ASV_REPO=DIR OTAVA_REPO=DIR bench/history.sh
+set -u
+cd "$(dirname "$0")/.."
+O=${O:-build}
+corpus=${HISTORY_CORPUS:-bench/history/out/lua.history.db}
+if [ ! -f "$corpus" ]; then
+	echo "history: no corpus at $corpus: bench/history/corpus.sh measures one (hours); nothing measured"
+	exit 0
+fi
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+"$O/bench/history" "$corpus" "$out" "${HISTORY_TRIALS:-30}" || exit 1
+asv=${ASV_REPO:-/work/.mirror/airspeed-velocity+asv/repo}
+otava=${OTAVA_REPO:-/work/.mirror/apache+otava/repo}
+py=/usr/bin/python3
+if ! git -C "$asv" rev-parse -q --verify HEAD >/dev/null 2>&1 || ! git -C "$otava" rev-parse -q --verify HEAD >/dev/null 2>&1 ||
+	! "$py" -c 'import numpy, scipy' 2>/dev/null; then
+	echo "history: the baselines need clones of airspeed-velocity/asv and apache/otava (ASV_REPO, OTAVA_REPO) and Debian's python3-numpy, python3-scipy: not run"
+	exit 0
+fi
+mkdir -p "$out/asv" "$out/otava"
+git -C "$asv" archive HEAD asv | tar -x -C "$out/asv"
+git -C "$otava" archive HEAD otava | tar -x -C "$out/otava"
+echo
+echo "asv $(git -C "$asv" rev-parse --short HEAD), Otava $(git -C "$otava" rev-parse --short HEAD), on the same series:"
+"$py" bench/history/baselines.py "$out" "$out/asv" "$out/otava"

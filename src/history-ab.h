@@ -1,0 +1,49 @@
+/*
+ * history-ab.h - two commits of a VM measured against each other, in
+ * interleaved rounds, into the history (history-ab.c): what `kiln bisect`
+ * and `kiln track --compare` build and measure with.  This is the one
+ * function to swap for the rounds of `kiln compare` when they land.
+ */
+#ifndef KILN_HISTORY_AB_H
+#define KILN_HISTORY_AB_H
+
+#include "history-track.h"
+
+struct ab_ctx {
+	const struct track_opts *o;  /* config, repo, history, machine, --benchmarks/--key, analysis, quiet */
+	char *text;                  /* the config's text */
+	char config_hash[65];
+	struct history *h;
+	long machine;
+	char *machine_name;
+	char *dir;                   /* <history>.work/ab: a checkout per commit, the sessions' results files */
+	size_t builds;               /* builds run (a commit known broken is not built again) */
+};
+
+/* per key (bench:vm:variant, the config's VM names), the per-round log ratios log(b/a) */
+struct ab_keys {
+	size_t n;
+	char **key;
+	double **d;
+	size_t *nd;
+};
+void ab_keys_free(struct ab_keys *k);
+
+/* how many more rounds, having seen k (0: enough) */
+typedef size_t (*ab_more_fn)(void *ctx, const struct ab_keys *k);
+
+int ab_open(struct ab_ctx *c, const struct track_opts *o, struct kerr *e);
+void ab_close(struct ab_ctx *c);
+/* commit x checked out in its own folder and built: 0 built, 1 broken (recorded), -1 error */
+int ab_build(struct ab_ctx *c, const struct hist_commit *x, struct kerr *e);
+/*
+ * Commits a and b (both built) measured in interleaved rounds, one pexec of
+ * each key of each per round: the rounds of earlier sessions of the two
+ * stored in the history first, then as many more as more() asks, each
+ * session folded into the history (two `ab` runs).  out: every round's
+ * log ratio per key.  A KEXIT_* code.
+ */
+int ab_measure(struct ab_ctx *c, const struct hist_commit *a, const struct hist_commit *b, ab_more_fn more, void *mctx,
+	       struct ab_keys *out, struct kerr *e);
+
+#endif

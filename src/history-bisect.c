@@ -1,0 +1,269 @@
+/*
+ * history-bisect.c - kiln bisect's search (history-bisect.h), the way git's
+ * bisect.c keeps the search apart from the commands that drive it.
+ *
+ * 1. GOOD against BAD, interleaved rounds, a sequential t-test: after each
+ *    batch, "different" when the (1 - alpha/K) interval of the mean log
+ *    ratio excludes 0 and the estimate is at least half min_change; "same"
+ *    when it lies inside +-min_change; K is the number of looks the round
+ *    cap allows (alpha spent evenly).  Same, or undecided at the cap: no
+ *    culprit is named.
+ * 2. Each midpoint against GOOD, with a sequential probability ratio test
+ *    of "like GOOD" (mean 0) against "like BAD" (mean delta, from step 1):
+ *    log LR = delta / s^2 * sum(d - delta / 2), s^2 pooled from every
+ *    comparison so far, delta the mean of every round of a commit found
+ *    like BAD so far; Wald's bounds for step_error both ways, tested from
+ *    the first full batch on.  Undecided at the cap: the search stops with
+ *    the range it has.
+ * 3. A broken midpoint is skipped: the next untried commit nearest the
+ *    middle of (lo, hi) is built instead; a range of broken commits only
+ *    ends the search with that range.
+ */
+#include "history-bisect.h"
+
+#include <gsl/gsl_cdf.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define Z99 2.5758293035489004
+
+void bisect_opts_default(struct bisect_opts *o)
+{
+	o->min_change = 0.01;
+	o->alpha = 0.001;
+	o->step_error = 0.001;
+	o->batch = 5;
+	o->max_rounds = 40;
+}
+
+const char *bisect_verdict_name(enum bisect_verdict v)
+{
+	static const char *const n[] = { "good", "bad", "broken", "unsure" };
+	return (unsigned)v < 4 ? n[v] : "?";
+}
+
+static void mean_sd(const double *d, size_t n, double *m, double *sd)
+{
+	double s = 0, ss = 0;
+	for (size_t i = 0; i < n; i++)
+		s += d[i];
+	*m = n ? s / (double)n : NAN;
+	for (size_t i = 0; i < n; i++)
+		ss += (d[i] - *m) * (d[i] - *m);
+	*sd = n > 1 ? sqrt(ss / (double)(n - 1)) : NAN;
+}
+
+/* ---- step 1: do GOOD and BAD differ? ---- */
+
+struct diff_test {
+	const struct bisect_opts *o;
+	int verdict;         /* -1 undecided, 0 same, 1 different */
+	size_t n;
+	double m, sd, lo, hi; /* the estimate, the rounds' sd and the interval at the last look */
+};
+
+static size_t diff_more(void *ctx, const double *d, size_t n)
+{
+	struct diff_test *t = ctx;
+	const struct bisect_opts *o = t->o;
+	t->n = n;
+	if (n < o->batch)
+		return o->batch - n;
+	double m, sd;
+	mean_sd(d, n, &m, &sd);
+	size_t looks = o->max_rounds / o->batch;
+	double q = gsl_cdf_tdist_Pinv(1 - o->alpha / (2.0 * (double)(looks ? looks : 1)), (double)(n - 1));
+	double se = sd / sqrt((double)n);
+	t->m = m;
+	t->sd = sd;
+	t->lo = m - q * se;
+	t->hi = m + q * se;
+	double floor = log1p(o->min_change);
+	if ((t->lo > 0 || t->hi < 0) && fabs(m) >= floor / 2)
+		t->verdict = 1;
+	else if (t->lo > -floor && t->hi < floor)
+		t->verdict = 0;
+	if (t->verdict >= 0 || n >= o->max_rounds)
+		return 0;
+	return n + o->batch <= o->max_rounds ? o->batch : o->max_rounds - n;
+}
+
+/* ---- step 2: is a midpoint like GOOD or like BAD? ---- */
+
+struct sprt {
+	const struct bisect_opts *o;
+	double delta;        /* BAD's mean log ratio over GOOD */
+	double pool_ss;      /* squared deviations and their degrees of freedom from earlier comparisons */
+	double pool_df;
+	int verdict;         /* -1 undecided, 0 good, 1 bad */
+	size_t n;
+	double m, sd;
+};
+
+static size_t sprt_more(void *ctx, const double *d, size_t n)
+{
+	struct sprt *t = ctx;
+	const struct bisect_opts *o = t->o;
+	t->n = n;
+	/* a batch before any verdict: two or three rounds can look decisive by chance when the variance is off */
+	if (n < o->batch)
+		return o->batch - n;
+	double m, sd;
+	mean_sd(d, n, &m, &sd);
+	t->m = m;
+	t->sd = sd;
+	double s2 = (t->pool_ss + sd * sd * (double)(n - 1)) / (t->pool_df + (double)(n - 1));
+	double llr = 0;
+	for (size_t i = 0; i < n; i++)
+		llr += t->delta / s2 * (d[i] - t->delta / 2);
+	double A = log((1 - o->step_error) / o->step_error);
+	if (llr >= A)
+		t->verdict = 1;
+	else if (llr <= -A)
+		t->verdict = 0;
+	if (t->verdict >= 0 || n >= o->max_rounds)
+		return 0;
+	size_t b = o->batch > 2 ? o->batch / 2 : 1;
+	return n + b <= o->max_rounds ? b : o->max_rounds - n;
+}
+
+/* ---- the search ---- */
+
+static struct bisect_step *add_step(struct bisect_result *r, size_t commit)
+{
+	r->steps = xrealloc(r->steps, (r->nsteps + 1) * sizeof(*r->steps));
+	struct bisect_step *s = &r->steps[r->nsteps++];
+	memset(s, 0, sizeof(*s));
+	s->commit = commit;
+	s->ratio = s->lo = s->hi = NAN;
+	return s;
+}
+
+/* build commit i once: 0 built, 1 broken; counts builds */
+static int build_once(const struct bisect_ops *ops, unsigned char *state, size_t i, struct bisect_result *r,
+		      struct kerr *e)
+{
+	/* state: 0 untried, 1 built, 2 broken */
+	if (state[i])
+		return state[i] == 2;
+	int b = ops->build(ops->ctx, i, e);
+	if (b < 0)
+		return -1;
+	r->builds++;
+	state[i] = b ? 2 : 1;
+	return b;
+}
+
+/* the untried commit in (lo, hi) nearest its middle, n when none */
+static size_t pick_mid(const unsigned char *state, size_t lo, size_t hi, size_t n)
+{
+	size_t mid = lo + (hi - lo) / 2;
+	for (size_t off = 0; off < hi - lo; off++) {
+		if (mid + off < hi && mid + off > lo && state[mid + off] != 2)
+			return mid + off;
+		if (off && mid >= off && mid - off > lo && state[mid - off] != 2)
+			return mid - off;
+	}
+	return n;
+}
+
+int bisect_run(size_t n, const struct bisect_opts *o, const struct bisect_ops *ops, struct bisect_result *r,
+	       struct kerr *e)
+{
+	memset(r, 0, sizeof(*r));
+	r->ratio = r->ratio_lo = r->ratio_hi = NAN;
+	if (n < 2)
+		return kerr_setc(e, KEXIT_USAGE, "bisect needs two commits, GOOD before BAD"), KEXIT_USAGE;
+	unsigned char *state = xcalloc(n, 1);
+	int code = KEXIT_OK;
+	r->lo = 0;
+	r->hi = n - 1;
+	/* GOOD and BAD must build: there is nothing to search otherwise */
+	for (size_t end = 0; end < 2 && code == KEXIT_OK; end++) {
+		size_t i = end ? n - 1 : 0;
+		int b = build_once(ops, state, i, r, e);
+		if (b)
+			code = b < 0 ? (e->code ? e->code : KEXIT_FAIL)
+				     : (kerr_setc(e, KEXIT_FAIL, "the %s commit does not build", end ? "BAD" : "GOOD"), KEXIT_FAIL);
+	}
+	struct diff_test dt = { .o = o, .verdict = -1 };
+	struct bisect_step *st = NULL;
+	if (code == KEXIT_OK) {
+		st = add_step(r, n - 1);
+		if (ops->measure(ops->ctx, 0, n - 1, diff_more, &dt, e) < 0)
+			code = e->code ? e->code : KEXIT_FAIL;
+	}
+	if (code == KEXIT_OK) {
+		r->rounds += dt.n;
+		st->rounds = dt.n;
+		st->ratio = r->ratio = exp(dt.m);
+		st->lo = r->ratio_lo = exp(dt.lo);
+		st->hi = r->ratio_hi = exp(dt.hi);
+		st->verdict = dt.verdict == 1 ? BV_BAD : dt.verdict == 0 ? BV_GOOD : BV_UNSURE;
+		r->outcome = dt.verdict == 1 ? BISECT_FOUND : dt.verdict == 0 ? BISECT_NO_CHANGE : BISECT_UNSURE;
+	}
+	double pool_ss = 0, pool_df = 0, bad_sum = 0, bad_n = 0;
+	if (code == KEXIT_OK && dt.verdict == 1 && dt.n > 1) {
+		/* the rounds' variance pooled over every comparison, from GOOD against BAD's on */
+		pool_ss = dt.sd * dt.sd * (double)(dt.n - 1);
+		pool_df = (double)(dt.n - 1);
+		bad_sum = dt.m * (double)dt.n;
+		bad_n = (double)dt.n;
+	}
+	while (code == KEXIT_OK && r->outcome == BISECT_FOUND && r->hi - r->lo > 1) {
+		size_t mid = pick_mid(state, r->lo, r->hi, n);
+		if (mid == n) {
+			r->outcome = BISECT_RANGE; /* every commit between is broken */
+			break;
+		}
+		int b = build_once(ops, state, mid, r, e);
+		if (b < 0) {
+			code = e->code ? e->code : KEXIT_FAIL;
+			break;
+		}
+		st = add_step(r, mid);
+		if (b == 1) {
+			st->verdict = BV_BROKEN;
+			continue;
+		}
+		/* BAD's level: every round of a commit found like BAD so far */
+		struct sprt sp = { .o = o, .delta = bad_sum / bad_n, .pool_ss = pool_ss, .pool_df = pool_df, .verdict = -1 };
+		if (ops->measure(ops->ctx, 0, mid, sprt_more, &sp, e) < 0) {
+			code = e->code ? e->code : KEXIT_FAIL;
+			break;
+		}
+		r->rounds += sp.n;
+		st->rounds = sp.n;
+		st->ratio = exp(sp.m);
+		double se = sp.sd / sqrt((double)(sp.n ? sp.n : 1));
+		st->lo = exp(sp.m - Z99 * se);
+		st->hi = exp(sp.m + Z99 * se);
+		if (sp.n > 1) {
+			pool_ss += sp.sd * sp.sd * (double)(sp.n - 1);
+			pool_df += (double)(sp.n - 1);
+		}
+		if (sp.verdict == 1) {
+			st->verdict = BV_BAD;
+			r->hi = mid;
+			bad_sum += sp.m * (double)sp.n;
+			bad_n += (double)sp.n;
+		} else if (sp.verdict == 0) {
+			st->verdict = BV_GOOD;
+			r->lo = mid;
+		} else {
+			st->verdict = BV_UNSURE;
+			r->outcome = BISECT_RANGE;
+		}
+	}
+	if (code == KEXIT_OK && r->outcome == BISECT_FOUND)
+		r->culprit = r->hi;
+	free(state);
+	return code;
+}
+
+void bisect_result_free(struct bisect_result *r)
+{
+	free(r->steps);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,75 @@
+/*
+ * history-bisect.h - the search of `kiln bisect` (history-bisect.c), apart
+ * from what builds and measures (the command's driver, or a simulation
+ * over stored pexecs): which commit of a first-parent range changed a
+ * key's steady state, with a sequential test at each step.
+ *
+ * Commits are 0 (GOOD) to n-1 (BAD).  Two commits are compared in rounds,
+ * one pexec of each per round, interleaved: the evidence is the per-round
+ * log ratio d = log(b / a) of their steady means.
+ */
+#ifndef KILN_HISTORY_BISECT_H
+#define KILN_HISTORY_BISECT_H
+
+#include <stddef.h>
+
+#include "util.h"
+
+/* how many more rounds the test wants after seeing d[0..n) (0: it has decided) */
+typedef size_t (*bisect_more_fn)(void *ctx, const double *d, size_t n);
+
+struct bisect_ops {
+	void *ctx;
+	/* make commit i runnable: 0 built, 1 broken (skipped as git bisect skip does), -1 error (e set) */
+	int (*build)(void *ctx, size_t i, struct kerr *e);
+	/*
+	 * Compare commits a and b in rounds: before the first round and after
+	 * each batch, call more(mctx, d, n) with every log ratio log(b/a) so far
+	 * (stored rounds of the two may come first) and run as many more rounds
+	 * as it asks, until it asks none.  0, or -1 with e set.
+	 */
+	int (*measure)(void *ctx, size_t a, size_t b, bisect_more_fn more, void *mctx, struct kerr *e);
+};
+
+struct bisect_opts {
+	double min_change;   /* the smallest change worth bisecting, relative (default 0.01) */
+	double alpha;        /* false "they differ" of GOOD vs BAD (default 0.001) */
+	double step_error;   /* wrong verdict of a midpoint (default 0.005 each way) */
+	size_t batch;        /* rounds added at a time (default 5) */
+	size_t max_rounds;   /* per comparison (default 40) */
+};
+void bisect_opts_default(struct bisect_opts *o);
+
+enum bisect_verdict { BV_GOOD, BV_BAD, BV_BROKEN, BV_UNSURE };
+const char *bisect_verdict_name(enum bisect_verdict v);
+
+struct bisect_step {
+	size_t commit;
+	enum bisect_verdict verdict;
+	size_t rounds;
+	double ratio, lo, hi;   /* its steady mean over GOOD's, 99% interval (NAN: broken) */
+};
+
+enum bisect_outcome {
+	BISECT_FOUND,      /* culprit: the first commit like BAD */
+	BISECT_NO_CHANGE,  /* GOOD and BAD do not differ by min_change: no culprit */
+	BISECT_UNSURE,     /* GOOD and BAD: the test could not decide within max_rounds */
+	BISECT_RANGE,      /* the change is in (lo, hi]: a midpoint could not be told, or broken builds hide it */
+};
+
+struct bisect_result {
+	enum bisect_outcome outcome;
+	size_t culprit;         /* BISECT_FOUND */
+	size_t lo, hi;          /* the last commit known like GOOD, the first known like BAD */
+	double ratio, ratio_lo, ratio_hi; /* BAD over GOOD, 99% interval */
+	size_t builds, rounds;
+	struct bisect_step *steps; /* GOOD vs BAD first, then each midpoint */
+	size_t nsteps;
+};
+
+/* n >= 2 commits; a KEXIT_* code (0 with r filled) */
+int bisect_run(size_t n, const struct bisect_opts *o, const struct bisect_ops *ops, struct bisect_result *r,
+	       struct kerr *e);
+void bisect_result_free(struct bisect_result *r);
+
+#endif

@@ -1,0 +1,240 @@
+/*
+ * history-changes.c - `kiln track --changes HISTORY`: per machine and key,
+ * the changes history-detect.c finds on its series over commits, each
+ * with the commit (or the range the data leave), its size with a 99%
+ * interval, which series moved, and what the series' same-binary commits
+ * (A/A pairs) say of its false alarms.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dataset.h"
+#include "history-cmd.h"
+#include "history-detect.h"
+#include "history.h"
+
+/* does key (bench:vm:variant) match one of pats (none: all)? */
+static int key_wanted(const char *key, const struct strvec *pats)
+{
+	if (!pats || !pats->n)
+		return 1;
+	char *b = xstrdup(key), *v = strchr(b, ':'), *var = v ? strchr(v + 1, ':') : NULL;
+	int yes = 0;
+	if (v && var) {
+		*v++ = '\0';
+		*var++ = '\0';
+		struct ds_key k = { .bench = b, .vm = v, .variant = var, .key = (char *)key };
+		for (size_t i = 0; i < pats->n && !yes; i++)
+			yes = ds_key_matches(pats->v[i], &k);
+	}
+	free(b);
+	return yes;
+}
+
+static void size_text(const struct hist_change *c, struct strbuf *sb)
+{
+	if (c->what == HIST_STEADY)
+		sb_addf(sb, "%+.1f%% (99%%: %+.1f%% to %+.1f%%)", 100 * (c->ratio - 1), 100 * (c->ratio_lo - 1),
+			100 * (c->ratio_hi - 1));
+	else if (c->what == HIST_WARMUP)
+		sb_addf(sb, "%.2fx the warm-up (99%%: %.2fx to %.2fx; %.1f -> %.1f steady iterations' worth)", c->ratio,
+			c->ratio_lo, c->ratio_hi, c->before, c->after);
+	else
+		sb_addf(sb, "%.0f%% -> %.0f%% of pexecs without a steady state or slowing down", 100 * c->before,
+			100 * c->after);
+}
+
+static json_t *change_json(const struct hist_change *c, const struct hist_series *s, const struct hist_commit *cs)
+{
+	const struct hist_commit *at = &cs[s->p[c->at].commit], *lo = &cs[s->p[c->lo].commit], *hi = &cs[s->p[c->hi].commit];
+	return json_pack("{s:s,s:s,s:s,s:[s,s],s:f,s:f,s:f,s:f,s:f,s:f,s:b}", "series", hist_what_name(c->what), "commit",
+			 at->hash, "subject", esc(ESC_JSON, at->subject ? at->subject : ""), "range", lo->hash, hi->hash,
+			 "ratio", isfinite(c->ratio) ? c->ratio : 0.0, "ratio_lo", isfinite(c->ratio_lo) ? c->ratio_lo : 0.0,
+			 "ratio_hi", isfinite(c->ratio_hi) ? c->ratio_hi : 0.0, "before", c->before, "after", c->after,
+			 "score", c->score, "moved_off_aa", c->aa_alarm);
+}
+
+/* the changes of s printed (only those whose range holds one of hashes, when hashes is given); how many */
+static size_t print_changes(const struct hist_series *s, const struct hist_change *ch, size_t n,
+			    const struct hist_commit *cs, const struct strvec *hashes)
+{
+	size_t shown = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct hist_change *c = &ch[i];
+		int in = !hashes;
+		for (size_t p = c->lo ? c->lo - 1 : 0; !in && p <= c->hi; p++)
+			for (size_t k = 0; k < hashes->n && !in; k++)
+				in = !strcmp(hashes->v[k], cs[s->p[p].commit].hash);
+		if (!in)
+			continue;
+		if (hashes && !shown)
+			printf("%s:\n", esc(ESC_TERM, s->key));
+		shown++;
+		const struct hist_commit *at = &cs[s->p[c->at].commit];
+		struct strbuf sz = STRBUF_INIT;
+		size_text(c, &sz);
+		char *subj = xstrndup(at->subject ? at->subject : "", 60);
+		printf("  %-6s %.12s %s\n         %s\n", hist_what_name(c->what), at->hash, esc(ESC_TERM, subj), sb_str(&sz));
+		if (c->lo != c->hi)
+			printf("         the data allow any first commit from %.12s to %.12s (%zu tracked)\n",
+			       cs[s->p[c->lo].commit].hash, cs[s->p[c->hi].commit].hash, c->hi - c->lo + 1);
+		free(subj);
+		sb_release(&sz);
+	}
+	return shown;
+}
+
+/* one key of one machine: its changes printed, or added to arr */
+static void one_series(struct history *h, const struct hist_machine *m, const char *key, const struct hist_commit *cs,
+		       size_t nc, json_t *arr, size_t *total)
+{
+	struct hist_series s;
+	struct kerr e = KERR_INIT;
+	if (history_series(h, m->id, key, cs, nc, &s, &e) < 0) {
+		kerr_print(&e);
+		kerr_release(&e);
+		return;
+	}
+	struct hist_change *ch;
+	size_t n;
+	struct hist_detect_stats st;
+	history_detect(&s, NULL, &ch, &n, &st);
+	size_t failed = 0;
+	for (size_t i = 0; i < s.n; i++)
+		failed += !s.p[i].built;
+	*total += n;
+	if (arr) {
+		json_t *c = json_array();
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(c, change_json(&ch[i], &s, cs));
+		json_array_append_new(arr, json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:f,s:o}", "machine", esc(ESC_JSON, m->name),
+						     "key", esc(ESC_JSON, key), "commits", (json_int_t)s.n,
+						     "build_failed", (json_int_t)failed,
+						     "aa_pairs", (json_int_t)st.aa_pairs[HIST_STEADY],
+						     "aa_alarms", (json_int_t)st.aa_alarms[HIST_STEADY],
+						     "session_sd", st.tau[HIST_STEADY], "changes", c));
+	} else {
+		printf("%s on %s: %zu commits (%zu build%s failed); same-binary pairs %zu, changes the data put on them "
+		       "%zu; session sd %.2f%%\n", esc(ESC_TERM, key), esc(ESC_TERM, m->name), s.n, failed, failed == 1 ? "" : "s",
+		       st.aa_pairs[HIST_STEADY], st.aa_alarms[HIST_STEADY], 100 * st.tau[HIST_STEADY]);
+		print_changes(&s, ch, n, cs, NULL);
+	}
+	free(ch);
+	history_series_free(&s);
+}
+
+int track_changes(const char *history, const struct strvec *keys, const char *machine, int json)
+{
+	struct history *h;
+	struct kerr e = KERR_INIT;
+	struct hist_commit *cs = NULL;
+	struct hist_machine *ms = NULL;
+	size_t nc = 0, nm = 0;
+	int code = KEXIT_OK;
+	if (history_open(history, 0, &h, &e) < 0 || history_commits(h, &cs, &nc, &e) < 0 ||
+	    history_machines(h, &ms, &nm, &e) < 0) {
+		kerr_print(&e);
+		code = e.code;
+		kerr_release(&e);
+		return code;
+	}
+	json_t *arr = json ? json_array() : NULL;
+	size_t total = 0, seen = 0;
+	for (size_t mi = 0; mi < nm; mi++) {
+		if (machine && strcmp(machine, ms[mi].name))
+			continue;
+		struct strvec ks = STRVEC_INIT;
+		history_keys(h, ms[mi].id, &ks, &e);
+		for (size_t k = 0; k < ks.n; k++)
+			if (key_wanted(ks.v[k], keys)) {
+				seen++;
+				one_series(h, &ms[mi], ks.v[k], cs, nc, arr, &total);
+			}
+		sv_clear(&ks);
+	}
+	if (arr) {
+		char *s = json_dumps(arr, JSON_INDENT(2) | JSON_ENSURE_ASCII);
+		printf("%s\n", s);
+		free(s);
+		json_decref(arr);
+	} else if (!seen) {
+		kiln_error("%s: no key%s of %s", history, keys && keys->n ? " matching --key" : "",
+			   machine ? machine : "any machine");
+		code = KEXIT_USAGE;
+	} else {
+		printf("%zu change%s\n", total, total == 1 ? "" : "s");
+	}
+	history_commits_free(cs, nc);
+	history_machines_free(ms, nm);
+	history_close(h);
+	kerr_release(&e);
+	return code;
+}
+
+void track_new_changes(const char *history, const struct strvec *hashes, const char *machine)
+{
+	struct history *h;
+	struct kerr e = KERR_INIT;
+	struct hist_commit *cs = NULL;
+	struct hist_machine *ms = NULL;
+	size_t nc = 0, nm = 0, total = 0;
+	char host[256] = "";
+	gethostname(host, sizeof(host) - 1);
+	const char *name = machine ? machine : host;
+	if (history_open(history, 0, &h, &e) == 0 && history_commits(h, &cs, &nc, &e) == 0 &&
+	    history_machines(h, &ms, &nm, &e) == 0) {
+		long mid = history_machine_id(h, name);
+		struct strvec ks = STRVEC_INIT;
+		history_keys(h, mid, &ks, &e);
+		for (size_t k = 0; k < ks.n; k++) {
+			struct hist_series s;
+			if (history_series(h, mid, ks.v[k], cs, nc, &s, &e) < 0)
+				continue;
+			struct hist_change *ch;
+			size_t n;
+			history_detect(&s, NULL, &ch, &n, NULL);
+			total += print_changes(&s, ch, n, cs, hashes);
+			free(ch);
+			history_series_free(&s);
+		}
+		sv_clear(&ks);
+		printf("%zu change%s around the commits measured now (`kiln track --changes %s` lists every one)\n", total,
+		       total == 1 ? "" : "s", esc(ESC_TERM, history));
+	} else {
+		kerr_print(&e);
+	}
+	history_commits_free(cs, nc);
+	history_machines_free(ms, nm);
+	history_close(h);
+	kerr_release(&e);
+}
+
+int track_reanalyse(const char *history, const char *clock, const struct an_opts *an)
+{
+	struct history *h;
+	struct kerr e = KERR_INIT;
+	int code = KEXIT_OK;
+	if (history_open(history, 1, &h, &e) < 0) {
+		kerr_print(&e);
+		code = e.code;
+		kerr_release(&e);
+		return code;
+	}
+	long n = clock && history_meta_set(h, "clock", clock, &e) < 0 ? -1 : history_refigure(h, an, &e);
+	if (n < 0) {
+		kerr_print(&e);
+		code = e.code ? e.code : KEXIT_STORE;
+	} else {
+		char *c = NULL;
+		history_meta_get(h, "clock", &c);
+		printf("%s: %ld runs analysed again, on the %s clock\n", esc(ESC_TERM, history), n, c ? c : "wall");
+		free(c);
+	}
+	history_close(h);
+	kerr_release(&e);
+	return code;
+}

@@ -1,0 +1,264 @@
+/*
+ * history-compare.c - `kiln track CONFIG --repo DIR --compare BASE HEAD`:
+ * the two commits built and measured in interleaved rounds (history-ab.c),
+ * per key the ratio of HEAD's steady mean to BASE's with its 99% interval
+ * (a t interval over the rounds' log ratios: each round's pair shares the
+ * machine's state), the warm-up of each, and a Markdown summary for a pull
+ * request on stdout.  Exit 1 when a key is slower beyond the threshold:
+ * its interval above 1 and its estimate above 1 + threshold.
+ */
+#include <gsl/gsl_cdf.h>
+#include <jansson.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "history-ab.h"
+#include "history-cmd.h"
+#include "history-git.h"
+#include "history-int.h"
+
+struct rounds_to {
+	size_t want;
+};
+
+static size_t fixed_more(void *ctx, const struct ab_keys *k)
+{
+	const struct rounds_to *r = ctx;
+	size_t least = r->want;
+	for (size_t i = 0; i < k->n; i++)
+		if (k->nd[i] < least)
+			least = k->nd[i];
+	return k->n ? r->want - least : r->want;
+}
+
+struct verdict {
+	double ratio, lo, hi;
+	size_t n;
+	int slower, faster;
+};
+
+static struct verdict judge(const double *d, size_t n, double threshold)
+{
+	struct verdict v = { NAN, NAN, NAN, n, 0, 0 };
+	if (n < 2)
+		return v;
+	double s = 0, ss = 0;
+	for (size_t i = 0; i < n; i++)
+		s += d[i];
+	double m = s / (double)n;
+	for (size_t i = 0; i < n; i++)
+		ss += (d[i] - m) * (d[i] - m);
+	double se = sqrt(ss / (double)(n - 1) / (double)n), q = gsl_cdf_tdist_Pinv(0.995, (double)(n - 1));
+	v.ratio = exp(m);
+	v.lo = exp(m - q * se);
+	v.hi = exp(m + q * se);
+	v.slower = v.lo > 1 && v.ratio > 1 + threshold;
+	v.faster = v.hi < 1 && v.ratio < 1 / (1 + threshold);
+	return v;
+}
+
+/* a run's key-level figures: class and time to steady state */
+struct keyfig {
+	char *cls;
+	double mean, tts;
+};
+
+static void key_figures(struct history *h, long run, const char *key, struct keyfig *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->mean = f->tts = NAN;
+	sqlite3_stmt *st = history_prepare(h, "SELECT rk.class, rk.steady_mean, rk.tts_med FROM run_keys rk JOIN keys k"
+					      " ON k.id = rk.key_id WHERE rk.run_id=? AND"
+					      " k.bench || ':' || k.vm || ':' || k.variant = ?", NULL);
+	if (!st)
+		return;
+	sqlite3_bind_int64(st, 1, run);
+	sqlite3_bind_text(st, 2, key, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		f->cls = history_col_text(st, 0);
+		f->mean = history_col_double(st, 1);
+		f->tts = history_col_double(st, 2);
+	}
+	sqlite3_finalize(st);
+}
+
+/* the runs of the newest session of the two commits */
+static void last_session(struct history *h, long machine, long ca, long cb, long *ra, long *rb)
+{
+	*ra = *rb = 0;
+	sqlite3_stmt *st = history_prepare(h, "SELECT x.id, y.id FROM runs x JOIN runs y ON y.session = x.session AND"
+					      " y.id != x.id WHERE x.kind='ab' AND x.machine_id=? AND x.commit_id=? AND"
+					      " y.commit_id=? AND (x.commit_id != y.commit_id OR x.id < y.id)"
+					      " ORDER BY x.id DESC LIMIT 1", NULL);
+	if (!st)
+		return;
+	sqlite3_bind_int64(st, 1, machine);
+	sqlite3_bind_int64(st, 2, ca);
+	sqlite3_bind_int64(st, 3, cb);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*ra = sqlite3_column_int64(st, 0);
+		*rb = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+}
+
+static void fmt_time(double s, struct strbuf *sb)
+{
+	if (!isfinite(s))
+		sb_adds(sb, "-");
+	else if (s >= 1)
+		sb_addf(sb, "%.3f s", s);
+	else if (s >= 1e-3)
+		sb_addf(sb, "%.3f ms", s * 1e3);
+	else
+		sb_addf(sb, "%.3f us", s * 1e6);
+}
+
+static void warm_text(const struct keyfig *f, struct strbuf *sb)
+{
+	sb_adds(sb, f->cls ? f->cls : "-");
+	if (isfinite(f->tts) && f->tts > 0) {
+		sb_adds(sb, ", ");
+		fmt_time(f->tts, sb);
+		sb_adds(sb, " to steady");
+	}
+}
+
+/* the Markdown table; returns how many keys are slower beyond the threshold */
+static size_t print_markdown(struct ab_ctx *c, const struct hist_commit *b, const struct hist_commit *hd,
+			     const struct ab_keys *k, double threshold)
+{
+	long ca = history_commit_id(c->h, b->hash), cb = history_commit_id(c->h, hd->hash), ra, rb;
+	last_session(c->h, c->machine, ca, cb, &ra, &rb);
+	size_t rounds = 0, slower = 0, faster = 0;
+	for (size_t i = 0; i < k->n; i++)
+		rounds = k->nd[i] > rounds ? k->nd[i] : rounds;
+	printf("### kiln: `%.12s` (head) against `%.12s` (base)\n\n", hd->hash, b->hash);
+	printf("Head: %s  \nBase: %s  \n%zu interleaved rounds (one pexec of each commit per round) on %s; a key is "
+	       "slower when the 99%% interval of head/base is above 1 and its estimate above %g%%.\n\n",
+	       esc(ESC_MD, hd->subject), esc(ESC_MD, b->subject), rounds, esc(ESC_MD, c->machine_name),
+	       100 * threshold);
+	printf("| key | base | head | head/base | 99%% interval | warm-up base -> head | |\n");
+	printf("|---|---|---|---|---|---|---|\n");
+	for (size_t i = 0; i < k->n; i++) {
+		struct verdict v = judge(k->d[i], k->nd[i], threshold);
+		struct keyfig fa, fb;
+		key_figures(c->h, ra, k->key[i], &fa);
+		key_figures(c->h, rb, k->key[i], &fb);
+		struct strbuf ta = STRBUF_INIT, tb = STRBUF_INIT, wa = STRBUF_INIT, wb = STRBUF_INIT;
+		fmt_time(fa.mean, &ta);
+		fmt_time(fb.mean, &tb);
+		warm_text(&fa, &wa);
+		warm_text(&fb, &wb);
+		slower += v.slower;
+		faster += v.faster;
+		const char *mark = v.slower ? "**slower**" : v.faster ? "faster" : isfinite(v.ratio) ? "" : "no data";
+		char r[32] = "-", ci[64] = "-";
+		if (isfinite(v.ratio)) {
+			snprintf(r, sizeof(r), "%+.2f%%", 100 * (v.ratio - 1));
+			snprintf(ci, sizeof(ci), "%+.2f%% to %+.2f%%", 100 * (v.lo - 1), 100 * (v.hi - 1));
+		}
+		printf("| %s | %s | %s | %s | %s | %s -> %s | %s |\n", esc(ESC_MDCODE, k->key[i]), sb_str(&ta), sb_str(&tb), r,
+		       ci, esc(ESC_MD, sb_str(&wa)), esc(ESC_MD, sb_str(&wb)), mark);
+		free(fa.cls);
+		free(fb.cls);
+		sb_release(&ta);
+		sb_release(&tb);
+		sb_release(&wa);
+		sb_release(&wb);
+	}
+	printf("\n%zu of %zu key%s slower beyond %g%%, %zu faster.\n", slower, k->n, k->n == 1 ? "" : "s",
+	       100 * threshold, faster);
+	return slower;
+}
+
+/* the same as JSON: per key the ratio, its interval, the verdict */
+static size_t print_json(const struct hist_commit *b, const struct hist_commit *hd, const struct ab_keys *k,
+			 double threshold)
+{
+	json_t *keys = json_array();
+	size_t slower = 0;
+	for (size_t i = 0; i < k->n; i++) {
+		struct verdict v = judge(k->d[i], k->nd[i], threshold);
+		slower += v.slower;
+		json_array_append_new(keys, json_pack("{s:s,s:I,s:o,s:o,s:o,s:s}", "key", esc(ESC_JSON, k->key[i]), "rounds",
+						      (json_int_t)k->nd[i],
+						      "ratio", isfinite(v.ratio) ? json_real(v.ratio) : json_null(),
+						      "ratio_lo", isfinite(v.lo) ? json_real(v.lo) : json_null(),
+						      "ratio_hi", isfinite(v.hi) ? json_real(v.hi) : json_null(), "verdict",
+						      v.slower ? "slower" : v.faster ? "faster" : isfinite(v.ratio) ? "same" : "no data"));
+	}
+	json_t *j = json_pack("{s:s,s:s,s:f,s:o,s:I}", "base", b->hash, "head", hd->hash, "threshold", threshold, "keys",
+			      keys, "slower", (json_int_t)slower);
+	char *s = json_dumps(j, JSON_INDENT(2) | JSON_ENSURE_ASCII);
+	printf("%s\n", s);
+	free(s);
+	json_decref(j);
+	return slower;
+}
+
+/* a revision's commit data */
+static int one_commit(const char *repo, const char *rev, struct hist_commit **c, struct kerr *e)
+{
+	char *hash = NULL;
+	struct strvec v = STRVEC_INIT;
+	int r = hgit_resolve(repo, rev, &hash, e);
+	if (r == 0) {
+		sv_push(&v, hash);
+		r = hgit_info(repo, &v, c, e);
+	}
+	free(hash);
+	sv_clear(&v);
+	return r;
+}
+
+int track_compare(const struct track_opts *o, const char *base, const char *head, double threshold, long pexecs,
+		  int json)
+{
+	struct ab_ctx c;
+	struct kerr e = KERR_INIT;
+	struct hist_commit *cb = NULL, *ch = NULL;
+	int code = ab_open(&c, o, &e);
+	if (code == KEXIT_OK && (one_commit(o->repo, base, &cb, &e) < 0 || one_commit(o->repo, head, &ch, &e) < 0))
+		code = e.code ? e.code : KEXIT_USAGE;
+	if (code == KEXIT_OK && pexecs <= 0) {
+		/* as many rounds as the config has pexecs */
+		struct experiment ex;
+		code = track_experiment(o, c.text, "/nonexistent-kiln-src", &ex, &e);
+		pexecs = ex.pexecs > 1 ? ex.pexecs : 10;
+		config_free(&ex);
+	}
+	for (int i = 0; i < 2 && code == KEXIT_OK; i++) {
+		const struct hist_commit *x = i ? ch : cb;
+		int b = ab_build(&c, x, &e);
+		if (b == 1)
+			code = (kerr_setc(&e, KEXIT_FAIL, "%s %.12s does not build (the history has why: kiln track --changes)",
+					 i ? "head" : "base", x->hash), KEXIT_FAIL);
+		else if (b < 0)
+			code = e.code ? e.code : KEXIT_FAIL;
+	}
+	struct ab_keys k;
+	memset(&k, 0, sizeof(k));
+	struct rounds_to want = { (size_t)pexecs };
+	if (code == KEXIT_OK)
+		code = ab_measure(&c, cb, ch, fixed_more, &want, &k, &e);
+	if (code == KEXIT_OK && (json ? print_json(cb, ch, &k, threshold) : print_markdown(&c, cb, ch, &k, threshold)) > 0)
+		code = KEXIT_FAIL;
+	else if (code != KEXIT_OK)
+		kerr_print(&e);
+	ab_keys_free(&k);
+	if (cb)
+		hgit_commit_release(cb);
+	if (ch)
+		hgit_commit_release(ch);
+	free(cb);
+	free(ch);
+	if (c.h)
+		ab_close(&c);
+	kerr_release(&e);
+	return code;
+}

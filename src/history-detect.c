@@ -1,0 +1,471 @@
+/*
+ * history-detect.c - change points on a key's series over commits
+ * (history.h, docs/kiln-track.md#detection).
+ *
+ * Three series per key, each one number per commit with its variance,
+ * made from the per-pexec figures (the error that matters is between
+ * processes, and between sessions: each commit is measured at another
+ * time, on a machine whose state drifts):
+ *   steady   log of the pexecs' steady means (a 10%-trimmed mean of them)
+ *   warmup   log(1 + time to steady / steady mean): warm-up time in steady
+ *            iterations' worth, 0 for a flat pexec
+ *   class    the fraction of pexecs with no steady state or a slowdown
+ * A point's variance is its within-commit variance (winsorised variance of
+ * its pexecs over their count) plus the session variance tau^2, the part
+ * of the commit-to-commit differences the pexecs do not explain (from the
+ * median of the squared differences of neighbouring points, robust to the
+ * few that are real changes).
+ *
+ * The series is segmented by optimal partitioning (exact dynamic
+ * programming) with a weighted squared-error cost and a penalty beta per
+ * change: a change is kept when it explains more than beta of the
+ * chi-square; beta = 2 ln(n) + 6 keeps the false alarms of a 200-commit
+ * Gaussian series near 1 in 400, and bench/history measures the rate on
+ * real data (same-binary commits and level-aligned series).  A segment of
+ * at most two commits whose two sides agree is a noisy session, not two
+ * changes: its points are left out and the series segmented again.  A
+ * change's place is the split the data prefer; a commit whose binary is
+ * its predecessor's cannot be where a change happened, so a split there
+ * is counted as an A/A alarm (known false) and moved to the nearest split
+ * the data do not reject, or dropped.  Its range is every split within
+ * the chi-square's 99% of the best; its size is the ratio of the two
+ * segments' levels with a 99% interval.
+ */
+#include "history-detect.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+
+#define Z99 2.5758293035489004  /* two-sided 99% normal quantile */
+#define LOC_Q 6.634896601021214 /* chi-square(1) 99%: the splits a change's range holds */
+#define TAU_FLOOR 1e-4          /* the smallest session standard deviation in log units */
+/*
+ * The fewest commits of a segment: one commit set apart is a noisy session
+ * as often as a change (asv came to 2 too), and the extremes of a
+ * series would otherwise be where false alarms gather
+ */
+#define MIN_SEG 2
+
+const char *hist_what_name(enum hist_what w)
+{
+	static const char *const n[] = { "steady", "warmup", "class" };
+	return (unsigned)w < HIST_NWHAT ? n[w] : "?";
+}
+
+void hist_detect_opts_default(struct hist_detect_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->beta = 0;            /* 2 ln n + 6 */
+	o->min_change[HIST_STEADY] = 0.01;
+	o->min_change[HIST_WARMUP] = 0.3;  /* in log(1 + tts/steady): a warm-up 35% longer */
+	o->min_change[HIST_CLASS] = 0.3;   /* fraction of pexecs */
+	o->use_binary = 1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * A 10%-trimmed mean of v[0..m) and the variance of that mean (winsorised
+ * variance over (1 - 2g/m)^2 m); fewer than 2 values: 0 (no point).
+ */
+int hist_trimmed(const double *v, size_t m, double *mean, double *var)
+{
+	if (m < 2)
+		return 0;
+	double *s = xmalloc(m * sizeof(double));
+	memcpy(s, v, m * sizeof(double));
+	qsort(s, m, sizeof(double), cmp_double);
+	size_t g = m >= 5 ? m / 10 : 0;
+	double sum = 0;
+	for (size_t i = g; i < m - g; i++)
+		sum += s[i];
+	double mu = sum / (double)(m - 2 * g);
+	/* winsorised: the trimmed values replaced by the nearest kept */
+	double wm = 0, ss = 0;
+	for (size_t i = 0; i < m; i++)
+		wm += s[i < g ? g : i >= m - g ? m - g - 1 : i];
+	wm /= (double)m;
+	for (size_t i = 0; i < m; i++) {
+		double d = s[i < g ? g : i >= m - g ? m - g - 1 : i] - wm;
+		ss += d * d;
+	}
+	double keep = 1.0 - 2.0 * (double)g / (double)m;
+	*mean = mu;
+	*var = ss / (double)(m - 1) / (keep * keep * (double)m);
+	free(s);
+	return 1;
+}
+
+/* one commit's value of series w for pexec j of point p, NAN when it has none */
+static double pexec_value(const struct hist_point *p, size_t j, enum hist_what w)
+{
+	double st = p->steady[j], t = p->tts[j];
+	switch (w) {
+	case HIST_STEADY:
+		return st > 0 && isfinite(st) ? log(st) : NAN;
+	case HIST_WARMUP:
+		return st > 0 && isfinite(st) && isfinite(t) && t >= 0 ? log1p(t / st) : NAN;
+	case HIST_CLASS:
+		return p->cls[j] == AN_SLOWDOWN || p->cls[j] == AN_NO_STEADY ? 1.0
+		       : p->cls[j] == HIST_NOCLASS ? NAN : 0.0;
+	default:
+		return NAN;
+	}
+}
+
+/* a point of series w: its level and within-commit variance; 0 when it has too few pexecs */
+int hist_point_value(const struct hist_point *p, enum hist_what w, double *y, double *u)
+{
+	if (!p->built || !p->n)
+		return 0;
+	double *v = xmalloc(p->n * sizeof(double));
+	size_t m = 0;
+	for (size_t j = 0; j < p->n; j++) {
+		double x = pexec_value(p, j, w);
+		if (isfinite(x))
+			v[m++] = x;
+	}
+	int ok;
+	if (w == HIST_CLASS) {
+		ok = m >= 2;
+		double k = 0;
+		for (size_t j = 0; j < m; j++)
+			k += v[j];
+		double ps = (k + 0.5) / ((double)m + 1.0); /* smoothed: a point of all flat pexecs has a variance */
+		*y = m ? k / (double)m : 0;
+		*u = ps * (1 - ps) / (double)(m ? m : 1);
+	} else {
+		ok = hist_trimmed(v, m, y, u);
+	}
+	free(v);
+	return ok;
+}
+
+/* ---- the segmentation ---- */
+
+/* prefix sums of w, w*y, w*y^2 over the points [0, n) */
+struct sums {
+	double *w, *wy, *wyy;
+};
+
+static void sums_make(struct sums *S, const double *y, const double *wt, size_t n)
+{
+	S->w = xcalloc(n + 1, sizeof(double));
+	S->wy = xcalloc(n + 1, sizeof(double));
+	S->wyy = xcalloc(n + 1, sizeof(double));
+	for (size_t i = 0; i < n; i++) {
+		S->w[i + 1] = S->w[i] + wt[i];
+		S->wy[i + 1] = S->wy[i] + wt[i] * y[i];
+		S->wyy[i + 1] = S->wyy[i] + wt[i] * y[i] * y[i];
+	}
+}
+
+static void sums_free(struct sums *S)
+{
+	free(S->w);
+	free(S->wy);
+	free(S->wyy);
+}
+
+/* weighted squared error of [a, b) about its weighted mean */
+static double seg_cost(const struct sums *S, size_t a, size_t b)
+{
+	double w = S->w[b] - S->w[a], wy = S->wy[b] - S->wy[a], wyy = S->wyy[b] - S->wyy[a];
+	if (w <= 0)
+		return 0;
+	double c = wyy - wy * wy / w;
+	return c > 0 ? c : 0;
+}
+
+static double seg_mean(const struct sums *S, size_t a, size_t b)
+{
+	double w = S->w[b] - S->w[a];
+	return w > 0 ? (S->wy[b] - S->wy[a]) / w : NAN;
+}
+
+/* the chi-square a split of [a, b) at k explains */
+static double split_gain(const struct sums *S, size_t a, size_t k, size_t b)
+{
+	return seg_cost(S, a, b) - seg_cost(S, a, k) - seg_cost(S, k, b);
+}
+
+/*
+ * Optimal partitioning of [0, n): the segment starts (ends[] holds the
+ * first index of each segment after the first), minimising the cost plus
+ * beta per change.  Returns the number of changes.
+ */
+static size_t optimal_partition(const struct sums *S, size_t n, double beta, size_t *starts)
+{
+	double *F = xmalloc((n + 1) * sizeof(double));
+	size_t *last = xmalloc((n + 1) * sizeof(size_t));
+	F[0] = -beta;
+	last[0] = 0;
+	for (size_t t = 1; t <= n; t++) {
+		F[t] = INFINITY;
+		last[t] = 0;
+		for (size_t s = 0; s + MIN_SEG <= t; s++) {
+			if (s > 0 && s < MIN_SEG)
+				continue;
+			double c = F[s] + seg_cost(S, s, t) + beta;
+			if (c < F[t]) {
+				F[t] = c;
+				last[t] = s;
+			}
+		}
+	}
+	size_t k = 0;
+	if (!isfinite(F[n]))
+		last[n] = 0; /* too short to split */
+	for (size_t t = n; t > 0; t = last[t])
+		if (last[t] > 0)
+			starts[k++] = last[t];
+	/* ascending */
+	for (size_t i = 0; i < k / 2; i++) {
+		size_t x = starts[i];
+		starts[i] = starts[k - 1 - i];
+		starts[k - 1 - i] = x;
+	}
+	free(F);
+	free(last);
+	return k;
+}
+
+/* the session variance: what the differences of neighbours leave over their within variances (robust) */
+static double session_var(const double *y, const double *u, size_t n)
+{
+	if (n < 3)
+		return TAU_FLOOR * TAU_FLOOR;
+	double *d2 = xmalloc(n * sizeof(double)), *uu = xmalloc(n * sizeof(double));
+	for (size_t i = 1; i < n; i++) {
+		d2[i - 1] = (y[i] - y[i - 1]) * (y[i] - y[i - 1]);
+		uu[i - 1] = u[i] + u[i - 1];
+	}
+	qsort(d2, n - 1, sizeof(double), cmp_double);
+	qsort(uu, n - 1, sizeof(double), cmp_double);
+	/* the median of a chi-square(1) is 0.4549 */
+	double tau2 = (an_percentile_sorted(d2, n - 1, 50) / 0.45493642311957283 - an_percentile_sorted(uu, n - 1, 50)) / 2;
+	free(d2);
+	free(uu);
+	return tau2 > TAU_FLOOR * TAU_FLOOR ? tau2 : TAU_FLOOR * TAU_FLOOR;
+}
+
+/* the points of series w that have a value: their index in s->p, level, variance, binary-same flag */
+struct pts {
+	size_t n;
+	size_t *idx;
+	double *y, *u, *wt;
+	unsigned char *same, *out; /* out: left out as a noisy session */
+};
+
+static void pts_make(const struct hist_series *s, enum hist_what w, const struct hist_detect_opts *o, struct pts *P)
+{
+	memset(P, 0, sizeof(*P));
+	P->idx = xmalloc((s->n + 1) * sizeof(size_t));
+	P->y = xmalloc((s->n + 1) * sizeof(double));
+	P->u = xmalloc((s->n + 1) * sizeof(double));
+	P->wt = xmalloc((s->n + 1) * sizeof(double));
+	P->same = xcalloc(s->n + 1, 1);
+	P->out = xcalloc(s->n + 1, 1);
+	for (size_t i = 0; i < s->n; i++) {
+		double y, u;
+		if (!hist_point_value(&s->p[i], w, &y, &u))
+			continue;
+		P->idx[P->n] = i;
+		P->y[P->n] = y;
+		P->u[P->n] = u;
+		/* same binary as the point before it among those with a value: every point between was the same too */
+		int same = o->use_binary && P->n > 0;
+		for (size_t j = P->n ? P->idx[P->n - 1] + 1 : 0; same && j <= i; j++)
+			same = s->p[j].same_as_prev;
+		P->same[P->n] = (unsigned char)same;
+		P->n++;
+	}
+}
+
+static void pts_free(struct pts *P)
+{
+	free(P->idx);
+	free(P->y);
+	free(P->u);
+	free(P->wt);
+	free(P->same);
+	free(P->out);
+}
+
+/* the points not left out, compacted: their positions in P in keep[] */
+static size_t kept(const struct pts *P, size_t *keep)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < P->n; i++)
+		if (!P->out[i])
+			keep[k++] = i;
+	return k;
+}
+
+/*
+ * Short segments (at most two points) between changes whose outer segments
+ * agree: noisy sessions.  Marks their points out; returns how many.
+ */
+static size_t drop_transients(struct pts *P, const size_t *keep, const struct sums *S, const size_t *starts, size_t k,
+			      size_t n, double beta)
+{
+	size_t dropped = 0;
+	for (size_t c = 0; c + 1 < k; c++) {
+		size_t a = c ? starts[c - 1] : 0, m0 = starts[c], m1 = starts[c + 1], b = c + 2 < k ? starts[c + 2] : n;
+		if (m1 - m0 > 2)
+			continue;
+		/* do the outer segments differ, as if the short one were not there? */
+		double wl = S->w[m0] - S->w[a], wr = S->w[b] - S->w[m1];
+		double ml = seg_mean(S, a, m0), mr = seg_mean(S, m1, b);
+		double gain = wl > 0 && wr > 0 ? (ml - mr) * (ml - mr) * wl * wr / (wl + wr) : 0;
+		if (gain < beta) {
+			for (size_t i = m0; i < m1; i++)
+				P->out[keep[i]] = 1;
+			dropped += m1 - m0;
+			c++;
+		}
+	}
+	return dropped;
+}
+
+/* one change at split k of the kept points [a, b): place, range, size */
+static int place_change(const struct pts *P, const size_t *keep, const struct sums *S, size_t a, size_t k, size_t b,
+			enum hist_what w, const struct hist_series *s, struct hist_change *ch)
+{
+	double best = split_gain(S, a, k, b);
+	/* the data's best split in the range, and the range */
+	size_t at = k, lo = k, hi = k;
+	int aa = P->same[keep[k]];
+	double top = -INFINITY;
+	for (size_t j = a + MIN_SEG; j + MIN_SEG <= b; j++) {
+		double g = split_gain(S, a, j, b);
+		if (g < best - LOC_Q)
+			continue;
+		if (j < lo)
+			lo = j;
+		if (j > hi)
+			hi = j;
+		if (!P->same[keep[j]] && g > top) {
+			top = g;
+			at = j;
+		}
+	}
+	if (!isfinite(top))
+		return 0; /* only same-binary splits fit: a false alarm by construction */
+	memset(ch, 0, sizeof(*ch));
+	ch->what = w;
+	ch->aa_alarm = aa;
+	ch->at = P->idx[keep[at]];
+	/* the range in points of the series: from the first point after the earliest split to the latest */
+	ch->lo = P->idx[keep[lo]];
+	ch->hi = P->idx[keep[hi]];
+	/* a same-binary point cannot be the first after the change: the range starts where the binary changed */
+	while (ch->lo < ch->at && s->p[ch->lo].same_as_prev)
+		ch->lo++;
+	ch->score = split_gain(S, a, at, b);
+	double ml = seg_mean(S, a, at), mr = seg_mean(S, at, b);
+	double se = sqrt(1.0 / (S->w[at] - S->w[a]) + 1.0 / (S->w[b] - S->w[at]));
+	ch->level_before = ml;
+	ch->level_after = mr;
+	if (w == HIST_CLASS) {
+		ch->before = ml;
+		ch->after = mr;
+		ch->ratio = mr - ml;
+		ch->ratio_lo = mr - ml - Z99 * se;
+		ch->ratio_hi = mr - ml + Z99 * se;
+	} else if (w == HIST_WARMUP) {
+		/* levels are log(1 + warm-up in steady iterations): the ratio is of the warm-ups themselves */
+		ch->before = expm1(ml);
+		ch->after = expm1(mr);
+		ch->ratio = ch->before > 0 ? ch->after / ch->before : NAN;
+		ch->ratio_lo = ch->before > 0 ? expm1(mr - Z99 * se) / ch->before : NAN;
+		ch->ratio_hi = ch->before > 0 ? expm1(mr + Z99 * se) / ch->before : NAN;
+	} else {
+		ch->before = exp(ml);
+		ch->after = exp(mr);
+		ch->ratio = exp(mr - ml);
+		ch->ratio_lo = exp(mr - ml - Z99 * se);
+		ch->ratio_hi = exp(mr - ml + Z99 * se);
+	}
+	return 1;
+}
+
+/* segment series w of s; appends its changes to *out */
+static void detect_what(const struct hist_series *s, enum hist_what w, const struct hist_detect_opts *o,
+			struct hist_change **out, size_t *nout, struct hist_detect_stats *st)
+{
+	struct pts P;
+	pts_make(s, w, o, &P);
+	size_t *keep = xmalloc((P.n + 1) * sizeof(size_t)), *starts = xmalloc((P.n + 1) * sizeof(size_t));
+	size_t n = 0, k = 0;
+	double *y = xmalloc((P.n + 1) * sizeof(double)), *wt = xmalloc((P.n + 1) * sizeof(double));
+	struct sums S = { 0 };
+	double beta = 0;
+	for (int pass = 0; pass < 3; pass++) {
+		n = kept(&P, keep);
+		double *uu = xmalloc((n + 1) * sizeof(double));
+		for (size_t i = 0; i < n; i++) {
+			y[i] = P.y[keep[i]];
+			uu[i] = P.u[keep[i]];
+		}
+		double tau2 = session_var(y, uu, n);
+		for (size_t i = 0; i < n; i++)
+			wt[i] = 1.0 / (uu[i] + tau2);
+		free(uu);
+		st->tau[w] = sqrt(tau2);
+		sums_free(&S);
+		sums_make(&S, y, wt, n);
+		beta = o->beta > 0 ? o->beta : 2.0 * log((double)(n > 2 ? n : 2)) + 6.0;
+		k = n > 1 ? optimal_partition(&S, n, beta, starts) : 0;
+		if (!drop_transients(&P, keep, &S, starts, k, n, beta))
+			break;
+	}
+	st->points[w] = n;
+	for (size_t i = 1; i < n; i++)
+		st->aa_pairs[w] += P.same[keep[i]];
+	for (size_t c = 0; c < k; c++) {
+		size_t a = c ? starts[c - 1] : 0, b = c + 1 < k ? starts[c + 1] : n;
+		struct hist_change ch;
+		int placed = place_change(&P, keep, &S, a, starts[c], b, w, s, &ch);
+		int aa = P.same[keep[starts[c]]];
+		st->aa_alarms[w] += aa && o->use_binary;
+		if (!placed || fabs(ch.level_after - ch.level_before) < o->min_change[w])
+			continue;
+		ch.aa_alarm = aa;
+		*out = xrealloc(*out, (*nout + 1) * sizeof(**out));
+		(*out)[(*nout)++] = ch;
+	}
+	sums_free(&S);
+	free(y);
+	free(wt);
+	free(keep);
+	free(starts);
+	pts_free(&P);
+}
+
+int history_detect(const struct hist_series *s, const struct hist_detect_opts *opts, struct hist_change **out,
+		   size_t *n, struct hist_detect_stats *st)
+{
+	struct hist_detect_opts def;
+	if (!opts) {
+		hist_detect_opts_default(&def);
+		opts = &def;
+	}
+	struct hist_detect_stats local;
+	if (!st)
+		st = &local;
+	memset(st, 0, sizeof(*st));
+	*out = NULL;
+	*n = 0;
+	for (int w = 0; w < HIST_NWHAT; w++)
+		if (!(opts->skip & (1u << w)))
+			detect_what(s, (enum hist_what)w, opts, out, n, st);
+	return 0;
+}

@@ -1,0 +1,55 @@
+/*
+ * history-detect.h - change points on a key's series over commits
+ * (history-detect.c says the method; docs/kiln-track.md#detection its
+ * measured accuracy).
+ */
+#ifndef KILN_HISTORY_DETECT_H
+#define KILN_HISTORY_DETECT_H
+
+#include "history.h"
+
+/* which series of a key moved */
+enum hist_what {
+	HIST_STEADY,  /* the steady-state mean */
+	HIST_WARMUP,  /* the time to steady state, in steady iterations' worth */
+	HIST_CLASS,   /* the fraction of pexecs with no steady state or a slowdown */
+	HIST_NWHAT,
+};
+const char *hist_what_name(enum hist_what w);
+
+struct hist_detect_opts {
+	double beta;                    /* penalty per change, chi-square units; 0: 2 ln(n) + 6 */
+	double min_change[HIST_NWHAT];  /* smallest change reported, in the series' units (steady: log ratio) */
+	int use_binary;                 /* same-binary neighbours cannot hold a change (default 1) */
+	unsigned skip;                  /* 1 << what: series not searched */
+};
+void hist_detect_opts_default(struct hist_detect_opts *o);
+
+struct hist_change {
+	enum hist_what what;
+	size_t at;              /* index in the series' points: the first commit after the change */
+	size_t lo, hi;          /* the range of first commits the data allow (lo <= at <= hi) */
+	double before, after;   /* steady: seconds; warmup: steady iterations' worth; class: fraction */
+	double ratio, ratio_lo, ratio_hi; /* after/before and its 99% interval (class: after - before) */
+	double level_before, level_after; /* in the series' units (log) */
+	double score;           /* chi-square the change explains */
+	int aa_alarm;           /* the data put it between two same-binary commits: moved (or it would be false) */
+};
+
+/* what a detection saw of its series: per what */
+struct hist_detect_stats {
+	size_t points[HIST_NWHAT];     /* commits with a value */
+	size_t aa_pairs[HIST_NWHAT];   /* neighbouring same-binary commits: A/A pairs */
+	size_t aa_alarms[HIST_NWHAT];  /* changes the data put on an A/A pair (known false alarms) */
+	double tau[HIST_NWHAT];        /* the session standard deviation (log units) */
+};
+
+/* the changes of series s (opts NULL: defaults; st may be NULL), in what then commit order */
+int history_detect(const struct hist_series *s, const struct hist_detect_opts *opts, struct hist_change **out,
+		   size_t *n, struct hist_detect_stats *st);
+/* a point's value of series w and its within-commit variance: 0 when it has too few pexecs */
+int hist_point_value(const struct hist_point *p, enum hist_what w, double *y, double *u);
+/* 10%-trimmed mean of v[0..m) and its variance (winsorised); 0 when m < 2 */
+int hist_trimmed(const double *v, size_t m, double *mean, double *var);
+
+#endif

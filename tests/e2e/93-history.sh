@@ -1,0 +1,112 @@
+# kiln track, track --changes, track --compare, bisect and merge of
+# histories (issue 29) on a toy VM in a git repository the test makes
+# (tests/lib-history.sh): 8 commits, one 10% slower, one with twice the
+# warm-up, one that does not build, three that change only the README.
+source "$KILN_ROOT/tests/lib.sh"
+source "$KILN_ROOT/tests/lib-history.sh"
+command -v git >/dev/null || skip "git is not installed"
+command -v cc >/dev/null && command -v make >/dev/null || skip "no cc or make"
+command -v sqlite3 >/dev/null || skip "no sqlite3"
+cd "$T"
+make_history_repo "$T/repo"
+make_history_config "$T/exp/toy.yaml"
+H=$T/exp/toy.history.db
+q() { sqlite3 "$H" "$1"; }
+
+# --- track, interrupted in its first commit's session, then resumed ---
+# (each pexec prepared by a 0.05 s sleep, so that the session outlasts the wait below)
+sed 's|^    build: .*|&\n    prepare: [sleep, "0.05"]|' exp/toy.yaml > exp/slow.yaml
+"$KILN" track exp/slow.yaml -o "$H" --repo repo --order oldest ..main > track1.out 2>&1 &
+pid=$!
+in_session() {
+	local f
+	f=$(ls "$H.work/runs/"*.kiln.db 2>/dev/null | head -1)
+	[ -n "$f" ] && [ "$(sqlite3 "$f" "SELECT COUNT(*) FROM pexecs WHERE status='running'" 2>/dev/null)" = 1 ]
+}
+wait_until 60 in_session || fail "no pexec of the first commit began: $(cat track1.out)"
+kill -INT $pid
+wait $pid; rc=$?
+assert_eq $rc 130 "an interrupted track: $(cat track1.out)"
+assert_eq "$(q "SELECT COUNT(*) FROM runs WHERE status='running'")" 1 "the commit in flight stays running"
+out=$("$KILN" track exp/slow.yaml -o "$H" --repo repo --order oldest ..main 2>&1) || fail "resumed track: $out"
+assert_contains "$out" "8 commits: 8 measured\|7 measured, 1 failed"
+assert_eq "$(q "SELECT COUNT(*) FROM runs")" 8 "one run per commit, the interrupted one resumed, not doubled"
+assert_eq "$(q "SELECT COUNT(*) FROM runs WHERE status='build-failed'")" 1 "the broken commit recorded"
+assert_contains "$(q "SELECT error FROM runs WHERE status='build-failed'")" "build command"
+assert_eq "$(q "SELECT c.hash FROM runs r JOIN commits c ON c.id=r.commit_id WHERE r.status='build-failed'")" "$HIST_C5"
+assert_eq "$(q "SELECT COUNT(*) FROM pexecs p JOIN runs r ON r.id=p.run_id WHERE r.status='ok'")" 35 "5 pexecs x 7 built commits"
+assert_eq "$(q "SELECT COUNT(DISTINCT pexec_id) FROM figures")" 35 "each pexec analysed"
+# same-binary commits: c0/c1 (README) alike, c1/c2 not
+bin() { q "SELECT r.binary FROM runs r JOIN commits c ON c.id=r.commit_id WHERE c.hash='$1'"; }
+assert_eq "$(bin "$HIST_C1")" "$(bin "$HIST_C0")" "a README commit builds the same binary"
+[ "$(bin "$HIST_C2")" != "$(bin "$HIST_C1")" ] || fail "a code change builds another binary"
+assert_eq "$(q "SELECT depth FROM commits WHERE hash='$HIST_C7'")" 7 "first-parent depth"
+# a commit tracked is not measured again; --repeat measures it again
+out=$("$KILN" track exp/slow.yaml -o "$H" --repo repo "$HIST_C7" 2>&1) || fail "$out"
+assert_contains "$out" "1 tracked before"
+
+# --- the changes: on their commits, with their size ---
+out=$("$KILN" track --changes "$H" --json) || fail "--changes: $out"
+chk() { python3 -c "import json,sys; d=json.load(sys.stdin); $1" <<<"$out" || fail "${2:-changes}: $out"; }
+chk "c=[x for x in d[0]['changes'] if x['series']=='steady']; assert len(c)==1 and c[0]['commit']=='$HIST_C2' and 1.08<c[0]['ratio']<1.12 and c[0]['ratio_lo']<1.1<c[0]['ratio_hi'], c" "the +10% step"
+chk "c=[x for x in d[0]['changes'] if x['series']=='warmup']; assert len(c)==1 and c[0]['commit']=='$HIST_C4' and 1.8<c[0]['ratio']<2.2, c" "the 2x warm-up"
+chk "assert d[0]['commits']==8 and d[0]['build_failed']==1 and d[0]['aa_pairs']==3 and d[0]['aa_alarms']==0" "A/A pairs"
+text=$("$KILN" track --changes "$H" --key b) || fail "$text"
+assert_contains "$text" "interpreter: a slower dispatch"
+assert_contains "$text" "2 changes"
+
+# --- the figures again on the CPU-time clock (a shared machine): each iteration's CPU time is 98% of its wall time ---
+before=$(q "SELECT AVG(steady_mean) FROM figures")
+out=$("$KILN" track --reanalyse "$H" --clock cpu) || fail "reanalyse: $out"
+assert_contains "$out" "7 runs analysed again, on the cpu clock"
+python3 -c "import sys; b, a = $before, $(q "SELECT AVG(steady_mean) FROM figures"); sys.exit(0 if abs(a / b - 0.98) < 0.002 else 1)" ||
+	fail "CPU-time figures: $before -> $(q "SELECT AVG(steady_mean) FROM figures")"
+out=$("$KILN" track exp/slow.yaml -o "$H" --repo repo --clock wall "$HIST_C7" 2>&1); assert_eq $? 2 "another clock refused: $out"
+assert_contains "$out" "kiln track --reanalyse"
+"$KILN" track --reanalyse "$H" --clock wall >/dev/null || fail "back to wall"
+
+# --- bisect: the culprit in ceil(log2 7) + 2 = 5 builds; an A/A range names none ---
+out=$("$KILN" bisect exp/toy.yaml --repo repo "$HIST_C0" "$HIST_C7" --key b --json -q) || fail "bisect: $out"
+chk "assert d['outcome']=='found' and d['culprit']=='$HIST_C2' and d['builds']<=5, d" "bisect"
+# c4..c7: the same binary but for c5, which does not build: no culprit, and c5 is known broken
+out=$("$KILN" bisect exp/toy.yaml --repo repo "$HIST_C4" "$HIST_C7" --key b -q) || fail "A/A bisect: $out"
+assert_contains "$out" "no culprit"
+# --auto from the change kiln track found, the rounds stored reused
+out=$("$KILN" bisect exp/toy.yaml --repo repo --auto --key b -q --json) || fail "bisect --auto: $out"
+chk "assert d['outcome']=='found' and d['culprit']=='$HIST_C2', d" "bisect --auto"
+sessions=$(q "SELECT COUNT(DISTINCT session) FROM runs WHERE kind='ab'")
+
+# --- compare for a pull request: Markdown, exit 1 beyond the threshold ---
+out=$("$KILN" track exp/toy.yaml --repo repo --compare "$HIST_C1" "$HIST_C2"); rc=$?
+assert_eq $rc 1 "a 10% slower head fails the check: $out"
+assert_contains "$out" '| `b:toy:default-toy` |'
+assert_contains "$out" "\*\*slower\*\*"
+out=$("$KILN" track exp/toy.yaml --repo repo --compare "$HIST_C2" "$HIST_C3" --threshold 5%) || fail "same binary: $out"
+assert_contains "$out" "0 of 1 key slower"
+
+# --- hostile text from the repository: escaped for the terminal and Markdown ---
+printf 'x\n' >> repo/README
+git -C repo commit -qam $'\e[31mred | `tick` <b>bold</b>\x07' || fail "commit"
+"$KILN" track exp/slow.yaml -o "$H" --repo repo --new -q || fail "track --new"
+assert_eq "$(q "SELECT COUNT(*) FROM runs WHERE kind='track'")" 9 "--new tracks the one new commit"
+text=$("$KILN" track --changes "$H")
+out=$("$KILN" track exp/toy.yaml --repo repo --compare "$HIST_C7" main --threshold 50%) || fail "compare: $out"
+for s in "$text" "$out"; do
+	[ "$(printf '%s' "$s" | tr -d '\n' | LC_ALL=C grep -c $'[\x01-\x08\x0b-\x1f]')" = 0 ] || fail "a control character reached the output: $s"
+done
+assert_contains "$out" 'red \\| '
+
+# --- merge: another machine's history, twice changes nothing; a crafted file refused ---
+mkdir -p m2 && cp -r exp/benchmarks exp/toy.yaml m2/
+"$KILN" track m2/toy.yaml --repo repo --machine other --steps 3 ..main -q || fail "second machine"
+out=$("$KILN" merge "$H" m2/toy.history.db) || fail "merge: $out"
+assert_contains "$out" "3 runs merged"
+out=$("$KILN" merge "$H" m2/toy.history.db) || fail "merge again: $out"
+assert_contains "$out" "0 runs merged, 3 there already"
+assert_eq "$(q "SELECT COUNT(*) FROM machines")" 2
+cp m2/toy.history.db evil.db
+sqlite3 evil.db "CREATE TRIGGER t AFTER INSERT ON runs BEGIN DELETE FROM pexecs; END;"
+out=$("$KILN" merge "$H" evil.db 2>&1); assert_eq $? 5 "a crafted history: $out"
+assert_contains "$out" "not a schema kiln wrote"
+out=$("$KILN" track --changes evil.db 2>&1); assert_eq $? 5 "a crafted history read: $out"
+true

@@ -1,0 +1,83 @@
+# Exports the real tools take as they are (issue 28): a pyperf file
+# imported and exported again keeps pyperf's metadata, its calibration run
+# and its values bit for bit; the warmup_stats CSV writes a stored time as
+# its exact decimal; a hyperfine import takes no machine from its file's
+# name (kiln diff says nothing of "different machines"); a key of more than
+# three parts is said; warmup_stats' plotter reads the instrumentation
+# files of the Krun export.
+source "$KILN_ROOT/tests/lib.sh"
+cd "$T"
+D=$KILN_ROOT/tests/data/thirdparty
+
+# ---- pyperf: a file pyperf wrote (its doc's py3.json.gz), through kiln and back ----
+"$KILN" import "$D/py3.json.gz" -o p.kiln.db >/dev/null || fail "import pyperf"
+"$KILN" export p.kiln.db --format pyperf -o back.json >/dev/null || fail "export pyperf"
+python3 - "$D/py3.json.gz" back.json <<'P' || fail "pyperf round trip"
+import gzip, json, sys
+a = json.load(gzip.open(sys.argv[1]))
+b = json.load(open(sys.argv[2]))
+for k, v in a["metadata"].items():
+    assert b["metadata"].get(k) == v, ("suite metadata", k, v, b["metadata"].get(k))
+for ba, bb in zip(a["benchmarks"], b["benchmarks"]):
+    for k, v in ba.get("metadata", {}).items():
+        assert bb["metadata"].get(k) == v, ("benchmark metadata", k)
+    assert len(ba["runs"]) == len(bb["runs"]), (len(ba["runs"]), len(bb["runs"]))
+    for ra, rb in zip(ba["runs"], bb["runs"]):
+        assert ra.get("values") == rb.get("values") and ra.get("warmups") == rb.get("warmups"), "values bit for bit"
+        for k, v in ra.get("metadata", {}).items():
+            assert rb["metadata"].get(k) == v, ("run metadata", k)
+P
+
+# ---- warmup_stats CSV: 1563 us is 0.001563 ----
+cat > g.yaml <<'Y'
+vms: {sh: {plugin: command, path: /bin/sh, gauge: rebench, args: [-c, "echo 'B: iterations=1 runtime: 1563us'; echo 'B: iterations=1 runtime: 2.5ms'"]}}
+benchmarks: [b]
+Y
+"$KILN" run -q g.yaml || fail "run"
+"$KILN" export g.kiln.db --format csv -o g.csv >/dev/null || fail "csv"
+assert_eq "$(sed -n 2p g.csv)" "0,b:sh:default-command,0.001563,0.0025" "exact decimals"
+
+# ---- hyperfine: no machine from the file's name ----
+"$KILN" import "$D/hyperfine_1.15_export_node.json" -o h.kiln.db >/dev/null || fail "import hyperfine"
+assert_eq "$(sqlite3 h.kiln.db "SELECT COUNT(*) FROM audit WHERE name='hostname'")" 0 "no machine made up"
+out=$("$KILN" diff h.kiln.db g.kiln.db 2>&1 >/dev/null)
+[[ "$out" != *"different machines"* && "$out" != *"ran on"* ]] || fail "a machine from a file name: $out"
+
+# ---- a key of more than three parts ----
+printf 'pexec_idx,bench,0,1\n0,nbody:node:default-js:V8:default-javascript,0.1,0.2\n' > five.csv
+out=$("$KILN" import five.csv -o five.kiln.db 2>&1) || fail "import five: $out"
+assert_contains "$out" "warning: key 'nbody:node:default-js:V8:default-javascript' has more than three parts"
+# ---- Krun's _instr_data as warmup_stats' plotter reads it (its vm_instruments parsers, by the VM's name) ----
+if command -v pypy3 >/dev/null && command -v java >/dev/null; then
+	cat > i.yaml <<'Y'
+pexecs: 2
+iterations: 4
+vms: {PyPy: {plugin: pypy, instrument: true}, HotSpot: {plugin: java, instrument: true}}
+benchmarks: {nbody: 200}
+Y
+	"$KILN" run -q i.yaml || fail "instrumented run"
+	"$KILN" export i.kiln.db --format krun -o i_results.json.bz2 >/dev/null || fail "krun export"
+	python3 - <<'P' || fail "the instrumentation files as warmup_stats reads them"
+import bz2, json
+def load(vm, p):
+    return json.loads(bz2.decompress(open("i_instr_data/nbody__%s__default-%s__%d.json.bz2" % (vm, "python" if vm == "PyPy" else "java", p), "rb").read()))
+for p in range(2):
+    d = load("PyPy", p)             # PyPy's parser: an event tree per iteration, and jit_times
+    raw = d["raw_vm_events"]
+    assert len(raw) == 4 and len(d["jit_times"]) == 4, d
+    def net(node):
+        kind, start, stop, children = node
+        assert kind.startswith("gc-") or kind.startswith("jit-"), kind
+        return (stop - start) - sum(net(c) for c in children)
+    for node in raw:
+        kind, start, stop, children = node
+        assert start is None and stop is None
+        assert abs(sum(net(c) for c in children if c[0].startswith("gc-")) - d["gc.time"][raw.index(node)]) < 1e-9
+    h = load("HotSpot", p)          # HotSpot's: [iteration, cumulative JIT ms, [[collector, pools, cumulative ms, count]]]
+    raw = h["raw_vm_events"]
+    assert [r[0] for r in raw] == [0, 1, 2, 3], raw
+    assert all(raw[i][1] <= raw[i + 1][1] for i in range(3)), "cumulative"
+    assert all(isinstance(c[-1], (int, float)) and isinstance(c[0], str) for r in raw for c in r[2]), raw
+P
+fi
+echo ok

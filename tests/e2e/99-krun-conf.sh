@@ -1,0 +1,93 @@
+# A Krun configuration (a .krun file: Python) run as it is (issue 28):
+# `kiln convert` reads the subset Krun configs are written in without
+# running it (imports, def, if/elif/else on sys.platform, os.path.join,
+# os.getcwd(), % and .format, the VM-def constructors, EntryPoint,
+# .append/.update, NAME[KEY] = ..., execfile of another .krun) and writes
+# the kiln config (VMs, variants, benchmarks and params, iterations,
+# pexecs, stack limit, timeout, pre/post commands, SKIP), listing what has
+# no kiln equivalent with its line; anything else is refused with
+# FILE:LINE; `kiln run X.krun` runs it.
+source "$KILN_ROOT/tests/lib.sh"
+cd "$T"
+mkdir -p k/benchmarks/spin/c k/benchmarks/spin/python
+echo 'void run_iter(int n) { volatile long x = 0; for (int i = 0; i < n * 1000; i++) x += i; }' > k/benchmarks/spin/c/bench.c
+printf 'def run_iter(n):\n    x = 0\n    for i in range(n * 1000):\n        x += i\n' > k/benchmarks/spin/python/bench.py
+cat > k/base.krun <<'P'
+import os
+import sys
+from krun.vm_defs import (NativeCodeVMDef, PythonVMDef, GraalVMDef)
+from krun import EntryPoint
+
+def ghz(x):
+    return x * 1000 * 1000 * 1000
+
+DIR = os.getcwd()
+HEAP_LIMIT = 2097152  # KiB
+STACK_LIMIT = 8192  # KiB
+ITERATIONS_ALL_VMS = 3
+if sys.platform.startswith("linux"):
+    GCC_ENV = {"KRUN_DIR": os.path.join(DIR, "work", "lib")}
+elif sys.platform.startswith("openbsd"):
+    GCC_ENV = {"KRUN_DIR": "bsd"}
+else:
+    raise NotImplementedError("unknown platform")
+VARIANTS = {
+    "default-c": EntryPoint("bench.so", subdir="c"),
+    "default-python": EntryPoint("bench.py", subdir="python"),
+}
+VMS = {
+    'C': {'vm_def': NativeCodeVMDef(env=GCC_ENV), 'variants': ['default-c'], 'n_iterations': ITERATIONS_ALL_VMS},
+}
+BENCHMARKS = {'spin': 2}
+P
+cat > k/exp.krun <<'P'
+execfile("base.krun", globals())
+VMS.update({
+    'CPython': {
+        'vm_def': PythonVMDef('python3', env=GCC_ENV),
+        'variants': ['default-python'],
+        'n_iterations': ITERATIONS_ALL_VMS + 1,
+    },
+    'Graal': {'vm_def': GraalVMDef('work/graal', 'work/mx/mx'), 'variants': ['default-java'], 'n_iterations': 2},
+})
+VARIANTS["default-java"] = EntryPoint("KrunEntry", subdir="java")
+N_EXECUTIONS = 2
+EXECUTION_TIMEOUT = 60
+SKIP = ["*:Graal:*"]
+HOST = "bench.example.org"
+PRE_EXECUTION_CMDS = ["echo pre %s >> %s/log" % (HOST, DIR)]
+POST_EXECUTION_CMDS = []
+POST_EXECUTION_CMDS.append("echo post {0} >> {1}/log".format(N_EXECUTIONS, DIR))
+MAIL_TO = []
+P
+"$KILN" convert k/exp.krun -o k.yaml 2>notes || fail "convert: $(cat notes)"
+y=$(cat k.yaml)
+assert_contains "$y" '"C": {plugin: c, variant: "default-c", iterations: 3, env: {"KRUN_DIR": "'"$T"'/k/work/lib"}}'
+assert_contains "$y" '"CPython": {plugin: python, path: "python3", variant: "default-python", iterations: 4'
+assert_contains "$y" 'pexecs: 2'
+assert_contains "$y" 'limits: {stack_mb: 8, timeout: 60}'
+assert_contains "$y" '  - \[/bin/sh, -c, "echo pre bench.example.org >> '"$T"'/k/log"\]'
+assert_contains "$y" '  - \[/bin/sh, -c, "echo post 2 >> '"$T"'/k/log"\]'
+n=$(cat notes)
+assert_contains "$n" "exp.krun:8: Graal: GraalVMDef: kiln has no plugin for it; the VM is left out"
+assert_contains "$n" "base.krun:10: HEAP_LIMIT: 2097152 KiB of .ulimit -d. (RLIMIT_DATA): kiln has no such limit"
+assert_contains "$n" "exp.krun:13: SKIP: '\*:Graal:\*': its VM is left out"
+assert_contains "$n" "exp.krun:18: MAIL_TO: not taken over"
+# kiln run reads it as it is, in Krun's layout
+out=$(cd k && "$KILN" run exp.krun 2>&1) || fail "kiln run exp.krun: $out"
+assert_eq "$(sqlite3 k/exp.kiln.db "SELECT k.bench||':'||k.vm||':'||k.variant||' '||SUM(p.status='ok')||' '||MAX(p.n_iter) FROM pexecs p JOIN keys k ON k.id=p.key_id GROUP BY k.id ORDER BY 1")" \
+	"spin:C:default-c 2 3
+spin:CPython:default-python 2 4" "every pexec, the iterations of each VM"
+assert_eq "$(grep -c '^pre bench.example.org' k/log) $(grep -c '^post 2' k/log)" "4 4" "pre and post commands around each pexec"
+
+# never run: anything else is refused with its line
+printf 'VMS = {}\nfor x in range(3):\n    pass\n' > bad.krun
+out=$("$KILN" convert bad.krun 2>&1); assert_eq $? 3 "a for loop"
+assert_contains "$out" "bad.krun:2: a 'for' statement: not read"
+printf 'import os\nos.system("touch %s/owned")\nVMS = {}\n' "$T" > sys.krun
+out=$("$KILN" convert sys.krun 2>&1); assert_eq $? 3 "no VMs"
+[ ! -e "$T/owned" ] || fail "a .krun file's code ran"
+printf 'from krun.util import fatal\nif True:\n    fatal("no pypy here")\n' > fatal.krun
+out=$("$KILN" convert fatal.krun 2>&1); assert_eq $? 3 "fatal"
+assert_contains "$out" "fatal.krun:3: the config stops here, as Krun would (fatal: no pypy here)"
+echo ok

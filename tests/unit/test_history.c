@@ -1,0 +1,376 @@
+/*
+ * test_history.c - change points over commits (history-detect.c) on
+ * synthetic series of known truth: a null series raises nothing, a 5% step
+ * is found on its commit with an interval holding its size, a one-commit
+ * noisy session is no change, a change the data put between two
+ * same-binary commits is moved to where the binary changed, a doubled
+ * warm-up and a class turn are found in their own series; the trimmed
+ * mean; and the bisection search (history-bisect.c) on simulated commits.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "history-bisect.h"
+#include "history-detect.h"
+#include "history-track.h"
+
+static uint64_t seed;
+static double unif(void)
+{
+	seed ^= seed << 13;
+	seed ^= seed >> 7;
+	seed ^= seed << 17;
+	return ((double)(seed >> 11) + 0.5) / 9007199254740992.0;
+}
+static double gauss(void)
+{
+	return sqrt(-2 * log(unif())) * cos(2 * M_PI * unif());
+}
+
+/* how a synthetic series is made */
+struct shape {
+	size_t n, m;            /* commits, pexecs per commit */
+	double sw, tau;         /* within-commit (per pexec) and session sd, relative */
+	size_t step_at;         /* first commit of the new level (0: none) */
+	double step;            /* factor */
+	size_t warm_at;         /* first commit whose warm-up is doubled (0: none) */
+	size_t nosteady_at;     /* first commit where half the pexecs have no steady state (0: none) */
+	size_t outlier;         /* one commit measured in a noisy session, 10% slower (0: none) */
+};
+
+static void make(struct hist_series *s, const struct shape *sh)
+{
+	memset(s, 0, sizeof(*s));
+	s->key = strdup("b:vm:v");
+	s->p = calloc(sh->n, sizeof(*s->p));
+	s->n = sh->n;
+	for (size_t i = 0; i < sh->n; i++) {
+		struct hist_point *p = &s->p[i];
+		p->commit = i;
+		p->built = 1;
+		p->n = sh->m;
+		p->steady = calloc(sh->m, sizeof(double));
+		p->tts = calloc(sh->m, sizeof(double));
+		p->cost = calloc(sh->m, sizeof(double));
+		p->cls = calloc(sh->m, 1);
+		double level = 0.01 * (sh->step_at && i >= sh->step_at ? sh->step : 1.0);
+		double sess = exp(sh->tau * gauss()) * (i == sh->outlier && i ? 1.10 : 1.0);
+		double warm = sh->warm_at && i >= sh->warm_at ? 10 : 5;
+		for (size_t j = 0; j < sh->m; j++) {
+			p->steady[j] = level * sess * exp(sh->sw * gauss());
+			p->tts[j] = p->steady[j] * warm * exp(0.1 * gauss());
+			p->cls[j] = AN_WARMUP;
+			if (sh->nosteady_at && i >= sh->nosteady_at && j % 2) {
+				p->cls[j] = AN_NO_STEADY;
+				p->steady[j] = p->tts[j] = NAN;
+			}
+		}
+		char b[32];
+		snprintf(b, sizeof(b), "bin%zu", i);
+		p->binary = strdup(b);
+	}
+}
+
+static size_t count_what(const struct hist_change *ch, size_t n, enum hist_what w)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += ch[i].what == w;
+	return k;
+}
+
+static const struct hist_change *first_what(const struct hist_change *ch, size_t n, enum hist_what w)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ch[i].what == w)
+			return &ch[i];
+	return NULL;
+}
+
+static void test_null_quiet(void **state)
+{
+	(void)state;
+	/* 20 null series of 200 commits: 4000 points, not one alarm (the method's rate is about 1 in 400 series) */
+	size_t alarms = 0;
+	seed = 12345;
+	for (int r = 0; r < 20; r++) {
+		struct shape sh = { .n = 200, .m = 10, .sw = 0.01, .tau = 0.005 };
+		struct hist_series s;
+		make(&s, &sh);
+		struct hist_change *ch;
+		size_t n;
+		history_detect(&s, NULL, &ch, &n, NULL);
+		alarms += n;
+		free(ch);
+		history_series_free(&s);
+	}
+	assert_int_equal(alarms, 0);
+}
+
+static void test_step_found(void **state)
+{
+	(void)state;
+	seed = 777;
+	struct shape sh = { .n = 200, .m = 10, .sw = 0.01, .tau = 0.003, .step_at = 120, .step = 1.05 };
+	struct hist_series s;
+	make(&s, &sh);
+	struct hist_change *ch;
+	size_t n;
+	struct hist_detect_stats st;
+	history_detect(&s, NULL, &ch, &n, &st);
+	assert_int_equal(count_what(ch, n, HIST_STEADY), 1);
+	const struct hist_change *c = first_what(ch, n, HIST_STEADY);
+	assert_int_equal(c->at, 120);
+	assert_true(c->lo <= 120 && c->hi >= 120);
+	assert_true(c->ratio_lo < 1.05 && c->ratio_hi > 1.05);
+	assert_true(fabs(c->after / c->before - c->ratio) < 1e-9);
+	/* the session sd is estimated near what it was made with (the pexecs add 1%/sqrt(10) within) */
+	assert_true(st.tau[HIST_STEADY] > 0.001 && st.tau[HIST_STEADY] < 0.006);
+	free(ch);
+	history_series_free(&s);
+}
+
+static void test_outlier_session(void **state)
+{
+	(void)state;
+	seed = 4242;
+	struct shape sh = { .n = 120, .m = 10, .sw = 0.01, .tau = 0.003, .outlier = 60 };
+	struct hist_series s;
+	make(&s, &sh);
+	struct hist_change *ch;
+	size_t n;
+	history_detect(&s, NULL, &ch, &n, NULL);
+	assert_int_equal(count_what(ch, n, HIST_STEADY), 0);
+	free(ch);
+	history_series_free(&s);
+}
+
+static void test_same_binary_moves(void **state)
+{
+	(void)state;
+	seed = 99;
+	struct shape sh = { .n = 100, .m = 10, .sw = 0.005, .tau = 0.002, .step_at = 50, .step = 1.05 };
+	struct hist_series s;
+	make(&s, &sh);
+	/* the data change at 50, but 50 and 51 ran the binary of 49: the binary changed at 52 */
+	free(s.p[50].binary);
+	free(s.p[51].binary);
+	s.p[50].binary = strdup(s.p[49].binary);
+	s.p[51].binary = strdup(s.p[49].binary);
+	s.p[50].same_as_prev = s.p[51].same_as_prev = 1;
+	struct hist_change *ch;
+	size_t n;
+	struct hist_detect_stats st;
+	history_detect(&s, NULL, &ch, &n, &st);
+	const struct hist_change *c = first_what(ch, n, HIST_STEADY);
+	/* the split the data prefer is an A/A pair: counted, and the change is not put there */
+	assert_int_equal(st.aa_alarms[HIST_STEADY], 1);
+	assert_int_equal(st.aa_pairs[HIST_STEADY], 2);
+	if (c)
+		assert_true(c->at != 50 && c->at != 51);
+	free(ch);
+	history_series_free(&s);
+}
+
+static void test_warmup_and_class(void **state)
+{
+	(void)state;
+	seed = 31337;
+	struct shape sh = { .n = 120, .m = 10, .sw = 0.01, .tau = 0.003, .warm_at = 70 };
+	struct hist_series s;
+	make(&s, &sh);
+	struct hist_change *ch;
+	size_t n;
+	history_detect(&s, NULL, &ch, &n, NULL);
+	const struct hist_change *c = first_what(ch, n, HIST_WARMUP);
+	assert_non_null(c);
+	assert_int_equal(c->at, 70);
+	assert_true(c->ratio > 1.9 && c->ratio < 2.1 && c->ratio_lo < 2 && c->ratio_hi > 2);
+	assert_int_equal(count_what(ch, n, HIST_STEADY), 0);
+	assert_int_equal(count_what(ch, n, HIST_CLASS), 0);
+	free(ch);
+	history_series_free(&s);
+
+	struct shape sc = { .n = 120, .m = 10, .sw = 0.01, .tau = 0.003, .nosteady_at = 40 };
+	make(&s, &sc);
+	history_detect(&s, NULL, &ch, &n, NULL);
+	c = first_what(ch, n, HIST_CLASS);
+	assert_non_null(c);
+	assert_int_equal(c->at, 40);
+	assert_true(c->after > 0.45 && c->before < 0.05);
+	free(ch);
+	history_series_free(&s);
+}
+
+static void test_trimmed(void **state)
+{
+	(void)state;
+	double v[10] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 100 };
+	double mean, var;
+	assert_int_equal(hist_trimmed(v, 10, &mean, &var), 1);
+	/* 1 and 100 trimmed: the mean of 2..9 */
+	assert_true(fabs(mean - 5.5) < 1e-12);
+	/* winsorised: 2,2,3,...,9,9: variance of that over (0.8^2 * 10) */
+	double w[10] = { 2, 2, 3, 4, 5, 6, 7, 8, 9, 9 }, m = 5.5, ss = 0;
+	for (int i = 0; i < 10; i++)
+		ss += (w[i] - m) * (w[i] - m);
+	assert_true(fabs(var - ss / 9 / (0.64 * 10)) < 1e-12);
+	assert_int_equal(hist_trimmed(v, 1, &mean, &var), 0);
+}
+
+
+/* ---- bisection on simulated commits ---- */
+
+struct simvm {
+	size_t culprit;        /* first slow commit (0: none) */
+	double step, noise;    /* the slowdown; per-round sd of log(b/a) */
+	unsigned char *broken; /* commits that do not build */
+	size_t builds, measured;
+};
+
+static int sim_build(void *ctx, size_t i, struct kerr *e)
+{
+	struct simvm *v = ctx;
+	(void)e;
+	return v->broken && v->broken[i] ? 1 : 0;
+}
+
+static double sim_level(const struct simvm *v, size_t i)
+{
+	return v->culprit && i >= v->culprit ? log(v->step) : 0;
+}
+
+static int sim_measure(void *ctx, size_t a, size_t b, bisect_more_fn more, void *mctx, struct kerr *e)
+{
+	struct simvm *v = ctx;
+	(void)e;
+	double d[1000];
+	size_t n = 0, k;
+	while ((k = more(mctx, d, n)) > 0 && n + k <= 1000)
+		for (size_t i = 0; i < k; i++)
+			d[n++] = sim_level(v, b) - sim_level(v, a) + v->noise * gauss();
+	v->measured += n;
+	return 0;
+}
+
+static void test_bisect_finds(void **state)
+{
+	(void)state;
+	struct bisect_opts o;
+	bisect_opts_default(&o);
+	seed = 2024;
+	size_t right = 0, trials = 40, worst = 0;
+	for (size_t t = 0; t < trials; t++) {
+		struct simvm v = { .culprit = 1 + (size_t)(unif() * 198), .step = 1.02, .noise = 0.01 };
+		struct bisect_ops ops = { &v, sim_build, sim_measure };
+		struct bisect_result r;
+		struct kerr e = KERR_INIT;
+		assert_int_equal(bisect_run(200, &o, &ops, &r, &e), 0);
+		right += r.outcome == BISECT_FOUND && r.culprit == v.culprit;
+		if (!(r.outcome == BISECT_FOUND && r.culprit == v.culprit)) {
+			fprintf(stderr, "DBG culprit %zu outcome %d got %zu lo %zu hi %zu builds %zu ratio %f\n", v.culprit, r.outcome, r.culprit, r.lo, r.hi, r.builds, r.ratio);
+			for (size_t q = 0; q < r.nsteps; q++) fprintf(stderr, "   step %zu %s rounds %zu ratio %f\n", r.steps[q].commit, bisect_verdict_name(r.steps[q].verdict), r.steps[q].rounds, r.steps[q].ratio);
+		}
+		if (r.builds > worst)
+			worst = r.builds;
+		bisect_result_free(&r);
+	}
+	/* 200 commits: ceil(log2 199) + 2 = 10 builds at most */
+	assert_true(worst <= 10);
+	assert_true(right >= trials - 1);
+}
+
+static void test_bisect_aa_names_none(void **state)
+{
+	(void)state;
+	struct bisect_opts o;
+	bisect_opts_default(&o);
+	seed = 5150;
+	for (size_t t = 0; t < 60; t++) {
+		struct simvm v = { .culprit = 0, .noise = 0.015 };
+		struct bisect_ops ops = { &v, sim_build, sim_measure };
+		struct bisect_result r;
+		struct kerr e = KERR_INIT;
+		assert_int_equal(bisect_run(64, &o, &ops, &r, &e), 0);
+		assert_int_not_equal(r.outcome, BISECT_FOUND);
+		assert_int_equal(r.builds, 2);
+		bisect_result_free(&r);
+	}
+}
+
+static void test_bisect_skips_broken(void **state)
+{
+	(void)state;
+	struct bisect_opts o;
+	bisect_opts_default(&o);
+	seed = 8;
+	unsigned char broken[50] = { 0 };
+	broken[25] = broken[24] = 1; /* the first midpoints tried */
+	struct simvm v = { .culprit = 30, .step = 1.05, .noise = 0.01, .broken = broken };
+	struct bisect_ops ops = { &v, sim_build, sim_measure };
+	struct bisect_result r;
+	struct kerr e = KERR_INIT;
+	assert_int_equal(bisect_run(50, &o, &ops, &r, &e), 0);
+	assert_int_equal(r.outcome, BISECT_FOUND);
+	assert_int_equal(r.culprit, 30);
+	assert_int_equal(r.steps[1].verdict, BV_BROKEN);
+	bisect_result_free(&r);
+	/* every commit around the culprit broken: the range, not a guess */
+	unsigned char all[50] = { 0 };
+	for (int i = 20; i < 40; i++)
+		all[i] = 1;
+	struct simvm w = { .culprit = 30, .step = 1.05, .noise = 0.01, .broken = all };
+	ops.ctx = &w;
+	assert_int_equal(bisect_run(50, &o, &ops, &r, &e), 0);
+	assert_int_equal(r.outcome, BISECT_RANGE);
+	assert_true(r.lo < 30 && r.hi >= 30 && r.lo <= 19 && r.hi >= 40);
+	bisect_result_free(&r);
+}
+
+/* the spread order is a permutation of every commit, ends first, then coarse to fine */
+static void test_spread_order(void **state)
+{
+	(void)state;
+	for (size_t n = 1; n <= 300; n++) {
+		size_t *idx = calloc(n, sizeof(size_t));
+		unsigned char *seen = calloc(n, 1);
+		track_measure_order(n, TRACK_SPREAD, idx);
+		for (size_t i = 0; i < n; i++) {
+			assert_true(idx[i] < n);
+			assert_int_equal(seen[idx[i]], 0);
+			seen[idx[i]] = 1;
+		}
+		if (n >= 3) {
+			assert_int_equal(idx[0], 0);
+			assert_int_equal(idx[1], n - 1);
+			assert_int_equal(idx[2], (n - 1) / 2);
+		}
+		free(idx);
+		free(seen);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_null_quiet),
+		cmocka_unit_test(test_step_found),
+		cmocka_unit_test(test_outlier_session),
+		cmocka_unit_test(test_same_binary_moves),
+		cmocka_unit_test(test_warmup_and_class),
+		cmocka_unit_test(test_trimmed),
+		cmocka_unit_test(test_spread_order),
+		cmocka_unit_test(test_bisect_finds),
+		cmocka_unit_test(test_bisect_aa_names_none),
+		cmocka_unit_test(test_bisect_skips_broken),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
