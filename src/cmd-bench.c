@@ -38,6 +38,7 @@
 #include "plugin.h"
 #include "run.h"
 #include "safefs.h"
+#include "rounds.h"
 #include "store.h"
 #include "report.h"
 
@@ -994,11 +995,6 @@ static void add_time(struct strbuf *sb, struct unit u, double s, int width)
 }
 
 /* "1.42 ± 0.03", or the interval itself when lopsided; never a significant interval printed as touching 1 */
-static void add_ratio(struct strbuf *sb, const struct an_ratio *r)
-{
-	ks_fmt_ratio(sb, r->med, r->lo, r->hi, 3);
-}
-
 static const struct an_key *an_of(const struct an_result *r, const char *key)
 {
 	for (size_t i = 0; i < r->nkeys; i++)
@@ -1138,15 +1134,28 @@ static size_t ranked_of(const struct bench *b, const struct an_result *r, struct
 	return n;
 }
 
-/* k's mean against the fastest's: the text of the ratio and whether its interval includes 1 */
-static int ratio_text(const struct an_key *best, const struct an_key *k, const struct an_opts *o, struct strbuf *sb)
+/*
+ * k's mean against the fastest's: the text of the ratio, its runs paired
+ * by round (rounds.h: each round's runs of the two commands a pair, so
+ * that what the machine did in one round falls on both), or unpaired for
+ * results without rounds; and what it could have seen (the smallest change
+ * detectable at 80% power) in *mde.  Returns whether its interval includes 1.
+ */
+static int ratio_text(const struct an_key *best, const struct an_key *k, const struct an_opts *o, struct strbuf *sb,
+		      double *mde)
 {
-	struct an_ratio q = an_ratio_ci(best, k, o);
-	if (q.ok)
-		add_ratio(sb, &q);
-	else
-		ks_fmt_ratio(sb, k->wp.mean / best->wp.mean, NAN, NAN, 3);
+	struct ks_ratio q;
+	rounds_ratio(best, k, o->confidence, &q);
+	*mde = q.ok ? q.mde : NAN;
+	ks_fmt_ratio(sb, q.ok ? q.ratio : k->wp.mean / best->wp.mean, q.ok ? q.lo : NAN, q.ok ? q.hi : NAN, 3);
 	return q.ok && q.lo <= 1;
+}
+
+/* " (could see ±2.1%)": what a ratio could have seen, when it is known */
+static void could_see(struct strbuf *sb, double mde)
+{
+	if (isfinite(mde))
+		sb_addf(sb, "could see ±%.2g%%", 100 * mde);
 }
 
 /* --sort command: every command in its order, its ratio to the fastest (hyperfine's "Relative speed comparison") */
@@ -1158,10 +1167,15 @@ static int print_relative(const struct bench *b, const struct ranked *v, size_t 
 	for (size_t j = 0; j < n; j++) {
 		struct strbuf sb = STRBUF_INIT;
 		int same = 0;
+		double mde = NAN;
 		if (&v[j] == best)
 			sb_adds(&sb, "1.00");
 		else
-			same = ratio_text(best->k, v[j].k, o, &sb);
+			same = ratio_text(best->k, v[j].k, o, &sb, &mde);
+		if (isfinite(mde)) {
+			sb_adds(&sb, ", ");
+			could_see(&sb, mde);
+		}
 		unsure |= same;
 		size_t w = display_width(sb.buf);
 		printf("  %s%s%s%*s  %s%s\n", col(b, C_BGREEN), sb.buf, col(b, C_OFF), w < 18 ? (int)(18 - w) : 0, "",
@@ -1181,12 +1195,16 @@ static int print_faster(const struct bench *b, const struct ranked *v, size_t n,
 	for (size_t j = 0; j < n; j++) {
 		if (&v[j] == best)
 			continue;
-		struct strbuf sb = STRBUF_INIT;
-		int same = ratio_text(best->k, v[j].k, o, &sb);
+		struct strbuf sb = STRBUF_INIT, see = STRBUF_INIT;
+		double mde;
+		int same = ratio_text(best->k, v[j].k, o, &sb, &mde);
 		unsure |= same;
-		printf("    %s%s%s times faster than '%s%s%s'%s\n", col(b, C_BGREEN), sb.buf, col(b, C_OFF), col(b, C_MAGENTA),
-		       esc(ESC_TERM, b->cmds[v[j].i].name), col(b, C_OFF), same ? " (*)" : "");
+		could_see(&see, mde);
+		printf("    %s%s%s times faster than '%s%s%s'%s%s%s%s\n", col(b, C_BGREEN), sb.buf, col(b, C_OFF),
+		       col(b, C_MAGENTA), esc(ESC_TERM, b->cmds[v[j].i].name), col(b, C_OFF), see.len ? " (" : "", see.buf ? see.buf : "",
+		       see.len ? ")" : "", same ? " (*)" : "");
 		sb_release(&sb);
+		sb_release(&see);
 	}
 	return unsure;
 }
@@ -1202,7 +1220,8 @@ static void print_ratios(const struct bench *b, const struct an_result *r, const
 			best = &v[j];
 	if (best && b->ncmds >= 2) {
 		int unsure = sorted_by_mean(b, 0) ? print_faster(b, v, n, best, o) : print_relative(b, v, n, best, o);
-		printf("  ± is half the %g%% confidence interval of the ratio of means (docs/statistics.md)\n",
+		printf("  ± is half the %g%% confidence interval of the ratio of means, the runs paired by round "
+		       "(docs/statistics.md);\n  could see: the smallest change these runs would show 4 times in 5\n",
 		       o->confidence * 100);
 		if (unsure)
 			printf("  (*) the interval includes 1: no difference shown at this confidence\n");

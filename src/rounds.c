@@ -3,6 +3,7 @@
  * figures with their rounds, sorted by round, then merged.
  */
 #include "rounds.h"
+#include "stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -93,4 +94,36 @@ void round_pairs_free(struct round_pairs *p)
 	free(p->b);
 	free(p->round);
 	memset(p, 0, sizeof(*p));
+}
+
+/* k's figures, all of them (NAN ones left out), in a malloc'd array of *n */
+static double *all_figures(const struct an_key *k, size_t *n)
+{
+	double *v = xcalloc(k->np + 1, sizeof(double));
+	*n = 0;
+	for (size_t i = 0; i < k->np; i++) {
+		double f = rounds_figure(k, &k->p[i]);
+		if (!isnan(f))
+			v[(*n)++] = f;
+	}
+	return v;
+}
+
+int rounds_ratio(const struct an_key *a, const struct an_key *b, double conf, struct ks_ratio *q)
+{
+	struct round_pairs rp;
+	memset(q, 0, sizeof(*q));
+	rounds_pair(a, b, &rp);
+	int paired = rp.n >= 2;
+	if (paired)
+		ks_ratio_paired(rp.a, rp.b, rp.n, conf, q);
+	round_pairs_free(&rp);
+	if (paired)
+		return 1;
+	size_t na, nb;
+	double *fa = all_figures(a, &na), *fb = all_figures(b, &nb);
+	ks_ratio_unpaired(fa, na, fb, nb, conf, q);
+	free(fa);
+	free(fb);
+	return 0;
 }

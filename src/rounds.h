@@ -31,5 +31,13 @@ double rounds_figure(const struct an_key *k, const struct an_pexec *p);
 /* a's and b's pexecs paired by round, in round order (out zeroed first; round_pairs_free after) */
 void rounds_pair(const struct an_key *a, const struct an_key *b, struct round_pairs *out);
 void round_pairs_free(struct round_pairs *p);
+/*
+ * B/A of two keys' figures: paired by round (stats.h's ks_ratio_paired)
+ * when at least two rounds pair them, else the two samples of figures
+ * unpaired (ks_ratio_unpaired); returns 1 when paired, 0 when not
+ * (q->ok 0: no ratio).
+ */
+struct ks_ratio;
+int rounds_ratio(const struct an_key *a, const struct an_key *b, double conf, struct ks_ratio *q);
 
 #endif

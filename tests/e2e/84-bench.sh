@@ -19,6 +19,9 @@ assert_contains "$out" "Mean, 99% CI:"
 # which is faster is the machine's business under load; that one is said, with its ratio, is ours
 assert_contains "$out" "^  'sleep 0.0[12]' ran$"
 assert_contains "$out" "times faster than 'sleep 0.0[12]'"
+# what the comparison could have seen, from the runs paired by round (issue 25.5)
+assert_contains "$out" "times faster than 'sleep 0.0[12]' (could see ±[0-9.e+]*%)"
+assert_contains "$out" "the runs paired by round"
 assert_contains "$out" "interval of the ratio of means"
 [ -f bench.kiln.db ] || fail "no bench.kiln.db"
 assert_eq "$(sql bench.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status='ok'")" 8 "8 runs stored"

@@ -311,6 +311,14 @@ static void test_pair_by_round(void **state)
 	assert_true(paired.lo < 1.02 && 1.02 < paired.hi);
 	assert_int_equal(ks_ratio_verdict(&unpaired), 0);
 	assert_true(paired.mde < 0.01 && unpaired.mde > 0.1);
+	/* rounds_ratio (kiln bench's summary): the paired one when rounds pair the keys, else unpaired */
+	struct ks_ratio q;
+	assert_int_equal(rounds_ratio(&ka, &kb, 0.99, &q), 1);
+	assert_true(q.ok && q.ratio == paired.ratio && q.lo == paired.lo && q.hi == paired.hi);
+	for (size_t i = 0; i < ds.keys[1].npexecs; i++)
+		ds.keys[1].pexecs[i].round = 0; /* B's runs outside rounds: nothing to pair */
+	assert_int_equal(rounds_ratio(&ka, &kb, 0.99, &q), 0);
+	assert_true(q.ok && ks_ratio_verdict(&q) == 0 && q.mde > 0.1);
 	round_pairs_free(&rp);
 	an_key_free(&ka);
 	an_key_free(&kb);
