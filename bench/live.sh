@@ -24,7 +24,8 @@
 # Rates come with exact binomial 95% intervals (bench/live/tally.py).  Run
 # alone: bench/run.sh live, or bench/live.sh [--quick] (a tenth of the runs
 # and one minute for F, for development).  Takes about 1.5 h in full on a
-# quiet machine.  LIVE_KEEP=DIR keeps the tables of every comparison.
+# quiet machine.  LIVE_KEEP=DIR keeps the tables of every comparison;
+# LIVE_ONLY=AD,E,F runs only those sections.
 set -u
 cd "$(dirname "$0")/.."
 O=${O:-build}
@@ -83,6 +84,8 @@ spin_config spin 2000 0.1             # 2 ms, runs that vary by 10%
 spin_config spinq 10000 0.01          # 10 ms, runs that barely vary: the machine is what varies (E)
 spin_config spinten 50000 0.1         # 50 ms, runs that vary by 10% (F)
 tally() { python3 bench/live/tally.py "$@"; }
+# LIVE_ONLY=AD,E,F: only those sections (AD: A to D, which run interleaved); unset: all
+only() { [ -z "${LIVE_ONLY:-}" ] || [[ ",$LIVE_ONLY," == *",$1,"* ]]; }
 
 # one kiln compare: CONFIG A B TRUTH TABLE [options]; a line of TABLE (spin.yaml compares spin's builds, the others vm's)
 compare() {
@@ -118,6 +121,7 @@ t0=$SECONDS
 
 # ---- A, B, C, D: interleaved, so that the machine's moods fall on all of them ----
 kinds=(vary spin)
+only AD || N_DIR=0
 for ((i = 0; i < N_DIR; i++)); do
 	direction "${kinds[i % 2]}"
 	((i < N_AA)) && compare "${kinds[i % 2]}" 1.00 1.00b same "aa-${kinds[i % 2]}" --rounds 20
@@ -138,6 +142,7 @@ done
 echo "  A-D done in $((SECONDS - t0)) s, load $(load)"
 
 # ---- E: duet against rounds, the same wall time each, alternating ----
+only E || N_DUET=0
 for ((i = 0; i < N_DUET; i++)); do
 	compare spinq 1.00 1.00b same duet-aa --duet --time "$DUET_T"
 	compare spinq 1.00 1.00b same rounds-aa --time "$DUET_T"
@@ -150,7 +155,8 @@ done
 echo "  E done at $((SECONDS - t0)) s, load $(load)"
 
 # ---- F: a 2% difference in runs that vary by 10%, for TEN of kiln compare ----
-for cfg in spinten ten; do
+only F || TEN=
+for cfg in ${TEN:+spinten ten}; do
 	compare "$cfg" 1.00 1.02 slower ten --time "$TEN"
 	sed -i "\$s/\$/ $TEN 1.02 $cfg/" "$T/ten.txt"
 done
