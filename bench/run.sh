@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 O=${O:-build}
 export O
 names=("$@")
-[ ${#names[@]} -eq 0 ] && names=(pexec isolate overhead storage pypylog analysis warmup history-speed import cluster startup sweep stats history publish)
+[ ${#names[@]} -eq 0 ] && names=(pexec isolate overhead storage pypylog analysis warmup history-speed import cluster startup sweep stats history publish live)
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 for n in "${names[@]}"; do

@@ -6,7 +6,7 @@
  * an experiment built in memory: one `command`-plugin VM per program, one
  * benchmark per command, only the intended keys (experiment.keys_only).
  * run_experiment_ex() runs it exactly as `kiln run` runs a config: the
- * stored schedule (interleaved: run n of every command before run n+1),
+ * stored schedule (in rounds: every command once per round, in a fresh random order),
  * store.c's one transaction per run, the machine checks, --warmup runs,
  * each command's setup/prepare/cleanup.  Unless --runs fixes the count,
  * the run hook `more` adds rounds of runs while a command's confidence
@@ -38,6 +38,7 @@
 #include "plugin.h"
 #include "run.h"
 #include "safefs.h"
+#include "rounds.h"
 #include "store.h"
 #include "report.h"
 
@@ -49,7 +50,8 @@ const struct cmd_entry cmd_bench_entry = {
 		 "                  [-s CMD] [-c CMD] [-P NAME LO HI [-D STEP]] [-L NAME A,B,...] [-S SHELL|--shell|-N]\n"
 		 "                  [-i] [-n NAME] [--show-output | --output WHERE] [--input FILE] [--sort ORDER]\n"
 		 "                  [--style STYLE] [--export-json F] [--export-markdown F] [--export-csv F]\n"
-		 "                  [--export-asciidoc F] [--export-orgmode F] [-o RESULTS] [-u UNIT] [--json] [-q]",
+		 "                  [--export-asciidoc F] [--export-orgmode F] [-o RESULTS] [-u UNIT] [--json] [-q]\n"
+		 "                  [--duet [--duet-cpus A,B]]",
 	.summary = "time whole commands, hyperfine-style, until the mean's confidence interval is tight",
 	.help = "Each CMD runs as a process of its own, timed from fork to reaping, with user/sys time\n"
 		"and max RSS; runs of the commands are interleaved.  Without -r, each command runs at\n"
@@ -90,6 +92,9 @@ const struct cmd_entry cmd_bench_entry = {
 		"  -u, --time-unit UNIT      s, ms or us for every time (default: the one that fits)\n"
 		"      --json                hyperfine's JSON layout on stdout instead of the text\n"
 		"  -q, --quiet               no progress, only the summary\n"
+		"      --duet                two commands run at the same time, each on a CPU of its own\n"
+		"                            (swapped every round), their runs paired (docs/kiln-compare.md)\n"
+		"      --duet-cpus A,B       the two CPUs of --duet (default: the first two kiln may use)\n"
 		"\nThe results file takes kiln report, diff, plot and export like any run.\n"
 		"Exit status: 0 every run ok, 1 a run failed, 2 usage, 3 a command's program not found, or\n"
 		"--input's or --output's FILE refused, 4 the results file in use, 5 it is unusable,\n"
@@ -121,6 +126,8 @@ struct bench {
 	double ci, max_time;
 	const char *shell;
 	int ignore_failure, quiet, json, show_output;
+	int duet;               /* --duet: the two commands run at the same time, on two CPUs */
+	const char *duet_cpus;  /* --duet-cpus A,B */
 	int color, silent;      /* from --style: colours in the summary; no summary at all (none) */
 	const char *results, *export_json, *export_md, *export_csv, *export_adoc, *export_org, *unit;
 	const char *output, *input, *sort, *style;
@@ -432,6 +439,8 @@ static const struct bopt bench_opts[] = {
 	{ "time-unit", 1, 'u', B_FN, 0, 0, NULL, opt_unit },
 	{ "json", 0, 0, B_FLAG, AT(json), 0, NULL, NULL },
 	{ "quiet", 0, 'q', B_FLAG, AT(quiet), 0, NULL, NULL },
+	{ "duet", 0, 0, B_FLAG, AT(duet), 0, NULL, NULL },
+	{ "duet-cpus", 1, 0, B_STR, AT(duet_cpus), 0, NULL, NULL },
 };
 #undef AT
 
@@ -527,6 +536,8 @@ static int check_counts(struct bench *b, struct kerr *e)
 		b->min_runs = b->runs;
 	if (b->min_runs > b->max_runs)
 		return kerr_setc(e, KEXIT_USAGE, "--min-runs is above --max-runs");
+	if (b->duet_cpus && !b->duet)
+		return kerr_setc(e, KEXIT_USAGE, "--duet-cpus goes with --duet");
 	return 0;
 }
 
@@ -897,6 +908,24 @@ static long more_for(const struct bench *b, const struct ds_key *dk)
 	return more;
 }
 
+/* may key dk run more: none of its runs failed, below --max-runs and --max-time */
+static int may_run_more(const struct bench *b, const struct ds_key *dk)
+{
+	double spent = 0;
+	for (size_t p = 0; p < dk->npexecs; p++) {
+		if (dk->pexecs[p].status == DS_FAILED || dk->pexecs[p].status == DS_TIMEOUT)
+			return 0;
+		spent += dk->pexecs[p].n ? dk->pexecs[p].wall[0] : 0;
+	}
+	return (long)dk->npexecs < b->max_runs && spent < b->max_time;
+}
+
+/*
+ * More rounds while a command's CI is wide: the runs are stored in rounds
+ * (every command once per round, schedule.h), so every command that may
+ * still run gets the rounds the widest needs, each within its own bounds,
+ * and the comparison pairs them round by round.
+ */
 static void hook_more(void *ctx, const struct schedule *sc, long *more)
 {
 	struct bench *b = ctx;
@@ -905,9 +934,16 @@ static void hook_more(void *ctx, const struct schedule *sc, long *more)
 	struct dataset ds;
 	struct kerr e = KERR_INIT;
 	if (store_load_dataset(b->results_abs, &ds, &e) == 0) {
+		long need = 0;
 		for (size_t k = 0; k < sc->nkeys; k++) {
 			const struct ds_key *dk = ds_key_of(&ds, &sc->keys[k]);
 			more[k] = dk ? more_for(b, dk) : 0;
+			need = more[k] > need ? more[k] : need;
+		}
+		for (size_t k = 0; k < sc->nkeys; k++) {
+			const struct ds_key *dk = ds_key_of(&ds, &sc->keys[k]);
+			long room = dk ? b->max_runs - (long)dk->npexecs : 0;
+			more[k] = dk && may_run_more(b, dk) ? (need < room ? need : room) : 0;
 		}
 		ds_free(&ds);
 	}
@@ -959,11 +995,6 @@ static void add_time(struct strbuf *sb, struct unit u, double s, int width)
 }
 
 /* "1.42 ± 0.03", or the interval itself when lopsided; never a significant interval printed as touching 1 */
-static void add_ratio(struct strbuf *sb, const struct an_ratio *r)
-{
-	ks_fmt_ratio(sb, r->med, r->lo, r->hi, 3);
-}
-
 static const struct an_key *an_of(const struct an_result *r, const char *key)
 {
 	for (size_t i = 0; i < r->nkeys; i++)
@@ -1103,15 +1134,28 @@ static size_t ranked_of(const struct bench *b, const struct an_result *r, struct
 	return n;
 }
 
-/* k's mean against the fastest's: the text of the ratio and whether its interval includes 1 */
-static int ratio_text(const struct an_key *best, const struct an_key *k, const struct an_opts *o, struct strbuf *sb)
+/*
+ * k's mean against the fastest's: the text of the ratio, its runs paired
+ * by round (rounds.h: each round's runs of the two commands a pair, so
+ * that what the machine did in one round falls on both), or unpaired for
+ * results without rounds; and what it could have seen (the smallest change
+ * detectable at 80% power) in *mde.  Returns whether its interval includes 1.
+ */
+static int ratio_text(const struct an_key *best, const struct an_key *k, const struct an_opts *o, struct strbuf *sb,
+		      double *mde)
 {
-	struct an_ratio q = an_ratio_ci(best, k, o);
-	if (q.ok)
-		add_ratio(sb, &q);
-	else
-		ks_fmt_ratio(sb, k->wp.mean / best->wp.mean, NAN, NAN, 3);
+	struct ks_ratio q;
+	rounds_ratio(best, k, o->confidence, &q);
+	*mde = q.ok ? q.mde : NAN;
+	ks_fmt_ratio(sb, q.ok ? q.ratio : k->wp.mean / best->wp.mean, q.ok ? q.lo : NAN, q.ok ? q.hi : NAN, 3);
 	return q.ok && q.lo <= 1;
+}
+
+/* " (could see ±2.1%)": what a ratio could have seen, when it is known */
+static void could_see(struct strbuf *sb, double mde)
+{
+	if (isfinite(mde))
+		sb_addf(sb, "could see ±%.2g%%", 100 * mde);
 }
 
 /* --sort command: every command in its order, its ratio to the fastest (hyperfine's "Relative speed comparison") */
@@ -1123,10 +1167,15 @@ static int print_relative(const struct bench *b, const struct ranked *v, size_t 
 	for (size_t j = 0; j < n; j++) {
 		struct strbuf sb = STRBUF_INIT;
 		int same = 0;
+		double mde = NAN;
 		if (&v[j] == best)
 			sb_adds(&sb, "1.00");
 		else
-			same = ratio_text(best->k, v[j].k, o, &sb);
+			same = ratio_text(best->k, v[j].k, o, &sb, &mde);
+		if (isfinite(mde)) {
+			sb_adds(&sb, ", ");
+			could_see(&sb, mde);
+		}
 		unsure |= same;
 		size_t w = display_width(sb.buf);
 		printf("  %s%s%s%*s  %s%s\n", col(b, C_BGREEN), sb.buf, col(b, C_OFF), w < 18 ? (int)(18 - w) : 0, "",
@@ -1146,12 +1195,16 @@ static int print_faster(const struct bench *b, const struct ranked *v, size_t n,
 	for (size_t j = 0; j < n; j++) {
 		if (&v[j] == best)
 			continue;
-		struct strbuf sb = STRBUF_INIT;
-		int same = ratio_text(best->k, v[j].k, o, &sb);
+		struct strbuf sb = STRBUF_INIT, see = STRBUF_INIT;
+		double mde;
+		int same = ratio_text(best->k, v[j].k, o, &sb, &mde);
 		unsure |= same;
-		printf("    %s%s%s times faster than '%s%s%s'%s\n", col(b, C_BGREEN), sb.buf, col(b, C_OFF), col(b, C_MAGENTA),
-		       esc(ESC_TERM, b->cmds[v[j].i].name), col(b, C_OFF), same ? " (*)" : "");
+		could_see(&see, mde);
+		printf("    %s%s%s times faster than '%s%s%s'%s%s%s%s\n", col(b, C_BGREEN), sb.buf, col(b, C_OFF),
+		       col(b, C_MAGENTA), esc(ESC_TERM, b->cmds[v[j].i].name), col(b, C_OFF), see.len ? " (" : "", see.buf ? see.buf : "",
+		       see.len ? ")" : "", same ? " (*)" : "");
 		sb_release(&sb);
+		sb_release(&see);
 	}
 	return unsure;
 }
@@ -1167,7 +1220,8 @@ static void print_ratios(const struct bench *b, const struct an_result *r, const
 			best = &v[j];
 	if (best && b->ncmds >= 2) {
 		int unsure = sorted_by_mean(b, 0) ? print_faster(b, v, n, best, o) : print_relative(b, v, n, best, o);
-		printf("  ± is half the %g%% confidence interval of the ratio of means (docs/statistics.md)\n",
+		printf("  ± is half the %g%% confidence interval of the ratio of means, the runs paired by round "
+		       "(docs/statistics.md);\n  could see: the smallest change these runs would show 4 times in 5\n",
 		       o->confidence * 100);
 		if (unsure)
 			printf("  (*) the interval includes 1: no difference shown at this confidence\n");
@@ -1301,14 +1355,17 @@ static int cmd_bench(int argc, char **argv)
 		goto out;
 	}
 	b.results_abs = abspath(b.results ? b.results : "bench.kiln.db");
-	if (expand(&b, &e) < 0 || build(&b, &ex, &e) < 0 || open_input(&b, &e) < 0 || open_output(&b, &e) < 0) {
+	if (expand(&b, &e) < 0 || (b.duet && b.ncmds != 2 && kerr_setc(&e, KEXIT_USAGE, "--duet runs two commands side "
+		"by side: %zu commands were given", b.ncmds) < 0) || build(&b, &ex, &e) < 0 || open_input(&b, &e) < 0 ||
+	    open_output(&b, &e) < 0) {
 		code = e.code == KEXIT_USAGE ? cmd_usage_error(ce, "%s", sb_str(&e.msg)) : (kerr_print(&e), e.code);
 		goto out;
 	}
 	struct run_hooks hooks = { &b, hook_init, hook_more, hook_spawn };
 	struct run_opts o;
 	memset(&o, 0, sizeof(o));
-	o.order = ORDER_INTERLEAVED;
+	o.order = b.duet ? ORDER_DUET : ORDER_ROUNDS;
+	o.duet_cpus = b.duet_cpus;
 	o.results = b.results_abs;
 	apply_style(&b, &o);
 	o.warmup = b.warmup;

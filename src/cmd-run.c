@@ -13,7 +13,7 @@ static int cmd_run(int argc, char **argv);
 
 const struct cmd_entry cmd_run_entry = {
 	.name = "run",
-	.usage = "CONFIG [--dry-run] [--quick] [--order random|interleaved] [--force] [-o RESULTS]\n"
+	.usage = "CONFIG [--dry-run] [--quick] [--order random|interleaved|rounds] [--force] [-o RESULTS]\n"
 		 "                [--retry-failed] [--retry-tainted] [--max-pexecs N] [--strict] [--tune] [--reboot] [-q]\n"
 		 "                [--experiment NAME]\n"
 		 "                [--slurm [--nodes N] [-- SBATCH-ARGS...]]",
@@ -22,8 +22,10 @@ const struct cmd_entry cmd_run_entry = {
 		"`kiln convert CONFIG` reads it (what it does not take over is said).\n"
 		"  --dry-run           print the schedule and exit; nothing is written\n"
 		"  --quick             1 pexec x 3 iterations per key, into <stem>.quick.kiln.db\n"
-		"  --order ORDER       random (default: shuffled with the config's seed) or\n"
-		"                      interleaved (Krun's: pexec n of every key before n+1)\n"
+		"  --order ORDER       random (default: shuffled with the config's seed),\n"
+		"                      interleaved (Krun's: pexec n of every key before n+1) or\n"
+		"                      rounds (round n runs pexec n of every key in an order of its own,\n"
+		"                      drawn from the seed; kiln compare pairs keys by round)\n"
 		"  --force             resume even though the config or a key's program changed since the results\n"
 		"                      began; a key's pexecs of a new program are kept apart (KEY#N) in reports\n"
 		"  --retry-failed      run again the pexecs that failed or timed out (their rows are\n"
@@ -123,12 +125,9 @@ static int run_args(int argc, char **argv, struct strvec *sbatch, int had_dd)
 				return cmd_usage_error(&cmd_run_entry, "--nodes needs a positive number");
 			break;
 		case 'O':
-			if (!strcmp(optarg, "random"))
-				o.order = ORDER_RANDOM;
-			else if (!strcmp(optarg, "interleaved"))
-				o.order = ORDER_INTERLEAVED;
-			else
-				return cmd_usage_error(&cmd_run_entry, "--order is random or interleaved, not '%s'", optarg);
+			if (sched_order_parse(optarg, &o.order) < 0 || o.order == ORDER_DUET)
+				return cmd_usage_error(&cmd_run_entry, "--order is random, interleaved or rounds, not '%s'",
+						       optarg);
 			break;
 		default:
 			return cmd_usage_error(&cmd_run_entry, "unknown option");

@@ -35,6 +35,7 @@ extern const struct cmd_entry cmd_import_entry;
 extern const struct cmd_entry cmd_convert_entry;
 extern const struct cmd_entry cmd_plot_entry;
 extern const struct cmd_entry cmd_diff_entry;
+extern const struct cmd_entry cmd_compare_entry;
 extern const struct cmd_entry cmd_plan_entry;
 extern const struct cmd_entry cmd_doctor_entry;
 extern const struct cmd_entry cmd_audit_entry;

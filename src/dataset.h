@@ -42,6 +42,14 @@ struct ds_pexec {
 	char *instr_error;  /* what the instrumentation parser said went wrong (NULL: nothing) */
 	double duration;    /* seconds the whole process took, start to reap (Krun's ETA estimate), NAN when unknown */
 	double start;       /* when it started, seconds since the epoch (kiln's pexecs.wall_start_ns), NAN when unknown */
+	/*
+	 * The round it ran in (schedule.h's rounds: every key once per round, in
+	 * a fresh random order), from 1; 0: not run in rounds.  Pexecs of two
+	 * keys with the same round are a pair.  duet_pair: in a duet, the pair
+	 * of its round that ran at the same time (0: it ran alone).
+	 */
+	long round;
+	int duet_pair;
 };
 
 struct ds_key {

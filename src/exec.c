@@ -766,18 +766,18 @@ static void x_finish(struct xstate *x)
 	cap_finish(&x->ce, &r->err, &r->err_bytes);
 }
 
-int exec_run(const struct exec_opts *o, struct exec_result *r, struct kerr *e)
+/* the options checked and the child started, watched from here on (x->pid); -1 with e set: nothing runs */
+static int x_begin(struct xstate *x, const struct exec_opts *o, struct exec_result *r, struct kerr *e)
 {
 	memset(r, 0, sizeof(*r));
 	r->personality = -1;
 	exec_fds();
-	struct xstate x;
-	memset(&x, 0, sizeof(x));
-	x.o = o;
-	x.r = r;
-	x.pfd = -1;
+	memset(x, 0, sizeof(*x));
+	x->o = o;
+	x->r = r;
+	x->pfd = -1;
 	for (int k = 0; k < 2; k++)
-		x.outp[k] = x.errp[k] = x.resp[k] = x.ep[k] = -1;
+		x->outp[k] = x->errp[k] = x->resp[k] = x->ep[k] = -1;
 	char *prog = o->search ? find_in_path(o->argv[0]) : xstrdup(o->argv[0]);
 	cpu_set_t cpus;
 	int rc = -1;
@@ -797,28 +797,45 @@ int exec_run(const struct exec_opts *o, struct exec_result *r, struct kerr *e)
 			goto out;
 		}
 	size_t cap = o->capture_bytes ? o->capture_bytes : 65536;
-	cap_init(&x.co, cap);
-	cap_init(&x.ce, cap);
-	if (x_pipes(&x, e) < 0 || x_spawn(&x, prog, o->cpus ? &cpus : NULL, e) < 0)
+	cap_init(&x->co, cap);
+	cap_init(&x->ce, cap);
+	if (x_pipes(x, e) < 0 || x_spawn(x, prog, o->cpus ? &cpus : NULL, e) < 0)
 		goto out;
 	/* with a policy, read back; without, the child has kiln's own (execve keeps it) */
-	r->personality = o->aslr >= 0 ? read_personality(x.pid) : own_personality();
+	r->personality = o->aslr >= 0 ? read_personality(x->pid) : own_personality();
 	if (o->on_start)
-		o->on_start(o->start_ctx, x.pid);
-	x.pfd = chld_fd >= 0 ? chld_fd : pidfd_open_(x.pid);
-	x.deadline = o->timeout_s > 0 ? r->start_ns + (int64_t)(o->timeout_s * 1e9) : 0;
-	rc = x_loop(&x, e) < 0 ? -1 : 0;
-	if (x.pfd >= 0 && x.pfd != chld_fd)
-		close(x.pfd);
-	x_finish(&x);
+		o->on_start(o->start_ctx, x->pid);
+	x->pfd = chld_fd >= 0 ? chld_fd : pidfd_open_(x->pid);
+	x->deadline = o->timeout_s > 0 ? r->start_ns + (int64_t)(o->timeout_s * 1e9) : 0;
+	rc = 0;
 out:
-	for (int k = 0; k < 2; k++) {
-		close_fd(&x.outp[k]);
-		close_fd(&x.errp[k]);
-		close_fd(&x.resp[k]);
-		close_fd(&x.ep[k]);
-	}
 	free(prog);
+	return rc;
+}
+
+/* what x_begin opened, closed */
+static void x_close(struct xstate *x)
+{
+	if (x->pfd >= 0 && x->pfd != chld_fd)
+		close(x->pfd);
+	x->pfd = -1;
+	for (int k = 0; k < 2; k++) {
+		close_fd(&x->outp[k]);
+		close_fd(&x->errp[k]);
+		close_fd(&x->resp[k]);
+		close_fd(&x->ep[k]);
+	}
+}
+
+int exec_run(const struct exec_opts *o, struct exec_result *r, struct kerr *e)
+{
+	struct xstate x;
+	int rc = -1;
+	if (x_begin(&x, o, r, e) == 0) {
+		rc = x_loop(&x, e) < 0 ? -1 : 0;
+		x_finish(&x);
+	}
+	x_close(&x);
 	return rc;
 }
 
@@ -844,4 +861,122 @@ int exec_simple(char *const argv[], double timeout_s, struct exec_result *r, str
 	exec_opts_plain(&o, (char **)argv, environ, timeout_s);
 	o.search = 1;
 	return exec_run(&o, r, e);
+}
+
+/*
+ * ---- two processes at once (a duet: kiln compare --duet) ----
+ *
+ * Each process is watched as exec_run watches one (its pipes, its
+ * deadline, its group killed when it ends), in one poll loop.  One thing
+ * waits: the descendants that escaped a process's group are looked for
+ * (reap_orphans: any child of kiln but the one given) only once both have
+ * ended, since the other is a child of kiln too and may not be disturbed.
+ */
+
+/* the child reaped: its group ends now, its escaped descendants with the other's */
+static void x_reaped_one(struct xstate *x)
+{
+	x->exited = 1;
+	x->r->end_ns = mono_ns();
+	kill(-x->pid, SIGKILL);
+	x->drain_until = mono_ns() + 500000000LL;
+}
+
+/* is x over: reaped, and its pipes drained (or the time to drain them over)? */
+static int x_over(struct xstate *x)
+{
+	int open = x->outp[0] >= 0 || x->errp[0] >= 0 || x->resp[0] >= 0;
+	return x->exited && (!open || mono_ns() >= x->drain_until);
+}
+
+/* poll's timeout for both: the sooner of their deadlines, 0 while one looks again for its exit */
+static int pair_wait_ms(struct xstate *xs, int n)
+{
+	int ms = -1;
+	for (int i = 0; i < n; i++) {
+		struct xstate *x = &xs[i];
+		if (x_over(x))
+			continue;
+		int m = x_wait_ms(x);
+		if (m == -2)
+			continue;
+		if (!x->exited && x->look_until && m != 0 && mono_ns() < x->look_until) {
+			sched_yield();
+			m = 0;
+		}
+		ms = ms < 0 || (m >= 0 && m < ms) ? m : ms;
+	}
+	return ms;
+}
+
+static int x_loop_pair(struct xstate *xs, int n, struct kerr *e)
+{
+	char buf[65536];
+	for (;;) {
+		struct pollfd pf[8];
+		int np = 0, idx[2][3], ipid[2] = { -1, -1 }, live = 0;
+		for (int i = 0; i < n; i++) {
+			struct xstate *x = &xs[i];
+			int fds[3] = { x->outp[0], x->errp[0], x->resp[0] };
+			int over = x_over(x);
+			live += !over;
+			for (int k = 0; k < 3; k++)
+				idx[i][k] = !over && fds[k] >= 0 ? np : -1, np += !over && fds[k] >= 0;
+			for (int k = 0; k < 3; k++)
+				if (idx[i][k] >= 0)
+					pf[idx[i][k]] = (struct pollfd){ fds[k], POLLIN, 0 };
+			int shared = i > 0 && xs[0].pfd == x->pfd && ipid[0] >= 0;
+			if (!x->exited && x->pfd >= 0 && !shared)
+				pf[ipid[i] = np++] = (struct pollfd){ x->pfd, POLLIN, 0 };
+			else if (shared)
+				ipid[i] = ipid[0];
+		}
+		if (!live)
+			return 0;
+		int ms = pair_wait_ms(xs, n);
+		int pr = poll(pf, (nfds_t)np, ms);
+		if (pr < 0 && errno != EINTR) {
+			for (int i = 0; i < n; i++)
+				if (!xs[i].exited)
+					kill(-xs[i].pid, SIGKILL);
+			return kerr_set(e, "poll: %s", strerror(errno));
+		}
+		int drained = 0;
+		for (int i = 0; i < n; i++) {
+			struct xstate *x = &xs[i];
+			if (exec_interrupted > x->o->survives && !x->exited && !x->kill_at)
+				x_kill(x, SIGKILL, 1000000000LL);
+			for (int k = 0; k < 3 && pr > 0; k++)
+				if (idx[i][k] >= 0 && (pf[idx[i][k]].revents & (POLLIN | POLLHUP | POLLERR)))
+					x_read(x, k, buf, sizeof(buf));
+			int woken = ipid[i] >= 0 && pr > 0 && (pf[ipid[i]].revents & POLLIN);
+			if (woken && x->pfd == chld_fd && !drained++)
+				chld_drain();
+			if (!x->exited && (x->pfd < 0 || woken || x->look_until) &&
+			    wait4(x->pid, &x->wstatus, WNOHANG, &x->ru) == x->pid)
+				x_reaped_one(x);
+		}
+	}
+}
+
+int exec_run_pair(const struct exec_opts *const o[2], struct exec_result *const r[2], struct kerr *e)
+{
+	struct xstate xs[2];
+	int rc = -1, started = 0;
+	memset(xs, 0, sizeof(xs));
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 2; k++)
+			xs[i].outp[k] = xs[i].errp[k] = xs[i].resp[k] = xs[i].ep[k] = -1, xs[i].pfd = -1;
+	while (started < 2 && x_begin(&xs[started], o[started], r[started], e) == 0)
+		started++;
+	if (started == 2)
+		rc = x_loop_pair(xs, 2, e) < 0 ? -1 : 0;
+	else if (started == 1)
+		x_kill(&xs[0], SIGKILL, 0); /* the second could not start: the first is not measured alone */
+	for (int i = 0; i < started; i++)
+		x_finish(&xs[i]);
+	reap_orphans(0);
+	for (int i = 0; i < 2; i++)
+		x_close(&xs[i]);
+	return rc;
 }

@@ -106,6 +106,13 @@ int exec_allowed_cpus(cpu_set_t *set);
  */
 void exec_opts_plain(struct exec_opts *o, char **argv, char **envp, double timeout_s);
 int exec_run(const struct exec_opts *o, struct exec_result *r, struct kerr *e);
+/*
+ * Two processes at the same time (a duet), o[0] started first, each watched
+ * as exec_run watches one, both to their end; -1 with e set when either
+ * could not start (then neither runs on).  The descendants that escaped
+ * either's process group are ended once both have ended.
+ */
+int exec_run_pair(const struct exec_opts *const o[2], struct exec_result *const r[2], struct kerr *e);
 void exec_result_release(struct exec_result *r);
 
 /*

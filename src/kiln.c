@@ -31,6 +31,7 @@ static const struct cmd_entry *const cmd_table[] = {
 	&cmd_report_entry,
 	&cmd_plot_entry,
 	&cmd_diff_entry,
+	&cmd_compare_entry,
 	&cmd_plan_entry,
 	&cmd_export_entry,
 	&cmd_import_entry,

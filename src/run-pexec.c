@@ -539,15 +539,23 @@ static void add_taint(struct one *p, const char *why)
 		p->pr.status = PX_TAINTED;
 }
 
-/*
- * What may have disturbed the measurement: the machine, kiln itself.  (What
- * the pexec ran is its provenance, checked once per session: run-prov.c.)
- */
-static void one_taint(struct one *p)
+/* what the machine's checks after the pexec say (once for a duet's two) */
+static void one_taint_machine(struct one *p)
 {
 	struct run_state *rs = p->rs;
 	if (rs->plat_open && platform_after_pexec(&rs->plat, &p->taint) > 0 && p->pr.status == PX_OK)
 		p->pr.status = PX_TAINTED;
+}
+
+/*
+ * What may have disturbed the measurement: the machine, kiln itself.  (What
+ * the pexec ran is its provenance, checked once per session: run-prov.c.)
+ */
+static void one_taint(struct one *p, int machine)
+{
+	struct run_state *rs = p->rs;
+	if (machine)
+		one_taint_machine(p);
 	/* a whole-process time is kiln's clock: a stopped kiln reaps late */
 	if (p->k->whole && exec_continued)
 		add_taint(p, "kiln was stopped (SIGSTOP/SIGTSTP) while the process ran: its time includes the pause");
@@ -692,19 +700,37 @@ int run_is_discarded_error(const struct kerr *e)
 	return e->code == KEXIT_INTERRUPTED && !strncmp(sb_str(&e->msg), DISCARDED, strlen(DISCARDED));
 }
 
+/* the pexec measured and its taints known: stored, said, concluded */
+static int one_finish(struct one *p, long next_id, int rerun, struct kerr *e)
+{
+	int outcome = one_commit(p, next_id, rerun, e);
+	if (outcome != ONE_FATAL) {
+		one_counters_said(p);
+		one_report(p, outcome);
+		if (one_conclude(p, e) < 0)
+			outcome = ONE_FATAL; /* the run is stored; hyperfine stops at a failed conclusion too */
+	}
+	return outcome;
+}
+
+static void one_init(struct one *p, struct run_state *rs, const struct sched_item *it, struct pexec_key *k)
+{
+	memset(p, 0, sizeof(*p));
+	p->rs = rs;
+	p->it = it;
+	p->k = k;
+	p->xe = (struct kerr)KERR_INIT;
+	if (it->id)
+		schedule_pexec_label(it->num, rs->sc->pexecs, p->label, sizeof(p->label));
+	else
+		snprintf(p->label, sizeof(p->label), "warmup-%ld", it->num);
+}
+
 int run_pexec(struct run_state *rs, const struct sched_item *it, struct pexec_key *k, int marked, long next_id,
 	      int rerun, struct kerr *e)
 {
 	struct one p;
-	memset(&p, 0, sizeof(p));
-	p.rs = rs;
-	p.it = it;
-	p.k = k;
-	p.xe = (struct kerr)KERR_INIT;
-	if (it->id)
-		schedule_pexec_label(it->num, rs->sc->pexecs, p.label, sizeof(p.label));
-	else
-		snprintf(p.label, sizeof(p.label), "warmup-%ld", it->num);
+	one_init(&p, rs, it, k);
 	int outcome = ONE_FATAL;
 	if (one_prepare(&p, marked, e) < 0 || one_machine(&p, e) < 0)
 		goto out;
@@ -736,15 +762,89 @@ int run_pexec(struct run_state *rs, const struct sched_item *it, struct pexec_ke
 	one_collect(&p);
 	one_cpu_series(&p);
 	one_gauge_records(&p);
-	one_taint(&p);
-	outcome = one_commit(&p, next_id, rerun, e);
-	if (outcome != ONE_FATAL) {
-		one_counters_said(&p);
-		one_report(&p, outcome);
-		if (one_conclude(&p, e) < 0)
-			outcome = ONE_FATAL; /* the run is stored; hyperfine stops at a failed conclusion too */
-	}
+	one_taint(&p, 1);
+	outcome = one_finish(&p, next_id, rerun, e);
 out:
 	one_release(&p);
 	return outcome;
+}
+
+/*
+ * ---- a duet: two pexecs at the same time (kiln compare --duet) ----
+ *
+ * Both are prepared as any pexec is, the machine checked once, then
+ * started together (exec_run_pair), each pinned to a CPU of its own
+ * (cpus[i]), watched to their end; the machine's checks after them taint
+ * both alike; each is then stored, said and concluded as a pexec is.  The
+ * session record names the second runner's group (session.h keeps one); the
+ * first dies with kiln all the same (its parent-death signal).
+ */
+static void duet_spawn(struct one *p)
+{
+	struct run_state *rs = p[0].rs;
+	char what[64];
+	snprintf(what, sizeof(what), "duet with #%s", p[1].label);
+	progress_show(&rs->prog, p[0].k->key, p[0].label, what, 0);
+	for (int i = 0; i < 2; i++) {
+		p[i].wall0 = wall_ns();
+		p[i].suspend0 = suspended_ns();
+	}
+	session_arm(&rs->sess);
+	const struct exec_opts *o[2] = { &p[0].eo, &p[1].eo };
+	struct exec_result *const r[2] = { &p[0].res, &p[1].res };
+	p[0].xr = p[1].xr = exec_run_pair(o, r, &p[0].xe);
+	if (p[0].xr < 0)
+		sb_adds(&p[1].xe.msg, sb_str(&p[0].xe.msg));
+	session_runner(&rs->sess, 0, 0);
+}
+
+/* both measured: what each came to, its instrumentation, the taints (the machine's once, for both) */
+static void duet_outcome(struct one *p)
+{
+	for (int i = 0; i < 2; i++) {
+		one_outcome(&p[i]);
+		one_collect(&p[i]);
+		one_cpu_series(&p[i]);
+		one_gauge_records(&p[i]);
+	}
+	one_taint_machine(&p[0]);
+	if (p[0].taint.len)
+		add_taint(&p[1], p[0].taint.buf);
+	for (int i = 0; i < 2; i++)
+		one_taint(&p[i], 0);
+}
+
+int run_duet(struct run_state *rs, const struct sched_item *const it[2], struct pexec_key *const k[2],
+	     const char *const cpus[2], int out[2], struct kerr *e)
+{
+	struct one p[2];
+	out[0] = out[1] = ONE_FATAL;
+	for (int i = 0; i < 2; i++)
+		one_init(&p[i], rs, it[i], k[i]);
+	if (one_prepare(&p[0], 0, e) < 0 || one_prepare(&p[1], 0, e) < 0 || one_machine(&p[0], e) < 0)
+		goto out;
+	for (int i = 0; i < 2; i++)
+		p[i].eo.cpus = cpus[i];
+	if (exec_interrupted) {
+		store_reset_running(rs->st, NULL);
+		out[0] = out[1] = ONE_UNSTARTED;
+		goto out;
+	}
+	duet_spawn(p);
+	if (exec_interrupted) {
+		store_reset_running(rs->st, NULL);
+		run_discarded_error(e, p[0].label, k[0]->key);
+		out[0] = out[1] = ONE_INTERRUPTED;
+		goto out;
+	}
+	duet_outcome(p);
+	for (int i = 0; i < 2; i++) {
+		out[i] = one_finish(&p[i], 0, 0, e);
+		if (out[i] == ONE_FATAL)
+			break;
+	}
+out:
+	for (int i = 0; i < 2; i++)
+		one_release(&p[i]);
+	return out[0] == ONE_FATAL || out[1] == ONE_FATAL ? -1 : 0;
 }

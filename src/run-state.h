@@ -40,6 +40,7 @@ struct run_state {
 	struct session sess;      /* what a crash of this kiln leaves findable */
 	struct machine mach;      /* the pexecs' machine (isolate.h), MACHINE_NONE: none */
 	struct cgbound cg;        /* the session's cgroup bounds, CG_NONE: none */
+	char duet_cpu[2][16];     /* the CPUs of the duets (run.o->duet_cpus), "" until chosen */
 };
 
 /*
@@ -77,6 +78,14 @@ enum { ONE_OK, ONE_FAILED, ONE_TAINTED, ONE_INTERRUPTED, ONE_UNSTARTED, ONE_FATA
  */
 int run_pexec(struct run_state *rs, const struct sched_item *it, struct pexec_key *k, int marked, long next_id,
 	      int rerun, struct kerr *e);
+
+/*
+ * A duet (run-pexec.c): the pexecs it[0] and it[1] at the same time, each
+ * pinned to cpus[i]; what each came to in out[i] (ONE_*).  -1 when one is
+ * ONE_FATAL.
+ */
+int run_duet(struct run_state *rs, const struct sched_item *const it[2], struct pexec_key *const k[2],
+	     const char *const cpus[2], int out[2], struct kerr *e);
 
 /*
  * run-prov.c: the VMs' identities, probed as the benchmark user with the

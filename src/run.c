@@ -15,6 +15,7 @@
 #include "run-state.h"
 
 #include <malloc.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -129,8 +130,13 @@ static void print_dry_run(const struct experiment *ex, const struct schedule *sc
 		char label[32];
 		schedule_pexec_label(sc->items[i].num, sc->pexecs, label, sizeof(label));
 		char *k = schedule_key_name(&sc->keys[sc->items[i].key]);
-		printf("%zu\t%s\t%s\t%ld iterations%s\n", i, k, label, sc->keys[sc->items[i].key].iterations,
+		printf("%zu\t%s\t%s\t%ld iterations%s", i, k, label, sc->keys[sc->items[i].key].iterations,
 		       sc->items[i].num < sc->warmup_pexecs ? "\twarm-up (kept, not analysed)" : "");
+		if (sc->items[i].round)
+			printf("\tround %ld", sc->items[i].round);
+		if (sc->items[i].pair)
+			printf("\tduet pair %d slot %d", sc->items[i].pair, sc->items[i].slot);
+		putchar('\n');
 		free(k);
 	}
 }
@@ -571,17 +577,19 @@ static int keep_config(struct run_job *j, const char *name, struct kerr *e);
 /*
  * more[k] pexecs for key k of the stored schedule sc, ordered as a fresh
  * schedule would be: with `like_schedule` and a stored random order,
- * shuffled with the config's seed; else interleaved
+ * shuffled with the config's seed; in a stored order of rounds, more
+ * rounds; else interleaved
  */
 static int add_pexecs(struct run_job *j, const long *more, struct schedule *sc, int like_schedule, struct kerr *e)
 {
 	char *order = NULL;
-	if (like_schedule)
-		store_meta_get(j->st, "order", &order);
-	int shuffled = order && !strcmp(order, sched_order_name(ORDER_RANDOM));
+	store_meta_get(j->st, "order", &order);
+	enum sched_order o = ORDER_INTERLEAVED;
+	if (sched_order_parse(order, &o) < 0 || (!like_schedule && !sched_order_rounds(o)))
+		o = ORDER_INTERLEAVED;
 	free(order);
 	size_t n;
-	struct sched_item *items = schedule_more(sc, more, shuffled ? &j->ex.seed : NULL, &n);
+	struct sched_item *items = schedule_more(sc, more, o, o == ORDER_INTERLEAVED ? NULL : &j->ex.seed, &n);
 	int r = store_add_pexecs(j->st, items, n, sc, e);
 	free(items);
 	return r;
@@ -879,6 +887,23 @@ static long next_pending(const struct schedule *sc, char *const *broken, size_t 
 
 static int run_pending(struct run_state *rs, struct run_job *j, const char *config, long *ran, struct kerr *e);
 
+/*
+ * Pexecs added to keys that had none pending when the session began (a
+ * resumed kiln compare's more rounds): their keys' programs, as the
+ * session's start finds those of the keys it runs (run-prov.c), so that
+ * every stored pexec names the program it ran.
+ */
+static int programs_of_new(struct run_state *rs, struct kerr *e)
+{
+	int need = 0;
+	for (size_t i = 0; i < rs->sc->n && !need; i++)
+		need = pending(&rs->sc->items[i]) && !rs->program[rs->sc->items[i].key][0];
+	if (!need)
+		return 0;
+	int r = store_begin(rs->st, e) < 0 || run_programs(rs, e) < 0 ? -1 : 0;
+	return store_commit(rs->st, r < 0 ? NULL : e) < 0 || r < 0 ? -1 : 0;
+}
+
 /* the hooks' more pexecs, stored and scheduled; 1 when there are some, 0 none, -1 error */
 static int run_more(struct run_state *rs, struct run_job *j, struct kerr *e)
 {
@@ -897,7 +922,7 @@ static int run_more(struct run_state *rs, struct run_job *j, struct kerr *e)
 		any += more[k];
 	int r = any ? add_pexecs(j, more, &j->sc, 0, e) : 0;
 	free(more);
-	if (r < 0)
+	if (r < 0 || (any && programs_of_new(rs, e) < 0))
 		return -1;
 	rs->prog.total = j->sc.n;
 	return any > 0;
@@ -921,6 +946,92 @@ static int run_stopped(const char *config, struct kerr *e)
 	return KEXIT_INTERRUPTED;
 }
 
+/*
+ * The pexec that runs beside item i in its duet (the next item, of the
+ * same round and pair, pending, its key not skipped), or NULL
+ */
+static struct sched_item *duet_mate(struct schedule *sc, char *const *broken, size_t i)
+{
+	struct sched_item *it = &sc->items[i], *m = i + 1 < sc->n ? &sc->items[i + 1] : NULL;
+	return it->pair && m && m->round == it->round && m->pair == it->pair && pending(m) && !broken[m->key] ? m : NULL;
+}
+
+/* a CPU number among those in set, taken from s ("3"); -1: none */
+static int cpu_in(const char *s, const cpu_set_t *set)
+{
+	long c;
+	return parse_long(s, &c) == 0 && c >= 0 && c < CPU_SETSIZE && CPU_ISSET((int)c, set) ? (int)c : -1;
+}
+
+/*
+ * The duets' two CPUs: --duet-cpus, else the first two of pin_cpus or of
+ * those kiln may use (exec_allowed_cpus); both must be allowed.
+ */
+static int choose_duet_cpus(struct run_state *rs, struct kerr *e)
+{
+	cpu_set_t allowed, from;
+	if (exec_allowed_cpus(&allowed) < 0)
+		return kerr_setc(e, KEXIT_CONFIG, "a duet needs two CPUs, and the kernel does not say which kiln may use");
+	int c[2] = { -1, -1 }, n = 0;
+	struct strbuf pins = STRBUF_INIT;
+	for (size_t i = 0; i < rs->ex->platform.pin_cpus.n; i++)
+		sb_addf(&pins, "%s%s", i ? "," : "", rs->ex->platform.pin_cpus.v[i]);
+	if (rs->o->duet_cpus) {
+		char *w = xstrdup(rs->o->duet_cpus), *comma = strchr(w, ',');
+		if (comma) {
+			*comma = '\0';
+			c[0] = cpu_in(w, &allowed), c[1] = cpu_in(comma + 1, &allowed);
+		}
+		free(w);
+		n = c[0] >= 0 && c[1] >= 0 && c[0] != c[1] ? 2 : 0;
+		if (n < 2)
+			kerr_setc(e, KEXIT_CONFIG, "--duet-cpus '%s': two different CPUs kiln may use are needed",
+				  esc(ESC_TERM, rs->o->duet_cpus));
+	} else {
+		if (!pins.len || exec_parse_cpus(pins.buf, &from) < 0)
+			from = allowed;
+		for (int cpu = 0; cpu < CPU_SETSIZE && n < 2; cpu++)
+			if (CPU_ISSET(cpu, &from) && CPU_ISSET(cpu, &allowed))
+				c[n++] = cpu;
+		if (n < 2)
+			kerr_setc(e, KEXIT_CONFIG, "a duet runs two pexecs at once on two CPUs, and kiln may use only %d "
+				  "here%s: compare in rounds instead (without --duet)", n, pins.len ? " (pin_cpus)" : "");
+	}
+	sb_release(&pins);
+	if (n < 2)
+		return -1;
+	for (int i = 0; i < 2; i++)
+		snprintf(rs->duet_cpu[i], sizeof(rs->duet_cpu[i]), "%d", c[i]);
+	return 0;
+}
+
+/*
+ * A duet of items a (slot 0) and b: started in turn first every other
+ * round, and on the CPUs swapped every round; a KEXIT_* code, each
+ * item's status set.
+ */
+static int run_pair(struct run_state *rs, const char *config, struct sched_item *a, struct sched_item *b, struct kerr *e)
+{
+	if (!rs->duet_cpu[0][0] && choose_duet_cpus(rs, e) < 0)
+		return KEXIT_CONFIG;
+	int first = (int)(a->round & 1);
+	struct sched_item *both[2] = { first ? b : a, first ? a : b };
+	const struct sched_item *const it[2] = { both[0], both[1] };
+	struct pexec_key *const k[2] = { &rs->kc[both[0]->key], &rs->kc[both[1]->key] };
+	const char *const cpus[2] = { rs->duet_cpu[(both[0]->slot + a->round) & 1],
+				      rs->duet_cpu[(both[1]->slot + a->round) & 1] };
+	int out[2];
+	run_duet(rs, it, k, cpus, out, e);
+	if (out[0] == ONE_UNSTARTED || out[1] == ONE_UNSTARTED)
+		return run_stopped(config, e);
+	for (int i = 0; i < 2; i++) {
+		if (out[i] == ONE_INTERRUPTED || out[i] == ONE_FATAL)
+			return e->code ? e->code : KEXIT_FAIL;
+		both[i]->status = out[i] == ONE_OK ? PX_OK : out[i] == ONE_TAINTED ? PX_TAINTED : PX_FAILED;
+	}
+	return KEXIT_OK;
+}
+
 /* the pending pexecs in schedule order; a KEXIT_* code */
 static int run_pending(struct run_state *rs, struct run_job *j, const char *config, long *ran, struct kerr *e)
 {
@@ -935,6 +1046,16 @@ static int run_pending(struct run_state *rs, struct run_job *j, const char *conf
 			return run_stopped(config, e);
 		if ((o->max_pexecs && *ran >= o->max_pexecs) || (o->reboot && *ran >= 1))
 			break;
+		struct sched_item *mate = o->reboot ? NULL : duet_mate(&j->sc, rs->broken, i);
+		if (mate) {
+			int code = run_pair(rs, config, it, mate, e);
+			if (code != KEXIT_OK)
+				return code;
+			*ran += 2;
+			marked_id = 0;
+			i++;
+			continue;
+		}
 		long next_id = !o->reboot && !(o->max_pexecs && *ran + 1 >= o->max_pexecs) ? next_pending(&j->sc, rs->broken, i) : 0;
 		/* a tainted pexec is rerun at once when the config asks, a bounded number of times */
 		int r, tries = 0;

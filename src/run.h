@@ -26,6 +26,12 @@ struct run_opts {
 	int strict;        /* a key whose build, preparation or probe fails stops the run (else it is skipped) */
 	const char *experiment; /* a ReBench config's experiment to run (NULL: its default) */
 	/*
+	 * A schedule's duets (ORDER_DUET) run on these two CPUs ("2,3"), each
+	 * pexec of a pair on one, swapped every round.  NULL: the first two
+	 * of pin_cpus, or of the CPUs kiln may use.
+	 */
+	const char *duet_cpus;
+	/*
 	 * Results that are a scratch pad ("quick" for --quick, "bench" for kiln
 	 * bench): a file marked so is replaced, any other refused.
 	 */

@@ -10,12 +10,105 @@
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+static const char *const order_names[] = { "random", "interleaved", "rounds", "duet" };
+
 const char *sched_order_name(enum sched_order o)
 {
-	return o == ORDER_INTERLEAVED ? "interleaved" : "random";
+	return (size_t)o < ARRAY_SIZE(order_names) ? order_names[o] : "random";
+}
+
+int sched_order_parse(const char *name, enum sched_order *o)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(order_names); i++)
+		if (name && !strcmp(name, order_names[i])) {
+			*o = (enum sched_order)i;
+			return 0;
+		}
+	return -1;
+}
+
+int sched_order_rounds(enum sched_order o)
+{
+	return o == ORDER_ROUNDS || o == ORDER_DUET;
+}
+
+/* what runs as one in a round: a key alone, or a duet's pair (at, and partner) */
+struct unit {
+	size_t at, partner; /* partner SIZE_MAX: none */
+};
+
+/*
+ * One round's items (each key at most once) in a fresh order drawn from r,
+ * numbered `round`.  In a duet, keys 2i and 2i+1 of the round make a pair:
+ * adjacent, 2i in slot 0; the pairs and the keys left alone are shuffled
+ * as units.
+ */
+static void order_round(struct sched_item *items, size_t n, long round, int duet, gsl_rng *r)
+{
+	struct sched_item *was = xcalloc(n + 1, sizeof(*was));
+	struct unit *u = xcalloc(n + 1, sizeof(*u));
+	char *taken = xcalloc(n + 1, 1);
+	size_t nu = 0;
+	memcpy(was, items, n * sizeof(*items));
+	for (size_t i = 0; i < n; i++) {
+		if (taken[i])
+			continue;
+		u[nu] = (struct unit){ i, SIZE_MAX };
+		for (size_t j = i + 1; duet && j < n && u[nu].partner == SIZE_MAX; j++)
+			if (!taken[j] && (was[j].key ^ 1) == was[i].key) {
+				taken[j] = 1;
+				u[nu] = was[i].key & 1 ? (struct unit){ j, i } : (struct unit){ i, j };
+			}
+		taken[i] = 1;
+		nu++;
+	}
+	if (nu > 1)
+		gsl_ran_shuffle(r, u, nu, sizeof(*u));
+	size_t w = 0;
+	int pair = 0;
+	for (size_t k = 0; k < nu; k++) {
+		int paired = u[k].partner != SIZE_MAX;
+		pair += paired;
+		items[w] = was[u[k].at];
+		items[w++].slot = 0;
+		if (paired) {
+			items[w] = was[u[k].partner];
+			items[w++].slot = 1;
+		}
+		for (size_t q = w - 1 - (size_t)paired; q < w; q++) {
+			items[q].round = round;
+			items[q].pair = paired ? pair : 0;
+		}
+	}
+	free(taken);
+	free(u);
+	free(was);
+}
+
+/*
+ * items[0..n), whose `round` says which of them make one round (runs of
+ * the same value), as rounds numbered after `last`, each ordered afresh
+ * from seed; returns the last round's number.
+ */
+static long order_rounds(struct sched_item *items, size_t n, long last, enum sched_order order, unsigned long seed)
+{
+	if (!n)
+		return last;
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(r, seed);
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j < n && items[j].round == items[i].round)
+			j++;
+		order_round(items + i, j - i, ++last, order == ORDER_DUET, r);
+		i = j;
+	}
+	gsl_rng_free(r);
+	return last;
 }
 
 /* Fisher-Yates with MT19937 seeded with seed: the same seed, the same order */
@@ -67,6 +160,11 @@ void schedule_plan(const struct experiment *ex, enum sched_order order, long pex
 	size_t warm = sc->nkeys * (size_t)sc->warmup_pexecs;
 	if (order == ORDER_RANDOM)
 		shuffle(sc->items + warm, sc->n - warm, ex->seed);
+	if (sched_order_rounds(order)) {
+		for (i = 0; i < sc->n; i++)
+			sc->items[i].round = sc->items[i].num + 1;
+		order_rounds(sc->items, sc->n, 0, order, ex->seed);
+	}
 	for (i = 0; i < sc->n; i++)
 		sc->items[i].seq = (long)i;
 }
@@ -82,25 +180,39 @@ static size_t more_rounds(const struct schedule *sc, const long *more, long *nex
 		for (size_t k = 0; k < sc->nkeys; k++) {
 			long num = next[k] + r;
 			if (r < more[k] && (num < sc->warmup_pexecs) == warm)
-				out[n++] = (struct sched_item){ .key = (long)k, .num = num, .status = PX_PENDING };
+				out[n++] = (struct sched_item){ .key = (long)k, .num = num, .status = PX_PENDING,
+								.round = r + 1 };
 		}
 	return n;
 }
 
-struct sched_item *schedule_more(const struct schedule *sc, const long *more, const unsigned long *seed, size_t *n)
+struct sched_item *schedule_more(const struct schedule *sc, const long *more, enum sched_order order,
+				 const unsigned long *seed, size_t *n)
 {
-	long *next = xcalloc(sc->nkeys + 1, sizeof(long));
+	long *next = xcalloc(sc->nkeys + 1, sizeof(long)), last = 0;
 	size_t total = 0;
-	for (size_t i = 0; i < sc->n; i++)
+	for (size_t i = 0; i < sc->n; i++) {
 		if (sc->items[i].num + 1 > next[sc->items[i].key])
 			next[sc->items[i].key] = sc->items[i].num + 1;
+		if (sc->items[i].round > last)
+			last = sc->items[i].round;
+	}
 	for (size_t k = 0; k < sc->nkeys; k++)
 		total += (size_t)more[k];
 	struct sched_item *items = xcalloc(total + 1, sizeof(*items));
 	size_t warm = more_rounds(sc, more, next, 1, items);
 	*n = warm + more_rounds(sc, more, next, 0, items + warm);
-	if (seed)
-		shuffle(items + warm, *n - warm, *seed);
+	if (sched_order_rounds(order)) {
+		/* each call's rounds drawn afresh: the seed moved on by the rounds already there */
+		unsigned long s = (seed ? *seed : 0) + 1000003UL * (unsigned long)last;
+		last = order_rounds(items, warm, last, order, s);
+		order_rounds(items + warm, *n - warm, last, order, s + 1);
+	} else {
+		for (size_t i = 0; i < *n; i++)
+			items[i].round = 0;
+		if (seed)
+			shuffle(items + warm, *n - warm, *seed);
+	}
 	free(next);
 	return items;
 }

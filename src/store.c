@@ -240,6 +240,9 @@ static const char schema_sql[] =
 	" merged INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(shard, pexec_id));"
 	"CREATE TABLE IF NOT EXISTS programs(key_id INTEGER NOT NULL, hash TEXT NOT NULL, seq INTEGER NOT NULL,"
 	" description TEXT NOT NULL, setting TEXT, since TEXT, PRIMARY KEY(key_id, hash));"
+	/* the rounds of a schedule in rounds (store-rounds.c) */
+	"CREATE TABLE IF NOT EXISTS pexec_rounds(pexec_id INTEGER PRIMARY KEY, round INTEGER NOT NULL,"
+	" pair INTEGER NOT NULL DEFAULT 0, slot INTEGER NOT NULL DEFAULT 0);"
 	"COMMIT;";
 
 static int dberr(struct store *s, struct kerr *e, const char *what)
@@ -1157,7 +1160,8 @@ int store_init(struct store *s, const struct experiment *ex, const struct schedu
 {
 	if (txn(s, pexec_sql[Q_BEGIN], e) < 0)
 		return -1;
-	if (init_meta(s, ex, sc, order, e) < 0 || init_keys(s, sc, e) < 0 || init_pexecs(s, sc, e) < 0) {
+	if (init_meta(s, ex, sc, order, e) < 0 || init_keys(s, sc, e) < 0 || init_pexecs(s, sc, e) < 0 ||
+	    store_rounds_put(s, sc->items, sc->n, 0, e) < 0) {
 		exec_sql(s, "ROLLBACK", NULL);
 		return -1;
 	}
@@ -1236,6 +1240,10 @@ int store_load_schedule(struct store *s, struct schedule *sc, struct kerr *e)
 	sc->warmup_pexecs = meta_long(s, "warmup_pexecs");
 	sc->warmup_iterations = meta_long(s, "warmup_iterations");
 	free(planned);
+	if (store_rounds_load(s, sc, e) < 0) {
+		schedule_free(sc);
+		return -1;
+	}
 	return 0;
 }
 
@@ -1302,7 +1310,8 @@ int store_add_pexecs(struct store *s, const struct sched_item *items, size_t n, 
 	st = NULL;
 	char buf[32];
 	snprintf(buf, sizeof(buf), "%ld", most);
-	if (store_meta_set(s, "pexecs", buf, e) < 0 || txn(s, pexec_sql[Q_COMMIT], e) < 0)
+	if (store_rounds_put(s, items, n, seq - (long)n, e) < 0 || store_meta_set(s, "pexecs", buf, e) < 0 ||
+	    txn(s, pexec_sql[Q_COMMIT], e) < 0)
 		goto fail;
 	schedule_free(sc);
 	return store_load_schedule(s, sc, e);
@@ -2491,6 +2500,7 @@ int store_load_dataset(const char *path, struct dataset *ds, struct kerr *e)
 		/* one key is one program: a key that ran several is shown as one key each */
 		for (size_t k = 0; k < L.sc.nkeys; k++)
 			explain_programs(&ds->keys[k], L.pg, L.npg, L.sc.keys[k].id);
+		store_rounds_dataset(&L.sc, ds);
 		ds_split_programs(ds);
 		rc = 0;
 	}

@@ -128,6 +128,14 @@ struct sched_item {
 	long key;        /* index into the keys array */
 	long num;        /* pexec number of its key */
 	enum pexec_status status;
+	/*
+	 * Rounds (schedule.h, ORDER_ROUNDS and ORDER_DUET): the round it runs
+	 * in, from 1 (0: not run in rounds), and in a duet, the pair of its
+	 * round it runs beside (from 1; 0: alone) and its slot in the pair
+	 * (0, 1).  Stored in pexec_rounds (store-rounds.c).
+	 */
+	long round;
+	int pair, slot;
 };
 
 struct schedule {
@@ -139,6 +147,17 @@ struct schedule {
 	long warmup_pexecs, warmup_iterations; /* per key, per pexec: run and kept, never analysed */
 };
 void schedule_free(struct schedule *sc);
+
+/*
+ * store-rounds.c: the rounds of the pexecs items[0..n) (the pexecs numbered
+ * from seq0 in run order), in the caller's transaction; nothing for items
+ * without one.  And the stored rounds into a loaded schedule's items.
+ */
+int store_rounds_put(struct store *s, const struct sched_item *items, size_t n, long seq0, struct kerr *e);
+int store_rounds_load(struct store *s, struct schedule *sc, struct kerr *e);
+/* the rounds of sc's items into the pexecs of ds (loaded from sc: ds's keys are sc's, in order) */
+struct dataset;
+void store_rounds_dataset(const struct schedule *sc, struct dataset *ds);
 
 /* write experiment, keys and the whole schedule in one transaction */
 int store_init(struct store *s, const struct experiment *ex, const struct schedule *sc,

@@ -28,4 +28,15 @@ planned=$(cut -f2,3 <<<"$a" | tr '\t' ' ')
 assert_eq "$stored" "$planned" "stored schedule"
 # pexec labels are zero padded to the widest
 "$KILN" run --dry-run s1.yaml >/dev/null
+# --order rounds: round n runs pexec n - 1 of every key, each round in an order of its own, stored with the schedule
+r=$("$KILN" run --dry-run --order rounds s1.yaml | grep -v '^#')
+for n in 0 1 2 3 4 5; do
+	assert_eq "$(sed -n "$((4 * n + 1)),$((4 * n + 4))p" <<<"$r" | cut -f3,5 | sort -u)" "$n	round $((n + 1))" "round $((n + 1))"
+	assert_eq "$(sed -n "$((4 * n + 1)),$((4 * n + 4))p" <<<"$r" | cut -f2 | sort -u | wc -l)" 4 "round $((n + 1))'s keys"
+done
+[ "$(cut -f2 <<<"$r" | paste -sd' ')" != "$(cut -f2 <<<"$i" | paste -sd' ')" ] || fail "rounds in Krun's fixed order"
+"$KILN" run -q --order rounds -o r.kiln.db s1.yaml || fail "run in rounds"
+assert_eq "$(sqlite3 r.kiln.db "SELECT value FROM meta WHERE name='order'")" rounds "order stored"
+assert_eq "$(sqlite3 r.kiln.db "SELECT COUNT(*) FROM pexecs p JOIN pexec_rounds r ON r.pexec_id = p.id WHERE r.round = p.num + 1")" \
+	24 "rounds stored"
 echo ok

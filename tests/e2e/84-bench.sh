@@ -19,13 +19,21 @@ assert_contains "$out" "Mean, 99% CI:"
 # which is faster is the machine's business under load; that one is said, with its ratio, is ours
 assert_contains "$out" "^  'sleep 0.0[12]' ran$"
 assert_contains "$out" "times faster than 'sleep 0.0[12]'"
+# what the comparison could have seen, from the runs paired by round (issue 25.5)
+assert_contains "$out" "times faster than 'sleep 0.0[12]' (could see ±[0-9.e+]*%)"
+assert_contains "$out" "the runs paired by round"
 assert_contains "$out" "interval of the ratio of means"
 [ -f bench.kiln.db ] || fail "no bench.kiln.db"
 assert_eq "$(sql bench.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status='ok'")" 8 "8 runs stored"
 assert_eq "$(sql bench.kiln.db "SELECT bench||':'||vm||':'||variant FROM keys ORDER BY id" | tr '\n' ' ')" \
 	"sleep 0.01:sleep:default-command sleep 0.02:sleep:default-command " "keys"
-# run n of every command before run n + 1
-assert_eq "$(sql bench.kiln.db "SELECT key_id FROM pexecs ORDER BY seq" | tr -d '\n')" 12121212 "interleaved"
+# run n of every command before run n + 1, in rounds stored with them, each round in an order of its own
+assert_eq "$(sql bench.kiln.db "SELECT group_concat(round, '') FROM (SELECT r.round FROM pexecs p JOIN pexec_rounds r
+	ON r.pexec_id = p.id ORDER BY p.seq)")" 11223344 "one round after the other"
+assert_eq "$(sql bench.kiln.db "SELECT COUNT(DISTINCT round) || ' ' || MIN(n) || ' ' || MAX(n) FROM (SELECT round,
+	COUNT(*) AS n FROM pexec_rounds GROUP BY round)")" "4 2 2" "4 rounds of both commands"
+assert_eq "$(sql bench.kiln.db "SELECT COUNT(*) FROM pexecs p JOIN pexec_rounds r ON r.pexec_id = p.id
+	WHERE r.round != p.num + 1")" 0 "round n + 1 runs pexec n"
 # whole-process data: user/sys/max RSS per run
 assert_eq "$(sql bench.kiln.db "SELECT COUNT(*) FROM pexecs WHERE maxrss_kb > 0")" 8 "max RSS kept"
 # the results take the other commands

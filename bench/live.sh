@@ -1,0 +1,173 @@
+#!/bin/bash
+# live.sh - kiln's verdicts on this machine, live, with known truth (issue
+# 25): comparisons of programs whose true ratio is known (bench/live/:
+# spin.c, a whole process; vm.c, an in-process VM whose iterations
+# busy-wait; each built twice or more with its speed factor built in, as a
+# VM team's two builds), while a noisy neighbour this script starts
+# (bench/live/noise.c: bursts of CPU and memory work, about half a CPU,
+# ended by its own alarm) loads the machine:
+#   A  kiln compare, rounds, known direction (B 15% slower or faster, drawn),
+#      half in-process (vm.c), half whole process (spin.c), runs that vary
+#      by 10%: wrong-direction significant verdicts (target <= 1/440)
+#   B  kiln compare, rounds, A/A (two builds of one program), the same
+#      halves: false alarms (<= 1%)
+#   C  kiln bench, rounds, known direction (15%), whole processes
+#   D  kiln diff of two kiln bench sessions of one program, A/A (<= 1%, or
+#      kiln says it cannot tell)
+#   E  --duet against rounds at the same wall time (--time), on a whole
+#      process whose own runs barely vary, so that the machine is what varies:
+#      ratio-CI width (target: duet >= 2x narrower), A/A false alarms of
+#      duet (<= 1%), detection of a true 2% difference by each
+#   F  kiln compare --time 10m on a 2% difference in runs that vary by 10%,
+#      a whole process of 50 ms and an in-process VM (100 ms pexecs)
+#      (target: told, and the smallest change it could show <= 2%)
+# Rates come with exact binomial 95% intervals (bench/live/tally.py).  Run
+# alone: bench/run.sh live, or bench/live.sh [--quick] (a tenth of the runs
+# and one minute for F, for development).  Takes about 1.5 h in full on a
+# quiet machine.  LIVE_KEEP=DIR keeps the tables of every comparison;
+# LIVE_ONLY=AD,E,F runs only those sections.
+set -u
+cd "$(dirname "$0")/.."
+O=${O:-build}
+K=${KILN_BENCH_KILN:-$PWD/$O/kiln}
+SCALE=full
+[ "${1:-}" = --quick ] || [ -n "${LIVE_QUICK:-}" ] && SCALE=quick
+if [ $SCALE = full ]; then
+	N_DIR=400 N_AA=200 N_BENCH=200 N_DIFF=200 N_DUET=200 N_DUET2=100 DUET_T=4s TEN=10m
+else
+	N_DIR=40 N_AA=20 N_BENCH=20 N_DIFF=20 N_DUET=20 N_DUET2=10 DUET_T=4s TEN=1m
+fi
+[ -x "$K" ] || { echo "live: $K is not built"; exit 1; }
+T=$(mktemp -d /tmp/kiln-bench-live.XXXXXX)
+noise_pid=
+trap '[ -n "$noise_pid" ] && kill "$noise_pid" 2>/dev/null; rm -rf "$T"' EXIT
+export KILN_STATE_DIR="$T/state"
+mkdir -p "$T/bin" "$T/benchmarks/b/live"
+
+# ---- the programs, each build with its factor ----
+for f in 1.00 1.00b 1.02 1.15; do
+	cc -O2 -DFACTOR="${f%b}" -o "$T/bin/spin-$f" bench/live/spin.c -lm &&
+		cc -O2 -DFACTOR="${f%b}" -o "$T/bin/vm-$f" bench/live/vm.c -lm || exit 1
+done
+cc -O2 -o "$T/bin/noise" bench/live/noise.c -lm || exit 1
+# an in-process benchmark: PARAM is BASE_US:WARM:PEXEC_SIGMA:ITER_SIGMA (vm.c)
+config() { # NAME PARAM ITERATIONS ROUNDS
+	cat >"$T/$1.yaml" <<Y
+name: live-$1
+pexecs: $4
+iterations: $3
+benchmarks_dir: $T/benchmarks
+vms:
+  vm:
+    plugin: external
+    path: $T/bin/vm-1.00
+    runner: ["{vm_path}", "{iterations}", "{param}"]
+    language: live
+benchmarks:
+  b: "$2"
+Y
+}
+config vary 500:3:0.1:0.03 40 20      # runs that vary by 10%, ~25 ms a pexec
+config ten 2500:3:0.1:0.03 40 20      # runs that vary by 10%, ~100 ms a pexec (F)
+# whole-process benchmarks: spin.c, US microseconds, runs that vary by SIGMA
+spin_config() { # NAME US SIGMA
+	cat >"$T/$1.yaml" <<Y
+name: live-$1
+pexecs: 20
+vms:
+  vm: {plugin: command, path: $T/bin/spin-1.00}
+benchmarks:
+  b: {param: 0, args: ["$2", "$3"]}
+Y
+}
+spin_config spin 2000 0.1             # 2 ms, runs that vary by 10%
+spin_config spinq 10000 0.01          # 10 ms, runs that barely vary: the machine is what varies (E)
+spin_config spinten 50000 0.1         # 50 ms, runs that vary by 10% (F)
+tally() { python3 bench/live/tally.py "$@"; }
+# LIVE_ONLY=AD,E,F: only those sections (AD: A to D, which run interleaved); unset: all
+only() { [ -z "${LIVE_ONLY:-}" ] || [[ ",$LIVE_ONLY," == *",$1,"* ]]; }
+
+# one kiln compare: CONFIG A B TRUTH TABLE [options]; a line of TABLE (spin.yaml compares spin's builds, the others vm's)
+compare() {
+	local cfg=$1 a=$2 b=$3 truth=$4 table=$5 prog=vm
+	shift 5
+	[ "${cfg#spin}" != "$cfg" ] && prog=spin
+	rm -f "$T/c.kiln.db"*
+	"$K" compare "$T/$cfg.yaml" --vm "a=$T/bin/$prog-$a" --vm "b=$T/bin/$prog-$b" -o "$T/c.kiln.db" -q --json "$@" \
+		>"$T/c.json" 2>>"$T/errors"
+	tally compare "$T/c.json" "$truth" >>"$T/$table.txt"
+}
+# a known direction, drawn: B 15% slower or 15% faster; in-process (vary) and whole-process (spin) in turn
+direction() { # CONFIG
+	if ((RANDOM % 2)); then compare "$1" 1.00 1.15 slower "dir-$1" --rounds 20
+	else compare "$1" 1.15 1.00 faster "dir-$1" --rounds 20; fi
+}
+bench_dir() {
+	local x="$T/bin/spin-1.00 2000 0.1" y="$T/bin/spin-1.15 2000 0.1"
+	rm -f "$T/b.kiln.db"*
+	if ((RANDOM % 2)); then "$K" bench -q -r 20 -o "$T/b.kiln.db" --style basic "$x" "$y" >"$T/b.txt" 2>>"$T/errors"
+	else "$K" bench -q -r 20 -o "$T/b.kiln.db" --style basic "$y" "$x" >"$T/b.txt" 2>>"$T/errors"; fi
+	tally bench "$T/b.txt" "$y" >>"$T/bench-dir.txt"
+}
+session() { # N: one kiln bench session of one program into s-N.kiln.db
+	"$K" bench -r 20 -o "$T/s-$1.kiln.db" --style none "$T/bin/spin-1.00 2000 0.1" 2>>"$T/errors"
+}
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+
+echo "live: $SCALE scale; $(nproc) CPUs; load average before the neighbour: $(load)"
+"$T/bin/noise" 14400 0.5 &
+noise_pid=$!
+t0=$SECONDS
+
+# ---- A, B, C, D: interleaved, so that the machine's moods fall on all of them ----
+kinds=(vary spin)
+only AD || N_DIR=0
+for ((i = 0; i < N_DIR; i++)); do
+	direction "${kinds[i % 2]}"
+	((i < N_AA)) && compare "${kinds[i % 2]}" 1.00 1.00b same "aa-${kinds[i % 2]}" --rounds 20
+	((i < N_BENCH)) && bench_dir
+	# D: a session, another comparison, the second session of the pair, their diff (N_DIFF pairs in 2 N_DIFF steps)
+	if ((i < 2 * N_DIFF)); then
+		if ((i % 2 == 0)); then
+			session "$i"
+		else
+			session "$((i - 1))b"
+			"$K" diff --json "$T/s-$((i - 1)).kiln.db" "$T/s-$((i - 1))b.kiln.db" >"$T/d.json" 2>>"$T/errors"
+			tally diff "$T/d.json" >>"$T/diff-aa.txt"
+			rm -f "$T/s-$((i - 1))".kiln.db* "$T/s-$((i - 1))b".kiln.db*
+		fi
+	fi
+	((i % 50 == 49)) && echo "  A-D: $((i + 1))/$N_DIR, $((SECONDS - t0)) s, load $(load)"
+done
+echo "  A-D done in $((SECONDS - t0)) s, load $(load)"
+
+# ---- E: duet against rounds, the same wall time each, alternating ----
+only E || N_DUET=0
+for ((i = 0; i < N_DUET; i++)); do
+	compare spinq 1.00 1.00b same duet-aa --duet --time "$DUET_T"
+	compare spinq 1.00 1.00b same rounds-aa --time "$DUET_T"
+	if ((i < N_DUET2)); then
+		compare spinq 1.00 1.02 slower duet-2 --duet --time "$DUET_T"
+		compare spinq 1.00 1.02 slower rounds-2 --time "$DUET_T"
+	fi
+	((i % 50 == 49)) && echo "  E: $((i + 1))/$N_DUET, $((SECONDS - t0)) s, load $(load)"
+done
+echo "  E done at $((SECONDS - t0)) s, load $(load)"
+
+# ---- F: a 2% difference in runs that vary by 10%, for TEN of kiln compare ----
+only F || TEN=
+for cfg in ${TEN:+spinten ten}; do
+	compare "$cfg" 1.00 1.02 slower ten --time "$TEN"
+	sed -i "\$s/\$/ $TEN 1.02 $cfg/" "$T/ten.txt"
+done
+echo "  F done at $((SECONDS - t0)) s, load $(load)"
+
+kill "$noise_pid" 2>/dev/null
+wait "$noise_pid" 2>/dev/null
+noise_pid=
+errs=$(grep -ci "error" "$T/errors" 2>/dev/null)
+[ "${errs:-0}" -gt 0 ] && echo "live: $errs line(s) of errors from kiln, the first: $(head -3 "$T/errors")"
+echo "live: $((SECONDS - t0)) s in all; load average after: $(load)"
+tally rows "$T" "$SCALE"
+# LIVE_KEEP=DIR: the tables kept (one line per comparison: truth, verdict, ratio, interval, MDE, rounds)
+[ -n "${LIVE_KEEP:-}" ] && mkdir -p "$LIVE_KEEP" && cp "$T"/*.txt "$LIVE_KEEP"/

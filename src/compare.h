@@ -1,0 +1,50 @@
+/*
+ * compare.h - what `kiln compare` (cmd-compare.c: the sides, the run) hands
+ * to its summary (compare-out.c: the analysis of each side, the ratio
+ * paired by round, text, Markdown and JSON).
+ */
+#ifndef KILN_COMPARE_H
+#define KILN_COMPARE_H
+
+#include <stdint.h>
+
+#include "analysis.h"
+#include "cmd.h"
+#include "util.h"
+
+#define COMPARE_MAX_ROUNDS 100000
+
+/* a side: --vm NAME (a VM of the config) or --vm LABEL=PATH (a copy of one, run from PATH) */
+struct side {
+	const char *spec;       /* as given */
+	char *label;            /* the VM's name in keys */
+	char *path;             /* LABEL=PATH: PATH; NULL for NAME */
+};
+
+struct experiment;
+struct compare {
+	const char *config;
+	struct side side[2];    /* A, B */
+	int nsides;
+	const char *like;       /* --like VM */
+	int duet;
+	const char *duet_cpus;
+	long rounds;            /* --rounds (0: the config's pexecs) */
+	double time_s;          /* --time (0: none) */
+	const char *results, *format;
+	int force, retry_failed, quiet;
+	long max_pexecs;
+	struct an_opts ao;      /* the analysis options (--confidence ...) */
+	struct cmd_an_args args; /* CONFIG, --key, --json */
+	struct experiment *ex;  /* the experiment as run: ex->vms are A and B */
+	struct strvec benchs;   /* the benchmarks compared, in the config's order */
+	char *results_abs;
+	long want;              /* rounds wanted */
+	int64_t t0;             /* the session's start (--time) */
+	long have0;             /* rounds already in the results at the start */
+};
+
+/* after the run: analysis, pairing, verdicts, printed in cp->format; an exit code */
+int compare_summary(struct compare *cp);
+
+#endif
