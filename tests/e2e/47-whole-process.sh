@@ -47,7 +47,10 @@ assert abs(w["sys_s"] - statistics.mean(r[1] for r in rows)) < 1e-9, w
 assert w["max_rss_kib"] == max(r[2] for r in rows), w
 assert w["min"] <= w["median"] <= w["max"] and w["sd"] > 0, w
 lo, hi = w["mean_ci"]
-assert lo <= w["mean"] <= hi and w["min"] <= lo and hi <= w["max"], w
+# a t interval (skew-corrected on skewed runs, docs/statistics.md) may reach past
+# the sample's extremes at n = 12 with one slow run; it stays within a range of them
+r = w["max"] - w["min"]
+assert lo <= w["mean"] <= hi and w["min"] - r <= lo and hi <= w["max"] + r, w
 assert k["steady_state_time"] == w["mean"], k
 PY
 
