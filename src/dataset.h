@@ -140,4 +140,11 @@ static inline int ds_time_ok(double s)
 	return s >= 0 && s <= DS_TIME_MAX_S; /* NaN fails both */
 }
 
+/*
+ * A key's text "bench:vm:variant" split into malloc'd parts (the variant may
+ * hold ':', said once a process); a bare name is bench:unknown:default; -1 if
+ * malformed.  Krun's and warmup_stats' files name keys this way.
+ */
+int ds_split_key(const char *key, char **bench, char **vm, char **variant);
+
 #endif

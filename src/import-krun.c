@@ -210,7 +210,7 @@ static int key_enter(struct krun *r, const unsigned char *k, size_t len)
 	long i = strmap_find(&r->keymap, s);
 	if (i < 0) {
 		char *b, *v, *var;
-		if ((long)r->nkeys >= MAX_KEYS || imp_split_key(s, &b, &v, &var) < 0) {
+		if ((long)r->nkeys >= MAX_KEYS || ds_split_key(s, &b, &v, &var) < 0) {
 			int x = (long)r->nkeys >= MAX_KEYS
 					? fail(r, "%s: more than %ld keys", sec_field[r->sec], MAX_KEYS)
 					: fail(r, "%s: key '%s': not of the form bench:vm:variant", sec_field[r->sec],

@@ -59,33 +59,6 @@ enum imp_format imp_detect(const char *path)
 
 /* ---- keys ---- */
 
-/* "bench:vm:variant" (the variant may itself contain ':'); a bare name gets vm "unknown" */
-int imp_split_key(const char *key, char **b, char **v, char **var)
-{
-	const char *c1 = strchr(key, ':');
-	if (!c1) {
-		if (!*key)
-			return -1;
-		*b = xstrdup(key);
-		*v = xstrdup("unknown");
-		*var = xstrdup("default");
-		return 0;
-	}
-	const char *c2 = strchr(c1 + 1, ':');
-	if (c1 == key || !c2 || c2 == c1 + 1 || !c2[1])
-		return -1;
-	*b = xstrndup(key, (size_t)(c1 - key));
-	*v = xstrndup(c1 + 1, (size_t)(c2 - c1 - 1));
-	*var = xstrdup(c2 + 1);
-	/* said once a process: keys of more than three parts are what a tool added a VM and variant to twice */
-	static int said;
-	if (strchr(c2 + 1, ':') && !said++)
-		kiln_warn("key '%s' has more than three parts (bench:vm:variant): the rest is read as its variant '%s'; "
-			  "warmup_stats' csv_to_krun_json makes such keys when its -l/-v add a VM and variant to kiln's "
-			  "keys, which have them", esc(ESC_TERM, key), esc(ESC_TERM, c2 + 1));
-	return 0;
-}
-
 /*
  * The keys of a CSV as they are read: each found by name in O(1) (a large
  * CSV has many rows per key), bare benchmark names given the VM and
@@ -106,7 +79,7 @@ static struct ds_key *csv_key(struct csv_keys *ck, struct dataset *ds, const cha
 	if (i >= 0)
 		return &ds->keys[ck->base + (size_t)i];
 	char *b, *v, *var;
-	if (imp_split_key(key, &b, &v, &var) < 0)
+	if (ds_split_key(key, &b, &v, &var) < 0)
 		return NULL;
 	if (!strchr(key, ':') && ck->nm) {
 		/* warmup_stats' csv_to_krun_json names them so: bench:VM:default-LANGUAGE */

@@ -58,8 +58,6 @@ int imp_krun_input(const char *name, struct imp_input *in, const char *instr, st
  * the other fields as meta krun_extra, ETAs as the pexecs' durations.
  */
 int imp_krun_to_store(const char *path, const char *results, const char *name, struct kerr *e);
-/* "bench:vm:variant" split (the variant may hold ':'); a bare name is bench:unknown:default; -1 if malformed */
-int imp_split_key(const char *key, char **bench, char **vm, char **variant);
 /* read a warmup_stats CSV file */
 int imp_csv_file(const char *path, struct dataset *ds, struct kerr *e);
 int imp_csv_buf(const char *name, const char *data, size_t len, struct dataset *ds, struct kerr *e);
