@@ -121,6 +121,7 @@ static void refuse(struct merge_shard *ms, int code, const char *fmt, ...)
 	sb_vaddf(&sb, fmt, ap);
 	va_end(ap);
 	ms->refused = code;
+	ms->merged = 0; /* a refused shard merges nothing (its transaction is rolled back) */
 	free(ms->why);
 	ms->why = sb_detach(&sb);
 }

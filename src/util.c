@@ -58,10 +58,13 @@ char *xstrdup(const char *s)
 	return xstrndup(s, strlen(s));
 }
 
-/* as strndup: at most n bytes, and never past s's NUL (callers cut to a width) */
+/*
+ * The n bytes at s, NUL-ended: the caller knows s has them.  Not strndup:
+ * a NUL among them is copied too, so that a reader (fmt-rebench.c) can
+ * find it by strlen() != n.  To cut a string to a width, strnlen first.
+ */
 char *xstrndup(const char *s, size_t n)
 {
-	n = strnlen(s, n);
 	char *p = xmalloc(n + 1);
 	memcpy(p, s, n);
 	p[n] = '\0';

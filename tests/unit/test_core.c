@@ -11,7 +11,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -40,26 +39,6 @@ static void test_strbuf(void **state)
 	char *d = sb_detach(&sb);
 	assert_null(sb.buf);
 	free(d);
-}
-
-/* xstrndup cuts to a width and stops at the NUL: "abc" at the very end of a
- * readable page, a guard page after it, cut to 60 (kiln track's subjects) */
-static void test_xstrndup_stops_at_nul(void **state)
-{
-	(void)state;
-	long pg = sysconf(_SC_PAGESIZE);
-	char *m = mmap(NULL, (size_t)pg * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	assert_true(m != MAP_FAILED);
-	assert_int_equal(mprotect(m + pg, (size_t)pg, PROT_NONE), 0);
-	char *s = m + pg - 4;
-	memcpy(s, "abc", 4);
-	char *d = xstrndup(s, 60);
-	assert_string_equal(d, "abc");
-	free(d);
-	d = xstrndup(s, 2);
-	assert_string_equal(d, "ab");
-	free(d);
-	munmap(m, (size_t)pg * 2);
 }
 
 static void test_strvec_env(void **state)
@@ -642,7 +621,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_strbuf),
 		cmocka_unit_test(test_escape),
-		cmocka_unit_test(test_xstrndup_stops_at_nul),
 		cmocka_unit_test(test_strvec_env),
 		cmocka_unit_test(test_pwrite_zeros),
 		cmocka_unit_test(test_star_and_numbers),
