@@ -698,6 +698,8 @@ static void x_reaped(struct xstate *x)
 {
 	x->exited = 1;
 	x->r->end_ns = mono_ns();
+	if (x->o->on_end)
+		x->o->on_end(x->o->end_ctx, x->pid);
 	kill(-x->pid, SIGKILL);
 	reap_orphans(x->pid);
 	x->drain_until = mono_ns() + 500000000LL;
@@ -878,6 +880,8 @@ static void x_reaped_one(struct xstate *x)
 {
 	x->exited = 1;
 	x->r->end_ns = mono_ns();
+	if (x->o->on_end)
+		x->o->on_end(x->o->end_ctx, x->pid);
 	kill(-x->pid, SIGKILL);
 	x->drain_until = mono_ns() + 500000000LL;
 }

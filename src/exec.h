@@ -69,6 +69,13 @@ struct exec_opts {
 	/* called in the parent once the child runs (its pid is its process group) */
 	void (*on_start)(void *ctx, pid_t pid);
 	void *start_ctx;
+	/*
+	 * called in the parent once the child is reaped, before what is left
+	 * of its group and the descendants that escaped it are ended (what it
+	 * left behind can still be counted)
+	 */
+	void (*on_end)(void *ctx, pid_t pid);
+	void *end_ctx;
 };
 
 struct exec_result {

@@ -118,6 +118,7 @@ struct cgbound {
 	int pids_ev, mem_ev;         /* pids.events, memory.events / memory.oom_control; -1: none */
 	long long pids_max_hits, oom_kills; /* as last read */
 	long processes, memory_mb;
+	long left;                   /* kind NONE: the benchmark user's tasks left when the runner ended (run-isolate.c) */
 	char *why;                   /* kind NONE: why (malloc'd) */
 };
 /*

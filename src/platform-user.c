@@ -144,15 +144,20 @@ int platform_user_ensure(const char *name, struct puser *u, struct kerr *e)
 	return 0;
 }
 
-/* does any process of this uid other than this one still run (zombies do not)? */
-static int user_alive(uid_t uid)
+/*
+ * The processes of this uid other than this one, from /proc: with `live`,
+ * 1 as soon as one still runs (zombies do not); else how many tasks
+ * (threads, zombies too: RLIMIT_NPROC counts them) they hold.  A process
+ * that made itself non-dumpable shows as root's and is not seen.
+ */
+static long user_scan(uid_t uid, int live)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *de;
-	int alive = 0;
+	long n = 0;
 	char self[32];
 	snprintf(self, sizeof(self), "%ld", (long)getpid());
-	while (d && !alive && (de = readdir(d))) {
+	while (d && !(live && n) && (de = readdir(d))) {
 		char path[300], buf[512];
 		struct stat st;
 		if (de->d_name[0] < '1' || de->d_name[0] > '9' || !strcmp(de->d_name, self))
@@ -162,18 +167,40 @@ static int user_alive(uid_t uid)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		ssize_t len = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
 		if (fd >= 0)
 			close(fd);
-		if (n <= 0)
+		if (len <= 0)
 			continue;
-		buf[n] = '\0';
+		buf[len] = '\0';
 		const char *p = strrchr(buf, ')');
-		alive = p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+		if (!p || p[1] != ' ')
+			continue;
+		if (live) {
+			n = p[2] != 'Z' && p[2] != 'X';
+			continue;
+		}
+		/* num_threads: field 20, the 18th space on from the one after the name */
+		long threads = 1;
+		for (int f = 0; f < 18 && (p = strchr(p + 1, ' ')); f++)
+			;
+		if (p)
+			threads = strtol(p + 1, NULL, 10);
+		n += threads > 0 ? threads : 1;
 	}
 	if (d)
 		closedir(d);
-	return alive;
+	return n;
+}
+
+static int user_alive(uid_t uid)
+{
+	return user_scan(uid, 1) > 0;
+}
+
+long platform_user_tasks(uid_t uid)
+{
+	return user_scan(uid, 0);
 }
 
 /*

@@ -212,6 +212,8 @@ int platform_user_name_ok(const char *s);
  * until none is left.  Before the user's home or folders are touched.
  */
 int platform_user_kill_all(const struct puser *u, struct kerr *e);
+/* the tasks (threads, zombies too) of this uid's processes now, from /proc: what its RLIMIT_NPROC counts */
+long platform_user_tasks(uid_t uid);
 /* delete and recreate u->home, owned by the user, mode 0700 (each pexec; kill_all first) */
 int platform_user_fresh_home(const struct puser *u, struct kerr *e);
 void platform_user_release(struct puser *u);

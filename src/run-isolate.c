@@ -225,11 +225,49 @@ void run_isolate_opts(const struct run_state *rs, struct exec_opts *eo)
 	isolate_bound_opts(&rs->ex->limits, rs->have_user, &rs->cg, eo);
 }
 
+/* the runner ended: the benchmark user's tasks still there, before exec_run ends them (a duet's: the most of both) */
+static void count_left(void *ctx, pid_t pid)
+{
+	struct run_state *rs = ctx;
+	long n = platform_user_tasks(rs->user.uid);
+	if (n > rs->cg.left)
+		rs->cg.left = n;
+}
+
+/*
+ * Without a pids cgroup, RLIMIT_NPROC of the benchmark user is the only
+ * process bound, and the kernel counts none of its refusals: what is left
+ * of the user when the runner ends is counted instead (one /proc walk).
+ */
+void run_isolate_watch(struct run_state *rs, struct exec_opts *eo)
+{
+	rs->cg.left = 0;
+	if (rs->have_user && rs->cg.kind == CG_NONE && rs->ex->limits.processes > 0) {
+		eo->on_end = count_left;
+		eo->end_ctx = rs;
+	}
+}
+
+/*
+ * The user's RLIMIT_NPROC was full if what was left of it fills
+ * limits.processes but the runner's own place, freed when it ended.  A bomb
+ * whose processes ended before the runner did is not seen.
+ */
+static int nproc_hit(const struct run_state *rs, struct strbuf *b)
+{
+	long max = rs->ex->limits.processes;
+	if (rs->cg.kind != CG_NONE || !rs->have_user || max <= 0 || rs->cg.left < (max > 1 ? max - 1 : 1))
+		return 0;
+	sb_addf(b, "%slimits.processes (%ld) reached: %ld processes or threads of the benchmark user were left at the "
+		"pexec's end (RLIMIT_NPROC; no pids cgroup counts what it refuses)", b->len ? "; " : "", max, rs->cg.left);
+	return 1;
+}
+
 void run_isolate_after(struct run_state *rs, const struct exec_result *res, int *failed, struct strbuf *why)
 {
 	const struct limits_conf *l = &rs->ex->limits;
 	struct strbuf b = STRBUF_INIT;
-	int hit = cg_hits(&rs->cg, &b), dirty, full;
+	int hit = cg_hits(&rs->cg, &b) | nproc_hit(rs, &b), dirty, full;
 	machine_usage(&rs->mach, &dirty, &full);
 	if (full) {
 		sb_addf(&b, "%slimits.disk_mb (%ld MiB) is full: /tmp, /var/tmp, /dev/shm%s share it", b.len ? "; " : "",

@@ -263,6 +263,7 @@ static int one_prepare(struct one *p, int marked, struct kerr *e)
 	if (config_cwd(p->k->pc.vm, p->k->pc.bench))
 		p->eo.cwd = config_cwd(p->k->pc.vm, p->k->pc.bench);
 	run_isolate_opts(rs, &p->eo);
+	run_isolate_watch(rs, &p->eo);
 	const struct run_hooks *h = rs->o->hooks;
 	if (h && h->spawn && h->spawn(h->ctx, p->k->key, &p->eo, e) < 0)
 		return -1;

@@ -56,6 +56,8 @@ int run_isolate_open(struct run_state *rs, struct kerr *e);
 void run_isolate_close(struct run_state *rs);
 int run_isolate_fresh(struct run_state *rs, struct kerr *e);
 void run_isolate_opts(const struct run_state *rs, struct exec_opts *eo);
+/* the runner's end watched: what run_isolate_after needs to know of it (the user's tasks left, without a pids cgroup) */
+void run_isolate_watch(struct run_state *rs, struct exec_opts *eo);
 void run_isolate_after(struct run_state *rs, const struct exec_result *res, int *failed, struct strbuf *why);
 void run_isolate_clear(struct run_state *rs);
 /*
