@@ -57,7 +57,8 @@ static int side_unfit(const struct an_key *k, const char *label, const struct an
 	}
 	struct an_key kd = *k;
 	kd.warn = 0;
-	anr_key_drift(&kd, o);
+	if (!o->replicate && !k->whole) /* as key_warnings (analysis.c) judges it */
+		anr_key_drift(&kd, o);
 	size_t nshort = 0, nsteady = 0;
 	for (size_t i = 0; i < k->np; i++) {
 		nshort += k->p[i].cls != AN_NO_STEADY && (k->p[i].warn & AN_WARN_SHORT);
