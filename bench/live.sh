@@ -23,8 +23,8 @@
 #      (target: told, and the smallest change it could show <= 2%)
 # Rates come with exact binomial 95% intervals (bench/live/tally.py).  Run
 # alone: bench/run.sh live, or bench/live.sh [--quick] (a tenth of the runs
-# and one minute for F, for development).  Takes about 1.5 h in full on a
-# quiet machine.  LIVE_KEEP=DIR keeps the tables of every comparison;
+# and one minute for F, for development).  Takes about 2 h in full (7087 s
+# on 2026-12-03, loaded; F alone 20 minutes).  LIVE_KEEP=DIR keeps the tables of every comparison;
 # LIVE_ONLY=AD,E,F runs only those sections.
 set -u
 cd "$(dirname "$0")/.."

@@ -2,7 +2,8 @@
 # run.sh - `make bench`: every harness benchmark in bench/, each printing its
 # figures beside a baseline measured in the same run and the ratio; then a
 # summary of the lines that carry a target (PASS/MISS).  Run it on a quiet
-# machine: the figures are only as steady as the machine is.
+# machine: the figures are only as steady as the machine is.  The last one,
+# live (bench/live.sh), takes about 2 h in full; name the others to skip it.
 #   bench/run.sh [NAME...]
 set -u
 cd "$(dirname "$0")/.."

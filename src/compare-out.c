@@ -16,6 +16,7 @@
 #include "compare.h"
 #include "config.h"
 #include "dataset.h"
+#include "analysis-robust.h"
 #include "rounds.h"
 #include "stats.h"
 
@@ -40,27 +41,48 @@ static const struct an_key *key_of(const struct an_result *r, const char *name)
 	return NULL;
 }
 
-/* what keeps a side from a steady-state verdict, said into why; 0: nothing */
-static int side_unfit(const struct an_key *k, const char *label, struct strbuf *why)
+/*
+ * What keeps a side from a steady-state verdict, said into why; 0: nothing.
+ * The key's drift is judged over its pexecs (anr_key_drift), not from the
+ * warnings of single ones; a pexec without a figure (no steady state, too
+ * short: rounds.h) leaves its round out, up to 1 in COMPARE_LEFT_OUT_DEN of
+ * the side's pexecs.  Before, one such pexec in thousands (a stall on a
+ * loaded machine) took the verdict of a whole kiln compare --time 10m.
+ */
+static int side_unfit(const struct an_key *k, const char *label, const struct an_opts *o, struct strbuf *why)
 {
-	if (!k || !k->np)
+	if (!k || !k->np) {
 		sb_addf(why, "%s has no completed pexec", label);
-	else if (k->warn & AN_WARN_SHORT)
-		sb_addf(why, "%s's pexecs are too short for the changepoint analysis to see a change their data shows",
-			label);
-	else if (k->warn & AN_WARN_DRIFT)
-		sb_addf(why, "%s drifts slowly: no steady state, whatever the segments say", label);
-	else if (!k->has_steady)
-		sb_addf(why, "%s has no steady state in %zu of its %zu pexecs", label, k->counts[AN_NO_STEADY], k->np);
-	else
+		return 1;
+	}
+	struct an_key kd = *k;
+	kd.warn = 0;
+	if (!o->replicate && !k->whole) /* as key_warnings (analysis.c) judges it */
+		anr_key_drift(&kd, o);
+	size_t nshort = 0, nsteady = 0;
+	for (size_t i = 0; i < k->np; i++) {
+		nshort += k->p[i].cls != AN_NO_STEADY && (k->p[i].warn & AN_WARN_SHORT);
+		nsteady += k->p[i].cls == AN_NO_STEADY;
+	}
+	if ((nshort + nsteady) * COMPARE_LEFT_OUT_DEN <= k->np && !(kd.warn & AN_WARN_DRIFT))
 		return 0;
+	if (kd.warn & AN_WARN_DRIFT)
+		sb_addf(why, "%s drifts slowly: no steady state, whatever the segments say", label);
+	else if (nshort >= nsteady)
+		sb_addf(why, "%s's pexecs are too short for the changepoint analysis to see a change their data shows "
+			     "(%zu of %zu)", label, nshort, k->np);
+	else
+		sb_addf(why, "%s has no steady state in %zu of its %zu pexecs", label, nsteady, k->np);
+	if (nshort + nsteady && !(kd.warn & AN_WARN_DRIFT))
+		sb_addf(why, "; more than 1 in %d without a figure", COMPARE_LEFT_OUT_DEN);
 	return 1;
 }
 
 static void row_judge(struct row *w, const struct compare *cp)
 {
 	w->verdict = V_NONE;
-	if (side_unfit(w->k[0], cp->side[0].label, &w->why) || side_unfit(w->k[1], cp->side[1].label, &w->why))
+	if (side_unfit(w->k[0], cp->side[0].label, &cp->ao, &w->why) ||
+	    side_unfit(w->k[1], cp->side[1].label, &cp->ao, &w->why))
 		return;
 	rounds_pair(w->k[0], w->k[1], &w->rp);
 	if (w->rp.n < 2) {
@@ -152,6 +174,9 @@ static void text_row(struct strbuf *sb, const struct compare *cp, const struct r
 		sb_addf(sb, "%s is %.3g%% %s than %s\n", lb[1], 100 * fabs(w->q.ratio - 1),
 			w->verdict == V_SLOWER ? "slower" : "faster", lb[0]);
 	sb_addf(sb, "       the smallest change these rounds could show (80%% power): %.2g%%\n", 100 * w->q.mde);
+	if (w->rp.nofig_a || w->rp.nofig_b)
+		sb_addf(sb, "       left out: %zu pexec(s) of A, %zu of B without a steady state or too short for the "
+			    "warmup analysis, and their rounds\n", w->rp.nofig_a, w->rp.nofig_b);
 	if (w->rp.alone_a || w->rp.alone_b)
 		sb_addf(sb, "       not paired: %zu pexec(s) of A, %zu of B (their round's other has no figure)\n",
 			w->rp.alone_a, w->rp.alone_b);
@@ -262,6 +287,8 @@ static json_t *json_row(const struct compare *cp, const struct row *w)
 	json_object_set_new(o, "rounds_side_by_side", json_integer((json_int_t)w->rp.duet));
 	json_object_set_new(o, "unpaired", json_pack("{s:I, s:I}", "a", (json_int_t)w->rp.alone_a, "b",
 						     (json_int_t)w->rp.alone_b));
+	json_object_set_new(o, "left_out", json_pack("{s:I, s:I}", "a", (json_int_t)w->rp.nofig_a, "b",
+						     (json_int_t)w->rp.nofig_b));
 	json_object_set_new(o, "why", ok ? json_null() : json_string(esc(ESC_JSON, w->why.buf)));
 	for (int s = 0; s < 2 && ok; s++) {
 		struct strbuf words = STRBUF_INIT;

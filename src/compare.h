@@ -13,6 +13,14 @@
 #include "util.h"
 
 #define COMPARE_MAX_ROUNDS 100000
+/*
+ * A side's pexecs without a figure (no steady state, or too short for the
+ * warmup analysis: rounds.h) leave their rounds out while they are at most
+ * 1 in COMPARE_LEFT_OUT_DEN of its pexecs; more, and the side gets no
+ * verdict.  A stall on a loaded machine marks a few pexecs of thousands
+ * (bench/live.sh, F); a warmup that outlasts the pexecs, most of them.
+ */
+#define COMPARE_LEFT_OUT_DEN 10
 
 /* a side: --vm NAME (a VM of the config) or --vm LABEL=PATH (a copy of one, run from PATH) */
 struct side {

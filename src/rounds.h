@@ -8,7 +8,8 @@
  * round (a stall, a drift, a noisy neighbour) falls on both values of one
  * pair: the paired ratio (stats.h, ks_ratio_paired) then sees it once.
  * A pexec's figure is what the comparison compares: a whole-process key's
- * time, an in-process key's steady-state mean (none without a steady state).
+ * time, an in-process key's steady-state mean (none without a steady state,
+ * nor when the warmup analysis found the pexec too short, AN_WARN_SHORT).
  */
 #ifndef KILN_ROUNDS_H
 #define KILN_ROUNDS_H
@@ -23,7 +24,7 @@ struct round_pairs {
 	size_t n;
 	size_t duet;        /* of the n pairs, those that ran at the same time (a duet's) */
 	size_t alone_a, alone_b;   /* figures without a partner (its round's other has none, no round) */
-	size_t nofig_a, nofig_b;   /* analysed pexecs without a figure (no steady state) */
+	size_t nofig_a, nofig_b;   /* analysed pexecs without a figure (no steady state, too short) */
 };
 
 /* the figure of k's analysed pexec p: its time (whole process) or steady mean; NAN: none */
