@@ -1280,7 +1280,8 @@ int an_left_out(const struct an_key *k, const struct an_pexec *p)
 /*
  * A key's warnings, of the key as a whole (the default method): too short
  * when more than 1 in AN_LEFT_OUT_DEN of its pexecs are, drift by its own
- * test over the pexecs (anr_key_drift), not the OR of its pexecs' flags,
+ * test over the pexecs (anr_key_drift) or when more than 1 in
+ * AN_LEFT_OUT_DEN drift on their own; not the OR of its pexecs' flags,
  * which stay on the pexecs.  Its pexecs without a figure, while at most 1
  * in AN_LEFT_OUT_DEN, are left out of its steady figures (left_out).  A
  * drifting key has no steady state, whatever its pexecs' classes; a short
@@ -1289,10 +1290,11 @@ int an_left_out(const struct an_key *k, const struct an_pexec *p)
 static void key_warnings(struct an_key *k, const struct an_opts *o)
 {
 	k->drift_rate = k->drift_lo = k->drift_hi = k->drift_span = NAN;
-	size_t nshort = 0, nout = 0;
+	size_t nshort = 0, ndrift = 0, nout = 0;
 	for (size_t i = 0; i < k->np; i++) {
 		const struct an_pexec *p = &k->p[i];
 		nshort += (p->warn & AN_WARN_SHORT) != 0;
+		ndrift += (p->warn & AN_WARN_DRIFT) != 0;
 		nout += an_pexec_no_figure(p) != 0;
 		if (p->short_need < 0 || k->short_need < 0)
 			k->short_need = -1;
@@ -1306,6 +1308,8 @@ static void key_warnings(struct an_key *k, const struct an_opts *o)
 	else if (nshort * AN_LEFT_OUT_DEN > k->np)
 		k->warn |= AN_WARN_SHORT;
 	anr_key_drift(k, o);
+	if (ndrift * AN_LEFT_OUT_DEN > k->np)
+		k->warn |= AN_WARN_DRIFT;
 	if (k->warn & AN_WARN_DRIFT)
 		k->cls = AN_NO_STEADY;
 }
