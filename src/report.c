@@ -406,6 +406,8 @@ static int key_clean_note(const struct an_key *k, struct strbuf *sb)
 	size_t pauses = 0, iters = 0;
 	for (size_t i = 0; k->has_steady && i < k->np; i++) {
 		const struct an_pexec *p = &k->p[i];
+		if (an_left_out(k, p))
+			continue;
 		iters += p->n - p->steady_start;
 		for (size_t q = 0; q < p->noutliers; q++)
 			pauses += p->outliers[q] >= p->steady_start;
