@@ -91,6 +91,7 @@ char *an_key_serialize(const struct an_key *k)
 	/* the warmup analysis' warnings and what goes with them (issue 26) */
 	json_object_set_new(root, "warn", json_integer(k->warn));
 	json_object_set_new(root, "short_need", json_integer(k->short_need));
+	json_object_set_new(root, "left_out", json_integer((json_int_t)k->left_out));
 	json_object_set_new(root, "perf_clean", num(k->perf_clean));
 	json_object_set_new(root, "drift", json_pack("[oooo]", num(k->drift_rate), num(k->drift_lo), num(k->drift_hi),
 						     num(k->drift_span)));
@@ -168,6 +169,7 @@ int an_key_deserialize(const char *text, const struct ds_key *k, struct an_key *
 	}
 	out->warn = (unsigned)json_integer_value(json_object_get(root, "warn"));
 	out->short_need = (long)json_integer_value(json_object_get(root, "short_need"));
+	out->left_out = (size_t)json_integer_value(json_object_get(root, "left_out"));
 	out->perf_clean = getnum(root, "perf_clean");
 	json_t *dr = json_object_get(root, "drift");
 	double *dd[] = { &out->drift_rate, &out->drift_lo, &out->drift_hi, &out->drift_span };

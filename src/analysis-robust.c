@@ -433,3 +433,13 @@ int an_warn_text(const struct an_key *k, struct strbuf *out)
 	}
 	return n;
 }
+
+int an_left_out_text(const struct an_key *k, struct strbuf *out)
+{
+	if (!k->left_out)
+		return 0;
+	sb_addf(out, "left out: %zu pexec(s) of %zu without a steady state or too short for the warmup analysis "
+		     "(up to 1 in %d may be); the steady figures are the other %zu's",
+		k->left_out, k->np, AN_LEFT_OUT_DEN, k->np - k->left_out);
+	return 1;
+}

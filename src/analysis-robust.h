@@ -192,5 +192,7 @@ long anr_short_need(const double *x, size_t n, size_t from, uint64_t seed,
  * sentence per bit set, to out (each ended by '\n'); returns how many.
  */
 int an_warn_text(const struct an_key *k, struct strbuf *out);
+/* what every output format says of a key's pexecs left out (an_left_out), to out; 0: none are */
+int an_left_out_text(const struct an_key *k, struct strbuf *out);
 
 #endif

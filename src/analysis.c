@@ -1142,7 +1142,7 @@ void an_sample_of(const struct an_key *k, const struct an_opts *o, struct an_sam
 	}
 	for (size_t i = 0; i < k->np; i++) {
 		const struct an_pexec *p = &k->p[i];
-		if (p->cls == AN_NO_STEADY)
+		if (p->cls == AN_NO_STEADY || an_left_out(k, p))
 			continue;
 		const double *x = k->key->pexecs[p->index].wall;
 		for (size_t q = p->first_steady; q < p->nsegs; q++) {
@@ -1177,8 +1177,8 @@ static void med_p5_p95(double *v, size_t n, double *med, double *p5, double *p95
 }
 
 /*
- * The pexecs' steady iteration and time to reach it, when some pexec is
- * not flat.  Iterations are counted, so the default's median and 5th and
+ * The pexecs' steady iteration and time to reach it (those left out
+ * aside), when some pexec is not flat.  Iterations are counted, so the default's median and 5th and
  * 95th percentiles of the steady iteration are pexecs' own numbers (the
  * nearest rank: the ceil(p/100 * N)-th smallest; the median of an even
  * count the lower middle one); warmup_stats interpolates (29.45).
@@ -1186,20 +1186,27 @@ static void med_p5_p95(double *v, size_t n, double *med, double *p5, double *p95
 static void key_steady_iters(struct an_key *k, int replicate)
 {
 	double *it = xmalloc(k->np * sizeof(double)), *tt = xmalloc(k->np * sizeof(double));
+	size_t n = 0, flat = 0;
 	for (size_t i = 0; i < k->np; i++) {
-		it[i] = (double)k->p[i].steady_iter;
-		tt[i] = k->p[i].time_to_steady;
+		if (an_left_out(k, &k->p[i]))
+			continue;
+		flat += k->p[i].cls == AN_FLAT;
+		it[n] = (double)k->p[i].steady_iter;
+		tt[n++] = k->p[i].time_to_steady;
 	}
-	med_p5_p95(it, k->np, &k->iter_med, &k->iter_p5, &k->iter_p95);
-	if (!replicate) {
-		const double p[3] = { 50, 5, 95 };
-		double *dst[3] = { &k->iter_med, &k->iter_p5, &k->iter_p95 };
-		for (int q = 0; q < 3; q++) {
-			size_t r = (size_t)ceil(p[q] / 100.0 * (double)k->np);
-			*dst[q] = it[r ? r - 1 : 0];
+	/* all flat (the pexecs left out aside): none, as in warmup_stats */
+	if (flat < n) {
+		med_p5_p95(it, n, &k->iter_med, &k->iter_p5, &k->iter_p95);
+		if (!replicate) {
+			const double p[3] = { 50, 5, 95 };
+			double *dst[3] = { &k->iter_med, &k->iter_p5, &k->iter_p95 };
+			for (int q = 0; q < 3; q++) {
+				size_t r = (size_t)ceil(p[q] / 100.0 * (double)n);
+				*dst[q] = it[r ? r - 1 : 0];
+			}
 		}
+		med_p5_p95(tt, n, &k->tts_med, &k->tts_p5, &k->tts_p95);
 	}
-	med_p5_p95(tt, k->np, &k->tts_med, &k->tts_p5, &k->tts_p95);
 	free(it);
 	free(tt);
 }
@@ -1260,18 +1267,35 @@ static void key_whole(struct an_key *k)
 
 static void key_series(struct an_key *k);
 
+int an_pexec_no_figure(const struct an_pexec *p)
+{
+	return p->cls == AN_NO_STEADY || (p->warn & AN_WARN_SHORT);
+}
+
+int an_left_out(const struct an_key *k, const struct an_pexec *p)
+{
+	return k->left_out && an_pexec_no_figure(p);
+}
+
 /*
- * A key's warnings: its pexecs' (AN_WARN_*), and drift of the pexecs
- * together (anr_key_drift; the default method).  A drifting key has no
- * steady state, whatever its pexecs' classes; a short one keeps them, and
- * the most iterations a pexec would need.
+ * A key's warnings, of the key as a whole (the default method): too short
+ * when more than 1 in AN_LEFT_OUT_DEN of its pexecs are, drift by its own
+ * test over the pexecs (anr_key_drift) or when more than 1 in
+ * AN_LEFT_OUT_DEN drift on their own; not the OR of its pexecs' flags,
+ * which stay on the pexecs.  Its pexecs without a figure, while at most 1
+ * in AN_LEFT_OUT_DEN, are left out of its steady figures (left_out).  A
+ * drifting key has no steady state, whatever its pexecs' classes; a short
+ * one keeps them, and the most iterations a pexec would need.
  */
 static void key_warnings(struct an_key *k, const struct an_opts *o)
 {
 	k->drift_rate = k->drift_lo = k->drift_hi = k->drift_span = NAN;
+	size_t nshort = 0, ndrift = 0, nout = 0;
 	for (size_t i = 0; i < k->np; i++) {
 		const struct an_pexec *p = &k->p[i];
-		k->warn |= p->warn;
+		nshort += (p->warn & AN_WARN_SHORT) != 0;
+		ndrift += (p->warn & AN_WARN_DRIFT) != 0;
+		nout += an_pexec_no_figure(p) != 0;
 		if (p->short_need < 0 || k->short_need < 0)
 			k->short_need = -1;
 		else if (p->short_need > k->short_need)
@@ -1279,7 +1303,13 @@ static void key_warnings(struct an_key *k, const struct an_opts *o)
 	}
 	if (o->replicate || k->whole)
 		return;
+	if (nout * AN_LEFT_OUT_DEN <= k->np)
+		k->left_out = nout;
+	else if (nshort * AN_LEFT_OUT_DEN > k->np)
+		k->warn |= AN_WARN_SHORT;
 	anr_key_drift(k, o);
+	if (ndrift * AN_LEFT_OUT_DEN > k->np)
+		k->warn |= AN_WARN_DRIFT;
 	if (k->warn & AN_WARN_DRIFT)
 		k->cls = AN_NO_STEADY;
 }
@@ -1309,18 +1339,17 @@ static void key_summarise(struct an_key *k, const struct an_opts *o)
 	else
 		k->cls = AN_BAD_INCONSISTENT;
 	key_warnings(k, o);
-	k->has_steady = k->np > 0 && !k->counts[AN_NO_STEADY] && !(k->warn & AN_WARN_DRIFT);
+	k->has_steady = k->np > 0 && (!k->counts[AN_NO_STEADY] || k->left_out) && !(k->warn & AN_WARN_DRIFT);
 	k->iter_med = k->iter_p5 = k->iter_p95 = NAN;
 	k->tts_med = k->tts_p5 = k->tts_p95 = NAN;
 	k->perf_med = k->perf_lo = k->perf_hi = k->perf_ci = k->perf_clean = NAN;
-	/* all flat: no iteration and time to steady state, as in warmup_stats */
-	if (k->has_steady && k->counts[AN_FLAT] < k->np)
+	if (k->has_steady)
 		key_steady_iters(k, o->replicate);
 	if (k->has_steady) {
 		double c = 0;
 		for (size_t i = 0; i < k->np; i++)
-			c += k->p[i].steady_mean_clean;
-		k->perf_clean = c / (double)k->np;
+			c += an_left_out(k, &k->p[i]) ? 0 : k->p[i].steady_mean_clean;
+		k->perf_clean = c / (double)(k->np - k->left_out);
 	}
 	if (k->has_steady && o->replicate) {
 		struct an_sample smp;

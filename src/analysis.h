@@ -74,7 +74,7 @@ int an_opts_parse(struct an_opts *o, int argc, char **argv, int *i, struct kerr 
 	"                     drift or too-short warnings)\n" \
 	"  --threads N        analysis threads (0: one per CPU)\n"
 /* the version of the method in an_opts_hash(): bump it when results change */
-#define AN_METHOD_VERSION 5
+#define AN_METHOD_VERSION 6
 /* a hash of every option that changes results (not threads): a cache key */
 void an_opts_hash(const struct an_opts *o, char out[65]);
 /* the options as a JSON-ish one-line description (for reports) */
@@ -92,6 +92,14 @@ enum an_warn {
 	AN_WARN_DRIFT = 1u << 1,   /* a slow trend: no steady state, whatever the segments say */
 };
 #define AN_WARN_NO_VERDICT (AN_WARN_SHORT | AN_WARN_DRIFT)
+/*
+ * A key's pexecs without a figure (no steady state, too short) are left
+ * out of its steady figures, up to 1 in AN_LEFT_OUT_DEN of them; more, and
+ * the key is too short (AN_WARN_SHORT) or has no steady state.  So one
+ * stalled pexec in many does not take a whole key's verdict.  A choice,
+ * not a measured rate; kiln compare's rule is the same (compare.h).
+ */
+#define AN_LEFT_OUT_DEN 10
 
 enum an_class {
 	AN_FLAT,
@@ -177,12 +185,18 @@ struct an_key {
 	struct an_whole wp;
 	struct an_series_sum *series;
 	size_t nseries;
-	unsigned warn;          /* AN_WARN_* bits: of its pexecs, and of the key as a whole */
+	unsigned warn;          /* AN_WARN_* bits of the key as a whole: too short in more than 1 in AN_LEFT_OUT_DEN pexecs, its drift test */
 	double perf_clean;      /* the mean over pexecs of steady_mean_clean: the steady figure without outliers */
 	double drift_rate, drift_lo, drift_hi; /* the pexecs' mean trend per iteration (relative) and its interval; NAN: none */
 	double drift_span;      /* the mean span those trends were fitted over */
 	long short_need;        /* AN_WARN_SHORT: the most iterations a pexec would need (-1: more than tried); else 0 */
+	size_t left_out;        /* pexecs left out of the steady figures (an_left_out); 0 under --replicate-warmup-stats */
 };
+
+/* p has no figure of its own: no steady state, or too short (AN_WARN_SHORT) */
+int an_pexec_no_figure(const struct an_pexec *p);
+/* k's steady figures leave p out (AN_LEFT_OUT_DEN) */
+int an_left_out(const struct an_key *k, const struct an_pexec *p);
 
 struct an_result {
 	struct an_opts opts;

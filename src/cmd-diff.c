@@ -22,6 +22,7 @@
 #include <jansson.h>
 
 #include "analysis.h"
+#include "analysis-robust.h"
 #include "cmd.h"
 #include "stats.h"
 #include "store.h"
@@ -276,6 +277,9 @@ static json_t *key_json(const char *key, const struct an_key *a, const struct an
 	json_object_set_new(j, "whole_process", json_boolean((a && a->whole) || (b && b->whole)));
 	json_object_set_new(j, "delta_warning_a", jdelta(a));
 	json_object_set_new(j, "delta_warning_b", jdelta(b));
+	/* pexecs left out of a side's steady figures (analysis.h, AN_LEFT_OUT_DEN) */
+	json_object_set_new(j, "left_out_a", a ? json_integer((json_int_t)a->left_out) : json_null());
+	json_object_set_new(j, "left_out_b", b ? json_integer((json_int_t)b->left_out) : json_null());
 	return j;
 }
 
@@ -331,14 +335,16 @@ static void print_notes(const struct strvec *keys, const struct an_result *ra, c
 	int first = 1;
 	for (size_t i = 0; i < keys->n; i++) {
 		const struct an_key *side[2] = { find(ra, keys->v[i]), find(rb, keys->v[i]) };
-		for (int q = 0; q < 2; q++) {
+		/* a large delta; the pexecs left out of a side's figures (analysis.h, AN_LEFT_OUT_DEN) */
+		for (int q = 0; q < 4; q++) {
 			sb_reset(&sb);
-			if (!side[q] || !an_delta_warning(side[q], &sb))
+			const struct an_key *k = side[q % 2];
+			if (!k || !(q < 2 ? an_delta_warning(k, &sb) : an_left_out_text(k, &sb)))
 				continue;
 			if (first)
 				printf("\nwarnings\n");
 			first = 0;
-			printf("  %s (%c): %s\n", esc(ESC_TERM, keys->v[i]), "AB"[q], sb.buf);
+			printf("  %s (%c): %s\n", esc(ESC_TERM, keys->v[i]), "AB"[q % 2], sb.buf);
 		}
 		for (int q = 0; q < 2 && !o->replicate; q++)
 			if (side[q])

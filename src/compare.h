@@ -20,7 +20,7 @@
  * verdict.  A stall on a loaded machine marks a few pexecs of thousands
  * (bench/live.sh, F); a warmup that outlasts the pexecs, most of them.
  */
-#define COMPARE_LEFT_OUT_DEN 10
+#define COMPARE_LEFT_OUT_DEN AN_LEFT_OUT_DEN /* the key-level analysis's rule too (analysis.h) */
 
 /* a side: --vm NAME (a VM of the config) or --vm LABEL=PATH (a copy of one, run from PATH) */
 struct side {

@@ -175,6 +175,11 @@ static size_t key_warnings(const struct an_result *r, struct strvec *keys, struc
 			sv_push(keys, r->keys[i].key->key);
 			sv_push(lines, line);
 		}
+		sb_reset(&sb);
+		if (an_left_out_text(&r->keys[i], &sb)) {
+			sv_push(keys, r->keys[i].key->key);
+			sv_push(lines, sb.buf);
+		}
 		if (r->keys[i].key->program_note && !note_said(r, i)) {
 			sv_push(keys, r->keys[i].key->key);
 			sv_push(lines, r->keys[i].key->program_note);
@@ -401,6 +406,8 @@ static int key_clean_note(const struct an_key *k, struct strbuf *sb)
 	size_t pauses = 0, iters = 0;
 	for (size_t i = 0; k->has_steady && i < k->np; i++) {
 		const struct an_pexec *p = &k->p[i];
+		if (an_left_out(k, p))
+			continue;
 		iters += p->n - p->steady_start;
 		for (size_t q = 0; q < p->noutliers; q++)
 			pauses += p->outliers[q] >= p->steady_start;
@@ -1181,7 +1188,8 @@ static int write_csv(FILE *f, const struct an_result *r)
 	      "steady_perf_s,steady_perf_lo,steady_perf_hi,delta_ratio,delta_warning,"
 	      "whole_process,mean_s,sd_s,median_s,min_s,max_s,user_s,sys_s,max_rss_kib,"
 	      "units_median_s,units_median_lo,units_median_hi,shape,shape_warning,"
-	      "steady_perf_without_outliers_s,warn_drift,drift_per_iteration,warn_short,short_iterations_needed", f);
+	      "steady_perf_without_outliers_s,warn_drift,drift_per_iteration,warn_short,short_iterations_needed,"
+	      "left_out_pexecs", f);
 	for (size_t q = 0; q < names.n; q++) {
 		fputc(',', f);
 		csv_series_field(f, names.v[q], "_before");
@@ -1236,6 +1244,7 @@ static int write_csv(FILE *f, const struct an_result *r)
 		fprintf(f, ",%d,", (k->warn & AN_WARN_SHORT) != 0);
 		if (k->warn & AN_WARN_SHORT)
 			fprintf(f, "%ld", k->short_need);
+		fprintf(f, ",%zu", k->left_out);
 		for (size_t q = 0; q < names.n; q++) {
 			const struct an_series_sum *ss = NULL;
 			for (size_t s = 0; s < k->nseries; s++)
@@ -1367,6 +1376,7 @@ static json_t *key_json(const struct an_key *k, const struct an_opts *ao)
 		json_object_set_new(o, "autocorrelation_tau", jnum(p->tau));
 		json_object_set_new(o, "warn_drift", json_boolean(p->warn & AN_WARN_DRIFT));
 		json_object_set_new(o, "warn_short", json_boolean(p->warn & AN_WARN_SHORT));
+		json_object_set_new(o, "left_out", json_boolean(an_left_out(k, p)));
 		/* the whole process, start to reap (null: the file does not say) */
 		json_object_set_new(o, "duration_s", jnum(k->key->pexecs[p->index].duration));
 		json_array_append_new(px, o);
@@ -1405,6 +1415,11 @@ static json_t *key_json(const struct an_key *k, const struct an_opts *ao)
 	json_object_set_new(b, "warn_short", json_boolean(k->warn & AN_WARN_SHORT));
 	json_object_set_new(b, "short_iterations_needed",
 			    k->warn & AN_WARN_SHORT ? json_integer(k->short_need) : json_null());
+	/* pexecs without a figure left out of the steady figures (AN_LEFT_OUT_DEN), with the sentence */
+	json_object_set_new(b, "left_out_pexecs", json_integer((json_int_t)k->left_out));
+	sb_reset(&wt);
+	json_object_set_new(b, "left_out", an_left_out_text(k, &wt) ? json_string(wt.buf) : json_null());
+	sb_release(&wt);
 	json_object_set_new(b, "process_executons", px); /* sic: warmup_stats' spelling */
 	json_object_set_new(b, "key", json_string(esc(ESC_JSON, k->key->key)));
 	json_object_set_new(b, "variant", json_string(esc(ESC_JSON, k->key->variant)));

@@ -15,7 +15,7 @@ double rounds_figure(const struct an_key *k, const struct an_pexec *p)
 	if (k->whole)
 		return dp->n == 1 && isfinite(dp->wall[0]) ? dp->wall[0] : NAN;
 	/* too short (AN_WARN_SHORT): its steady mean may hold warmup the analysis could not separate */
-	return p->cls != AN_NO_STEADY && !(p->warn & AN_WARN_SHORT) && isfinite(p->steady_mean) ? p->steady_mean : NAN;
+	return !an_pexec_no_figure(p) && isfinite(p->steady_mean) ? p->steady_mean : NAN;
 }
 
 /* one key's figure in a round */

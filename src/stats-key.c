@@ -46,10 +46,12 @@ size_t an_key_units(const struct an_key *k, double **v, int *within)
 		return k->np;
 	}
 	if (k->np >= 2) {
+		size_t n = 0;
 		for (size_t i = 0; i < k->np; i++)
-			u[i] = k->p[i].steady_mean;
+			if (!an_left_out(k, &k->p[i])) /* no figure of its own, AN_LEFT_OUT_DEN */
+				u[n++] = k->p[i].steady_mean;
 		*v = u;
-		return k->np;
+		return n;
 	}
 	free(u);
 	size_t n;

@@ -16,7 +16,7 @@
 #include "analysis-robust.h"
 #include "stats-warmup.h"
 
-/* mean and sample variance of what(p) over k's pexecs with a steady state; returns their count */
+/* mean and sample variance of what(p) over k's pexecs with a steady state, not left out; returns their count */
 static size_t pexec_moments(const struct an_key *k, int what, double *mean, double *var)
 {
 	double s = 0, ss = 0;
@@ -24,7 +24,7 @@ static size_t pexec_moments(const struct an_key *k, int what, double *mean, doub
 	for (size_t i = 0; i < k->np; i++) {
 		const struct an_pexec *p = &k->p[i];
 		double v = what ? p->warmup_cost : p->time_to_steady;
-		if (p->cls == AN_NO_STEADY || !isfinite(v))
+		if (p->cls == AN_NO_STEADY || an_left_out(k, p) || !isfinite(v))
 			continue;
 		s += v;
 		n++;
@@ -33,7 +33,7 @@ static size_t pexec_moments(const struct an_key *k, int what, double *mean, doub
 	for (size_t i = 0; i < k->np; i++) {
 		const struct an_pexec *p = &k->p[i];
 		double v = what ? p->warmup_cost : p->time_to_steady;
-		if (p->cls != AN_NO_STEADY && isfinite(v))
+		if (p->cls != AN_NO_STEADY && !an_left_out(k, p) && isfinite(v))
 			ss += (v - *mean) * (v - *mean);
 	}
 	*var = n > 1 ? ss / (double)(n - 1) : NAN;
