@@ -121,14 +121,22 @@ static const char *field(struct rb *r, char **f, size_t n, int c)
 static const int var_cols[] = { C_INPUT, C_VAR, C_CORES, C_TAG };
 static const char *const var_names[] = { "input", "variable", "cores", "tag" };
 
+/* a part of a run: the separator in a file's own text is a '_' (else a name could start with it and be empty) */
+static void add_part(struct strbuf *sb, const char *s)
+{
+	for (; *s; s++)
+		sb_addc(sb, *s == '\x1f' ? '_' : *s);
+}
+
 static char *run_of(struct rb *r, char **f, size_t n)
 {
 	struct strbuf sb = STRBUF_INIT;
-	sb_adds(&sb, field(r, f, n, C_BENCH));
+	add_part(&sb, field(r, f, n, C_BENCH));
 	for (size_t i = 0; i < ARRAY_SIZE(var_cols); i++) {
 		const char *v = field(r, f, n, var_cols[i]);
 		/* ReBench writes no tag as None, one core as 1 (a column an older ReBench lacks: its default) */
-		sb_addf(&sb, "\x1f%s", var_cols[i] == C_TAG && !strcmp(v, "None") ? "" : var_cols[i] == C_CORES && !*v ? "1" : v);
+		sb_addc(&sb, '\x1f');
+		add_part(&sb, var_cols[i] == C_TAG && !strcmp(v, "None") ? "" : var_cols[i] == C_CORES && !*v ? "1" : v);
 	}
 	return sb_detach(&sb);
 }
