@@ -46,33 +46,8 @@
 #define PEXECS 30
 #define ITERS 2000
 
-static uint64_t st = 0x2545F4914F6CDD1DULL;
-static double urand(void)
-{
-	st ^= st << 13;
-	st ^= st >> 7;
-	st ^= st << 17;
-	return ((st >> 11) + 0.5) / 9007199254740992.0;
-}
-static double nrand(void)
-{
-	return sqrt(-2 * log(urand())) * cos(2 * M_PI * urand());
-}
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* CPU seconds of this process so far: the figure that does not depend on other load */
-static double cpu(void)
-{
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-}
+#define BENCH_SEED 0x2545F4914F6CDD1DULL
+#include "bench-util.h"
 
 /* a /proc/self/status figure in KiB (VmHWM, VmRSS) */
 static long status_kib(const char *name)

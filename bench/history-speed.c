@@ -35,32 +35,8 @@
 #define PEXECS 10
 #define ITERS 200
 
-static uint64_t st = 0x9E3779B97F4A7C15ULL;
-static double urand(void)
-{
-	st ^= st << 13;
-	st ^= st >> 7;
-	st ^= st << 17;
-	return ((st >> 11) + 0.5) / 9007199254740992.0;
-}
-static double nrand(void)
-{
-	return sqrt(-2 * log(urand())) * cos(2 * M_PI * urand());
-}
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double cpu(void)
-{
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-}
+#define BENCH_SEED 0x9E3779B97F4A7C15ULL
+#include "bench-util.h"
 
 /*
  * commit c's results: benchmark 3 is 5% slower from commit 120 on, benchmark
