@@ -46,7 +46,7 @@ const struct cmd_entry cmd_diff_entry = {
 		"                     could explain is 'drift?' (kiln compare measures A and B interleaved\n"
 		"                     in one session, without that term).  Without it, kiln learns it per\n"
 		"                     key from the other kiln bench sessions of the key's program on this\n"
-		"                     machine (3 or more: a 90% upper bound), else assumes 1%; every\n"
+		"                     machine (3 or more: a 95% upper bound), else assumes 1%; every\n"
 		"                     output says which and from how many sessions\n" CMD_POOL_HELP AN_OPTS_HELP,
 	.exec = cmd_diff,
 };

@@ -14,8 +14,13 @@
 
 /* fewer recorded sessions than this (or fewer degrees of freedom than 2): assumed, not measured */
 #define SS_MIN_SESSIONS 3
-/* the one-sided confidence of the upper bound used as the session sd */
-#define SS_UPPER_CONF 0.90
+/*
+ * The one-sided confidence of the upper bound used as the session sd: at
+ * 90% the histories whose bound fell short (1 in 10) raised A/A false
+ * alarms to 1.3% with 3 sessions and a 10% session sd; at 95% the worst
+ * cell measured was 0.6% (docs/statistics.md, bench/stats table 6)
+ */
+#define SS_UPPER_CONF 0.95
 
 /* one recorded session of a program: the log of its mean, that log-mean's within-session variance */
 struct ss_session {
