@@ -8,8 +8,10 @@
  * The ratio and verdict are an_key_compare's (stats-key.c): the pexecs are
  * the units (process times, or each pexec's steady mean), the interval is
  * Fieller's with a skew correction, and because A and B come from two
- * sessions, the machine's drift between sessions (--session-sd) is added
- * to the error: a change it could explain is "drift?", never "faster".
+ * sessions, the machine's drift between sessions is added to the error
+ * (--session-sd, else learned per key from the sessions kiln bench
+ * recorded, session-record.h): a change it could explain is "drift?",
+ * never "faster".
  * Keys whose figures the warmup analysis marks unsafe (AN_WARN_NO_VERDICT)
  * get no verdict.  --replicate-warmup-stats compares with the old
  * bootstrap of the two keys' resample means (an_ratio_ci).
