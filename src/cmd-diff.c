@@ -272,9 +272,11 @@ static void session_text(const struct srec_sd *s, struct strbuf *sb)
 	if (s->source == SREC_MEASURED)
 		sb_addf(sb, "%.2g%% measured: the %g%% upper bound from %zu other sessions of its program on this machine "
 			"(estimate %.2g%%)", 100 * s->sd, 100 * SS_UPPER_CONF, s->sessions, 100 * s->est.sd);
+	else if (s->source == SREC_ASSUMED && s->looked_up)
+		sb_addf(sb, "%.2g%% assumed, not measured (%zu other sessions of its program on this machine, %d needed)",
+			100 * s->sd, s->sessions, SS_MIN_SESSIONS);
 	else if (s->source == SREC_ASSUMED)
-		sb_addf(sb, "%.2g%% assumed, not measured (%zu other sessions of this key on this machine: %s; %d needed)",
-			100 * s->sd, s->sessions, s->why ? s->why : "-", SS_MIN_SESSIONS);
+		sb_addf(sb, "%.2g%% assumed, not measured (%s)", 100 * s->sd, s->why ? s->why : "-");
 	else
 		sb_addf(sb, "%.2g%% (--session-sd)", 100 * s->sd);
 }

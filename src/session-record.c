@@ -299,6 +299,7 @@ void srec_diff_key(struct srec_diff *d, const struct an_key *ka, const struct an
 		collect(d, prog[0], fp, 0, &s, &n);
 		if (strcmp(prog[0], prog[1]))
 			collect(d, prog[1], fp, 1, &s, &n);
+		out->looked_up = 1;
 		out->sessions = n;
 		ss_estimate(s, n, &out->est);
 		free(s);

@@ -36,6 +36,7 @@ enum srec_source { SREC_OPTION, SREC_MEASURED, SREC_ASSUMED, SREC_NONE };
 struct srec_sd {
 	double sd;              /* the session sd to add (an upper bound when measured) */
 	enum srec_source source;
+	int looked_up;          /* the record was searched: sessions is a count */
 	size_t sessions;        /* other recorded sessions of the key's program(s) on this machine */
 	struct ss_estimate est; /* the estimate when sessions > 0 */
 	const char *why;        /* when assumed: why not measured (static text) */

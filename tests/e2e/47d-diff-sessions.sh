@@ -28,7 +28,7 @@ assert_eq "$(sql "$REC" "SELECT COUNT(*) FROM sessions")" 2 "one row a session"
 "$KILN" diff --json s1.kiln.db s2.kiln.db >d.json || fail "diff"
 assert_eq "$(src d.json)" "assumed 0 0.01 per key" "two sessions: assumed"
 out=$("$KILN" diff s1.kiln.db s2.kiln.db) || fail "diff text"
-assert_contains "$out" "1% assumed, not measured (0 other sessions of this key on this machine"
+assert_contains "$out" "1% assumed, not measured (0 other sessions of its program on this machine, 3 needed)"
 
 # ---- three more: A's and B's own sessions are left out, 3 others measure it ----
 session s3
@@ -43,6 +43,13 @@ assert_contains "$out" "measured: the 95% upper bound from 3 other sessions of i
 # an explicit --session-sd wins
 "$KILN" diff --json --session-sd 2% s4.kiln.db s5.kiln.db >d.json || fail "diff 2%"
 assert_eq "$(src d.json)" "option 0 0.02 option" "--session-sd wins"
+# files that are not kiln's: no program to look up, said so
+python3 -c "
+import json
+t = [0.01 + 0.0001 * i for i in range(10)]
+json.dump({'results': [{'command': 'x', 'times': t, 'exit_codes': [0] * 10}]}, open('h.json', 'w'))"
+out=$("$KILN" diff h.json h.json) || fail "diff hyperfine files"
+assert_contains "$out" "1% assumed, not measured (A or B is not a kiln results file: no program identity)"
 
 # ---- the same path, another binary: another program, its own sessions only ----
 printf '#!/bin/sh\n: another build\nexit 0\n' >prog
