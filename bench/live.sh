@@ -25,7 +25,8 @@
 # alone: bench/run.sh live, or bench/live.sh [--quick] (a tenth of the runs
 # and one minute for F, for development).  Takes about 2 h in full (7087 s
 # on 2026-12-03, loaded; F alone 20 minutes).  LIVE_KEEP=DIR keeps the tables of every comparison;
-# LIVE_ONLY=AD,E,F runs only those sections.
+# LIVE_ONLY=AD,E,F runs only those sections (D alone: LIVE_ONLY=D, its 2 N_DIFF
+# sessions back to back).
 set -u
 cd "$(dirname "$0")/.."
 O=${O:-build}
@@ -84,7 +85,7 @@ spin_config spin 2000 0.1             # 2 ms, runs that vary by 10%
 spin_config spinq 10000 0.01          # 10 ms, runs that barely vary: the machine is what varies (E)
 spin_config spinten 50000 0.1         # 50 ms, runs that vary by 10% (F)
 tally() { python3 bench/live/tally.py "$@"; }
-# LIVE_ONLY=AD,E,F: only those sections (AD: A to D, which run interleaved); unset: all
+# LIVE_ONLY=AD,E,F: only those sections (AD: A to D, which run interleaved; D: D alone); unset: all
 only() { [ -z "${LIVE_ONLY:-}" ] || [[ ",$LIVE_ONLY," == *",$1,"* ]]; }
 
 # one kiln compare: CONFIG A B TRUTH TABLE [options]; a line of TABLE (spin.yaml compares spin's builds, the others vm's)
@@ -121,9 +122,11 @@ t0=$SECONDS
 
 # ---- A, B, C, D: interleaved, so that the machine's moods fall on all of them ----
 kinds=(vary spin)
-only AD || N_DIR=0
+abc=1
+only AD || { abc=0 N_DIR=0; }
+if ((!abc)) && only D; then N_DIR=$((2 * N_DIFF)) N_AA=0 N_BENCH=0; fi
 for ((i = 0; i < N_DIR; i++)); do
-	direction "${kinds[i % 2]}"
+	((abc)) && direction "${kinds[i % 2]}"
 	((i < N_AA)) && compare "${kinds[i % 2]}" 1.00 1.00b same "aa-${kinds[i % 2]}" --rounds 20
 	((i < N_BENCH)) && bench_dir
 	# D: a session, another comparison, the second session of the pair, their diff (N_DIFF pairs in 2 N_DIFF steps)
@@ -134,6 +137,10 @@ for ((i = 0; i < N_DIR; i++)); do
 			session "$((i - 1))b"
 			"$K" diff --json "$T/s-$((i - 1)).kiln.db" "$T/s-$((i - 1))b.kiln.db" >"$T/d.json" 2>>"$T/errors"
 			tally diff "$T/d.json" >>"$T/diff-aa.txt"
+			# the same pair with the assumed 1% kiln used before it learned the session sd (session-record.h)
+			"$K" diff --json --session-sd 1% "$T/s-$((i - 1)).kiln.db" "$T/s-$((i - 1))b.kiln.db" >"$T/d.json" \
+				2>>"$T/errors"
+			tally diff "$T/d.json" >>"$T/diff-aa-1pct.txt"
 			rm -f "$T/s-$((i - 1))".kiln.db* "$T/s-$((i - 1))b".kiln.db*
 		fi
 	fi

@@ -38,6 +38,7 @@
 #include "plugin.h"
 #include "run.h"
 #include "safefs.h"
+#include "session-record.h"
 #include "rounds.h"
 #include "store.h"
 #include "report.h"
@@ -1271,6 +1272,11 @@ static int summarise(const struct bench *b, int code)
 	int lc = cmd_load_analysed(b->results_abs, &all, &o, &ds, &r);
 	if (lc)
 		return lc;
+	/* the session, for kiln diff's session-to-session sd (session-record.h); a duet is not a session alone */
+	struct kerr re = KERR_INIT;
+	if (!b->duet && srec_add_session(b->results_abs, &ds, &r, &re) < 0)
+		kiln_warn("not recorded for kiln diff: %s", sb_str(&re.msg));
+	kerr_release(&re);
 	if (!b->json && !b->silent) {
 		for (size_t i = 0; i < b->ncmds; i++)
 			print_one(b, i, an_of(&r, b->cmds[i].key), o.confidence);

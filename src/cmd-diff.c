@@ -8,8 +8,10 @@
  * The ratio and verdict are an_key_compare's (stats-key.c): the pexecs are
  * the units (process times, or each pexec's steady mean), the interval is
  * Fieller's with a skew correction, and because A and B come from two
- * sessions, the machine's drift between sessions (--session-sd) is added
- * to the error: a change it could explain is "drift?", never "faster".
+ * sessions, the machine's drift between sessions is added to the error
+ * (--session-sd, else learned per key from the sessions kiln bench
+ * recorded, session-record.h): a change it could explain is "drift?",
+ * never "faster".
  * Keys whose figures the warmup analysis marks unsafe (AN_WARN_NO_VERDICT)
  * get no verdict.  --replicate-warmup-stats compares with the old
  * bootstrap of the two keys' resample means (an_ratio_ci).
@@ -30,6 +32,7 @@
 #include "import.h"
 #include "report.h"
 #include "stats-warmup.h"
+#include "session-record.h"
 
 static int cmd_diff(int argc, char **argv);
 
@@ -41,9 +44,12 @@ const struct cmd_entry cmd_diff_entry = {
 		"  --json             machine-readable output\n"
 		"  --key K            only keys matching K ('*' wildcards)\n"
 		"  --session-sd P%    how much a key's mean moves between sessions on this machine\n"
-		"                     (default 1%; 0: A and B are one session's): added to the error;\n"
-		"                     a change it could explain is 'drift?' (kiln compare measures A and\n"
-		"                     B interleaved in one session, without that term)\n" CMD_POOL_HELP AN_OPTS_HELP,
+		"                     (0: A and B are one session's): added to the error; a change it\n"
+		"                     could explain is 'drift?' (kiln compare measures A and B interleaved\n"
+		"                     in one session, without that term).  Without it, kiln learns it per\n"
+		"                     key from the other kiln bench sessions of the key's program on this\n"
+		"                     machine (3 or more: a 95% upper bound), else assumes 1%; every\n"
+		"                     output says which and from how many sessions\n" CMD_POOL_HELP AN_OPTS_HELP,
 	.exec = cmd_diff,
 };
 
@@ -249,6 +255,32 @@ static void compare(const struct an_key *a, const struct an_key *b, const struct
 		an_key_compare(a, b, o, session_sd, c);
 }
 
+/* where a key's session sd came from, for JSON */
+static json_t *jsession(const struct srec_sd *s)
+{
+	json_t *j = json_pack("{s:o,s:s,s:I}", "sd", jnum_(s->sd), "source", srec_source_name(s->source),
+			      "sessions", (json_int_t)s->sessions);
+	if (s->source == SREC_MEASURED)
+		json_object_set_new(j, "estimate", jnum_(s->est.sd));
+	json_object_set_new(j, "why_assumed", s->why ? json_string(s->why) : json_null());
+	return j;
+}
+
+/* a key's session sd in words: "2.3% measured from 12 other sessions ..." */
+static void session_text(const struct srec_sd *s, struct strbuf *sb)
+{
+	if (s->source == SREC_MEASURED)
+		sb_addf(sb, "%.2g%% measured: the %g%% upper bound from %zu other sessions of its program on this machine "
+			"(estimate %.2g%%)", 100 * s->sd, 100 * SS_UPPER_CONF, s->sessions, 100 * s->est.sd);
+	else if (s->source == SREC_ASSUMED && s->looked_up)
+		sb_addf(sb, "%.2g%% assumed, not measured (%zu other sessions of its program on this machine, %d needed)",
+			100 * s->sd, s->sessions, SS_MIN_SESSIONS);
+	else if (s->source == SREC_ASSUMED)
+		sb_addf(sb, "%.2g%% assumed, not measured (%s)", 100 * s->sd, s->why ? s->why : "-");
+	else
+		sb_addf(sb, "%.2g%% (--session-sd)", 100 * s->sd);
+}
+
 static json_t *key_json(const char *key, const struct an_key *a, const struct an_key *b, const struct an_compare *c)
 {
 	json_t *j = json_object();
@@ -392,6 +424,23 @@ static void print_common(const struct an_compare *cmp, size_t n, double session_
 	(void)session_sd;
 }
 
+/* without --session-sd: the drift term of each key, and where its sd came from */
+static void print_sessions(const struct strvec *keys, const struct an_compare *cmp, const struct srec_sd *ssd)
+{
+	printf("A and B are two sessions: each interval includes the machine's drift between sessions, a key's mean "
+	       "moving by the session sd below; 'drift?' is a change that drift could explain. kiln compare CONFIG "
+	       "--vm A --vm B measures both in one session, interleaved, without it.\n");
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < keys->n; i++) {
+		if (cmp[i].verdict == AN_V_NONE)
+			continue;
+		sb_reset(&sb);
+		session_text(&ssd[i], &sb);
+		printf("  session sd of %s: %s\n", esc(ESC_TERM, keys->v[i]), sb.buf);
+	}
+	sb_release(&sb);
+}
+
 static int cmd_diff(int argc, char **argv)
 {
 	const struct cmd_entry *c = &cmd_diff_entry;
@@ -400,10 +449,13 @@ static int cmd_diff(int argc, char **argv)
 	struct an_opts o;
 	an_opts_default(&o);
 	struct cmd_an_args args;
-	double session_sd = DIFF_SESSION_SD;
+	double session_sd = NAN; /* NAN: no --session-sd, learned per key (session-record.h) */
 	int bad = cmd_an_args(c, argc, argv, &o, 2, NULL, 1, &args, diff_opt, &session_sd);
 	if (bad)
 		return bad;
+	int sd_given = !isnan(session_sd);
+	if (!sd_given)
+		session_sd = DIFF_SESSION_SD;
 	const char *const *in = args.inputs;
 	int json = args.json;
 	struct dataset da = { 0 }, db = { 0 };
@@ -430,6 +482,8 @@ static int cmd_diff(int argc, char **argv)
 		if (!find(&ra, rb.keys[i].key->key))
 			sv_push(&keys, rb.keys[i].key->key);
 	struct an_compare *cmp = xcalloc(keys.n + 1, sizeof(*cmp));
+	struct srec_sd *ssd = xcalloc(keys.n + 1, sizeof(*ssd));
+	struct srec_diff *rec = sd_given || o.replicate ? NULL : srec_diff_open(in[0], &da, in[1], &db);
 	json_t *jout = json ? json_array() : NULL;
 	/* the text table's cells, printed once every width is known (padded by display width) */
 	enum { DCOLS = 7 }; /* key, class A -> B, A and B steady perf, B/A, MDE, verdict */
@@ -441,12 +495,17 @@ static int cmd_diff(int argc, char **argv)
 	for (size_t i = 0; i < keys.n; i++) {
 		const char *key = keys.v[i];
 		const struct an_key *a = find(&ra, key), *b = find(&rb, key);
+		ssd[i] = (struct srec_sd){ .sd = o.replicate ? 0 : session_sd, .source = o.replicate ? SREC_NONE : SREC_OPTION };
+		if (a && b && rec)
+			srec_diff_key(rec, a, b, DIFF_SESSION_SD, &ssd[i]);
 		if (a && b)
-			compare(a, b, &o, session_sd, &cmp[i]);
+			compare(a, b, &o, ssd[i].sd, &cmp[i]);
 		else
 			cmp[i].verdict = AN_V_NONE;
 		if (json) {
 			json_t *j = key_json(key, a, b, &cmp[i]);
+			if (a && b) /* where its session sd came from */
+				json_object_set_new(j, "session", jsession(&ssd[i]));
 			if (a && b) { /* the verdicts on warmup itself (stats-warmup.h) */
 				struct sw_diff wd;
 				sw_diff_keys(a, b, &o, &wd);
@@ -457,8 +516,9 @@ static int cmd_diff(int argc, char **argv)
 			key_cells(key, a, b, &cmp[i], &cells);
 	}
 	if (json) {
-		json_t *root = json_pack("{s:s,s:s,s:f,s:f,s:o}", "a", esc(ESC_JSON, in[0]), "b", esc(ESC_JSON, in[1]),
-					 "confidence", o.confidence, "session_sd", o.replicate ? 0.0 : session_sd, "keys", jout);
+		json_t *root = json_pack("{s:s,s:s,s:f,s:f,s:s,s:o}", "a", esc(ESC_JSON, in[0]), "b", esc(ESC_JSON, in[1]),
+					 "confidence", o.confidence, "session_sd", o.replicate ? 0.0 : session_sd,
+					 "session_sd_from", o.replicate ? "none" : sd_given ? "option" : "per key", "keys", jout);
 		char *t = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17) | JSON_ENSURE_ASCII);
 		puts(t);
 		free(t);
@@ -475,7 +535,9 @@ static int cmd_diff(int argc, char **argv)
 			       "pexec's steady mean) and its %g%% interval (docs/statistics.md); 'could see': the smallest "
 			       "change these runs detect 80%% of the time, so 'no change' means no change of that size.\n",
 			       o.confidence * 100);
-			if (session_sd > 0)
+			if (!sd_given)
+				print_sessions(&keys, cmp, ssd);
+			else if (session_sd > 0)
 				printf("A and B are two sessions: the interval includes a drift of the machine between sessions "
 				       "of %.2g%% (--session-sd); 'drift?' is a change that drift could explain. kiln compare "
 				       "CONFIG --vm A --vm B measures both in one session, interleaved, without it.\n",
@@ -488,6 +550,8 @@ static int cmd_diff(int argc, char **argv)
 		print_notes(&keys, &ra, &rb, cmp, &o);
 	}
 	free(cmp);
+	free(ssd);
+	srec_diff_close(rec);
 	sv_clear(&cells);
 	sv_clear(&keys);
 	an_result_free(&ra);

@@ -7,7 +7,8 @@ binomial (Clopper-Pearson) 95% intervals and the ROW lines of make bench.
   tally.py compare JSON TRUTH      one line: TRUTH VERDICT RATIO LO HI MDE ROUNDS
   tally.py bench TEXT SLOWER       one line from kiln bench's summary (SLOWER: the truly
                                    slower command's name, or "-" for A/A)
-  tally.py diff JSON               one line: VERDICT (kiln diff's, of the one key)
+  tally.py diff JSON               one line: VERDICT SOURCE SD (kiln diff's, of the one key; SOURCE:
+                                   where its session sd SD came from, measured/assumed/option)
   tally.py rows DIR SCALE          the ROW lines from DIR's tables
 """
 import json
@@ -159,9 +160,12 @@ def main():
         try:
             d = json.load(open(sys.argv[2]))
             v = d["keys"][0]["verdict"]
+            ses = d["keys"][0].get("session") or {}
+            src, sd = ses.get("source", "-"), ses.get("sd")
             # kiln diff's "drift?" (the machine's drift between the sessions could explain it) and "no verdict"
             # are kiln saying it cannot tell
-            print({"faster": "faster", "slower": "slower", "drift?": "cannot", "no verdict": "cannot"}.get(v, "same"))
+            print({"faster": "faster", "slower": "slower", "drift?": "cannot", "no verdict": "cannot"}.get(v, "same"),
+                  src, "nan" if sd is None else "%.4g" % sd)
         except (OSError, ValueError, KeyError, IndexError):
             print("error")
     elif what == "rows":
@@ -172,7 +176,17 @@ def main():
         direction_rows(table(d + "/dir-vary.txt") + table(d + "/dir-spin.txt"), "kiln compare (rounds)", scale)
         aa_rows(table(d + "/aa-vary.txt") + table(d + "/aa-spin.txt"), "kiln compare (rounds)", scale, col=2)
         direction_rows([["slower", r[0]] for r in table(d + "/bench-dir.txt")], "kiln bench (rounds)", scale)
-        aa_rows(table(d + "/diff-aa.txt"), "kiln diff across two sessions", scale)
+        diff = table(d + "/diff-aa.txt")
+        for src in ("measured", "assumed"):
+            aa_rows([r for r in diff if r[1:2] == [src]], "  kiln diff across two sessions, session sd %s" % src, scale,
+                    info=True)
+        sds = sorted(float(r[2]) for r in diff if r[1:2] == ["measured"] and len(r) > 2)
+        if sds:
+            print("  kiln diff's measured session sd: median %.2f%%, from %.2f%% to %.2f%%" % (
+                100 * sds[len(sds) // 2], 100 * sds[0], 100 * sds[-1]))
+        aa_rows(table(d + "/diff-aa-1pct.txt"), "  kiln diff across two sessions, the same pairs with --session-sd 1%",
+                scale, info=True)
+        aa_rows(diff, "kiln diff across two sessions", scale)
         duet_rows(d, scale)
         ten_rows(d, scale)
 
