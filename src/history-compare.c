@@ -1,6 +1,6 @@
 /*
  * history-compare.c - `kiln track CONFIG --repo DIR --compare BASE HEAD`:
- * the two commits built and measured in interleaved rounds (history-ab.c),
+ * the two commits built and measured in rounds of a random order (history-ab.c),
  * per key the ratio of HEAD's steady mean to BASE's with its 99% interval
  * (Fieller's, paired by round: stats.h; each round's pair shares the
  * machine's state) and the change it could have seen, the warm-up of each,
@@ -148,7 +148,7 @@ static size_t print_markdown(struct ab_ctx *c, const struct hist_commit *b, cons
 	for (size_t i = 0; i < k->n; i++)
 		rounds = k->nd[i] > rounds ? k->nd[i] : rounds;
 	printf("### kiln: `%.12s` (head) against `%.12s` (base)\n\n", hd->hash, b->hash);
-	printf("Head: %s  \nBase: %s  \n%zu interleaved rounds (one pexec of each commit per round) on %s; a key is "
+	printf("Head: %s  \nBase: %s  \n%zu rounds (one pexec of each commit per round, in a random order) on %s; a key is "
 	       "slower when the 99%% interval of head/base is above 1 and its estimate above %g%%.\n\n",
 	       esc(ESC_MD, hd->subject), esc(ESC_MD, b->subject), rounds, esc(ESC_MD, c->machine_name),
 	       100 * threshold);
