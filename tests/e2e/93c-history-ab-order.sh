@@ -61,4 +61,15 @@ python3 -c "import json,sys; d=json.load(sys.stdin); assert d['outcome']=='found
 	fail "bisect: $out"
 assert_eq "$(sqlite3 "$H" "SELECT COUNT(*) FROM run_meta m JOIN runs r ON r.id = m.run_id
 	WHERE r.kind = 'ab' AND m.name = 'order' AND m.value != 'rounds'")" 0 "every A/B session in rounds"
+# rounds added through the run's more hook (c2 against c4, the same steady state, "same" asked within 0.1%:
+# 5 rounds, then 5 more, to the cap, undecided):
+# each a pair in its own round, in orders of their own
+out=$("$KILN" bisect exp/toy.yaml --repo repo "$HIST_C2" "$HIST_C4" --key b --min-change 0.1% --max-rounds 10 --json -q)
+python3 -c "import json,sys; d=json.load(sys.stdin); assert d['outcome']=='unsure' and d['rounds']==10 and not d['culprit'], d" \
+	<<<"$out" || fail "bisect to the cap: $out"
+o3=$(order_of "$H" "$HIST_C2" "$HIST_C4")
+assert_eq "${#o3}" 10 "5 rounds and 5 more in one session: $o3"
+case $o3 in *a*b* | *b*a*) ;; *) fail "the added rounds in one order: $o3" ;; esac
+assert_eq "$(sqlite3 "$H" "SELECT COUNT(*) FROM pexecs p JOIN runs r ON r.id = p.run_id WHERE r.kind = 'ab'
+	AND p.seq / 2 != p.num")" 0 "a pexec of an added round outside it"
 true
