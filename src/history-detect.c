@@ -390,20 +390,17 @@ static int place_change(const struct pts *P, const size_t *keep, const struct su
 		ch->ratio = mr - ml;
 		ch->ratio_lo = mr - ml - Z99 * se;
 		ch->ratio_hi = mr - ml + Z99 * se;
-	} else if (w == HIST_COST) {
-		/* levels are asinh(cost in steady iterations): the ratio is of the costs, where the one before is > 0 */
-		ch->before = sinh(ml);
-		ch->after = sinh(mr);
+	} else if (w == HIST_WARMUP || w == HIST_COST) {
+		/*
+		 * levels are log(1 + warm-up) or asinh(cost), in steady iterations: the ratio is of the warm-ups
+		 * or costs themselves, where the one before is above 0
+		 */
+		double (*back)(double) = w == HIST_WARMUP ? expm1 : sinh;
+		ch->before = back(ml);
+		ch->after = back(mr);
 		ch->ratio = ch->before > 0 ? ch->after / ch->before : NAN;
-		ch->ratio_lo = ch->before > 0 ? sinh(mr - Z99 * se) / ch->before : NAN;
-		ch->ratio_hi = ch->before > 0 ? sinh(mr + Z99 * se) / ch->before : NAN;
-	} else if (w == HIST_WARMUP) {
-		/* levels are log(1 + warm-up in steady iterations): the ratio is of the warm-ups themselves */
-		ch->before = expm1(ml);
-		ch->after = expm1(mr);
-		ch->ratio = ch->before > 0 ? ch->after / ch->before : NAN;
-		ch->ratio_lo = ch->before > 0 ? expm1(mr - Z99 * se) / ch->before : NAN;
-		ch->ratio_hi = ch->before > 0 ? expm1(mr + Z99 * se) / ch->before : NAN;
+		ch->ratio_lo = ch->before > 0 ? back(mr - Z99 * se) / ch->before : NAN;
+		ch->ratio_hi = ch->before > 0 ? back(mr + Z99 * se) / ch->before : NAN;
 	} else {
 		ch->before = exp(ml);
 		ch->after = exp(mr);
