@@ -71,16 +71,40 @@ static struct verdict judge(const double *a, const double *b, size_t n, double t
 	return v;
 }
 
-/* a run's key-level figures: class and time to steady state */
+/* a run's key-level figures: class, time to steady state, median warmup cost */
 struct keyfig {
 	char *cls;
-	double mean, tts;
+	double mean, tts, cost;
 };
+
+/* the median warmup cost of key's pexecs in run (NAN: none) */
+static double median_cost(struct history *h, long run, const char *key)
+{
+	sqlite3_stmt *st = history_prepare(h, "SELECT f.warmup_cost FROM figures f JOIN pexecs p ON p.id = f.pexec_id"
+					      " JOIN keys k ON k.id = p.key_id WHERE p.run_id=? AND f.warmup_cost IS NOT NULL"
+					      " AND k.bench || ':' || k.vm || ':' || k.variant = ? ORDER BY f.warmup_cost", NULL);
+	double *v = NULL, m = NAN;
+	size_t n = 0;
+	if (!st)
+		return NAN;
+	sqlite3_bind_int64(st, 1, run);
+	sqlite3_bind_text(st, 2, key, -1, SQLITE_TRANSIENT);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		v = xrealloc(v, (n + 1) * sizeof(double));
+		v[n++] = history_col_double(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (n)
+		m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	free(v);
+	return m;
+}
 
 static void key_figures(struct history *h, long run, const char *key, struct keyfig *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->mean = f->tts = NAN;
+	f->cost = median_cost(h, run, key);
 	sqlite3_stmt *st = history_prepare(h, "SELECT rk.class, rk.steady_mean, rk.tts_med FROM run_keys rk JOIN keys k"
 					      " ON k.id = rk.key_id WHERE rk.run_id=? AND"
 					      " k.bench || ':' || k.vm || ':' || k.variant = ?", NULL);
@@ -120,9 +144,9 @@ static void fmt_time(double s, struct strbuf *sb)
 {
 	if (!isfinite(s))
 		sb_adds(sb, "-");
-	else if (s >= 1)
+	else if (fabs(s) >= 1)
 		sb_addf(sb, "%.3f s", s);
-	else if (s >= 1e-3)
+	else if (fabs(s) >= 1e-3)
 		sb_addf(sb, "%.3f ms", s * 1e3);
 	else
 		sb_addf(sb, "%.3f us", s * 1e6);
@@ -135,6 +159,11 @@ static void warm_text(const struct keyfig *f, struct strbuf *sb)
 		sb_adds(sb, ", ");
 		fmt_time(f->tts, sb);
 		sb_adds(sb, " to steady");
+		if (isfinite(f->cost)) {
+			sb_adds(sb, " (cost ");
+			fmt_time(f->cost, sb);
+			sb_adds(sb, ")");
+		}
 	}
 }
 

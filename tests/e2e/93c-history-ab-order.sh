@@ -27,6 +27,8 @@ H=$T/exp/toy.history.db
 out=$("$KILN" track exp/toy.yaml --repo repo --compare "$HIST_C1" "$HIST_C2" --pexecs 12); rc=$?
 assert_eq $rc 1 "the 10% slower head still fails the check: $out"
 assert_contains "$out" "\*\*slower\*\*"
+# the warm-up of each side with its warmup cost (toy: 5 iterations at 3x, 10 steady ones' worth, about 20 ms)
+assert_contains "$out" "ms to steady (cost [12][0-9]\.[0-9]* ms) -> warmup, "
 o1=$(order_of "$H" "$HIST_C1" "$HIST_C2")
 assert_eq "${#o1}" 12 "12 rounds, each a pair of A's and B's pexec of one number: $o1"
 case $o1 in *a*b* | *b*a*) ;; *) fail "every round in one order (A first: a, B first: b): $o1" ;; esac
