@@ -116,6 +116,24 @@ static double median_halfwidth(const struct hist_series *s)
 	return r;
 }
 
+/* p's per-pexec figures (p's arrays hold k's pexecs) from kiln's analysis of k */
+static void point_from_key(struct hist_point *p, const struct ds_key *k, const struct an_opts *o)
+{
+	struct an_key ak;
+	memset(&ak, 0, sizeof(ak));
+	an_analyse_key(k, o, &ak);
+	p->n = 0;
+	memset(p->counts, 0, sizeof(p->counts));
+	for (size_t j = 0; j < ak.np; j++) {
+		p->steady[p->n] = ak.p[j].steady_mean;
+		p->tts[p->n] = ak.p[j].time_to_steady;
+		p->cost[p->n] = ak.p[j].warmup_cost;
+		p->cls[p->n] = (unsigned char)ak.p[j].cls;
+		p->n++;
+	}
+	an_key_free(&ak);
+}
+
 /*
  * A commit at least 10 from either end whose binary is not its
  * predecessor's: where a real change can be (a commit that changed only
@@ -235,18 +253,7 @@ static void rewarm_point(struct hist_point *p, const struct dataset *ds, const c
 			k.pexecs[j].wall[i] = k0->pexecs[j].wall[i] * f;
 		}
 	}
-	struct an_key ak;
-	memset(&ak, 0, sizeof(ak));
-	an_analyse_key(&k, o, &ak);
-	p->n = 0;
-	memset(p->counts, 0, sizeof(p->counts));
-	for (size_t j = 0; j < ak.np; j++) {
-		p->steady[p->n] = ak.p[j].steady_mean;
-		p->tts[p->n] = ak.p[j].time_to_steady;
-		p->cls[p->n] = (unsigned char)ak.p[j].cls;
-		p->n++;
-	}
-	an_key_free(&ak);
+	point_from_key(p, &k, o);
 	for (size_t j = 0; j < k0->npexecs; j++)
 		free(k.pexecs[j].wall);
 	free(k.pexecs);
@@ -568,6 +575,138 @@ static void synth_series(struct hist_series *s, size_t n, size_t m, double sw, d
 	}
 }
 
+/*
+ * The warm-up series where nothing changed, and where the warm-up doubles:
+ * n commits x m pexecs x SW_ITER iterations of made-up times (a session
+ * offset sd tau, a pexec offset sd sw, each iteration 1%, all t3 or
+ * normal), each pexec given the JIT-like warm-up of `len` iterations the
+ * corpus bench gives Lua's (2.0x falling to 1 + 1/len), every commit
+ * analysed by kiln; every fourth commit builds its predecessor's binary
+ * (an A/A pair).  The iterations are drawn once, so that a stretched
+ * series differs from its null only in its warm-up.
+ */
+#define SW_ITER 30
+struct synth_warm {
+	size_t n, m;
+	double *wall; /* n x m x SW_ITER, no warm-up */
+};
+
+static void synth_warm_make(struct synth_warm *w, size_t n, size_t m, double sw, double tau)
+{
+	w->n = n;
+	w->m = m;
+	w->wall = xmalloc(n * m * SW_ITER * sizeof(double));
+	for (size_t i = 0; i < n; i++) {
+		double sess = exp(tau * t3());
+		for (size_t j = 0; j < m; j++) {
+			double px = 0.01 * sess * exp(sw * t3());
+			for (size_t t = 0; t < SW_ITER; t++)
+				w->wall[(i * m + j) * SW_ITER + t] = px * exp(0.01 * gauss());
+		}
+	}
+}
+
+/* commit i of w, with a warm-up of len iterations, analysed into p (whose arrays hold m) */
+static void synth_warm_point(const struct synth_warm *w, size_t i, size_t len, const struct an_opts *o,
+			     struct hist_point *p)
+{
+	struct ds_key k = { .bench = "synthetic", .vm = "vm", .variant = "default", .key = "synthetic:vm:default",
+			    .npexecs = w->m, .planned_pexecs = (long)w->m, .iterations = SW_ITER };
+	k.pexecs = xcalloc(w->m, sizeof(*k.pexecs));
+	for (size_t j = 0; j < w->m; j++) {
+		struct ds_pexec *x = &k.pexecs[j];
+		x->num = (long)j;
+		x->status = DS_OK;
+		x->n = SW_ITER;
+		x->duration = x->start = NAN;
+		x->wall = xmalloc(SW_ITER * sizeof(double));
+		for (size_t t = 0; t < SW_ITER; t++)
+			x->wall[t] = w->wall[(i * w->m + j) * SW_ITER + t] * (t < len ? 1.0 + (double)(len - t) / (double)len : 1.0);
+	}
+	point_from_key(p, &k, o);
+	for (size_t j = 0; j < w->m; j++)
+		free(k.pexecs[j].wall);
+	free(k.pexecs);
+}
+
+static void synth_warm_series(const struct synth_warm *w, size_t len, const struct an_opts *o, struct hist_series *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->key = xstrdup("synthetic");
+	s->p = xcalloc(w->n, sizeof(*s->p));
+	s->n = w->n;
+	for (size_t i = 0; i < w->n; i++) {
+		struct hist_point *p = &s->p[i];
+		p->commit = i;
+		p->built = 1;
+		p->steady = xcalloc(w->m, sizeof(double));
+		p->tts = xcalloc(w->m, sizeof(double));
+		p->cost = xcalloc(w->m, sizeof(double));
+		p->cls = xcalloc(w->m, 1);
+		p->same_as_prev = i % 4 == 3;
+		p->binary = xasprintf("b%zu", p->same_as_prev ? i - 1 : i);
+		synth_warm_point(w, i, len, o, p);
+	}
+}
+
+static void synth_warm_bench(size_t nk, double sw, double tau, int trials)
+{
+	struct an_opts ao;
+	an_opts_default(&ao);
+	ao.resamples = 100;
+	ao.threads = 1;
+	struct score wnull = { 0 }, cnull = { 0 }, knull = { 0 }, ws = { 0 }, cs = { 0 };
+	size_t aa_pairs = 0, aa_alarms[HIST_NWHAT] = { 0 }, aa_commits = 0;
+	int wtrials = trials / 10 > 2 ? trials / 10 : 2;
+	for (size_t k = 0; k < nk; k++) {
+		struct synth_warm w;
+		synth_warm_make(&w, 200, 10, sw, tau);
+		struct hist_series s;
+		synth_warm_series(&w, 6, &ao, &s);
+		struct hist_change *ch;
+		size_t n;
+		struct hist_detect_stats st;
+		history_detect(&s, NULL, &ch, &n, &st);
+		score(&wnull, ch, n, HIST_WARMUP, (size_t)-1, 0, st.points[HIST_WARMUP]);
+		score(&cnull, ch, n, HIST_COST, (size_t)-1, 0, st.points[HIST_COST]);
+		score(&knull, ch, n, HIST_CLASS, (size_t)-1, 0, st.points[HIST_CLASS]);
+		aa_pairs += st.aa_pairs[HIST_WARMUP];
+		for (int x = 0; x < HIST_NWHAT; x++)
+			aa_alarms[x] += st.aa_alarms[x];
+		aa_commits += st.aa_warm_commits;
+		free(ch);
+		for (int t = 0; t < wtrials; t++) {
+			size_t at = pick_site(&s);
+			if (at >= s.n)
+				continue;
+			struct hist_series z;
+			series_copy(&s, &z);
+			for (size_t i = at; i < z.n; i++)
+				synth_warm_point(&w, i, 12, &ao, &z.p[i]);
+			history_detect(&z, NULL, &ch, &n, &st);
+			score(&ws, ch, n, HIST_WARMUP, at, 1, st.points[HIST_WARMUP]);
+			score(&cs, ch, n, HIST_COST, at, 1, st.points[HIST_COST]);
+			free(ch);
+			history_series_free(&z);
+		}
+		history_series_free(&s);
+		free(w.wall);
+	}
+	printf("synthetic warm-up (every pexec a 6-iteration warm-up, every 4th commit its predecessor's binary): "
+	       "without a change %ld warmup, %ld class, %ld cost alarms over %ld points a series; on %zu A/A pairs %zu "
+	       "warmup, %zu class, %zu cost splits, on %zu commits; 2x stretches (%ld): recall warmup %.3f, cost %.3f\n",
+	       wnull.alarms, knull.alarms, cnull.alarms, wnull.points, aa_pairs, aa_alarms[HIST_WARMUP],
+	       aa_alarms[HIST_CLASS], aa_alarms[HIST_COST], aa_commits, ws.inj, ws.inj ? (double)ws.found / (double)ws.inj : NAN,
+	       cs.inj ? (double)cs.found / (double)cs.inj : NAN);
+	printf("ROW\tsynthetic warm-up: false warm-up alarms (A/A commits a warmup, class or cost split fell on)\t%zu (of "
+	       "%zu pairs)\t<= 1\t%s\n", aa_commits, aa_pairs, aa_commits <= 1 ? "PASS" : "MISS");
+	printf("ROW\tsynthetic warm-up: cost alarms without a change\t%ld over %ld points\t-\t-\n", cnull.alarms,
+	       cnull.points);
+	printf("ROW\tsynthetic warm-up: recall of 2x warm-up stretches (warmup; cost)\t%.3f; %.3f (of %ld)\t>= 0.90\t%s\n",
+	       ws.inj ? (double)ws.found / (double)ws.inj : NAN, cs.inj ? (double)cs.found / (double)cs.inj : NAN, ws.inj,
+	       ws.inj && ws.found >= 0.9 * (double)ws.inj ? "PASS" : "MISS");
+}
+
 static int synthetic_main(const char *spec, const char *outdir, int trials)
 {
 	double sw = 0.01, tau = 0.005;
@@ -596,6 +735,7 @@ static int synthetic_main(const char *spec, const char *outdir, int trials)
 	printf("synthetic corpus: 12 series x 200 commits x 10 pexecs, t3 noise: pexec sd %.2f%%, session sd %.2f%%\n",
 	       100 * sw, 100 * tau);
 	steps_bench(null, NK, trials, fs, fk, hw / NK, 0, 0);
+	synth_warm_bench(NK, sw, tau, trials);
 	for (size_t k = 0; k < NK; k++)
 		history_series_free(&null[k]);
 	fclose(fs);
@@ -645,7 +785,7 @@ int main(int argc, char **argv)
 
 	/* raw series: alarms, A/A */
 	struct score raw = { 0 };
-	size_t aa_pairs = 0, aa_alarms = 0, aa_pairs_w = 0, aa_alarms_w = 0, raw_warm = 0;
+	size_t aa_pairs = 0, aa_alarms = 0, aa_pairs_w = 0, aa_alarms_w = 0, aa_commits_w = 0, raw_warm = 0;
 	double hw_sum = 0;
 	printf("corpus: %s, %zu commits, %zu keys, machine %s, %s clock\n", argv[1], nc, nk, m[0].name,
 	       history_clock_cpu(h) ? "CPU-time" : "wall");
@@ -661,7 +801,8 @@ int main(int argc, char **argv)
 		aa_pairs += st.aa_pairs[HIST_STEADY];
 		aa_alarms += st.aa_alarms[HIST_STEADY];
 		aa_pairs_w += st.aa_pairs[HIST_WARMUP];
-		aa_alarms_w += st.aa_alarms[HIST_WARMUP] + st.aa_alarms[HIST_CLASS];
+		aa_alarms_w += st.aa_alarms[HIST_WARMUP] + st.aa_alarms[HIST_CLASS] + st.aa_alarms[HIST_COST];
+		aa_commits_w += st.aa_warm_commits;
 		double hw = median_halfwidth(&base[k]);
 		hw_sum += hw;
 		printf("  %-32s %3zu commits, median 99%% half-width %.2f%%, session sd %.2f%%, steady changes:",
@@ -676,9 +817,9 @@ int main(int argc, char **argv)
 		series_copy(&base[k], &null[k]);
 		null_align(&null[k]);
 	}
-	printf("raw series: %ld steady alarms over %ld points; %zu warm-up/class alarms; A/A (same-binary neighbours): "
-	       "%zu steady alarms on %zu pairs, %zu warm-up/class alarms on %zu pairs\n", raw.alarms, raw.points,
-	       raw_warm, aa_alarms, aa_pairs, aa_alarms_w, aa_pairs_w);
+	printf("raw series: %ld steady alarms over %ld points; %zu warm-up/class/cost alarms; A/A (same-binary neighbours): "
+	       "%zu steady alarms on %zu pairs, %zu warm-up/class/cost splits on %zu commits of %zu pairs\n", raw.alarms,
+	       raw.points, raw_warm, aa_alarms, aa_pairs, aa_alarms_w, aa_commits_w, aa_pairs_w);
 
 	steps_bench(null, nk, trials, fs, fk, hw_sum / (double)nk, aa_alarms, aa_pairs);
 
@@ -687,7 +828,7 @@ int main(int argc, char **argv)
 	an_opts_default(&ao);
 	ao.resamples = 100;
 	ao.threads = 1;
-	struct score ws = { 0 }, wnull = { 0 };
+	struct score ws = { 0 }, wnull = { 0 }, cs = { 0 }, cnull = { 0 };
 	int cpu = history_clock_cpu(h);
 	int wtrials = trials / 3 > 3 ? trials / 3 : 3;
 	for (size_t k = 0; k < nk; k++) {
@@ -703,6 +844,7 @@ int main(int argc, char **argv)
 		struct hist_detect_stats st;
 		history_detect(&wb, NULL, &ch, &n, &st);
 		score(&wnull, ch, n, HIST_WARMUP, (size_t)-1, 0, st.points[HIST_WARMUP]);
+		score(&cnull, ch, n, HIST_COST, (size_t)-1, 0, st.points[HIST_COST]);
 		free(ch);
 		for (int t = 0; t < wtrials; t++) {
 			size_t at = pick_site(&wb);
@@ -715,6 +857,7 @@ int main(int argc, char **argv)
 					rewarm_point(&s.p[i], &r.ds[i], keys.v[k], 12, &ao, cpu);
 			history_detect(&s, NULL, &ch, &n, &st);
 			score(&ws, ch, n, HIST_WARMUP, at, 1, st.points[HIST_WARMUP]);
+			score(&cs, ch, n, HIST_COST, at, 1, st.points[HIST_COST]);
 			write_changes(fk, "warm2x", t, k, ch, n, HIST_WARMUP);
 			free(ch);
 			history_series_free(&s);
@@ -728,11 +871,18 @@ int main(int argc, char **argv)
 	       "warmed series without a stretch: %ld alarms over %ld points\n", ws.inj,
 	       ws.inj ? (double)ws.found / (double)ws.inj : NAN, ws.found ? (double)ws.exact / (double)ws.found : NAN,
 	       ws.found ? (double)ws.within2 / (double)ws.found : NAN, ws.false_alarms, wnull.alarms, wnull.points);
+	printf("warm-up cost, the same stretches (3.5 -> 6.5 steady iterations' worth): recall %.3f, exact %.3f, false "
+	       "alarms %ld; warmed series without a stretch: %ld alarms over %ld points\n",
+	       cs.inj ? (double)cs.found / (double)cs.inj : NAN, cs.found ? (double)cs.exact / (double)cs.found : NAN,
+	       cs.false_alarms, cnull.alarms, cnull.points);
 	printf("ROW\twarm-up: recall of 2x warm-up stretches\t%.3f (%ld of %ld)\t>= 0.90\t%s\n",
 	       ws.inj ? (double)ws.found / (double)ws.inj : NAN, ws.found, ws.inj,
 	       ws.inj && ws.found >= 0.9 * (double)ws.inj ? "PASS" : "MISS");
-	printf("ROW\twarm-up: false warm-up alarms on the corpus's A/A commits\t%zu (of %zu pairs)\t<= 1\t%s\n",
-	       aa_alarms_w, aa_pairs_w, aa_alarms_w <= 1 ? "PASS" : "MISS");
+	printf("ROW\twarm-up cost: recall of the same stretches\t%.3f (%ld of %ld)\t-\t-\n",
+	       cs.inj ? (double)cs.found / (double)cs.inj : NAN, cs.found, cs.inj);
+	printf("ROW\twarm-up: false warm-up alarms (A/A commits a warmup, class or cost split fell on) on the corpus\t%zu "
+	       "(of %zu pairs; %zu series splits)\t<= 1\t%s\n", aa_commits_w, aa_pairs_w, aa_alarms_w,
+	       aa_commits_w <= 1 ? "PASS" : "MISS");
 	bisect_bench(h, m[0].id, &keys, base, nk, 200, trials);
 	fclose(fs);
 	fclose(fk);

@@ -35,6 +35,6 @@ for noise in 0.01,0.005 0.02,0.01; do
 	syn="$out/syn-$noise"
 	mkdir -p "$syn"
 	echo
-	"$O/bench/history" --synthetic=$noise "$syn" "${HISTORY_TRIALS:-30}" | grep -v '^ROW' | head -8
+	"$O/bench/history" --synthetic=$noise "$syn" "${HISTORY_TRIALS:-30}" | grep -v '^ROW' | head -9
 	"$py" bench/history/baselines.py "$syn" "$out/asv" "$out/otava" "synthetic (pexec, session sd $noise):"
 done

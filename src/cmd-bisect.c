@@ -29,8 +29,9 @@ const struct cmd_entry cmd_bisect_entry = {
 	.summary = "find the commit that changed a key's steady state: builds and interleaved A/B rounds",
 	.help = "GOOD and BAD are commits of the VM's repository, BAD a first-parent descendant of\n"
 		"GOOD.  Each tested commit is checked out in HISTORY.work/ab/HASH and built with the\n"
-		"VM's build steps; two commits are compared in interleaved rounds (one pexec of each\n"
-		"per round) with a sequential test that stops when it can tell (docs/kiln-bisect.md).\n"
+		"VM's build steps; two commits are compared in rounds (one pexec of each per round, in\n"
+		"a seeded random order) with a sequential test that stops when it can tell\n"
+		"(docs/kiln-bisect.md).\n"
 		"Every round is stored in the history and reused by the next bisect of the same commits.\n"
 		"  --repo DIR        the VM's git repository (never written to)\n"
 		"  -k, --key K       the key (bench[:vm[:variant]]) whose steady state changed; one key\n"

@@ -5,13 +5,18 @@
  * (the VM's build steps, through kiln run's session with build_only).  A
  * measurement of commits A and B is one kiln run of the config read twice,
  * {src} being A's checkout, then B's, its VMs renamed NAME.HASH8 so that
- * the two make one experiment, in `interleaved` order: round r runs pexec r
- * of every key, A's and B's, before round r + 1, so that what the machine
- * does meanwhile hits both alike (RMIT, Abedi & Brecht).  Rounds are added
- * through the run's `more` hook, as the caller's sequential test asks.
- * The results file is folded into the history as two runs of kind `ab`
- * sharing a session id, and the next measurement of the same two commits
- * starts from the rounds stored.
+ * the two make one experiment, in `rounds` order (randomized multiple
+ * interleaved trials, Abedi & Brecht, ICPE 2017; schedule.h): round r runs
+ * pexec r of every key, A's and B's, before round r + 1, each round in an
+ * order of its own drawn from a seed, so that what the machine does
+ * meanwhile hits both alike, and what depends on the place in a round (a
+ * cache the previous process left warm, a periodic daemon) falls on A and
+ * B alike too.  The seed is the session's (session_seed), stored in the
+ * results' meta and so in both runs' run_meta with the order.  Rounds are
+ * added through the run's `more` hook, as the caller's sequential test
+ * asks.  The results file is folded into the history as two runs of kind
+ * `ab` sharing a session id, and the next measurement of the same two
+ * commits starts from the rounds stored.
  */
 #include "history-ab.h"
 
@@ -274,6 +279,20 @@ static char *key_with(const char *key, const char *suffix)
 	return xasprintf("%.*s%s%s", (int)(c2 - key), key, suffix, c2);
 }
 
+/*
+ * Did pexecs x (of A) and y (of B) share a round?  The schedule says so
+ * (its stored round); its rounds run pexec r - 1 of every key in round r,
+ * in whatever order, so the numbers agree wherever the round does, and a
+ * pexec without a round (a file from before rounds) pairs by number.  The
+ * history keeps the numbers, not the rounds: stored_rounds pairs by them.
+ */
+static int same_round(const struct ds_pexec *x, const struct ds_pexec *y)
+{
+	if (x->round > 0 && y->round > 0)
+		return x->round == y->round;
+	return x->num == y->num;
+}
+
 /* the stored rounds, then this session's from its results file, into s->now */
 static int session_rounds(struct session *s, struct kerr *e)
 {
@@ -303,7 +322,7 @@ static int session_rounds(struct session *s, struct kerr *e)
 			an_analyse_key(&db, &s->an, &ab);
 			for (size_t x = 0; x < aa.np; x++)
 				for (size_t y = 0; y < ab.np; y++)
-					if (da.pexecs[aa.p[x].index].num == db.pexecs[ab.p[y].index].num &&
+					if (same_round(&da.pexecs[aa.p[x].index], &db.pexecs[ab.p[y].index]) &&
 					    aa.p[x].steady_mean > 0 && ab.p[y].steady_mean > 0)
 						ab_key_add(&s->now, i, aa.p[x].steady_mean, ab.p[y].steady_mean);
 			history_clock_release(&da, cpu);
@@ -393,6 +412,25 @@ static int session_fold(struct session *s, long ca, long cb, struct kerr *e)
 	return 0;
 }
 
+/*
+ * The seed of a session's round order: the config's seed, the two commits
+ * and how many rounds of theirs are stored, hashed: the same config gives
+ * the same orders again (reproducible), while another pair, or the next
+ * session of the same pair, draws orders of its own rather than repeating
+ * the first session's.  48 bits (the results' meta keeps it as a number).
+ */
+static unsigned long session_seed(unsigned long seed, const char *a, const char *b, const struct ab_keys *stored)
+{
+	size_t rounds = 0;
+	for (size_t k = 0; k < stored->n; k++)
+		rounds = stored->nd[k] > rounds ? stored->nd[k] : rounds;
+	char *s = xasprintf("kiln-ab %lu %s %s %zu", seed, a, b, rounds), h[65];
+	hash_hex(s, strlen(s), h);
+	free(s);
+	h[12] = '\0';
+	return strtoul(h, NULL, 16);
+}
+
 static void remove_files(const char *path)
 {
 	static const char *const suf[] = { "", "-wal", "-shm", "-journal" };
@@ -455,13 +493,14 @@ int ab_measure(struct ab_ctx *c, const struct hist_commit *a, const struct hist_
 		rename_vms(&eb, s.sb);
 		join_experiments(&ea, &eb);
 		ea.pexecs = (long)first;
+		ea.seed = session_seed(ea.seed, a->hash, b->hash, &stored);
 		struct run_hooks hooks = { .ctx = &s, .more = session_more };
 		struct run_opts ro;
 		memset(&ro, 0, sizeof(ro));
 		int failed = 0;
 		ro.results = results;
 		ro.quiet = 1;
-		ro.order = ORDER_INTERLEAVED;
+		ro.order = ORDER_ROUNDS;
 		ro.hooks = &hooks;
 		ro.build_failed = &failed;
 		code = run_experiment_ex(&ea, c->o->config, &ro, e);

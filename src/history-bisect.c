@@ -2,7 +2,7 @@
  * history-bisect.c - kiln bisect's search (history-bisect.h), the way git's
  * bisect.c keeps the search apart from the commands that drive it.
  *
- * 1. GOOD against BAD, interleaved rounds, a sequential t-test: after each
+ * 1. GOOD against BAD, rounds (history-ab.c), a sequential t-test: after each
  *    batch, "different" when the (1 - alpha/K) interval of the mean log
  *    ratio excludes 0, the estimate is at least half min_change and the
  *    interval's half-width at most half of it (or the cap is reached);

@@ -43,6 +43,11 @@ static void size_text(const struct hist_change *c, struct strbuf *sb)
 	else if (c->what == HIST_WARMUP)
 		sb_addf(sb, "%.2fx the warm-up (99%%: %.2fx to %.2fx; %.1f -> %.1f steady iterations' worth)", c->ratio,
 			c->ratio_lo, c->ratio_hi, c->before, c->after);
+	else if (c->what == HIST_COST && isfinite(c->ratio))
+		sb_addf(sb, "%.2fx the warmup cost (99%%: %.2fx to %.2fx; %.1f -> %.1f steady iterations' worth above the "
+			"steady level)", c->ratio, c->ratio_lo, c->ratio_hi, c->before, c->after);
+	else if (c->what == HIST_COST)
+		sb_addf(sb, "warmup cost %.1f -> %.1f steady iterations' worth above the steady level", c->before, c->after);
 	else
 		sb_addf(sb, "%.0f%% -> %.0f%% of pexecs without a steady state or slowing down", 100 * c->before,
 			100 * c->after);

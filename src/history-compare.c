@@ -1,6 +1,6 @@
 /*
  * history-compare.c - `kiln track CONFIG --repo DIR --compare BASE HEAD`:
- * the two commits built and measured in interleaved rounds (history-ab.c),
+ * the two commits built and measured in rounds of a random order (history-ab.c),
  * per key the ratio of HEAD's steady mean to BASE's with its 99% interval
  * (Fieller's, paired by round: stats.h; each round's pair shares the
  * machine's state) and the change it could have seen, the warm-up of each,
@@ -71,16 +71,40 @@ static struct verdict judge(const double *a, const double *b, size_t n, double t
 	return v;
 }
 
-/* a run's key-level figures: class and time to steady state */
+/* a run's key-level figures: class, time to steady state, median warmup cost */
 struct keyfig {
 	char *cls;
-	double mean, tts;
+	double mean, tts, cost;
 };
+
+/* the median warmup cost of key's pexecs in run (NAN: none) */
+static double median_cost(struct history *h, long run, const char *key)
+{
+	sqlite3_stmt *st = history_prepare(h, "SELECT f.warmup_cost FROM figures f JOIN pexecs p ON p.id = f.pexec_id"
+					      " JOIN keys k ON k.id = p.key_id WHERE p.run_id=? AND f.warmup_cost IS NOT NULL"
+					      " AND k.bench || ':' || k.vm || ':' || k.variant = ? ORDER BY f.warmup_cost", NULL);
+	double *v = NULL, m = NAN;
+	size_t n = 0;
+	if (!st)
+		return NAN;
+	sqlite3_bind_int64(st, 1, run);
+	sqlite3_bind_text(st, 2, key, -1, SQLITE_TRANSIENT);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		v = xrealloc(v, (n + 1) * sizeof(double));
+		v[n++] = history_col_double(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (n)
+		m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	free(v);
+	return m;
+}
 
 static void key_figures(struct history *h, long run, const char *key, struct keyfig *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->mean = f->tts = NAN;
+	f->cost = median_cost(h, run, key);
 	sqlite3_stmt *st = history_prepare(h, "SELECT rk.class, rk.steady_mean, rk.tts_med FROM run_keys rk JOIN keys k"
 					      " ON k.id = rk.key_id WHERE rk.run_id=? AND"
 					      " k.bench || ':' || k.vm || ':' || k.variant = ?", NULL);
@@ -120,9 +144,9 @@ static void fmt_time(double s, struct strbuf *sb)
 {
 	if (!isfinite(s))
 		sb_adds(sb, "-");
-	else if (s >= 1)
+	else if (fabs(s) >= 1)
 		sb_addf(sb, "%.3f s", s);
-	else if (s >= 1e-3)
+	else if (fabs(s) >= 1e-3)
 		sb_addf(sb, "%.3f ms", s * 1e3);
 	else
 		sb_addf(sb, "%.3f us", s * 1e6);
@@ -135,6 +159,11 @@ static void warm_text(const struct keyfig *f, struct strbuf *sb)
 		sb_adds(sb, ", ");
 		fmt_time(f->tts, sb);
 		sb_adds(sb, " to steady");
+		if (isfinite(f->cost)) {
+			sb_adds(sb, " (cost ");
+			fmt_time(f->cost, sb);
+			sb_adds(sb, ")");
+		}
 	}
 }
 
@@ -148,7 +177,7 @@ static size_t print_markdown(struct ab_ctx *c, const struct hist_commit *b, cons
 	for (size_t i = 0; i < k->n; i++)
 		rounds = k->nd[i] > rounds ? k->nd[i] : rounds;
 	printf("### kiln: `%.12s` (head) against `%.12s` (base)\n\n", hd->hash, b->hash);
-	printf("Head: %s  \nBase: %s  \n%zu interleaved rounds (one pexec of each commit per round) on %s; a key is "
+	printf("Head: %s  \nBase: %s  \n%zu rounds (one pexec of each commit per round, in a random order) on %s; a key is "
 	       "slower when the 99%% interval of head/base is above 1 and its estimate above %g%%.\n\n",
 	       esc(ESC_MD, hd->subject), esc(ESC_MD, b->subject), rounds, esc(ESC_MD, c->machine_name),
 	       100 * threshold);

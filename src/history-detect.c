@@ -2,7 +2,7 @@
  * history-detect.c - change points on a key's series over commits
  * (history.h, docs/kiln-track.md#detection).
  *
- * Three series per key, each one number per commit with its variance,
+ * Four series per key, each one number per commit with its variance,
  * made from the per-pexec figures (the error that matters is between
  * processes, and between sessions: each commit is measured at another
  * time, on a machine whose state drifts):
@@ -10,6 +10,13 @@
  *   warmup   log(1 + time to steady / steady mean): warm-up time in steady
  *            iterations' worth, 0 for a flat pexec
  *   class    the fraction of pexecs with no steady state or a slowdown
+ *   cost     asinh(warmup cost / steady mean): the time above the steady
+ *            level before it, in steady iterations' worth (0 for a flat
+ *            pexec, negative for a slowdown; asinh: log-like for large
+ *            costs, defined for negative ones).  Time to steady is k
+ *            iterations plus the cost (tts / steady = k + cost / steady),
+ *            so the two part where a warm-up gets longer at little cost
+ *            (k grows) or costlier in as many iterations (a slower JIT).
  * A point's variance is its within-commit variance (winsorised variance of
  * its pexecs over their count) plus the session variance tau^2, the part
  * of the commit-to-commit differences the pexecs do not explain (from the
@@ -51,7 +58,7 @@
 
 const char *hist_what_name(enum hist_what w)
 {
-	static const char *const n[] = { "steady", "warmup", "class" };
+	static const char *const n[] = { "steady", "warmup", "class", "cost" };
 	return (unsigned)w < HIST_NWHAT ? n[w] : "?";
 }
 
@@ -62,6 +69,7 @@ void hist_detect_opts_default(struct hist_detect_opts *o)
 	o->min_change[HIST_STEADY] = 0.01;
 	o->min_change[HIST_WARMUP] = 0.3;  /* in log(1 + tts/steady): a warm-up 35% longer */
 	o->min_change[HIST_CLASS] = 0.3;   /* fraction of pexecs */
+	o->min_change[HIST_COST] = 0.3;    /* in asinh(cost/steady): a cost 35% larger, or 0.3 iterations' worth near 0 */
 	o->use_binary = 1;
 }
 
@@ -106,7 +114,7 @@ int hist_trimmed(const double *v, size_t m, double *mean, double *var)
 /* one commit's value of series w for pexec j of point p, NAN when it has none */
 static double pexec_value(const struct hist_point *p, size_t j, enum hist_what w)
 {
-	double st = p->steady[j], t = p->tts[j];
+	double st = p->steady[j], t = p->tts[j], c = p->cost ? p->cost[j] : NAN;
 	switch (w) {
 	case HIST_STEADY:
 		return st > 0 && isfinite(st) ? log(st) : NAN;
@@ -115,6 +123,8 @@ static double pexec_value(const struct hist_point *p, size_t j, enum hist_what w
 	case HIST_CLASS:
 		return p->cls[j] == AN_SLOWDOWN || p->cls[j] == AN_NO_STEADY ? 1.0
 		       : p->cls[j] == HIST_NOCLASS ? NAN : 0.0;
+	case HIST_COST:
+		return st > 0 && isfinite(st) && isfinite(c) ? asinh(c / st) : NAN;
 	default:
 		return NAN;
 	}
@@ -380,13 +390,17 @@ static int place_change(const struct pts *P, const size_t *keep, const struct su
 		ch->ratio = mr - ml;
 		ch->ratio_lo = mr - ml - Z99 * se;
 		ch->ratio_hi = mr - ml + Z99 * se;
-	} else if (w == HIST_WARMUP) {
-		/* levels are log(1 + warm-up in steady iterations): the ratio is of the warm-ups themselves */
-		ch->before = expm1(ml);
-		ch->after = expm1(mr);
+	} else if (w == HIST_WARMUP || w == HIST_COST) {
+		/*
+		 * levels are log(1 + warm-up) or asinh(cost), in steady iterations: the ratio is of the warm-ups
+		 * or costs themselves, where the one before is above 0
+		 */
+		double (*back)(double) = w == HIST_WARMUP ? expm1 : sinh;
+		ch->before = back(ml);
+		ch->after = back(mr);
 		ch->ratio = ch->before > 0 ? ch->after / ch->before : NAN;
-		ch->ratio_lo = ch->before > 0 ? expm1(mr - Z99 * se) / ch->before : NAN;
-		ch->ratio_hi = ch->before > 0 ? expm1(mr + Z99 * se) / ch->before : NAN;
+		ch->ratio_lo = ch->before > 0 ? back(mr - Z99 * se) / ch->before : NAN;
+		ch->ratio_hi = ch->before > 0 ? back(mr + Z99 * se) / ch->before : NAN;
 	} else {
 		ch->before = exp(ml);
 		ch->after = exp(mr);
@@ -397,9 +411,9 @@ static int place_change(const struct pts *P, const size_t *keep, const struct su
 	return 1;
 }
 
-/* segment series w of s; appends its changes to *out */
+/* segment series w of s; appends its changes to *out; aa_hit[i]: a split of w put on same-binary point i */
 static void detect_what(const struct hist_series *s, enum hist_what w, const struct hist_detect_opts *o,
-			struct hist_change **out, size_t *nout, struct hist_detect_stats *st)
+			struct hist_change **out, size_t *nout, struct hist_detect_stats *st, unsigned char *aa_hit)
 {
 	struct pts P;
 	pts_make(s, w, o, &P);
@@ -436,6 +450,8 @@ static void detect_what(const struct hist_series *s, enum hist_what w, const str
 		int placed = place_change(&P, keep, &S, a, starts[c], b, w, s, &ch);
 		int aa = P.same[keep[starts[c]]];
 		st->aa_alarms[w] += aa && o->use_binary;
+		if (aa && o->use_binary)
+			aa_hit[P.idx[keep[starts[c]]]] = 1;
 		if (!placed || fabs(ch.level_after - ch.level_before) < o->min_change[w])
 			continue;
 		ch.aa_alarm = aa;
@@ -464,8 +480,15 @@ int history_detect(const struct hist_series *s, const struct hist_detect_opts *o
 	memset(st, 0, sizeof(*st));
 	*out = NULL;
 	*n = 0;
-	for (int w = 0; w < HIST_NWHAT; w++)
+	unsigned char *aa_hit = xcalloc(s->n + 1, 1);
+	for (int w = 0; w < HIST_NWHAT; w++) {
 		if (!(opts->skip & (1u << w)))
-			detect_what(s, (enum hist_what)w, opts, out, n, st);
+			detect_what(s, (enum hist_what)w, opts, out, n, st, aa_hit);
+		if (w == HIST_STEADY)
+			memset(aa_hit, 0, s->n + 1);
+	}
+	for (size_t i = 0; i < s->n; i++)
+		st->aa_warm_commits += aa_hit[i];
+	free(aa_hit);
 	return 0;
 }

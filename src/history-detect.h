@@ -13,6 +13,7 @@ enum hist_what {
 	HIST_STEADY,  /* the steady-state mean */
 	HIST_WARMUP,  /* the time to steady state, in steady iterations' worth */
 	HIST_CLASS,   /* the fraction of pexecs with no steady state or a slowdown */
+	HIST_COST,    /* the warmup cost (time above the steady level before it), in steady iterations' worth */
 	HIST_NWHAT,
 };
 const char *hist_what_name(enum hist_what w);
@@ -29,8 +30,9 @@ struct hist_change {
 	enum hist_what what;
 	size_t at;              /* index in the series' points: the first commit after the change */
 	size_t lo, hi;          /* the range of first commits the data allow (lo <= at <= hi) */
-	double before, after;   /* steady: seconds; warmup: steady iterations' worth; class: fraction */
-	double ratio, ratio_lo, ratio_hi; /* after/before and its 99% interval (class: after - before) */
+	double before, after;   /* steady: seconds; warmup, cost: steady iterations' worth; class: fraction */
+	double ratio, ratio_lo, ratio_hi; /* after/before and its 99% interval (class: after - before; cost: NAN
+					   * when before <= 0) */
 	double level_before, level_after; /* in the series' units (log) */
 	double score;           /* chi-square the change explains */
 	int aa_alarm;           /* the data put it between two same-binary commits: moved (or it would be false) */
@@ -42,6 +44,12 @@ struct hist_detect_stats {
 	size_t aa_pairs[HIST_NWHAT];   /* neighbouring same-binary commits: A/A pairs */
 	size_t aa_alarms[HIST_NWHAT];  /* changes the data put on an A/A pair (known false alarms) */
 	double tau[HIST_NWHAT];        /* the session standard deviation (log units) */
+	/*
+	 * Same-binary commits where a warm-up series (warmup, class, cost) put a
+	 * change, each counted once: the warm-up's A/A false alarms (the series
+	 * of one warm-up move together: a commit, not a series, is the alarm)
+	 */
+	size_t aa_warm_commits;
 };
 
 /* the changes of series s (opts NULL: defaults; st may be NULL), in what then commit order */

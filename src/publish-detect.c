@@ -12,7 +12,8 @@
 #include "publish-int.h"
 
 _Static_assert((int)PUB_STEADY == (int)HIST_STEADY && (int)PUB_WARMUP == (int)HIST_WARMUP &&
-		       (int)PUB_CLASS == (int)HIST_CLASS && (int)PUB_NWHAT == (int)HIST_NWHAT,
+		       (int)PUB_CLASS == (int)HIST_CLASS && (int)PUB_COST == (int)HIST_COST &&
+		       (int)PUB_NWHAT == (int)HIST_NWHAT,
 	       "publish names the history's series in its order");
 
 void pub_detect(struct pub_key *k)

@@ -12,7 +12,7 @@
 #include "publish.h"
 
 /* the three series of a key history detection searches (history-detect.h's enum hist_what) */
-enum pub_what { PUB_STEADY, PUB_WARMUP, PUB_CLASS, PUB_NWHAT };
+enum pub_what { PUB_STEADY, PUB_WARMUP, PUB_CLASS, PUB_COST, PUB_NWHAT };
 const char *pub_what_name(enum pub_what w);
 
 /* one change point of a key's series, as the history's detection gives it */

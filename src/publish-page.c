@@ -123,6 +123,11 @@ static void change_brief(struct strbuf *sb, const struct pub_change *c)
 		pct(sb, c->ratio);
 	} else if (c->what == PUB_WARMUP) {
 		sb_addf(sb, "warm-up \xc3\x97%.2f", c->ratio);
+	} else if (c->what == PUB_COST) {
+		if (isfinite(c->ratio))
+			sb_addf(sb, "warm-up cost \xc3\x97%.2f", c->ratio);
+		else
+			sb_addf(sb, "warm-up cost %+.1f it.", c->after - c->before);
 	} else {
 		sb_addf(sb, "no steady %+.0f pts", c->ratio * 100);
 	}
@@ -130,6 +135,8 @@ static void change_brief(struct strbuf *sb, const struct pub_change *c)
 
 int pub_change_worse(const struct pub_change *c)
 {
+	if (c->what == PUB_COST)
+		return c->after > c->before;
 	return c->what == PUB_CLASS ? c->ratio > 0 : c->ratio > 1;
 }
 
@@ -155,6 +162,15 @@ void pub_change_size(struct strbuf *sb, const struct pub_change *c, int full)
 		sb_addf(sb, "warm-up \xc3\x97%.2f [%.2f, %.2f]", c->ratio, c->rlo, c->rhi);
 		if (full)
 			sb_addf(sb, ": %.1f \xe2\x86\x92 %.1f steady iterations' worth", c->before, c->after);
+		break;
+	case PUB_COST:
+		if (isfinite(c->ratio))
+			sb_addf(sb, "warm-up cost \xc3\x97%.2f [%.2f, %.2f]", c->ratio, c->rlo, c->rhi);
+		else
+			sb_addf(sb, "warm-up cost %+.1f iterations' worth", c->after - c->before);
+		if (full)
+			sb_addf(sb, ": %.1f \xe2\x86\x92 %.1f steady iterations' worth above the steady level", c->before,
+				c->after);
 		break;
 	default:
 		sb_addf(sb, "no steady state %+.0f pts [%+.0f, %+.0f]", c->ratio * 100, c->rlo * 100, c->rhi * 100);
@@ -264,14 +280,23 @@ struct change_ref {
 	long depth;
 };
 
+/* how far a change moved its series, comparable across series (class: the fraction; the rest: the log ratio) */
+static double change_magnitude(const struct pub_change *c)
+{
+	if (c->what == PUB_CLASS)
+		return fabs(c->ratio);
+	if (c->what == PUB_COST)
+		return fabs(asinh(c->after) - asinh(c->before));
+	return fabs(log(c->ratio));
+}
+
 static int change_cmp(const void *a, const void *b)
 {
 	const struct change_ref *x = a, *y = b;
 	if (x->depth != y->depth)
 		return x->depth > y->depth ? -1 : 1;
 	const struct pub_change *cx = &x->s->k[x->key].ch[x->ch], *cy = &y->s->k[y->key].ch[y->ch];
-	double mx = fabs(cx->what == PUB_CLASS ? cx->ratio : log(cx->ratio)),
-	       my = fabs(cy->what == PUB_CLASS ? cy->ratio : log(cy->ratio));
+	double mx = change_magnitude(cx), my = change_magnitude(cy);
 	return mx > my ? -1 : mx < my ? 1 : (x->key > y->key) - (x->key < y->key);
 }
 

@@ -37,7 +37,7 @@ void pub_opts_release(struct pub_opts *o)
 
 const char *pub_what_name(enum pub_what w)
 {
-	static const char *const n[] = { "steady", "warmup", "class" };
+	static const char *const n[] = { "steady", "warmup", "class", "cost" };
 	return (unsigned)w < PUB_NWHAT ? n[w] : "?";
 }
 

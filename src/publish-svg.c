@@ -291,6 +291,7 @@ void svg_tts(struct strbuf *sb, const struct pub_site *s, const struct pub_key *
 	svg_open(sb, k, "tts", h, "time to steady state per commit: median and 5th to 95th percentile of its pexecs");
 	y_axis_time(sb, &y);
 	change_marks(sb, k, PUB_WARMUP, h);
+	change_marks(sb, k, PUB_COST, h);
 	x_axis(sb, s, k, h);
 	for (size_t i = 0; i < n; i++) {
 		const struct pub_fig *f = &k->fig[i];

@@ -73,6 +73,7 @@ with Browser(T + "/chr") as b:
     check(len(rows) >= 3, "changes listed: %r" % rows)
     text = "\n".join(rows)
     for h, what in ((c["HIST_C2"], r"steady \+(9\.[5-9]|10\.[0-4])%"), (c["HIST_C4"], r"warm-up \u00d7(1\.9|2\.0)"),
+                    (c["HIST_C4"], r"warm-up cost \u00d7(1\.9|2\.0)"),
                     (c["C8"], r"steady \+1[78]\.\d%")):
         check(any(h[:10] in r and re.search(what, r) for r in rows), "no '%s' change at %s: %r" % (what, h, rows))
     check(all(" of " in r for r in rows), "an alarm without its A/A false-alarm rate: %r" % rows)

@@ -4,7 +4,9 @@
  * is found on its commit with an interval holding its size, a one-commit
  * noisy session is no change, a change the data put between two
  * same-binary commits is moved to where the binary changed, a doubled
- * warm-up and a class turn are found in their own series; the trimmed
+ * warm-up and a class turn are found in their own series, a costlier
+ * warm-up in as many iterations in the cost series (not the warmup one),
+ * no warm-up series raises an alarm over null series' A/A pairs; the trimmed
  * mean; and the bisection search (history-bisect.c) on simulated commits.
  */
 #include <setjmp.h>
@@ -43,6 +45,9 @@ struct shape {
 	size_t warm_at;         /* first commit whose warm-up is doubled (0: none) */
 	size_t nosteady_at;     /* first commit where half the pexecs have no steady state (0: none) */
 	size_t outlier;         /* one commit measured in a noisy session, 10% slower (0: none) */
+	double long_k;          /* > 0: this many iterations to steady, 2 steady iterations' worth of cost */
+	size_t cost_at;         /* with long_k: first commit whose cost is 3x in as many iterations (0: none) */
+	int aa_every;           /* > 0: every aa_every-th commit builds its predecessor's binary */
 };
 
 static void make(struct hist_series *s, const struct shape *sh)
@@ -66,6 +71,13 @@ static void make(struct hist_series *s, const struct shape *sh)
 		for (size_t j = 0; j < sh->m; j++) {
 			p->steady[j] = level * sess * exp(sh->sw * gauss());
 			p->tts[j] = p->steady[j] * warm * exp(0.1 * gauss());
+			/* warm iterations twice a steady one: half the warm-up is its cost */
+			p->cost[j] = p->tts[j] / 2;
+			if (sh->long_k > 0) {
+				/* tts / steady = iterations + cost / steady: the cost alone moves */
+				p->cost[j] = p->tts[j] / warm * 2 * (sh->cost_at && i >= sh->cost_at ? 3 : 1);
+				p->tts[j] = p->steady[j] * sh->long_k + p->cost[j];
+			}
 			p->cls[j] = AN_WARMUP;
 			if (sh->nosteady_at && i >= sh->nosteady_at && j % 2) {
 				p->cls[j] = AN_NO_STEADY;
@@ -73,7 +85,8 @@ static void make(struct hist_series *s, const struct shape *sh)
 			}
 		}
 		char b[32];
-		snprintf(b, sizeof(b), "bin%zu", i);
+		p->same_as_prev = sh->aa_every > 0 && i > 0 && i % (size_t)sh->aa_every == 0;
+		snprintf(b, sizeof(b), "bin%zu", p->same_as_prev ? i - 1 : i);
 		p->binary = strdup(b);
 	}
 }
@@ -97,21 +110,33 @@ static const struct hist_change *first_what(const struct hist_change *ch, size_t
 static void test_null_quiet(void **state)
 {
 	(void)state;
-	/* 20 null series of 200 commits: 4000 points, not one alarm (the method's rate is about 1 in 400 series) */
-	size_t alarms = 0;
+	/*
+	 * 20 null series of 200 commits: 4000 points, not one alarm (the method's rate is about 1 in 400 series);
+	 * every 4th commit its predecessor's binary: 980 A/A pairs, at most 1 of them where a warm-up series
+	 * (warmup, class, cost) put a split (issue 29's warm-up target).  Here the cost is half the time to
+	 * steady, so that a split of one is a split of the other: one commit, counted once
+	 */
+	size_t alarms = 0, aa_pairs = 0, aa_warm = 0, aa_splits = 0;
 	seed = 12345;
 	for (int r = 0; r < 20; r++) {
-		struct shape sh = { .n = 200, .m = 10, .sw = 0.01, .tau = 0.005 };
+		struct shape sh = { .n = 200, .m = 10, .sw = 0.01, .tau = 0.005, .aa_every = 4 };
 		struct hist_series s;
 		make(&s, &sh);
 		struct hist_change *ch;
 		size_t n;
-		history_detect(&s, NULL, &ch, &n, NULL);
+		struct hist_detect_stats st;
+		history_detect(&s, NULL, &ch, &n, &st);
 		alarms += n;
+		aa_pairs += st.aa_pairs[HIST_COST];
+		aa_warm += st.aa_warm_commits;
+		aa_splits += st.aa_alarms[HIST_WARMUP] + st.aa_alarms[HIST_CLASS] + st.aa_alarms[HIST_COST];
 		free(ch);
 		history_series_free(&s);
 	}
 	assert_int_equal(alarms, 0);
+	assert_int_equal(aa_pairs, 20 * 49);
+	assert_true(aa_warm <= 1);
+	assert_true(aa_splits >= aa_warm && aa_splits <= 2 * aa_warm);
 }
 
 static void test_step_found(void **state)
@@ -195,6 +220,11 @@ static void test_warmup_and_class(void **state)
 	assert_true(c->ratio > 1.9 && c->ratio < 2.1 && c->ratio_lo < 2 && c->ratio_hi > 2);
 	assert_int_equal(count_what(ch, n, HIST_STEADY), 0);
 	assert_int_equal(count_what(ch, n, HIST_CLASS), 0);
+	/* twice the warm-up at the same speed: twice its cost too */
+	c = first_what(ch, n, HIST_COST);
+	assert_non_null(c);
+	assert_int_equal(c->at, 70);
+	assert_true(c->ratio > 1.9 && c->ratio < 2.1 && c->ratio_lo < 2 && c->ratio_hi > 2);
 	free(ch);
 	history_series_free(&s);
 
@@ -205,6 +235,29 @@ static void test_warmup_and_class(void **state)
 	assert_non_null(c);
 	assert_int_equal(c->at, 40);
 	assert_true(c->after > 0.45 && c->before < 0.05);
+	free(ch);
+	history_series_free(&s);
+}
+
+/* a warm-up of 40 iterations whose first ones get costlier: 2 -> 6 steady iterations' worth, tts 42 -> 46 */
+static void test_warmup_cost(void **state)
+{
+	(void)state;
+	seed = 2718;
+	struct shape sh = { .n = 120, .m = 10, .sw = 0.01, .tau = 0.003, .long_k = 40, .cost_at = 70 };
+	struct hist_series s;
+	make(&s, &sh);
+	struct hist_change *ch;
+	size_t n;
+	history_detect(&s, NULL, &ch, &n, NULL);
+	const struct hist_change *c = first_what(ch, n, HIST_COST);
+	assert_non_null(c);
+	assert_int_equal(c->at, 70);
+	assert_true(c->ratio > 2.8 && c->ratio < 3.2 && c->ratio_lo < 3 && c->ratio_hi > 3);
+	assert_true(c->before > 1.8 && c->before < 2.2 && c->after > 5.5 && c->after < 6.5);
+	/* the time to steady moved by under 10%: below what the warmup series reports */
+	assert_int_equal(count_what(ch, n, HIST_WARMUP), 0);
+	assert_int_equal(count_what(ch, n, HIST_STEADY), 0);
 	free(ch);
 	history_series_free(&s);
 }
@@ -395,6 +448,7 @@ int main(void)
 		cmocka_unit_test(test_outlier_session),
 		cmocka_unit_test(test_same_binary_moves),
 		cmocka_unit_test(test_warmup_and_class),
+		cmocka_unit_test(test_warmup_cost),
 		cmocka_unit_test(test_trimmed),
 		cmocka_unit_test(test_spread_order),
 		cmocka_unit_test(test_bisect_finds),
