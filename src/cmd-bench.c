@@ -1274,7 +1274,7 @@ static int summarise(const struct bench *b, int code)
 		return lc;
 	/* the session, for kiln diff's session-to-session sd (session-record.h); a duet is not a session alone */
 	struct kerr re = KERR_INIT;
-	if (!b->duet && srec_add_session(b->results_abs, &ds, &r, &re) < 0)
+	if (!b->duet && srec_add_session(b->results_abs, &r, &re) < 0)
 		kiln_warn("not recorded for kiln diff: %s", sb_str(&re.msg));
 	kerr_release(&re);
 	if (!b->json && !b->silent) {

@@ -125,7 +125,7 @@ static char *program_hash(struct store *st, const struct ds_key *k)
 	return h;
 }
 
-/* the newest SREC_KEEP sessions of (program, machine), SREC_MAX_ROWS in all */
+/* the newest SREC_KEEP sessions of (program, machine) */
 static int prune(sqlite3 *db, const char *program, const char *machine)
 {
 	sqlite3_stmt *q;
@@ -139,10 +139,16 @@ static int prune(sqlite3 *db, const char *program, const char *machine)
 	sqlite3_bind_int(q, 3, SREC_KEEP);
 	int r = sqlite3_step(q) == SQLITE_DONE ? 0 : -1;
 	sqlite3_finalize(q);
+	return r;
+}
+
+/* the newest SREC_MAX_ROWS rows in all: once a session, after its keys */
+static int prune_all(sqlite3 *db)
+{
 	char sql[160];
 	snprintf(sql, sizeof(sql), "DELETE FROM sessions WHERE id NOT IN (SELECT id FROM sessions ORDER BY id DESC LIMIT %d)",
 		 SREC_MAX_ROWS);
-	return r || sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK ? -1 : 0;
+	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
 }
 
 /* one key's row: nothing when it has no program recorded or too few units */
@@ -184,7 +190,7 @@ static int add_key(sqlite3 *db, struct store *st, const char *machine, const cha
 	return r;
 }
 
-int srec_add_session(const char *results, const struct dataset *ds, const struct an_result *r, struct kerr *e)
+int srec_add_session(const char *results, const struct an_result *r, struct kerr *e)
 {
 	struct store *st = NULL;
 	if (store_open(results, 0, &st, e) < 0)
@@ -200,13 +206,14 @@ int srec_add_session(const char *results, const struct dataset *ds, const struct
 	int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
 	for (size_t i = 0; rc == 0 && i < r->nkeys; i++)
 		rc = add_key(db, st, machine, started, &r->keys[i]);
+	if (rc == 0)
+		rc = prune_all(db);
 	if (rc == 0 && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
 		rc = -1;
 	if (rc < 0) {
 		kerr_set(e, "the session record: %s", sqlite3_errmsg(db));
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 	}
-	(void)ds;
 	free(started);
 	sqlite3_close(db);
 	store_close(st);

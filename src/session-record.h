@@ -27,8 +27,8 @@ struct dataset;
 struct an_result;
 struct an_key;
 
-/* record each key of the finished session in `results` (ds and r: its dataset and analysis) */
-int srec_add_session(const char *results, const struct dataset *ds, const struct an_result *r, struct kerr *e);
+/* record each key of the finished session in `results` (r: its analysis) */
+int srec_add_session(const char *results, const struct an_result *r, struct kerr *e);
 
 /* where a key's session sd comes from */
 enum srec_source { SREC_OPTION, SREC_MEASURED, SREC_ASSUMED, SREC_NONE };
