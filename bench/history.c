@@ -35,6 +35,7 @@
 #include "analysis.h"
 #include "dataset.h"
 #include "history-bisect.h"
+#include "stats-robust.h"
 #include "history-detect.h"
 #include "history-int.h"
 #include "history.h"
@@ -297,7 +298,8 @@ static int sb_measure(void *ctx, size_t a, size_t b, bisect_more_fn more, void *
 		d = xrealloc(d, (n + k) * sizeof(double));
 		for (size_t i = 0; i < k; i++) {
 			double la = s->culprit && a >= s->culprit ? s->step : 0, lb = s->culprit && b >= s->culprit ? s->step : 0;
-			double noise = s->npair ? s->pair[rnd() % s->npair]
+			/* a round of two like pexecs is symmetric about its centre: either sign is as likely */
+			double noise = s->npair ? (rnd() & 1 ? 1 : -1) * s->pair[rnd() % s->npair]
 						 : s->res[rnd() % s->nres] - s->res[rnd() % s->nres];
 			d[n++] = lb - la + noise;
 		}
@@ -330,16 +332,20 @@ static size_t paired_residuals(struct history *h, long machine, const char *key,
 	sqlite3_bind_text(st, 2, key, -1, SQLITE_TRANSIENT);
 	char *cur = NULL;
 	size_t from = 0;
-	double sum = 0;
 	for (int more = 1; more;) {
 		more = sqlite3_step(st) == SQLITE_ROW;
 		const char *sess = more ? (const char *)sqlite3_column_text(st, 0) : NULL;
 		if (cur && (!more || !sess || strcmp(sess, cur))) {
-			/* a session ends: its rounds less their mean */
+			/*
+			 * a session ends: its rounds less their centre (Huber's, as
+			 * bisect's tests take it: a mean pulled by one slow round
+			 * would leave the others off centre by its share)
+			 */
+			double c, sd;
+			robust_huber(*out + from, n - from, ROBUST_HUBER_K, &c, &sd, NULL);
 			for (size_t i = from; i < n; i++)
-				(*out)[i] -= sum / (double)(n - from);
+				(*out)[i] -= c;
 			from = n;
-			sum = 0;
 			free(cur);
 			cur = NULL;
 		}
@@ -351,8 +357,7 @@ static size_t paired_residuals(struct history *h, long machine, const char *key,
 		if (!cur)
 			cur = xstrdup(sess);
 		*out = xrealloc(*out, (n + 1) * sizeof(double));
-		(*out)[n] = log(b / a);
-		sum += (*out)[n++];
+		(*out)[n++] = log(b / a);
 	}
 	free(cur);
 	sqlite3_finalize(st);
@@ -377,6 +382,55 @@ static size_t residuals(const struct hist_series *s, double **out)
 	return n;
 }
 
+struct bis_tally {
+	long right, found, over, inj, aa, aa_named, rounds;
+	long kright[MAXK], kinj[MAXK];
+	size_t worst;
+};
+
+/* trials x keys bisections over the stored noise: a 2% step at a random commit, or (every third) none */
+static void bisect_trials(const struct bisect_opts *o, double **pair, const size_t *npair,
+			  const struct hist_series *base, size_t nk, size_t ncommits, int trials, size_t lg,
+			  struct bis_tally *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (int tr = 0; tr < trials; tr++) {
+		for (size_t k = 0; k < nk && k < MAXK; k++) {
+			struct simbis sb = { 0 };
+			sb.nres = residuals(&base[k], (double **)&sb.res);
+			sb.pair = pair[k];
+			sb.npair = npair[k];
+			if (sb.nres < 20) {
+				free((void *)sb.res);
+				continue;
+			}
+			int is_aa = tr % 3 == 2;
+			sb.culprit = is_aa ? 0 : 1 + (size_t)(runif() * (double)(ncommits - 1));
+			sb.step = log(rnd() & 1 ? 1.02 : 1 / 1.02);
+			struct bisect_ops ops = { &sb, sb_build, sb_measure, NULL };
+			struct bisect_result r;
+			struct kerr e = KERR_INIT;
+			bisect_run(ncommits, o, &ops, &r, &e);
+			t->rounds += (long)r.rounds;
+			if (is_aa) {
+				t->aa++;
+				t->aa_named += r.outcome == BISECT_FOUND;
+			} else {
+				int ok = r.outcome == BISECT_FOUND && r.culprit == sb.culprit;
+				t->inj++;
+				t->found += r.outcome == BISECT_FOUND;
+				t->right += ok;
+				t->kinj[k]++;
+				t->kright[k] += ok;
+				t->over += r.builds > lg + 2;
+				t->worst = r.builds > t->worst ? r.builds : t->worst;
+			}
+			bisect_result_free(&r);
+			free((void *)sb.res);
+		}
+	}
+}
+
 static void bisect_bench(struct history *h, long machine, const struct strvec *keys, const struct hist_series *base,
 			 size_t nk, size_t ncommits, int trials)
 {
@@ -394,43 +448,22 @@ static void bisect_bench(struct history *h, long machine, const struct strvec *k
 	size_t lg = 0;
 	while (((size_t)1 << lg) < ncommits - 1)
 		lg++;
-	long right = 0, found = 0, over = 0, inj = 0, aa = 0, aa_named = 0, rounds = 0;
-	long *kright = xcalloc(nk + 1, sizeof(long)), *kinj = xcalloc(nk + 1, sizeof(long));
-	size_t worst = 0;
-	for (int t = 0; t < trials; t++) {
-		for (size_t k = 0; k < nk; k++) {
-			struct simbis sb = { 0 };
-			sb.nres = residuals(&base[k], (double **)&sb.res);
-			sb.pair = pair[k];
-			sb.npair = npair[k];
-			if (sb.nres < 20) {
-				free((void *)sb.res);
-				continue;
-			}
-			int is_aa = t % 3 == 2;
-			sb.culprit = is_aa ? 0 : 1 + (size_t)(runif() * (double)(ncommits - 1));
-			sb.step = log(rnd() & 1 ? 1.02 : 1 / 1.02);
-			struct bisect_ops ops = { &sb, sb_build, sb_measure, NULL };
-			struct bisect_result r;
-			struct kerr e = KERR_INIT;
-			bisect_run(ncommits, &o, &ops, &r, &e);
-			rounds += (long)r.rounds;
-			if (is_aa) {
-				aa++;
-				aa_named += r.outcome == BISECT_FOUND;
-			} else {
-				inj++;
-				found += r.outcome == BISECT_FOUND;
-				right += r.outcome == BISECT_FOUND && r.culprit == sb.culprit;
-				kinj[k]++;
-				kright[k] += r.outcome == BISECT_FOUND && r.culprit == sb.culprit;
-				over += r.builds > lg + 2;
-				worst = r.builds > worst ? r.builds : worst;
-			}
-			bisect_result_free(&r);
-			free((void *)sb.res);
-		}
-	}
+	/* the same trials (same seed) with the rounds' mean, then with kiln's default (Huber's centre) */
+	uint64_t seed = rng_state;
+	struct bis_tally mean_t, t;
+	const char *cap = getenv("HISTORY_BISECT_ROUNDS"); /* kiln bisect --max-rounds */
+	if (cap && atoi(cap) >= 5)
+		o.max_rounds = (size_t)atoi(cap);
+	o.huber_k = 0;
+	rng_state = seed;
+	bisect_trials(&o, pair, npair, base, nk, ncommits, trials, lg, &mean_t);
+	o.huber_k = ROBUST_HUBER_K;
+	rng_state = seed;
+	bisect_trials(&o, pair, npair, base, nk, ncommits, trials, lg, &t);
+	long right = t.right, found = t.found, over = t.over, inj = t.inj, aa = t.aa, aa_named = t.aa_named;
+	long *kright = t.kright, *kinj = t.kinj;
+	size_t worst = t.worst;
+	long rounds = t.rounds;
 	printf("\nbisection per key (2%% steps right; sd of a round's log ratio):");
 	for (size_t k = 0; k < nk; k++) {
 		double ss = 0;
@@ -439,8 +472,6 @@ static void bisect_bench(struct history *h, long machine, const struct strvec *k
 		printf("%s %s %ld/%ld (%.2f%%)", k ? "," : "", keys->v[k], kright[k], kinj[k],
 		       npair[k] ? 100 * sqrt(ss / (double)npair[k]) : NAN);
 	}
-	free(kright);
-	free(kinj);
 	for (size_t k = 0; k < nk; k++)
 		free(pair[k]);
 	free(pair);
@@ -453,6 +484,9 @@ static void bisect_bench(struct history *h, long machine, const struct strvec *k
 	printf("ROW\tbisection: culprit right among %zu commits, injected 2%% steps\t%.3f (%ld of %ld)\t>= 0.95\t%s\n",
 	       ncommits, inj ? (double)right / (double)inj : NAN, right, inj,
 	       inj && right >= 0.95 * (double)inj ? "PASS" : "MISS");
+	printf("ROW\tbisection with the rounds' mean instead of Huber's centre (the same trials): culprit right\t%.3f (%ld of "
+	       "%ld); %ld A/A ranges named\t-\t-\n",
+	       mean_t.inj ? (double)mean_t.right / (double)mean_t.inj : NAN, mean_t.right, mean_t.inj, mean_t.aa_named);
 	printf("ROW\tbisection: builds, most of any trial\t%zu\t<= %zu\t%s\n", worst, lg + 2,
 	       worst <= lg + 2 ? "PASS" : "MISS");
 	printf("ROW\tbisection: A/A ranges with a culprit named\t%ld of %ld\t0 of >= 50\t%s\n", aa_named, aa,

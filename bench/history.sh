@@ -5,6 +5,7 @@
 # asv's and Otava's detectors from their sources and a Perfherder t-test on
 # the same series (bench/history/baselines.py) and prints one table.
 #   HISTORY_CORPUS=FILE HISTORY_TRIALS=N ASV_REPO=DIR OTAVA_REPO=DIR bench/history.sh
+# HISTORY_BISECT_ROUNDS=N simulates the bisections at kiln bisect --max-rounds N (default 200).
 set -u
 cd "$(dirname "$0")/.."
 O=${O:-build}

@@ -40,7 +40,7 @@ const struct cmd_entry cmd_bisect_entry = {
 		"  -o, --history F   the history (default <config stem>.history.db beside the config)\n"
 		"  --machine NAME    this machine's name in the history (default the host name)\n"
 		"  --min-change P%   the smallest change worth a bisection (default 1%)\n"
-		"  --max-rounds N    rounds at most per comparison (default 40)\n"
+		"  --max-rounds N    rounds at most per comparison (default 200)\n"
 		"  --json            the outcome as JSON\n"
 		"  -q, --quiet       no progress\n"
 		"\nExit status: 0 a culprit named, or GOOD and BAD found not to differ; 1 the test could\n"

@@ -9,9 +9,12 @@
  *    "same" when it lies inside +-min_change; K is the number of looks the
  *    round cap allows (alpha spent evenly).  Same, or undecided at the cap:
  *    no culprit is named.
+ *    Both tests take the rounds' centre and sd from Huber's M-estimate
+ *    (stats-robust.h), not the mean: a round whose pexec fell into a slow
+ *    mode moves it by at most 1.5 sd instead of its whole size.
  * 2. Each midpoint against GOOD, with a sequential probability ratio test
  *    of "like GOOD" (mean 0) against "like BAD" (mean delta, from step 1):
- *    log LR = delta / s^2 * sum(d - delta / 2), s^2 pooled from every
+ *    log LR = n delta / s^2 * (m - delta / 2), s^2 pooled from every
  *    comparison so far, delta the mean of every round of a commit found
  *    like BAD so far; Wald's bounds for step_error both ways, tested from
  *    the first full batch on.  Undecided at the cap: the search stops with
@@ -25,6 +28,7 @@
  *    and GOOD and BAD of one binary have no culprit.
  */
 #include "history-bisect.h"
+#include "stats-robust.h"
 
 #include <gsl/gsl_cdf.h>
 #include <math.h>
@@ -39,24 +43,20 @@ void bisect_opts_default(struct bisect_opts *o)
 	o->alpha = 0.001;
 	o->step_error = 0.001;
 	o->batch = 5;
-	o->max_rounds = 40;
+	o->max_rounds = 200;
+	o->huber_k = ROBUST_HUBER_K;
+}
+
+/* the rounds' centre and the sd that makes sd / sqrt(n) its standard error */
+static void centre(const struct bisect_opts *o, const double *d, size_t n, double *m, double *sd, double *df)
+{
+	robust_huber(d, n, o->huber_k > 0 ? o->huber_k : INFINITY, m, sd, df);
 }
 
 const char *bisect_verdict_name(enum bisect_verdict v)
 {
 	static const char *const n[] = { "good", "bad", "broken", "unsure" };
 	return (unsigned)v < 4 ? n[v] : "?";
-}
-
-static void mean_sd(const double *d, size_t n, double *m, double *sd)
-{
-	double s = 0, ss = 0;
-	for (size_t i = 0; i < n; i++)
-		s += d[i];
-	*m = n ? s / (double)n : NAN;
-	for (size_t i = 0; i < n; i++)
-		ss += (d[i] - *m) * (d[i] - *m);
-	*sd = n > 1 ? sqrt(ss / (double)(n - 1)) : NAN;
 }
 
 /* ---- step 1: do GOOD and BAD differ? ---- */
@@ -75,10 +75,10 @@ static size_t diff_more(void *ctx, const double *d, size_t n)
 	t->n = n;
 	if (n < o->batch)
 		return o->batch - n;
-	double m, sd;
-	mean_sd(d, n, &m, &sd);
+	double m, sd, df;
+	centre(o, d, n, &m, &sd, &df);
 	size_t looks = o->max_rounds / o->batch;
-	double q = gsl_cdf_tdist_Pinv(1 - o->alpha / (2.0 * (double)(looks ? looks : 1)), (double)(n - 1));
+	double q = gsl_cdf_tdist_Pinv(1 - o->alpha / (2.0 * (double)(looks ? looks : 1)), df);
 	double se = sd / sqrt((double)n);
 	t->m = m;
 	t->sd = sd;
@@ -122,13 +122,12 @@ static size_t sprt_more(void *ctx, const double *d, size_t n)
 	if (n < o->batch)
 		return o->batch - n;
 	double m, sd;
-	mean_sd(d, n, &m, &sd);
+	centre(o, d, n, &m, &sd, NULL);
 	t->m = m;
 	t->sd = sd;
 	double s2 = (t->pool_ss + sd * sd * (double)(n - 1)) / (t->pool_df + (double)(n - 1));
-	double llr = 0;
-	for (size_t i = 0; i < n; i++)
-		llr += t->delta / s2 * (d[i] - t->delta / 2);
+	/* the normal log-likelihood ratio of BAD's level against GOOD's, n rounds at the robust centre m */
+	double llr = (double)n * t->delta / s2 * (m - t->delta / 2);
 	double A = log((1 - o->step_error) / o->step_error);
 	if (llr >= A)
 		t->verdict = 1;

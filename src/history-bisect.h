@@ -42,9 +42,10 @@ struct bisect_ops {
 struct bisect_opts {
 	double min_change;   /* the smallest change worth bisecting, relative (default 0.01) */
 	double alpha;        /* false "they differ" of GOOD vs BAD (default 0.001) */
-	double step_error;   /* wrong verdict of a midpoint (default 0.005 each way) */
+	double step_error;   /* wrong verdict of a midpoint (default 0.001 each way) */
 	size_t batch;        /* rounds added at a time (default 5) */
-	size_t max_rounds;   /* per comparison (default 40) */
+	size_t max_rounds;   /* per comparison (default 200) */
+	double huber_k;      /* the rounds' centre: Huber's M-estimate at this k (default ROBUST_HUBER_K); 0: the mean */
 };
 void bisect_opts_default(struct bisect_opts *o);
 
