@@ -95,5 +95,12 @@ for t in tests/fuzz/fuzz_*.c; do
 		summary+=("$name: ok, ${execs:-?} runs in ${SECS}s, corpus $(ls "$corpus" | wc -l) inputs")
 	fi
 done
-printf '%s\n' "${summary[@]}"
+# the failures last, with what each printed, so that the tail of a CI log names them
+printf '%s\n' "${summary[@]}" | grep -v -e ' FAILED after ' -e 'fails again' -e 'does not build'
+for f in "${failed[@]}"; do
+	printf '%s\n' "${summary[@]}" | grep "^$f: "
+	for l in "$B/$f.log" "$B/$f.replay.log"; do
+		[ -f "$l" ] && grep -m 12 -E 'ERROR|SUMMARY|runtime error|Test unit written|^ +#[0-9] ' "$l"
+	done
+done
 [ ${#failed[@]} -eq 0 ]
