@@ -63,6 +63,11 @@ vms: {n: {plugin: c}
 benchmarks: [
 Y
 check yaml.yaml 3 "yaml.yaml:[0-9]*:[0-9]*: YAML:"
+# an unclosed quote past 80 columns of tabs: libfyaml's printed diagnostic
+# (the source line shown) crashed kiln there (make fuzz, SEGV); collected, it names the place
+tabs() { printf '%*s' "$1" '' | tr ' ' '\t'; }
+printf '%s[x, "{a: 3\n%sb: i%sc: i\n' "$(tabs 82)" "$(tabs 70)" "$(tabs 53)" > tabs.yaml
+check tabs.yaml 3 "tabs.yaml:1:88: YAML: double-quoted scalar without closing quote"
 cat > bool.yaml <<'Y'
 vms: {n: {plugin: c, instrument: maybe}}
 benchmarks: {spin: 10}
