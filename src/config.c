@@ -2135,7 +2135,45 @@ void config_defaults(struct experiment *ex)
 	platform_conf_defaults(&ex->platform);
 }
 
-/* our reference to a load_yaml diag: the errors it collected are freed only when collecting stops */
+static void diag_drop(struct fy_diag *diag, void *user, const char *buf, size_t len)
+{
+	(void)diag, (void)user, (void)buf, (void)len;
+}
+
+/*
+ * A diag for libfyaml's parser whose text goes to *out and whose errors
+ * are collected, not printed: printing one shows its source line, and
+ * libfyaml 0.7.12's fy_diag_error_atom_display reads out of bounds on a
+ * scalar whose line passes 80 columns of tabs when the output is not a
+ * terminal (make fuzz found it: SEGV, a 239-byte config)
+ */
+static struct fy_diag *yaml_diag(struct strbuf *out)
+{
+	struct fy_diag_cfg dcfg;
+	fy_diag_cfg_default(&dcfg);
+	dcfg.fp = NULL;
+	dcfg.output_fn = diag_out;
+	dcfg.user = out;
+	dcfg.colorize = false;
+	dcfg.level = FYET_ERROR;
+	struct fy_diag *diag = fy_diag_create(&dcfg);
+	if (diag)
+		fy_diag_set_collect_errors(diag, true);
+	return diag;
+}
+
+/* the diag outlives the parse (the document keeps it): its text no longer goes to the caller's strbuf */
+static void yaml_diag_detach(struct fy_diag *diag)
+{
+	if (!diag)
+		return;
+	struct fy_diag_cfg dcfg = *fy_diag_get_cfg(diag);
+	dcfg.output_fn = diag_drop;
+	dcfg.user = NULL;
+	fy_diag_set_cfg(diag, &dcfg);
+}
+
+/* our reference to a yaml_diag: the errors it collected are freed only when collecting stops */
 static void diag_release(struct fy_diag *diag)
 {
 	fy_diag_set_collect_errors(diag, false);
@@ -2169,23 +2207,8 @@ static int collected_error(const char *path, struct fy_diag *diag, struct kerr *
 static struct fy_document *load_yaml(const char *path, const char *text, size_t len, struct fy_diag **diagp,
 				     struct kerr *e)
 {
-	struct fy_diag_cfg dcfg;
 	struct strbuf diagout = STRBUF_INIT;
-	fy_diag_cfg_default(&dcfg);
-	dcfg.fp = NULL;
-	dcfg.output_fn = diag_out;
-	dcfg.user = &diagout;
-	dcfg.colorize = false;
-	dcfg.level = FYET_ERROR;
-	struct fy_diag *diag = fy_diag_create(&dcfg);
-	/*
-	 * Errors collected, not printed: printing one shows its source line,
-	 * and libfyaml 0.7.12's fy_diag_error_atom_display reads out of bounds
-	 * on a scalar whose line passes 80 columns of tabs when the output is
-	 * not a terminal (make fuzz found it: SEGV, a 239-byte config)
-	 */
-	if (diag)
-		fy_diag_set_collect_errors(diag, true);
+	struct fy_diag *diag = yaml_diag(&diagout);
 	struct fy_parse_cfg pcfg = { .flags = FYPCF_QUIET | FYPCF_COLLECT_DIAG, .diag = diag };
 	struct fy_document *doc = diag ? fy_document_build_from_string(&pcfg, text, len) : NULL;
 	if (!doc) {
@@ -2195,6 +2218,7 @@ static struct fy_document *load_yaml(const char *path, const char *text, size_t 
 		fy_document_destroy(doc);
 		doc = NULL;
 	}
+	yaml_diag_detach(diag);
 	sb_release(&diagout);
 	*diagp = diag;
 	return doc;
@@ -2432,9 +2456,10 @@ static char *config_core_without(const char *text, const char *const *drop, size
 		kerr_release(&e);
 		return NULL;
 	}
-	struct fy_parse_cfg pcfg = { .flags = FYPCF_QUIET };
-	struct fy_document *doc = fy_document_build_from_string(&pcfg, text, len);
 	struct strbuf diag = STRBUF_INIT;
+	struct fy_diag *d = yaml_diag(&diag);
+	struct fy_parse_cfg pcfg = { .flags = FYPCF_QUIET | FYPCF_COLLECT_DIAG, .diag = d };
+	struct fy_document *doc = d ? fy_document_build_from_string(&pcfg, text, len) : NULL;
 	if (doc && resolve_aliases("config", doc, &diag, &e) == 0 && fy_node_is_mapping(fy_document_root(doc))) {
 		struct fy_node *root = fy_document_root(doc);
 		for (size_t i = 0; i < ndrop; i++) {
@@ -2459,6 +2484,8 @@ static char *config_core_without(const char *text, const char *const *drop, size
 	}
 	if (doc)
 		fy_document_destroy(doc);
+	if (d)
+		diag_release(d);
 	sb_release(&diag);
 	kerr_release(&e);
 	return core;
