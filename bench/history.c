@@ -10,7 +10,8 @@
  *  - raw: the series as measured; its alarms, and those the data put
  *    between two same-binary commits (known false: A/A);
  *  - null: the series with the level changes a sensitive segmentation
- *    finds taken out (each segment brought to the first's level), so
+ *    finds taken out (each segment brought to the first's level; a
+ *    segment of one or two commits too: a change and its revert), so
  *    that what is left is the real noise: sessions, drift, outliers;
  *  - steps: per trial, one multiplicative step (2%, 5%, 10% in turn, up
  *    or down) into each null series at a random commit at least 10 from
@@ -86,13 +87,14 @@ static void scale_from(struct hist_series *s, size_t k, double f)
 		}
 }
 
-/* the level changes a sensitive segmentation finds, taken out: the real noise left */
+/* the level changes a sensitive segmentation finds (short ones too), taken out: the real noise left */
 static void null_align(struct hist_series *s)
 {
 	struct hist_detect_opts o;
 	hist_detect_opts_default(&o);
 	o.beta = 8;
 	o.min_change[HIST_STEADY] = 0;
+	o.keep_short = 1; /* a change and its revert a commit or two later is a level change too, not noise */
 	o.skip = (1u << HIST_WARMUP) | (1u << HIST_CLASS);
 	struct hist_change *ch;
 	size_t n;

@@ -438,7 +438,7 @@ static void detect_what(const struct hist_series *s, enum hist_what w, const str
 		sums_make(&S, y, wt, n);
 		beta = o->beta > 0 ? o->beta : 2.0 * log((double)(n > 2 ? n : 2)) + 6.0;
 		k = n > 1 ? optimal_partition(&S, n, beta, starts) : 0;
-		if (!drop_transients(&P, keep, &S, starts, k, n, beta))
+		if (o->keep_short || !drop_transients(&P, keep, &S, starts, k, n, beta))
 			break;
 	}
 	st->points[w] = n;

@@ -23,6 +23,7 @@ struct hist_detect_opts {
 	double min_change[HIST_NWHAT];  /* smallest change reported, in the series' units (steady: log ratio) */
 	int use_binary;                 /* same-binary neighbours cannot hold a change (default 1) */
 	unsigned skip;                  /* 1 << what: series not searched */
+	int keep_short;                 /* segments of <= 2 commits are changes too, not noisy sessions (default 0) */
 };
 void hist_detect_opts_default(struct hist_detect_opts *o);
 
