@@ -515,6 +515,7 @@ static void steps_bench(struct hist_series *null, size_t nk, int trials, FILE *f
 	/* steps */
 	static const double sizes[] = { 0.02, 0.05, 0.10 };
 	struct score st3[3] = { { 0 } };
+	long placed[3] = { 0 }, covered[3] = { 0 };
 	for (int t = 0; t < trials; t++) {
 		for (size_t k = 0; k < nk; k++) {
 			size_t at = pick_site(&null[k]);
@@ -531,6 +532,12 @@ static void steps_bench(struct hist_series *null, size_t nk, int trials, FILE *f
 			history_detect(&s, NULL, &ch, &n, &st);
 			int tight = point_halfwidth(&s.p[at]) <= 0.01 && point_halfwidth(&s.p[at - 1]) <= 0.01;
 			score(&st3[si], ch, n, HIST_STEADY, at, tight, st.points[HIST_STEADY]);
+			/* the size's 99% interval, where the change is placed on the injected commit: does it hold f? */
+			for (size_t c = 0; c < n; c++)
+				if (ch[c].what == HIST_STEADY && ch[c].at == at) {
+					placed[si]++;
+					covered[si] += ch[c].ratio_lo <= f && f <= ch[c].ratio_hi;
+				}
 			char kind[16];
 			snprintf(kind, sizeof(kind), "step%d", (int)(sizes[si] * 100 + 0.5));
 			write_changes(fk, kind, t, k, ch, n, HIST_STEADY);
@@ -567,6 +574,10 @@ static void steps_bench(struct hist_series *null, size_t nk, int trials, FILE *f
 	printf("ROW\tdetection: placed within +-2 commits\t%.3f\t>= 0.95\t%s\n", f3 ? (double)w3 / (double)f3 : NAN,
 	       f3 && w3 >= 0.95 * (double)f3 ? "PASS" : "MISS");
 	printf("ROW\tdetection: A/A alarms (same-binary neighbours)\t%zu on %zu pairs\t-\t-\n", aa_alarms, aa_pairs);
+	long pl = placed[0] + placed[1] + placed[2], cv = covered[0] + covered[1] + covered[2];
+	printf("ROW\tdetection: a change's 99%% size interval holds the injected factor (changes on the exact commit; "
+	       "2%%, 5%%, 10%%: %ld/%ld, %ld/%ld, %ld/%ld)\t%.3f (%ld of %ld)\t0.99 nominal\t-\n", covered[0], placed[0],
+	       covered[1], placed[1], covered[2], placed[2], pl ? (double)cv / (double)pl : NAN, cv, pl);
 
 }
 

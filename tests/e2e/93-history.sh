@@ -53,7 +53,8 @@ assert_contains "$out" "1 tracked before"
 out=$("$KILN" track --changes "$H" --json) || fail "--changes: $out"
 chk() { python3 -c "import json,sys; d=json.load(sys.stdin); $1" <<<"$out" || fail "${2:-changes}: $out"; }
 # (the size within 1% of the made-up 1.1 and inside its interval; whether a 99% interval covers 1.1 is a
-# rate, measured by bench/history, not a single run's fact: CI's ASan run once saw 1.0972 with an interval short of 1.1)
+# rate, not one run's fact: CI's ASan run once saw 1.0972 with an interval short of 1.1 from these 7 points; bench/history
+# measures it on the Lua corpus: 867 of 868 intervals held the injected size)
 chk "c=[x for x in d[0]['changes'] if x['series']=='steady']; assert len(c)==1 and c[0]['commit']=='$HIST_C2' and abs(c[0]['ratio']-1.1)<0.011 and c[0]['ratio_lo']<c[0]['ratio']<c[0]['ratio_hi'], c" "the +10% step"
 chk "c=[x for x in d[0]['changes'] if x['series']=='warmup']; assert len(c)==1 and c[0]['commit']=='$HIST_C4' and 1.8<c[0]['ratio']<2.2, c" "the 2x warm-up"
 chk "c=[x for x in d[0]['changes'] if x['series']=='cost']; assert len(c)==1 and c[0]['commit']=='$HIST_C4' and 1.8<c[0]['ratio']<2.2 and 9<c[0]['before']<11, c" "the 2x warmup cost (10 -> 20 steady iterations)"
