@@ -36,10 +36,10 @@
 #include "analysis.h"
 #include "dataset.h"
 #include "history-bisect.h"
-#include "stats-robust.h"
 #include "history-detect.h"
 #include "history-int.h"
 #include "history.h"
+#include "stats-robust.h"
 #include "store.h"
 
 #define MAXK 64
@@ -462,16 +462,12 @@ static void bisect_bench(struct history *h, long machine, const struct strvec *k
 	o.huber_k = ROBUST_HUBER_K;
 	rng_state = seed;
 	bisect_trials(&o, pair, npair, base, nk, ncommits, trials, lg, &t);
-	long right = t.right, found = t.found, over = t.over, inj = t.inj, aa = t.aa, aa_named = t.aa_named;
-	long *kright = t.kright, *kinj = t.kinj;
-	size_t worst = t.worst;
-	long rounds = t.rounds;
 	printf("\nbisection per key (2%% steps right; sd of a round's log ratio):");
 	for (size_t k = 0; k < nk; k++) {
 		double ss = 0;
 		for (size_t i = 0; i < npair[k]; i++)
 			ss += pair[k][i] * pair[k][i];
-		printf("%s %s %ld/%ld (%.2f%%)", k ? "," : "", keys->v[k], kright[k], kinj[k],
+		printf("%s %s %ld/%ld (%.2f%%)", k ? "," : "", keys->v[k], t.kright[k], t.kinj[k],
 		       npair[k] ? 100 * sqrt(ss / (double)npair[k]) : NAN);
 	}
 	for (size_t k = 0; k < nk; k++)
@@ -482,17 +478,18 @@ static void bisect_bench(struct history *h, long machine, const struct strvec *k
 	       "track pexecs' deviations, apart in time: pessimistic)", paired_keys, nk);
 	printf("\nbisection over %zu commits, simulated from the stored pexecs (%ld 2%% steps, %ld A/A ranges): "
 	       "culprit right %ld, named %ld, builds at most %zu (%ld over ceil(log2 N) + 2 = %zu), %.1f rounds a bisection\n",
-	       ncommits, inj, aa, right, found, worst, over, lg + 2, (double)rounds / (double)(inj + aa ? inj + aa : 1));
+	       ncommits, t.inj, t.aa, t.right, t.found, t.worst, t.over, lg + 2,
+	       (double)t.rounds / (double)(t.inj + t.aa ? t.inj + t.aa : 1));
 	printf("ROW\tbisection: culprit right among %zu commits, injected 2%% steps\t%.3f (%ld of %ld)\t>= 0.95\t%s\n",
-	       ncommits, inj ? (double)right / (double)inj : NAN, right, inj,
-	       inj && right >= 0.95 * (double)inj ? "PASS" : "MISS");
+	       ncommits, t.inj ? (double)t.right / (double)t.inj : NAN, t.right, t.inj,
+	       t.inj && t.right >= 0.95 * (double)t.inj ? "PASS" : "MISS");
 	printf("ROW\tbisection with the rounds' mean instead of Huber's centre (the same trials): culprit right\t%.3f (%ld of "
 	       "%ld); %ld A/A ranges named\t-\t-\n",
 	       mean_t.inj ? (double)mean_t.right / (double)mean_t.inj : NAN, mean_t.right, mean_t.inj, mean_t.aa_named);
-	printf("ROW\tbisection: builds, most of any trial\t%zu\t<= %zu\t%s\n", worst, lg + 2,
-	       worst <= lg + 2 ? "PASS" : "MISS");
-	printf("ROW\tbisection: A/A ranges with a culprit named\t%ld of %ld\t0 of >= 50\t%s\n", aa_named, aa,
-	       aa >= 50 && !aa_named ? "PASS" : "MISS");
+	printf("ROW\tbisection: builds, most of any trial\t%zu\t<= %zu\t%s\n", t.worst, lg + 2,
+	       t.worst <= lg + 2 ? "PASS" : "MISS");
+	printf("ROW\tbisection: A/A ranges with a culprit named\t%ld of %ld\t0 of >= 50\t%s\n", t.aa_named, t.aa,
+	       t.aa >= 50 && !t.aa_named ? "PASS" : "MISS");
 }
 
 /* null series' false alarms, then steps injected into them: kiln's figures as ROW lines, the series for the baselines */

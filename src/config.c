@@ -2135,11 +2135,6 @@ void config_defaults(struct experiment *ex)
 	platform_conf_defaults(&ex->platform);
 }
 
-static void diag_drop(struct fy_diag *diag, void *user, const char *buf, size_t len)
-{
-	(void)diag, (void)user, (void)buf, (void)len;
-}
-
 /*
  * A diag for libfyaml's parser whose text goes to *out and whose errors
  * are collected, not printed: printing one shows its source line, and
@@ -2168,7 +2163,7 @@ static void yaml_diag_detach(struct fy_diag *diag)
 	if (!diag)
 		return;
 	struct fy_diag_cfg dcfg = *fy_diag_get_cfg(diag);
-	dcfg.output_fn = diag_drop;
+	dcfg.output_fn = NULL; /* no fp, no function: libfyaml writes nowhere */
 	dcfg.user = NULL;
 	fy_diag_set_cfg(diag, &dcfg);
 }

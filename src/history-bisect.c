@@ -14,9 +14,9 @@
  *    mode moves it by at most 1.5 sd instead of its whole size.
  * 2. Each midpoint against GOOD, with a sequential probability ratio test
  *    of "like GOOD" (mean 0) against "like BAD" (mean delta, from step 1):
- *    log LR = n delta / s^2 * (m - delta / 2), s^2 pooled from every
- *    comparison so far, delta the mean of every round of a commit found
- *    like BAD so far; Wald's bounds for step_error both ways, tested from
+ *    log LR = n delta / s^2 * (m - delta / 2), m the rounds' centre, s^2
+ *    pooled from every comparison so far, delta the centres of the
+ *    commits found like BAD so far, weighted by their rounds; Wald's bounds for step_error both ways, tested from
  *    the first full batch on.  Undecided at the cap: the search stops with
  *    the range it has.
  * 3. A broken midpoint is skipped: the next untried commit nearest the
@@ -50,7 +50,7 @@ void bisect_opts_default(struct bisect_opts *o)
 /* the rounds' centre and the sd that makes sd / sqrt(n) its standard error */
 static void centre(const struct bisect_opts *o, const double *d, size_t n, double *m, double *sd, double *df)
 {
-	robust_huber(d, n, o->huber_k > 0 ? o->huber_k : INFINITY, m, sd, df);
+	robust_huber(d, n, o->huber_k, m, sd, df);
 }
 
 const char *bisect_verdict_name(enum bisect_verdict v)

@@ -13,23 +13,10 @@
  */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include "analysis.h"
 #include "stats-robust.h"
 #include "util.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/* median of t[0..n), which it sorts */
-static double median_sorted(double *t, size_t n)
-{
-	qsort(t, n, sizeof(double), cmp_double);
-	return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
-}
 
 static void plain(const double *x, size_t n, double *m, double *sd)
 {
@@ -45,23 +32,21 @@ static void plain(const double *x, size_t n, double *m, double *sd)
 int robust_huber(const double *x, size_t n, double k, double *m, double *sd, double *df)
 {
 	*m = *sd = NAN;
-	double df_ = n > 1 ? (double)n - 1 : NAN;
 	if (df)
-		*df = df_;
+		*df = n > 1 ? (double)n - 1 : NAN;
 	if (n < 1)
 		return -1;
-	if (n < 3) {
+	if (n < 3 || !(k > 0)) {
 		plain(x, n, m, sd);
 		return 0;
 	}
+	double med = an_percentile(x, n, 50);
 	double *t = xmalloc(n * sizeof(double));
-	memcpy(t, x, n * sizeof(double));
-	double med = median_sorted(t, n);
 	for (size_t i = 0; i < n; i++)
 		t[i] = fabs(x[i] - med);
-	double s = 1.4826 * median_sorted(t, n);
+	double s = 1.4826 * an_percentile(t, n, 50);
 	free(t);
-	if (!(s > 0) || !(k > 0)) {
+	if (!(s > 0)) {
 		plain(x, n, m, sd);
 		return 0;
 	}

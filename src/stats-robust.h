@@ -23,9 +23,9 @@
  * sandwich sqrt(E psi^2) / E psi'), so the callers' t and SPRT arithmetic
  * is unchanged (with Huber's small-sample factor K); df (may be NULL) the
  * degrees of freedom for a t quantile: the values inside the clamp less
- * one, as Yuen's trimmed t counts the untrimmed. A sample whose MAD is 0,
- * or n < 3, gets the plain mean, sd and n - 1. Returns 0, or -1 when n < 1
- * (m and sd NAN).
+ * one, as Yuen's trimmed t counts the untrimmed. k <= 0, a sample whose
+ * MAD is 0, or n < 3 get the plain mean, sd and n - 1. Returns 0, or -1
+ * when n < 1 (m and sd NAN).
  */
 int robust_huber(const double *x, size_t n, double k, double *m, double *sd, double *df);
 
