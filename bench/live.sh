@@ -26,7 +26,7 @@
 # and one minute for F, for development).  Takes about 2 h in full (7087 s
 # on 2026-12-03, loaded; F alone 20 minutes).  LIVE_KEEP=DIR keeps the tables of every comparison;
 # LIVE_ONLY=AD,E,F runs only those sections (D alone: LIVE_ONLY=D, its 2 N_DIFF
-# sessions back to back).
+# sessions back to back); LIVE_NOISE=0 starts no neighbour.
 set -u
 cd "$(dirname "$0")/.."
 O=${O:-build}
@@ -116,8 +116,13 @@ session() { # N: one kiln bench session of one program into s-N.kiln.db
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 echo "live: $SCALE scale; $(nproc) CPUs; load average before the neighbour: $(load)"
-"$T/bin/noise" 14400 0.5 &
-noise_pid=$!
+# LIVE_NOISE=0: no neighbour (the machine as it is; E's quiet rows, where duet's premise holds or not)
+if [ "${LIVE_NOISE:-1}" = 0 ]; then
+	echo "live: no neighbour (LIVE_NOISE=0)"
+else
+	"$T/bin/noise" 14400 0.5 &
+	noise_pid=$!
+fi
 t0=$SECONDS
 
 # ---- A, B, C, D: interleaved, so that the machine's moods fall on all of them ----
@@ -169,8 +174,7 @@ for cfg in ${TEN:+spinten ten}; do
 done
 echo "  F done at $((SECONDS - t0)) s, load $(load)"
 
-kill "$noise_pid" 2>/dev/null
-wait "$noise_pid" 2>/dev/null
+[ -n "$noise_pid" ] && kill "$noise_pid" 2>/dev/null && wait "$noise_pid" 2>/dev/null
 noise_pid=
 errs=$(grep -ci "error" "$T/errors" 2>/dev/null)
 [ "${errs:-0}" -gt 0 ] && echo "live: $errs line(s) of errors from kiln, the first: $(head -3 "$T/errors")"
