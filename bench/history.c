@@ -503,6 +503,38 @@ static void bisect_bench(struct history *h, long machine, const struct strvec *k
 	       t.aa >= 50 && !t.aa_named ? "PASS" : "MISS");
 }
 
+/*
+ * The session sd of neighbouring commits, same-binary pairs apart from the
+ * others (as history-detect.c's session_var: the median squared difference
+ * over chi-square(1)'s median, less the pexecs' own variances, halved):
+ * the first is the machine's moment alone, the second adds real changes
+ * and code layout.  sd[0] same-binary, sd[1] the others; n[] their pairs.
+ */
+static void pair_session_sd(const struct hist_series *s, double sd[2], size_t n[2])
+{
+	double *d2[2], *uu[2];
+	for (int g = 0; g < 2; g++) {
+		d2[g] = xmalloc((s->n + 1) * sizeof(double));
+		uu[g] = xmalloc((s->n + 1) * sizeof(double));
+		n[g] = 0;
+	}
+	for (size_t i = 1; i < s->n; i++) {
+		double y0, u0, y1, u1;
+		if (!hist_point_value(&s->p[i - 1], HIST_STEADY, &y0, &u0) || !hist_point_value(&s->p[i], HIST_STEADY, &y1, &u1))
+			continue;
+		int g = s->p[i].same_as_prev ? 0 : 1;
+		d2[g][n[g]] = (y1 - y0) * (y1 - y0);
+		uu[g][n[g]++] = u0 + u1;
+	}
+	for (int g = 0; g < 2; g++) {
+		double v = n[g] ? (an_percentile(d2[g], n[g], 50) / 0.45493642311957283 - an_percentile(uu[g], n[g], 50)) / 2
+				: NAN;
+		sd[g] = n[g] ? sqrt(v > 0 ? v : 0) : NAN;
+		free(d2[g]);
+		free(uu[g]);
+	}
+}
+
 /* null series' false alarms, then steps injected into them: kiln's figures as ROW lines, the series for the baselines */
 static void steps_bench(struct hist_series *null, size_t nk, int trials, FILE *fs, FILE *fk, double hw_mean,
 			size_t aa_alarms, size_t aa_pairs)
@@ -864,8 +896,13 @@ int main(int argc, char **argv)
 		aa_commits_w += st.aa_warm_commits;
 		double hw = median_halfwidth(&base[k]);
 		hw_sum += hw;
-		printf("  %-32s %3zu commits, median 99%% half-width %.2f%%, session sd %.2f%%, steady changes:",
-		       keys.v[k], st.points[HIST_STEADY], 100 * hw, 100 * st.tau[HIST_STEADY]);
+		double psd[2];
+		size_t pn[2];
+		pair_session_sd(&base[k], psd, pn);
+		printf("  %-32s %3zu commits, median 99%% half-width %.2f%%, session sd %.2f%% (same-binary neighbours "
+		       "%.2f%%, %zu pairs; others %.2f%%, %zu), steady changes:",
+		       keys.v[k], st.points[HIST_STEADY], 100 * hw, 100 * st.tau[HIST_STEADY], 100 * psd[0], pn[0],
+		       100 * psd[1], pn[1]);
 		for (size_t i = 0; i < n; i++)
 			if (ch[i].what == HIST_STEADY)
 				printf(" %.8s %+.1f%%", c[base[k].p[ch[i].at].commit].hash, 100 * (ch[i].ratio - 1));

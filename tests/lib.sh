@@ -4,6 +4,9 @@ set -u
 KILN=${KILN:-$KILN_ROOT/build/kiln}
 T=$(mktemp -d /tmp/kiln-e2e.XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
+# kiln's state (its session record, caches, locks) in the test's folder: a test
+# never writes into the machine's /var/lib/kiln, and never reads what another left
+export KILN_STATE_DIR="$T/state"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "skipped: $*"; exit 77; }
 assert_eq() { [ "$1" = "$2" ] || fail "${3:-values differ}: expected '$2', got '$1'"; }

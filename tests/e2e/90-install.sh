@@ -63,7 +63,7 @@ benchmarks:
 platform: {kmsg: off}
 Y
 # nothing of the source tree may leak in: a clean PATH and no KILN_* overrides
-env -i PATH="/usr/local/bin:/usr/bin:/bin" HOME="$T" "$P/bin/kiln" run -q e.yaml || fail "installed kiln run"
+env -i PATH="/usr/local/bin:/usr/bin:/bin" HOME="$T" KILN_STATE_DIR="$T/state" "$P/bin/kiln" run -q e.yaml || fail "installed kiln run"
 assert_eq "$(sqlite3 e.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status='ok'")" \
 	"$(sqlite3 e.kiln.db "SELECT COUNT(*) FROM pexecs")" "all pexecs ok"
 assert_eq "$(sqlite3 e.kiln.db "SELECT COUNT(DISTINCT value) FROM scalars WHERE name='checksum'")" 1 "every VM's checksum agrees"
@@ -93,6 +93,6 @@ vms:
   s: {plugin: external, runner: [/bin/sh, $PWD/lk.sh], language: sh, entry: x}
 benchmarks: {b: 1}
 Y
-env -i PATH="/usr/local/bin:/usr/bin:/bin" HOME="$T" "$P/bin/kiln" run -q lk.yaml || fail "installed kiln, libkiln probe"
+env -i PATH="/usr/local/bin:/usr/bin:/bin" HOME="$T" KILN_STATE_DIR="$T/state" "$P/bin/kiln" run -q lk.yaml || fail "installed kiln, libkiln probe"
 assert_eq "$(sqlite3 lk.kiln.db "SELECT CAST(value AS INTEGER) FROM scalars WHERE name='libkiln'")" 1 "KILN_LIBKILN from an installed kiln"
 echo ok
