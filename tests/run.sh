@@ -19,7 +19,7 @@ tmp=$(mktemp -d /tmp/kiln-tests.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
 # the machine's own state folder (kiln's default): no test may write into it
-# (tests/lib.sh gives each e2e test its own); one that does fails
+# (each unit test gets its own, tests/lib.sh each e2e test); one that does fails
 machine_state=/var/lib/kiln
 [ "$(id -u)" = 0 ] || machine_state=/tmp/kiln-$(id -u)
 unset KILN_STATE_DIR
@@ -52,7 +52,7 @@ if [ "$which" = all ] || [ "$which" = unit ]; then
 	for t in "$O"/tests/test_*; do
 		[ -x "$t" ] || continue
 		[ -n "$filter" ] && [[ "$t" != *"$filter"* ]] && continue
-		one "unit/$(basename "$t")" "$t"
+		one "unit/$(basename "$t")" env KILN_STATE_DIR="$tmp/state-$(basename "$t")" "$t"
 	done
 fi
 if [ "$which" = all ] || [ "$which" = e2e ]; then
