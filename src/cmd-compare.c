@@ -30,6 +30,7 @@
 #include "cmd.h"
 #include "compare.h"
 #include "config.h"
+#include "platform.h"
 #include "run.h"
 #include "store.h"
 
@@ -484,6 +485,7 @@ static int run(struct compare *cp, struct experiment *ex, struct kerr *e)
 	o.max_pexecs = cp->max_pexecs;
 	o.hooks = &hooks;
 	cp->have0 = cp->time_s > 0 ? stored_rounds(cp->results_abs) : 0;
+	cp->psi_ok = plat_cpu_pressure(&cp->psi0) == 0;
 	cp->t0 = mono_ns();
 	return run_experiment_ex(ex, cp->config, &o, e);
 }

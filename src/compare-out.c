@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "compare.h"
+#include "platform.h"
 #include "config.h"
 #include "dataset.h"
 #include "analysis-robust.h"
@@ -201,6 +202,26 @@ static void text_head(struct strbuf *sb, const struct compare *cp)
 			"swapped every round" : "in rounds: every key once per round, in a random order of its own");
 }
 
+/* is this a duet whose CPUs were contended (COMPARE_DUET_PRESSURE)? */
+static int duet_contended(const struct compare *cp)
+{
+	return cp->duet && cp->cpu_wait > COMPARE_DUET_PRESSURE;
+}
+
+/* the CPUs' pressure during the session, and what it means for a duet (text and Markdown) */
+static void pressure_lines(struct strbuf *sb, const struct compare *cp)
+{
+	if (cp->cpu_wait < 0) {
+		sb_adds(sb, "CPU pressure: unknown (the kernel has no /proc/pressure/cpu)\n");
+		return;
+	}
+	sb_addf(sb, "CPU pressure: some task waited for a CPU %.1f%% of the session\n", 100 * cp->cpu_wait);
+	if (duet_contended(cp))
+		sb_addf(sb, "Warning: the CPUs were contended (over %.0f%%): a duet's two sides did not have their CPUs to "
+			"themselves, and what took a CPU hit one side of a pair; rounds (without --duet) do not need two "
+			"free CPUs\n", 100 * COMPARE_DUET_PRESSURE);
+}
+
 static void text_tail(struct strbuf *sb, const struct compare *cp, const struct row *w, size_t n)
 {
 	size_t c[4] = { 0 };
@@ -209,6 +230,7 @@ static void text_tail(struct strbuf *sb, const struct compare *cp, const struct 
 	sb_addf(sb, "%zu benchmark(s): %zu slower, %zu faster, %zu no change shown, %zu no verdict (%g%% confidence)\n",
 		n, c[2], c[0], c[1], c[3], cp->ao.confidence * 100);
 	sb_addf(sb, "Results: %s (kiln report, kiln plot read it)\n", esc(ESC_TERM, cp->results_abs));
+	pressure_lines(sb, cp);
 }
 
 /* ---- markdown ---- */
@@ -250,6 +272,8 @@ static void md_all(struct strbuf *sb, const struct compare *cp, const struct row
 		"(80%% power) | verdict |\n|---|---|---|---|---|---|---|\n", cp->ao.confidence * 100);
 	for (size_t i = 0; i < n; i++)
 		md_row(sb, cp, &w[i]);
+	sb_addc(sb, '\n');
+	pressure_lines(sb, cp);
 }
 
 /* ---- JSON ---- */
@@ -311,6 +335,8 @@ static void json_all(struct strbuf *sb, const struct compare *cp, const struct r
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(rows, json_row(cp, &w[i]));
 	json_object_set_new(root, "benchmarks", rows);
+	json_object_set_new(root, "cpu_pressure", cp->cpu_wait >= 0 ? json_real(cp->cpu_wait) : json_null());
+	json_object_set_new(root, "cpu_contended", json_boolean(duet_contended(cp)));
 	char *t = json_dumps(root, JSON_INDENT(2));
 	sb_adds(sb, t);
 	sb_addc(sb, '\n');
@@ -320,6 +346,10 @@ static void json_all(struct strbuf *sb, const struct compare *cp, const struct r
 
 int compare_summary(struct compare *cp)
 {
+	uint64_t psi1;
+	cp->cpu_wait = cp->psi_ok && plat_cpu_pressure(&psi1) == 0
+			       ? plat_cpu_pressure_share(cp->psi0, psi1, mono_ns() - cp->t0)
+			       : -1;
 	struct dataset ds;
 	struct an_result r;
 	struct cmd_an_args all;

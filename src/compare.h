@@ -50,7 +50,21 @@ struct compare {
 	long want;              /* rounds wanted */
 	int64_t t0;             /* the session's start (--time) */
 	long have0;             /* rounds already in the results at the start */
+	int psi_ok;             /* psi0 read: the kernel has CPU pressure (platform-pressure.c) */
+	uint64_t psi0;          /* its "some" total at the session's start, microseconds */
+	double cpu_wait;        /* the share of the session some task waited for a CPU (-1: unknown) */
 };
+
+/*
+ * A duet whose session had some task waiting for a CPU more than this
+ * share of the time is said to be contended, in every format: its two
+ * sides did not have their CPUs to themselves (docs/kiln-compare.md).
+ * On this 2-CPU machine (bench/live.sh E, 30 runs each) a duet alone
+ * read 12-15% (kiln itself waits while both CPUs run the pair), with
+ * the bench's noisy neighbour 30-34%, when its interval was 3x wider
+ * than rounds'
+ */
+#define COMPARE_DUET_PRESSURE 0.20
 
 /* after the run: analysis, pairing, verdicts, printed in cp->format; an exit code */
 int compare_summary(struct compare *cp);

@@ -80,6 +80,14 @@ int plat_read_long(const char *abs, long *out);           /* 0 / -1 */
 int plat_have_cycles(int *err);
 /* expand a glob under the root; returned paths are logical (root stripped) */
 void plat_glob(const char *pattern, struct strvec *out);
+/*
+ * The kernel's CPU pressure (platform-pressure.c): microseconds some
+ * runnable task has waited for a CPU since boot (/proc/pressure/cpu's
+ * "some" total); 0, or -1 where the kernel has no PSI
+ */
+int plat_cpu_pressure(uint64_t *us);
+/* the share of ns nanoseconds that such waiting took, from two readings (0..1; -1: none) */
+double plat_cpu_pressure_share(uint64_t us0, uint64_t us1, int64_t ns);
 
 /* ---- during a run ---- */
 

@@ -4,7 +4,7 @@
 a table, and at the end turn the tables into rates with their exact
 binomial (Clopper-Pearson) 95% intervals and the ROW lines of make bench.
 
-  tally.py compare JSON TRUTH      one line: TRUTH VERDICT RATIO LO HI MDE ROUNDS
+  tally.py compare JSON TRUTH      one line: TRUTH VERDICT RATIO LO HI MDE ROUNDS CPU-PRESSURE
   tally.py bench TEXT SLOWER       one line from kiln bench's summary (SLOWER: the truly
                                    slower command's name, or "-" for A/A)
   tally.py diff JSON               one line: VERDICT SOURCE SD (kiln diff's, of the one key; SOURCE:
@@ -22,7 +22,8 @@ def verdict_of(d):
     b = d["benchmarks"][0]
     v = {"slower": "slower", "faster": "faster"}.get(b["verdict"], "none" if b["verdict"] == "no verdict" else "same")
     f = lambda x: "nan" if x is None or x == "inf" else "%.6g" % x
-    return v, f(b["ratio"]), f(b["ratio_lo"]), f(b["ratio_hi"]), f(b["mde"]), str(b["rounds"])
+    return (v, f(b["ratio"]), f(b["ratio_lo"]), f(b["ratio_hi"]), f(b["mde"]), str(b["rounds"]),
+            f(d.get("cpu_pressure")))
 
 
 def binom_cdf(k, n, p):
@@ -113,6 +114,12 @@ def duet_rows(d, scale):
     print("duet vs rounds at the same wall time: mean ratio-CI width %.4g (duet, %d runs, %.0f rounds each) against "
           "%.4g (rounds, %d runs, %.0f rounds each)" % (wd, nd, sum(rd) / max(len(rd), 1), wr, nr,
                                                        sum(rr) / max(len(rr), 1)))
+    for name, t in (("duet", duet_aa + duet_2), ("rounds", rounds_aa + rounds_2)):
+        p = [float(r[7]) for r in t if len(r) > 7 and r[7] != "nan"]
+        if p:
+            p.sort()
+            print("%s: CPU pressure (share of a run some task waited for a CPU): median %.1f%%, %.1f%%-%.1f%%, "
+                  "%d runs" % (name, 100 * p[len(p) // 2], 100 * p[0], 100 * p[-1], len(p)))
     ratio = wr / wd if wd > 0 else float("nan")
     row("duet: ratio-CI width against rounds at the same wall time (%s)" % scale, "%.4g" % wd, "rounds", "%.4g" % wr,
         "%.2fx narrower" % ratio, ">= 2x narrower", ratio >= 2)
@@ -144,7 +151,7 @@ def main():
             d = json.load(open(sys.argv[2]))
             print(sys.argv[3], *verdict_of(d))
         except (OSError, ValueError, KeyError, IndexError):
-            print(sys.argv[3], "error", "nan", "nan", "nan", "nan", "0")
+            print(sys.argv[3], "error", "nan", "nan", "nan", "nan", "0", "nan")
     elif what == "bench":
         text, slower = open(sys.argv[2]).read(), sys.argv[3]
         m = re.search(r"^  '(.*)' ran\n(.*)$", text, re.M)
