@@ -115,7 +115,7 @@ session() { # N: one kiln bench session of one program into s-N.kiln.db
 }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
-echo "live: $SCALE scale; $(nproc) CPUs; load average before the neighbour: $(load)"
+echo "live: $SCALE scale; $(nproc) CPUs; load average at the start: $(load)"
 # LIVE_NOISE=0: no neighbour (the machine as it is; E's quiet rows, where duet's premise holds or not)
 if [ "${LIVE_NOISE:-1}" = 0 ]; then
 	echo "live: no neighbour (LIVE_NOISE=0)"
