@@ -504,11 +504,10 @@ static void bisect_bench(struct history *h, long machine, const struct strvec *k
 }
 
 /*
- * The session sd of neighbouring commits, same-binary pairs apart from the
- * others (as history-detect.c's session_var: the median squared difference
- * over chi-square(1)'s median, less the pexecs' own variances, halved):
- * the first is the machine's moment alone, the second adds real changes
- * and code layout.  sd[0] same-binary, sd[1] the others; n[] their pairs.
+ * The session sd of neighbouring commits (hist_pairs_var, as kiln's
+ * detection takes it), same-binary pairs apart from the others: the first
+ * is the machine's moment alone, the second adds real changes and code
+ * layout.  sd[0] same-binary, sd[1] the others; n[] their pairs.
  */
 static void pair_session_sd(const struct hist_series *s, double sd[2], size_t n[2])
 {
@@ -527,8 +526,7 @@ static void pair_session_sd(const struct hist_series *s, double sd[2], size_t n[
 		uu[g][n[g]++] = u0 + u1;
 	}
 	for (int g = 0; g < 2; g++) {
-		double v = n[g] ? (an_percentile(d2[g], n[g], 50) / 0.45493642311957283 - an_percentile(uu[g], n[g], 50)) / 2
-				: NAN;
+		double v = hist_pairs_var(d2[g], uu[g], n[g]);
 		sd[g] = n[g] ? sqrt(v > 0 ? v : 0) : NAN;
 		free(d2[g]);
 		free(uu[g]);

@@ -247,6 +247,16 @@ static size_t optimal_partition(const struct sums *S, size_t n, double beta, siz
 	return k;
 }
 
+double hist_pairs_var(double *d2, double *uu, size_t m)
+{
+	if (!m)
+		return NAN;
+	qsort(d2, m, sizeof(double), cmp_double);
+	qsort(uu, m, sizeof(double), cmp_double);
+	/* the median of a chi-square(1) is 0.4549 */
+	return (an_percentile_sorted(d2, m, 50) / 0.45493642311957283 - an_percentile_sorted(uu, m, 50)) / 2;
+}
+
 /* the session variance: what the differences of neighbours leave over their within variances (robust) */
 static double session_var(const double *y, const double *u, size_t n)
 {
@@ -257,10 +267,7 @@ static double session_var(const double *y, const double *u, size_t n)
 		d2[i - 1] = (y[i] - y[i - 1]) * (y[i] - y[i - 1]);
 		uu[i - 1] = u[i] + u[i - 1];
 	}
-	qsort(d2, n - 1, sizeof(double), cmp_double);
-	qsort(uu, n - 1, sizeof(double), cmp_double);
-	/* the median of a chi-square(1) is 0.4549 */
-	double tau2 = (an_percentile_sorted(d2, n - 1, 50) / 0.45493642311957283 - an_percentile_sorted(uu, n - 1, 50)) / 2;
+	double tau2 = hist_pairs_var(d2, uu, n - 1);
 	free(d2);
 	free(uu);
 	return tau2 > TAU_FLOOR * TAU_FLOOR ? tau2 : TAU_FLOOR * TAU_FLOOR;

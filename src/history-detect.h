@@ -60,5 +60,13 @@ int history_detect(const struct hist_series *s, const struct hist_detect_opts *o
 int hist_point_value(const struct hist_point *p, enum hist_what w, double *y, double *u);
 /* 10%-trimmed mean of v[0..m) and its variance (winsorised); 0 when m < 2 */
 int hist_trimmed(const double *v, size_t m, double *mean, double *var);
+/*
+ * The session variance of m pairs of points: their squared differences
+ * d2 and the sums of their within variances uu; the median of d2 over
+ * chi-square(1)'s median, less the median of uu, halved (robust to the few
+ * pairs a real change splits); it sorts d2 and uu.  Not floored: may be
+ * below 0; NAN for m = 0
+ */
+double hist_pairs_var(double *d2, double *uu, size_t m);
 
 #endif
