@@ -16,9 +16,9 @@
  *    of "like GOOD" (mean 0) against "like BAD" (mean delta, from step 1):
  *    log LR = n delta / s^2 * (m - delta / 2), m the rounds' centre, s^2
  *    pooled from every comparison so far, delta the centres of the
- *    commits found like BAD so far, weighted by their rounds; Wald's bounds for step_error both ways, tested from
- *    the first full batch on.  Undecided at the cap: the search stops with
- *    the range it has.
+ *    commits found like BAD so far, weighted by their rounds; Wald's
+ *    bounds for step_error both ways, tested from the first full batch
+ *    on.  Undecided at the cap: the search stops with the range it has.
  * 3. A broken midpoint is skipped: the next untried commit nearest the
  *    middle of (lo, hi) is built instead; a range of broken commits only
  *    ends the search with that range.
