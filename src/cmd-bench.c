@@ -1367,7 +1367,7 @@ static int cmd_bench(int argc, char **argv)
 		code = e.code == KEXIT_USAGE ? cmd_usage_error(ce, "%s", sb_str(&e.msg)) : (kerr_print(&e), e.code);
 		goto out;
 	}
-	struct run_hooks hooks = { &b, hook_init, hook_more, hook_spawn };
+	struct run_hooks hooks = { .ctx = &b, .init = hook_init, .more = hook_more, .spawn = hook_spawn };
 	struct run_opts o;
 	memset(&o, 0, sizeof(o));
 	o.order = b.duet ? ORDER_DUET : ORDER_ROUNDS;

@@ -446,6 +446,14 @@ static void hook_more(void *ctx, const struct schedule *sc, long *more)
 		more[k] = add;
 }
 
+/* the pexecs start: the CPU pressure is read from here (a VM's build before them is not the session's) */
+static void hook_loop(void *ctx)
+{
+	struct compare *cp = ctx;
+	cp->psi_ok = plat_cpu_pressure(&cp->psi0) == 0;
+	cp->psi_t0 = mono_ns();
+}
+
 /* ---- the command ---- */
 
 /* the complete rounds a results file holds already (0: none, or no file): --time counts from there */
@@ -473,7 +481,7 @@ static long stored_rounds(const char *results)
 
 static int run(struct compare *cp, struct experiment *ex, struct kerr *e)
 {
-	struct run_hooks hooks = { cp, hook_init, hook_more, NULL };
+	struct run_hooks hooks = { .ctx = cp, .init = hook_init, .more = hook_more, .loop = hook_loop };
 	struct run_opts o;
 	memset(&o, 0, sizeof(o));
 	o.order = cp->duet ? ORDER_DUET : ORDER_ROUNDS;
@@ -485,7 +493,6 @@ static int run(struct compare *cp, struct experiment *ex, struct kerr *e)
 	o.max_pexecs = cp->max_pexecs;
 	o.hooks = &hooks;
 	cp->have0 = cp->time_s > 0 ? stored_rounds(cp->results_abs) : 0;
-	cp->psi_ok = plat_cpu_pressure(&cp->psi0) == 0;
 	cp->t0 = mono_ns();
 	return run_experiment_ex(ex, cp->config, &o, e);
 }

@@ -14,9 +14,9 @@
 #include <jansson.h>
 
 #include "compare.h"
-#include "platform.h"
 #include "config.h"
 #include "dataset.h"
+#include "platform.h"
 #include "analysis-robust.h"
 #include "rounds.h"
 #include "stats.h"
@@ -211,6 +211,8 @@ static int duet_contended(const struct compare *cp)
 /* the CPUs' pressure during the session, and what it means for a duet (text and Markdown) */
 static void pressure_lines(struct strbuf *sb, const struct compare *cp)
 {
+	if (!cp->psi_t0)
+		return; /* no pexec ran in this session: nothing was measured */
 	if (cp->cpu_wait < 0) {
 		sb_adds(sb, "CPU pressure: unknown (the kernel has no /proc/pressure/cpu)\n");
 		return;
@@ -348,7 +350,7 @@ int compare_summary(struct compare *cp)
 {
 	uint64_t psi1;
 	cp->cpu_wait = cp->psi_ok && plat_cpu_pressure(&psi1) == 0
-			       ? plat_cpu_pressure_share(cp->psi0, psi1, mono_ns() - cp->t0)
+			       ? plat_cpu_pressure_share(cp->psi0, psi1, mono_ns() - cp->psi_t0)
 			       : -1;
 	struct dataset ds;
 	struct an_result r;

@@ -51,7 +51,8 @@ struct compare {
 	int64_t t0;             /* the session's start (--time) */
 	long have0;             /* rounds already in the results at the start */
 	int psi_ok;             /* psi0 read: the kernel has CPU pressure (platform-pressure.c) */
-	uint64_t psi0;          /* its "some" total at the session's start, microseconds */
+	uint64_t psi0;          /* its "some" total when the pexecs started, microseconds */
+	int64_t psi_t0;         /* and when that was (0: no pexec ran in this session) */
 	double cpu_wait;        /* the share of the session some task waited for a CPU (-1: unknown) */
 };
 

@@ -1,7 +1,7 @@
 /*
  * platform-pressure.c - the kernel's CPU pressure (PSI, Linux 4.20+):
- * how long some runnable task waited for a CPU.  kiln compare reads it at
- * the start and end of a session and says what share of the session the
+ * how long some runnable task waited for a CPU.  kiln compare reads it when
+ * its pexecs start and when they end and says what share of the session the
  * CPUs were contended; a duet (two pexecs at once, on two CPUs) needs both
  * CPUs to itself, and on a machine whose other tasks take a CPU its pairs
  * are hit unevenly (bench/live.sh, E; docs/kiln-compare.md).
@@ -26,7 +26,7 @@ int plat_cpu_pressure(uint64_t *us)
 			char *end;
 			errno = 0;
 			unsigned long long v = strtoull(t + 7, &end, 10);
-			if (!errno && end != t + 7 && (*end == '\0' || *end == '\n' || *end == ' ')) {
+			if (!errno && (*end == '\0' || *end == '\n' || *end == ' ')) {
 				*us = (uint64_t)v;
 				rc = 0;
 			}

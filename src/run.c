@@ -932,6 +932,8 @@ static int run_more(struct run_state *rs, struct run_job *j, struct kerr *e)
 static int run_loop(struct run_state *rs, struct run_job *j, const char *config, long *ran, struct kerr *e)
 {
 	int code, more = 0;
+	if (rs->o->hooks && rs->o->hooks->loop)
+		rs->o->hooks->loop(rs->o->hooks->ctx);
 	while ((code = run_pending(rs, j, config, ran, e)) == KEXIT_OK && (more = run_more(rs, j, e)) > 0)
 		;
 	if (code == KEXIT_OK && more < 0)

@@ -59,6 +59,8 @@ struct run_hooks {
 	 * kiln run has them; -1 with e set: the run stops.
 	 */
 	int (*spawn)(void *ctx, const char *key, struct exec_opts *eo, struct kerr *e);
+	/* the builds and probes are done: the pexecs start (the session as measured) */
+	void (*loop)(void *ctx);
 };
 
 /* returns a KEXIT_* code; e is set when it is not KEXIT_OK */
