@@ -19,7 +19,7 @@ const struct cmd_entry cmd_track_entry = {
 	.name = "track",
 	.usage = "CONFIG --repo DIR [A..B | REV | --new [REV] | --hashes FILE] [--steps N] [-o HISTORY]\n"
 		 "                  [--machine NAME] [--benchmarks B,...] [--key K]... [--repeat] [--order spread|oldest]\n"
-		 "                  [--max-commits N] [--force] [--keep-results] [--clock wall|cpu] [-q]\n"
+		 "                  [--interleave W] [--max-commits N] [--force] [--keep-results] [--clock wall|cpu] [-q]\n"
 		 "       kiln track --changes HISTORY [--key K]... [--machine NAME] [--json]\n"
 		 "       kiln track --reanalyse HISTORY [--clock wall|cpu]\n"
 		 "       kiln track CONFIG --repo DIR --compare BASE HEAD [--threshold P%] [--pexecs N] [-o HISTORY]",
@@ -40,6 +40,9 @@ const struct cmd_entry cmd_track_entry = {
 		"  --repeat            measure commits already tracked again (repeats are A/A data)\n"
 		"  --order ORDER       spread (default: ends first, then each gap halved: a drift of the\n"
 		"                      machine is not laid along the series) or oldest (in history order)\n"
+		"  --interleave W      W neighbouring commits at a time, each in its own checkout\n"
+		"                      (HISTORY.work/at/HASH), their pexecs in rounds: a moment of the\n"
+		"                      machine falls on them alike (default 1: one commit at a time)\n"
 		"  --max-commits N     stop after N commits (the same command resumes)\n"
 		"  --force             track on although the config changed since the history began\n"
 		"  --keep-results      keep each commit's results file in HISTORY.work/runs\n"
@@ -75,7 +78,7 @@ static void split_list(struct strvec *sv, const char *s)
 }
 
 enum { O_REPO = 256, O_NEW, O_HASHES, O_STEPS, O_MACHINE, O_BENCH, O_REPEAT, O_ORDER, O_MAX, O_FORCE, O_KEEP,
-       O_CHANGES, O_JSON, O_COMPARE, O_THRESHOLD, O_PEXECS, O_CLOCK, O_REANALYSE };
+       O_CHANGES, O_JSON, O_COMPARE, O_THRESHOLD, O_PEXECS, O_CLOCK, O_REANALYSE, O_INTERLEAVE };
 
 struct track_args {
 	struct track_opts t;
@@ -101,7 +104,8 @@ static int parse_args(int argc, char **argv, struct track_args *a)
 		{ "changes", required_argument, NULL, O_CHANGES }, { "json", no_argument, NULL, O_JSON },
 		{ "compare", required_argument, NULL, O_COMPARE }, { "threshold", required_argument, NULL, O_THRESHOLD },
 		{ "pexecs", required_argument, NULL, O_PEXECS }, { "clock", required_argument, NULL, O_CLOCK },
-		{ "reanalyse", required_argument, NULL, O_REANALYSE }, { NULL, 0, NULL, 0 },
+		{ "reanalyse", required_argument, NULL, O_REANALYSE }, { "interleave", required_argument, NULL, O_INTERLEAVE },
+		{ NULL, 0, NULL, 0 },
 	};
 	const struct cmd_entry *c = &cmd_track_entry;
 	int ch;
@@ -131,6 +135,10 @@ static int parse_args(int argc, char **argv, struct track_args *a)
 		case O_STEPS:
 			if (parse_long(optarg, &a->t.steps) < 0 || a->t.steps < 1)
 				return cmd_usage_error(c, "--steps needs a positive number");
+			break;
+		case O_INTERLEAVE:
+			if (parse_long(optarg, &a->t.interleave) < 0 || a->t.interleave < 1 || a->t.interleave > 1000)
+				return cmd_usage_error(c, "--interleave needs a number of commits from 1 to 1000");
 			break;
 		case O_MAX:
 			if (parse_long(optarg, &a->t.max_commits) < 0 || a->t.max_commits < 1)

@@ -13,6 +13,7 @@
  * same command resumes it at its first pending pexec.
  */
 #include "history-track.h"
+#include "history-track-int.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -326,18 +327,6 @@ char *track_binary_hash(const struct experiment *ex)
 	return ok ? xstrdup(out) : NULL;
 }
 
-struct track_job {
-	const struct track_opts *o;
-	struct track_summary *sum;
-	struct history *h;
-	long machine;
-	char *work, *src, *runs;   /* the work folder, the checkout, the results files in flight */
-	char *text;                /* the config's text as written */
-	char config_hash[65];
-	size_t built, failed, skipped, measured;
-	double spent_s;            /* on measured commits, for the ETA */
-};
-
 /* the run of this commit left running by an interrupted track, else a new one; -1 error */
 static long run_for(struct track_job *j, long cid, int *resumed, struct kerr *e)
 {
@@ -399,91 +388,126 @@ int track_experiment(const struct track_opts *o, const char *text, const char *s
 	return code;
 }
 
-/* parse the config for this checkout and run it into the commit's results file; a KEXIT_* code */
-static int measure(struct track_job *j, const struct hist_commit *c, const char *results, int *build_failed,
-		   char **binary, struct kerr *e)
+/* parse the config for the checkout src and run it into tc's results file; a KEXIT_* code */
+int track_measure(struct track_job *j, struct track_commit *tc, const char *src, const struct track_pace *pace)
 {
 	struct experiment ex;
-	int code = track_experiment(j->o, j->text, j->src, &ex, e);
+	int code = track_experiment(j->o, j->text, src, &ex, &tc->me);
 	if (code == KEXIT_OK) {
 		struct run_opts ro;
 		memset(&ro, 0, sizeof(ro));
-		ro.results = results;
+		ro.results = tc->results;
 		ro.quiet = 1;
-		ro.build_failed = build_failed;
-		code = run_experiment_ex(&ex, j->o->config, &ro, e);
-		if (!*build_failed)
-			*binary = track_binary_hash(&ex);
+		ro.build_failed = &tc->build_failed;
+		if (pace) {
+			ro.order = ORDER_ROUNDS;
+			ro.max_pexecs = pace->max_pexecs;
+			ro.pending_left = pace->left;
+		}
+		int64_t t0 = mono_ns();
+		code = run_experiment_ex(&ex, j->o->config, &ro, &tc->me);
+		tc->took += (double)(mono_ns() - t0) / 1e9;
+		if (!tc->build_failed) {
+			free(tc->binary);
+			tc->binary = track_binary_hash(&ex);
+		}
 	}
 	config_free(&ex);
 	return code;
 }
 
+int track_begin(struct track_job *j, const struct hist_commit *c, struct track_commit *tc, struct kerr *e)
+{
+	memset(tc, 0, sizeof(*tc));
+	tc->me = (struct kerr)KERR_INIT;
+	tc->c = c;
+	long cid = history_put_commit(j->h, c, e);
+	if (cid < 0)
+		return -1;
+	if (tracked(j, cid) && !j->o->repeat) {
+		j->skipped++;
+		return 0;
+	}
+	int resumed;
+	if ((tc->rid = run_for(j, cid, &resumed, e)) < 0)
+		return -1;
+	tc->results = xasprintf("%s/%s-%ld.kiln.db", j->runs, c->hash, tc->rid);
+	if (!resumed)
+		remove_results(tc->results);
+	return 1;
+}
+
+void track_commit_release(struct track_commit *tc)
+{
+	kerr_release(&tc->me);
+	free(tc->binary);
+	free(tc->results);
+	memset(tc, 0, sizeof(*tc));
+}
+
+/* a failed build: recorded, the next commit goes on */
+static int end_build_failed(struct track_job *j, struct track_commit *tc, struct kerr *e)
+{
+	j->failed++;
+	if (!j->o->quiet)
+		kiln_warn("%.12s: the build failed (recorded, skipped; the history keeps all it said): %.300s",
+			  tc->c->hash, sb_str(&tc->me.msg));
+	int r = history_end_run(j->h, tc->rid, "build-failed", tc->took, NULL, sb_str(&tc->me.msg), e) < 0 ? e->code : KEXIT_OK;
+	remove_results(tc->results);
+	return r;
+}
+
+/* done, some pexecs failed at worst: every finished pexec goes in */
+static int end_measured(struct track_job *j, struct track_commit *tc, int code, struct kerr *e)
+{
+	if (history_fold(j->h, tc->rid, tc->results, &j->o->an, e) < 0 ||
+	    history_end_run(j->h, tc->rid, "ok", tc->took, tc->binary, code == KEXIT_OK ? NULL : sb_str(&tc->me.msg), e) < 0)
+		return e->code ? e->code : KEXIT_STORE;
+	if (!j->o->keep_results)
+		remove_results(tc->results);
+	j->built++;
+	j->measured++;
+	sv_push(&j->sum->hashes, tc->c->hash);
+	j->spent_s += tc->took;
+	return KEXIT_OK;
+}
+
+int track_end(struct track_job *j, struct track_commit *tc, int code, struct kerr *e)
+{
+	const char *hash = tc->c->hash;
+	if (code == KEXIT_INTERRUPTED) /* stays running: the same track resumes it */
+		return kerr_setc(e, KEXIT_INTERRUPTED, "interrupted at %.12s; the same `kiln track` resumes it", hash),
+		       KEXIT_INTERRUPTED;
+	if (tc->build_failed)
+		return end_build_failed(j, tc, e);
+	if (code == KEXIT_OK || (code == KEXIT_FAIL && file_exists(tc->results)))
+		return end_measured(j, tc, code, e);
+	if (code == KEXIT_CONFIG || code == KEXIT_USAGE || code == KEXIT_STORE || code == KEXIT_LOCKED) {
+		/* the config or the machine: every other commit would fail the same way */
+		kerr_setc(e, code, "%s", sb_str(&tc->me.msg));
+		history_end_run(j->h, tc->rid, "failed", tc->took, NULL, sb_str(&tc->me.msg), NULL);
+		return code;
+	}
+	j->failed++;
+	if (!j->o->quiet)
+		kiln_warn("%.12s: the run failed (recorded, skipped): %s", hash, sb_str(&tc->me.msg));
+	return history_end_run(j->h, tc->rid, "failed", tc->took, NULL, sb_str(&tc->me.msg), e) < 0 ? e->code : KEXIT_OK;
+}
+
 /* one commit: checkout, build and run, fold; KEXIT_OK to go on (a failed build included), else stop */
 static int track_one(struct track_job *j, const struct hist_commit *c, struct kerr *e)
 {
-	long cid = history_put_commit(j->h, c, e);
-	if (cid < 0)
-		return e->code;
-	if (tracked(j, cid) && !j->o->repeat) {
-		j->skipped++;
-		return KEXIT_OK;
-	}
-	int resumed;
-	long rid = run_for(j, cid, &resumed, e);
-	if (rid < 0)
-		return e->code;
-	char *results = xasprintf("%s/%s-%ld.kiln.db", j->runs, c->hash, rid);
-	if (!resumed)
-		remove_results(results);
-	int64_t t0 = mono_ns();
-	int build_failed = 0, code;
-	char *binary = NULL;
-	struct kerr me = KERR_INIT;
-	if (hgit_checkout(j->o->repo, j->src, c->hash, &me) < 0)
+	struct track_commit tc;
+	int b = track_begin(j, c, &tc, e);
+	if (b <= 0)
+		return b < 0 ? e->code : KEXIT_OK;
+	int code;
+	if (hgit_checkout(j->o->repo, j->src, c->hash, &tc.me) < 0)
 		code = KEXIT_STORE; /* the repository or the work folder: every commit would fail so */
 	else
-		code = measure(j, c, results, &build_failed, &binary, &me);
-	double took = (double)(mono_ns() - t0) / 1e9;
-	int r = KEXIT_OK;
-	if (code == KEXIT_INTERRUPTED) {
-		/* stays running: the same track resumes it */
-		kerr_setc(e, KEXIT_INTERRUPTED, "interrupted at %.12s; the same `kiln track` resumes it", c->hash);
-		r = KEXIT_INTERRUPTED;
-	} else if (build_failed) {
-		j->failed++;
-		if (!j->o->quiet)
-			kiln_warn("%.12s: the build failed (recorded, skipped; the history keeps all it said): %.300s",
-				  c->hash, sb_str(&me.msg));
-		if (history_end_run(j->h, rid, "build-failed", took, NULL, sb_str(&me.msg), e) < 0)
-			r = e->code;
-		remove_results(results);
-	} else if (code == KEXIT_OK || (code == KEXIT_FAIL && file_exists(results))) {
-		/* done, some pexecs failed at worst: every finished pexec goes in */
-		if (history_fold(j->h, rid, results, &j->o->an, e) < 0 ||
-		    history_end_run(j->h, rid, "ok", took, binary, code == KEXIT_OK ? NULL : sb_str(&me.msg), e) < 0)
-			r = e->code ? e->code : KEXIT_STORE;
-		else if (!j->o->keep_results)
-			remove_results(results);
-		j->built++;
-		j->measured++;
-		sv_push(&j->sum->hashes, c->hash);
-		j->spent_s += took;
-	} else if (code == KEXIT_CONFIG || code == KEXIT_USAGE || code == KEXIT_STORE || code == KEXIT_LOCKED) {
-		/* the config or the machine: every other commit would fail the same way */
-		kerr_setc(e, code, "%s", sb_str(&me.msg));
-		history_end_run(j->h, rid, "failed", took, NULL, sb_str(&me.msg), NULL);
-		r = code;
-	} else {
-		j->failed++;
-		if (!j->o->quiet)
-			kiln_warn("%.12s: the run failed (recorded, skipped): %s", c->hash, sb_str(&me.msg));
-		if (history_end_run(j->h, rid, "failed", took, NULL, sb_str(&me.msg), e) < 0)
-			r = e->code;
-	}
-	kerr_release(&me);
-	free(binary);
-	free(results);
+		code = track_measure(j, &tc, j->src, NULL);
+	int r = track_end(j, &tc, code, e);
+	track_commit_release(&tc);
 	return r;
 }
 
@@ -594,6 +618,64 @@ static void progress_line(const struct track_job *j, size_t k, size_t n, const s
 	sb_release(&eta);
 }
 
+static void window_line(const struct track_job *j, size_t k, size_t n, const struct hist_commit *cs, size_t len)
+{
+	if (j->o->quiet)
+		return;
+	struct strbuf eta = STRBUF_INIT;
+	if (j->measured)
+		fmt_duration(&eta, j->spent_s / (double)j->measured * (double)((n - k) * (size_t)j->o->interleave));
+	fprintf(stderr, "kiln track: [window %zu/%zu] %zu commits %.12s..%.12s, interleaved%s%s\n", k + 1, n, len,
+		cs[0].hash, cs[len - 1].hash, eta.len ? "  ETA " : "", sb_str(&eta));
+	sb_release(&eta);
+}
+
+static int interrupted(struct kerr *e)
+{
+	return exec_interrupted ? (kerr_setc(e, KEXIT_INTERRUPTED, "interrupted; the same `kiln track` resumes"),
+				   KEXIT_INTERRUPTED) : KEXIT_OK;
+}
+
+/* the commits cs[0..n) one at a time, in the order of --order; --max-commits of them */
+static int measure_each(struct track_job *j, const struct hist_commit *cs, size_t n, struct kerr *e)
+{
+	size_t *idx = xcalloc(n + 1, sizeof(size_t));
+	track_measure_order(n, j->o->order, idx);
+	size_t m = j->o->max_commits > 0 && (size_t)j->o->max_commits < n ? (size_t)j->o->max_commits : n;
+	int code = KEXIT_OK;
+	for (size_t k = 0; code == KEXIT_OK && k < m; k++)
+		if ((code = interrupted(e)) == KEXIT_OK) {
+			progress_line(j, k, m, &cs[idx[k]]);
+			code = track_one(j, &cs[idx[k]], e);
+		}
+	free(idx);
+	return code;
+}
+
+/*
+ * --interleave W: windows of W consecutive commits (the last may be
+ * shorter), the windows in the order of --order, each measured in rounds
+ * (history-window.c); --max-commits rounds up to whole windows
+ */
+static int measure_windows(struct track_job *j, const struct hist_commit *cs, size_t n, struct kerr *e)
+{
+	size_t w = (size_t)j->o->interleave, nw = (n + w - 1) / w;
+	size_t *idx = xcalloc(nw + 1, sizeof(size_t));
+	track_measure_order(nw, j->o->order, idx);
+	size_t m = nw;
+	if (j->o->max_commits > 0 && ((size_t)j->o->max_commits + w - 1) / w < nw)
+		m = ((size_t)j->o->max_commits + w - 1) / w;
+	int code = KEXIT_OK;
+	for (size_t k = 0; code == KEXIT_OK && k < m; k++)
+		if ((code = interrupted(e)) == KEXIT_OK) {
+			size_t at = idx[k] * w, len = at + w <= n ? w : n - at;
+			window_line(j, k, m, &cs[at], len);
+			code = track_window(j, &cs[at], len, e);
+		}
+	free(idx);
+	return code;
+}
+
 int track_run(const struct track_opts *o, struct track_summary *sum, struct kerr *e)
 {
 	memset(sum, 0, sizeof(*sum));
@@ -612,18 +694,8 @@ int track_run(const struct track_opts *o, struct track_summary *sum, struct kerr
 	if (code == KEXIT_OK && (track_commits(o, j.h, j.machine, &hashes, e) < 0 ||
 				 hgit_info(o->repo, &hashes, &cs, e) < 0))
 		code = e->code ? e->code : KEXIT_FAIL;
-	size_t *idx = xcalloc(hashes.n + 1, sizeof(size_t));
-	track_measure_order(hashes.n, o->order, idx);
-	size_t n = o->max_commits > 0 && (size_t)o->max_commits < hashes.n ? (size_t)o->max_commits : hashes.n;
-	for (size_t k = 0; code == KEXIT_OK && k < n; k++) {
-		if (exec_interrupted) {
-			kerr_setc(e, KEXIT_INTERRUPTED, "interrupted; the same `kiln track` resumes");
-			code = KEXIT_INTERRUPTED;
-			break;
-		}
-		progress_line(&j, k, n, &cs[idx[k]]);
-		code = track_one(&j, &cs[idx[k]], e);
-	}
+	if (code == KEXIT_OK)
+		code = o->interleave > 1 ? measure_windows(&j, cs, hashes.n, e) : measure_each(&j, cs, hashes.n, e);
 	sum->commits = hashes.n;
 	sum->measured = j.measured;
 	sum->failed = j.failed;
@@ -632,7 +704,6 @@ int track_run(const struct track_opts *o, struct track_summary *sum, struct kerr
 		for (size_t i = 0; i < hashes.n; i++)
 			hgit_commit_release(&cs[i]);
 	free(cs);
-	free(idx);
 	sv_clear(&hashes);
 	history_close(j.h);
 	if (code == KEXIT_OK && !o->keep_results)

@@ -27,6 +27,7 @@ struct track_opts {
 	int keep_results;          /* keep each commit's results file in the work folder */
 	int quiet;
 	enum track_order order;
+	long interleave;           /* > 1: windows of that many commits, their pexecs in rounds (history-window.c) */
 	const char *clock;         /* "wall" or "cpu" (each iteration's process CPU time); NULL: the history's, else wall */
 	struct an_opts an;         /* the analysis of each pexec and key (figures) */
 };

@@ -1349,6 +1349,8 @@ static int run_session(struct run_job *j, const char *config, const struct run_o
 	run_cleanup(&rs, j, set_up, code == KEXIT_OK ? e : NULL, &code);
 	/* nothing runs once the loop is left: the pexec marked next is pending again */
 	store_reset_running(j->st, NULL);
+	if (o->pending_left)
+		*o->pending_left = (long)count_pending(&j->sc);
 	/* the VMs at the end, probed while the benchmark user is still there (cached: nothing runs) */
 	json_t *end_vms = code == KEXIT_OK && ran && !count_pending(&j->sc) ? run_identify_vms(&rs) : NULL;
 	run_release_machine(&rs, tuned);

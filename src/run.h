@@ -39,6 +39,7 @@ struct run_opts {
 	const struct run_hooks *hooks; /* NULL: none */
 	int *build_failed; /* set to 1 when a build step failed or did not make its VM (kiln track) */
 	int build_only;    /* the builds and probes of a session, no pexec (kiln bisect builds a commit) */
+	long *pending_left; /* set to the pexecs still pending when the session ends (kiln track --interleave) */
 };
 
 /* what a command driving the run path (kiln bench) adds to it */

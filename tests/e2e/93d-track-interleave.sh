@@ -1,0 +1,91 @@
+# kiln track --interleave W (issue 29): W neighbouring commits measured
+# together, each in a checkout of its own, their pexecs in rounds (a pexec
+# of every commit each round, the commits in a fresh order each round), so
+# that a moment of the machine falls on them alike.  On the toy VM of
+# tests/lib-history.sh: the rounds are rounds, their order changes, an
+# interrupt leaves the window's commits running and the same command
+# resumes them without doubling a pexec, the failed build and the
+# same-binary pairs are what a track one commit at a time records, the
+# changes are found on their commits, and the checkouts are removed.
+source "$KILN_ROOT/tests/lib.sh"
+source "$KILN_ROOT/tests/lib-history.sh"
+command -v git >/dev/null || skip "git is not installed"
+command -v cc >/dev/null && command -v make >/dev/null || skip "no cc or make"
+command -v sqlite3 >/dev/null || skip "no sqlite3"
+cd "$T"
+make_history_repo "$T/repo"
+make_history_config "$T/exp/toy.yaml"
+
+out=$("$KILN" track exp/toy.yaml --repo repo --interleave 0 ..main 2>&1); assert_eq $? 2 "--interleave 0: $out"
+assert_contains "$out" "--interleave needs a number"
+
+# --- windows of 4 (c0..c3, c4..c7), uninterrupted ---
+H=$T/w.history.db
+out=$("$KILN" track exp/toy.yaml --repo repo -o "$H" --interleave 4 ..main 2>&1) || fail "track --interleave: $out"
+assert_contains "$out" "\[window 1/2\] 4 commits"
+assert_contains "$out" "8 commits: 7 measured, 1 failed"
+q() { sqlite3 "$1" "$2"; }
+assert_eq "$(q "$H" "SELECT COUNT(*) FROM runs")" 8 "one run per commit"
+assert_eq "$(q "$H" "SELECT COUNT(*) FROM runs WHERE status='ok'")" 7
+assert_eq "$(q "$H" "SELECT c.hash FROM runs r JOIN commits c ON c.id=r.commit_id WHERE r.status='build-failed'")" "$HIST_C5"
+assert_eq "$(q "$H" "SELECT COUNT(*) FROM pexecs p JOIN runs r ON r.id=p.run_id WHERE r.status='ok'")" 35 "5 pexecs x 7 built commits"
+assert_eq "$(q "$H" "SELECT COUNT(DISTINCT pexec_id) FROM figures")" 35 "each pexec analysed"
+
+# rounds: in the first window, every commit's pexec n started before any commit's pexec n+1
+ROUNDS="SELECT p.num, MIN(p.wall_start_ns), MAX(p.wall_start_ns) FROM pexecs p JOIN runs r ON r.id=p.run_id
+	JOIN commits c ON c.id=r.commit_id WHERE c.hash IN ('$HIST_C0','$HIST_C1','$HIST_C2','$HIST_C3') GROUP BY p.num ORDER BY p.num"
+python3 - "$(q "$H" "$ROUNDS")" <<'P' || fail "pexecs not in rounds: $(q "$H" "$ROUNDS")"
+import sys
+rows = [tuple(map(int, l.split("|"))) for l in sys.argv[1].splitlines()]
+assert len(rows) == 5, rows
+for (n, lo, hi), (m, lo2, hi2) in zip(rows, rows[1:]):
+    assert hi < lo2, (n, m)
+P
+# the commits' order within a round is drawn afresh each round
+ORDER="SELECT p.num, c.hash FROM pexecs p JOIN runs r ON r.id=p.run_id JOIN commits c ON c.id=r.commit_id
+	WHERE c.hash IN ('$HIST_C0','$HIST_C1','$HIST_C2','$HIST_C3') ORDER BY p.wall_start_ns"
+orders=$(q "$H" "$ORDER" | awk -F'|' '{o[$1] = o[$1] substr($2, 1, 7) " "} END {for (n in o) print o[n]}' | sort -u | wc -l)
+[ "$orders" -ge 2 ] || fail "every round ran the commits in one order: $(q "$H" "$ORDER")"
+# what a track one commit at a time records: same-binary pairs, the depth
+bin() { q "$H" "SELECT r.binary FROM runs r JOIN commits c ON c.id=r.commit_id WHERE c.hash='$1'"; }
+assert_eq "$(bin "$HIST_C1")" "$(bin "$HIST_C0")" "a README commit builds the same binary in another checkout"
+assert_eq "$(bin "$HIST_C7")" "$(bin "$HIST_C6")"
+[ "$(bin "$HIST_C2")" != "$(bin "$HIST_C1")" ] || fail "a code change builds another binary"
+# the checkouts are gone once their commits are folded
+[ -z "$(ls -A "$H.work/at" 2>/dev/null)" ] || fail "checkouts left: $(ls "$H.work/at")"
+# the changes, on their commits
+out=$("$KILN" track --changes "$H" --json) || fail "--changes: $out"
+python3 -c "
+import json, sys
+d = json.loads(sys.argv[1])[0]
+s = [c for c in d['changes'] if c['series'] == 'steady']
+w = [c for c in d['changes'] if c['series'] == 'warmup']
+assert len(s) == 1 and s[0]['commit'] == '$HIST_C2' and abs(s[0]['ratio'] - 1.1) < 0.011, s
+assert len(w) == 1 and w[0]['commit'] == '$HIST_C4', w
+assert d['aa_pairs'] == 3 and d['aa_alarms'] == 0, d
+" "$out" || fail "changes of the interleaved track: $out"
+
+# --- interrupted in its first window, then resumed ---
+sed 's|^    build: .*|&\n    prepare: [sleep, "0.2"]|' exp/toy.yaml > exp/slow.yaml
+H2=$T/slow.history.db
+"$KILN" track exp/slow.yaml -o "$H2" --repo repo --interleave 4 ..main > track1.out 2>&1 &
+pid=$!
+# three rounds begun: every commit of the first window has pexecs stored
+began() {
+	local n=0 f
+	for f in "$H2.work/runs/"*.kiln.db; do
+		[ -f "$f" ] && [ "$(sqlite3 "$f" "SELECT COUNT(*) FROM pexecs WHERE status='ok'" 2>/dev/null)" -ge 2 ] && n=$((n + 1))
+	done
+	[ "$n" -ge 4 ]
+}
+wait_until 90 began || fail "the first window's rounds did not begin: $(cat track1.out)"
+kill -INT $pid
+wait $pid; rc=$?
+assert_eq $rc 130 "an interrupted interleaved track: $(cat track1.out)"
+assert_eq "$(q "$H2" "SELECT COUNT(*) FROM runs WHERE status='running'")" 4 "the window's four commits stay running"
+out=$("$KILN" track exp/slow.yaml -o "$H2" --repo repo --interleave 4 ..main 2>&1) || fail "resumed: $out"
+assert_contains "$out" "7 measured, 1 failed"
+assert_eq "$(q "$H2" "SELECT COUNT(*) FROM runs")" 8 "the interrupted runs resumed, not doubled"
+assert_eq "$(q "$H2" "SELECT COUNT(*) FROM pexecs p JOIN runs r ON r.id=p.run_id WHERE r.status='ok'")" 35 "no pexec run twice"
+assert_eq "$(q "$H2" "SELECT COUNT(*) FROM pexecs WHERE status!='ok'")" 0
+true
