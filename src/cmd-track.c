@@ -19,7 +19,7 @@ const struct cmd_entry cmd_track_entry = {
 	.name = "track",
 	.usage = "CONFIG --repo DIR [A..B | REV | --new [REV] | --hashes FILE] [--steps N] [-o HISTORY]\n"
 		 "                  [--machine NAME] [--benchmarks B,...] [--key K]... [--repeat] [--order spread|oldest]\n"
-		 "                  [--interleave W] [--max-commits N] [--force] [--keep-results] [--clock wall|cpu] [-q]\n"
+		 "                  [--interleave W|all] [--max-commits N] [--force] [--keep-results] [--clock wall|cpu] [-q]\n"
 		 "       kiln track --changes HISTORY [--key K]... [--machine NAME] [--json]\n"
 		 "       kiln track --reanalyse HISTORY [--clock wall|cpu]\n"
 		 "       kiln track CONFIG --repo DIR --compare BASE HEAD [--threshold P%] [--pexecs N] [-o HISTORY]",
@@ -40,9 +40,10 @@ const struct cmd_entry cmd_track_entry = {
 		"  --repeat            measure commits already tracked again (repeats are A/A data)\n"
 		"  --order ORDER       spread (default: ends first, then each gap halved: a drift of the\n"
 		"                      machine is not laid along the series) or oldest (in history order)\n"
-		"  --interleave W      W neighbouring commits at a time, each in its own checkout\n"
-		"                      (HISTORY.work/at/HASH), their pexecs in rounds: a moment of the\n"
-		"                      machine falls on them alike (default 1: one commit at a time)\n"
+		"  --interleave W      W neighbouring commits at a time (all: every commit of the range),\n"
+		"                      each in its own checkout (HISTORY.work/at/HASH), their pexecs in\n"
+		"                      rounds: a moment of the machine falls on them alike (default 1:\n"
+		"                      one commit at a time)\n"
 		"  --max-commits N     stop after N commits (the same command resumes)\n"
 		"  --force             track on although the config changed since the history began\n"
 		"  --keep-results      keep each commit's results file in HISTORY.work/runs\n"
@@ -137,8 +138,10 @@ static int parse_args(int argc, char **argv, struct track_args *a)
 				return cmd_usage_error(c, "--steps needs a positive number");
 			break;
 		case O_INTERLEAVE:
-			if (parse_long(optarg, &a->t.interleave) < 0 || a->t.interleave < 1 || a->t.interleave > 1000)
-				return cmd_usage_error(c, "--interleave needs a number of commits from 1 to 1000");
+			if (!strcmp(optarg, "all"))
+				a->t.interleave = TRACK_INTERLEAVE_ALL;
+			else if (parse_long(optarg, &a->t.interleave) < 0 || a->t.interleave < 1 || a->t.interleave > 100000)
+				return cmd_usage_error(c, "--interleave needs a number of commits from 1 to 100000, or all");
 			break;
 		case O_MAX:
 			if (parse_long(optarg, &a->t.max_commits) < 0 || a->t.max_commits < 1)

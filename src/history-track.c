@@ -624,7 +624,7 @@ static void window_line(const struct track_job *j, size_t k, size_t n, const str
 		return;
 	struct strbuf eta = STRBUF_INIT;
 	if (j->measured)
-		fmt_duration(&eta, j->spent_s / (double)j->measured * (double)((n - k) * (size_t)j->o->interleave));
+		fmt_duration(&eta, j->spent_s / (double)j->measured * (double)((n - k) * len));
 	fprintf(stderr, "kiln track: [window %zu/%zu] %zu commits %.12s..%.12s, interleaved%s%s\n", k + 1, n, len,
 		cs[0].hash, cs[len - 1].hash, eta.len ? "  ETA " : "", sb_str(&eta));
 	sb_release(&eta);
@@ -659,7 +659,10 @@ static int measure_each(struct track_job *j, const struct hist_commit *cs, size_
  */
 static int measure_windows(struct track_job *j, const struct hist_commit *cs, size_t n, struct kerr *e)
 {
-	size_t w = (size_t)j->o->interleave, nw = (n + w - 1) / w;
+	size_t w = j->o->interleave == TRACK_INTERLEAVE_ALL || (size_t)j->o->interleave > n ? n : (size_t)j->o->interleave;
+	if (!w)
+		return KEXIT_OK;
+	size_t nw = (n + w - 1) / w;
 	size_t *idx = xcalloc(nw + 1, sizeof(size_t));
 	track_measure_order(nw, j->o->order, idx);
 	size_t m = nw;
@@ -695,7 +698,8 @@ int track_run(const struct track_opts *o, struct track_summary *sum, struct kerr
 				 hgit_info(o->repo, &hashes, &cs, e) < 0))
 		code = e->code ? e->code : KEXIT_FAIL;
 	if (code == KEXIT_OK)
-		code = o->interleave > 1 ? measure_windows(&j, cs, hashes.n, e) : measure_each(&j, cs, hashes.n, e);
+		code = o->interleave > 1 || o->interleave == TRACK_INTERLEAVE_ALL ? measure_windows(&j, cs, hashes.n, e)
+										   : measure_each(&j, cs, hashes.n, e);
 	sum->commits = hashes.n;
 	sum->measured = j.measured;
 	sum->failed = j.failed;

@@ -9,6 +9,7 @@
 #include "history.h"
 
 enum track_order { TRACK_SPREAD, TRACK_OLDEST };
+#define TRACK_INTERLEAVE_ALL (-1L)
 
 struct track_opts {
 	const char *config;        /* the experiment; {src} stands for the commit's checkout */
@@ -27,7 +28,8 @@ struct track_opts {
 	int keep_results;          /* keep each commit's results file in the work folder */
 	int quiet;
 	enum track_order order;
-	long interleave;           /* > 1: windows of that many commits, their pexecs in rounds (history-window.c) */
+	long interleave;           /* > 1: windows of that many commits, their pexecs in rounds (history-window.c);
+				      TRACK_INTERLEAVE_ALL: one window of every commit */
 	const char *clock;         /* "wall" or "cpu" (each iteration's process CPU time); NULL: the history's, else wall */
 	struct an_opts an;         /* the analysis of each pexec and key (figures) */
 };

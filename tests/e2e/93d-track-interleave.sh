@@ -65,6 +65,11 @@ assert len(w) == 1 and w[0]['commit'] == '$HIST_C4', w
 assert d['aa_pairs'] == 3 and d['aa_alarms'] == 0, d
 " "$out" || fail "changes of the interleaved track: $out"
 
+# --interleave all: one window of the whole range
+out=$("$KILN" track exp/toy.yaml --repo repo -o "$T/all.history.db" --interleave all "..$HIST_C3" 2>&1) || fail "--interleave all: $out"
+assert_contains "$out" "\[window 1/1\] 4 commits"
+assert_eq "$(q "$T/all.history.db" "SELECT COUNT(*) FROM pexecs")" 20 "4 commits x 5 pexecs"
+
 # --- interrupted in its first window, then resumed ---
 sed 's|^    build: .*|&\n    prepare: [sleep, "0.2"]|' exp/toy.yaml > exp/slow.yaml
 H2=$T/slow.history.db
