@@ -32,6 +32,7 @@
 #include "analysis.h"
 #include "stats.h"
 #include "cmd.h"
+#include "compare.h"
 #include "config.h"
 #include "exec.h"
 #include "fmt.h"
@@ -129,6 +130,7 @@ struct bench {
 	int ignore_failure, quiet, json, show_output;
 	int duet;               /* --duet: the two commands run at the same time, on two CPUs */
 	const char *duet_cpus;  /* --duet-cpus A,B */
+	struct plat_pressure psi; /* the CPU pressure from where the runs began */
 	int color, silent;      /* from --style: colours in the summary; no summary at all (none) */
 	const char *results, *export_json, *export_md, *export_csv, *export_adoc, *export_org, *unit;
 	const char *output, *input, *sort, *style;
@@ -836,6 +838,13 @@ static int open_output(struct bench *b, struct kerr *e)
  * from its start, --output's FILE emptied (it holds the last run's output,
  * as hyperfine's), /dev/null or kiln's terminal; else kiln's capture.
  */
+/* the runs begin: the CPU pressure is read from here (the commands' builds and probes are not the session's) */
+static void hook_loop(void *ctx)
+{
+	struct bench *b = ctx;
+	plat_pressure_begin(&b->psi);
+}
+
 static int hook_spawn(void *ctx, const char *key, struct exec_opts *eo, struct kerr *e)
 {
 	const struct bench *b = ctx;
@@ -1264,6 +1273,7 @@ static int write_exports(const struct bench *b, const struct dataset *ds, int *c
 /* after the run: the summary from the results file (its analysis cached there for kiln report) */
 static int summarise(const struct bench *b, int code)
 {
+	double cpu_wait = plat_pressure_share(&b->psi); /* the session ended with its runs */
 	struct an_opts o;
 	an_opts_default(&o);
 	struct dataset ds;
@@ -1281,6 +1291,14 @@ static int summarise(const struct bench *b, int code)
 		for (size_t i = 0; i < b->ncmds; i++)
 			print_one(b, i, an_of(&r, b->cmds[i].key), o.confidence);
 		print_ratios(b, &r, &o);
+		struct strbuf sb = STRBUF_INIT;
+		compare_pressure_lines(&sb, &b->psi, cpu_wait, b->duet);
+		if (sb.len)
+			printf("\n%s", sb.buf);
+		sb_release(&sb);
+	} else if (b->duet && cpu_wait > COMPARE_DUET_PRESSURE) {
+		kiln_warn("the CPUs were contended %.0f%% of the session (over %.0f%%): a duet's pairs were hit unevenly; "
+			  "rounds (without --duet) do not need two free CPUs", 100 * cpu_wait, 100 * COMPARE_DUET_PRESSURE);
 	}
 	write_exports(b, &ds, &code);
 	if (!b->quiet && !b->json && !b->silent)
@@ -1367,7 +1385,8 @@ static int cmd_bench(int argc, char **argv)
 		code = e.code == KEXIT_USAGE ? cmd_usage_error(ce, "%s", sb_str(&e.msg)) : (kerr_print(&e), e.code);
 		goto out;
 	}
-	struct run_hooks hooks = { .ctx = &b, .init = hook_init, .more = hook_more, .spawn = hook_spawn };
+	struct run_hooks hooks = { .ctx = &b, .init = hook_init, .more = hook_more, .spawn = hook_spawn,
+				   .loop = hook_loop };
 	struct run_opts o;
 	memset(&o, 0, sizeof(o));
 	o.order = b.duet ? ORDER_DUET : ORDER_ROUNDS;

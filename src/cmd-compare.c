@@ -450,8 +450,7 @@ static void hook_more(void *ctx, const struct schedule *sc, long *more)
 static void hook_loop(void *ctx)
 {
 	struct compare *cp = ctx;
-	cp->psi_ok = plat_cpu_pressure(&cp->psi0) == 0;
-	cp->psi_t0 = mono_ns();
+	plat_pressure_begin(&cp->psi);
 }
 
 /* ---- the command ---- */

@@ -208,17 +208,16 @@ static int duet_contended(const struct compare *cp)
 	return cp->duet && cp->cpu_wait > COMPARE_DUET_PRESSURE;
 }
 
-/* the CPUs' pressure during the session, and what it means for a duet (text and Markdown) */
-static void pressure_lines(struct strbuf *sb, const struct compare *cp)
+void compare_pressure_lines(struct strbuf *sb, const struct plat_pressure *psi, double cpu_wait, int duet)
 {
-	if (!cp->psi_t0)
+	if (!psi->t0)
 		return; /* no pexec ran in this session: nothing was measured */
-	if (cp->cpu_wait < 0) {
+	if (cpu_wait < 0) {
 		sb_adds(sb, "CPU pressure: unknown (the kernel has no /proc/pressure/cpu)\n");
 		return;
 	}
-	sb_addf(sb, "CPU pressure: some task waited for a CPU %.1f%% of the session\n", 100 * cp->cpu_wait);
-	if (duet_contended(cp))
+	sb_addf(sb, "CPU pressure: some task waited for a CPU %.1f%% of the session\n", 100 * cpu_wait);
+	if (duet && cpu_wait > COMPARE_DUET_PRESSURE)
 		sb_addf(sb, "Warning: the CPUs were contended (over %.0f%%): a duet's two sides did not have their CPUs to "
 			"themselves, and what took a CPU hit one side of a pair; rounds (without --duet) do not need two "
 			"free CPUs\n", 100 * COMPARE_DUET_PRESSURE);
@@ -232,7 +231,7 @@ static void text_tail(struct strbuf *sb, const struct compare *cp, const struct 
 	sb_addf(sb, "%zu benchmark(s): %zu slower, %zu faster, %zu no change shown, %zu no verdict (%g%% confidence)\n",
 		n, c[2], c[0], c[1], c[3], cp->ao.confidence * 100);
 	sb_addf(sb, "Results: %s (kiln report, kiln plot read it)\n", esc(ESC_TERM, cp->results_abs));
-	pressure_lines(sb, cp);
+	compare_pressure_lines(sb, &cp->psi, cp->cpu_wait, cp->duet);
 }
 
 /* ---- markdown ---- */
@@ -275,7 +274,7 @@ static void md_all(struct strbuf *sb, const struct compare *cp, const struct row
 	for (size_t i = 0; i < n; i++)
 		md_row(sb, cp, &w[i]);
 	sb_addc(sb, '\n');
-	pressure_lines(sb, cp);
+	compare_pressure_lines(sb, &cp->psi, cp->cpu_wait, cp->duet);
 }
 
 /* ---- JSON ---- */
@@ -348,10 +347,7 @@ static void json_all(struct strbuf *sb, const struct compare *cp, const struct r
 
 int compare_summary(struct compare *cp)
 {
-	uint64_t psi1;
-	cp->cpu_wait = cp->psi_ok && plat_cpu_pressure(&psi1) == 0
-			       ? plat_cpu_pressure_share(cp->psi0, psi1, mono_ns() - cp->psi_t0)
-			       : -1;
+	cp->cpu_wait = plat_pressure_share(&cp->psi);
 	struct dataset ds;
 	struct an_result r;
 	struct cmd_an_args all;

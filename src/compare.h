@@ -10,6 +10,7 @@
 
 #include "analysis.h"
 #include "cmd.h"
+#include "platform.h"
 #include "util.h"
 
 #define COMPARE_MAX_ROUNDS 100000
@@ -50,9 +51,7 @@ struct compare {
 	long want;              /* rounds wanted */
 	int64_t t0;             /* the session's start (--time) */
 	long have0;             /* rounds already in the results at the start */
-	int psi_ok;             /* psi0 read: the kernel has CPU pressure (platform-pressure.c) */
-	uint64_t psi0;          /* its "some" total when the pexecs started, microseconds */
-	int64_t psi_t0;         /* and when that was (0: no pexec ran in this session) */
+	struct plat_pressure psi; /* the CPU pressure from where the pexecs started (platform-pressure.c) */
 	double cpu_wait;        /* the share of the session some task waited for a CPU (-1: unknown) */
 };
 
@@ -69,5 +68,11 @@ struct compare {
 
 /* after the run: analysis, pairing, verdicts, printed in cp->format; an exit code */
 int compare_summary(struct compare *cp);
+/*
+ * The CPUs' pressure during a session (psi: where its pexecs began), and
+ * what it means for a duet above COMPARE_DUET_PRESSURE: the lines of the
+ * text and Markdown summaries of kiln compare and kiln bench
+ */
+void compare_pressure_lines(struct strbuf *sb, const struct plat_pressure *psi, double cpu_wait, int duet);
 
 #endif

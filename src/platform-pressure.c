@@ -1,8 +1,8 @@
 /*
  * platform-pressure.c - the kernel's CPU pressure (PSI, Linux 4.20+):
- * how long some runnable task waited for a CPU.  kiln compare reads it when
- * its pexecs start and when they end and says what share of the session the
- * CPUs were contended; a duet (two pexecs at once, on two CPUs) needs both
+ * how long some runnable task waited for a CPU.  kiln compare and kiln bench
+ * read it when their pexecs start and when they end and say what share of
+ * the session the CPUs were contended; a duet (two pexecs at once, on two CPUs) needs both
  * CPUs to itself, and on a machine whose other tasks take a CPU its pairs
  * are hit unevenly (bench/live.sh, E; docs/kiln-compare.md).
  */
@@ -42,4 +42,16 @@ double plat_cpu_pressure_share(uint64_t us0, uint64_t us1, int64_t ns)
 		return -1;
 	double f = (double)(us1 - us0) * 1000.0 / (double)ns;
 	return f > 1 ? 1 : f;
+}
+
+void plat_pressure_begin(struct plat_pressure *p)
+{
+	p->ok = plat_cpu_pressure(&p->us0) == 0;
+	p->t0 = mono_ns();
+}
+
+double plat_pressure_share(const struct plat_pressure *p)
+{
+	uint64_t us1;
+	return p->t0 && p->ok && plat_cpu_pressure(&us1) == 0 ? plat_cpu_pressure_share(p->us0, us1, mono_ns() - p->t0) : -1;
 }

@@ -88,6 +88,15 @@ void plat_glob(const char *pattern, struct strvec *out);
 int plat_cpu_pressure(uint64_t *us);
 /* the share of ns nanoseconds that such waiting took, from two readings (0..1; -1: none) */
 double plat_cpu_pressure_share(uint64_t us0, uint64_t us1, int64_t ns);
+/* a session's CPU pressure: read where its pexecs start (t0 0: they never did) */
+struct plat_pressure {
+	int ok;      /* us0 read: the kernel has PSI */
+	uint64_t us0;
+	int64_t t0;  /* mono_ns() then */
+};
+void plat_pressure_begin(struct plat_pressure *p);
+/* the share of the time since plat_pressure_begin some task waited for a CPU (0..1; -1: unknown) */
+double plat_pressure_share(const struct plat_pressure *p);
 
 /* ---- during a run ---- */
 

@@ -60,6 +60,16 @@ for junk in 'some avg10=1 total=-5' 'some total=99999999999999999999999' 'full t
 	assert_eq "$(field bad.json cpu_pressure)" None "hostile pressure file: $junk"
 done
 
+# ---- kiln bench says it too (the same reading, from where its runs begin) ----
+out=$(KILN_SYSROOT=$T/still "$KILN" bench -r 3 -o b.kiln.db 'sleep 0.01' 'sleep 0.012') || fail "bench: $out"
+assert_contains "$out" "^CPU pressure: some task waited for a CPU 0.0% of the session$"
+out=$(KILN_SYSROOT=$T/nopsi "$KILN" bench -r 3 -o b.kiln.db 'sleep 0.01') || fail "bench: $out"
+assert_contains "$out" "^CPU pressure: unknown (the kernel has no /proc/pressure/cpu)$"
+printf 'some total=-5\n' >bad/proc/pressure/cpu
+out=$(KILN_SYSROOT=$T/bad "$KILN" bench -r 3 -o b.kiln.db 'sleep 0.01') || fail "bench: $out"
+assert_contains "$out" "^CPU pressure: unknown"
+[ "${PRESSURE_FAKE_ONLY:-}" ] && exit 0
+
 # ---- the real kernel, loaded by three busy loops on this machine: a duet is warned ----
 [ -r /proc/pressure/cpu ] || skip "this kernel has no /proc/pressure/cpu (the fake ones above passed)"
 [ "$(nproc)" -ge 2 ] || skip "a duet needs two CPUs (the fake pressure files above passed)"
@@ -89,5 +99,13 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d['cpu_pressure'] > 0.05 and d['cpu_contended'] is False, d
 P
+# kiln bench --duet: warned in its summary; with --json (hyperfine's format on stdout) on stderr
+out=$("$KILN" bench --duet -r 6 -o b.kiln.db 'sleep 0.01' 'sleep 0.012') || fail "bench --duet: $out"
+assert_contains "$out" "^Warning: the CPUs were contended (over 20%): a duet's two sides"
+err=$("$KILN" bench --duet -r 6 -o b.kiln.db --json 'sleep 0.01' 'sleep 0.012' 2>&1 >/dev/null) || fail "bench --duet --json"
+assert_contains "$err" "the CPUs were contended"
+out=$("$KILN" bench -r 6 -o b.kiln.db 'sleep 0.01' 'sleep 0.012') || fail "bench in rounds: $out"
+assert_contains "$out" "^CPU pressure: some task waited"
+! grep -q "Warning: the CPUs were contended" <<<"$out" || fail "rounds warned of a duet's contention: $out"
 kill "${pids[@]}" 2>/dev/null
 exit 0
