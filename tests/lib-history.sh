@@ -16,6 +16,7 @@
 # The hashes are in HIST_C0 .. HIST_C7.  make_history_config FILE REPO_UNUSED
 # writes an experiment of that VM ({src} for the checkout) with one
 # benchmark `b` of PEXECS (default 5) pexecs x 30 iterations.
+# history_test_begin does both in $T, after checking the tools they need.
 
 history_vm_source() { # STEADY_US WARM [BROKEN]
 	cat <<C
@@ -102,4 +103,15 @@ benchmarks:
   b: 1
 platform: {kmsg: off}
 Y
+}
+
+# The start of a history test: skipped without git, cc, make or sqlite3;
+# in $T, the toy's repository in repo and its experiment in exp/toy.yaml
+history_test_begin() {
+	command -v git >/dev/null || skip "git is not installed"
+	command -v cc >/dev/null && command -v make >/dev/null || skip "no cc or make"
+	command -v sqlite3 >/dev/null || skip "no sqlite3"
+	cd "$T" || fail "no $T"
+	make_history_repo "$T/repo"
+	make_history_config "$T/exp/toy.yaml"
 }

@@ -4,12 +4,7 @@
 # warm-up, one that does not build, three that change only the README.
 source "$KILN_ROOT/tests/lib.sh"
 source "$KILN_ROOT/tests/lib-history.sh"
-command -v git >/dev/null || skip "git is not installed"
-command -v cc >/dev/null && command -v make >/dev/null || skip "no cc or make"
-command -v sqlite3 >/dev/null || skip "no sqlite3"
-cd "$T"
-make_history_repo "$T/repo"
-make_history_config "$T/exp/toy.yaml"
+history_test_begin
 H=$T/exp/toy.history.db
 q() { sqlite3 "$H" "$1"; }
 

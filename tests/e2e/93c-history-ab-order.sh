@@ -5,12 +5,7 @@
 # order again; the verdicts on the toy VM's known +10% step stand.
 source "$KILN_ROOT/tests/lib.sh"
 source "$KILN_ROOT/tests/lib-history.sh"
-command -v git >/dev/null || skip "git is not installed"
-command -v cc >/dev/null && command -v make >/dev/null || skip "no cc or make"
-command -v sqlite3 >/dev/null || skip "no sqlite3"
-cd "$T"
-make_history_repo "$T/repo"
-make_history_config "$T/exp/toy.yaml"
+history_test_begin
 sed -i 's/^pexecs: .*/&\nseed: 42/' exp/toy.yaml
 
 # per round of the one session of A and B in history $1: "a" when A's pexec ran first, "b" when B's

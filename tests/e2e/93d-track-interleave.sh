@@ -9,12 +9,7 @@
 # changes are found on their commits, and the checkouts are removed.
 source "$KILN_ROOT/tests/lib.sh"
 source "$KILN_ROOT/tests/lib-history.sh"
-command -v git >/dev/null || skip "git is not installed"
-command -v cc >/dev/null && command -v make >/dev/null || skip "no cc or make"
-command -v sqlite3 >/dev/null || skip "no sqlite3"
-cd "$T"
-make_history_repo "$T/repo"
-make_history_config "$T/exp/toy.yaml"
+history_test_begin
 
 out=$("$KILN" track exp/toy.yaml --repo repo --interleave 0 ..main 2>&1); assert_eq $? 2 "--interleave 0: $out"
 assert_contains "$out" "--interleave needs a number"
