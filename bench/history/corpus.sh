@@ -14,7 +14,10 @@
 #   LUA_REPO=/path/to/lua.git bench/history/corpus.sh [EXTRA kiln track ARGS...]
 #
 # LUA_REPO is a clone of https://github.com/lua/lua (bare or not; never
-# written to).  CORPUS_OUT chooses another output folder.
+# written to).  CORPUS_OUT chooses another output folder.  Extra arguments
+# go to kiln track: `--interleave all` measures the commits in rounds (the
+# README's interleaved figures: the first 100 commits, `--hashes FILE
+# --interleave 100`, then subset.py cuts this corpus to the same commits).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
