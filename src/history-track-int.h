@@ -19,6 +19,7 @@ struct track_job {
 	char config_hash[65];
 	size_t built, failed, skipped, measured;
 	double spent_s;            /* on measured commits, for the ETA */
+	const char *session;       /* the runs begun now share it (a window's, history-window.c); NULL: none */
 };
 
 /* one commit being measured: its run in the history and its results file */

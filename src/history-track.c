@@ -344,7 +344,7 @@ static long run_for(struct track_job *j, long cid, int *resumed, struct kerr *e)
 		*resumed = 1;
 		return id;
 	}
-	return history_begin_run(j->h, cid, j->machine, "track", NULL, j->config_hash, e);
+	return history_begin_run(j->h, cid, j->machine, "track", j->session, j->config_hash, e);
 }
 
 /* has this machine a finished track run of the commit? */

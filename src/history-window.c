@@ -172,7 +172,12 @@ int track_window(struct track_job *j, const struct hist_commit *cs, size_t n, st
 {
 	struct slot *s = xcalloc(n, sizeof(*s));
 	size_t *idx = xcalloc(n, sizeof(*idx));
+	/* the window's runs share a session: their pexec num r ran in round r + 1 */
+	char *session = xasprintf("window %.12s..%.12s %lld", cs[0].hash, cs[n - 1].hash, (long long)(wall_ns() / 1000000000));
+	j->session = session;
 	int r = window_begin(j, s, cs, n, e);
+	j->session = NULL;
+	free(session);
 	char first[9];
 	snprintf(first, sizeof(first), "%s", cs[0].hash); /* the seed: the window's first commit */
 	unsigned long seed = strtoul(first, NULL, 16);

@@ -36,6 +36,10 @@ assert len(rows) == 5, rows
 for (n, lo, hi), (m, lo2, hi2) in zip(rows, rows[1:]):
     assert hi < lo2, (n, m)
 P
+# the window's runs share a session id, the next window's another
+assert_eq "$(q "$H" "SELECT COUNT(DISTINCT session) FROM runs WHERE session LIKE 'window %'")" 2 "a session per window"
+assert_eq "$(q "$H" "SELECT COUNT(*) FROM runs r JOIN commits c ON c.id=r.commit_id WHERE c.hash IN ('$HIST_C0','$HIST_C3')
+	GROUP BY r.session")" 2 "c0 and c3 measured in one window"
 # the commits' order within a round is drawn afresh each round
 ORDER="SELECT p.num, c.hash FROM pexecs p JOIN runs r ON r.id=p.run_id JOIN commits c ON c.id=r.commit_id
 	WHERE c.hash IN ('$HIST_C0','$HIST_C1','$HIST_C2','$HIST_C3') ORDER BY p.wall_start_ns"
