@@ -22,19 +22,7 @@
 #include "history-bisect.h"
 #include "history-detect.h"
 #include "history-track.h"
-
-static uint64_t seed;
-static double unif(void)
-{
-	seed ^= seed << 13;
-	seed ^= seed >> 7;
-	seed ^= seed << 17;
-	return ((double)(seed >> 11) + 0.5) / 9007199254740992.0;
-}
-static double gauss(void)
-{
-	return sqrt(-2 * log(unif())) * cos(2 * M_PI * unif());
-}
+#include "test-rng.h"
 
 /* how a synthetic series is made */
 struct shape {
@@ -117,7 +105,7 @@ static void test_null_quiet(void **state)
 	 * steady, so that a split of one is a split of the other: one commit, counted once
 	 */
 	size_t alarms = 0, aa_pairs = 0, aa_warm = 0, aa_splits = 0;
-	seed = 12345;
+	test_seed = 12345;
 	for (int r = 0; r < 20; r++) {
 		struct shape sh = { .n = 200, .m = 10, .sw = 0.01, .tau = 0.005, .aa_every = 4 };
 		struct hist_series s;
@@ -142,7 +130,7 @@ static void test_null_quiet(void **state)
 static void test_step_found(void **state)
 {
 	(void)state;
-	seed = 777;
+	test_seed = 777;
 	struct shape sh = { .n = 200, .m = 10, .sw = 0.01, .tau = 0.003, .step_at = 120, .step = 1.05 };
 	struct hist_series s;
 	make(&s, &sh);
@@ -165,7 +153,7 @@ static void test_step_found(void **state)
 static void test_outlier_session(void **state)
 {
 	(void)state;
-	seed = 4242;
+	test_seed = 4242;
 	struct shape sh = { .n = 120, .m = 10, .sw = 0.01, .tau = 0.003, .outlier = 60 };
 	struct hist_series s;
 	make(&s, &sh);
@@ -180,7 +168,7 @@ static void test_outlier_session(void **state)
 static void test_same_binary_moves(void **state)
 {
 	(void)state;
-	seed = 99;
+	test_seed = 99;
 	struct shape sh = { .n = 100, .m = 10, .sw = 0.005, .tau = 0.002, .step_at = 50, .step = 1.05 };
 	struct hist_series s;
 	make(&s, &sh);
@@ -207,7 +195,7 @@ static void test_same_binary_moves(void **state)
 static void test_warmup_and_class(void **state)
 {
 	(void)state;
-	seed = 31337;
+	test_seed = 31337;
 	struct shape sh = { .n = 120, .m = 10, .sw = 0.01, .tau = 0.003, .warm_at = 70 };
 	struct hist_series s;
 	make(&s, &sh);
@@ -243,7 +231,7 @@ static void test_warmup_and_class(void **state)
 static void test_warmup_cost(void **state)
 {
 	(void)state;
-	seed = 2718;
+	test_seed = 2718;
 	struct shape sh = { .n = 120, .m = 10, .sw = 0.01, .tau = 0.003, .long_k = 40, .cost_at = 70 };
 	struct hist_series s;
 	make(&s, &sh);
@@ -331,7 +319,7 @@ static void sim_bisect(struct simvm *v, size_t n, struct bisect_result *r)
 static void test_bisect_finds(void **state)
 {
 	(void)state;
-	seed = 2024;
+	test_seed = 2024;
 	size_t right = 0, trials = 40, worst = 0;
 	for (size_t t = 0; t < trials; t++) {
 		struct simvm v = { .culprit = 1 + (size_t)(unif() * 198), .step = 1.02, .noise = 0.01 };
@@ -350,7 +338,7 @@ static void test_bisect_finds(void **state)
 static void test_bisect_aa_names_none(void **state)
 {
 	(void)state;
-	seed = 5150;
+	test_seed = 5150;
 	for (size_t t = 0; t < 60; t++) {
 		struct simvm v = { .culprit = 0, .noise = 0.015 };
 		struct bisect_result r;
@@ -370,7 +358,7 @@ static void test_bisect_aa_names_none(void **state)
 static void test_bisect_wild_rounds(void **state)
 {
 	(void)state;
-	seed = 77;
+	test_seed = 77;
 	size_t right = 0, trials = 30;
 	for (size_t t = 0; t < trials; t++) {
 		struct simvm v = { .culprit = 1 + (size_t)(unif() * 198), .step = 1.02, .noise = 0.01, .wild = 0.15 };
@@ -393,7 +381,7 @@ static void test_bisect_wild_rounds(void **state)
 static void test_bisect_skips_broken(void **state)
 {
 	(void)state;
-	seed = 8;
+	test_seed = 8;
 	unsigned char broken[50] = { 0 };
 	broken[25] = broken[24] = 1; /* the first midpoints tried */
 	struct simvm v = { .culprit = 30, .step = 1.05, .noise = 0.01, .broken = broken };
@@ -424,7 +412,7 @@ static const char *sim_binary(void *ctx, size_t i)
 static void test_bisect_binaries(void **state)
 {
 	(void)state;
-	seed = 77;
+	test_seed = 77;
 	const char *bin[64];
 	for (int i = 0; i < 64; i++)
 		bin[i] = i < 10 ? "A" : i < 40 ? "B" : "C"; /* the step is at 40: 10..39 built what 10 did */

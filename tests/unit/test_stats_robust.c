@@ -17,20 +17,7 @@
 #include <gsl/gsl_cdf.h>
 
 #include "stats-robust.h"
-
-static uint64_t seed = 1;
-static double unif(void)
-{
-	seed ^= seed << 13;
-	seed ^= seed >> 7;
-	seed ^= seed << 17;
-	return (double)(seed >> 11) / 9007199254740992.0;
-}
-static double gauss(void)
-{
-	double u = unif(), v = unif();
-	return sqrt(-2 * log(u > 0 ? u : 1e-300)) * cos(2 * M_PI * v);
-}
+#include "test-rng.h"
 
 /*
  * {0, 1, 2, 3, 100}: median 2, MAD 1, clamp c = 1.5 * 1.4826; only 100 is
@@ -63,7 +50,7 @@ static void test_huber_closed_form(void **state)
 static void test_huber_normal_efficiency(void **state)
 {
 	(void)state;
-	seed = 99;
+	test_seed = 99;
 	static double x[4000];
 	for (size_t i = 0; i < 4000; i++)
 		x[i] = gauss();
@@ -106,7 +93,7 @@ static void coverage(size_t n, double wild, double *cov, double *width, double *
 static void test_huber_coverage(void **state)
 {
 	(void)state;
-	seed = 4242;
+	test_seed = 4242;
 	double cov, w, mw;
 	/* 4000 trials: a binomial sd of 0.0016 at 99% */
 	coverage(10, 0, &cov, &w, &mw);
