@@ -38,7 +38,7 @@
 struct slot {
 	struct track_commit tc;
 	char *dir;        /* its checkout */
-	int live;         /* rounds left to run */
+	int live;         /* still being measured */
 	int code;         /* KEXIT_FAIL once a pexec of it failed, else KEXIT_OK */
 	long round_size;  /* pexecs in a round: its keys */
 	long left;        /* pending after its last session (-1: not known yet) */
@@ -66,8 +66,8 @@ static int slot_end(struct track_job *j, struct slot *s, int code, struct kerr *
 {
 	s->live = 0;
 	int r = track_end(j, &s->tc, code, e);
-	if (r != KEXIT_INTERRUPTED && !j->o->keep_results)
-		rm_rf(s->dir);
+	if (r != KEXIT_INTERRUPTED)
+		rm_rf(s->dir); /* (an interrupted commit's is built again when it resumes) */
 	return r;
 }
 
