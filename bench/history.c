@@ -87,6 +87,8 @@ static void scale_from(struct hist_series *s, size_t k, double f)
 		}
 }
 
+#define NULL_ALIGN_PASSES 10
+
 /* the level changes a sensitive segmentation finds (short ones too), taken out: the real noise left */
 static void null_align(struct hist_series *s)
 {
@@ -96,12 +98,17 @@ static void null_align(struct hist_series *s)
 	o.min_change[HIST_STEADY] = 0;
 	o.keep_short = 1; /* a change and its revert a commit or two later is a level change too, not noise */
 	o.skip = (1u << HIST_WARMUP) | (1u << HIST_CLASS);
-	struct hist_change *ch;
-	size_t n;
-	history_detect(s, &o, &ch, &n, NULL);
-	for (size_t c = 0; c < n; c++)
-		scale_from(s, ch[c].at, exp(ch[c].level_before - ch[c].level_after));
-	free(ch);
+	/* again until none is found: each pass's session sd is smaller for the changes taken out before it */
+	for (int pass = 0; pass < NULL_ALIGN_PASSES; pass++) {
+		struct hist_change *ch;
+		size_t n;
+		history_detect(s, &o, &ch, &n, NULL);
+		for (size_t c = 0; c < n; c++)
+			scale_from(s, ch[c].at, exp(ch[c].level_before - ch[c].level_after));
+		free(ch);
+		if (!n)
+			break;
+	}
 }
 
 /* the median 99% half-width of the commits' steady means, relative (what T1's condition reads) */
