@@ -10,7 +10,9 @@
  * which is folded into the history once it is complete and then removed.
  * A build that fails is recorded and the next commit goes on; an interrupt
  * leaves the commit's run `running` and its results file in place, so the
- * same command resumes it at its first pending pexec.
+ * same command resumes it at its first pending pexec.  With --interleave,
+ * a window of commits is measured together instead, in rounds
+ * (history-window.c), through the same begin, measure and end steps.
  */
 #include "history-track.h"
 #include "history-track-int.h"
