@@ -477,7 +477,13 @@ static int end_measured(struct track_job *j, struct track_commit *tc, int code, 
 int track_end(struct track_job *j, struct track_commit *tc, int code, struct kerr *e)
 {
 	const char *hash = tc->c->hash;
-	if (code == KEXIT_INTERRUPTED) /* stays running: the same track resumes it */
+	/*
+	 * Stays running: the same track resumes it.  An interrupt that hit a
+	 * session's child (the sanity check: Ctrl-C reaches the whole process
+	 * group) makes the session fail, not stop: the commit is still
+	 * interrupted, not done with what it had
+	 */
+	if (code == KEXIT_INTERRUPTED || exec_interrupted)
 		return kerr_setc(e, KEXIT_INTERRUPTED, "interrupted at %.12s; the same `kiln track` resumes it", hash),
 		       KEXIT_INTERRUPTED;
 	if (tc->build_failed)

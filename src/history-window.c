@@ -135,7 +135,13 @@ static int slot_round(struct track_job *j, struct slot *s, struct kerr *e)
 	return slot_end(j, s, code, e);
 }
 
-static void progress(const struct track_job *j, const struct slot *s, size_t n, long round)
+/* where the rounds' pace is measured from: the first moment every live commit's pending pexecs are known */
+struct pace_mark {
+	int64_t t0;
+	long left0;
+};
+
+static void progress(const struct track_job *j, const struct slot *s, size_t n, long round, struct pace_mark *pm)
 {
 	if (j->o->quiet)
 		return;
@@ -146,10 +152,21 @@ static void progress(const struct track_job *j, const struct slot *s, size_t n, 
 			left += s[i].left > 0 ? s[i].left : 0;
 			known &= s[i].left >= 0;
 		}
-	if (!known)
+	if (!known) {
 		fprintf(stderr, "kiln track:   round %ld: %ld commits (built in the first)\n", round + 1, live);
-	else
-		fprintf(stderr, "kiln track:   round %ld: %ld commits, %ld pexecs left\n", round + 1, live, left);
+		return;
+	}
+	struct strbuf eta = STRBUF_INIT;
+	if (!pm->t0) {
+		pm->t0 = mono_ns();
+		pm->left0 = left;
+	} else if (left < pm->left0) {
+		double per = (double)(mono_ns() - pm->t0) / 1e9 / (double)(pm->left0 - left);
+		sb_adds(&eta, "  ETA ");
+		fmt_duration(&eta, per * (double)left);
+	}
+	fprintf(stderr, "kiln track:   round %ld: %ld commits, %ld pexecs left%s\n", round + 1, live, left, sb_str(&eta));
+	sb_release(&eta);
 }
 
 /* the live slots in this round's order, drawn from the window's seed and the round */
@@ -181,11 +198,12 @@ int track_window(struct track_job *j, const struct hist_commit *cs, size_t n, st
 	char first[9];
 	snprintf(first, sizeof(first), "%s", cs[0].hash); /* the seed: the window's first commit */
 	unsigned long seed = strtoul(first, NULL, 16);
+	struct pace_mark pm = { 0, 0 };
 	for (long round = 0; r == KEXIT_OK; round++) {
 		size_t m = round_order(s, n, seed, round, idx);
 		if (!m)
 			break;
-		progress(j, s, n, round);
+		progress(j, s, n, round, &pm);
 		for (size_t k = 0; k < m && r == KEXIT_OK; k++) {
 			if (exec_interrupted) {
 				kerr_setc(e, KEXIT_INTERRUPTED, "interrupted; the same `kiln track` resumes");

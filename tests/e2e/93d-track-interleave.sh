@@ -19,6 +19,7 @@ H=$T/w.history.db
 out=$("$KILN" track exp/toy.yaml --repo repo -o "$H" --interleave 4 ..main 2>&1) || fail "track --interleave: $out"
 assert_contains "$out" "\[window 1/2\] 4 commits"
 assert_contains "$out" "8 commits: 7 measured, 1 failed"
+assert_contains "$out" "round 3: 4 commits, 12 pexecs left  ETA "
 q() { sqlite3 "$1" "$2"; }
 assert_eq "$(q "$H" "SELECT COUNT(*) FROM runs")" 8 "one run per commit"
 assert_eq "$(q "$H" "SELECT COUNT(*) FROM runs WHERE status='ok'")" 7
@@ -75,21 +76,42 @@ H2=$T/slow.history.db
 "$KILN" track exp/slow.yaml -o "$H2" --repo repo --interleave 4 ..main > track1.out 2>&1 &
 pid=$!
 # three rounds begun: every commit of the first window has pexecs stored
-began() {
+began() { # HISTORY
 	local n=0 f
-	for f in "$H2.work/runs/"*.kiln.db; do
+	for f in "$1.work/runs/"*.kiln.db; do
 		[ -f "$f" ] && [ "$(sqlite3 "$f" "SELECT COUNT(*) FROM pexecs WHERE status='ok'" 2>/dev/null)" -ge 2 ] && n=$((n + 1))
 	done
 	[ "$n" -ge 4 ]
 }
-wait_until 90 began || fail "the first window's rounds did not begin: $(cat track1.out)"
+wait_until 90 began "$H2" || fail "the first window's rounds did not begin: $(cat track1.out)"
 kill -INT $pid
 wait $pid; rc=$?
 assert_eq $rc 130 "an interrupted interleaved track: $(cat track1.out)"
-assert_eq "$(q "$H2" "SELECT COUNT(*) FROM runs WHERE status='running'")" 4 "the window's four commits stay running"
+assert_eq "$(q "$H2" "SELECT COUNT(*) FROM runs WHERE status='running'")" 4 \
+	"the window's four commits stay running: $(q "$H2" "SELECT status, error FROM runs"); $(cat track1.out)"
 out=$("$KILN" track exp/slow.yaml -o "$H2" --repo repo --interleave 4 ..main 2>&1) || fail "resumed: $out"
 assert_contains "$out" "7 measured, 1 failed"
 assert_eq "$(q "$H2" "SELECT COUNT(*) FROM runs")" 8 "the interrupted runs resumed, not doubled"
 assert_eq "$(q "$H2" "SELECT COUNT(*) FROM pexecs p JOIN runs r ON r.id=p.run_id WHERE r.status='ok'")" 35 "no pexec run twice"
 assert_eq "$(q "$H2" "SELECT COUNT(*) FROM pexecs WHERE status!='ok'")" 0
+
+# --- interrupted while a session's sanity check runs (its child stopped by the interrupt): still an interrupt,
+# the commit stays running, never folded with the pexecs it had (found by the check above, 1 run in 6) ---
+H3=$T/sane.history.db
+"$KILN" track exp/slow.yaml -o "$H3" --repo repo --interleave 4 ..main > track3.out 2>&1 &
+pid=$!
+wait_until 90 began "$H3" || fail "no rounds: $(cat track3.out)"
+caught=0
+for _ in $(seq 1 20000); do
+	if pgrep -f -- "doctor --sanity-child" >/dev/null; then
+		kill -INT $pid
+		caught=1
+		break
+	fi
+done
+wait $pid; rc=$?
+[ $caught = 1 ] || skip "no sanity check was caught running (the checks above passed)"
+assert_eq $rc 130 "interrupted in a sanity check: $(cat track3.out)"
+assert_eq "$(q "$H3" "SELECT COUNT(*) FROM runs WHERE status != 'running'")" 0 \
+	"a commit folded or failed by an interrupt: $(q "$H3" "SELECT status, error FROM runs")"
 true
