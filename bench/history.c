@@ -97,14 +97,20 @@ static void null_align(struct hist_series *s)
 	o.beta = 8;
 	o.min_change[HIST_STEADY] = 0;
 	o.keep_short = 1; /* a change and its revert a commit or two later is a level change too, not noise */
-	o.skip = (1u << HIST_WARMUP) | (1u << HIST_CLASS);
+	/*
+	 * the steady series only: a warm-up cost change's levels are asinh(cost), not log(time), and
+	 * scaling the steady figures by them (as before 2026-12-04) grew a level each pass, 1,800x by the
+	 * tenth, on a corpus whose noisy pexecs made its cost series split
+	 */
+	o.skip = (1u << HIST_WARMUP) | (1u << HIST_CLASS) | (1u << HIST_COST);
 	/* again until none is found: each pass's session sd is smaller for the changes taken out before it */
 	for (int pass = 0; pass < NULL_ALIGN_PASSES; pass++) {
 		struct hist_change *ch;
 		size_t n;
 		history_detect(s, &o, &ch, &n, NULL);
 		for (size_t c = 0; c < n; c++)
-			scale_from(s, ch[c].at, exp(ch[c].level_before - ch[c].level_after));
+			if (ch[c].what == HIST_STEADY)
+				scale_from(s, ch[c].at, exp(ch[c].level_before - ch[c].level_after));
 		free(ch);
 		if (!n)
 			break;
