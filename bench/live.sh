@@ -15,7 +15,8 @@
 #   D  kiln diff of two kiln bench sessions of one program, A/A (<= 1%, or
 #      kiln says it cannot tell)
 #   E  --duet against rounds at the same wall time (--time), on a whole
-#      process whose own runs barely vary, so that the machine is what varies:
+#      process of fixed CPU work (work.c; LIVE_E=spin: spin.c's drawn wall
+#      time, varying by 1%, the E of 2026-12-04), so that the machine is what varies:
 #      ratio-CI width (target: duet >= 2x narrower), A/A false alarms of
 #      duet (<= 1%), detection of a true 2% difference by each
 #   F  kiln compare --time 10m on a 2% difference in runs that vary by 10%,
@@ -48,7 +49,8 @@ mkdir -p "$T/bin" "$T/benchmarks/b/live"
 # ---- the programs, each build with its factor ----
 for f in 1.00 1.00b 1.02 1.15; do
 	cc -O2 -DFACTOR="${f%b}" -o "$T/bin/spin-$f" bench/live/spin.c -lm &&
-		cc -O2 -DFACTOR="${f%b}" -o "$T/bin/vm-$f" bench/live/vm.c -lm || exit 1
+		cc -O2 -DFACTOR="${f%b}" -o "$T/bin/vm-$f" bench/live/vm.c -lm &&
+		cc -O2 -DFACTOR="${f%b}" -o "$T/bin/work-$f" bench/live/work.c || exit 1
 done
 cc -O2 -o "$T/bin/noise" bench/live/noise.c -lm || exit 1
 # an in-process benchmark: PARAM is BASE_US:WARM:PEXEC_SIGMA:ITER_SIGMA (vm.c)
@@ -84,6 +86,18 @@ Y
 spin_config spin 2000 0.1             # 2 ms, runs that vary by 10%
 spin_config spinq 10000 0.01          # 10 ms, runs that barely vary: the machine is what varies (E)
 spin_config spinten 50000 0.1         # 50 ms, runs that vary by 10% (F)
+# E's program (LIVE_E=work, the default): work.c, fixed CPU work of about 10 ms, nothing drawn, so
+# that only the machine varies a run; LIVE_E=spin: spinq, the earlier E (a drawn wall time)
+cat >"$T/workq.yaml" <<Y
+name: live-workq
+pexecs: 20
+vms:
+  vm: {plugin: command, path: $T/bin/work-1.00}
+benchmarks:
+  b: {param: 0, args: ["3300"]}
+Y
+E_CFG=workq
+[ "${LIVE_E:-work}" = spin ] && E_CFG=spinq
 tally() { python3 bench/live/tally.py "$@"; }
 # LIVE_ONLY=AD,E,F: only those sections (AD: A to D, which run interleaved; D: D alone); unset: all
 only() { [ -z "${LIVE_ONLY:-}" ] || [[ ",$LIVE_ONLY," == *",$1,"* ]]; }
@@ -93,6 +107,7 @@ compare() {
 	local cfg=$1 a=$2 b=$3 truth=$4 table=$5 prog=vm
 	shift 5
 	[ "${cfg#spin}" != "$cfg" ] && prog=spin
+	[ "${cfg#work}" != "$cfg" ] && prog=work
 	rm -f "$T/c.kiln.db"*
 	"$K" compare "$T/$cfg.yaml" --vm "a=$T/bin/$prog-$a" --vm "b=$T/bin/$prog-$b" -o "$T/c.kiln.db" -q --json "$@" \
 		>"$T/c.json" 2>>"$T/errors"
@@ -156,11 +171,11 @@ echo "  A-D done in $((SECONDS - t0)) s, load $(load)"
 # ---- E: duet against rounds, the same wall time each, alternating ----
 only E || N_DUET=0
 for ((i = 0; i < N_DUET; i++)); do
-	compare spinq 1.00 1.00b same duet-aa --duet --time "$DUET_T"
-	compare spinq 1.00 1.00b same rounds-aa --time "$DUET_T"
+	compare $E_CFG 1.00 1.00b same duet-aa --duet --time "$DUET_T"
+	compare $E_CFG 1.00 1.00b same rounds-aa --time "$DUET_T"
 	if ((i < N_DUET2)); then
-		compare spinq 1.00 1.02 slower duet-2 --duet --time "$DUET_T"
-		compare spinq 1.00 1.02 slower rounds-2 --time "$DUET_T"
+		compare $E_CFG 1.00 1.02 slower duet-2 --duet --time "$DUET_T"
+		compare $E_CFG 1.00 1.02 slower rounds-2 --time "$DUET_T"
 	fi
 	((i % 50 == 49)) && echo "  E: $((i + 1))/$N_DUET, $((SECONDS - t0)) s, load $(load)"
 done
