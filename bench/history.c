@@ -491,8 +491,11 @@ static void bisect_bench(struct history *h, long machine, const struct strvec *k
 		double ss = 0;
 		for (size_t i = 0; i < npair[k]; i++)
 			ss += pair[k][i] * pair[k][i];
-		printf("%s %s %ld/%ld (%.2f%%)", k ? "," : "", keys->v[k], t.kright[k], t.kinj[k],
-		       npair[k] ? 100 * sqrt(ss / (double)npair[k]) : NAN);
+		printf("%s %s %ld/%ld", k ? "," : "", keys->v[k], t.kright[k], t.kinj[k]);
+		if (npair[k])
+			printf(" (%.2f%%)", 100 * sqrt(ss / (double)npair[k]));
+		else
+			printf(" (no stored rounds)");
 	}
 	for (size_t k = 0; k < nk; k++)
 		free(pair[k]);
