@@ -102,15 +102,14 @@ static void null_align(struct hist_series *s)
 	 * scaling the steady figures by them (as before 2026-12-04) grew a level each pass, 1,800x by the
 	 * tenth, on a corpus whose noisy pexecs made its cost series split
 	 */
-	o.skip = (1u << HIST_WARMUP) | (1u << HIST_CLASS) | (1u << HIST_COST);
+	o.skip = ~(1u << HIST_STEADY);
 	/* again until none is found: each pass's session sd is smaller for the changes taken out before it */
 	for (int pass = 0; pass < NULL_ALIGN_PASSES; pass++) {
 		struct hist_change *ch;
 		size_t n;
 		history_detect(s, &o, &ch, &n, NULL);
 		for (size_t c = 0; c < n; c++)
-			if (ch[c].what == HIST_STEADY)
-				scale_from(s, ch[c].at, exp(ch[c].level_before - ch[c].level_after));
+			scale_from(s, ch[c].at, exp(ch[c].level_before - ch[c].level_after));
 		free(ch);
 		if (!n)
 			break;

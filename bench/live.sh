@@ -72,30 +72,26 @@ Y
 }
 config vary 500:3:0.1:0.03 40 20      # runs that vary by 10%, ~25 ms a pexec
 config ten 2500:3:0.1:0.03 40 20      # runs that vary by 10%, ~100 ms a pexec (F)
-# whole-process benchmarks: spin.c, US microseconds, runs that vary by SIGMA
-spin_config() { # NAME US SIGMA
-	cat >"$T/$1.yaml" <<Y
-name: live-$1
+# whole-process benchmarks: PROGRAM's build 1.00 run with ARGs (spin.c: US microseconds, runs that vary by SIGMA;
+# work.c: UNITS of fixed CPU work)
+whole_config() { # NAME PROGRAM ARG...
+	local name=$1 prog=$2 args
+	shift 2
+	args=$(printf '"%s", ' "$@")
+	cat >"$T/$name.yaml" <<Y
+name: live-$name
 pexecs: 20
 vms:
-  vm: {plugin: command, path: $T/bin/spin-1.00}
+  vm: {plugin: command, path: $T/bin/$prog-1.00}
 benchmarks:
-  b: {param: 0, args: ["$2", "$3"]}
+  b: {param: 0, args: [${args%, }]}
 Y
 }
-spin_config spin 2000 0.1             # 2 ms, runs that vary by 10%
-spin_config spinq 10000 0.01          # 10 ms, runs that barely vary: the machine is what varies (E)
-spin_config spinten 50000 0.1         # 50 ms, runs that vary by 10% (F)
-# E's program (LIVE_E=work, the default): work.c, fixed CPU work of about 10 ms, nothing drawn, so
-# that only the machine varies a run; LIVE_E=spin: spinq, the earlier E (a drawn wall time)
-cat >"$T/workq.yaml" <<Y
-name: live-workq
-pexecs: 20
-vms:
-  vm: {plugin: command, path: $T/bin/work-1.00}
-benchmarks:
-  b: {param: 0, args: ["3300"]}
-Y
+whole_config spin spin 2000 0.1       # 2 ms, runs that vary by 10%
+whole_config spinq spin 10000 0.01    # 10 ms, runs that vary by their own 1% draw (E before 2026-12-04 afternoon)
+whole_config spinten spin 50000 0.1   # 50 ms, runs that vary by 10% (F)
+whole_config workq work 3300          # ~10 ms of fixed CPU work, nothing drawn: only the machine varies a run (E)
+# E's program: work.c (the default) or LIVE_E=spin, spin.c's drawn wall time
 E_CFG=workq
 [ "${LIVE_E:-work}" = spin ] && E_CFG=spinq
 tally() { python3 bench/live/tally.py "$@"; }
