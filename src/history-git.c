@@ -10,6 +10,7 @@
  */
 #include "history-git.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -259,24 +260,56 @@ int hgit_info(const char *repo, const struct strvec *hashes, struct hist_commit 
 	return r;
 }
 
+/*
+ * A clone borrowing the repository's objects (nothing of the user's is
+ * written), made under a temporary name and renamed into place: a folder
+ * with a .git is a whole clone, never what an interrupted or killed clone
+ * left behind
+ */
+static int clone_into(const char *repo, const char *dir, struct kerr *e)
+{
+	char *parent = path_dirname(dir), *part = xasprintf("%s.part", dir);
+	mkdir_p(parent, 0755);
+	rm_rf(part);
+	const char *args[] = { "clone", "--quiet", "--shared", "--no-checkout", "--", repo, part, NULL };
+	int r = hgit_run(parent, args, NULL, e);
+	if (r == 0 && rename(part, dir) < 0)
+		r = kerr_setc(e, KEXIT_STORE, "%s -> %s: %s", part, dir, strerror(errno));
+	if (r < 0)
+		rm_rf(part);
+	free(parent);
+	free(part);
+	return r;
+}
+
+/* a forced, clean checkout of hash in the clone at dir; -1 with e set */
+static int checkout_in(const char *dir, const char *hash, struct kerr *e)
+{
+	const char *co[] = { "checkout", "--quiet", "--force", "--detach", hash, "--", NULL };
+	const char *clean[] = { "clean", "-ffdxq", NULL };
+	return hgit_run(dir, co, NULL, e) < 0 || hgit_run(dir, clean, NULL, e) < 0 ? -1 : 0;
+}
+
 int hgit_checkout(const char *repo, const char *dir, const char *hash, struct kerr *e)
 {
 	char *gitdir = path_join(dir, ".git");
-	int r = 0;
-	if (!file_exists(gitdir)) {
-		/* a clone borrowing the repository's objects: nothing of the user's is written */
-		char *parent = path_dirname(dir);
-		mkdir_p(parent, 0755);
-		const char *args[] = { "clone", "--quiet", "--shared", "--no-checkout", "--", repo, dir, NULL };
-		r = hgit_run(parent, args, NULL, e);
-		free(parent);
-	}
+	int had = file_exists(gitdir);
 	free(gitdir);
-	if (r < 0)
-		return -1;
-	const char *co[] = { "checkout", "--quiet", "--force", "--detach", hash, "--", NULL };
-	const char *clean[] = { "clean", "-ffdxq", NULL };
-	if (hgit_run(dir, co, NULL, e) < 0 || hgit_run(dir, clean, NULL, e) < 0)
+	if (had) {
+		/*
+		 * kiln's clone from before (a resumed track, the previous commit):
+		 * reused when it checks out; what a crash left unusable in it (a
+		 * stale index.lock, a clone of an older kiln cut short) is made
+		 * again rather than stopping the track
+		 */
+		struct kerr first = KERR_INIT;
+		int r = checkout_in(dir, hash, &first);
+		kerr_release(&first);
+		if (r == 0)
+			return 0;
+	}
+	rm_rf(dir);
+	if (clone_into(repo, dir, e) < 0 || checkout_in(dir, hash, e) < 0)
 		return kerr_wrap(e, "checkout of %.12s", hash);
 	return 0;
 }

@@ -545,6 +545,18 @@ int history_end_run(struct history *h, long run_id, const char *status, double b
 	return r;
 }
 
+int history_stop_run(struct history *h, long run_id, const char *error, struct kerr *e)
+{
+	sqlite3_stmt *st = history_prepare(h, "UPDATE runs SET error=? WHERE id=?", e);
+	if (!st)
+		return -1;
+	bind_untrusted(st, 1, error);
+	sqlite3_bind_int64(st, 2, run_id);
+	int r = sqlite3_step(st) == SQLITE_DONE ? 0 : history_dberr(h, e, "runs");
+	sqlite3_finalize(st);
+	return r;
+}
+
 int history_commits(struct history *h, struct hist_commit **out, size_t *n, struct kerr *e)
 {
 	*out = NULL;

@@ -491,9 +491,14 @@ int track_end(struct track_job *j, struct track_commit *tc, int code, struct ker
 	if (code == KEXIT_OK || (code == KEXIT_FAIL && file_exists(tc->results)))
 		return end_measured(j, tc, code, e);
 	if (code == KEXIT_CONFIG || code == KEXIT_USAGE || code == KEXIT_STORE || code == KEXIT_LOCKED) {
-		/* the config or the machine: every other commit would fail the same way */
+		/*
+		 * the config, the machine or kiln's work folder, not the commit:
+		 * every other commit would fail the same way, so the track stops,
+		 * and this commit stays running (its error kept) for the same
+		 * track to measure once the cause is gone, not recorded as failed
+		 */
 		kerr_setc(e, code, "%s", sb_str(&tc->me.msg));
-		history_end_run(j->h, tc->rid, "failed", tc->took, NULL, sb_str(&tc->me.msg), NULL);
+		history_stop_run(j->h, tc->rid, sb_str(&tc->me.msg), NULL);
 		return code;
 	}
 	j->failed++;

@@ -70,6 +70,27 @@ out=$("$KILN" track exp/toy.yaml --repo repo -o "$T/all.history.db" --interleave
 assert_contains "$out" "\[window 1/1\] 4 commits"
 assert_eq "$(q "$T/all.history.db" "SELECT COUNT(*) FROM pexecs")" 20 "4 commits x 5 pexecs"
 
+# --- what a killed clone left (a .git that is no repository: seen on the Lua corpus, where it stopped the
+# resumed track and recorded its commit failed) is cloned again; a stop for kiln's own folder leaves the
+# commit to measure, not failed ---
+H4=$T/left.history.db
+mkdir -p "$H4.work/at/$HIST_C1/.git" "$H4.work/src/.git"
+out=$("$KILN" track exp/toy.yaml --repo repo -o "$H4" --interleave 4 "..$HIST_C3" 2>&1) || fail "a dead clone stopped the track: $out"
+assert_eq "$(q "$H4" "SELECT COUNT(*) FROM runs WHERE status='ok'")" 4 "$(q "$H4" "SELECT status, error FROM runs")"
+out=$("$KILN" track exp/toy.yaml --repo repo -o "$H4" "..$HIST_C4" 2>&1) || fail "a dead clone stopped the track (one at a time): $out"
+assert_eq "$(q "$H4" "SELECT COUNT(*) FROM runs WHERE status='ok'")" 5
+H5=$T/stop.history.db
+mkdir -p "$H5.work" && : > "$H5.work/at" # no folder can be made there: every checkout would fail
+out=$("$KILN" track exp/toy.yaml --repo repo -o "$H5" --interleave 4 "..$HIST_C3" 2>&1); rc=$?
+[ $rc = 0 ] && fail "a work folder that cannot hold a checkout: $out"
+assert_contains "$out" "stop.history.db.work/at"
+assert_eq "$(q "$H5" "SELECT COUNT(*) FROM runs WHERE status NOT IN ('running')")" 0 \
+	"a stop for kiln's folder recorded a commit's outcome: $(q "$H5" "SELECT status, error FROM runs")"
+rm "$H5.work/at"
+out=$("$KILN" track exp/toy.yaml --repo repo -o "$H5" --interleave 4 "..$HIST_C3" 2>&1) || fail "resumed after the stop: $out"
+assert_contains "$out" "4 measured"
+assert_eq "$(q "$H5" "SELECT COUNT(*) FROM runs WHERE status='ok'")" 4 "$(q "$H5" "SELECT status, error FROM runs")"
+
 # --- interrupted in its first window, then resumed ---
 sed 's|^    build: .*|&\n    prepare: [sleep, "0.2"]|' exp/toy.yaml > exp/slow.yaml
 H2=$T/slow.history.db
@@ -101,9 +122,10 @@ H3=$T/sane.history.db
 "$KILN" track exp/slow.yaml -o "$H3" --repo repo --interleave 4 ..main > track3.out 2>&1 &
 pid=$!
 wait_until 90 began "$H3" || fail "no rounds: $(cat track3.out)"
+# the track's own sanity child, its direct child (another kiln on the machine has its own, at another moment)
 caught=0
 for _ in $(seq 1 20000); do
-	if pgrep -f -- "doctor --sanity-child" >/dev/null; then
+	if pgrep -P $pid -f -- "doctor --sanity-child" >/dev/null; then
 		kill -INT $pid
 		caught=1
 		break
