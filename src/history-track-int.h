@@ -54,6 +54,8 @@ int track_measure(struct track_job *j, struct track_commit *tc, const char *src,
  */
 int track_end(struct track_job *j, struct track_commit *tc, int code, struct kerr *e);
 void track_commit_release(struct track_commit *tc);
+/* "  ETA <duration>" for units left at per seconds each, appended to sb; nothing while the rate is unknown (per <= 0) */
+void track_eta(struct strbuf *sb, double per, double units);
 
 /*
  * n consecutive commits measured together (--interleave): each checked out

@@ -617,16 +617,22 @@ static int job_machine(struct track_job *j, struct kerr *e)
 	return j->machine > 0 ? KEXIT_OK : e->code;
 }
 
+void track_eta(struct strbuf *sb, double per, double units)
+{
+	if (!(per > 0))
+		return;
+	sb_adds(sb, "  ETA ");
+	fmt_duration(sb, per * units);
+}
+
 static void progress_line(const struct track_job *j, size_t k, size_t n, const struct hist_commit *c)
 {
 	if (j->o->quiet)
 		return;
 	struct strbuf eta = STRBUF_INIT;
-	if (j->measured)
-		fmt_duration(&eta, j->spent_s / (double)j->measured * (double)(n - k));
+	track_eta(&eta, j->measured ? j->spent_s / (double)j->measured : 0, (double)(n - k));
 	char *subj = history_short(c->subject, 60);
-	fprintf(stderr, "kiln track: [%zu/%zu] %.12s %s%s%s\n", k + 1, n, c->hash, subj,
-		eta.len ? "  ETA " : "", sb_str(&eta));
+	fprintf(stderr, "kiln track: [%zu/%zu] %.12s %s%s\n", k + 1, n, c->hash, subj, sb_str(&eta));
 	free(subj);
 	sb_release(&eta);
 }
@@ -636,10 +642,9 @@ static void window_line(const struct track_job *j, size_t k, size_t n, const str
 	if (j->o->quiet)
 		return;
 	struct strbuf eta = STRBUF_INIT;
-	if (j->measured)
-		fmt_duration(&eta, j->spent_s / (double)j->measured * (double)((n - k) * len));
-	fprintf(stderr, "kiln track: [window %zu/%zu] %zu commits %.12s..%.12s, interleaved%s%s\n", k + 1, n, len,
-		cs[0].hash, cs[len - 1].hash, eta.len ? "  ETA " : "", sb_str(&eta));
+	track_eta(&eta, j->measured ? j->spent_s / (double)j->measured : 0, (double)((n - k) * len));
+	fprintf(stderr, "kiln track: [window %zu/%zu] %zu commits %.12s..%.12s, interleaved%s\n", k + 1, n, len,
+		cs[0].hash, cs[len - 1].hash, sb_str(&eta));
 	sb_release(&eta);
 }
 

@@ -161,9 +161,7 @@ static void progress(const struct track_job *j, const struct slot *s, size_t n, 
 		pm->t0 = mono_ns();
 		pm->left0 = left;
 	} else if (left < pm->left0) {
-		double per = (double)(mono_ns() - pm->t0) / 1e9 / (double)(pm->left0 - left);
-		sb_adds(&eta, "  ETA ");
-		fmt_duration(&eta, per * (double)left);
+		track_eta(&eta, (double)(mono_ns() - pm->t0) / 1e9 / (double)(pm->left0 - left), (double)left);
 	}
 	fprintf(stderr, "kiln track:   round %ld: %ld commits, %ld pexecs left%s\n", round + 1, live, left, sb_str(&eta));
 	sb_release(&eta);
