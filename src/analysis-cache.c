@@ -18,6 +18,7 @@
 #include <xxhash.h>
 
 #include "analysis-cache.h"
+#include "json-num.h"
 
 /*
  * The key's data, fed to XXH3-128 as it is laid out (the text parts, then
@@ -60,11 +61,6 @@ void an_key_data_hash(const struct ds_key *k, char out[65])
 		snprintf(out + 2 * i, 3, "%02x", c.digest[i]);
 }
 
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 static double getnum(json_t *o, const char *name)
 {
 	json_t *v = json_object_get(o, name);
@@ -86,23 +82,24 @@ char *an_key_serialize(const struct an_key *k)
 				w->mean, w->sd, w->median, w->min, w->max, w->user, w->sys, w->rss_max, w->rss_mean };
 	json_t *na = json_array();
 	for (size_t i = 0; i < ARRAY_SIZE(nums); i++)
-		json_array_append_new(na, num(nums[i]));
+		json_array_append_new(na, json_num(nums[i]));
 	json_object_set_new(root, "nums", na);
 	/* the warmup analysis' warnings and what goes with them (issue 26) */
 	json_object_set_new(root, "warn", json_integer(k->warn));
 	json_object_set_new(root, "short_need", json_integer(k->short_need));
 	json_object_set_new(root, "left_out", json_integer((json_int_t)k->left_out));
-	json_object_set_new(root, "perf_clean", num(k->perf_clean));
-	json_object_set_new(root, "drift", json_pack("[oooo]", num(k->drift_rate), num(k->drift_lo), num(k->drift_hi),
-						     num(k->drift_span)));
+	json_object_set_new(root, "perf_clean", json_num(k->perf_clean));
+	json_object_set_new(root, "drift",
+			    json_pack("[oooo]", json_num(k->drift_rate), json_num(k->drift_lo), json_num(k->drift_hi),
+				      json_num(k->drift_span)));
 	json_t *pa = json_array();
 	for (size_t i = 0; i < k->np; i++) {
 		const struct an_pexec *p = &k->p[i];
 		json_t *o = json_pack("{s:I,s:I,s:I,s:i,s:I,s:I,s:I,s:o,s:o,s:o}", "num", (json_int_t)p->num, "index",
 				      (json_int_t)p->index, "n", (json_int_t)p->n, "cls", (int)p->cls, "first_steady",
 				      (json_int_t)p->first_steady, "steady_start", (json_int_t)p->steady_start,
-				      "steady_iter", (json_int_t)p->steady_iter, "tts", num(p->time_to_steady),
-				      "steady_mean", num(p->steady_mean), "delta", num(p->delta));
+				      "steady_iter", (json_int_t)p->steady_iter, "tts", json_num(p->time_to_steady),
+				      "steady_mean", json_num(p->steady_mean), "delta", json_num(p->delta));
 		json_t *ol = json_array();
 		for (size_t q = 0; q < p->noutliers; q++)
 			json_array_append_new(ol, json_integer((json_int_t)p->outliers[q]));
@@ -110,22 +107,24 @@ char *an_key_serialize(const struct an_key *k)
 		json_t *sl = json_array();
 		for (size_t q = 0; q < p->nsegs; q++)
 			json_array_append_new(sl, json_pack("[I,I,o,o]", (json_int_t)p->segs[q].start,
-							    (json_int_t)p->segs[q].end, num(p->segs[q].mean),
-							    num(p->segs[q].var)));
+							    (json_int_t)p->segs[q].end, json_num(p->segs[q].mean),
+							    json_num(p->segs[q].var)));
 		json_object_set_new(o, "segs", sl);
 		json_object_set_new(o, "warn", json_integer(p->warn));
-		json_object_set_new(o, "more", json_pack("[ooooooI]", num(p->steady_mean_clean), num(p->warmup_cost),
-							 num(p->tau), num(p->drift_rate), num(p->drift_late),
-							 json_integer((json_int_t)p->drift_span), (json_int_t)p->short_need));
+		json_object_set_new(o, "more",
+				    json_pack("[ooooooI]", json_num(p->steady_mean_clean), json_num(p->warmup_cost),
+					      json_num(p->tau), json_num(p->drift_rate), json_num(p->drift_late),
+					      json_integer((json_int_t)p->drift_span), (json_int_t)p->short_need));
 		json_array_append_new(pa, o);
 	}
 	json_object_set_new(root, "pexecs", pa);
 	json_t *sa = json_array();
 	for (size_t i = 0; i < k->nseries; i++) {
 		const struct an_series_sum *s = &k->series[i];
-		json_array_append_new(sa, json_pack("{s:s,s:s,s:o,s:o,s:I,s:I}", "name", s->name, "unit", s->unit,
-						    "before", num(s->before), "after", num(s->after), "nbefore",
-						    (json_int_t)s->nbefore, "nafter", (json_int_t)s->nafter));
+		json_array_append_new(sa,
+				      json_pack("{s:s,s:s,s:o,s:o,s:I,s:I}", "name", s->name, "unit", s->unit, "before",
+						json_num(s->before), "after", json_num(s->after), "nbefore",
+						(json_int_t)s->nbefore, "nafter", (json_int_t)s->nafter));
 	}
 	json_object_set_new(root, "series", sa);
 	char *t = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(17));

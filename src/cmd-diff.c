@@ -33,6 +33,7 @@
 #include "report.h"
 #include "stats-warmup.h"
 #include "session-record.h"
+#include "json-num.h"
 
 static int cmd_diff(int argc, char **argv);
 
@@ -161,15 +162,10 @@ static json_t *jdelta(const struct an_key *k)
 }
 
 
-static json_t *jnum_(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 /* an interval's end: JSON has no infinity, so an unbounded end is the largest double (compares as one) */
 static json_t *jend(double v)
 {
-	return isinf(v) ? json_real(v > 0 ? DBL_MAX : -DBL_MAX) : jnum_(v);
+	return isinf(v) ? json_real(v > 0 ? DBL_MAX : -DBL_MAX) : json_num(v);
 }
 
 
@@ -258,10 +254,10 @@ static void compare(const struct an_key *a, const struct an_key *b, const struct
 /* where a key's session sd came from, for JSON */
 static json_t *jsession(const struct srec_sd *s)
 {
-	json_t *j = json_pack("{s:o,s:s,s:I}", "sd", jnum_(s->sd), "source", srec_source_name(s->source),
+	json_t *j = json_pack("{s:o,s:s,s:I}", "sd", json_num(s->sd), "source", srec_source_name(s->source),
 			      "sessions", (json_int_t)s->sessions);
 	if (s->source == SREC_MEASURED)
-		json_object_set_new(j, "estimate", jnum_(s->est.sd));
+		json_object_set_new(j, "estimate", json_num(s->est.sd));
 	json_object_set_new(j, "why_assumed", s->why ? json_string(s->why) : json_null());
 	return j;
 }
@@ -288,17 +284,21 @@ static json_t *key_json(const char *key, const struct an_key *a, const struct an
 	json_object_set_new(j, "class_a", a ? json_string(an_class_name(a->cls)) : json_null());
 	json_object_set_new(j, "class_b", b ? json_string(an_class_name(b->cls)) : json_null());
 	json_object_set_new(j, "class_changed", json_boolean(!a || !b || a->cls != b->cls));
-	json_object_set_new(j, "steady_a", a ? json_pack("[ooo]", jnum_(a->perf_med), jnum_(a->perf_lo), jnum_(a->perf_hi)) : json_null());
-	json_object_set_new(j, "steady_b", b ? json_pack("[ooo]", jnum_(b->perf_med), jnum_(b->perf_lo), jnum_(b->perf_hi)) : json_null());
+	json_object_set_new(j, "steady_a",
+			    a ? json_pack("[ooo]", json_num(a->perf_med), json_num(a->perf_lo), json_num(a->perf_hi))
+			      : json_null());
+	json_object_set_new(j, "steady_b",
+			    b ? json_pack("[ooo]", json_num(b->perf_med), json_num(b->perf_lo), json_num(b->perf_hi))
+			      : json_null());
 	const char *ov = a && b ? overlap(a, b) : "-";
 	json_object_set_new(j, "cis_overlap", !strcmp(ov, "-") ? json_null() : json_boolean(!strcmp(ov, "yes")));
 	int has = a && b && c->verdict != AN_V_NONE;
-	json_object_set_new(j, "ratio", has ? jnum_(c->ratio) : json_null());
+	json_object_set_new(j, "ratio", has ? json_num(c->ratio) : json_null());
 	json_object_set_new(j, "ratio_ci", has ? json_pack("[oo]", jend(c->lo), jend(c->hi)) : json_null());
 	json_object_set_new(j, "ratio_ci_within_sessions", has ? json_pack("[oo]", jend(c->wlo), jend(c->whi)) : json_null());
-	json_object_set_new(j, "mde", has ? jnum_(c->mde) : json_null());
+	json_object_set_new(j, "mde", has ? json_num(c->mde) : json_null());
 	json_object_set_new(j, "verdict", json_string(a && b ? an_verdict_name(c->verdict) : a ? "only in A" : "only in B"));
-	json_object_set_new(j, "drift_explains", has && c->verdict == AN_V_DRIFT ? jnum_(c->drift) : json_null());
+	json_object_set_new(j, "drift_explains", has && c->verdict == AN_V_DRIFT ? json_num(c->drift) : json_null());
 	struct strbuf sb = STRBUF_INIT;
 	if (a && b && c->verdict == AN_V_NO_VERDICT)
 		no_verdict_reason(c->warn, &sb);

@@ -20,6 +20,7 @@
 #include "analysis-robust.h"
 #include "rounds.h"
 #include "stats.h"
+#include "json-num.h"
 
 /* the verdict of one benchmark */
 enum { V_FASTER = -1, V_SAME = 0, V_SLOWER = 1, V_NONE = 2 };
@@ -279,11 +280,6 @@ static void md_all(struct strbuf *sb, const struct compare *cp, const struct row
 
 /* ---- JSON ---- */
 
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 static json_t *json_side(const struct compare *cp, int s, const struct an_key *k)
 {
 	struct strbuf cls = STRBUF_INIT;
@@ -291,9 +287,9 @@ static json_t *json_side(const struct compare *cp, int s, const struct an_key *k
 		an_class_text(k, &cls);
 	json_t *o = json_pack("{s:s, s:s, s:I}", "label", esc(ESC_JSON, cp->side[s].label), "class",
 			      cls.len ? esc(ESC_JSON, cls.buf) : "no data", "pexecs", (json_int_t)(k ? k->np : 0));
-	json_object_set_new(o, "steady_mean", num(k && k->has_steady ? k->perf_med : NAN));
-	json_object_set_new(o, "steady_lo", num(k && k->has_steady ? k->perf_lo : NAN));
-	json_object_set_new(o, "steady_hi", num(k && k->has_steady ? k->perf_hi : NAN));
+	json_object_set_new(o, "steady_mean", json_num(k && k->has_steady ? k->perf_med : NAN));
+	json_object_set_new(o, "steady_lo", json_num(k && k->has_steady ? k->perf_lo : NAN));
+	json_object_set_new(o, "steady_hi", json_num(k && k->has_steady ? k->perf_hi : NAN));
 	json_object_set_new(o, "warn", json_integer(k ? k->warn : 0));
 	sb_release(&cls);
 	return o;
@@ -304,10 +300,10 @@ static json_t *json_row(const struct compare *cp, const struct row *w)
 	json_t *o = json_pack("{s:s, s:o, s:o, s:s}", "benchmark", esc(ESC_JSON, w->bench), "a", json_side(cp, 0, w->k[0]),
 			      "b", json_side(cp, 1, w->k[1]), "verdict", verdict_word(w->verdict));
 	int ok = w->verdict != V_NONE;
-	json_object_set_new(o, "ratio", num(ok ? w->q.ratio : NAN));
-	json_object_set_new(o, "ratio_lo", num(ok ? w->q.lo : NAN));
-	json_object_set_new(o, "ratio_hi", ok && isinf(w->q.hi) ? json_string("inf") : num(ok ? w->q.hi : NAN));
-	json_object_set_new(o, "mde", num(ok ? w->q.mde : NAN));
+	json_object_set_new(o, "ratio", json_num(ok ? w->q.ratio : NAN));
+	json_object_set_new(o, "ratio_lo", json_num(ok ? w->q.lo : NAN));
+	json_object_set_new(o, "ratio_hi", ok && isinf(w->q.hi) ? json_string("inf") : json_num(ok ? w->q.hi : NAN));
+	json_object_set_new(o, "mde", json_num(ok ? w->q.mde : NAN));
 	json_object_set_new(o, "rounds", json_integer((json_int_t)w->rp.n));
 	json_object_set_new(o, "rounds_side_by_side", json_integer((json_int_t)w->rp.duet));
 	json_object_set_new(o, "unpaired", json_pack("{s:I, s:I}", "a", (json_int_t)w->rp.alone_a, "b",

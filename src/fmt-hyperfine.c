@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "json-num.h"
 
 static int sniff(const char *text, size_t len)
 {
@@ -129,11 +130,6 @@ static int hf_read(const char *name, const char *text, size_t len, struct datase
 
 /* ---- writing ---- */
 
-static json_t *jnum(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 /* kiln bench's own record of key k's command and parameters, NULL when none */
 static json_t *bench_entry(json_t *bench, const struct ds_key *k)
 {
@@ -210,13 +206,13 @@ static json_t *result_json(const struct row *w)
 	const struct an_whole *wp = &w->ak.wp;
 	json_t *r = json_object(), *times = json_array(), *codes = json_array();
 	json_object_set_new(r, "command", json_string(esc(ESC_JSON, w->command)));
-	json_object_set_new(r, "mean", jnum(wp->mean));
-	json_object_set_new(r, "stddev", jnum(wp->sd));
-	json_object_set_new(r, "median", jnum(wp->median));
-	json_object_set_new(r, "user", jnum(isnan(wp->user) ? 0 : wp->user));
-	json_object_set_new(r, "system", jnum(isnan(wp->sys) ? 0 : wp->sys));
-	json_object_set_new(r, "min", jnum(wp->min));
-	json_object_set_new(r, "max", jnum(wp->max));
+	json_object_set_new(r, "mean", json_num(wp->mean));
+	json_object_set_new(r, "stddev", json_num(wp->sd));
+	json_object_set_new(r, "median", json_num(wp->median));
+	json_object_set_new(r, "user", json_num(isnan(wp->user) ? 0 : wp->user));
+	json_object_set_new(r, "system", json_num(isnan(wp->sys) ? 0 : wp->sys));
+	json_object_set_new(r, "min", json_num(wp->min));
+	json_object_set_new(r, "max", json_num(wp->max));
 	for (size_t i = 0; i < w->ak.np; i++) {
 		const struct ds_pexec *p = &w->k->pexecs[w->ak.p[i].index];
 		json_array_append_new(times, json_real(p->wall[0]));

@@ -16,6 +16,7 @@
 #include "history-cmd.h"
 #include "history-detect.h"
 #include "history.h"
+#include "json-num.h"
 
 /* does key (bench:vm:variant) match one of pats (none: all)? */
 static int key_wanted(const char *key, const struct strvec *pats)
@@ -40,14 +41,19 @@ static void size_text(const struct hist_change *c, struct strbuf *sb)
 	if (c->what == HIST_STEADY)
 		sb_addf(sb, "%+.1f%% (99%%: %+.1f%% to %+.1f%%)", 100 * (c->ratio - 1), 100 * (c->ratio_lo - 1),
 			100 * (c->ratio_hi - 1));
-	else if (c->what == HIST_WARMUP)
+	else if (c->what == HIST_WARMUP && isfinite(c->ratio))
 		sb_addf(sb, "%.2fx the warm-up (99%%: %.2fx to %.2fx; %.1f -> %.1f steady iterations' worth)", c->ratio,
 			c->ratio_lo, c->ratio_hi, c->before, c->after);
+	else if (c->what == HIST_WARMUP) /* too little before for a ratio (HIST_RATIO_MIN) */
+		sb_addf(sb, "warm-up %+.1f steady iterations' worth (99%%: %+.1f to %+.1f; %.1f -> %.1f)",
+			c->after - c->before, c->after_lo - c->before, c->after_hi - c->before, c->before, c->after);
 	else if (c->what == HIST_COST && isfinite(c->ratio))
 		sb_addf(sb, "%.2fx the warmup cost (99%%: %.2fx to %.2fx; %.1f -> %.1f steady iterations' worth above the "
 			"steady level)", c->ratio, c->ratio_lo, c->ratio_hi, c->before, c->after);
 	else if (c->what == HIST_COST)
-		sb_addf(sb, "warmup cost %.1f -> %.1f steady iterations' worth above the steady level", c->before, c->after);
+		sb_addf(sb, "warmup cost %+.1f steady iterations' worth (99%%: %+.1f to %+.1f; %.1f -> %.1f above the "
+			"steady level)", c->after - c->before, c->after_lo - c->before, c->after_hi - c->before,
+			c->before, c->after);
 	else
 		sb_addf(sb, "%.0f%% -> %.0f%% of pexecs without a steady state or slowing down", 100 * c->before,
 			100 * c->after);
@@ -56,11 +62,17 @@ static void size_text(const struct hist_change *c, struct strbuf *sb)
 static json_t *change_json(const struct hist_change *c, const struct hist_series *s, const struct hist_commit *cs)
 {
 	const struct hist_commit *at = &cs[s->p[c->at].commit], *lo = &cs[s->p[c->lo].commit], *hi = &cs[s->p[c->hi].commit];
-	return json_pack("{s:s,s:s,s:s,s:[s,s],s:f,s:f,s:f,s:f,s:f,s:f,s:b}", "series", hist_what_name(c->what), "commit",
-			 at->hash, "subject", esc(ESC_JSON, at->subject ? at->subject : ""), "range", lo->hash, hi->hash,
-			 "ratio", isfinite(c->ratio) ? c->ratio : 0.0, "ratio_lo", isfinite(c->ratio_lo) ? c->ratio_lo : 0.0,
-			 "ratio_hi", isfinite(c->ratio_hi) ? c->ratio_hi : 0.0, "before", c->before, "after", c->after,
-			 "score", c->score, "moved_off_aa", c->aa_alarm);
+	/* a ratio there is none of (a warm-up or cost under HIST_RATIO_MIN before) is null, not a number */
+	json_t *j = json_pack("{s:s,s:s,s:s,s:[s,s],s:o,s:o,s:o,s:f,s:f,s:f,s:b}", "series",
+			      hist_what_name(c->what), "commit", at->hash, "subject",
+			      esc(ESC_JSON, at->subject ? at->subject : ""), "range", lo->hash, hi->hash, "ratio",
+			      json_num(c->ratio), "ratio_lo", json_num(c->ratio_lo), "ratio_hi", json_num(c->ratio_hi),
+			      "before", c->before, "after", c->after, "score", c->score, "moved_off_aa", c->aa_alarm);
+	if (c->what == HIST_WARMUP || c->what == HIST_COST) {
+		json_object_set_new(j, "after_lo", json_num(c->after_lo));
+		json_object_set_new(j, "after_hi", json_num(c->after_hi));
+	}
+	return j;
 }
 
 /* the changes of s printed (only those whose range holds one of hashes, when hashes is given); how many */

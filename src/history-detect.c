@@ -378,6 +378,7 @@ static int place_change(const struct pts *P, const size_t *keep, const struct su
 		return 0; /* only same-binary splits fit: a false alarm by construction */
 	memset(ch, 0, sizeof(*ch));
 	ch->what = w;
+	ch->after_lo = ch->after_hi = NAN;
 	ch->aa_alarm = aa;
 	ch->at = P->idx[keep[at]];
 	/* the range in points of the series: from the first point after the earliest split to the latest */
@@ -405,9 +406,14 @@ static int place_change(const struct pts *P, const size_t *keep, const struct su
 		double (*back)(double) = w == HIST_WARMUP ? expm1 : sinh;
 		ch->before = back(ml);
 		ch->after = back(mr);
-		ch->ratio = ch->before > 0 ? ch->after / ch->before : NAN;
-		ch->ratio_lo = ch->before > 0 ? back(mr - Z99 * se) / ch->before : NAN;
-		ch->ratio_hi = ch->before > 0 ? back(mr + Z99 * se) / ch->before : NAN;
+		ch->after_lo = back(mr - Z99 * se);
+		ch->after_hi = back(mr + Z99 * se);
+		if (w == HIST_WARMUP && ch->after_lo < 0)
+			ch->after_lo = 0; /* no warm-up is shorter than none */
+		int ratio = ch->before >= HIST_RATIO_MIN;
+		ch->ratio = ratio ? ch->after / ch->before : NAN;
+		ch->ratio_lo = ratio ? ch->after_lo / ch->before : NAN;
+		ch->ratio_hi = ratio ? ch->after_hi / ch->before : NAN;
 	} else {
 		ch->before = exp(ml);
 		ch->after = exp(mr);

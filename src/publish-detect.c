@@ -37,7 +37,8 @@ void pub_detect(struct pub_key *k)
 		if (c->at >= k->s.n)
 			continue;
 		k->ch[k->nch++] = (struct pub_change){ (enum pub_what)c->what, c->at, c->lo, c->hi, c->before, c->after,
-						       c->ratio, c->ratio_lo, c->ratio_hi, c->aa_alarm };
+						       c->ratio, c->ratio_lo, c->ratio_hi, c->aa_alarm,
+						       c->after_lo, c->after_hi };
 	}
 	free(ch);
 }

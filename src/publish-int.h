@@ -21,8 +21,10 @@ struct pub_change {
 	size_t at;               /* index in the series' points: the first commit after the change */
 	size_t lo, hi;           /* the first commits the data allow (lo <= at <= hi) */
 	double before, after;    /* steady: seconds; warmup: steady iterations' worth; class: fraction */
-	double ratio, rlo, rhi;  /* after/before with its 99% interval (class: after - before) */
+	double ratio, rlo, rhi;  /* after/before with its 99% interval (class: after - before; warmup, cost: NAN
+				  * when before is under one steady iteration's worth) */
 	int moved;               /* the data put it on a same-binary pair: it was moved off it */
+	double alo, ahi;         /* warmup, cost: after's 99% interval (before held) */
 };
 
 /* the A/A pairs of one series and the alarms detection put on them */

@@ -23,6 +23,7 @@
 #include "analysis.h"
 #include "publish-int.h"
 #include "report.h"
+#include "json-num.h"
 
 /* ---- small formatters ---- */
 
@@ -122,7 +123,10 @@ static void change_brief(struct strbuf *sb, const struct pub_change *c)
 		sb_adds(sb, "steady ");
 		pct(sb, c->ratio);
 	} else if (c->what == PUB_WARMUP) {
-		sb_addf(sb, "warm-up \xc3\x97%.2f", c->ratio);
+		if (isfinite(c->ratio))
+			sb_addf(sb, "warm-up \xc3\x97%.2f", c->ratio);
+		else
+			sb_addf(sb, "warm-up %+.1f it.", c->after - c->before);
 	} else if (c->what == PUB_COST) {
 		if (isfinite(c->ratio))
 			sb_addf(sb, "warm-up cost \xc3\x97%.2f", c->ratio);
@@ -135,7 +139,7 @@ static void change_brief(struct strbuf *sb, const struct pub_change *c)
 
 int pub_change_worse(const struct pub_change *c)
 {
-	if (c->what == PUB_COST)
+	if (c->what == PUB_COST || c->what == PUB_WARMUP)
 		return c->after > c->before;
 	return c->what == PUB_CLASS ? c->ratio > 0 : c->ratio > 1;
 }
@@ -159,7 +163,11 @@ void pub_change_size(struct strbuf *sb, const struct pub_change *c, int full)
 		}
 		break;
 	case PUB_WARMUP:
-		sb_addf(sb, "warm-up \xc3\x97%.2f [%.2f, %.2f]", c->ratio, c->rlo, c->rhi);
+		if (isfinite(c->ratio))
+			sb_addf(sb, "warm-up \xc3\x97%.2f [%.2f, %.2f]", c->ratio, c->rlo, c->rhi);
+		else
+			sb_addf(sb, "warm-up %+.1f [%+.1f, %+.1f] iterations' worth", c->after - c->before,
+				c->alo - c->before, c->ahi - c->before);
 		if (full)
 			sb_addf(sb, ": %.1f \xe2\x86\x92 %.1f steady iterations' worth", c->before, c->after);
 		break;
@@ -167,7 +175,8 @@ void pub_change_size(struct strbuf *sb, const struct pub_change *c, int full)
 		if (isfinite(c->ratio))
 			sb_addf(sb, "warm-up cost \xc3\x97%.2f [%.2f, %.2f]", c->ratio, c->rlo, c->rhi);
 		else
-			sb_addf(sb, "warm-up cost %+.1f iterations' worth", c->after - c->before);
+			sb_addf(sb, "warm-up cost %+.1f [%+.1f, %+.1f] iterations' worth", c->after - c->before,
+				c->alo - c->before, c->ahi - c->before);
 		if (full)
 			sb_addf(sb, ": %.1f \xe2\x86\x92 %.1f steady iterations' worth above the steady level", c->before,
 				c->after);
@@ -231,11 +240,6 @@ static void page_foot(struct strbuf *sb, const struct pub_site *s)
 
 /* ---- JSON inside a page ---- */
 
-static json_t *jnum(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 static json_t *jstr(const char *s)
 {
 	return s ? json_string(esc(ESC_JSON, s)) : json_null();
@@ -287,6 +291,8 @@ static double change_magnitude(const struct pub_change *c)
 		return fabs(c->ratio);
 	if (c->what == PUB_COST)
 		return fabs(asinh(c->after) - asinh(c->before));
+	if (c->what == PUB_WARMUP) /* the series' own units: a ratio of a warm-up of nothing is none */
+		return fabs(log1p(c->after) - log1p(c->before));
 	return fabs(log(c->ratio));
 }
 
@@ -742,13 +748,14 @@ static void key_json(struct strbuf *sb, const struct pub_site *s, const struct p
 		json_t *cls = json_array();
 		for (int q = 0; q < AN_NPCLASS; q++)
 			json_array_append_new(cls, json_integer((json_int_t)p->counts[q]));
-		json_array_append_new(pts, json_pack("{s:s,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:b,s:b,s:o}", "h",
-						     pub_short(c ? c->hash : NULL, h), "d", d.buf, "s",
-						     jstr(c ? c->subject : NULL), "a", jstr(c ? c->author : NULL), "m",
-						     jnum(k->fig[i].mean), "lo", jnum(k->fig[i].lo), "hi", jnum(k->fig[i].hi), "t",
-						     jnum(k->fig[i].tts_med), "c", cls, "e", (json_int_t)k->fig[i].pooled, "b", p->built, "aa",
-						     p->same_as_prev, "r",
-						     k->report[i] ? json_string(k->report[i]) : json_null()));
+		json_array_append_new(pts,
+				      json_pack("{s:s,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:b,s:b,s:o}", "h",
+						pub_short(c ? c->hash : NULL, h), "d", d.buf, "s",
+						jstr(c ? c->subject : NULL), "a", jstr(c ? c->author : NULL), "m",
+						json_num(k->fig[i].mean), "lo", json_num(k->fig[i].lo), "hi",
+						json_num(k->fig[i].hi), "t", json_num(k->fig[i].tts_med), "c", cls, "e",
+						(json_int_t)k->fig[i].pooled, "b", p->built, "aa", p->same_as_prev, "r",
+						k->report[i] ? json_string(k->report[i]) : json_null()));
 		sb_release(&d);
 	}
 	json_t *root = json_pack("{s:o,s:o,s:o}", "key", jstr(k->key), "machine", jstr(s->m[k->machine].name), "points",

@@ -24,6 +24,7 @@
 #include "report.h"
 #include "stats.h"
 #include "store.h"
+#include "json-num.h"
 
 int rep_parse_format(const char *s, enum rep_format *f)
 {
@@ -1272,15 +1273,10 @@ static int write_csv(FILE *f, const struct an_result *r)
 
 /* ---- JSON (warmup_stats summary, version 2) ---- */
 
-static json_t *jnum(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 /* iterations are counted: an integral value as a JSON integer */
 static json_t *jiter(double v)
 {
-	return isfinite(v) && v == floor(v) && fabs(v) < 9e15 ? json_integer((json_int_t)v) : jnum(v);
+	return isfinite(v) && v == floor(v) && fabs(v) < 9e15 ? json_integer((json_int_t)v) : json_num(v);
 }
 
 static json_t *jiters(double a, double b)
@@ -1324,13 +1320,13 @@ static json_t *dist_json(const struct an_key *k, const struct an_opts *o)
 		ks_shape_text(&m, rep_add_time, &sb);
 	json_object_set_new(d, "warning", sb.len ? json_string(sb.buf) : json_null());
 	sb_release(&sb);
-	json_object_set_new(d, "skewness", jnum(m.skew));
-	json_object_set_new(d, "excess_kurtosis", jnum(m.kurt));
+	json_object_set_new(d, "skewness", json_num(m.skew));
+	json_object_set_new(d, "excess_kurtosis", json_num(m.kurt));
 	json_object_set_new(d, "outliers", json_integer((json_int_t)m.noutliers));
-	json_object_set_new(d, "median", jnum(m.median));
+	json_object_set_new(d, "median", json_num(m.median));
 	json_object_set_new(d, "median_interval", jpair(m.med_lo, m.med_hi));
-	json_object_set_new(d, "median_interval_coverage", jnum(m.med_conf));
-	json_object_set_new(d, "unseen_share", jnum(m.unseen));
+	json_object_set_new(d, "median_interval_coverage", json_num(m.med_conf));
+	json_object_set_new(d, "unseen_share", json_num(m.unseen));
 	return d;
 }
 
@@ -1348,7 +1344,7 @@ static json_t *key_json(const struct an_key *k, const struct an_opts *ao)
 		if (p->cls != AN_NO_STEADY) {
 			json_array_append_new(itl, json_integer(p->steady_iter));
 			json_array_append_new(ttl, json_real(p->time_to_steady));
-			json_array_append_new(sml, jnum(p->steady_mean));
+			json_array_append_new(sml, json_num(p->steady_mean));
 		}
 		json_t *o = json_object();
 		json_object_set_new(o, "index", json_integer(p->num));
@@ -1369,16 +1365,16 @@ static json_t *key_json(const struct an_key *k, const struct an_opts *ao)
 		json_object_set_new(o, "steady_state_iteration",
 				    p->cls != AN_NO_STEADY ? json_integer(p->steady_iter) : json_null());
 		/* kiln's: what a steady iteration costs (pauses in), without outliers, the warmup's cost, the warnings */
-		json_object_set_new(o, "steady_state_time", jnum(p->steady_mean));
-		json_object_set_new(o, "steady_state_time_without_outliers", jnum(p->steady_mean_clean));
-		json_object_set_new(o, "warmup_cost_s", jnum(p->warmup_cost));
-		json_object_set_new(o, "drift_per_iteration", jnum(p->drift_rate));
-		json_object_set_new(o, "autocorrelation_tau", jnum(p->tau));
+		json_object_set_new(o, "steady_state_time", json_num(p->steady_mean));
+		json_object_set_new(o, "steady_state_time_without_outliers", json_num(p->steady_mean_clean));
+		json_object_set_new(o, "warmup_cost_s", json_num(p->warmup_cost));
+		json_object_set_new(o, "drift_per_iteration", json_num(p->drift_rate));
+		json_object_set_new(o, "autocorrelation_tau", json_num(p->tau));
 		json_object_set_new(o, "warn_drift", json_boolean(p->warn & AN_WARN_DRIFT));
 		json_object_set_new(o, "warn_short", json_boolean(p->warn & AN_WARN_SHORT));
 		json_object_set_new(o, "left_out", json_boolean(an_left_out(k, p)));
 		/* the whole process, start to reap (null: the file does not say) */
-		json_object_set_new(o, "duration_s", jnum(k->key->pexecs[p->index].duration));
+		json_object_set_new(o, "duration_s", json_num(k->key->pexecs[p->index].duration));
 		json_array_append_new(px, o);
 	}
 	int has = k->has_steady;
@@ -1387,16 +1383,16 @@ static json_t *key_json(const struct an_key *k, const struct an_opts *ao)
 	json_object_set_new(b, "steady_state_iteration_iqr", has ? jiters(k->iter_p5, k->iter_p95) : json_null());
 	json_object_set_new(b, "steady_state_iteration_percentiles", has ? jiters(k->iter_p5, k->iter_p95) : json_null());
 	json_object_set_new(b, "steady_state_iteration_list", itl);
-	json_object_set_new(b, "steady_state_time_to_reach_secs", has ? jnum(k->tts_med) : json_null());
+	json_object_set_new(b, "steady_state_time_to_reach_secs", has ? json_num(k->tts_med) : json_null());
 	json_object_set_new(b, "steady_state_time_to_reach_secs_iqr", has ? jpair(k->tts_p5, k->tts_p95) : json_null());
 	json_object_set_new(b, "steady_state_time_to_reach_secs_percentiles",
 			    has ? jpair(k->tts_p5, k->tts_p95) : json_null());
 	json_object_set_new(b, "steady_state_time_to_reach_secs_list", ttl);
-	json_object_set_new(b, "steady_state_time", has ? jnum(k->perf_med) : json_null());
-	json_object_set_new(b, "steady_state_time_ci", has ? jnum(k->perf_ci) : json_null());
+	json_object_set_new(b, "steady_state_time", has ? json_num(k->perf_med) : json_null());
+	json_object_set_new(b, "steady_state_time_ci", has ? json_num(k->perf_ci) : json_null());
 	json_object_set_new(b, "steady_state_time_interval", has ? jpair(k->perf_lo, k->perf_hi) : json_null());
 	json_object_set_new(b, "steady_state_time_list", sml);
-	json_object_set_new(b, "steady_state_time_without_outliers", has ? jnum(k->perf_clean) : json_null());
+	json_object_set_new(b, "steady_state_time_without_outliers", has ? json_num(k->perf_clean) : json_null());
 	/* kiln's: the warmup analysis' warnings, each with its sentence (issue 26) */
 	struct strbuf wt = STRBUF_INIT;
 	an_warn_text(k, &wt);
@@ -1410,7 +1406,7 @@ static json_t *key_json(const struct an_key *k, const struct an_opts *ao)
 	sb_release(&wt);
 	json_object_set_new(b, "warnings", wl);
 	json_object_set_new(b, "warn_drift", json_boolean(k->warn & AN_WARN_DRIFT));
-	json_object_set_new(b, "drift_per_iteration", jnum(k->drift_rate));
+	json_object_set_new(b, "drift_per_iteration", json_num(k->drift_rate));
 	json_object_set_new(b, "drift_per_iteration_interval", jpair(k->drift_lo, k->drift_hi));
 	json_object_set_new(b, "warn_short", json_boolean(k->warn & AN_WARN_SHORT));
 	json_object_set_new(b, "short_iterations_needed",
@@ -1428,21 +1424,22 @@ static json_t *key_json(const struct an_key *k, const struct an_opts *ao)
 	for (size_t s = 0; s < k->nseries; s++) {
 		const struct an_series_sum *ss = &k->series[s];
 		json_object_set_new(ins, esc(ESC_JSON, ss->name),
-				    json_pack("{s:o,s:o,s:s}", "before_steady", jnum(ss->before), "after_steady",
-					      jnum(ss->after), "unit", esc(ESC_JSON, ss->unit)));
+				    json_pack("{s:o,s:o,s:s}", "before_steady", json_num(ss->before), "after_steady",
+					      json_num(ss->after), "unit", esc(ESC_JSON, ss->unit)));
 	}
 	json_object_set_new(b, "instrumentation", ins);
 	struct strbuf dw = STRBUF_INIT;
-	json_object_set_new(b, "delta_ratio", jnum(k->delta_ratio));
+	json_object_set_new(b, "delta_ratio", json_num(k->delta_ratio));
 	json_object_set_new(b, "delta_warning", an_delta_warning(k, &dw) ? json_string(dw.buf) : json_null());
 	sb_release(&dw);
 	const struct an_whole *w = &k->wp;
 	json_object_set_new(b, "whole_process",
-			    k->whole ? json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "mean", jnum(w->mean), "sd",
-						 jnum(w->sd), "median", jnum(w->median), "min", jnum(w->min), "max",
-						 jnum(w->max), "mean_ci", jpair(k->perf_lo, k->perf_hi), "user_s",
-						 jnum(w->user), "sys_s", jnum(w->sys), "max_rss_kib", jnum(w->rss_max),
-						 "mean_rss_kib", jnum(w->rss_mean))
+			    k->whole ? json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "mean", json_num(w->mean),
+						 "sd", json_num(w->sd), "median", json_num(w->median), "min",
+						 json_num(w->min), "max", json_num(w->max), "mean_ci",
+						 jpair(k->perf_lo, k->perf_hi), "user_s", json_num(w->user), "sys_s",
+						 json_num(w->sys), "max_rss_kib", json_num(w->rss_max), "mean_rss_kib",
+						 json_num(w->rss_mean))
 				     : json_null());
 	json_object_set_new(b, "distribution", dist_json(k, ao));
 	if (k->key->program_note)
@@ -1453,8 +1450,8 @@ static json_t *key_json(const struct an_key *k, const struct an_opts *ao)
 	json_t *pp = json_object();
 	for (size_t q = 0; q < nsc; q++)
 		json_object_set_new(pp, esc(ESC_JSON, sc[q].name), json_pack("{s:s,s:o,s:o,s:o,s:I}", "unit", esc(ESC_JSON, sc[q].unit), "mean",
-							      jnum(sc[q].mean), "min", jnum(sc[q].min), "max",
-							      jnum(sc[q].max), "pexecs", (json_int_t)sc[q].n));
+							      json_num(sc[q].mean), "min", json_num(sc[q].min), "max",
+							      json_num(sc[q].max), "pexecs", (json_int_t)sc[q].n));
 	free(sc);
 	json_object_set_new(b, "per_pexec", pp);
 	json_object_set_new(b, "warmup_left_out", json_pack("{s:I,s:I}", "pexecs", (json_int_t)k->key->warmup_pexecs,

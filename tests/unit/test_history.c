@@ -36,6 +36,7 @@ struct shape {
 	double long_k;          /* > 0: this many iterations to steady, 2 steady iterations' worth of cost */
 	size_t cost_at;         /* with long_k: first commit whose cost is 3x in as many iterations (0: none) */
 	int aa_every;           /* > 0: every aa_every-th commit builds its predecessor's binary */
+	size_t flat_until;      /* > 0: commits before it flat (no warm-up, no cost: an interpreter's) */
 };
 
 static void make(struct hist_series *s, const struct shape *sh)
@@ -67,6 +68,10 @@ static void make(struct hist_series *s, const struct shape *sh)
 				p->tts[j] = p->steady[j] * sh->long_k + p->cost[j];
 			}
 			p->cls[j] = AN_WARMUP;
+			if (i < sh->flat_until) {
+				p->tts[j] = p->cost[j] = 0;
+				p->cls[j] = AN_FLAT;
+			}
 			if (sh->nosteady_at && i >= sh->nosteady_at && j % 2) {
 				p->cls[j] = AN_NO_STEADY;
 				p->steady[j] = p->tts[j] = NAN;
@@ -246,6 +251,54 @@ static void test_warmup_cost(void **state)
 	/* the time to steady moved by under 10%: below what the warmup series reports */
 	assert_int_equal(count_what(ch, n, HIST_WARMUP), 0);
 	assert_int_equal(count_what(ch, n, HIST_STEADY), 0);
+	free(ch);
+	history_series_free(&s);
+}
+
+/*
+ * A warm-up out of nothing (a flat interpreter's commits, then 5 iterations'
+ * worth) has no ratio: before the fix, "11420522.18x the warm-up" on Lua,
+ * from 1e-7 iterations of warm-up before.  It is a difference in
+ * iterations with its interval; the way back to flat is a ratio whose
+ * interval stays at or above 0 (it read -0.01x)
+ */
+static void test_warmup_from_nothing(void **state)
+{
+	(void)state;
+	test_seed = 4242;
+	struct shape sh = { .n = 120, .m = 10, .sw = 0.01, .tau = 0.003, .flat_until = 70 };
+	struct hist_series s;
+	make(&s, &sh);
+	struct hist_change *ch;
+	size_t n;
+	history_detect(&s, NULL, &ch, &n, NULL);
+	const struct hist_change *c = first_what(ch, n, HIST_WARMUP);
+	assert_non_null(c);
+	assert_int_equal(c->at, 70);
+	assert_true(c->before < HIST_RATIO_MIN && isnan(c->ratio) && isnan(c->ratio_lo) && isnan(c->ratio_hi));
+	assert_true(c->after > 4 && c->after < 6 && c->after_lo <= c->after && c->after <= c->after_hi);
+	c = first_what(ch, n, HIST_COST);
+	assert_non_null(c);
+	assert_true(isnan(c->ratio) && c->after_lo <= c->after && c->after <= c->after_hi);
+	free(ch);
+	history_series_free(&s);
+	/* and back: 5 iterations' worth, then flat from commit 70 */
+	make(&s, &sh);
+	for (size_t i = 0; i < s.n; i++)
+		for (size_t j = 0; j < s.p[i].n; j++)
+			if (i >= 70) {
+				s.p[i].tts[j] = s.p[i].cost[j] = 0;
+				s.p[i].cls[j] = AN_FLAT;
+			} else if (i < 70 && s.p[i].cls[j] == AN_FLAT) {
+				s.p[i].tts[j] = s.p[i].steady[j] * 5 * exp(0.1 * gauss());
+				s.p[i].cost[j] = s.p[i].tts[j] / 2;
+				s.p[i].cls[j] = AN_WARMUP;
+			}
+	history_detect(&s, NULL, &ch, &n, NULL);
+	c = first_what(ch, n, HIST_WARMUP);
+	assert_non_null(c);
+	assert_int_equal(c->at, 70);
+	assert_true(c->before > 4 && c->ratio < 0.05 && c->ratio_lo >= 0 && c->after_lo >= 0);
 	free(ch);
 	history_series_free(&s);
 }
@@ -468,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_same_binary_moves),
 		cmocka_unit_test(test_warmup_and_class),
 		cmocka_unit_test(test_warmup_cost),
+		cmocka_unit_test(test_warmup_from_nothing),
 		cmocka_unit_test(test_trimmed),
 		cmocka_unit_test(test_spread_order),
 		cmocka_unit_test(test_bisect_finds),
