@@ -99,6 +99,9 @@ static size_t print_changes(const struct hist_series *s, const struct hist_chang
 		if (c->lo != c->hi)
 			printf("         the data allow any first commit from %.12s to %.12s (%zu tracked)\n",
 			       cs[s->p[c->lo].commit].hash, cs[s->p[c->hi].commit].hash, c->hi - c->lo + 1);
+		if (c->aa_alarm)
+			printf("         the data put it between two commits of one binary, where only the machine can "
+			       "change: shown on the nearest commit whose binary changed; check it (--compare, bisect)\n");
 		free(subj);
 		sb_release(&sz);
 	}
