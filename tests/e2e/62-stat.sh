@@ -28,9 +28,11 @@ for e in task-clock context-switches cpu-migrations page-faults; do
 	assert_eq "$(ev $e available)" true "$e counted"
 done
 [ "$(ev page-faults value | cut -d. -f1)" -gt 0 ] || fail "page faults: $(ev page-faults value)"
-# task-clock (ms) within 30% + 20 ms of the child's user+sys time
+# task-clock (ms): the spin's work counted (5 x 3e6 steps, about 15 ms here), and no more than the pexec's
+# user+sys, which also holds perf's own start and reads (20-40 ms of CPU here: the check was once "within
+# 30% + 20 ms of user+sys", and read 17 against 48-57 ms, failing 1 run in 5 on that margin alone)
 tc=$(ev task-clock value); cpu=$(j '(.user_s + .sys_s) * 1000')
-[ "$(echo "d = $tc - $cpu; if (d < 0) d = -d; d <= 0.3 * $cpu + 20" | bc -l)" = 1 ] || fail "task-clock $tc ms vs rusage $cpu ms"
+[ "$(echo "$tc >= 3 && $tc <= 1.1 * $cpu + 5" | bc -l)" = 1 ] || fail "task-clock $tc ms vs rusage $cpu ms"
 # hardware events: as the machine says
 if perf stat -e cycles -x, true 2>&1 | grep -q '<not supported>'; then
 	for e in cycles instructions branches branch-misses; do
