@@ -38,25 +38,23 @@ static int key_wanted(const char *key, const struct strvec *pats)
 
 static void size_text(const struct hist_change *c, struct strbuf *sb)
 {
-	if (c->what == HIST_STEADY)
+	if (c->what == HIST_STEADY) {
 		sb_addf(sb, "%+.1f%% (99%%: %+.1f%% to %+.1f%%)", 100 * (c->ratio - 1), 100 * (c->ratio_lo - 1),
 			100 * (c->ratio_hi - 1));
-	else if (c->what == HIST_WARMUP && isfinite(c->ratio))
-		sb_addf(sb, "%.2fx the warm-up (99%%: %.2fx to %.2fx; %.1f -> %.1f steady iterations' worth)", c->ratio,
-			c->ratio_lo, c->ratio_hi, c->before, c->after);
-	else if (c->what == HIST_WARMUP) /* too little before for a ratio (HIST_RATIO_MIN) */
-		sb_addf(sb, "warm-up %+.1f steady iterations' worth (99%%: %+.1f to %+.1f; %.1f -> %.1f)",
-			c->after - c->before, c->after_lo - c->before, c->after_hi - c->before, c->before, c->after);
-	else if (c->what == HIST_COST && isfinite(c->ratio))
-		sb_addf(sb, "%.2fx the warmup cost (99%%: %.2fx to %.2fx; %.1f -> %.1f steady iterations' worth above the "
-			"steady level)", c->ratio, c->ratio_lo, c->ratio_hi, c->before, c->after);
-	else if (c->what == HIST_COST)
-		sb_addf(sb, "warmup cost %+.1f steady iterations' worth (99%%: %+.1f to %+.1f; %.1f -> %.1f above the "
-			"steady level)", c->after - c->before, c->after_lo - c->before, c->after_hi - c->before,
-			c->before, c->after);
-	else
+	} else if (c->what == HIST_WARMUP || c->what == HIST_COST) {
+		const char *name = c->what == HIST_WARMUP ? "warm-up" : "warmup cost";
+		const char *above = c->what == HIST_WARMUP ? "" : " above the steady level";
+		if (isfinite(c->ratio))
+			sb_addf(sb, "%.2fx the %s (99%%: %.2fx to %.2fx; %.1f -> %.1f steady iterations' worth%s)", c->ratio,
+				name, c->ratio_lo, c->ratio_hi, c->before, c->after, above);
+		else /* too little before for a ratio (HIST_RATIO_MIN) */
+			sb_addf(sb, "%s %+.1f steady iterations' worth (99%%: %+.1f to %+.1f; %.1f -> %.1f%s)", name,
+				c->after - c->before, c->after_lo - c->before, c->after_hi - c->before, c->before, c->after,
+				above);
+	} else {
 		sb_addf(sb, "%.0f%% -> %.0f%% of pexecs without a steady state or slowing down", 100 * c->before,
 			100 * c->after);
+	}
 }
 
 static json_t *change_json(const struct hist_change *c, const struct hist_series *s, const struct hist_commit *cs)

@@ -122,16 +122,12 @@ static void change_brief(struct strbuf *sb, const struct pub_change *c)
 	if (c->what == PUB_STEADY) {
 		sb_adds(sb, "steady ");
 		pct(sb, c->ratio);
-	} else if (c->what == PUB_WARMUP) {
+	} else if (c->what == PUB_WARMUP || c->what == PUB_COST) {
+		const char *name = c->what == PUB_WARMUP ? "warm-up" : "warm-up cost";
 		if (isfinite(c->ratio))
-			sb_addf(sb, "warm-up \xc3\x97%.2f", c->ratio);
+			sb_addf(sb, "%s \xc3\x97%.2f", name, c->ratio);
 		else
-			sb_addf(sb, "warm-up %+.1f it.", c->after - c->before);
-	} else if (c->what == PUB_COST) {
-		if (isfinite(c->ratio))
-			sb_addf(sb, "warm-up cost \xc3\x97%.2f", c->ratio);
-		else
-			sb_addf(sb, "warm-up cost %+.1f it.", c->after - c->before);
+			sb_addf(sb, "%s %+.1f it.", name, c->after - c->before);
 	} else {
 		sb_addf(sb, "no steady %+.0f pts", c->ratio * 100);
 	}
@@ -163,24 +159,18 @@ void pub_change_size(struct strbuf *sb, const struct pub_change *c, int full)
 		}
 		break;
 	case PUB_WARMUP:
+	case PUB_COST: {
+		const char *name = c->what == PUB_WARMUP ? "warm-up" : "warm-up cost";
 		if (isfinite(c->ratio))
-			sb_addf(sb, "warm-up \xc3\x97%.2f [%.2f, %.2f]", c->ratio, c->rlo, c->rhi);
-		else
-			sb_addf(sb, "warm-up %+.1f [%+.1f, %+.1f] iterations' worth", c->after - c->before,
+			sb_addf(sb, "%s \xc3\x97%.2f [%.2f, %.2f]", name, c->ratio, c->rlo, c->rhi);
+		else /* too little before for a ratio: the difference, in iterations */
+			sb_addf(sb, "%s %+.1f [%+.1f, %+.1f] iterations' worth", name, c->after - c->before,
 				c->alo - c->before, c->ahi - c->before);
 		if (full)
-			sb_addf(sb, ": %.1f \xe2\x86\x92 %.1f steady iterations' worth", c->before, c->after);
+			sb_addf(sb, ": %.1f \xe2\x86\x92 %.1f steady iterations' worth%s", c->before, c->after,
+				c->what == PUB_WARMUP ? "" : " above the steady level");
 		break;
-	case PUB_COST:
-		if (isfinite(c->ratio))
-			sb_addf(sb, "warm-up cost \xc3\x97%.2f [%.2f, %.2f]", c->ratio, c->rlo, c->rhi);
-		else
-			sb_addf(sb, "warm-up cost %+.1f [%+.1f, %+.1f] iterations' worth", c->after - c->before,
-				c->alo - c->before, c->ahi - c->before);
-		if (full)
-			sb_addf(sb, ": %.1f \xe2\x86\x92 %.1f steady iterations' worth above the steady level", c->before,
-				c->after);
-		break;
+	}
 	default:
 		sb_addf(sb, "no steady state %+.0f pts [%+.0f, %+.0f]", c->ratio * 100, c->rlo * 100, c->rhi * 100);
 		if (full)
