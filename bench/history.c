@@ -548,7 +548,6 @@ static void pair_session_sd(const struct hist_series *s, double sd[2], size_t n[
 	}
 }
 
-/* null series' false alarms, then steps injected into them: kiln's figures as ROW lines, the series for the baselines */
 /*
  * A synthetic corpus's series drawn again for each trial (NULL for the real
  * corpus, whose noise is what it is): with the same 12 draws in every trial
@@ -561,6 +560,7 @@ struct redraw {
 	void *ctx;
 };
 
+/* null series' false alarms, then steps injected into them: kiln's figures as ROW lines, the series for the baselines */
 static void steps_bench(struct hist_series *null, size_t nk, int trials, FILE *fs, FILE *fk, double hw_mean,
 			size_t aa_alarms, size_t aa_pairs, const struct redraw *redraw)
 {
