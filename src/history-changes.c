@@ -129,16 +129,18 @@ static void one_series(struct history *h, const struct hist_machine *m, const ch
 		json_t *c = json_array();
 		for (size_t i = 0; i < n; i++)
 			json_array_append_new(c, change_json(&ch[i], &s, cs));
-		json_array_append_new(arr, json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:f,s:o}", "machine", esc(ESC_JSON, m->name),
+		json_array_append_new(arr, json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:f,s:f,s:o}", "machine", esc(ESC_JSON, m->name),
 						     "key", esc(ESC_JSON, key), "commits", (json_int_t)s.n,
 						     "build_failed", (json_int_t)failed,
 						     "aa_pairs", (json_int_t)st.aa_pairs[HIST_STEADY],
 						     "aa_alarms", (json_int_t)st.aa_alarms[HIST_STEADY],
-						     "session_sd", st.tau[HIST_STEADY], "changes", c));
+						     "session_sd", st.tau[HIST_STEADY], "dispersion", st.phi[HIST_STEADY],
+						     "changes", c));
 	} else {
 		printf("%s on %s: %zu commits (%zu build%s failed); same-binary pairs %zu, changes the data put on them "
-		       "%zu; session sd %.2f%%\n", esc(ESC_TERM, key), esc(ESC_TERM, m->name), s.n, failed, failed == 1 ? "" : "s",
-		       st.aa_pairs[HIST_STEADY], st.aa_alarms[HIST_STEADY], 100 * st.tau[HIST_STEADY]);
+		       "%zu; session sd %.2f%%, dispersion %.2f\n", esc(ESC_TERM, key), esc(ESC_TERM, m->name), s.n, failed,
+		       failed == 1 ? "" : "s", st.aa_pairs[HIST_STEADY], st.aa_alarms[HIST_STEADY], 100 * st.tau[HIST_STEADY],
+		       st.phi[HIST_STEADY]);
 		print_changes(&s, ch, n, cs, NULL);
 	}
 	free(ch);

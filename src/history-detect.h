@@ -54,6 +54,7 @@ struct hist_detect_stats {
 	size_t aa_pairs[HIST_NWHAT];   /* neighbouring same-binary commits: A/A pairs */
 	size_t aa_alarms[HIST_NWHAT];  /* changes the data put on an A/A pair (known false alarms) */
 	double tau[HIST_NWHAT];        /* the session standard deviation (log units) */
+	double phi[HIST_NWHAT];        /* the dispersion the weights were divided by (1: none) */
 	/*
 	 * Same-binary commits where a warm-up series (warmup, class, cost) put a
 	 * change, each counted once: the warm-up's A/A false alarms (the series
@@ -67,8 +68,8 @@ int history_detect(const struct hist_series *s, const struct hist_detect_opts *o
 		   size_t *n, struct hist_detect_stats *st);
 /* a point's value of series w and its within-commit variance: 0 when it has too few pexecs */
 int hist_point_value(const struct hist_point *p, enum hist_what w, double *y, double *u);
-/* 10%-trimmed mean of v[0..m) and its variance (winsorised); 0 when m < 2 */
-int hist_trimmed(const double *v, size_t m, double *mean, double *var);
+/* mean of v[0..m) trimmed by frac at each end, and its variance (winsorised); 0 when m < 2 */
+int hist_trimmed(const double *v, size_t m, double frac, double *mean, double *var);
 /*
  * The session variance of m pairs of points: their squared differences
  * d2 and the sums of their within variances uu; the median of d2 over
