@@ -54,9 +54,11 @@ chk "c=[x for x in d[0]['changes'] if x['series']=='steady']; assert len(c)==1 a
 chk "c=[x for x in d[0]['changes'] if x['series']=='warmup']; assert len(c)==1 and c[0]['commit']=='$HIST_C4' and 1.8<c[0]['ratio']<2.2, c" "the 2x warm-up"
 chk "c=[x for x in d[0]['changes'] if x['series']=='cost']; assert len(c)==1 and c[0]['commit']=='$HIST_C4' and 1.8<c[0]['ratio']<2.2 and 9<c[0]['before']<11, c" "the 2x warmup cost (10 -> 20 steady iterations)"
 chk "assert d[0]['commits']==8 and d[0]['build_failed']==1 and d[0]['aa_pairs']==3 and d[0]['aa_alarms']==0" "A/A pairs"
+chk "assert d[0]['dispersion']>=1 and d[0]['session_sd']>0" "the session sd and the series' dispersion"
 text=$("$KILN" track --changes "$H" --key b) || fail "$text"
 assert_contains "$text" "interpreter: a slower dispatch"
 assert_contains "$text" "3 changes"
+assert_contains "$text" "dispersion "
 
 # --- the figures again on the CPU-time clock (a shared machine): each iteration's CPU time is 98% of its wall time ---
 before=$(q "SELECT AVG(steady_mean) FROM figures")
