@@ -193,8 +193,8 @@ static void test_outlier_session(void **state)
  * pexecs explain their neighbours' differences (the session sd comes out
  * near 0), but the few whose pexecs all missed (or mostly met) the slow
  * mode sit apart with small variances.  Before the series' dispersion
- * divided the weights and the steady trim was 30%, 15 of these 20 series
- * had a false alarm (and 106 alarms at one pexec in three)
+ * divided the weights and the steady trim was 30%, these 20 series had 15
+ * steady alarms (106 at one pexec in three); either change alone ends them
  */
 /* steady changes over 20 busy series (slow_p of the pexecs 30% slow), a step of size step at 120 (1: none) */
 struct busy_count {
