@@ -68,6 +68,7 @@
  * series keep 10%: their spread is the warm-up's own, not the machine's
  */
 #define STEADY_TRIM 0.3
+#define WARM_TRIM 0.1 /* the warm-up and cost series' */
 
 const char *hist_what_name(enum hist_what w)
 {
@@ -166,7 +167,7 @@ int hist_point_value(const struct hist_point *p, enum hist_what w, double *y, do
 		*y = m ? k / (double)m : 0;
 		*u = ps * (1 - ps) / (double)(m ? m : 1);
 	} else {
-		ok = hist_trimmed(v, m, w == HIST_STEADY ? STEADY_TRIM : 0.1, y, u);
+		ok = hist_trimmed(v, m, w == HIST_STEADY ? STEADY_TRIM : WARM_TRIM, y, u);
 	}
 	free(v);
 	return ok;
@@ -309,16 +310,20 @@ static double dispersion(const struct sums *S, const size_t *starts, size_t k, s
 	return phi > 1 ? phi : 1;
 }
 
-/* the segmentation again with the weights over the first one's dispersion (when above 1); returns it */
-static double redisperse(struct sums *S, const double *y, double *wt, size_t n, double beta, size_t *starts,
-			 size_t *k)
+/*
+ * The segmentation again with the weights over the first one's dispersion
+ * (when above 1); returns it.  Every prefix sum is linear in the weights,
+ * so dividing the sums divides the weights
+ */
+static double redisperse(struct sums *S, size_t n, double beta, size_t *starts, size_t *k)
 {
 	double phi = dispersion(S, starts, *k, n);
 	if (phi > 1) {
-		for (size_t i = 0; i < n; i++)
-			wt[i] /= phi;
-		sums_free(S);
-		sums_make(S, y, wt, n);
+		for (size_t i = 0; i <= n; i++) {
+			S->w[i] /= phi;
+			S->wy[i] /= phi;
+			S->wyy[i] /= phi;
+		}
 		*k = optimal_partition(S, n, beta, starts);
 	}
 	return phi;
@@ -502,7 +507,7 @@ static void detect_what(const struct hist_series *s, enum hist_what w, const str
 		sums_make(&S, y, wt, n);
 		beta = o->beta > 0 ? o->beta : 2.0 * log((double)(n > 2 ? n : 2)) + 6.0;
 		k = n > 1 ? optimal_partition(&S, n, beta, starts) : 0;
-		st->phi[w] = redisperse(&S, y, wt, n, beta, starts, &k);
+		st->phi[w] = redisperse(&S, n, beta, starts, &k);
 		if (o->keep_short || !drop_transients(&P, keep, &S, starts, k, n, beta))
 			break;
 	}

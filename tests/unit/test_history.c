@@ -188,14 +188,6 @@ static void test_outlier_session(void **state)
 	history_series_free(&s);
 }
 
-/*
- * A busy machine, no change: a pexec in four is 30% slow.  Most commits'
- * pexecs explain their neighbours' differences (the session sd comes out
- * near 0), but the few whose pexecs all missed (or mostly met) the slow
- * mode sit apart with small variances.  Before the series' dispersion
- * divided the weights and the steady trim was 30%, these 20 series had 15
- * steady alarms (106 at one pexec in three); either change alone ends them
- */
 /* steady changes over 20 busy series (slow_p of the pexecs 30% slow), a step of size step at 120 (1: none) */
 struct busy_count {
 	size_t found, exact, other; /* within 2 commits of 120, on it, elsewhere */
@@ -226,6 +218,14 @@ static void busy_runs(uint64_t seed, double slow_p, double step, struct busy_cou
 	}
 }
 
+/*
+ * A busy machine, no change: a pexec in four is 30% slow.  Most commits'
+ * pexecs explain their neighbours' differences (the session sd comes out
+ * near 0), but the few whose pexecs all missed (or mostly met) the slow
+ * mode sit apart with small variances.  Before the series' dispersion
+ * divided the weights and the steady trim was 30%, these 20 series had 15
+ * steady alarms (106 at one pexec in three); either change alone ends them
+ */
 static void test_busy_slow_mode(void **state)
 {
 	(void)state;
