@@ -167,6 +167,29 @@ static size_t differ(struct strvec *lines, const char *what, const char *x, cons
 	return 1;
 }
 
+static const json_t *first_vm(const json_t *vms, const char *name)
+{
+	size_t i;
+	json_t *x;
+	json_array_foreach(vms, i, x)
+		if (!strcmp(jget(x, "name", NULL) ?: "", name))
+			return x;
+	return NULL;
+}
+
+static size_t differ_vm(struct strvec *lines, const char *name, const json_t *x, const json_t *y)
+{
+	static const char *const what[][3] = { { "version", "version", NULL }, { "package", "package", "version" },
+					       { "path", "path", NULL } };
+	size_t n = 0;
+	for (size_t k = 0; k < ARRAY_SIZE(what); k++) {
+		char *w = xasprintf("vm %s %s", name, what[k][0]);
+		n += differ(lines, w, jget(x, what[k][1], what[k][2]), jget(y, what[k][1], what[k][2]));
+		free(w);
+	}
+	return n;
+}
+
 size_t platform_audit_diff(const json_t *a, const json_t *b, struct strvec *lines)
 {
 	size_t n = 0;
@@ -181,25 +204,19 @@ size_t platform_audit_diff(const json_t *a, const json_t *b, struct strvec *line
 		"thp", "swap", "scaling-driver" };
 	for (size_t i = 0; i < ARRAY_SIZE(checks); i++)
 		n += differ(lines, checks[i], check_value(da, checks[i]), check_value(db, checks[i]));
-	/* VMs by name */
+	/* VMs by name; kiln writes each name once, and a file that repeats one
+	 * is compared by the name's first entry on each side, so a record
+	 * compared with itself never differs */
 	const json_t *va = json_object_get(a, "vms"), *vb = json_object_get(b, "vms");
-	size_t i, j;
-	json_t *x, *y;
+	size_t i;
+	json_t *x;
 	json_array_foreach(va, i, x) {
 		const char *name = jget(x, "name", NULL);
-		json_array_foreach(vb, j, y) {
-			if (!name || strcmp(name, jget(y, "name", NULL) ?: ""))
-				continue;
-			char *w = xasprintf("vm %s version", name);
-			n += differ(lines, w, jget(x, "version", NULL), jget(y, "version", NULL));
-			free(w);
-			w = xasprintf("vm %s package", name);
-			n += differ(lines, w, jget(x, "package", "version"), jget(y, "package", "version"));
-			free(w);
-			w = xasprintf("vm %s path", name);
-			n += differ(lines, w, jget(x, "path", NULL), jget(y, "path", NULL));
-			free(w);
-		}
+		if (!name || first_vm(va, name) != x)
+			continue;
+		const json_t *y = first_vm(vb, name);
+		if (y)
+			n += differ_vm(lines, name, x, y);
 	}
 	return n;
 }
