@@ -13,6 +13,7 @@
 #      the seeds tests/fuzz/corpus/NAME;
 #   3. copies any new crash/leak/timeout input to tests/fuzz/regressions/NAME/
 #      (so it is replayed from then on) and fails the run.
+# Compilers and targets run FUZZ_JOBS at a time (default: one per CPU).
 # Ends with one line per target and exits non-zero when any target failed.
 set -u
 cd "$(dirname "$0")/../.."
@@ -32,55 +33,62 @@ mkdir -p "$B/obj"
 # ---- the library of everything a target may call ----
 srcs=$(ls src/*.c lib/*.c plugins/*/plugin.c plugins/*/parse*.c 2>/dev/null | grep -v '^src/kiln\.c$')
 newest_h=$(ls -t src/*.h include/*.h plugins/*/*.h 2>/dev/null | head -n 1)
+# FUZZ_JOBS compilers, then fuzzers, at a time (default: one per CPU)
+JOBS=${FUZZ_JOBS:-$(nproc)}
 objs=()
 built=0
+rm -f "$B/compile-failed"
 for s in $srcs; do
 	o="$B/obj/${s%.c}.o"
 	objs+=("$o")
 	if [ ! -f "$o" ] || [ "$s" -nt "$o" ] || [ "$newest_h" -nt "$o" ]; then
 		mkdir -p "$(dirname "$o")"
+		while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
+			wait -n
+		done
 		# shellcheck disable=SC2086
-		$CC $CFLAGS -fsanitize=fuzzer-no-link -c -o "$o" "$s" || { echo "fuzz: cannot compile $s" >&2; exit 1; }
+		{ $CC $CFLAGS -fsanitize=fuzzer-no-link -c -o "$o" "$s" || { rm -f "$o"; echo "$s" >>"$B/compile-failed"; }; } &
 		built=1
 	fi
 done
+wait
+if [ -s "$B/compile-failed" ]; then
+	echo "fuzz: cannot compile $(tr '\n' ' ' <"$B/compile-failed")" >&2
+	exit 1
+fi
 if [ $built = 1 ] || [ ! -f "$B/libfuzzcore.a" ]; then
 	rm -f "$B/libfuzzcore.a"
 	ar rcs "$B/libfuzzcore.a" "${objs[@]}"
 fi
 
-failed=()
-summary=()
-for t in tests/fuzz/fuzz_*.c; do
-	name=$(basename "$t" .c)
-	name=${name#fuzz_}
-	if [ ${#ONLY[@]} -gt 0 ] && [[ " ${ONLY[*]} " != *" $name "* ]]; then
-		continue
-	fi
-	bin="$B/fuzz_$name"
+# one target: build, replay its regressions, fuzz; its summary line goes to
+# $B/NAME.summary and its status is the target's
+target() {
+	local t=$1 name=$2
+	local bin="$B/fuzz_$name" sum="$B/$name.summary"
 	if [ ! -x "$bin" ] || [ "$t" -nt "$bin" ] || [ "$B/libfuzzcore.a" -nt "$bin" ]; then
 		# shellcheck disable=SC2086
 		$CC $CFLAGS -fsanitize=fuzzer -o "$bin" "$t" "$B/libfuzzcore.a" $LIBS \
-			|| { failed+=("$name"); summary+=("$name: does not build"); continue; }
+			|| { echo "$name: does not build" >"$sum"; return 1; }
 	fi
-	reg="tests/fuzz/regressions/$name"
+	local reg="tests/fuzz/regressions/$name"
 	if [ -d "$reg" ] && [ -n "$(ls -A "$reg" 2>/dev/null)" ]; then
 		if ! "$bin" -runs=1 "$reg"/* >"$B/$name.replay.log" 2>&1; then
-			failed+=("$name")
-			summary+=("$name: a regression input fails again (see $B/$name.replay.log)")
+			echo "$name: a regression input fails again (see $B/$name.replay.log)" >"$sum"
 			tail -n 30 "$B/$name.replay.log" >&2
-			continue
+			return 1
 		fi
 	fi
-	corpus="$B/corpus/$name"
-	art="$B/artifacts/$name"
+	local corpus="$B/corpus/$name" art="$B/artifacts/$name"
 	mkdir -p "$corpus" "$art"
-	seeds="tests/fuzz/corpus/$name"
+	local seeds="tests/fuzz/corpus/$name"
 	[ -d "$seeds" ] || seeds=
 	echo "fuzz: $name for ${SECS}s" >&2
+	# shellcheck disable=SC2086
 	"$bin" -max_total_time="$SECS" -max_len=131072 -timeout=10 -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix="$art/" "$corpus" $seeds >"$B/$name.log" 2>&1
-	rc=$?
+	local rc=$?
+	local execs found f
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$B/$name.log" | tail -n 1)
 	found=$(ls "$art" 2>/dev/null)
 	if [ $rc -ne 0 ] || [ -n "$found" ]; then
@@ -88,12 +96,36 @@ for t in tests/fuzz/fuzz_*.c; do
 		for f in $found; do
 			cp "$art/$f" "$reg/$f" && rm -f "$art/$f"
 		done
-		failed+=("$name")
-		summary+=("$name: FAILED after ${execs:-?} runs; inputs kept in $reg (see $B/$name.log)")
+		echo "$name: FAILED after ${execs:-?} runs; inputs kept in $reg (see $B/$name.log)" >"$sum"
 		grep -m 5 -E 'ERROR|SUMMARY|runtime error' "$B/$name.log" >&2
-	else
-		summary+=("$name: ok, ${execs:-?} runs in ${SECS}s, corpus $(ls "$corpus" | wc -l) inputs")
+		return 1
 	fi
+	echo "$name: ok, ${execs:-?} runs in ${SECS}s, corpus $(ls "$corpus" | wc -l) inputs" >"$sum"
+}
+
+# each fuzzer is one single-threaded process, so the run takes about
+# targets x SECONDS / JOBS
+names=()
+for t in tests/fuzz/fuzz_*.c; do
+	name=$(basename "$t" .c)
+	name=${name#fuzz_}
+	if [ ${#ONLY[@]} -gt 0 ] && [[ " ${ONLY[*]} " != *" $name "* ]]; then
+		continue
+	fi
+	names+=("$name")
+	rm -f "$B/$name.summary"
+	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
+		wait -n
+	done
+	target "$t" "$name" &
+done
+wait
+failed=()
+summary=()
+for name in "${names[@]}"; do
+	line=$(cat "$B/$name.summary" 2>/dev/null || echo "$name: ended without a summary")
+	summary+=("$line")
+	[[ "$line" == "$name: ok, "* ]] || failed+=("$name")
 done
 # the failures last, with what each printed, so that the tail of a CI log names them
 printf '%s\n' "${summary[@]}" | grep -v -e ' FAILED after ' -e 'fails again' -e 'does not build'
