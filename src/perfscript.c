@@ -65,6 +65,9 @@ static int parse_time(const char *p, const char *end, int64_t *out)
 	}
 	for (; digits < 9; digits++)
 		f *= 10;
+	/* ten digits of seconds can exceed what int64 nanoseconds hold (292 years) */
+	if (s > (INT64_MAX - f) / 1000000000LL)
+		return -1;
 	*out = s * 1000000000LL + f;
 	return 0;
 }

@@ -55,6 +55,20 @@ static void test_one_line_samples(void **state)
 	pscript_release(&ps);
 }
 
+/* ten digits of seconds past what int64 nanoseconds hold: a bad line, not a wrapped time (the fuzzer's find) */
+static void test_time_overflow(void **state)
+{
+	(void)state;
+	struct pscript ps;
+	parse(&ps, "node 1/1 9673126126.801719: cpu-clock: 7f00 f (/x)\n"
+		   "node 1/1 9223372036.854775808: cpu-clock: 7f00 f (/x)\n"
+		   "node 1/1 9223372036.854775807: cpu-clock: 7f00 f (/x)\n");
+	assert_int_equal(ps.n, 1);
+	assert_int_equal(ps.bad_lines, 2);
+	assert_true(ps.s[0].t_ns == INT64_MAX);
+	pscript_release(&ps);
+}
+
 static void test_call_chains_and_garbage(void **state)
 {
 	(void)state;
@@ -447,6 +461,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_line_samples),
+		cmocka_unit_test(test_time_overflow),
 		cmocka_unit_test(test_call_chains_and_garbage),
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_periods_and_attached_chains),
