@@ -473,16 +473,19 @@ static void bisect_bench(struct history *h, long machine, const struct strvec *k
 	size_t lg = 0;
 	while (((size_t)1 << lg) < ncommits - 1)
 		lg++;
-	/* the same trials (same seed) with the rounds' mean, then with kiln's default (Huber's centre) */
+	/* the same trials (same seed) with the rounds' mean, Huber's centre, then kiln's default (the biweight) */
 	uint64_t seed = rng_state;
-	struct bis_tally mean_t, t;
+	struct bis_tally mean_t, hub_t, t;
 	const char *cap = getenv("HISTORY_BISECT_ROUNDS"); /* kiln bisect --max-rounds */
 	if (cap && atoi(cap) >= 5)
 		o.max_rounds = (size_t)atoi(cap);
-	o.huber_k = 0;
+	struct bisect_opts om = o, oh = o;
+	om.biweight_c = oh.biweight_c = 0;
+	om.huber_k = 0;
 	rng_state = seed;
-	bisect_trials(&o, pair, npair, base, nk, ncommits, trials, lg, &mean_t);
-	o.huber_k = ROBUST_HUBER_K;
+	bisect_trials(&om, pair, npair, base, nk, ncommits, trials, lg, &mean_t);
+	rng_state = seed;
+	bisect_trials(&oh, pair, npair, base, nk, ncommits, trials, lg, &hub_t);
 	rng_state = seed;
 	bisect_trials(&o, pair, npair, base, nk, ncommits, trials, lg, &t);
 	printf("\nbisection per key (2%% steps right; sd of a round's log ratio):");
@@ -509,7 +512,10 @@ static void bisect_bench(struct history *h, long machine, const struct strvec *k
 	printf("ROW\tbisection: culprit right among %zu commits, injected 2%% steps\t%.3f (%ld of %ld)\t>= 0.95\t%s\n",
 	       ncommits, t.inj ? (double)t.right / (double)t.inj : NAN, t.right, t.inj,
 	       t.inj && t.right >= 0.95 * (double)t.inj ? "PASS" : "MISS");
-	printf("ROW\tbisection with the rounds' mean instead of Huber's centre (the same trials): culprit right\t%.3f (%ld of "
+	printf("ROW\tbisection with Huber's centre instead of the biweight (the same trials): culprit right\t%.3f (%ld of "
+	       "%ld); %ld A/A ranges named\t-\t-\n",
+	       hub_t.inj ? (double)hub_t.right / (double)hub_t.inj : NAN, hub_t.right, hub_t.inj, hub_t.aa_named);
+	printf("ROW\tbisection with the rounds' mean (the same trials): culprit right\t%.3f (%ld of "
 	       "%ld); %ld A/A ranges named\t-\t-\n",
 	       mean_t.inj ? (double)mean_t.right / (double)mean_t.inj : NAN, mean_t.right, mean_t.inj, mean_t.aa_named);
 	printf("ROW\tbisection: builds, most of any trial\t%zu\t<= %zu\t%s\n", t.worst, lg + 2,

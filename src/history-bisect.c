@@ -9,9 +9,11 @@
  *    "same" when it lies inside +-min_change; K is the number of looks the
  *    round cap allows (alpha spent evenly).  Same, or undecided at the cap:
  *    no culprit is named.
- *    Both tests take the rounds' centre and sd from Huber's M-estimate
- *    (stats-robust.h), not the mean: a round whose pexec fell into a slow
- *    mode moves it by at most 1.5 sd instead of its whole size.
+ *    Both tests take the rounds' centre and sd from Tukey's biweight
+ *    (stats-robust.h; Huber's M-estimate below 20 rounds), not the mean: a
+ *    round whose pexec fell into a slow mode, 4.685 sd or more off, has no
+ *    weight (under Huber's, it moves the centre by 1.5 sd instead of its
+ *    whole size).
  * 2. Each midpoint against GOOD, with a sequential probability ratio test
  *    of "like GOOD" (mean 0) against "like BAD" (mean delta, from step 1):
  *    log LR = n delta / s^2 * (m - delta / 2), m the rounds' centre, s^2
@@ -45,12 +47,16 @@ void bisect_opts_default(struct bisect_opts *o)
 	o->batch = 5;
 	o->max_rounds = 200;
 	o->huber_k = ROBUST_HUBER_K;
+	o->biweight_c = ROBUST_BIWEIGHT_C;
 }
 
 /* the rounds' centre and the sd that makes sd / sqrt(n) its standard error */
 static void centre(const struct bisect_opts *o, const double *d, size_t n, double *m, double *sd, double *df)
 {
-	robust_huber(d, n, o->huber_k, m, sd, df);
+	if (o->biweight_c > 0 && n >= ROBUST_BIWEIGHT_MIN_N)
+		robust_biweight(d, n, o->biweight_c, m, sd, df);
+	else
+		robust_huber(d, n, o->huber_k, m, sd, df);
 }
 
 const char *bisect_verdict_name(enum bisect_verdict v)

@@ -46,6 +46,7 @@ struct bisect_opts {
 	size_t batch;        /* rounds added at a time (default 5) */
 	size_t max_rounds;   /* per comparison (default 200) */
 	double huber_k;      /* the rounds' centre: Huber's M-estimate at this k (default ROBUST_HUBER_K); 0: the mean */
+	double biweight_c;   /* > 0 (default ROBUST_BIWEIGHT_C): Tukey's biweight at this c from 20 rounds on, Huber's at huber_k before; 0: Huber's */
 };
 void bisect_opts_default(struct bisect_opts *o);
 

@@ -29,4 +29,22 @@
  */
 int robust_huber(const double *x, size_t n, double k, double *m, double *sd, double *df);
 
+/*
+ * The biweight's constant in units of the MAD-scaled sd: 95% efficiency at
+ * the normal (Beaton & Tukey 1974); a value 4.685 sd out has no weight
+ */
+#define ROBUST_BIWEIGHT_C 4.685
+/* fewer values than this get Huber's estimate: the MAD of a handful is no scale to reject values by */
+#define ROBUST_BIWEIGHT_MIN_N 20
+
+/*
+ * Tukey's biweight M-estimate of the centre of x[0..n), the scale fixed at
+ * 1.4826 MAD, with the same sandwich sd as robust_huber() and df the
+ * smaller of 0.7 (n - 1) and the values with weight less one; values
+ * beyond k scaled sd have no weight.  Falls back to robust_huber() (at
+ * ROBUST_HUBER_K, or the mean for k <= 0 or infinite) for n <
+ * ROBUST_BIWEIGHT_MIN_N, MAD 0, or when too few values sit well inside.
+ */
+int robust_biweight(const double *x, size_t n, double k, double *m, double *sd, double *df);
+
 #endif
