@@ -1,7 +1,8 @@
 /*
  * stats-robust.h - location estimates that one wild value cannot move far:
- * Huber's M-estimate of a sample's centre with its sandwich standard error.
- * kiln bisect's sequential tests use it on A/B rounds (history-bisect.c),
+ * Huber's and Tukey's biweight M-estimates of a sample's centre with their
+ * sandwich standard errors.  kiln bisect's sequential tests use them on A/B
+ * rounds (history-bisect.c: the biweight from ROBUST_BIWEIGHT_MIN_N rounds),
  * where a round whose pexec fell into a slow mode (a "bad inconsistent"
  * benchmark: seen +-53% among rounds whose median spread is 0.9%) would
  * otherwise inflate the variance of every later look. docs/statistics.md.
