@@ -30,6 +30,18 @@ static void plain(const double *x, size_t n, double *m, double *sd)
 	*sd = n > 1 ? sqrt(ss / (double)(n - 1)) : NAN;
 }
 
+/* the median and 1.4826 MAD, the normal sd's consistent robust estimate */
+static double mad_scale(const double *x, size_t n, double *med)
+{
+	*med = an_percentile(x, n, 50);
+	double *t = xmalloc(n * sizeof(double));
+	for (size_t i = 0; i < n; i++)
+		t[i] = fabs(x[i] - *med);
+	double s = 1.4826 * an_percentile(t, n, 50);
+	free(t);
+	return s;
+}
+
 int robust_huber(const double *x, size_t n, double k, double *m, double *sd, double *df)
 {
 	*m = *sd = NAN;
@@ -41,12 +53,7 @@ int robust_huber(const double *x, size_t n, double k, double *m, double *sd, dou
 		plain(x, n, m, sd);
 		return 0;
 	}
-	double med = an_percentile(x, n, 50);
-	double *t = xmalloc(n * sizeof(double));
-	for (size_t i = 0; i < n; i++)
-		t[i] = fabs(x[i] - med);
-	double s = 1.4826 * an_percentile(t, n, 50);
-	free(t);
+	double med, s = mad_scale(x, n, &med);
 	if (!(s > 0)) {
 		plain(x, n, m, sd);
 		return 0;
@@ -106,12 +113,7 @@ int robust_biweight(const double *x, size_t n, double k, double *m, double *sd, 
 		return robust_huber(x, n, k, m, sd, df);
 	if (n < ROBUST_BIWEIGHT_MIN_N)
 		return robust_huber(x, n, ROBUST_HUBER_K, m, sd, df);
-	double med = an_percentile(x, n, 50);
-	double *t = xmalloc(n * sizeof(double));
-	for (size_t i = 0; i < n; i++)
-		t[i] = fabs(x[i] - med);
-	double s = 1.4826 * an_percentile(t, n, 50);
-	free(t);
+	double med, s = mad_scale(x, n, &med);
 	if (!(s > 0))
 		return robust_huber(x, n, ROBUST_HUBER_K, m, sd, df);
 	double c = k * s, mu = med;
