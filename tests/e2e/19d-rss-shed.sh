@@ -31,10 +31,11 @@ rm -f exp.kiln.db*
 sed -i 's/nap: 0/nap: 4/' exp.yaml
 "$KILN" run -q exp.yaml > run.log 2>&1 &
 pid=$!
-# kiln's own process: under make test-valgrind, the tool under the wrapper
+# kiln's own process: under make test-valgrind, the tool under the wrapper;
+# the pexec by its command line (kiln may first run `/bin/sleep --version`)
 find_kid() {
-	kid=$(pgrep -P $pid -x sleep | head -1)
-	[ -z "$kid" ] && kid=$(for c in $(pgrep -P $pid); do pgrep -P "$c" -x sleep; done | head -1)
+	kid=$(pgrep -P $pid -fx '/bin/sleep 4' | head -1)
+	[ -z "$kid" ] && kid=$(for c in $(pgrep -P $pid); do pgrep -P "$c" -fx '/bin/sleep 4'; done | head -1)
 	[ -n "$kid" ]
 }
 wait_until 30 find_kid

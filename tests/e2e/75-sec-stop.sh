@@ -14,8 +14,12 @@ Y
 "$KILN" run -q s.yaml 2>err.txt &
 k=$!
 # one poll decides (a second pgrep after it failed once in CI under ASan,
-# 0.6 s in, with nothing to say why: the run's own error is shown now)
-if ! wait_until 10 pgrep -P $k -x sleep; then
+# 0.6 s in, with nothing to say why: the run's own error is shown now).
+# The pexec's own command line: before it kiln runs `/bin/sleep --version`
+# for the VM's identity, and a poll that caught that one stopped kiln
+# around the probe, so the pexec after it ran undisturbed and was stored
+# ok (CI under ASan, 2026-12-05)
+if ! wait_until 10 pgrep -P $k -fx '/bin/sleep 1'; then
 	ps -o pid,ppid,stat,etimes,args --ppid $k 2>&1
 	kill $k 2>/dev/null; wait $k
 	fail "the pexec did not start within 10 s; kiln said: $(cat err.txt)"
