@@ -302,8 +302,11 @@ struct simbis {
 	size_t npair;
 	size_t culprit;       /* first commit of the new level (0: none) */
 	double step;          /* its log size */
+	double smooth;        /* > 0: a normal kernel of this sd added to each drawn round (smoothed bootstrap) */
 	size_t builds;
 };
+
+static double gauss(void);
 
 static int sb_build(void *ctx, size_t i, struct kerr *e)
 {
@@ -326,6 +329,8 @@ static int sb_measure(void *ctx, size_t a, size_t b, bisect_more_fn more, void *
 			/* a round of two like pexecs is symmetric about its centre: either sign is as likely */
 			double noise = s->npair ? (rnd() & 1 ? 1 : -1) * s->pair[rnd() % s->npair]
 						 : s->res[rnd() % s->nres] - s->res[rnd() % s->nres];
+			if (s->smooth > 0)
+				noise += s->smooth * gauss();
 			d[n++] = lb - la + noise;
 		}
 	}
@@ -414,7 +419,7 @@ struct bis_tally {
 };
 
 /* trials x keys bisections over the stored noise: a 2% step at a random commit, or (every third) none */
-static void bisect_trials(const struct bisect_opts *o, double **pair, const size_t *npair,
+static void bisect_trials(const struct bisect_opts *o, double **pair, const size_t *npair, const double *smooth,
 			  const struct hist_series *base, size_t nk, size_t ncommits, int trials, size_t lg,
 			  struct bis_tally *t)
 {
@@ -425,6 +430,7 @@ static void bisect_trials(const struct bisect_opts *o, double **pair, const size
 			sb.nres = residuals(&base[k], (double **)&sb.res);
 			sb.pair = pair[k];
 			sb.npair = npair[k];
+			sb.smooth = smooth[k];
 			if (sb.nres < 20) {
 				free((void *)sb.res);
 				continue;
@@ -456,6 +462,12 @@ static void bisect_trials(const struct bisect_opts *o, double **pair, const size
 	}
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
 static void bisect_bench(struct history *h, long machine, const struct strvec *keys, const struct hist_series *base,
 			 size_t nk, size_t ncommits, int trials)
 {
@@ -467,6 +479,28 @@ static void bisect_bench(struct history *h, long machine, const struct strvec *k
 		if (npair[k] < 10)
 			npair[k] = 0; /* too few: the independent pexecs' noise, which interleaving would cancel in part */
 		paired_keys += npair[k] > 0;
+	}
+	/*
+	 * HISTORY_BISECT_SMOOTH=1: a smoothed bootstrap (Silverman's bandwidth
+	 * 0.9 min(sd, IQR / 1.349) m^-1/5 over the m signed stored rounds).
+	 * About 21 stored rounds a key give draws with ties that real rounds
+	 * do not have, and a small look's MAD can collapse on them
+	 */
+	double *smooth = xcalloc(nk + 1, sizeof(double));
+	int smoothed = getenv("HISTORY_BISECT_SMOOTH") && atoi(getenv("HISTORY_BISECT_SMOOTH")) > 0;
+	for (size_t k = 0; smoothed && k < nk; k++) {
+		if (!npair[k])
+			continue;
+		double ss = 0, *a = xmalloc(npair[k] * sizeof(double));
+		for (size_t i = 0; i < npair[k]; i++) {
+			ss += pair[k][i] * pair[k][i];
+			a[i] = fabs(pair[k][i]);
+		}
+		qsort(a, npair[k], sizeof(double), cmp_dbl);
+		/* the signed rounds are symmetric about 0: their IQR is twice the median of |x| */
+		double iqr = 2 * a[npair[k] / 2], sd = sqrt(ss / (double)npair[k]);
+		smooth[k] = 0.9 * fmin(sd, iqr / 1.349) * pow(2.0 * (double)npair[k], -0.2);
+		free(a);
 	}
 	struct bisect_opts o;
 	bisect_opts_default(&o);
@@ -483,11 +517,11 @@ static void bisect_bench(struct history *h, long machine, const struct strvec *k
 	om.biweight_c = oh.biweight_c = 0;
 	om.huber_k = 0;
 	rng_state = seed;
-	bisect_trials(&om, pair, npair, base, nk, ncommits, trials, lg, &mean_t);
+	bisect_trials(&om, pair, npair, smooth, base, nk, ncommits, trials, lg, &mean_t);
 	rng_state = seed;
-	bisect_trials(&oh, pair, npair, base, nk, ncommits, trials, lg, &hub_t);
+	bisect_trials(&oh, pair, npair, smooth, base, nk, ncommits, trials, lg, &hub_t);
 	rng_state = seed;
-	bisect_trials(&o, pair, npair, base, nk, ncommits, trials, lg, &t);
+	bisect_trials(&o, pair, npair, smooth, base, nk, ncommits, trials, lg, &t);
 	printf("\nbisection per key (2%% steps right; sd of a round's log ratio):");
 	for (size_t k = 0; k < nk; k++) {
 		double ss = 0;
@@ -503,8 +537,10 @@ static void bisect_bench(struct history *h, long machine, const struct strvec *k
 		free(pair[k]);
 	free(pair);
 	free(npair);
+	free(smooth);
 	printf("\nbisection: rounds' noise from the real interleaved rounds stored for %zu of %zu keys (the others: two "
-	       "track pexecs' deviations, apart in time: pessimistic)", paired_keys, nk);
+	       "track pexecs' deviations, apart in time: pessimistic)%s", paired_keys, nk,
+	       smoothed ? ", smoothed (HISTORY_BISECT_SMOOTH)" : "");
 	printf("\nbisection over %zu commits, simulated from the stored pexecs (%ld 2%% steps, %ld A/A ranges): "
 	       "culprit right %ld, named %ld, builds at most %zu (%ld over ceil(log2 N) + 2 = %zu), %.1f rounds a bisection\n",
 	       ncommits, t.inj, t.aa, t.right, t.found, t.worst, t.over, lg + 2,
