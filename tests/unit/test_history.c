@@ -460,14 +460,20 @@ static int sim_measure(void *ctx, size_t a, size_t b, bisect_more_fn more, void 
 
 static const char *sim_binary(void *ctx, size_t i);
 
-/* bisect commits 0..n-1 of the simulated VM v (its binaries told when it has them), defaults but the seed */
+/* bisect commits 0..n-1 of the simulated VM v (its binaries told when it has them) with options o */
+static void sim_bisect_with(struct simvm *v, size_t n, const struct bisect_opts *o, struct bisect_result *r)
+{
+	struct bisect_ops ops = { v, sim_build, sim_measure, v->bin ? sim_binary : NULL };
+	struct kerr e = KERR_INIT;
+	assert_int_equal(bisect_run(n, o, &ops, r, &e), 0);
+}
+
+/* the same with the defaults */
 static void sim_bisect(struct simvm *v, size_t n, struct bisect_result *r)
 {
 	struct bisect_opts o;
 	bisect_opts_default(&o);
-	struct bisect_ops ops = { v, sim_build, sim_measure, v->bin ? sim_binary : NULL };
-	struct kerr e = KERR_INIT;
-	assert_int_equal(bisect_run(n, &o, &ops, r, &e), 0);
+	sim_bisect_with(v, n, &o, r);
 }
 
 static void test_bisect_finds(void **state)
@@ -551,10 +557,8 @@ static size_t busy_bisections(int huber_only, size_t trials, size_t *aa_named)
 		bisect_opts_default(&o);
 		if (huber_only)
 			o.biweight_c = 0;
-		struct bisect_ops ops = { &v, sim_build, sim_measure, NULL };
-		struct kerr e = KERR_INIT;
 		struct bisect_result r;
-		assert_int_equal(bisect_run(200, &o, &ops, &r, &e), 0);
+		sim_bisect_with(&v, 200, &o, &r);
 		if (aa)
 			*aa_named += r.outcome == BISECT_FOUND;
 		else
