@@ -33,8 +33,14 @@ mkdir -p "$B/obj"
 # ---- the library of everything a target may call ----
 srcs=$(ls src/*.c lib/*.c plugins/*/plugin.c plugins/*/parse*.c 2>/dev/null | grep -v '^src/kiln\.c$')
 newest_h=$(ls -t src/*.h include/*.h plugins/*/*.h 2>/dev/null | head -n 1)
-# FUZZ_JOBS compilers, then fuzzers, at a time (default: one per CPU)
+# FUZZ_JOBS compilers, then fuzzers, at a time (default: one per CPU):
+# throttle waits until fewer than that run in the background
 JOBS=${FUZZ_JOBS:-$(nproc)}
+throttle() {
+	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
+		wait -n
+	done
+}
 objs=()
 built=0
 rm -f "$B/compile-failed"
@@ -43,9 +49,7 @@ for s in $srcs; do
 	objs+=("$o")
 	if [ ! -f "$o" ] || [ "$s" -nt "$o" ] || [ "$newest_h" -nt "$o" ]; then
 		mkdir -p "$(dirname "$o")"
-		while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
-			wait -n
-		done
+		throttle
 		# shellcheck disable=SC2086
 		{ $CC $CFLAGS -fsanitize=fuzzer-no-link -c -o "$o" "$s" || { rm -f "$o"; echo "$s" >>"$B/compile-failed"; }; } &
 		built=1
@@ -114,9 +118,7 @@ for t in tests/fuzz/fuzz_*.c; do
 	fi
 	names+=("$name")
 	rm -f "$B/$name.summary"
-	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
-		wait -n
-	done
+	throttle
 	target "$t" "$name" &
 done
 wait
