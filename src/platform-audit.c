@@ -167,14 +167,21 @@ static size_t differ(struct strvec *lines, const char *what, const char *x, cons
 	return 1;
 }
 
-static const json_t *first_vm(const json_t *vms, const char *name)
+/*
+ * name -> the first entry of that name in vms (an object: jansson's hash
+ * table), so that matching the two sides' VMs is linear in their count: a
+ * hostile file's list of 100,000 entries was 10^10 name comparisons
+ */
+static json_t *vm_index(const json_t *vms)
 {
+	json_t *ix = json_object(), *x;
 	size_t i;
-	json_t *x;
-	json_array_foreach(vms, i, x)
-		if (!strcmp(jget(x, "name", NULL) ?: "", name))
-			return x;
-	return NULL;
+	json_array_foreach(vms, i, x) {
+		const char *name = jget(x, "name", NULL);
+		if (name && !json_object_get(ix, name))
+			json_object_set(ix, name, x);
+	}
+	return ix;
 }
 
 static size_t differ_vm(struct strvec *lines, const char *name, const json_t *x, const json_t *y)
@@ -207,17 +214,19 @@ size_t platform_audit_diff(const json_t *a, const json_t *b, struct strvec *line
 	/* VMs by name; kiln writes each name once, and a file that repeats one
 	 * is compared by the name's first entry on each side, so a record
 	 * compared with itself never differs */
-	const json_t *va = json_object_get(a, "vms"), *vb = json_object_get(b, "vms");
+	const json_t *va = json_object_get(a, "vms");
+	json_t *ia = vm_index(va), *ib = vm_index(json_object_get(b, "vms")), *x;
 	size_t i;
-	json_t *x;
 	json_array_foreach(va, i, x) {
 		const char *name = jget(x, "name", NULL);
-		if (!name || first_vm(va, name) != x)
+		if (!name || json_object_get(ia, name) != x)
 			continue;
-		const json_t *y = first_vm(vb, name);
+		const json_t *y = json_object_get(ib, name);
 		if (y)
 			n += differ_vm(lines, name, x, y);
 	}
+	json_decref(ia);
+	json_decref(ib);
 	return n;
 }
 

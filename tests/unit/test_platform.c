@@ -885,6 +885,26 @@ static void test_audit(void **state)
 	json_array_append_new(json_object_get(b, "vms"), json_pack("{s:s, s:s}", "name", "sh", "version", "other"));
 	assert_int_equal(platform_audit_diff(b, b, &lines), 0);
 	assert_int_equal(lines.n, 0);
+	/*
+	 * many VMs, listed in another order on the other side, one of them
+	 * another version: that one line, the names matched by a hash (a
+	 * file's 100,000 names were 10^10 comparisons)
+	 */
+	json_t *many_a = json_array(), *many_b = json_array();
+	for (int k = 0; k < 20000; k++) {
+		char nm[32];
+		snprintf(nm, sizeof(nm), "vm%d", k);
+		json_array_append_new(many_a, json_pack("{s:s, s:s}", "name", nm, "version", "1"));
+		snprintf(nm, sizeof(nm), "vm%d", 19999 - k);
+		json_array_append_new(many_b, json_pack("{s:s, s:s}", "name", nm, "version", k == 5 ? "2" : "1"));
+	}
+	json_t *b2 = json_deep_copy(b);
+	json_object_set_new(b, "vms", many_a);
+	json_object_set_new(b2, "vms", many_b);
+	assert_int_equal(platform_audit_diff(b, b2, &lines), 1);
+	json_decref(b2);
+	assert_string_equal(lines.v[lines.n - 1], "vm vm19994 version: 1 vs 2");
+	sv_clear(&lines);
 	json_decref(a);
 	json_decref(b);
 }
