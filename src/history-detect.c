@@ -23,6 +23,10 @@
  * median of the squared differences of neighbouring points, robust to the
  * few that are real changes).
  *
+ * A point far from the median of its 7 neighbours has its weight cut so
+ * that it counts as 3 robust sds away (cap_outliers): one noisy session
+ * then cannot make a short segment, nor inflate the dispersion below and
+ * hide a real change.
  * The series is segmented by optimal partitioning (exact dynamic
  * programming) with a weighted squared-error cost and a penalty beta per
  * change, the weights divided by the segmented series' dispersion where
@@ -72,14 +76,16 @@
 /*
  * A point more than CAP_C robust sds from the median of its 2 CAP_K + 1
  * neighbours counts as if it were CAP_C away (cap_outliers).  On t3
- * noise (12 series x 200 commits, 90 trials) this took the false alarms
- * with a step in the series from 54 to 9 (pexec sd 1%) and from 80 to 18
- * (2%), and the 99% size interval's coverage from 0.979 to 0.990 and from
- * 0.980 to 0.990, at the same recall; on the busy Lua corpora it found
- * more 2% steps (0.18 to 0.26; 0.28 to 0.30) and 2x warm-ups (0.944 to
- * 0.983) with fewer warm-up false alarms.  CAP_K = 3 takes out excursions
- * of up to 3 commits (2 did less on t3: 16 alarms against 9); a cap at 4
- * or 5 sds did less on both (bench/history, README)
+ * noise (12 series x 200 commits, 900 trials) this took the false alarms
+ * with a step in the series from 0.24-0.28 to 0.03-0.05 per 1000 points
+ * (pexec sd 1%) and from 0.24-0.74 to 0.03-0.33 (2%), and the 99% size
+ * interval's coverage from 0.974 to 0.987 and from 0.977 to 0.988, at the
+ * same or higher recall; on the busier Lua corpus, the coverage from
+ * 0.976 to 0.994 and the 2x warm-ups found from 0.936 to 0.979, with a
+ * little less placed on the exact commit (0.731 to 0.724).  CAP_K = 3
+ * takes out excursions of up to 3 commits (2 did less on t3: 16 false
+ * alarms in 90 trials against 9); a cap at 4 or 5 sds did less on both
+ * (bench/history, README "History")
  */
 #define CAP_K 3
 #define CAP_C 3.0
@@ -548,7 +554,8 @@ static void detect_what(const struct hist_series *s, enum hist_what w, const str
 		for (size_t i = 0; i < n; i++)
 			wt[i] = 1.0 / (uu[i] + tau2);
 		free(uu);
-		cap_outliers(y, wt, n, CAP_K, CAP_C);
+		if (!o->no_cap)
+			cap_outliers(y, wt, n, CAP_K, CAP_C);
 		st->tau[w] = sqrt(tau2);
 		sums_free(&S);
 		sums_make(&S, y, wt, n);

@@ -24,6 +24,7 @@ struct hist_detect_opts {
 	int use_binary;                 /* same-binary neighbours cannot hold a change (default 1) */
 	unsigned skip;                  /* 1 << what: series not searched */
 	int keep_short;                 /* segments of <= 2 commits are changes too, not noisy sessions (default 0) */
+	int no_cap;                     /* no far point's weight capped (the method before 2026-12-05; default 0) */
 };
 void hist_detect_opts_default(struct hist_detect_opts *o);
 
