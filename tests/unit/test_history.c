@@ -174,6 +174,18 @@ static void test_step_found(void **state)
 	history_series_free(&s);
 }
 
+/* the steady changes detection finds on s, which it frees */
+static size_t steady_changes(struct hist_series *s)
+{
+	struct hist_change *ch;
+	size_t n;
+	history_detect(s, NULL, &ch, &n, NULL);
+	size_t k = count_what(ch, n, HIST_STEADY);
+	free(ch);
+	history_series_free(s);
+	return k;
+}
+
 static void test_outlier_session(void **state)
 {
 	(void)state;
@@ -181,12 +193,7 @@ static void test_outlier_session(void **state)
 	struct shape sh = { .n = 120, .m = 10, .sw = 0.01, .tau = 0.003, .outlier = 60 };
 	struct hist_series s;
 	make(&s, &sh);
-	struct hist_change *ch;
-	size_t n;
-	history_detect(&s, NULL, &ch, &n, NULL);
-	assert_int_equal(count_what(ch, n, HIST_STEADY), 0);
-	free(ch);
-	history_series_free(&s);
+	assert_int_equal(steady_changes(&s), 0);
 }
 
 /*
@@ -207,12 +214,7 @@ static void test_noisy_run(void **state)
 	for (size_t i = 0; i < 3; i++)
 		for (size_t j = 0; j < s.p[100 + i].n; j++)
 			s.p[100 + i].steady[j] *= off[i];
-	struct hist_change *ch;
-	size_t n;
-	history_detect(&s, NULL, &ch, &n, NULL);
-	assert_int_equal(count_what(ch, n, HIST_STEADY), 0);
-	free(ch);
-	history_series_free(&s);
+	assert_int_equal(steady_changes(&s), 0);
 }
 
 /* steady changes over 20 busy series (slow_p of the pexecs 30% slow), a step of size step at 120 (1: none) */
