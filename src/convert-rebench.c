@@ -394,7 +394,8 @@ static int add_suite(struct rb *r, const char *ename, struct fy_node *ex, const 
 	free(ef);
 	if (rc == 0)
 		rc = details_at(r, s, f, &d) < 0 || vars_at(r, s, f, &v) < 0 ? -1 : 0;
-	if (rc == 0 && get_text(r, s, "command", f, &cmd) == 0 && !cmd)
+	/* a command that is not a scalar is get_text's error, and must stop here as one: cmd is NULL then too */
+	if (rc == 0 && (rc = get_text(r, s, "command", f, &cmd)) == 0 && !cmd)
 		rc = rb_err(r, s, f, "no command");
 	if (rc == 0 && !adapter)
 		rc = rb_err(r, s, f, "no gauge_adapter");

@@ -115,4 +115,8 @@ assert_contains "$out" "custom.conf:2: benchmark_suites.s: gauge_adapter: a Pyth
 printf 'executors: {E: {executable: sh, colour: red}}\nbenchmark_suites: {s: {gauge_adapter: Time, command: x, benchmarks: [b]}}\nexperiments: {e: {executions: [E], suites: [s]}}\n' > bad.conf
 out=$("$KILN" convert bad.conf 2>&1); assert_eq $? 3 "an unknown key"
 assert_contains "$out" "bad.conf:1: executors.E: 'colour' is not a key of ReBench's configuration here"
+# a suite's command that is not one value (the fuzzer's find: kiln went on with none and crashed)
+printf 'executors: {E: {executable: sh}}\nbenchmark_suites: {s: {gauge_adapter: Time, command: {a: b}, benchmarks: [b]}}\nexperiments: {e: {executions: [E], suites: [s]}}\n' > cmdmap.conf
+out=$("$KILN" convert cmdmap.conf 2>&1); assert_eq $? 3 "a command that is a mapping"
+assert_contains "$out" "cmdmap.conf:2: benchmark_suites.s: a single value expected"
 echo ok
