@@ -639,6 +639,8 @@ static void steps_bench(struct hist_series *null, size_t nk, int trials, FILE *f
 	static const double sizes[] = { 0.02, 0.05, 0.10 };
 	struct score st3[3] = { { 0 } };
 	long placed[3] = { 0 }, covered[3] = { 0 };
+	size_t nwidth = 0, cwidth = 1024;
+	double *width = xmalloc(cwidth * sizeof(double)); /* the exactly placed changes' log(hi / lo) */
 	for (int t = 0; t < trials; t++) {
 		if (redraw && t > 0)
 			redraw->fn(null, nk, redraw->ctx);
@@ -666,6 +668,9 @@ static void steps_bench(struct hist_series *null, size_t nk, int trials, FILE *f
 				if (ch[c].what == HIST_STEADY && ch[c].at == at) {
 					placed[si]++;
 					covered[si] += ch[c].ratio_lo <= f && f <= ch[c].ratio_hi;
+					if (nwidth == cwidth)
+						width = xrealloc(width, (cwidth *= 2) * sizeof(double));
+					width[nwidth++] = log(ch[c].ratio_hi / ch[c].ratio_lo);
 				}
 			char kind[16];
 			snprintf(kind, sizeof(kind), "step%d", (int)(sizes[si] * 100 + 0.5));
@@ -711,6 +716,9 @@ static void steps_bench(struct hist_series *null, size_t nk, int trials, FILE *f
 	printf("ROW\tdetection: a change's 99%% size interval holds the injected factor (changes on the exact commit; "
 	       "2%%, 5%%, 10%%: %ld/%ld, %ld/%ld, %ld/%ld)\t%.3f (%ld of %ld)\t0.99 nominal\t-\n", covered[0], placed[0],
 	       covered[1], placed[1], covered[2], placed[2], pl ? (double)cv / (double)pl : NAN, cv, pl);
+	printf("ROW\tdetection: the median width of those intervals, hi / lo - 1\t%.4f%%\t-\t-\n",
+	       nwidth ? 100 * expm1(an_percentile(width, nwidth, 50)) : NAN);
+	free(width);
 
 }
 

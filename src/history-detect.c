@@ -42,7 +42,8 @@
  * is counted as an A/A alarm (known false) and moved to the nearest split
  * the data do not reject, or dropped.  Its range is every split within
  * the chi-square's 99% of the best; its size is the ratio of the two
- * segments' levels with a 99% interval.
+ * segments' levels with a 99% interval, each level's variance the larger
+ * of the model's and its sandwich variance (sandwich_var).
  */
 #include "history-detect.h"
 
@@ -461,8 +462,31 @@ static size_t drop_transients(struct pts *P, const size_t *keep, const struct su
 }
 
 /* one change at split k of the kept points [a, b): place, range, size */
+/*
+ * The sandwich (heteroscedasticity-consistent) variance of the weighted
+ * mean of y[a, b) with weights wt: sum w^2 (y - m)^2 / (sum w)^2, times
+ * n / (n - 1).  Right whatever the weights, where the model's 1 / sum w
+ * is right only when they are the inverse variances: the session
+ * variance is one for the series, and a segment measured on a busier
+ * machine than the rest scatters more than it says
+ */
+static double sandwich_var(const double *y, const double *wt, size_t a, size_t b)
+{
+	double W = 0, Wy = 0;
+	for (size_t i = a; i < b; i++) {
+		W += wt[i];
+		Wy += wt[i] * y[i];
+	}
+	double m = Wy / W, ss = 0;
+	for (size_t i = a; i < b; i++)
+		ss += wt[i] * wt[i] * (y[i] - m) * (y[i] - m);
+	size_t n = b - a;
+	return n > 1 ? ss / (W * W) * (double)n / (double)(n - 1) : 0;
+}
+
 static int place_change(const struct pts *P, const size_t *keep, const struct sums *S, size_t a, size_t k, size_t b,
-			enum hist_what w, const struct hist_series *s, struct hist_change *ch)
+			enum hist_what w, const struct hist_series *s, const double *yy, const double *wt,
+			struct hist_change *ch)
 {
 	double best = split_gain(S, a, k, b);
 	/* the data's best split in the range, and the range */
@@ -497,7 +521,10 @@ static int place_change(const struct pts *P, const size_t *keep, const struct su
 		ch->lo++;
 	ch->score = split_gain(S, a, at, b);
 	double ml = seg_mean(S, a, at), mr = seg_mean(S, at, b);
-	double se = sqrt(1.0 / (S->w[at] - S->w[a]) + 1.0 / (S->w[b] - S->w[at]));
+	/* each level's variance: the model's, or its sandwich where the points scatter more than their weights say */
+	double vl = fmax(1.0 / (S->w[at] - S->w[a]), sandwich_var(yy, wt, a, at));
+	double vr = fmax(1.0 / (S->w[b] - S->w[at]), sandwich_var(yy, wt, at, b));
+	double se = sqrt(vl + vr);
 	ch->level_before = ml;
 	ch->level_after = mr;
 	if (w == HIST_CLASS) {
@@ -571,7 +598,7 @@ static void detect_what(const struct hist_series *s, enum hist_what w, const str
 	for (size_t c = 0; c < k; c++) {
 		size_t a = c ? starts[c - 1] : 0, b = c + 1 < k ? starts[c + 1] : n;
 		struct hist_change ch;
-		int placed = place_change(&P, keep, &S, a, starts[c], b, w, s, &ch);
+		int placed = place_change(&P, keep, &S, a, starts[c], b, w, s, y, wt, &ch);
 		int aa = P.same[keep[starts[c]]];
 		st->aa_alarms[w] += aa && o->use_binary;
 		if (aa && o->use_binary)

@@ -217,6 +217,45 @@ static void test_noisy_run(void **state)
 	assert_int_equal(steady_changes(&s), 0);
 }
 
+/*
+ * The size's interval where the two sides are not alike: a 5% step at 100
+ * of 200, the commits before it measured in sessions of sd 0.2%, those
+ * after it in sessions 1% off besides (a machine that got busy).  The
+ * session variance is one for the series, so the model's variance of the
+ * level after is too small; each side's sandwich variance is right
+ * whatever its weights.  Of 393 intervals placed on 100, 369 held 1.05
+ * with the model's variance alone (0.939) and 377 with the larger of the
+ * two (0.959): better, still short of 0.99 (docs/kiln-track.md)
+ */
+static void test_size_unlike_sides(void **state)
+{
+	(void)state;
+	test_seed = 6060;
+	size_t placed = 0, covered = 0;
+	for (int r = 0; r < 400; r++) {
+		struct shape sh = { .n = 200, .m = 10, .sw = 0.01, .tau = 0.002, .step_at = 100, .step = 1.05 };
+		struct hist_series s;
+		make(&s, &sh);
+		for (size_t i = 100; i < 200; i++) {
+			double off = exp(0.01 * gauss());
+			for (size_t j = 0; j < s.p[i].n; j++)
+				s.p[i].steady[j] *= off;
+		}
+		struct hist_change *ch;
+		size_t n;
+		history_detect(&s, NULL, &ch, &n, NULL);
+		const struct hist_change *c = first_what(ch, n, HIST_STEADY);
+		if (c && c->at == 100) {
+			placed++;
+			covered += c->ratio_lo <= 1.05 && 1.05 <= c->ratio_hi;
+		}
+		free(ch);
+		history_series_free(&s);
+	}
+	assert_true(placed >= 380);
+	assert_true(covered >= 0.95 * (double)placed);
+}
+
 /* steady changes over 20 busy series (slow_p of the pexecs 30% slow), a step of size step at 120 (1: none) */
 struct busy_count {
 	size_t found, exact, other; /* within 2 commits of 120, on it, elsewhere */
@@ -700,6 +739,7 @@ int main(void)
 		cmocka_unit_test(test_step_found),
 		cmocka_unit_test(test_outlier_session),
 		cmocka_unit_test(test_noisy_run),
+		cmocka_unit_test(test_size_unlike_sides),
 		cmocka_unit_test(test_busy_slow_mode),
 		cmocka_unit_test(test_busy_step),
 		cmocka_unit_test(test_dispersion),
