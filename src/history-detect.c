@@ -367,8 +367,7 @@ static void cap_outliers(const double *y, double *wt, size_t n, size_t k, double
 		size_t lo = i >= k ? i - k : 0, hi = i + k + 1 < n ? i + k + 1 : n, m = hi - lo;
 		memcpy(win, y + lo, m * sizeof(double));
 		qsort(win, m, sizeof(double), cmp_double);
-		double med = m % 2 ? win[m / 2] : (win[m / 2 - 1] + win[m / 2]) / 2;
-		r[i] = (y[i] - med) * sqrt(wt[i]);
+		r[i] = (y[i] - an_percentile_sorted(win, m, 50)) * sqrt(wt[i]);
 		ar[i] = fabs(r[i]);
 	}
 	qsort(ar, n, sizeof(double), cmp_double);
