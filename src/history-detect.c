@@ -43,7 +43,9 @@
  * the data do not reject, or dropped.  Its range is every split within
  * the chi-square's 99% of the best; its size is the ratio of the two
  * segments' levels with a 99% interval, each level's variance the larger
- * of the model's and its sandwich variance (sandwich_var).
+ * of the model's and its sandwich variance (sandwich_var).  Splits too
+ * small to report are merged away first (merge_small), so the levels are
+ * those of the changes reported.
  */
 #include "history-detect.h"
 
@@ -460,6 +462,37 @@ static size_t drop_transients(struct pts *P, const size_t *keep, const struct su
 	return dropped;
 }
 
+/*
+ * Changes smaller than min (in the series' units) taken out, the smallest
+ * first, each time merging its two segments; returns the changes left.
+ * A change too small to report is still a split: left in, it would cut
+ * the segment beside a reported change short, and that segment was chosen
+ * for differing from its neighbour, so the reported size and its interval
+ * would rest on a few commits picked for being off (on a 5% step with a
+ * sub-1% split beside it in 22 of 2000 series, the level before read up to
+ * 0.5% off against a 99% half-width of 0.16%)
+ */
+static size_t merge_small(const struct sums *S, size_t *starts, size_t k, size_t n, double min)
+{
+	while (k) {
+		size_t worst = k;
+		double least = min;
+		for (size_t c = 0; c < k; c++) {
+			size_t a = c ? starts[c - 1] : 0, b = c + 1 < k ? starts[c + 1] : n;
+			double d = fabs(seg_mean(S, starts[c], b) - seg_mean(S, a, starts[c]));
+			if (d < least) {
+				least = d;
+				worst = c;
+			}
+		}
+		if (worst == k)
+			break;
+		memmove(starts + worst, starts + worst + 1, (k - worst - 1) * sizeof(*starts));
+		k--;
+	}
+	return k;
+}
+
 /* one change at split k of the kept points [a, b): place, range, size */
 /*
  * The sandwich (heteroscedasticity-consistent) variance of the weighted
@@ -594,14 +627,19 @@ static void detect_what(const struct hist_series *s, enum hist_what w, const str
 	st->points[w] = n;
 	for (size_t i = 1; i < n; i++)
 		st->aa_pairs[w] += P.same[keep[i]];
+	/* the A/A figures count every split, reported or not (the segmentation's own rate: docs/kiln-track.md) */
+	for (size_t c = 0; c < k && o->use_binary; c++) {
+		if (P.same[keep[starts[c]]]) {
+			st->aa_alarms[w]++;
+			aa_hit[P.idx[keep[starts[c]]]] = 1;
+		}
+	}
+	k = merge_small(&S, starts, k, n, o->min_change[w]);
 	for (size_t c = 0; c < k; c++) {
 		size_t a = c ? starts[c - 1] : 0, b = c + 1 < k ? starts[c + 1] : n;
 		struct hist_change ch;
 		int placed = place_change(&P, keep, &S, a, starts[c], b, w, s, y, wt, &ch);
 		int aa = P.same[keep[starts[c]]];
-		st->aa_alarms[w] += aa && o->use_binary;
-		if (aa && o->use_binary)
-			aa_hit[P.idx[keep[starts[c]]]] = 1;
 		if (!placed || fabs(ch.level_after - ch.level_before) < o->min_change[w])
 			continue;
 		ch.aa_alarm = aa;
