@@ -1343,6 +1343,181 @@ static int emit_cmds(struct kr *k, struct strbuf *y, const char *krun, const cha
 	return 0;
 }
 
+/* a VM's environment, as a flow mapping of the strings Krun's env held */
+static void emit_env(struct strbuf *y, json_t *env)
+{
+	if (json_is_object(env) && json_object_size(env) && !is_unknown(env)) {
+		sb_adds(y, ", env: {");
+		const char *ek;
+		json_t *ev;
+		int first = 1;
+		json_object_foreach(env, ek, ev) {
+			if (!json_is_string(ev))
+				continue;
+			sb_adds(y, first ? "" : ", ");
+			yaml_quote(y, ek);
+			sb_adds(y, ": ");
+			yaml_quote(y, json_string_value(ev));
+			first = 0;
+		}
+		sb_adds(y, "}");
+	}
+}
+
+/*
+ * The VMs: one kiln VM per Krun VM and variant.  renames gets the
+ * "VM:krun-variant" -> "VM:kiln-variant" pairs SKIP needs, names the kiln
+ * VMs written
+ */
+static void emit_vms(struct kr *k, struct strbuf *y, json_t *vms, json_t *variants, struct strvec *renames,
+		     struct strvec *names)
+{
+	sb_adds(y, "vms:\n");
+	const char *vname;
+	json_t *vm;
+	json_object_foreach(vms, vname, vm) {
+		json_t *def = json_object_get(vm, "vm_def"), *vl = json_object_get(vm, "variants");
+		json_t *n = json_object_get(vm, "n_iterations");
+		const char *cls = tag_str(def, "__call__");
+		json_t *args = json_object_get(def, "args"), *kw = json_object_get(def, "kwargs");
+		const char *path = json_string_value(json_array_get(args, 0));
+		const char *where = tag_str(def, "where");
+		const char *pl = cls ? plugin_of(cls, path) : NULL;
+		if (!pl) {
+			note_at(k, where, vname, "%s: kiln has no plugin for it; the VM is left out", cls ? cls : "a vm_def kiln does not know");
+			continue;
+		}
+		if (!strcmp(cls, "V8VMDef"))
+			note_at(k, where, vname, "Krun ran d8 (%s); kiln's node plugin runs node (path as given)", path ? path : "?");
+		size_t vi;
+		json_t *var;
+		json_array_foreach(vl, vi, var) {
+			const char *kv = json_string_value(var);
+			if (!kv)
+				continue;
+			char *kiln_var = variant_for(pl, kv);
+			char *name = vi ? xasprintf("%s.%s", vname, kv) : xstrdup(vname);
+			if (strcmp(kiln_var, kv))
+				sv_pushf(renames, "%s:%s\t%s:%s", vname, kv, name, kiln_var);
+			else if (vi)
+				sv_pushf(renames, "%s:%s\t%s:%s", vname, kv, name, kiln_var);
+			sv_push(names, name);
+			sb_adds(y, "  ");
+			yaml_quote(y, name);
+			sb_addf(y, ": {plugin: %s", pl);
+			if (path && strcmp(pl, "c")) {
+				sb_adds(y, ", path: ");
+				yaml_quote(y, path);
+			}
+			if (strcmp(pl, "ruby") && strcmp(pl, "php")) {
+				sb_adds(y, ", variant: ");
+				yaml_quote(y, kiln_var);
+			}
+			if (json_is_integer(n))
+				sb_addf(y, ", iterations: %lld", (long long)json_integer_value(n));
+			emit_env(y, json_object_get(kw, "env"));
+			if (json_is_true(json_object_get(kw, "instrument")))
+				sb_adds(y, ", instrument: true");
+			sb_adds(y, "}\n");
+			json_t *ep = json_object_get(variants, kv);
+			const char *sub = json_string_value(json_object_get(json_object_get(ep, "kwargs"), "subdir"));
+			if (sub && strcmp(sub, pl) && !(!strcmp(pl, "node") && !strcmp(sub, "javascript")) &&
+			    !(!strcmp(pl, "luajit") && !strcmp(sub, "lua")) && !(!strcmp(pl, "pypy") && !strcmp(sub, "python")))
+				note_at(k, where, name, "variant %s's sources are in %s/; kiln's %s plugin reads its language's folder", kv,
+				     sub, pl);
+			free(kiln_var);
+			free(name);
+		}
+	}
+}
+
+/* the benchmarks and their params */
+static void emit_benchmarks(struct kr *k, struct strbuf *y, json_t *benchs)
+{
+	sb_adds(y, "benchmarks:\n");
+	const char *bname;
+	json_t *param;
+	json_object_foreach(benchs, bname, param) {
+		char *p = py_str(param);
+		sb_adds(y, "  ");
+		yaml_quote(y, bname);
+		sb_adds(y, ": ");
+		yaml_quote(y, p ? p : "0");
+		sb_addc(y, '\n');
+		if (!p)
+			note_at(k, where_of(k, "BENCHMARKS"), bname, "its param is a value kiln does not know: 0 written");
+		free(p);
+	}
+}
+
+/* SKIP: Krun's patterns are kiln's, the variants named as kiln names them */
+static void emit_skip(struct kr *k, struct strbuf *y, const struct strvec *renames, const struct strvec *names)
+{
+	json_t *skip = setting(k, "SKIP");
+	if (json_is_array(skip) && json_array_size(skip)) {
+		sb_adds(y, "skip: [");
+		size_t i;
+		json_t *s;
+		int written = 0;
+		json_array_foreach(skip, i, s) {
+			const char *pat = json_string_value(s);
+			if (!pat)
+				continue;
+			/* a pattern of a VM left out matches nothing: kiln refuses such a pattern */
+			const char *c1 = strchr(pat, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+			int vm_here = !c1 || !c2;
+			for (size_t v = 0; !vm_here && v < names->n; v++) {
+				char *vp = xstrndup(c1 + 1, (size_t)(c2 - c1 - 1));
+				vm_here = star_match(vp, names->v[v]);
+				free(vp);
+			}
+			if (!vm_here) {
+				note_at(k, where_of(k, "SKIP"), "SKIP", "'%s': its VM is left out", pat);
+				continue;
+			}
+			char *out = xstrdup(pat);
+			for (size_t r = 0; r < renames->n; r++) {
+				const char *tab = strchr(renames->v[r], '\t');
+				size_t fl = (size_t)(tab - renames->v[r]);
+				const char *c = strchr(pat, ':');
+				if (c && !strncmp(c + 1, renames->v[r], fl) && c[1 + fl] == '\0') {
+					free(out);
+					out = xasprintf("%.*s:%s", (int)(c - pat), pat, tab + 1);
+				}
+			}
+			sb_adds(y, written++ ? ", " : "");
+			yaml_quote(y, out);
+			free(out);
+		}
+		sb_adds(y, "]\n");
+	}
+}
+
+/* the settings kiln does not take over, as notes and as comments at the end of the config */
+static void emit_unmapped(struct kr *k, struct strbuf *y)
+{
+	static const struct { const char *name, *why; } others[] = {
+		{ "AMPERF_RATIO_BOUNDS", "kiln's machine checks have no APERF/MPERF bound (platform.counters records them)" },
+		{ "AMPERF_BUSY_THRESHOLD", "as AMPERF_RATIO_BOUNDS" },
+		{ "MAIL_TO", "kiln mails nobody: platform.notify runs a command on failure and completion" },
+		{ "MAX_MAILS", "as MAIL_TO" },
+		{ "ENABLE_PINNING", "platform.pin_cpus pins the benchmark's processes" },
+		{ "TEMP_READ_PAUSE", "platform.temp_wait_max_s is how long kiln waits for the temperature" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(others); i++)
+		if (setting(k, others[i].name) && !json_is_null(setting(k, others[i].name)))
+			note_at(k, where_of(k, others[i].name), others[i].name, "not taken over (%s)", others[i].why);
+	sv_pushf(&k->out->unmapped, "%s: reboots: Krun's --hardware-reboots is `kiln run --reboot`", k->path);
+	if (k->out->unmapped.n) {
+		sb_adds(y, "# not taken over:\n");
+		for (size_t i = 0; i < k->out->unmapped.n; i++) {
+			sb_adds(y, "#   ");
+			esc_add(y, ESC_TERM, k->out->unmapped.v[i]);
+			sb_addc(y, '\n');
+		}
+	}
+}
+
 static int emit(struct kr *k)
 {
 	struct strbuf *y = &k->out->yaml;
@@ -1376,157 +1551,13 @@ static int emit(struct kr *k)
 		     (long long)json_integer_value(heap));
 	if (emit_cmds(k, y, "PRE_EXECUTION_CMDS", "pre_execution") < 0 || emit_cmds(k, y, "POST_EXECUTION_CMDS", "post_execution") < 0)
 		return -1;
-	/* the VMs: one per VM and variant */
-	struct strvec renames = STRVEC_INIT; /* "VM:krun-variant" -> "VM:kiln-variant" pairs, for SKIP */
-	struct strvec names = STRVEC_INIT;   /* the kiln VMs written */
-	sb_adds(y, "vms:\n");
-	const char *vname;
-	json_t *vm;
-	json_object_foreach(vms, vname, vm) {
-		json_t *def = json_object_get(vm, "vm_def"), *vl = json_object_get(vm, "variants");
-		json_t *n = json_object_get(vm, "n_iterations");
-		const char *cls = tag_str(def, "__call__");
-		json_t *args = json_object_get(def, "args"), *kw = json_object_get(def, "kwargs");
-		const char *path = json_string_value(json_array_get(args, 0));
-		const char *where = tag_str(def, "where");
-		const char *pl = cls ? plugin_of(cls, path) : NULL;
-		if (!pl) {
-			note_at(k, where, vname, "%s: kiln has no plugin for it; the VM is left out", cls ? cls : "a vm_def kiln does not know");
-			continue;
-		}
-		if (!strcmp(cls, "V8VMDef"))
-			note_at(k, where, vname, "Krun ran d8 (%s); kiln's node plugin runs node (path as given)", path ? path : "?");
-		size_t vi;
-		json_t *var;
-		json_array_foreach(vl, vi, var) {
-			const char *kv = json_string_value(var);
-			if (!kv)
-				continue;
-			char *kiln_var = variant_for(pl, kv);
-			char *name = vi ? xasprintf("%s.%s", vname, kv) : xstrdup(vname);
-			if (strcmp(kiln_var, kv))
-				sv_pushf(&renames, "%s:%s\t%s:%s", vname, kv, name, kiln_var);
-			else if (vi)
-				sv_pushf(&renames, "%s:%s\t%s:%s", vname, kv, name, kiln_var);
-			sv_push(&names, name);
-			sb_adds(y, "  ");
-			yaml_quote(y, name);
-			sb_addf(y, ": {plugin: %s", pl);
-			if (path && strcmp(pl, "c")) {
-				sb_adds(y, ", path: ");
-				yaml_quote(y, path);
-			}
-			if (strcmp(pl, "ruby") && strcmp(pl, "php")) {
-				sb_adds(y, ", variant: ");
-				yaml_quote(y, kiln_var);
-			}
-			if (json_is_integer(n))
-				sb_addf(y, ", iterations: %lld", (long long)json_integer_value(n));
-			json_t *env = json_object_get(kw, "env");
-			if (json_is_object(env) && json_object_size(env) && !is_unknown(env)) {
-				sb_adds(y, ", env: {");
-				const char *ek;
-				json_t *ev;
-				int first = 1;
-				json_object_foreach(env, ek, ev) {
-					if (!json_is_string(ev))
-						continue;
-					sb_adds(y, first ? "" : ", ");
-					yaml_quote(y, ek);
-					sb_adds(y, ": ");
-					yaml_quote(y, json_string_value(ev));
-					first = 0;
-				}
-				sb_adds(y, "}");
-			}
-			if (json_is_true(json_object_get(kw, "instrument")))
-				sb_adds(y, ", instrument: true");
-			sb_adds(y, "}\n");
-			json_t *ep = json_object_get(variants, kv);
-			const char *sub = json_string_value(json_object_get(json_object_get(ep, "kwargs"), "subdir"));
-			if (sub && strcmp(sub, pl) && !(!strcmp(pl, "node") && !strcmp(sub, "javascript")) &&
-			    !(!strcmp(pl, "luajit") && !strcmp(sub, "lua")) && !(!strcmp(pl, "pypy") && !strcmp(sub, "python")))
-				note_at(k, where, name, "variant %s's sources are in %s/; kiln's %s plugin reads its language's folder", kv,
-				     sub, pl);
-			free(kiln_var);
-			free(name);
-		}
-	}
-	sb_adds(y, "benchmarks:\n");
-	const char *bname;
-	json_t *param;
-	json_object_foreach(benchs, bname, param) {
-		char *p = py_str(param);
-		sb_adds(y, "  ");
-		yaml_quote(y, bname);
-		sb_adds(y, ": ");
-		yaml_quote(y, p ? p : "0");
-		sb_addc(y, '\n');
-		if (!p)
-			note_at(k, where_of(k, "BENCHMARKS"), bname, "its param is a value kiln does not know: 0 written");
-		free(p);
-	}
-	/* SKIP: Krun's patterns are kiln's, the variants named as kiln names them */
-	json_t *skip = setting(k, "SKIP");
-	if (json_is_array(skip) && json_array_size(skip)) {
-		sb_adds(y, "skip: [");
-		size_t i;
-		json_t *s;
-		int written = 0;
-		json_array_foreach(skip, i, s) {
-			const char *pat = json_string_value(s);
-			if (!pat)
-				continue;
-			/* a pattern of a VM left out matches nothing: kiln refuses such a pattern */
-			const char *c1 = strchr(pat, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-			int vm_here = !c1 || !c2;
-			for (size_t v = 0; !vm_here && v < names.n; v++) {
-				char *vp = xstrndup(c1 + 1, (size_t)(c2 - c1 - 1));
-				vm_here = star_match(vp, names.v[v]);
-				free(vp);
-			}
-			if (!vm_here) {
-				note_at(k, where_of(k, "SKIP"), "SKIP", "'%s': its VM is left out", pat);
-				continue;
-			}
-			char *out = xstrdup(pat);
-			for (size_t r = 0; r < renames.n; r++) {
-				const char *tab = strchr(renames.v[r], '\t');
-				size_t fl = (size_t)(tab - renames.v[r]);
-				const char *c = strchr(pat, ':');
-				if (c && !strncmp(c + 1, renames.v[r], fl) && c[1 + fl] == '\0') {
-					free(out);
-					out = xasprintf("%.*s:%s", (int)(c - pat), pat, tab + 1);
-				}
-			}
-			sb_adds(y, written++ ? ", " : "");
-			yaml_quote(y, out);
-			free(out);
-		}
-		sb_adds(y, "]\n");
-	}
+	struct strvec renames = STRVEC_INIT, names = STRVEC_INIT;
+	emit_vms(k, y, vms, variants, &renames, &names);
+	emit_benchmarks(k, y, benchs);
+	emit_skip(k, y, &renames, &names);
 	sv_clear(&renames);
 	sv_clear(&names);
-	static const struct { const char *name, *why; } others[] = {
-		{ "AMPERF_RATIO_BOUNDS", "kiln's machine checks have no APERF/MPERF bound (platform.counters records them)" },
-		{ "AMPERF_BUSY_THRESHOLD", "as AMPERF_RATIO_BOUNDS" },
-		{ "MAIL_TO", "kiln mails nobody: platform.notify runs a command on failure and completion" },
-		{ "MAX_MAILS", "as MAIL_TO" },
-		{ "ENABLE_PINNING", "platform.pin_cpus pins the benchmark's processes" },
-		{ "TEMP_READ_PAUSE", "platform.temp_wait_max_s is how long kiln waits for the temperature" },
-	};
-	for (size_t i = 0; i < ARRAY_SIZE(others); i++)
-		if (setting(k, others[i].name) && !json_is_null(setting(k, others[i].name)))
-			note_at(k, where_of(k, others[i].name), others[i].name, "not taken over (%s)", others[i].why);
-	sv_pushf(&k->out->unmapped, "%s: reboots: Krun's --hardware-reboots is `kiln run --reboot`", k->path);
-	if (k->out->unmapped.n) {
-		sb_adds(y, "# not taken over:\n");
-		for (size_t i = 0; i < k->out->unmapped.n; i++) {
-			sb_adds(y, "#   ");
-			esc_add(y, ESC_TERM, k->out->unmapped.v[i]);
-			sb_addc(y, '\n');
-		}
-	}
+	emit_unmapped(k, y);
 	return 0;
 }
 
