@@ -468,9 +468,9 @@ static size_t drop_transients(struct pts *P, const size_t *keep, const struct su
  * A change too small to report is still a split: left in, it would cut
  * the segment beside a reported change short, and that segment was chosen
  * for differing from its neighbour, so the reported size and its interval
- * would rest on a few commits picked for being off (on a 5% step with a
- * sub-1% split beside it in 22 of 2000 series, the level before read up to
- * 0.5% off against a 99% half-width of 0.16%)
+ * would rest on a few commits picked for being off (a 5% step, the commits
+ * after it in sessions 1% off: such a split moved its levels in 117 of
+ * 1980 series, by up to 0.97%, and 41 of those intervals missed the step)
  */
 static size_t merge_small(const struct sums *S, size_t *starts, size_t k, size_t n, double min)
 {
