@@ -207,6 +207,111 @@ static size_t pick_mid(const unsigned char *state, size_t lo, size_t hi, size_t 
 	return n;
 }
 
+/* what the comparisons so far say of the rounds: their pooled variance and BAD's level */
+struct evidence {
+	double pool_ss, pool_df; /* squared deviations and their degrees of freedom */
+	double bad_sum, bad_n;   /* the rounds of commits found like BAD: their sum and count */
+};
+
+static void pool_add(struct evidence *ev, double sd, size_t n)
+{
+	if (n > 1) {
+		ev->pool_ss += sd * sd * (double)(n - 1);
+		ev->pool_df += (double)(n - 1);
+	}
+}
+
+/* GOOD against BAD: the first step, its verdict the outcome so far; < 0 on an error */
+static int compare_ends(size_t n, const struct bisect_opts *o, const struct bisect_ops *ops, struct bisect_result *r,
+			struct evidence *ev, struct kerr *e)
+{
+	struct diff_test dt = { .o = o, .verdict = -1 };
+	struct bisect_step *st = add_step(r, n - 1);
+	if (ops->measure(ops->ctx, 0, n - 1, diff_more, &dt, e) < 0)
+		return -1;
+	r->rounds += dt.n;
+	st->rounds = dt.n;
+	st->ratio = r->ratio = exp(dt.m);
+	st->lo = r->ratio_lo = exp(dt.lo);
+	st->hi = r->ratio_hi = exp(dt.hi);
+	st->verdict = dt.verdict == 1 ? BV_BAD : dt.verdict == 0 ? BV_GOOD : BV_UNSURE;
+	r->outcome = dt.verdict == 1 ? BISECT_FOUND : dt.verdict == 0 ? BISECT_NO_CHANGE : BISECT_UNSURE;
+	if (dt.verdict == 1 && dt.n > 1) {
+		/* the rounds' variance pooled over every comparison, from GOOD against BAD's on */
+		pool_add(ev, dt.sd, dt.n);
+		ev->bad_sum = dt.m * (double)dt.n;
+		ev->bad_n = (double)dt.n;
+	}
+	return 0;
+}
+
+/* midpoint mid against GOOD, with the SPRT: moves r's ends, or ends the search with a range; < 0 on an error */
+static int test_mid(size_t mid, const struct bisect_opts *o, const struct bisect_ops *ops, struct bisect_result *r,
+		    struct bisect_step *st, struct evidence *ev, struct kerr *e)
+{
+	/* BAD's level: every round of a commit found like BAD so far */
+	struct sprt sp = { .o = o, .delta = ev->bad_sum / ev->bad_n, .pool_ss = ev->pool_ss, .pool_df = ev->pool_df,
+			   .verdict = -1 };
+	if (ops->measure(ops->ctx, 0, mid, sprt_more, &sp, e) < 0)
+		return -1;
+	r->rounds += sp.n;
+	st->rounds = sp.n;
+	st->ratio = exp(sp.m);
+	double se = sp.sd / sqrt((double)(sp.n ? sp.n : 1));
+	st->lo = exp(sp.m - Z99 * se);
+	st->hi = exp(sp.m + Z99 * se);
+	pool_add(ev, sp.sd, sp.n);
+	if (sp.verdict == 1) {
+		st->verdict = BV_BAD;
+		r->hi = mid;
+		ev->bad_sum += sp.m * (double)sp.n;
+		ev->bad_n += (double)sp.n;
+	} else if (sp.verdict == 0) {
+		st->verdict = BV_GOOD;
+		r->lo = mid;
+	} else {
+		st->verdict = BV_UNSURE;
+		r->outcome = BISECT_RANGE;
+	}
+	return 0;
+}
+
+/* the midpoints, halving [r->lo, r->hi] while the search has a culprit to find */
+static int halve(size_t n, const struct bisect_opts *o, const struct bisect_ops *ops, unsigned char *state,
+		 struct bisect_result *r, struct evidence *ev, struct kerr *e)
+{
+	size_t from;
+	while (r->outcome == BISECT_FOUND && r->hi - r->lo > 1) {
+		size_t mid = pick_mid(state, r->lo, r->hi, n);
+		if (mid == n) {
+			r->outcome = BISECT_RANGE; /* every commit between is broken */
+			break;
+		}
+		int b = build_once(ops, state, mid, r, e);
+		if (b < 0)
+			return -1;
+		struct bisect_step *st = add_step(r, mid);
+		if (b == 1) {
+			st->verdict = BV_BROKEN;
+			continue;
+		}
+		int inherited = same_binary(ops, r, n, mid, &from);
+		if (inherited >= 0) {
+			/* a binary already judged: its verdict, without a round */
+			st->verdict = inherited ? BV_BAD : BV_GOOD;
+			st->same_as = from;
+			if (inherited)
+				r->hi = mid;
+			else
+				r->lo = mid;
+			continue;
+		}
+		if (test_mid(mid, o, ops, r, st, ev, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int bisect_run(size_t n, const struct bisect_opts *o, const struct bisect_ops *ops, struct bisect_result *r,
 	       struct kerr *e)
 {
@@ -226,94 +331,16 @@ int bisect_run(size_t n, const struct bisect_opts *o, const struct bisect_ops *o
 			code = b < 0 ? (e->code ? e->code : KEXIT_FAIL)
 				     : (kerr_setc(e, KEXIT_FAIL, "the %s commit does not build", end ? "BAD" : "GOOD"), KEXIT_FAIL);
 	}
-	struct diff_test dt = { .o = o, .verdict = -1 };
-	struct bisect_step *st = NULL;
 	size_t from;
+	struct evidence ev = { 0 };
 	if (code == KEXIT_OK && same_binary(ops, r, n, n - 1, &from) == 0) {
 		/* GOOD and BAD built one binary: one program, no culprit, no round needed */
-		st = add_step(r, n - 1);
+		struct bisect_step *st = add_step(r, n - 1);
 		st->verdict = BV_GOOD;
 		st->same_as = 0;
 		r->outcome = BISECT_NO_CHANGE;
-		free(state);
-		return KEXIT_OK;
-	}
-	if (code == KEXIT_OK) {
-		st = add_step(r, n - 1);
-		if (ops->measure(ops->ctx, 0, n - 1, diff_more, &dt, e) < 0)
-			code = e->code ? e->code : KEXIT_FAIL;
-	}
-	if (code == KEXIT_OK) {
-		r->rounds += dt.n;
-		st->rounds = dt.n;
-		st->ratio = r->ratio = exp(dt.m);
-		st->lo = r->ratio_lo = exp(dt.lo);
-		st->hi = r->ratio_hi = exp(dt.hi);
-		st->verdict = dt.verdict == 1 ? BV_BAD : dt.verdict == 0 ? BV_GOOD : BV_UNSURE;
-		r->outcome = dt.verdict == 1 ? BISECT_FOUND : dt.verdict == 0 ? BISECT_NO_CHANGE : BISECT_UNSURE;
-	}
-	double pool_ss = 0, pool_df = 0, bad_sum = 0, bad_n = 0;
-	if (code == KEXIT_OK && dt.verdict == 1 && dt.n > 1) {
-		/* the rounds' variance pooled over every comparison, from GOOD against BAD's on */
-		pool_ss = dt.sd * dt.sd * (double)(dt.n - 1);
-		pool_df = (double)(dt.n - 1);
-		bad_sum = dt.m * (double)dt.n;
-		bad_n = (double)dt.n;
-	}
-	while (code == KEXIT_OK && r->outcome == BISECT_FOUND && r->hi - r->lo > 1) {
-		size_t mid = pick_mid(state, r->lo, r->hi, n);
-		if (mid == n) {
-			r->outcome = BISECT_RANGE; /* every commit between is broken */
-			break;
-		}
-		int b = build_once(ops, state, mid, r, e);
-		if (b < 0) {
-			code = e->code ? e->code : KEXIT_FAIL;
-			break;
-		}
-		st = add_step(r, mid);
-		if (b == 1) {
-			st->verdict = BV_BROKEN;
-			continue;
-		}
-		int inherited = same_binary(ops, r, n, mid, &from);
-		if (inherited >= 0) {
-			st->verdict = inherited ? BV_BAD : BV_GOOD;
-			st->same_as = from;
-			if (inherited)
-				r->hi = mid;
-			else
-				r->lo = mid;
-			continue;
-		}
-		/* BAD's level: every round of a commit found like BAD so far */
-		struct sprt sp = { .o = o, .delta = bad_sum / bad_n, .pool_ss = pool_ss, .pool_df = pool_df, .verdict = -1 };
-		if (ops->measure(ops->ctx, 0, mid, sprt_more, &sp, e) < 0) {
-			code = e->code ? e->code : KEXIT_FAIL;
-			break;
-		}
-		r->rounds += sp.n;
-		st->rounds = sp.n;
-		st->ratio = exp(sp.m);
-		double se = sp.sd / sqrt((double)(sp.n ? sp.n : 1));
-		st->lo = exp(sp.m - Z99 * se);
-		st->hi = exp(sp.m + Z99 * se);
-		if (sp.n > 1) {
-			pool_ss += sp.sd * sp.sd * (double)(sp.n - 1);
-			pool_df += (double)(sp.n - 1);
-		}
-		if (sp.verdict == 1) {
-			st->verdict = BV_BAD;
-			r->hi = mid;
-			bad_sum += sp.m * (double)sp.n;
-			bad_n += (double)sp.n;
-		} else if (sp.verdict == 0) {
-			st->verdict = BV_GOOD;
-			r->lo = mid;
-		} else {
-			st->verdict = BV_UNSURE;
-			r->outcome = BISECT_RANGE;
-		}
+	} else if (code == KEXIT_OK && (compare_ends(n, o, ops, r, &ev, e) < 0 || halve(n, o, ops, state, r, &ev, e) < 0)) {
+		code = e->code ? e->code : KEXIT_FAIL;
 	}
 	if (code == KEXIT_OK && r->outcome == BISECT_FOUND)
 		r->culprit = r->hi;
