@@ -1330,6 +1330,88 @@ static json_t *dist_json(const struct an_key *k, const struct an_opts *o)
 	return d;
 }
 
+/* one pexec's figures in a key's JSON (warmup_stats' fields, then kiln's) */
+static json_t *pexec_json(const struct an_key *k, const struct an_pexec *p)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "index", json_integer(p->num));
+	json_object_set_new(o, "classification", json_string(an_class_name(p->cls)));
+	json_t *ol = json_array(), *cp = json_array(), *means = json_array(), *vars = json_array();
+	for (size_t q = 0; q < p->noutliers; q++)
+		json_array_append_new(ol, json_integer((json_int_t)p->outliers[q]));
+	for (size_t s = 0; s < p->nsegs; s++) {
+		if (s + 1 < p->nsegs)
+			json_array_append_new(cp, json_integer((json_int_t)p->segs[s].end - 1));
+		json_array_append_new(means, json_real(p->segs[s].mean));
+		json_array_append_new(vars, json_real(p->segs[s].var));
+	}
+	json_object_set_new(o, "outliers", ol);
+	json_object_set_new(o, "changepoints", cp);
+	json_object_set_new(o, "segment_means", means);
+	json_object_set_new(o, "segment_vars", vars);
+	json_object_set_new(o, "steady_state_iteration",
+			    p->cls != AN_NO_STEADY ? json_integer(p->steady_iter) : json_null());
+	/* kiln's: what a steady iteration costs (pauses in), without outliers, the warmup's cost, the warnings */
+	json_object_set_new(o, "steady_state_time", json_num(p->steady_mean));
+	json_object_set_new(o, "steady_state_time_without_outliers", json_num(p->steady_mean_clean));
+	json_object_set_new(o, "warmup_cost_s", json_num(p->warmup_cost));
+	json_object_set_new(o, "drift_per_iteration", json_num(p->drift_rate));
+	json_object_set_new(o, "autocorrelation_tau", json_num(p->tau));
+	json_object_set_new(o, "warn_drift", json_boolean(p->warn & AN_WARN_DRIFT));
+	json_object_set_new(o, "warn_short", json_boolean(p->warn & AN_WARN_SHORT));
+	json_object_set_new(o, "left_out", json_boolean(an_left_out(k, p)));
+	/* the whole process, start to reap (null: the file does not say) */
+	json_object_set_new(o, "duration_s", json_num(k->key->pexecs[p->index].duration));
+	return o;
+}
+
+/* the warmup analysis' warnings, one sentence an element */
+static json_t *warnings_json(const struct an_key *k)
+{
+	struct strbuf wt = STRBUF_INIT;
+	an_warn_text(k, &wt);
+	json_t *wl = json_array();
+	for (char *line = wt.buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		json_array_append_new(wl, json_string(line));
+	}
+	sb_release(&wt);
+	return wl;
+}
+
+/* kiln's: per-pexec values over the completed pexecs */
+static json_t *per_pexec_json(const struct an_key *k)
+{
+	struct scalar_sum *sc;
+	size_t nsc = key_scalars(k, &sc);
+	json_t *pp = json_object();
+	for (size_t q = 0; q < nsc; q++)
+		json_object_set_new(pp, esc(ESC_JSON, sc[q].name), json_pack("{s:s,s:o,s:o,s:o,s:I}", "unit", esc(ESC_JSON, sc[q].unit), "mean",
+							      json_num(sc[q].mean), "min", json_num(sc[q].min), "max",
+							      json_num(sc[q].max), "pexecs", (json_int_t)sc[q].n));
+	free(sc);
+	return pp;
+}
+
+/* the pexecs that did not complete, or whose instrumentation failed, and why */
+static json_t *failures_json(const struct an_key *k)
+{
+	json_t *fl = json_array();
+	for (size_t q = 0; q < k->key->npexecs; q++) {
+		const struct ds_pexec *dp = &k->key->pexecs[q];
+		if (dp->status == DS_OK && !dp->instr_error)
+			continue;
+		static const char *const names[] = { "ok", "failed", "timeout", "pending", "tainted" };
+		json_array_append_new(fl, json_pack("{s:I,s:s,s:o,s:o}", "pexec", (json_int_t)dp->num, "status",
+						    names[dp->status], "error", dp->error ? json_string(esc(ESC_JSON, dp->error)) : json_null(),
+						    "instrumentation_error",
+						    dp->instr_error ? json_string(esc(ESC_JSON, dp->instr_error)) : json_null()));
+	}
+	return fl;
+}
+
 static json_t *key_json(const struct an_key *k, const struct an_opts *ao)
 {
 	json_t *b = json_object();
@@ -1346,36 +1428,7 @@ static json_t *key_json(const struct an_key *k, const struct an_opts *ao)
 			json_array_append_new(ttl, json_real(p->time_to_steady));
 			json_array_append_new(sml, json_num(p->steady_mean));
 		}
-		json_t *o = json_object();
-		json_object_set_new(o, "index", json_integer(p->num));
-		json_object_set_new(o, "classification", json_string(an_class_name(p->cls)));
-		json_t *ol = json_array(), *cp = json_array(), *means = json_array(), *vars = json_array();
-		for (size_t q = 0; q < p->noutliers; q++)
-			json_array_append_new(ol, json_integer((json_int_t)p->outliers[q]));
-		for (size_t s = 0; s < p->nsegs; s++) {
-			if (s + 1 < p->nsegs)
-				json_array_append_new(cp, json_integer((json_int_t)p->segs[s].end - 1));
-			json_array_append_new(means, json_real(p->segs[s].mean));
-			json_array_append_new(vars, json_real(p->segs[s].var));
-		}
-		json_object_set_new(o, "outliers", ol);
-		json_object_set_new(o, "changepoints", cp);
-		json_object_set_new(o, "segment_means", means);
-		json_object_set_new(o, "segment_vars", vars);
-		json_object_set_new(o, "steady_state_iteration",
-				    p->cls != AN_NO_STEADY ? json_integer(p->steady_iter) : json_null());
-		/* kiln's: what a steady iteration costs (pauses in), without outliers, the warmup's cost, the warnings */
-		json_object_set_new(o, "steady_state_time", json_num(p->steady_mean));
-		json_object_set_new(o, "steady_state_time_without_outliers", json_num(p->steady_mean_clean));
-		json_object_set_new(o, "warmup_cost_s", json_num(p->warmup_cost));
-		json_object_set_new(o, "drift_per_iteration", json_num(p->drift_rate));
-		json_object_set_new(o, "autocorrelation_tau", json_num(p->tau));
-		json_object_set_new(o, "warn_drift", json_boolean(p->warn & AN_WARN_DRIFT));
-		json_object_set_new(o, "warn_short", json_boolean(p->warn & AN_WARN_SHORT));
-		json_object_set_new(o, "left_out", json_boolean(an_left_out(k, p)));
-		/* the whole process, start to reap (null: the file does not say) */
-		json_object_set_new(o, "duration_s", json_num(k->key->pexecs[p->index].duration));
-		json_array_append_new(px, o);
+		json_array_append_new(px, pexec_json(k, p));
 	}
 	int has = k->has_steady;
 	/* warmup_stats' "_iqr" fields hold the 5th and 95th percentiles (its median_iqr) */
@@ -1394,17 +1447,7 @@ static json_t *key_json(const struct an_key *k, const struct an_opts *ao)
 	json_object_set_new(b, "steady_state_time_list", sml);
 	json_object_set_new(b, "steady_state_time_without_outliers", has ? json_num(k->perf_clean) : json_null());
 	/* kiln's: the warmup analysis' warnings, each with its sentence (issue 26) */
-	struct strbuf wt = STRBUF_INIT;
-	an_warn_text(k, &wt);
-	json_t *wl = json_array();
-	for (char *line = wt.buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
-		nl = strchr(line, '\n');
-		if (nl)
-			*nl = '\0';
-		json_array_append_new(wl, json_string(line));
-	}
-	sb_release(&wt);
-	json_object_set_new(b, "warnings", wl);
+	json_object_set_new(b, "warnings", warnings_json(k));
 	json_object_set_new(b, "warn_drift", json_boolean(k->warn & AN_WARN_DRIFT));
 	json_object_set_new(b, "drift_per_iteration", json_num(k->drift_rate));
 	json_object_set_new(b, "drift_per_iteration_interval", jpair(k->drift_lo, k->drift_hi));
@@ -1413,7 +1456,7 @@ static json_t *key_json(const struct an_key *k, const struct an_opts *ao)
 			    k->warn & AN_WARN_SHORT ? json_integer(k->short_need) : json_null());
 	/* pexecs without a figure left out of the steady figures (AN_LEFT_OUT_DEN), with the sentence */
 	json_object_set_new(b, "left_out_pexecs", json_integer((json_int_t)k->left_out));
-	sb_reset(&wt);
+	struct strbuf wt = STRBUF_INIT;
 	json_object_set_new(b, "left_out", an_left_out_text(k, &wt) ? json_string(wt.buf) : json_null());
 	sb_release(&wt);
 	json_object_set_new(b, "process_executons", px); /* sic: warmup_stats' spelling */
@@ -1444,31 +1487,11 @@ static json_t *key_json(const struct an_key *k, const struct an_opts *ao)
 	json_object_set_new(b, "distribution", dist_json(k, ao));
 	if (k->key->program_note)
 		json_object_set_new(b, "program_note", json_string(esc(ESC_JSON, k->key->program_note)));
-	/* kiln's: per-pexec values over the completed pexecs, and why the others did not complete */
-	struct scalar_sum *sc;
-	size_t nsc = key_scalars(k, &sc);
-	json_t *pp = json_object();
-	for (size_t q = 0; q < nsc; q++)
-		json_object_set_new(pp, esc(ESC_JSON, sc[q].name), json_pack("{s:s,s:o,s:o,s:o,s:I}", "unit", esc(ESC_JSON, sc[q].unit), "mean",
-							      json_num(sc[q].mean), "min", json_num(sc[q].min), "max",
-							      json_num(sc[q].max), "pexecs", (json_int_t)sc[q].n));
-	free(sc);
-	json_object_set_new(b, "per_pexec", pp);
+	json_object_set_new(b, "per_pexec", per_pexec_json(k));
 	json_object_set_new(b, "warmup_left_out", json_pack("{s:I,s:I}", "pexecs", (json_int_t)k->key->warmup_pexecs,
 								 "iterations_per_pexec",
 								 (json_int_t)k->key->warmup_iterations));
-	json_t *fl = json_array();
-	for (size_t q = 0; q < k->key->npexecs; q++) {
-		const struct ds_pexec *dp = &k->key->pexecs[q];
-		if (dp->status == DS_OK && !dp->instr_error)
-			continue;
-		static const char *const names[] = { "ok", "failed", "timeout", "pending", "tainted" };
-		json_array_append_new(fl, json_pack("{s:I,s:s,s:o,s:o}", "pexec", (json_int_t)dp->num, "status",
-						    names[dp->status], "error", dp->error ? json_string(esc(ESC_JSON, dp->error)) : json_null(),
-						    "instrumentation_error",
-						    dp->instr_error ? json_string(esc(ESC_JSON, dp->instr_error)) : json_null()));
-	}
-	json_object_set_new(b, "failures", fl);
+	json_object_set_new(b, "failures", failures_json(k));
 	return b;
 }
 
