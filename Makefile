@@ -60,7 +60,7 @@ LUA_CLOCK  := $(if $(shell pkg-config --exists lua5.4 2>/dev/null && echo y),plu
 KILN     := $(O)/kiln
 RUNNER_C := $(O)/kiln-runner-c
 
-.PHONY: all test test-all test-unit test-e2e test-asan test-valgrind demo install uninstall clean fuzz bench deps java
+.PHONY: all bench-all test test-all test-unit test-e2e test-asan test-valgrind demo install uninstall clean fuzz bench deps java
 all: $(KILN) $(O)/libkiln.a $(O)/libkiln.so $(RUNNER_C) $(BENCH_SO) $(LUA_CLOCK) $(HELPERS) $(O)/man/kiln.1 java
 
 $(O)/obj/%.o: %.c $(wildcard src/*.h include/*.h plugins/*/*.h)
@@ -159,7 +159,12 @@ demo: deps
 	@$(MAKE) --no-print-directory all >/dev/null
 	@$(KILN) demo
 
-bench: all $(BENCH_BIN)
+# `make bench` on a fresh machine: its packages first, as `make test` does
+bench:
+	@scripts/deps.sh --bench
+	@$(MAKE) --no-print-directory bench-all
+
+bench-all: all $(BENCH_BIN)
 	@O=$(O) bench/run.sh
 
 fuzz:

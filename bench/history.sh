@@ -22,7 +22,7 @@ otava=${OTAVA_REPO:-/work/.mirror/apache+otava/repo}
 py=/usr/bin/python3
 if ! git -C "$asv" rev-parse -q --verify HEAD >/dev/null 2>&1 || ! git -C "$otava" rev-parse -q --verify HEAD >/dev/null 2>&1 ||
 	! "$py" -c 'import numpy, scipy' 2>/dev/null; then
-	echo "history: the baselines need clones of airspeed-velocity/asv and apache/otava (ASV_REPO, OTAVA_REPO) and Debian's python3-numpy, python3-scipy: not run"
+	echo "history: the baselines need clones of airspeed-velocity/asv and apache/otava (ASV_REPO, OTAVA_REPO) and Debian's python3-numpy, python3-scipy (scripts/deps.sh --bench): not run"
 	exit 0
 fi
 mkdir -p "$out/asv" "$out/otava"

@@ -4,7 +4,7 @@
 # there.  `scripts/deps.sh` installs what building and `make demo` need;
 # `scripts/deps.sh --test` adds what the test suite needs (every VM, perf,
 # clang for fuzzing, valgrind, chromium for the HTML report test, pdflatex
-# for the LaTeX table).
+# for the LaTeX table); `--bench` that and what `make bench` needs.
 set -eu
 
 # building kiln and libkiln (liblowdown: the docs/ pages as man pages, Markdown
@@ -26,8 +26,13 @@ TEST="libcmocka-dev sqlite3 bzip2 zstd linux-perf hyperfine clang libclang-rt-14
 valgrind chromium procps util-linux kmod strace gdb slurmctld slurmd slurm-client munge
 texlive-latex-base texlive-latex-recommended poppler-utils man-db groff-base asciidoctor emacs-nox"
 
+# `make bench` besides: numpy and scipy, for Otava's detector run from its
+# sources beside kiln's (bench/history.sh; asv's needs neither)
+BENCH="python3-numpy python3-scipy"
+
 want="$BUILD $VMS"
 [ "${1:-}" = "--test" ] && want="$want $TEST"
+[ "${1:-}" = "--bench" ] && want="$want $TEST $BENCH"
 
 # Node.js: any `node` on PATH will do (Debian's nodejs or another build)
 command -v node >/dev/null 2>&1 || want="$want nodejs"
