@@ -639,10 +639,8 @@ static void detect_what(const struct hist_series *s, enum hist_what w, const str
 		size_t a = c ? starts[c - 1] : 0, b = c + 1 < k ? starts[c + 1] : n;
 		struct hist_change ch;
 		int placed = place_change(&P, keep, &S, a, starts[c], b, w, s, y, wt, &ch);
-		int aa = P.same[keep[starts[c]]];
 		if (!placed || fabs(ch.level_after - ch.level_before) < o->min_change[w])
 			continue;
-		ch.aa_alarm = aa;
 		*out = xrealloc(*out, (*nout + 1) * sizeof(**out));
 		(*out)[(*nout)++] = ch;
 	}
