@@ -432,6 +432,7 @@ struct bis_tally {
 	long right, found, over, inj, aa, aa_named, rounds;
 	long kright[MAXK], kinj[MAXK];
 	size_t worst;
+	size_t *kneed[MAXK], knneed[MAXK]; /* the caps undecided searches named (bisect_rounds_needed), per key */
 };
 
 /* trials x keys bisections over the stored noise: a 2% step at a random commit, or (every third) none */
@@ -459,6 +460,10 @@ static void bisect_trials(const struct bisect_opts *o, double **pair, const size
 			struct kerr e = KERR_INIT;
 			bisect_run(ncommits, o, &ops, &r, &e);
 			t->rounds += (long)r.rounds;
+			if (r.rounds_needed) {
+				t->kneed[k] = xrealloc(t->kneed[k], (t->knneed[k] + 1) * sizeof(size_t));
+				t->kneed[k][t->knneed[k]++] = r.rounds_needed;
+			}
 			if (is_aa) {
 				t->aa++;
 				t->aa_named += r.outcome == BISECT_FOUND;
@@ -476,6 +481,31 @@ static void bisect_trials(const struct bisect_opts *o, double **pair, const size
 			free((void *)sb.res);
 		}
 	}
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* the median cap key k's undecided searches named, and how many named one */
+static void print_needed(struct bis_tally *t, size_t k)
+{
+	if (!t->knneed[k])
+		return;
+	qsort(t->kneed[k], t->knneed[k], sizeof(size_t), cmp_size);
+	size_t m = t->kneed[k][t->knneed[k] / 2];
+	if (m == SIZE_MAX)
+		printf(" [%zu undecided, median cap named: beyond any]", t->knneed[k]);
+	else
+		printf(" [%zu undecided, median cap named %zu]", t->knneed[k], m);
+}
+
+static void tally_free(struct bis_tally *t)
+{
+	for (size_t k = 0; k < MAXK; k++)
+		free(t->kneed[k]);
 }
 
 static int cmp_dbl(const void *a, const void *b)
@@ -548,6 +578,7 @@ static void bisect_bench(struct history *h, long machine, const struct strvec *k
 			printf(" (%.2f%%)", 100 * sqrt(ss / (double)npair[k]));
 		else
 			printf(" (no stored rounds)");
+		print_needed(&t, k);
 	}
 	for (size_t k = 0; k < nk; k++)
 		free(pair[k]);
@@ -574,6 +605,9 @@ static void bisect_bench(struct history *h, long machine, const struct strvec *k
 	       t.worst <= lg + 2 ? "PASS" : "MISS");
 	printf("ROW\tbisection: A/A ranges with a culprit named\t%ld of %ld\t0 of >= 50\t%s\n", t.aa_named, t.aa,
 	       t.aa >= 50 && !t.aa_named ? "PASS" : "MISS");
+	tally_free(&mean_t);
+	tally_free(&hub_t);
+	tally_free(&t);
 }
 
 /*

@@ -22,6 +22,8 @@
 
 static int cmd_bisect(int argc, char **argv);
 
+#define MAX_ROUNDS 10000 /* --max-rounds at most: a bound on one comparison's pexecs */
+
 const struct cmd_entry cmd_bisect_entry = {
 	.name = "bisect",
 	.usage = "CONFIG --repo DIR (GOOD BAD | --auto) --key K [-o HISTORY] [--machine NAME]\n"
@@ -40,7 +42,8 @@ const struct cmd_entry cmd_bisect_entry = {
 		"  -o, --history F   the history (default <config stem>.history.db beside the config)\n"
 		"  --machine NAME    this machine's name in the history (default the host name)\n"
 		"  --min-change P%   the smallest change worth a bisection (default 1%)\n"
-		"  --max-rounds N    rounds at most per comparison (default 200)\n"
+		"  --max-rounds N    rounds at most per comparison (default 200, at most 10000); a\n"
+		"                    comparison undecided at the cap says which cap would decide it\n"
 		"  --json            the outcome as JSON\n"
 		"  -q, --quiet       no progress\n"
 		"\nExit status: 0 a culprit named, or GOOD and BAD found not to differ; 1 the test could\n"
@@ -54,6 +57,8 @@ struct drive {
 	struct hist_commit *c;
 	size_t n;
 	int quiet;
+	double run_s;      /* seconds of rounds run in this bisect (not stored ones), and their count: the pace */
+	size_t run_rounds;
 };
 
 static int drive_build(void *ctx, size_t i, struct kerr *e)
@@ -64,16 +69,24 @@ static int drive_build(void *ctx, size_t i, struct kerr *e)
 	return ab_build(&d->ab, &d->c[i], e);
 }
 
-/* the one key's rounds for the search's test */
+/* the one key's rounds for the search's test; the first look's are the stored ones */
 struct adapt {
 	bisect_more_fn more;
 	void *mctx;
+	size_t looks, n0, n;
+	int64_t t0, t;
 };
 
 static size_t adapt_more(void *ctx, const struct ab_keys *k)
 {
 	struct adapt *a = ctx;
-	return a->more(a->mctx, k->n ? k->d[0] : NULL, k->n ? k->nd[0] : 0);
+	a->n = k->n ? k->nd[0] : 0;
+	a->t = mono_ns();
+	if (!a->looks++) {
+		a->n0 = a->n;
+		a->t0 = a->t;
+	}
+	return a->more(a->mctx, k->n ? k->d[0] : NULL, a->n);
 }
 
 static int drive_measure(void *ctx, size_t a, size_t b, bisect_more_fn more, void *mctx, struct kerr *e)
@@ -81,10 +94,14 @@ static int drive_measure(void *ctx, size_t a, size_t b, bisect_more_fn more, voi
 	struct drive *d = ctx;
 	if (!d->quiet)
 		fprintf(stderr, "kiln bisect: measuring %.12s against %.12s\n", d->c[b].hash, d->c[a].hash);
-	struct adapt ad = { more, mctx };
+	struct adapt ad = { .more = more, .mctx = mctx };
 	struct ab_keys k;
 	/* the search's test keeps its verdict from its last look at the rounds */
 	int code = ab_measure(&d->ab, &d->c[a], &d->c[b], adapt_more, &ad, &k, e);
+	if (ad.looks && ad.n > ad.n0) {
+		d->run_s += (double)(ad.t - ad.t0) / 1e9;
+		d->run_rounds += ad.n - ad.n0;
+	}
 	ab_keys_free(&k);
 	return code == KEXIT_OK ? 0 : -1;
 }
@@ -178,6 +195,32 @@ static const char *outcome_name(enum bisect_outcome o)
 	return (unsigned)o < 4 ? n[o] : "?";
 }
 
+/*
+ * An undecided comparison: the cap that would decide it at the spread its
+ * rounds showed, and how long that is at this bisect's pace
+ */
+static void print_needed(const struct drive *d, const struct bisect_result *r)
+{
+	const char *what = r->outcome == BISECT_UNSURE ? "telling GOOD and BAD apart (a change of --min-change) or "
+							 "together"
+						       : "telling the midpoint like GOOD or like BAD";
+	if (r->rounds_needed > MAX_ROUNDS) {
+		printf("  a round's log ratio varies by %.3g%% (sd): %s would want more than the %d rounds --max-rounds "
+		       "allows; measure on a quieter machine\n", 100 * r->round_sd, what, MAX_ROUNDS);
+		return;
+	}
+	printf("  a round's log ratio varies by %.3g%% (sd): %s wants about --max-rounds %zu", 100 * r->round_sd, what,
+	       r->rounds_needed);
+	if (d->run_rounds) {
+		struct strbuf t = STRBUF_INIT;
+		double pace = d->run_s / (double)d->run_rounds;
+		fmt_duration(&t, (double)r->rounds_needed * pace);
+		printf(" (%s a comparison at this bisect's %.2f s a round)", t.buf, pace);
+		sb_release(&t);
+	}
+	printf("\n");
+}
+
 static void print_text(const struct drive *d, const char *key, const struct bisect_result *r, size_t n)
 {
 	printf("%s: %zu commits after %.12s up to %.12s\n", esc(ESC_TERM, key), n - 1, d->c[0].hash, d->c[n - 1].hash);
@@ -208,14 +251,16 @@ static void print_text(const struct drive *d, const char *key, const struct bise
 		       "interval %.4f-%.4f)\n", r->ratio, r->ratio_lo, r->ratio_hi);
 		break;
 	case BISECT_UNSURE:
-		printf("no culprit: the rounds could not tell GOOD and BAD apart or together (BAD/GOOD %.4f, %.4f-%.4f); "
-		       "more rounds (--max-rounds) or a quieter machine may\n", r->ratio, r->ratio_lo, r->ratio_hi);
+		printf("no culprit: the rounds could not tell GOOD and BAD apart or together (BAD/GOOD %.4f, %.4f-%.4f)\n",
+		       r->ratio, r->ratio_lo, r->ratio_hi);
 		break;
 	case BISECT_RANGE:
 		printf("the change is after %.12s and at or before %.12s (%zu commits): broken builds or a midpoint the "
 		       "rounds could not tell hide where\n", d->c[r->lo].hash, d->c[r->hi].hash, r->hi - r->lo);
 		break;
 	}
+	if (r->rounds_needed)
+		print_needed(d, r);
 	size_t lg = 0;
 	while (((size_t)1 << lg) < n - 1)
 		lg++;
@@ -243,6 +288,12 @@ static void print_json(const struct drive *d, const char *key, const struct bise
 			      "ratio_lo", isfinite(r->ratio_lo) ? json_real(r->ratio_lo) : json_null(),
 			      "ratio_hi", isfinite(r->ratio_hi) ? json_real(r->ratio_hi) : json_null(),
 			      "builds", (json_int_t)r->builds, "rounds", (json_int_t)r->rounds, "steps", steps);
+	if (r->rounds_needed) {
+		/* an undecided comparison: the cap that would decide it (null: more than --max-rounds allows) */
+		json_object_set_new(j, "round_sd", json_real(r->round_sd));
+		json_object_set_new(j, "rounds_needed",
+				    r->rounds_needed <= MAX_ROUNDS ? json_integer((json_int_t)r->rounds_needed) : json_null());
+	}
 	char *s = json_dumps(j, JSON_INDENT(2) | JSON_ENSURE_ASCII);
 	printf("%s\n", s);
 	free(s);
@@ -289,8 +340,8 @@ static int parse(int argc, char **argv, struct track_opts *o, struct bisect_opts
 		}
 		case O_ROUNDS: {
 			long v;
-			if (parse_long(optarg, &v) < 0 || v < 5 || v > 10000)
-				return cmd_usage_error(c, "--max-rounds needs a number from 5 to 10000");
+			if (parse_long(optarg, &v) < 0 || v < 5 || v > MAX_ROUNDS)
+				return cmd_usage_error(c, "--max-rounds needs a number from 5 to %d", MAX_ROUNDS);
 			bo->max_rounds = (size_t)v;
 			break;
 		}

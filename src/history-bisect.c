@@ -24,7 +24,9 @@
  * 3. A broken midpoint is skipped: the next untried commit nearest the
  *    middle of (lo, hi) is built instead; a range of broken commits only
  *    ends the search with that range.
- * 4. Binaries decide before rounds do: a midpoint that built the binary of
+ * 4. Undecided at the cap, the search says at which cap it would decide
+ *    (bisect_rounds_needed), from the sd of the rounds it saw.
+ * 5. Binaries decide before rounds do: a midpoint that built the binary of
  *    a commit already judged takes its verdict without a round (the
  *    machine's noise could otherwise judge one program twice, both ways),
  *    and GOOD and BAD of one binary have no culprit.
@@ -107,6 +109,67 @@ static size_t diff_more(void *ctx, const double *d, size_t n)
 	return n + o->batch <= o->max_rounds ? o->batch : o->max_rounds - n;
 }
 
+/*
+ * The cap at which GOOD against BAD decides in 99% of comparisons, whether
+ * they differ by nothing or by min_change: at the cap, "same" needs the
+ * interval inside +-min_change and "different" one clear of 0 (with an
+ * estimate of at least half of it).  With the interval's half-width h and
+ * the estimate within z99 h / q of the truth (q the interval's quantile),
+ * both hold once h (1 + z99 / q) <= min_change.
+ */
+static int diff_decides(const struct bisect_opts *o, double sd, double n)
+{
+	double b = (double)o->batch, looks = fmax(1, floor(n / b));
+	double q = gsl_cdf_tdist_Pinv(1 - o->alpha / (2.0 * looks), fmax(0.7 * (n - 1), 1));
+	return (q + Z99) * sd / sqrt(n) <= log1p(o->min_change);
+}
+
+/*
+ * The smallest such cap, in batches: q falls with the rounds' degrees of
+ * freedom and grows (slowly) with the looks, so the half-width shrinks
+ * with n; doubling finds a cap that decides, halving the first.
+ */
+static double diff_needed(const struct bisect_opts *o, double sd)
+{
+	double b = (double)o->batch;
+	size_t hi = 1;
+	while (!diff_decides(o, sd, (double)hi * b))
+		if ((hi *= 2) > ((size_t)1 << 40))
+			return 1e12;
+	size_t lo = hi / 2;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (diff_decides(o, sd, (double)mid * b))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return (double)hi * b;
+}
+
+/*
+ * The cap at which a midpoint's SPRT decides in 99% of searches: after n
+ * rounds its log LR is about N(n mu, 2 n mu) on the commit's true side, mu
+ * = delta^2 / (2 s^2), and has passed Wald's bound A with that chance once
+ * n mu - z sqrt(2 n mu) >= A (z = 2.326, one-sided 99%): sqrt(n mu) is the
+ * root of x^2 - z sqrt(2) x - A.  Crossing the wrong bound first is left out.
+ */
+static double sprt_needed(const struct bisect_opts *o, double sd, double delta)
+{
+	double A = log((1 - o->step_error) / o->step_error), z = 2.3263478740408408;
+	double x = (z * sqrt(2.0) + sqrt(2 * z * z + 4 * A)) / 2;
+	double b = (double)o->batch;
+	return ceil(x * x * 2 * sd * sd / (delta * delta) / b) * b;
+}
+
+size_t bisect_rounds_needed(const struct bisect_opts *o, double sd, double delta)
+{
+	if (!(sd > 0))
+		return 0; /* no spread seen (no rounds): nothing to say */
+	double n = delta != 0 ? sprt_needed(o, sd, delta) : diff_needed(o, sd);
+	return n < 1e12 ? (size_t)n : SIZE_MAX;
+}
+
 /* ---- step 2: is a midpoint like GOOD or like BAD? ---- */
 
 struct sprt {
@@ -117,6 +180,7 @@ struct sprt {
 	int verdict;         /* -1 undecided, 0 good, 1 bad */
 	size_t n;
 	double m, sd;
+	double s;            /* the pooled sd the last look tested with */
 };
 
 static size_t sprt_more(void *ctx, const double *d, size_t n)
@@ -132,6 +196,7 @@ static size_t sprt_more(void *ctx, const double *d, size_t n)
 	t->m = m;
 	t->sd = sd;
 	double s2 = (t->pool_ss + sd * sd * (double)(n - 1)) / (t->pool_df + (double)(n - 1));
+	t->s = sqrt(s2);
 	/* the normal log-likelihood ratio of BAD's level against GOOD's, n rounds at the robust centre m */
 	double llr = (double)n * t->delta / s2 * (m - t->delta / 2);
 	double A = log((1 - o->step_error) / o->step_error);
@@ -236,6 +301,10 @@ static int compare_ends(size_t n, const struct bisect_opts *o, const struct bise
 	st->hi = r->ratio_hi = exp(dt.hi);
 	st->verdict = dt.verdict == 1 ? BV_BAD : dt.verdict == 0 ? BV_GOOD : BV_UNSURE;
 	r->outcome = dt.verdict == 1 ? BISECT_FOUND : dt.verdict == 0 ? BISECT_NO_CHANGE : BISECT_UNSURE;
+	if (dt.verdict < 0) {
+		r->round_sd = dt.sd;
+		r->rounds_needed = bisect_rounds_needed(o, dt.sd, 0);
+	}
 	if (dt.verdict == 1 && dt.n > 1) {
 		/* the rounds' variance pooled over every comparison, from GOOD against BAD's on */
 		pool_add(ev, dt.sd, dt.n);
@@ -272,6 +341,8 @@ static int test_mid(size_t mid, const struct bisect_opts *o, const struct bisect
 	} else {
 		st->verdict = BV_UNSURE;
 		r->outcome = BISECT_RANGE;
+		r->round_sd = sp.s;
+		r->rounds_needed = bisect_rounds_needed(o, sp.s, sp.delta);
 	}
 	return 0;
 }
@@ -316,7 +387,7 @@ int bisect_run(size_t n, const struct bisect_opts *o, const struct bisect_ops *o
 	       struct kerr *e)
 {
 	memset(r, 0, sizeof(*r));
-	r->ratio = r->ratio_lo = r->ratio_hi = NAN;
+	r->ratio = r->ratio_lo = r->ratio_hi = r->round_sd = NAN;
 	if (n < 2)
 		return kerr_setc(e, KEXIT_USAGE, "bisect needs two commits, GOOD before BAD"), KEXIT_USAGE;
 	unsigned char *state = xcalloc(n, 1);

@@ -74,6 +74,14 @@ struct bisect_result {
 	size_t lo, hi;          /* the last commit known like GOOD, the first known like BAD */
 	double ratio, ratio_lo, ratio_hi; /* BAD over GOOD, 99% interval */
 	size_t builds, rounds;
+	/*
+	 * When a comparison ends undecided at the cap (BISECT_UNSURE, or
+	 * BISECT_RANGE at an unsure midpoint): the sd of its rounds' log ratio
+	 * and the cap at which it would decide (bisect_rounds_needed); 0 and
+	 * NAN otherwise
+	 */
+	size_t rounds_needed;
+	double round_sd;
 	struct bisect_step *steps; /* GOOD vs BAD first, then each midpoint */
 	size_t nsteps;
 };
@@ -82,5 +90,14 @@ struct bisect_result {
 int bisect_run(size_t n, const struct bisect_opts *o, const struct bisect_ops *ops, struct bisect_result *r,
 	       struct kerr *e);
 void bisect_result_free(struct bisect_result *r);
+
+/*
+ * The round cap at which a comparison whose rounds' log ratio varies by sd
+ * would decide: GOOD against BAD (delta 0) told "same" or "different" for
+ * a change of min_change; a midpoint (delta, BAD's log level) told like
+ * GOOD or like BAD in 99% of searches.  SIZE_MAX when beyond any count;
+ * 0 when sd is not known (no rounds).
+ */
+size_t bisect_rounds_needed(const struct bisect_opts *o, double sd, double delta);
 
 #endif

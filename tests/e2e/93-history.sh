@@ -76,6 +76,15 @@ chk "assert d['outcome']=='found' and d['culprit']=='$HIST_C2' and d['builds']<=
 # c4..c7: the same binary but for c5, which does not build: no culprit, and c5 is known broken
 out=$("$KILN" bisect exp/toy.yaml --repo repo "$HIST_C4" "$HIST_C7" --key b -q) || fail "A/A bisect: $out"
 assert_contains "$out" "no culprit"
+# undecided at its cap (c2 and c4 alike in their steady state, 0.1% asked in 5 rounds): it names the cap that would
+# decide, and when that is past what --max-rounds allows, says so
+out=$("$KILN" bisect exp/toy.yaml --repo repo "$HIST_C2" "$HIST_C4" --key b -q --min-change 0.1% --max-rounds 5); rc=$?
+assert_eq $rc 1 "undecided: $out"
+assert_contains "$out" "wants about --max-rounds [0-9]* ([0-9.]* [a-z]* a comparison at this bisect's"
+out=$("$KILN" bisect exp/toy.yaml --repo repo "$HIST_C2" "$HIST_C4" --key b -q --min-change 0.1% --max-rounds 5 --json)
+chk "assert d['outcome']=='unsure' and 5 < d['rounds_needed'] <= 10000 and 0 < d['round_sd'] < 0.05, d" "the cap named"
+out=$("$KILN" bisect exp/toy.yaml --repo repo "$HIST_C2" "$HIST_C4" --key b -q --min-change 0.0001% --max-rounds 5)
+assert_contains "$out" "more than the 10000 rounds --max-rounds allows"
 # --auto from the change kiln track found, the rounds stored reused
 out=$("$KILN" bisect exp/toy.yaml --repo repo --auto --key b -q --json) || fail "bisect --auto: $out"
 chk "assert d['outcome']=='found' and d['culprit']=='$HIST_C2', d" "bisect --auto"

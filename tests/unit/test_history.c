@@ -690,6 +690,64 @@ static void test_bisect_busy_rounds(void **state)
 	assert_int_equal(aa, 0);
 }
 
+/*
+ * Undecided at its cap, the search says at which cap it would decide
+ * (bisect_rounds_needed).  GOOD and BAD told apart over n commits with
+ * rounds of sd noise, a step of size at commit n/2 (1: none), the cap cap:
+ * how many of trials searches end with GOOD against BAD (or a midpoint,
+ * mid) undecided, and the largest cap they named.
+ */
+struct undecided {
+	size_t ends, mids, need_ends, need_mids;
+};
+
+static struct undecided cap_trials(double step, double noise, size_t cap, size_t trials)
+{
+	struct undecided u = { 0 };
+	for (size_t t = 0; t < trials; t++) {
+		struct simvm v = { .culprit = step != 1 ? 1 + (size_t)(unif() * 62) : 0, .step = step, .noise = noise };
+		struct bisect_opts o;
+		bisect_opts_default(&o);
+		o.max_rounds = cap;
+		struct bisect_result r;
+		sim_bisect_with(&v, 64, &o, &r);
+		size_t *need = r.outcome == BISECT_UNSURE ? &u.need_ends : &u.need_mids;
+		u.ends += r.outcome == BISECT_UNSURE;
+		for (size_t i = 1; i < r.nsteps; i++)
+			u.mids += r.steps[i].verdict == BV_UNSURE;
+		if (r.rounds_needed > *need)
+			*need = r.rounds_needed;
+		bisect_result_free(&r);
+	}
+	return u;
+}
+
+static void test_bisect_rounds_needed(void **state)
+{
+	(void)state;
+	test_seed = 4711;
+	/* GOOD and BAD 1% apart (the smallest change asked for) or alike, rounds of 1% */
+	struct undecided a = cap_trials(1.01, 0.01, 20, 100), b = cap_trials(1, 0.01, 20, 100);
+	size_t need = a.need_ends > b.need_ends ? a.need_ends : b.need_ends;
+	print_message("cap 20: %zu and %zu of 100 undecided, the largest cap named %zu\n", a.ends, b.ends, need);
+	assert_true(a.ends >= 50 && b.ends >= 50);
+	/* measured: 67 and 89 undecided, 105 named; at 105 none, at 35 21 and 28; midpoints 12, 30 named, then none */
+	assert_true(need > 20 && need <= 1000);
+	struct undecided a2 = cap_trials(1.01, 0.01, need, 100), b2 = cap_trials(1, 0.01, need, 100);
+	print_message("at %zu: %zu and %zu undecided\n", need, a2.ends, b2.ends);
+	assert_true(a2.ends + b2.ends <= 2);
+	struct undecided a3 = cap_trials(1.01, 0.01, need / 3, 100), b3 = cap_trials(1, 0.01, need / 3, 100);
+	print_message("at %zu: %zu and %zu undecided\n", need / 3, a3.ends, b3.ends);
+	assert_true(a3.ends + b3.ends >= 5);
+	/* a 5% step in rounds of 3%: midpoints undecided at 15 rounds, decided at the cap named */
+	struct undecided m = cap_trials(1.05, 0.03, 15, 100);
+	print_message("cap 15: %zu midpoints undecided, the largest cap named %zu\n", m.mids, m.need_mids);
+	assert_true(m.mids >= 3 && m.need_mids > 15);
+	struct undecided m2 = cap_trials(1.05, 0.03, m.need_mids, 100);
+	print_message("at %zu: %zu midpoints undecided\n", m.need_mids, m2.mids);
+	assert_true(m2.mids <= 1);
+}
+
 static void test_bisect_skips_broken(void **state)
 {
 	(void)state;
@@ -793,6 +851,7 @@ int main(void)
 		cmocka_unit_test(test_bisect_aa_names_none),
 		cmocka_unit_test(test_bisect_busy_rounds),
 		cmocka_unit_test(test_bisect_wild_rounds),
+		cmocka_unit_test(test_bisect_rounds_needed),
 		cmocka_unit_test(test_bisect_skips_broken),
 		cmocka_unit_test(test_bisect_binaries),
 	};
