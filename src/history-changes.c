@@ -15,6 +15,7 @@
 #include "dataset.h"
 #include "history-cmd.h"
 #include "history-detect.h"
+#include "history-power.h"
 #include "history.h"
 #include "json-num.h"
 
@@ -106,6 +107,28 @@ static size_t print_changes(const struct hist_series *s, const struct hist_chang
 	return shown;
 }
 
+/* what the series could have shown (history-power.c) */
+static void print_power(const struct hist_power *pw)
+{
+	if (!pw->sites)
+		printf("  could see: too few commits to say (steps are injected 5 or more commits from either end "
+		       "and from each change)\n");
+	else if (!isfinite(pw->size))
+		printf("  could see: not even a 100%% steady step (found in fewer than 80%% of %zu injected into this "
+		       "series)\n", pw->sites);
+	else
+		printf("  could see: steady steps of %.0f%% or more (%zu of %zu injected into this series found, within 2 "
+		       "commits)\n", 100 * pw->size, pw->found, pw->sites);
+}
+
+static json_t *power_json(const struct hist_power *pw)
+{
+	if (!pw->sites)
+		return json_null();
+	return json_pack("{s:o,s:I,s:I}", "step", isfinite(pw->size) ? json_real(pw->size) : json_null(), "found",
+			 (json_int_t)pw->found, "injected", (json_int_t)pw->sites);
+}
+
 /* one key of one machine: its changes printed, or added to arr */
 static void one_series(struct history *h, const struct hist_machine *m, const char *key, const struct hist_commit *cs,
 		       size_t nc, json_t *arr, size_t *total)
@@ -125,22 +148,25 @@ static void one_series(struct history *h, const struct hist_machine *m, const ch
 	for (size_t i = 0; i < s.n; i++)
 		failed += !s.p[i].built;
 	*total += n;
+	struct hist_power pw;
+	history_power(&s, NULL, ch, n, &pw);
 	if (arr) {
 		json_t *c = json_array();
 		for (size_t i = 0; i < n; i++)
 			json_array_append_new(c, change_json(&ch[i], &s, cs));
-		json_array_append_new(arr, json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:f,s:f,s:o}", "machine", esc(ESC_JSON, m->name),
+		json_array_append_new(arr, json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:f,s:f,s:o,s:o}", "machine", esc(ESC_JSON, m->name),
 						     "key", esc(ESC_JSON, key), "commits", (json_int_t)s.n,
 						     "build_failed", (json_int_t)failed,
 						     "aa_pairs", (json_int_t)st.aa_pairs[HIST_STEADY],
 						     "aa_alarms", (json_int_t)st.aa_alarms[HIST_STEADY],
 						     "session_sd", st.tau[HIST_STEADY], "dispersion", st.phi[HIST_STEADY],
-						     "changes", c));
+						     "could_see", power_json(&pw), "changes", c));
 	} else {
 		printf("%s on %s: %zu commits (%zu build%s failed); same-binary pairs %zu, changes the data put on them "
 		       "%zu; session sd %.2f%%, dispersion %.2f\n", esc(ESC_TERM, key), esc(ESC_TERM, m->name), s.n, failed,
 		       failed == 1 ? "" : "s", st.aa_pairs[HIST_STEADY], st.aa_alarms[HIST_STEADY], 100 * st.tau[HIST_STEADY],
 		       st.phi[HIST_STEADY]);
+		print_power(&pw);
 		print_changes(&s, ch, n, cs, NULL);
 	}
 	free(ch);

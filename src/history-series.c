@@ -156,6 +156,29 @@ int history_series(struct history *h, long machine_id, const char *key, const st
 	return 0;
 }
 
+void history_series_copy(const struct hist_series *a, struct hist_series *b)
+{
+	*b = *a;
+	b->key = xstrdup(a->key);
+	b->p = xcalloc(a->n + 1, sizeof(*b->p));
+	for (size_t i = 0; i < a->n; i++) {
+		struct hist_point *q = &b->p[i];
+		const struct hist_point *p = &a->p[i];
+		*q = *p;
+		size_t m = p->n ? p->n : 1;
+		q->steady = xmalloc(m * sizeof(double));
+		q->tts = xmalloc(m * sizeof(double));
+		q->cost = xmalloc(m * sizeof(double));
+		q->cls = xmalloc(m);
+		memcpy(q->steady, p->steady, p->n * sizeof(double));
+		memcpy(q->tts, p->tts, p->n * sizeof(double));
+		memcpy(q->cost, p->cost, p->n * sizeof(double));
+		memcpy(q->cls, p->cls, p->n);
+		q->binary = p->binary ? xstrdup(p->binary) : NULL;
+		q->program = p->program ? xstrdup(p->program) : NULL;
+	}
+}
+
 void history_series_free(struct hist_series *s)
 {
 	for (size_t i = 0; i < s->n; i++) {

@@ -143,5 +143,7 @@ struct hist_series {
 int history_series(struct history *h, long machine_id, const char *key, const struct hist_commit *c, size_t nc,
 		   struct hist_series *out, struct kerr *e);
 void history_series_free(struct hist_series *s);
+/* a deep copy of a (b free with history_series_free): what is changed in b never touches a */
+void history_series_copy(const struct hist_series *a, struct hist_series *b);
 
 #endif

@@ -3,7 +3,9 @@
  * own detection finds them (history_detect, history-detect.c: kiln publish
  * shows what `kiln track --changes` prints, never a second opinion), with
  * the A/A pairs of each series and the alarms detection put on them: the
- * false-alarm rate every alarm shows.
+ * false-alarm rate every alarm shows; and the smallest steady step the
+ * series could have shown (history-power.c), so that no alarm is not read
+ * as no change.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,9 @@ void pub_detect(struct pub_key *k)
 	k->ch = NULL;
 	k->nch = 0;
 	k->detected = history_detect(&k->s, NULL, &ch, &n, &st) == 0;
+	memset(&k->power, 0, sizeof(k->power));
+	if (k->detected)
+		history_power(&k->s, NULL, ch, n, &k->power);
 	for (int w = 0; w < PUB_NWHAT; w++) {
 		k->aa[w].pairs = st.aa_pairs[w];
 		k->aa[w].alarms = st.aa_alarms[w];

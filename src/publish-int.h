@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "history.h"
+#include "history-power.h"
 #include "publish.h"
 
 /* the three series of a key history detection searches (history-detect.h's enum hist_what) */
@@ -59,6 +60,7 @@ struct pub_key {
 	size_t nch;
 	struct pub_aa aa[PUB_NWHAT];
 	int detected;            /* 0: the history's detection was not available (no change points known) */
+	struct hist_power power; /* the smallest steady step the series could have shown (history-power.c) */
 };
 
 struct pub_site {

@@ -610,6 +610,22 @@ static void report_link(struct strbuf *sb, const struct pub_key *k, size_t i, co
 		sb_addf(sb, " <a class=\"report\" href=\"../%s\">%s</a>", k->report[i], label);
 }
 
+
+/* what the series could have shown: a step injected into it, found often enough (history-power.c) */
+static void power_text(struct strbuf *sb, const struct hist_power *pw)
+{
+	sb_adds(sb, "<p class=\"could-see\">Could see: ");
+	if (!pw->sites)
+		sb_adds(sb, "too few commits to say");
+	else if (!isfinite(pw->size))
+		sb_addf(sb, "not even a 100%% steady step (found in fewer than 80%% of %zu injected into this series)",
+			pw->sites);
+	else
+		sb_addf(sb, "steady steps of %.0f%% or more (%zu of %zu injected into this series found, within 2 commits)",
+			100 * pw->size, pw->found, pw->sites);
+	sb_adds(sb, ". Smaller ones may raise no alarm: none is not no change.</p>\n");
+}
+
 static void key_changes(struct strbuf *sb, const struct pub_site *s, const struct pub_key *k)
 {
 	sb_adds(sb, "<section id=\"changes\">\n<h2>Change points</h2>\n");
@@ -656,7 +672,9 @@ static void key_changes(struct strbuf *sb, const struct pub_site *s, const struc
 		sb_addf(sb, "%s%s ", w ? "; " : "", pub_what_name((enum pub_what)w));
 		pub_aa_text(sb, k, (enum pub_what)w, 1);
 	}
-	sb_adds(sb, ".</p>\n</section>\n");
+	sb_adds(sb, ".</p>\n");
+	power_text(sb, &k->power);
+	sb_adds(sb, "</section>\n");
 }
 
 /* the notes of point i: build failed, same binary, several runs, the changes at it */

@@ -93,6 +93,9 @@ with Browser(T + "/chr") as b:
     check('</b>' in b.eval("document.querySelector('h1').innerText"), "the hostile key is not shown as text")
     aa = b.eval("document.querySelector('p.aa').innerText")
     check("same-binary pair" in aa, "the A/A rate of the series: %r" % aa)
+    # what the series could have shown (11 commits: too few to inject at; e2e 93g has the figures)
+    cs = b.eval("document.querySelector('p.could-see').innerText")
+    check(cs.startswith("Could see: too few commits to say"), "what the series could have shown: %r" % cs)
     # the mouse over the steady chart names the commit under it (the script's cursor)
     x, y = b.eval("(() => { const c = document.querySelector('svg#steady circle'); c.scrollIntoView({block: 'center'});"
                   " const r = c.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()")

@@ -7,7 +7,9 @@
  * warm-up and a class turn are found in their own series, a costlier
  * warm-up in as many iterations in the cost series (not the warmup one),
  * no warm-up series raises an alarm over null series' A/A pairs; the trimmed
- * mean; and the bisection search (history-bisect.c) on simulated commits.
+ * mean; what a series could have shown (history-power.c); and the
+ * bisection search (history-bisect.c) on simulated commits, with the cap
+ * an undecided one names.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +24,7 @@
 #include "history-bisect.h"
 #include "stats-robust.h"
 #include "history-detect.h"
+#include "history-power.h"
 #include "history-track.h"
 #include "test-rng.h"
 
@@ -528,6 +531,73 @@ static void test_trimmed(void **state)
 }
 
 
+/* ---- what a series could have shown (history-power.c) ---- */
+
+/* the share of fresh series of shape sh with a step of f (either way) at a random commit that the detection finds */
+static double found_share(struct shape sh, double f, size_t trials)
+{
+	size_t found = 0;
+	for (size_t t = 0; t < trials; t++) {
+		sh.step_at = 10 + (size_t)(unif() * (double)(sh.n - 20));
+		sh.step = t % 2 ? 1 / f : f;
+		struct hist_series s;
+		make(&s, &sh);
+		struct hist_change *ch;
+		size_t n;
+		history_detect(&s, NULL, &ch, &n, NULL);
+		for (size_t c = 0; c < n; c++)
+			if (ch[c].what == HIST_STEADY && labs((long)ch[c].at - (long)sh.step_at) <= 2 &&
+			    (ch[c].ratio - 1) * (sh.step - 1) > 0) {
+				found++;
+				break;
+			}
+		free(ch);
+		history_series_free(&s);
+	}
+	return (double)found / (double)trials;
+}
+
+/* the step s's series could show, as history_power names it */
+static struct hist_power power_of(const struct shape *sh)
+{
+	struct hist_series s;
+	make(&s, sh);
+	struct hist_change *ch;
+	size_t n;
+	history_detect(&s, NULL, &ch, &n, NULL);
+	struct hist_power pw;
+	history_power(&s, NULL, ch, n, &pw);
+	free(ch);
+	history_series_free(&s);
+	return pw;
+}
+
+/*
+ * A quiet series could show a small step, a noisy one only a large one;
+ * and what it names holds on fresh series of the same noise: a step of
+ * that size at a random commit is found in most of them
+ */
+static void test_could_see(void **state)
+{
+	(void)state;
+	test_seed = 99;
+	struct shape quiet = { .n = 80, .m = 10, .sw = 0.01, .tau = 0.002 };
+	struct shape noisy = { .n = 80, .m = 10, .sw = 0.20, .tau = 0.02 };
+	struct hist_power q = power_of(&quiet), z = power_of(&noisy);
+	print_message("could see: quiet %.2f (%zu of %zu), noisy %.2f (%zu of %zu)\n", q.size, q.found, q.sites, z.size,
+		      z.found, z.sites);
+	assert_int_equal(q.sites, 20);
+	assert_true(q.size <= 0.03);
+	assert_true(z.size >= 0.10 && isfinite(z.size));
+	double at = found_share(noisy, 1 + z.size, 200), below = found_share(noisy, 1 + z.size / 2, 200);
+	print_message("fresh noisy series: a step of %.2f found in %.3f, of half that in %.3f\n", z.size, at, below);
+	/* measured: 0.655 and 0.130 (bench/history --synthetic checks the size named over many series) */
+	assert_true(at >= 0.6 && below <= 0.4);
+	/* too short to say */
+	struct shape tiny = { .n = 8, .m = 10, .sw = 0.01 };
+	assert_int_equal(power_of(&tiny).sites, 0);
+}
+
 /* ---- bisection on simulated commits ---- */
 
 struct simvm {
@@ -847,6 +917,7 @@ int main(void)
 		cmocka_unit_test(test_warmup_from_nothing),
 		cmocka_unit_test(test_trimmed),
 		cmocka_unit_test(test_spread_order),
+		cmocka_unit_test(test_could_see),
 		cmocka_unit_test(test_bisect_finds),
 		cmocka_unit_test(test_bisect_aa_names_none),
 		cmocka_unit_test(test_bisect_busy_rounds),

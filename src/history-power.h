@@ -1,0 +1,25 @@
+/*
+ * history-power.h - what a key's history could have shown: the smallest
+ * steady-state step the detection (history-detect.h) finds in most
+ * injections into the key's own series (history-power.c).
+ */
+#ifndef KILN_HISTORY_POWER_H
+#define KILN_HISTORY_POWER_H
+
+#include "history-detect.h"
+
+struct hist_power {
+	size_t sites;   /* commits a step was injected at (0: the series has too few to say) */
+	double size;    /* the smallest step of the ladder found in >= 80% of them, relative (0.05: 5%);
+			 * INFINITY: not even the largest (100%) */
+	size_t found;   /* injections of that size found */
+};
+
+/*
+ * The power of the steady-state detection on series s with opts (NULL:
+ * defaults), ch[0..n) its changes as found with them.
+ */
+void history_power(const struct hist_series *s, const struct hist_detect_opts *opts, const struct hist_change *ch,
+		   size_t n, struct hist_power *out);
+
+#endif

@@ -1,0 +1,59 @@
+# What a history could have shown (kiln track --changes, kiln publish):
+# the smallest steady step the detection finds in 80% of steps injected
+# into the key's own series (src/history-power.c).  20 commits of the toy
+# VM of lib-history.sh, each its own binary and all of one speed: made-up
+# times of 1% noise could show a step of 2% or less; with every pexec's
+# steady mean then spread by up to +-20% (as a busy host would), only a
+# step of 10% or more; on the 8 commits of a short history, too few to say.
+source "$KILN_ROOT/tests/lib.sh"
+source "$KILN_ROOT/tests/lib-history.sh"
+command -v git >/dev/null && command -v cc >/dev/null && command -v make >/dev/null && command -v sqlite3 >/dev/null ||
+	skip "needs git, cc, make and sqlite3"
+cd "$T" || fail "no $T"
+d=$T/repo
+mkdir -p "$d"
+git -C "$d" init -q -b main
+git -C "$d" config user.name "Kiln Test"
+git -C "$d" config user.email "kiln@example.invalid"
+printf 'vm: vm.c\n\tcc -O2 -o vm vm.c -lm\n' > "$d/Makefile"
+for i in $(seq 0 19); do
+	history_vm_source 2000 5 "static volatile int rebuilt = $i;" > "$d/vm.c"
+	git -C "$d" add -A
+	GIT_COMMITTER_DATE="2026-01-01T12:$((10 + i)):00Z" GIT_AUTHOR_DATE="2026-01-01T12:$((10 + i)):00Z" \
+		git -C "$d" commit -q -m "c$i: rebuilt"
+done
+make_history_config exp/toy.yaml
+H=$T/h.db
+out=$("$KILN" track exp/toy.yaml --repo repo -o "$H" -q ..main 2>&1) || fail "track: $out"
+
+out=$("$KILN" track --changes "$H") || fail "--changes: $out"
+assert_contains "$out" "could see: steady steps of [12]% or more ([0-9]* of 11 injected into this series found"
+json=$("$KILN" track --changes "$H" --json) || fail "--changes --json: $json"
+python3 -c "
+import json, sys
+d = json.loads(sys.argv[1])[0]
+c = d['could_see']
+assert d['changes'] == [], d
+assert c['injected'] == 11 and c['found'] >= 9 and c['step'] <= 0.02, c
+" "$json" || fail "could_see: $json"
+
+# a busy host: each pexec's steady mean off by up to +-20%, fixed per pexec
+sqlite3 "$H" "UPDATE figures SET steady_mean = steady_mean * (1 + ((pexec_id * 37) % 41 - 20) / 100.0)"
+json=$("$KILN" track --changes "$H" --json) || fail "--changes --json: $json"
+python3 -c "
+import json, sys
+c = json.loads(sys.argv[1])[0]['could_see']
+assert c['injected'] >= 5 and (c['step'] is None or c['step'] >= 0.1), c
+" "$json" || fail "could_see on a busy host: $json"
+"$KILN" publish "$H" -o site --reports none -q >/dev/null || fail "publish"
+grep -q '<p class="could-see">Could see: steady steps of [0-9]*% or more' site/k/*.html || fail "the key page: $(grep -h could-see site/k/*.html)"
+
+# too short a history to say
+make_history_repo "$T/short"
+make_history_config "$T/s/toy.yaml"
+"$KILN" track s/toy.yaml --repo short -o "$T/s.db" -q ..main >/dev/null 2>&1 || fail "short track"
+out=$("$KILN" track --changes "$T/s.db") || fail "$out"
+assert_contains "$out" "could see: too few commits to say"
+json=$("$KILN" track --changes "$T/s.db" --json)
+python3 -c "import json, sys; assert json.loads(sys.argv[1])[0]['could_see'] is None" "$json" || fail "$json"
+true
