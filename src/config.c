@@ -8,9 +8,12 @@
  * FILE:LINE:COL and the field, e.g.
  *   demo.yaml:12:11: vms.pypy.path: VM executable 'pypy9' not found in PATH
  * Scalars carry their own position; a mapping or sequence is located by
- * the key that holds it.
+ * the key that holds it.  The text becomes a bounded YAML document in
+ * config-yaml.c first; config-grow.c says whether a stored experiment's
+ * config may change as it did.
  */
 #include "config.h"
+#include "config-int.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -23,7 +26,6 @@
 
 #include "exec.h"
 #include "plugin.h"
-#include "secret.h"
 
 struct cfgctx {
 	const char *file;
@@ -42,18 +44,6 @@ struct cfgctx {
 	struct strvec maybe_vars;
 };
 
-struct pos {
-	int line, col;
-};
-
-static struct pos node_pos(struct fy_node *n, struct pos fallback)
-{
-	struct fy_token *t = n ? fy_node_get_scalar_token(n) : NULL;
-	const struct fy_mark *m = t ? fy_token_start_mark(t) : NULL;
-	if (!m)
-		return fallback;
-	return (struct pos){ m->line + 1, m->column + 1 };
-}
 
 KILN_PRINTF(4, 5)
 static int cerr(struct cfgctx *c, struct pos p, const char *field, const char *fmt, ...)
@@ -83,7 +73,7 @@ static int want(struct cfgctx *c, struct fy_node *n, enum fy_node_type t, struct
 {
 	static const char *names[] = { "a scalar", "a list", "a mapping" };
 	if (!n || fy_node_get_type(n) != t)
-		return cerr(c, node_pos(n, p), field, "expected %s, found %s", names[t], n ? type_name(n) : "nothing");
+		return cerr(c, config_node_pos(n, p), field, "expected %s, found %s", names[t], n ? type_name(n) : "nothing");
 	return 0;
 }
 
@@ -105,7 +95,7 @@ static const char *scalar_text(struct cfgctx *c, struct fy_node *n, struct pos p
 		size_t len = b->input_pos - a->input_pos;
 		if (memmem(raw, len, "''''", 4)) {
 			if (memchr(raw, '\n', len) || memchr(raw, '\r', len)) {
-				cerr(c, node_pos(n, p), field, "a single-quoted text with escaped quotes in a row ('''') "
+				cerr(c, config_node_pos(n, p), field, "a single-quoted text with escaped quotes in a row ('''') "
 				     "over several lines: libfyaml 0.7.12 misreads it; write it on one line or "
 				     "double-quoted");
 				return NULL;
@@ -150,13 +140,13 @@ static int get_long_in(struct cfgctx *c, struct fy_node *n, struct pos p, const 
 	if (parse_long(s, &v) < 0) {
 		size_t digits = strspn(s + (*s == '-' || *s == '+'), "0123456789");
 		if (digits && !s[digits + (*s == '-' || *s == '+')])
-			return cerr(c, node_pos(n, p), field, "%s is out of range (%ld to %ld)", s, min, max);
-		return cerr(c, node_pos(n, p), field, "expected an integer, found '%s'", s);
+			return cerr(c, config_node_pos(n, p), field, "%s is out of range (%ld to %ld)", s, min, max);
+		return cerr(c, config_node_pos(n, p), field, "expected an integer, found '%s'", s);
 	}
 	if (v < min)
-		return cerr(c, node_pos(n, p), field, "must be at least %ld, found %ld", min, v);
+		return cerr(c, config_node_pos(n, p), field, "must be at least %ld, found %ld", min, v);
 	if (v > max)
-		return cerr(c, node_pos(n, p), field, "must be at most %ld, found %ld", max, v);
+		return cerr(c, config_node_pos(n, p), field, "must be at most %ld, found %ld", max, v);
 	*out = v;
 	return 0;
 }
@@ -175,9 +165,9 @@ static int get_double(struct cfgctx *c, struct fy_node *n, struct pos p, const c
 		return -1;
 	double v;
 	if (parse_double(s, &v) < 0)
-		return cerr(c, node_pos(n, p), field, "expected a number, found '%s'", s);
+		return cerr(c, config_node_pos(n, p), field, "expected a number, found '%s'", s);
 	if (v < min)
-		return cerr(c, node_pos(n, p), field, "must be at least %g, found %g", min, v);
+		return cerr(c, config_node_pos(n, p), field, "must be at least %g, found %g", min, v);
 	*out = v;
 	return 0;
 }
@@ -194,7 +184,7 @@ static int get_bool(struct cfgctx *c, struct fy_node *n, struct pos p, const cha
 	else if (!strcmp(s, "false") || !strcmp(s, "no") || !strcmp(s, "off"))
 		*out = 0;
 	else
-		return cerr(c, node_pos(n, p), field, "expected true or false, found '%s'", s);
+		return cerr(c, config_node_pos(n, p), field, "expected true or false, found '%s'", s);
 	return 0;
 }
 
@@ -238,7 +228,7 @@ static int get_mode(struct cfgctx *c, struct fy_node *n, struct pos p, const cha
 	else if (!strcmp(s, "require"))
 		*out = CHECK_REQUIRE;
 	else
-		r = cerr(c, node_pos(n, p), field, "expected require, warn or off, found '%s'", s);
+		r = cerr(c, config_node_pos(n, p), field, "expected require, warn or off, found '%s'", s);
 	free(s);
 	return r;
 }
@@ -265,7 +255,7 @@ static int get_steps(struct cfgctx *c, struct fy_node *n, struct pos p, const ch
 	if (get_strlist(c, n, p, field, out) < 0)
 		return -1;
 	if (!out->n || !*out->v[0])
-		return cerr(c, node_pos(n, p), field, "a command needs at least a program name");
+		return cerr(c, config_node_pos(n, p), field, "a command needs at least a program name");
 	sv_push(out, "");
 	return 0;
 }
@@ -294,7 +284,7 @@ static int walk_map(struct cfgctx *c, struct fy_node *map, struct pos p, const c
 	struct fy_node_pair *pair;
 	while ((pair = fy_node_mapping_iterate(map, &it))) {
 		struct fy_node *k = fy_node_pair_key(pair);
-		struct pos kp = node_pos(k, p);
+		struct pos kp = config_node_pos(k, p);
 		if (!k || fy_node_get_type(k) != FYNT_SCALAR)
 			return cerr(c, kp, field, "keys must be plain names");
 		const char *key = scalar_text(c, k, p, field);
@@ -339,7 +329,7 @@ static int get_pass_env(struct cfgctx *c, struct fy_node *n, struct pos p, const
 	for (size_t i = 0; i < out->n; i++) {
 		struct fy_node *item = fy_node_is_sequence(n) ? fy_node_sequence_iterate(n, &it) : n;
 		if (!*out->v[i] || strchr(out->v[i], '='))
-			return cerr(c, node_pos(item, p), field, "'%s' is not a variable name (nor a pattern of names)",
+			return cerr(c, config_node_pos(item, p), field, "'%s' is not a variable name (nor a pattern of names)",
 				    out->v[i]);
 	}
 	return 0;
@@ -360,11 +350,11 @@ static int get_cwd(struct cfgctx *c, struct fy_node *n, struct pos p, const char
 	struct stat st;
 	int r = 0;
 	if (!*s)
-		r = cerr(c, node_pos(n, p), field, "an empty folder name");
+		r = cerr(c, config_node_pos(n, p), field, "an empty folder name");
 	else if (c->check_vms && stat(*out, &st) < 0)
-		r = cerr(c, node_pos(n, p), field, "the folder %s does not exist", *out);
+		r = cerr(c, config_node_pos(n, p), field, "the folder %s does not exist", *out);
 	else if (c->check_vms && !S_ISDIR(st.st_mode))
-		r = cerr(c, node_pos(n, p), field, "%s is not a folder", *out);
+		r = cerr(c, config_node_pos(n, p), field, "%s is not a folder", *out);
 	free(s);
 	return r;
 }
@@ -381,7 +371,7 @@ static int get_args(struct cfgctx *c, struct fy_node *n, struct pos p, const cha
 		return -1;
 	for (size_t i = 0; i < out->n; i++) {
 		struct fy_node *item = fy_node_get_type(n) == FYNT_SEQUENCE ? fy_node_sequence_get_by_index(n, (int)i) : n;
-		struct pos ip = node_pos(item, p);
+		struct pos ip = config_node_pos(item, p);
 		for (const char *at = out->v[i], *ph; (ph = plugin_next_name(at)); at = ph + 1) {
 			size_t len = strcspn(ph + 1, "}");
 			sv_pushf(&c->maybe_vars, "%d:%d\t%s[%zu]\t%.*s\t%s\t%s", ip.line, ip.col, field, i, (int)len, ph + 1,
@@ -435,7 +425,7 @@ static int get_template(struct cfgctx *c, struct fy_node *n, struct pos p, const
 		struct strbuf names = STRBUF_INIT;
 		plugin_placeholder_names(&names);
 		char *f = xasprintf("%s[%zu]", field, i);
-		cerr(c, node_pos(item, p), f, "unknown placeholder '%.*s' (the placeholders: %s)", (int)len, bad,
+		cerr(c, config_node_pos(item, p), f, "unknown placeholder '%.*s' (the placeholders: %s)", (int)len, bad,
 		     sb_str(&names));
 		free(f);
 		sb_release(&names);
@@ -458,7 +448,7 @@ static int gauge_format_at(struct cfgctx *c, struct fy_node *v, struct pos kp, c
 	if (get_str(c, v, kp, f, &name) < 0)
 		return -1;
 	g->format = gauge_format_find(name);
-	int r = g->format ? 0 : cerr(c, node_pos(v, kp), f, "unknown gauge '%s' (known: %s)", name, gauge_format_names());
+	int r = g->format ? 0 : cerr(c, config_node_pos(v, kp), f, "unknown gauge '%s' (known: %s)", name, gauge_format_names());
 	free(name);
 	return r;
 }
@@ -477,16 +467,16 @@ static int gauge_pair(struct cfgctx *c, void *arg, const char *key, struct pos k
 	else if (!strcmp(key, "from")) {
 		r = get_str(c, v, kp, f, &from);
 		if (!r && strcmp(from, "stdout") && strcmp(from, "stderr"))
-			r = cerr(c, node_pos(v, kp), f, "expected stdout or stderr, found '%s'", from);
+			r = cerr(c, config_node_pos(v, kp), f, "expected stdout or stderr, found '%s'", from);
 		g->from_stderr = !r && !strcmp(from, "stderr");
 	} else if (!strcmp(key, "unit")) {
 		r = get_str(c, v, kp, f, &g->unit);
 		if (!r && gauge_unit_exp(g->unit, strlen(g->unit)) < 0)
-			r = cerr(c, node_pos(v, kp), f, "expected s, ms, us or ns, found '%s'", g->unit);
+			r = cerr(c, config_node_pos(v, kp), f, "expected s, ms, us or ns, found '%s'", g->unit);
 	} else {
 		r = get_str(c, v, kp, f, &g->regex);
 		if (!r && (strchr(g->regex, '\n') || gauge_check_regex(g->regex, &why) < 0))
-			r = cerr(c, node_pos(v, kp), f, "%s", why.len ? why.buf : "one line expected (lines are matched one by one)");
+			r = cerr(c, config_node_pos(v, kp), f, "%s", why.len ? why.buf : "one line expected (lines are matched one by one)");
 	}
 	sb_release(&why);
 	free(from);
@@ -506,7 +496,7 @@ static int get_gauge(struct cfgctx *c, struct fy_node *v, struct pos kp, const c
 			return -1;
 		g->from_stderr = g->format == GAUGE_TIME;
 		if (g->format == GAUGE_REGEX)
-			return cerr(c, node_pos(v, kp), f, "a regex gauge is a mapping: {regex: \"...\", unit: ms}");
+			return cerr(c, config_node_pos(v, kp), f, "a regex gauge is a mapping: {regex: \"...\", unit: ms}");
 		return 0;
 	}
 	int from_given = fy_node_mapping_lookup_by_string(v, "from", FY_NT) != NULL;
@@ -536,10 +526,10 @@ static int vm_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, 
 	int r = 0;
 	if (!strcmp(key, "plugin")) {
 		r = get_str(c, v, kp, f, &vm->plugin);
-		*a->plugin_pos = node_pos(v, kp);
+		*a->plugin_pos = config_node_pos(v, kp);
 	} else if (!strcmp(key, "path")) {
 		r = get_str(c, v, kp, f, &vm->path);
-		*a->path_pos = node_pos(v, kp);
+		*a->path_pos = config_node_pos(v, kp);
 	} else if (!strcmp(key, "args"))
 		r = get_args(c, v, kp, f, "vm", vm->name, &vm->args);
 	else if (!strcmp(key, "env"))
@@ -556,13 +546,13 @@ static int vm_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, 
 	}
 	else if (!strcmp(key, "iterations")) {
 		r = get_long_in(c, v, kp, f, 1, CONFIG_MAX_ITERATIONS, &vm->iterations);
-		*a->iter_pos = node_pos(v, kp);
+		*a->iter_pos = config_node_pos(v, kp);
 	}
 	else if (!strcmp(key, "instrument"))
 		r = get_bool(c, v, kp, f, &vm->instrument);
 	else if (!strcmp(key, "variant")) {
 		r = get_str(c, v, kp, f, &vm->variant);
-		*a->variant_pos = node_pos(v, kp);
+		*a->variant_pos = config_node_pos(v, kp);
 	}
 	else if (!strcmp(key, "runner"))
 		r = get_template(c, v, kp, f, &vm->runner);
@@ -582,7 +572,7 @@ static int vm_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp, 
 	} else if (!strcmp(key, "stats_from")) {
 		r = get_str(c, v, kp, f, &vm->stats_from);
 		if (!r && strcmp(vm->stats_from, "stderr") && strcmp(vm->stats_from, "file"))
-			r = cerr(c, node_pos(v, kp), f, "expected stderr or file, found '%s'", vm->stats_from);
+			r = cerr(c, config_node_pos(v, kp), f, "expected stderr or file, found '%s'", vm->stats_from);
 	}
 	free(f);
 	return r;
@@ -1037,7 +1027,7 @@ static int get_params(struct cfgctx *c, struct fy_node *v, struct pos kp, const 
 		struct fy_node *item = fy_node_sequence_iterate(v, &it);
 		const char *p = a->params.v[i];
 		if (!*p || strpbrk(p, ":/[],"))
-			return cerr(c, node_pos(item, kp), field,
+			return cerr(c, config_node_pos(item, kp), field,
 				    "'%s': a param of a list names its key (NAME[PARAM]): not empty, no ':', '/', '[', ']' or ','",
 				    p);
 	}
@@ -1054,7 +1044,7 @@ static int get_layout(struct cfgctx *c, struct fy_node *v, struct pos kp, const 
 	else if (!r && !strcmp(l, "krun"))
 		*out = LAYOUT_KRUN;
 	else if (!r)
-		r = cerr(c, node_pos(v, kp), field, "expected kiln or krun, found '%s'", l);
+		r = cerr(c, config_node_pos(v, kp), field, "expected kiln or krun, found '%s'", l);
 	free(l);
 	return r;
 }
@@ -1289,7 +1279,7 @@ static int get_benchmarks(struct cfgctx *c, struct fy_node *n, struct pos kp, co
 	void *it = NULL;
 	struct fy_node *item;
 	while ((item = fy_node_sequence_iterate(n, &it))) {
-		struct pos ip = node_pos(item, kp);
+		struct pos ip = config_node_pos(item, kp);
 		if (fy_node_is_scalar(item)) {
 			const char *name = scalar_text(c, item, kp, field);
 			if (!name || bench_read(c, bs, name, ip, NULL) < 0)
@@ -1333,7 +1323,7 @@ static int suite_pair(struct cfgctx *c, void *arg, const char *key, struct pos k
 		return rc;
 	}
 	char *f = xasprintf("%s.vms", s->field);
-	s->vms_pos = node_pos(v, kp);
+	s->vms_pos = config_node_pos(v, kp);
 	int r = get_strlist(c, v, kp, f, &s->vms);
 	free(f);
 	return r;
@@ -1499,12 +1489,12 @@ static int get_pin_cpus(struct cfgctx *c, struct fy_node *n, struct pos p, const
 		char *f = xasprintf("%s[%zu]", field, i);
 		cpu_set_t want;
 		int r = 0;
-		struct pos ip = node_pos(item, p);
+		struct pos ip = config_node_pos(item, p);
 		char at[32];
 		snprintf(at, sizeof(at), "%d:%d", ip.line, ip.col);
 		sv_setenv(where, f + strlen("platform."), at);
 		if (exec_parse_cpus(out->v[i], &want) < 0 || !CPU_COUNT(&want))
-			r = cerr(c, node_pos(item, p), f, "'%s' is not a CPU list item (\"3\", \"2-5\")", out->v[i]);
+			r = cerr(c, config_node_pos(item, p), f, "'%s' is not a CPU list item (\"3\", \"2-5\")", out->v[i]);
 		free(f);
 		if (r < 0)
 			return -1;
@@ -1525,7 +1515,7 @@ static int get_aslr(struct cfgctx *c, struct fy_node *v, struct pos kp, const ch
 		else if (!strcmp(s, "system"))
 			*out = ASLR_SYSTEM;
 		else
-			r = cerr(c, node_pos(v, kp), f, "expected off, on or system, found '%s'", s);
+			r = cerr(c, config_node_pos(v, kp), f, "expected off, on or system, found '%s'", s);
 	}
 	free(s);
 	return r;
@@ -1585,7 +1575,7 @@ static int platform_running(struct cfgctx *c, struct platform_conf *p, const cha
 		long n;
 		r = get_long(c, v, kp, f, -20, &n);
 		if (!r && n > 19)
-			r = cerr(c, node_pos(v, kp), f, "must be between -20 and 19");
+			r = cerr(c, config_node_pos(v, kp), f, "must be between -20 and 19");
 		p->nice = (int)n;
 		p->has_nice = 1;
 	} else if (!strcmp(key, "notify"))
@@ -1605,7 +1595,7 @@ static int platform_pair(struct cfgctx *c, void *arg, const char *key, struct po
 	struct platform_conf *p = arg;
 	char *f = xasprintf("platform.%s", key);
 	int r = 0;
-	struct pos vp = node_pos(v, kp);
+	struct pos vp = config_node_pos(v, kp);
 	char at[32];
 	snprintf(at, sizeof(at), "%d:%d", vp.line, vp.col);
 	sv_setenv(&p->where, key, at);
@@ -1635,7 +1625,7 @@ static int get_cmdlist(struct cfgctx *c, struct fy_node *n, struct pos p, const 
 		}
 		if (!one.n || !*one.v[0]) {
 			sv_clear(&one);
-			return cerr(c, node_pos(item, p), field, "a command needs at least a program name");
+			return cerr(c, config_node_pos(item, p), field, "a command needs at least a program name");
 		}
 		for (size_t i = 0; i < one.n; i++)
 			sv_push(out, one.v[i]);
@@ -1669,16 +1659,16 @@ static int top_number(struct cfgctx *c, struct toparg *a, const char *key, struc
 {
 	struct experiment *ex = a->ex;
 	if (!strcmp(key, "pexecs")) {
-		a->pexecs_pos = node_pos(v, kp);
+		a->pexecs_pos = config_node_pos(v, kp);
 		*r = get_long_in(c, v, kp, key, 1, CONFIG_MAX_PEXECS, &ex->pexecs);
 	} else if (!strcmp(key, "iterations")) {
 		ex->iterations_set = 1;
 		*r = get_long_in(c, v, kp, key, 1, CONFIG_MAX_ITERATIONS, &ex->iterations);
 	} else if (!strcmp(key, "warmup_pexecs")) {
-		a->warmup_pos = node_pos(v, kp);
+		a->warmup_pos = config_node_pos(v, kp);
 		*r = get_long_in(c, v, kp, key, 0, CONFIG_MAX_PEXECS, &ex->warmup_pexecs);
 	} else if (!strcmp(key, "warmup_iterations")) {
-		a->warmup_pos = node_pos(v, kp);
+		a->warmup_pos = config_node_pos(v, kp);
 		*r = get_long_in(c, v, kp, key, 0, CONFIG_MAX_ITERATIONS, &ex->warmup_iterations);
 	} else if (!strcmp(key, "seed")) {
 		long sd;
@@ -1701,7 +1691,7 @@ static int get_durability(struct cfgctx *c, struct fy_node *v, struct pos kp, co
 	else if (!r && !strcmp(d, "crash"))
 		*power = 0;
 	else if (!r)
-		r = cerr(c, node_pos(v, kp), key, "expected power or crash, found '%s'", d);
+		r = cerr(c, config_node_pos(v, kp), key, "expected power or crash, found '%s'", d);
 	free(d);
 	return r;
 }
@@ -1753,11 +1743,11 @@ static int top_pair(struct cfgctx *c, void *arg, const char *key, struct pos kp,
 	if (!strcmp(key, "name"))
 		return get_str(c, v, kp, key, &ex->name);
 	if (!strcmp(key, "results")) {
-		a->results_pos = node_pos(v, kp);
+		a->results_pos = config_node_pos(v, kp);
 		return get_str(c, v, kp, key, &ex->results);
 	}
 	if (!strcmp(key, "benchmarks_dir")) {
-		a->bdir_pos = node_pos(v, kp);
+		a->bdir_pos = config_node_pos(v, kp);
 		return get_str(c, v, kp, key, &ex->benchmarks_dir);
 	}
 	if (!strcmp(key, "durability"))
@@ -1850,7 +1840,7 @@ static int check_skip(struct cfgctx *c, const struct experiment *ex, const struc
 			struct fy_node *item = fy_node_get_type(a->skip) == FYNT_SEQUENCE
 						       ? fy_node_sequence_get_by_index(a->skip, (int)i) : a->skip;
 			char *f = xasprintf("skip[%zu]", i);
-			cerr(c, node_pos(item, a->skip_pos), f, "'%s' matches no key (BENCH:VM:VARIANT, * for any text; "
+			cerr(c, config_node_pos(item, a->skip_pos), f, "'%s' matches no key (BENCH:VM:VARIANT, * for any text; "
 			     "the keys: %s)", ex->skip.v[i], sb_str(&keys));
 			free(f);
 		}
@@ -1970,152 +1960,6 @@ static int check_sources(struct cfgctx *c, struct experiment *ex)
 	return 0;
 }
 
-/*
- * YAML allows only printable Unicode (plus tab, CR, LF) in UTF-8.  Checking
- * that before libfyaml sees the text gives a precise message, and keeps
- * libfyaml 0.7.12 away from inputs it loops on (a directive followed by an
- * invalid UTF-8 byte, found by fuzzing: tests/fuzz/regressions/config).
- */
-static int check_text(const char *path, const char *text, size_t len, struct kerr *e)
-{
-	const unsigned char *p = (const unsigned char *)text, *end = p + len;
-	int line = 1, col = 1;
-	while (p < end) {
-		unsigned char c = *p;
-		size_t n = utf8_len(p, end);
-		if (!n)
-			return kerr_setc(e, KEXIT_CONFIG, "%s:%d:%d: YAML: not valid UTF-8 (byte 0x%02x)", path, line, col, c);
-		if (n == 1 && c < 0x20 && c != '\t' && c != '\n' && c != '\r')
-			return kerr_setc(e, KEXIT_CONFIG, "%s:%d:%d: YAML: control character 0x%02x is not allowed", path,
-					 line, col, c);
-		if (n == 1 && c == 0x7f)
-			return kerr_setc(e, KEXIT_CONFIG, "%s:%d:%d: YAML: control character 0x7f is not allowed", path, line, col);
-		if (c == '\n')
-			line++, col = 1;
-		else
-			col++;
-		p += n;
-	}
-	return 0;
-}
-
-static void yaml_error(const char *path, const char *diag, struct kerr *e);
-static int collected_error(const char *path, struct fy_diag *diag, struct kerr *e);
-
-/*
- * The nodes the document has once its aliases are expanded, counted on the
- * unexpanded one and stopped at `*budget`: a few lines of anchors can stand
- * for billions of nodes ("billion laughs"), which fy_document_resolve would
- * build.  An alias whose anchor is missing or contains it is left to
- * fy_document_resolve, which says so.  *at: where the budget ran out.
- */
-static int count_nodes(struct fy_node *n, long *budget, int depth, struct pos *at)
-{
-	if (!n)
-		return 0;
-	if (--*budget < 0 || depth > 1000) {
-		*at = node_pos(n, *at);
-		return -1;
-	}
-	if (fy_node_is_alias(n)) {
-		struct fy_node *t = fy_node_resolve_alias(n);
-		if (t && count_nodes(t, budget, depth + 1, at) < 0) {
-			if (at->line == 0)
-				*at = node_pos(n, *at);
-			return -1;
-		}
-		return 0;
-	}
-	void *it = NULL;
-	if (fy_node_is_sequence(n)) {
-		struct fy_node *item;
-		while ((item = fy_node_sequence_iterate(n, &it)))
-			if (count_nodes(item, budget, depth + 1, at) < 0)
-				return -1;
-	} else if (fy_node_is_mapping(n)) {
-		struct fy_node_pair *pr;
-		while ((pr = fy_node_mapping_iterate(n, &it)))
-			if (count_nodes(fy_node_pair_key(pr), budget, depth + 1, at) < 0 ||
-			    count_nodes(fy_node_pair_value(pr), budget, depth + 1, at) < 0)
-				return -1;
-	}
-	return 0;
-}
-
-/*
- * Anchors, aliases and merge keys (<<), replaced by what they stand for,
- * within CONFIG_MAX_NODES.  A value that came from an alias carries the
- * position of the anchored text.
- */
-static int resolve_aliases(const char *path, struct fy_document *doc, struct strbuf *diag, struct kerr *e)
-{
-	long budget = CONFIG_MAX_NODES;
-	struct pos at = { 0, 0 };
-	if (count_nodes(fy_document_root(doc), &budget, 0, &at) < 0)
-		return kerr_setc(e, KEXIT_CONFIG, "%s:%d:%d: YAML: the aliases expand to more than %ld nodes, or nest "
-				 "deeper than 1000", path, at.line, at.col, CONFIG_MAX_NODES);
-	sb_reset(diag);
-	if (fy_document_resolve(doc) < 0) {
-		struct fy_diag *d = fy_document_get_diag(doc);
-		if (!collected_error(path, d, e))
-			yaml_error(path, sb_str(diag), e);
-		if (d)
-			fy_diag_unref(d);
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * Blank lines and comments only?  libfyaml 0.7.12 fails such a document
- * with an internal error ("fy_parse_load_document() failed") and no
- * position, so kiln says what it is first.
- */
-static int only_comments(const char *text, size_t len)
-{
-	size_t i = 0;
-	while (i < len) {
-		while (i < len && strchr(" \t\r", text[i]))
-			i++;
-		if (i < len && text[i] != '\n' && text[i] != '#')
-			return 0;
-		while (i < len && text[i] != '\n')
-			i++;
-		i++;
-	}
-	return 1;
-}
-
-/* libfyaml's diagnostics arrive as text: keep them to reword the first */
-static void diag_out(struct fy_diag *diag, void *user, const char *buf, size_t len)
-{
-	(void)diag;
-	sb_add(user, buf, len);
-}
-
-/* "<memory-...>:2:1: error: wrongly indented flow mapping" -> "FILE:2:1: YAML: ..." */
-static void yaml_error(const char *path, const char *diag, struct kerr *e)
-{
-	const char *m = strstr(diag, ": error: ");
-	int line = 0, col = 0;
-	if (m) {
-		const char *p = m;
-		int colons = 0;
-		while (p > diag && colons < 2) {
-			p--;
-			if (*p == ':')
-				colons++;
-		}
-		if (colons == 2 && sscanf(p, ":%d:%d:", &line, &col) == 2) {
-			const char *msg = m + 9, *nl = strchr(msg, '\n');
-			kerr_setc(e, KEXIT_CONFIG, "%s:%d:%d: YAML: %.*s", path, line, col,
-				  (int)(nl ? nl - msg : (long)strlen(msg)), msg);
-			return;
-		}
-	}
-	kerr_setc(e, KEXIT_CONFIG, "%s: not valid YAML%s%s", path, *diag ? ": " : "", diag);
-}
-
 void config_defaults(struct experiment *ex)
 {
 	memset(ex, 0, sizeof(*ex));
@@ -2133,90 +1977,6 @@ void config_defaults(struct experiment *ex)
 	ex->limits.file_mb = 4096;
 	ex->limits.memory_mb = -1;
 	platform_conf_defaults(&ex->platform);
-}
-
-/*
- * A diag for libfyaml's parser whose text goes to *out and whose errors
- * are collected, not printed: printing one shows its source line, and
- * libfyaml 0.7.12's fy_diag_error_atom_display reads out of bounds on a
- * scalar whose line passes 80 columns of tabs when the output is not a
- * terminal (make fuzz found it: SEGV, a 239-byte config)
- */
-static struct fy_diag *yaml_diag(struct strbuf *out)
-{
-	struct fy_diag_cfg dcfg;
-	fy_diag_cfg_default(&dcfg);
-	dcfg.fp = NULL;
-	dcfg.output_fn = diag_out;
-	dcfg.user = out;
-	dcfg.colorize = false;
-	dcfg.level = FYET_ERROR;
-	struct fy_diag *diag = fy_diag_create(&dcfg);
-	if (diag)
-		fy_diag_set_collect_errors(diag, true);
-	return diag;
-}
-
-/* the diag outlives the parse (the document keeps it): its text no longer goes to the caller's strbuf */
-static void yaml_diag_detach(struct fy_diag *diag)
-{
-	if (!diag)
-		return;
-	struct fy_diag_cfg dcfg = *fy_diag_get_cfg(diag);
-	dcfg.output_fn = NULL; /* no fp, no function: libfyaml writes nowhere */
-	dcfg.user = NULL;
-	fy_diag_set_cfg(diag, &dcfg);
-}
-
-/* our reference to a yaml_diag: the errors it collected are freed only when collecting stops */
-static void diag_release(struct fy_diag *diag)
-{
-	fy_diag_set_collect_errors(diag, false);
-	fy_diag_unref(diag);
-}
-
-/* the first error libfyaml collected, as FILE:LINE:COL: YAML: MESSAGE; 0 when it collected none */
-static int collected_error(const char *path, struct fy_diag *diag, struct kerr *e)
-{
-	void *it = NULL;
-	struct fy_diag_error *de;
-	while (diag && (de = fy_diag_errors_iterate(diag, &it)) != NULL) {
-		if (de->type != FYET_ERROR || !de->msg)
-			continue;
-		const char *nl = strchr(de->msg, '\n');
-		int n = (int)(nl ? nl - de->msg : (long)strlen(de->msg));
-		if (de->line > 0 && de->column > 0)
-			kerr_setc(e, KEXIT_CONFIG, "%s:%d:%d: YAML: %.*s", path, de->line, de->column, n, de->msg);
-		else
-			kerr_setc(e, KEXIT_CONFIG, "%s: not valid YAML: %.*s", path, n, de->msg);
-		return 1;
-	}
-	return 0;
-}
-
-/*
- * The YAML document of the config's text, aliases expanded (within
- * bounds); NULL with the error, libfyaml's first diagnostic reworded as
- * FILE:LINE:COL.  *diagp is kept for the caller to free with the document.
- */
-static struct fy_document *load_yaml(const char *path, const char *text, size_t len, struct fy_diag **diagp,
-				     struct kerr *e)
-{
-	struct strbuf diagout = STRBUF_INIT;
-	struct fy_diag *diag = yaml_diag(&diagout);
-	struct fy_parse_cfg pcfg = { .flags = FYPCF_QUIET | FYPCF_COLLECT_DIAG, .diag = diag };
-	struct fy_document *doc = diag ? fy_document_build_from_string(&pcfg, text, len) : NULL;
-	if (!doc) {
-		if (!collected_error(path, diag, e))
-			yaml_error(path, sb_str(&diagout), e);
-	} else if (resolve_aliases(path, doc, &diagout, e) < 0) {
-		fy_document_destroy(doc);
-		doc = NULL;
-	}
-	yaml_diag_detach(diag);
-	sb_release(&diagout);
-	*diagp = diag;
-	return doc;
 }
 
 /* does a benchmark read as `owner` (its name in the config) have a var `name`? */
@@ -2274,31 +2034,6 @@ static void check_arg_names(struct cfgctx *c, struct experiment *ex)
 	sb_release(&names);
 }
 
-struct config_yaml {
-	struct fy_document *doc;
-	struct fy_diag *diag;
-};
-
-struct fy_document *config_yaml_load(const char *path, const char *text, size_t len, struct config_yaml **y,
-				     struct kerr *e)
-{
-	*y = xcalloc(1, sizeof(**y));
-	if (check_text(path, text, len, e) < 0)
-		return NULL;
-	(*y)->doc = load_yaml(path, text, len, &(*y)->diag, e);
-	return (*y)->doc;
-}
-
-void config_yaml_free(struct config_yaml *y)
-{
-	if (!y)
-		return;
-	if (y->doc)
-		fy_document_destroy(y->doc);
-	if (y->diag)
-		diag_release(y->diag);
-	free(y);
-}
 
 /* what the whole config must have, once every key of it is read */
 static int check_whole(struct cfgctx *c, struct experiment *ex, struct toparg *ta, struct pos top)
@@ -2414,220 +2149,23 @@ static int parse_experiment(const char *path, const char *text, size_t len, cons
 	ex->text = xstrndup(text, len);
 	hash_hex(text, len, ex->hash);
 
-	if (check_text(path, text, len, e) < 0)
+	if (config_check_text(path, text, len, e) < 0)
 		return -1;
-	if (only_comments(text, len))
+	if (config_only_comments(text, len))
 		return kerr_setc(e, KEXIT_CONFIG, "%s:1:1: (document): the file is empty%s", path,
 				 memchr(text, '#', len) ? " (it holds only comments): no VMs, no benchmarks" : "");
 	char *dir = path_dirname(ex->path);
 	struct cfgctx c = { path, check_vms, e, NULL, ex->text, len, STRVEC_INIT, dir, &ex->warnings, STRVEC_INIT };
 	struct fy_diag *diag = NULL;
-	c.doc = load_yaml(path, ex->text, len, &diag, e);
+	c.doc = config_load_yaml(path, ex->text, len, &diag, e);
 	int r = c.doc ? parse_document(&c, ex, datadir) : -1;
 	free(dir);
 	sv_clear(&c.maybe_vars);
 	if (c.doc)
 		fy_document_destroy(c.doc);
 	if (diag)
-		diag_release(diag);
+		config_diag_release(diag);
 	sv_clear(&c.owned);
-	return r;
-}
-
-/* ---- growth: a stored experiment's config, changed only by what it may grow by ---- */
-
-/*
- * The config text as YAML, its aliases resolved (within the bounds of a
- * config), without the top-level keys `drop` (and x-* ones with drop_x),
- * emitted on one line: what must not change (for an experiment to grow,
- * or for keys none of whose pexecs ran to change).  NULL: it does not parse.
- */
-static char *config_core_without(const char *text, const char *const *drop, size_t ndrop, int drop_x)
-{
-	struct kerr e = KERR_INIT;
-	size_t len = strlen(text);
-	char *core = NULL;
-	if (check_text("config", text, len, &e) < 0) {
-		kerr_release(&e);
-		return NULL;
-	}
-	struct strbuf diag = STRBUF_INIT;
-	struct fy_diag *d = yaml_diag(&diag);
-	struct fy_parse_cfg pcfg = { .flags = FYPCF_QUIET | FYPCF_COLLECT_DIAG, .diag = d };
-	struct fy_document *doc = d ? fy_document_build_from_string(&pcfg, text, len) : NULL;
-	if (doc && resolve_aliases("config", doc, &diag, &e) == 0 && fy_node_is_mapping(fy_document_root(doc))) {
-		struct fy_node *root = fy_document_root(doc);
-		for (size_t i = 0; i < ndrop; i++) {
-			struct fy_node_pair *pr = fy_node_mapping_lookup_pair_by_string(root, drop[i], FY_NT);
-			if (pr) /* the pair goes with its key; the value is ours to free */
-				fy_node_free(fy_node_mapping_remove_by_key(root, fy_node_pair_key(pr)));
-		}
-		for (int again = drop_x; again;) {
-			void *it = NULL;
-			struct fy_node_pair *pr;
-			again = 0;
-			while ((pr = fy_node_mapping_iterate(root, &it))) {
-				const char *k = fy_node_get_scalar0(fy_node_pair_key(pr));
-				if (k && !strncmp(k, "x-", 2)) {
-					fy_node_free(fy_node_mapping_remove_by_key(root, fy_node_pair_key(pr)));
-					again = 1;
-					break;
-				}
-			}
-		}
-		core = fy_emit_document_to_string(doc, FYECF_MODE_FLOW_ONELINE);
-	}
-	if (doc)
-		fy_document_destroy(doc);
-	if (d)
-		diag_release(d);
-	sb_release(&diag);
-	kerr_release(&e);
-	return core;
-}
-
-/* a benchmark as its keys run it: the same text for the same benchmark */
-static void bench_canon(const struct bench_conf *b, struct strbuf *sb)
-{
-	const struct strvec *lists[] = { &b->vms, &b->args, &b->build, &b->setup, &b->prepare, &b->cleanup, &b->vars };
-	sb_addf(sb, "%s\n%s\n%s\n%ld\n%s\n", config_bench_source(b), b->param ? b->param : "", b->suite ? b->suite : "",
-		b->iterations, b->cwd ? b->cwd : "");
-	for (size_t i = 0; i < ARRAY_SIZE(lists); i++) {
-		for (size_t j = 0; j < lists[i]->n; j++)
-			sb_addf(sb, "%s\x1f", lists[i]->v[j]);
-		sb_addc(sb, '\n');
-	}
-}
-
-/*
- * The stored config, parsed into *old, when its text and ex's are the same
- * but for the top-level keys `drop` (and x-* with drop_x): 1; else 0, why
- * says what (`what` differed, or the stored config does not read).
- */
-static int same_but(const struct experiment *ex, const char *old_text, const char *datadir, const char *const *drop,
-		    size_t ndrop, int drop_x, const char *what, struct experiment *old, struct strbuf *why)
-{
-	struct strbuf now = STRBUF_INIT;
-	secret_mask(&now, ex->text);
-	char *a = config_core_without(old_text, drop, ndrop, drop_x), *b = config_core_without(now.buf, drop, ndrop, drop_x);
-	int r = a && b && !strcmp(a, b);
-	if (!r)
-		sb_adds(why, what);
-	free(a);
-	free(b);
-	sb_release(&now);
-	struct kerr e = KERR_INIT;
-	if (r && config_parse(ex->path, old_text, strlen(old_text), datadir, 0, old, &e) < 0) {
-		sb_addf(why, "the stored config does not read: %s", sb_str(&e.msg));
-		r = 0;
-	}
-	kerr_release(&e);
-	return r;
-}
-
-int config_grows(const struct experiment *ex, const char *old_text, const char *datadir, struct strbuf *why)
-{
-	static const char *const grow[] = { "pexecs", "benchmarks", "suites" };
-	struct experiment old;
-	int r = same_but(ex, old_text, datadir, grow, ARRAY_SIZE(grow), 0,
-			 "settings other than pexecs, benchmarks and suites changed", &old, why);
-	if (r) {
-		if (ex->pexecs < old.pexecs)
-			r = 0, sb_addf(why, "pexecs went down from %ld to %ld", old.pexecs, ex->pexecs);
-		for (size_t i = 0; r && i < old.nbenchs; i++) {
-			const struct bench_conf *n = NULL;
-			for (size_t j = 0; j < ex->nbenchs && !n; j++)
-				if (!strcmp(ex->benchs[j].name, old.benchs[i].name))
-					n = &ex->benchs[j];
-			struct strbuf x = STRBUF_INIT, y = STRBUF_INIT;
-			bench_canon(&old.benchs[i], &x);
-			if (n)
-				bench_canon(n, &y);
-			if (!n || strcmp(x.buf, y.buf))
-				r = 0, sb_addf(why, "benchmark %s was %s", old.benchs[i].name, n ? "changed" : "removed");
-			sb_release(&x);
-			sb_release(&y);
-		}
-		config_free(&old);
-	}
-	return r;
-}
-
-/* what defines a key of ex as it runs, in text: its VM's settings, its benchmark's and the counts */
-static void key_text(const struct experiment *ex, const struct vm_conf *vm, const struct bench_conf *b, struct strbuf *sb)
-{
-	const struct strvec *lists[] = { &vm->args, &vm->env, &vm->pass_env, &vm->runner, &vm->parser, &vm->build,
-					 &vm->setup, &vm->prepare, &vm->cleanup };
-	sb_addf(sb, "%s\n%s\n%s\n%s\n%s\n%s\n%s\n%d %d %d %ld %ld %ld\n", vm->plugin ? vm->plugin : "",
-		vm->path ? vm->path : "", vm->variant ? vm->variant : "", vm->language ? vm->language : "",
-		vm->entry ? vm->entry : "", vm->stats_from ? vm->stats_from : "", vm->cwd ? vm->cwd : "", vm->instrument,
-		vm->keep_log, vm->ignore_exit, config_iterations(ex, vm, b), ex->warmup_iterations, ex->warmup_pexecs);
-	for (size_t i = 0; i < ARRAY_SIZE(lists); i++) {
-		for (size_t j = 0; j < lists[i]->n; j++)
-			sb_addf(sb, "%s\x1f", lists[i]->v[j]);
-		sb_addc(sb, '\n');
-	}
-	const struct gauge_conf *g = config_gauge(vm, b);
-	if (g)
-		gauge_describe(g, sb);
-	sb_addf(sb, "\n%d %s\n", config_krun_layout(ex, b), ex->benchmarks_dir ? ex->benchmarks_dir : "");
-	/* the benchmark as bench_canon has it, but for the suite and its VMs (which say only whether the key runs) */
-	struct bench_conf bare = *b;
-	bare.vms = (struct strvec)STRVEC_INIT;
-	bare.suite = NULL;
-	bench_canon(&bare, sb);
-}
-
-static const struct vm_conf *vm_named(const struct experiment *ex, const char *name, const char *variant)
-{
-	for (size_t i = 0; i < ex->nvms; i++)
-		if (!strcmp(ex->vms[i].name, name) && !strcmp(ex->vms[i].variant, variant))
-			return &ex->vms[i];
-	return NULL;
-}
-
-static const struct bench_conf *bench_named(const struct experiment *ex, const char *name)
-{
-	for (size_t i = 0; i < ex->nbenchs; i++)
-		if (!strcmp(ex->benchs[i].name, name))
-			return &ex->benchs[i];
-	return NULL;
-}
-
-int config_keeps_keys(const struct experiment *ex, const char *old_text, const char *datadir, const struct strvec *ran,
-		      struct strbuf *why)
-{
-	static const char *const keyed[] = { "pexecs", "benchmarks", "suites", "vms", "skip", "name" };
-	struct experiment old;
-	int r = same_but(ex, old_text, datadir, keyed, ARRAY_SIZE(keyed), 1,
-			 "settings of every key (other than vms, benchmarks, suites, skip, pexecs and name) changed", &old, why);
-	if (r) {
-		if (ran->n && ex->pexecs < old.pexecs)
-			r = 0, sb_addf(why, "pexecs went down from %ld to %ld", old.pexecs, ex->pexecs);
-		for (size_t i = 0; r && i < ran->n; i++) {
-			char *k = xstrdup(ran->v[i]), *c1 = strchr(k, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-			if (!c2) {
-				free(k);
-				continue;
-			}
-			*c1 = *c2 = '\0';
-			const struct vm_conf *ov = vm_named(&old, c1 + 1, c2 + 1), *nv = vm_named(ex, c1 + 1, c2 + 1);
-			const struct bench_conf *ob = bench_named(&old, k), *nb = bench_named(ex, k);
-			struct strbuf x = STRBUF_INIT, y = STRBUF_INIT;
-			if (ov && ob)
-				key_text(&old, ov, ob, &x);
-			if (nv && nb && config_runs(ex, nb, nv))
-				key_text(ex, nv, nb, &y);
-			if (!y.len)
-				r = 0, sb_addf(why, "key %s, whose pexecs ran, is no longer planned", ran->v[i]);
-			else if (strcmp(x.buf ? x.buf : "", y.buf))
-				r = 0, sb_addf(why, "key %s, whose pexecs ran, changed", ran->v[i]);
-			sb_release(&x);
-			sb_release(&y);
-			free(k);
-		}
-		config_free(&old);
-	}
 	return r;
 }
 
