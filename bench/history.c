@@ -939,11 +939,7 @@ static double fresh_found(size_t n, size_t m, double sw, double tau, double f, i
 		struct hist_change *ch;
 		size_t nc;
 		history_detect(&s, kopts, &ch, &nc, NULL);
-		for (size_t c = 0; c < nc; c++)
-			if (ch[c].what == HIST_STEADY && labs((long)ch[c].at - (long)at) <= 2 && (ch[c].ratio - 1) * (g - 1) > 0) {
-				found++;
-				break;
-			}
+		found += history_found_near(ch, nc, at, g);
 		free(ch);
 		history_series_free(&s);
 	}
@@ -957,12 +953,8 @@ static void power_bench(double sw, double tau, int trials)
 	for (int t = 0; t < series; t++) {
 		struct hist_series s;
 		synth_series(&s, 200, 10, sw, tau);
-		struct hist_change *ch;
-		size_t n;
-		history_detect(&s, kopts, &ch, &n, NULL);
 		struct hist_power pw;
-		history_power(&s, kopts, ch, n, &pw);
-		free(ch);
+		history_power(&s, kopts, NULL, 0, &pw);
 		history_series_free(&s);
 		if (!pw.sites || !isfinite(pw.size))
 			continue;

@@ -49,8 +49,7 @@ static void inject(struct hist_series *w, const struct hist_series *base, size_t
 			w->p[i].steady[j] = base->p[i].steady[j] * f;
 }
 
-/* is a steady change of f's sign placed within two commits of k? */
-static int found_at(const struct hist_change *ch, size_t n, size_t k, double f)
+int history_found_near(const struct hist_change *ch, size_t n, size_t k, double f)
 {
 	for (size_t c = 0; c < n; c++)
 		if (ch[c].what == HIST_STEADY && (ch[c].at > k ? ch[c].at - k : k - ch[c].at) <= 2 &&
@@ -70,7 +69,7 @@ static size_t found_of(struct hist_series *w, const struct hist_series *s, const
 		struct hist_change *ch;
 		size_t n;
 		history_detect(w, o, &ch, &n, NULL);
-		found += found_at(ch, n, site[j], f);
+		found += history_found_near(ch, n, site[j], f);
 		free(ch);
 		inject(w, s, site[j], 1);
 	}
@@ -82,10 +81,16 @@ void history_power(const struct hist_series *s, const struct hist_detect_opts *o
 {
 	memset(out, 0, sizeof(*out));
 	out->size = NAN;
+	struct hist_change *own = NULL;
+	if (!ch) {
+		history_detect(s, opts, &own, &n, NULL);
+		ch = own;
+	}
 	size_t m = 0, *cand = xcalloc(s->n + 1, sizeof(size_t));
 	for (size_t i = 0; i < s->n; i++)
 		if (site_ok(s, i, ch, n))
 			cand[m++] = i;
+	free(own);
 	size_t k = m < POWER_SITES ? m : POWER_SITES, site[POWER_SITES];
 	for (size_t j = 0; j < k; j++)
 		site[j] = cand[(2 * j + 1) * m / (2 * k)]; /* spread evenly */

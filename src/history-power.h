@@ -17,9 +17,12 @@ struct hist_power {
 
 /*
  * The power of the steady-state detection on series s with opts (NULL:
- * defaults), ch[0..n) its changes as found with them.
+ * defaults), ch[0..n) its changes as found with them (ch NULL: found here).
  */
 void history_power(const struct hist_series *s, const struct hist_detect_opts *opts, const struct hist_change *ch,
 		   size_t n, struct hist_power *out);
+
+/* a step of factor f injected at point k: is a steady change of its sign among ch[0..n), within 2 commits of k? */
+int history_found_near(const struct hist_change *ch, size_t n, size_t k, double f);
 
 #endif

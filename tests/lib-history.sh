@@ -57,13 +57,18 @@ int main(void)
 C
 }
 
+# history_repo_init DIR: an empty repository of the toy VM (its Makefile, not committed)
+history_repo_init() {
+	mkdir -p "$1"
+	git -C "$1" init -q -b main
+	git -C "$1" config user.name "Kiln Test"
+	git -C "$1" config user.email "kiln@example.invalid"
+	printf 'vm: vm.c\n\tcc -O2 -o vm vm.c -lm\n' > "$1/Makefile"
+}
+
 make_history_repo() { # DIR
 	local d=$1
-	mkdir -p "$d"
-	git -C "$d" init -q -b main
-	git -C "$d" config user.name "Kiln Test"
-	git -C "$d" config user.email "kiln@example.invalid"
-	printf 'vm: vm.c\n\tcc -O2 -o vm vm.c -lm\n' > "$d/Makefile"
+	history_repo_init "$d"
 	_hc() { # MESSAGE: commit everything, the hash into HIST_Cn
 		git -C "$d" add -A
 		GIT_COMMITTER_DATE="2026-01-0$((HIST_N + 1))T12:00:00Z" GIT_AUTHOR_DATE="2026-01-0$((HIST_N + 1))T12:00:00Z" \
@@ -105,13 +110,18 @@ platform: {kmsg: off}
 Y
 }
 
-# The start of a history test: skipped without git, cc, make or sqlite3;
-# in $T, the toy's repository in repo and its experiment in exp/toy.yaml
-history_test_begin() {
+# skipped without git, cc, make or sqlite3; then in $T
+history_test_tools() {
 	command -v git >/dev/null || skip "git is not installed"
 	command -v cc >/dev/null && command -v make >/dev/null || skip "no cc or make"
 	command -v sqlite3 >/dev/null || skip "no sqlite3"
 	cd "$T" || fail "no $T"
+}
+
+# The start of a history test: skipped without git, cc, make or sqlite3;
+# in $T, the toy's repository in repo and its experiment in exp/toy.yaml
+history_test_begin() {
+	history_test_tools
 	make_history_repo "$T/repo"
 	make_history_config "$T/exp/toy.yaml"
 }

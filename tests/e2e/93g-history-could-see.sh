@@ -7,15 +7,9 @@
 # step of 10% or more; on the 8 commits of a short history, too few to say.
 source "$KILN_ROOT/tests/lib.sh"
 source "$KILN_ROOT/tests/lib-history.sh"
-command -v git >/dev/null && command -v cc >/dev/null && command -v make >/dev/null && command -v sqlite3 >/dev/null ||
-	skip "needs git, cc, make and sqlite3"
-cd "$T" || fail "no $T"
+history_test_tools
 d=$T/repo
-mkdir -p "$d"
-git -C "$d" init -q -b main
-git -C "$d" config user.name "Kiln Test"
-git -C "$d" config user.email "kiln@example.invalid"
-printf 'vm: vm.c\n\tcc -O2 -o vm vm.c -lm\n' > "$d/Makefile"
+history_repo_init "$d"
 for i in $(seq 0 19); do
 	history_vm_source 2000 5 "static volatile int rebuilt = $i;" > "$d/vm.c"
 	git -C "$d" add -A

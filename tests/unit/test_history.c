@@ -545,12 +545,7 @@ static double found_share(struct shape sh, double f, size_t trials)
 		struct hist_change *ch;
 		size_t n;
 		history_detect(&s, NULL, &ch, &n, NULL);
-		for (size_t c = 0; c < n; c++)
-			if (ch[c].what == HIST_STEADY && labs((long)ch[c].at - (long)sh.step_at) <= 2 &&
-			    (ch[c].ratio - 1) * (sh.step - 1) > 0) {
-				found++;
-				break;
-			}
+		found += history_found_near(ch, n, sh.step_at, sh.step);
 		free(ch);
 		history_series_free(&s);
 	}
@@ -562,12 +557,8 @@ static struct hist_power power_of(const struct shape *sh)
 {
 	struct hist_series s;
 	make(&s, sh);
-	struct hist_change *ch;
-	size_t n;
-	history_detect(&s, NULL, &ch, &n, NULL);
 	struct hist_power pw;
-	history_power(&s, NULL, ch, n, &pw);
-	free(ch);
+	history_power(&s, NULL, NULL, 0, &pw);
 	history_series_free(&s);
 	return pw;
 }
