@@ -9,6 +9,13 @@
 set -u
 cd "$(dirname "$0")/.."
 O=${O:-build}
+# what `kiln track --changes` says a series could have shown, checked on synthetic series of known noise (no corpus needed)
+syn=$(mktemp -d)
+for noise in 0.01,0.005 0.05,0.01 0.2,0.02; do
+	echo "synthetic, pexec and session sd $noise:"
+	"$O/bench/history" --synthetic=$noise "$syn" "${HISTORY_TRIALS:-30}" | grep -A1 '^could see' | sed 's/^ROW\t/ROW\t(sd '"$noise"') /'
+done
+rm -rf "$syn"
 corpus=${HISTORY_CORPUS:-bench/history/out/lua.history.db}
 if [ ! -f "$corpus" ]; then
 	echo "history: no corpus at $corpus: bench/history/corpus.sh measures one (hours); nothing measured"
