@@ -221,6 +221,43 @@ int track_changes(const char *history, const struct strvec *keys, const char *ma
 	return code;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void step_text(double v)
+{
+	if (isfinite(v))
+		printf("%.0f%%", 100 * v);
+	else
+		printf("more than 100%%");
+}
+
+/*
+ * The keys' could-see in one line (v: the steps named, few: keys too
+ * short to say), so that a morning without a change is read with the
+ * steps the series could have shown; v is sorted
+ */
+static void print_power_summary(double *v, size_t m, size_t few)
+{
+	if (m) {
+		qsort(v, m, sizeof(double), cmp_double);
+		printf("could see: steady steps of ");
+		step_text(v[0]);
+		printf(" to ");
+		step_text(v[m - 1]);
+		printf(" or more by key (median ");
+		step_text(v[m / 2]);
+		printf("; `--changes` per key)");
+	}
+	if (few)
+		printf("%s%zu key%s too few commits to say", m ? "; " : "could see: ", few, few == 1 ? " has" : "s have");
+	if (m || few)
+		printf("\n");
+}
+
 void track_new_changes(const char *history, const struct strvec *hashes, const char *machine)
 {
 	struct history *h;
@@ -229,6 +266,8 @@ void track_new_changes(const char *history, const struct strvec *hashes, const c
 	struct hist_machine *ms = NULL;
 	size_t nc = 0, nm = 0, total = 0;
 	char host[256] = "";
+	double *steps = NULL;
+	size_t nsteps = 0, few = 0;
 	gethostname(host, sizeof(host) - 1);
 	const char *name = machine ? machine : host;
 	if (history_open(history, 0, &h, &e) == 0 && history_commits(h, &cs, &nc, &e) == 0 &&
@@ -244,15 +283,25 @@ void track_new_changes(const char *history, const struct strvec *hashes, const c
 			size_t n;
 			history_detect(&s, NULL, &ch, &n, NULL);
 			total += print_changes(&s, ch, n, cs, hashes);
+			struct hist_power pw;
+			history_power(&s, NULL, ch, n, &pw);
+			if (pw.sites) {
+				steps = xrealloc(steps, (nsteps + 1) * sizeof(double));
+				steps[nsteps++] = pw.size;
+			} else {
+				few++;
+			}
 			free(ch);
 			history_series_free(&s);
 		}
 		sv_clear(&ks);
 		printf("%zu change%s around the commits measured now (`kiln track --changes %s` lists every one)\n", total,
 		       total == 1 ? "" : "s", esc(ESC_TERM, history));
+		print_power_summary(steps, nsteps, few);
 	} else {
 		kerr_print(&e);
 	}
+	free(steps);
 	history_commits_free(cs, nc);
 	history_machines_free(ms, nm);
 	history_close(h);
