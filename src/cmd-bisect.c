@@ -19,6 +19,7 @@
 #include "history-bisect.h"
 #include "history-detect.h"
 #include "history-git.h"
+#include "history-power.h"
 
 static int cmd_bisect(int argc, char **argv);
 
@@ -153,9 +154,18 @@ static int auto_range(struct drive *d, const char *key, char **good, char **bad,
 	for (size_t i = 0; i < n; i++)
 		if (ch[i].what == HIST_STEADY && (!last || ch[i].at > last->at))
 			last = &ch[i];
-	if (r == 0 && !last)
+	if (r == 0 && !last) {
+		/* none found is not none made: say what the series could have shown */
+		struct hist_power pw;
+		history_power(&s, NULL, ch, n, &pw);
+		char could[96] = "";
+		if (pw.sites && isfinite(pw.size))
+			snprintf(could, sizeof(could), "; its series could show steady steps of %.0f%% or more", 100 * pw.size);
+		else if (pw.sites)
+			snprintf(could, sizeof(could), "; its series could not show even a 100%% step");
 		r = kerr_setc(e, KEXIT_USAGE, "%s: no steady-state change of %s on this machine to bisect (`kiln track "
-			      "--changes` lists them)", history_path(d->ab.h), esc(ESC_TERM, key));
+			      "--changes` lists them)%s", history_path(d->ab.h), esc(ESC_TERM, key), could);
+	}
 	if (r == 0) {
 		size_t lo = last->lo ? last->lo - 1 : 0;
 		*good = xstrdup(c[s.p[lo].commit].hash);

@@ -31,6 +31,10 @@ assert d['changes'] == [], d
 assert c['injected'] == 11 and c['found'] >= 9 and c['step'] <= 0.02, c
 " "$json" || fail "could_see: $json"
 
+# bisect --auto with no change to bisect says what the series could have shown
+out=$("$KILN" bisect exp/toy.yaml --repo repo -o "$H" --auto --key b -q 2>&1); assert_eq $? 2 "nothing to bisect: $out"
+assert_contains "$out" "no steady-state change of b:toy:default-toy on this machine to bisect .*; its series could show steady steps of [12]% or more"
+
 # the morning after: a new commit tracked, no change around it, and what the series could have shown
 echo "a note" > "$d/README"
 git -C "$d" add -A && git -C "$d" commit -q -m "c20: README"
