@@ -244,13 +244,14 @@ static void print_power_summary(double *v, size_t m, size_t few)
 {
 	if (m) {
 		qsort(v, m, sizeof(double), cmp_double);
+		/* by key, the smallest step each could show: the least, the most, the median */
 		printf("could see: steady steps of ");
 		step_text(v[0]);
-		printf(" to ");
+		printf(" on the keenest key, ");
 		step_text(v[m - 1]);
-		printf(" or more by key (median ");
+		printf(" on the least, median ");
 		step_text(v[m / 2]);
-		printf("; `--changes` per key)");
+		printf(" (`--changes` per key)");
 	}
 	if (few)
 		printf("%s%zu key%s too few commits to say", m ? "; " : "could see: ", few, few == 1 ? " has" : "s have");

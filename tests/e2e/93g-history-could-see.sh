@@ -40,7 +40,7 @@ echo "a note" > "$d/README"
 git -C "$d" add -A && git -C "$d" commit -q -m "c20: README"
 out=$("$KILN" track exp/toy.yaml --repo repo -o "$H" --new 2>&1) || fail "track --new: $out"
 assert_contains "$out" "0 changes around the commits measured now"
-assert_contains "$out" "could see: steady steps of [12]% to [12]% or more by key (median [12]%"
+assert_contains "$out" "could see: steady steps of [12]% on the keenest key, [12]% on the least, median [12]%"
 
 # a busy host: each pexec's steady mean off by up to +-20%, fixed per pexec
 sqlite3 "$H" "UPDATE figures SET steady_mean = steady_mean * (1 + ((pexec_id * 37) % 41 - 20) / 100.0)"
