@@ -9,6 +9,8 @@
  * either end and from every steady change found), every commit from there
  * on slower, or faster, by a factor (alternately); found when the
  * detection puts a steady change of that sign within two commits of it.
+ * Each injection is judged on the 60 commits either side of it, with the
+ * penalty of the whole series, so a long history costs no more per key.
  * The factor is a ladder from 1% to 100%, searched by halving for the
  * smallest found in at least 80% of the injections: larger steps are found
  * at least as often.  The injections are the series' own noise, so the
@@ -27,6 +29,7 @@ static const double ladder[] = { 0.01, 0.02, 0.03, 0.05, 0.07, 0.10, 0.15, 0.20,
 #define POWER_MIN_SITES 5  /* fewer: nothing said */
 #define POWER_MARGIN 5     /* commits kept from either end and from a change found */
 #define POWER_FOUND 0.8    /* the share of injections found */
+#define POWER_WINDOW 60    /* commits either side of an injection the detection sees (a long series' cost) */
 
 /* can a step be injected at point i: its binary changed, away from the ends and from the changes found */
 static int site_ok(const struct hist_series *s, size_t i, const struct hist_change *ch, size_t n)
@@ -41,10 +44,10 @@ static int site_ok(const struct hist_series *s, size_t i, const struct hist_chan
 	return 1;
 }
 
-/* w's steady figures from point k on: base's, times f */
-static void inject(struct hist_series *w, const struct hist_series *base, size_t k, double f)
+/* w's steady figures of points k to end: base's, times f */
+static void inject(struct hist_series *w, const struct hist_series *base, size_t k, size_t end, double f)
 {
-	for (size_t i = k; i < w->n; i++)
+	for (size_t i = k; i < end; i++)
 		for (size_t j = 0; j < w->p[i].n; j++)
 			w->p[i].steady[j] = base->p[i].steady[j] * f;
 }
@@ -65,13 +68,24 @@ static size_t found_of(struct hist_series *w, const struct hist_series *s, const
 	size_t found = 0;
 	for (size_t j = 0; j < nsite; j++) {
 		double f = j % 2 ? 1 / (1 + ladder[li]) : 1 + ladder[li];
-		inject(w, s, site[j], f);
+		/*
+		 * The detection sees POWER_WINDOW commits either side (with the
+		 * whole series' penalty, set by the caller): a step is told from
+		 * its neighbourhood, and a series of thousands of commits would
+		 * otherwise cost seconds a key
+		 */
+		size_t lo = site[j] > POWER_WINDOW ? site[j] - POWER_WINDOW : 0;
+		size_t hi = site[j] + POWER_WINDOW < w->n ? site[j] + POWER_WINDOW : w->n;
+		struct hist_series view = *w;
+		view.p = w->p + lo;
+		view.n = hi - lo;
+		inject(w, s, site[j], hi, f);
 		struct hist_change *ch;
 		size_t n;
-		history_detect(w, o, &ch, &n, NULL);
-		found += history_found_near(ch, n, site[j], f);
+		history_detect(&view, o, &ch, &n, NULL);
+		found += history_found_near(ch, n, site[j] - lo, f);
 		free(ch);
-		inject(w, s, site[j], 1);
+		inject(w, s, site[j], hi, 1);
 	}
 	return found;
 }
@@ -103,6 +117,14 @@ void history_power(const struct hist_series *s, const struct hist_detect_opts *o
 	else
 		hist_detect_opts_default(&o);
 	o.skip = ~(1u << HIST_STEADY);
+	if (!(o.beta > 0)) {
+		/* the whole series' penalty (history-detect.c's default), though each look sees a window of it */
+		size_t pts = 0;
+		double y, u;
+		for (size_t i = 0; i < s->n; i++)
+			pts += hist_point_value(&s->p[i], HIST_STEADY, &y, &u);
+		o.beta = 2.0 * log((double)(pts > 2 ? pts : 2)) + 6.0;
+	}
 	struct hist_series w;
 	history_series_copy(s, &w);
 	/* halving over the ladder for its first step found often enough (NLADDER: none is) */
