@@ -110,15 +110,11 @@ static size_t print_changes(const struct hist_series *s, const struct hist_chang
 /* what the series could have shown (history-power.c) */
 static void print_power(const struct hist_power *pw)
 {
-	if (!pw->sites)
-		printf("  could see: too few commits to say (steps are injected 5 or more commits from either end "
-		       "and from each change)\n");
-	else if (!isfinite(pw->size))
-		printf("  could see: not even a 100%% steady step (found in fewer than 80%% of %zu injected into this "
-		       "series)\n", pw->sites);
-	else
-		printf("  could see: steady steps of %.0f%% or more (%zu of %zu injected into this series found, within 2 "
-		       "commits)\n", 100 * pw->size, pw->found, pw->sites);
+	struct strbuf t = STRBUF_INIT;
+	history_power_text(pw, &t);
+	printf("  could see: %s%s\n", t.buf,
+	       pw->sites ? "" : " (steps are injected 5 or more commits from either end and from each change)");
+	sb_release(&t);
 }
 
 static json_t *power_json(const struct hist_power *pw)

@@ -20,6 +20,7 @@
 #include "history-power.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,4 +142,16 @@ void history_power(const struct hist_series *s, const struct hist_detect_opts *o
 	out->sites = k;
 	out->size = lo < NLADDER ? ladder[lo] : INFINITY;
 	out->found = lo < NLADDER ? found[lo] : 0;
+}
+
+void history_power_text(const struct hist_power *pw, struct strbuf *sb)
+{
+	if (!pw->sites)
+		sb_adds(sb, "too few commits to say");
+	else if (!isfinite(pw->size))
+		sb_addf(sb, "not even a 100%% steady step (found in fewer than 80%% of %zu injected into this series)",
+			pw->sites);
+	else
+		sb_addf(sb, "steady steps of %.0f%% or more (%zu of %zu injected into this series found, within 2 commits)",
+			100 * pw->size, pw->found, pw->sites);
 }

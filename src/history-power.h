@@ -22,6 +22,9 @@ struct hist_power {
 void history_power(const struct hist_series *s, const struct hist_detect_opts *opts, const struct hist_change *ch,
 		   size_t n, struct hist_power *out);
 
+/* what pw says, for people: "steady steps of 15% or more (18 of 20 injected ...)", or why nothing is said */
+void history_power_text(const struct hist_power *pw, struct strbuf *sb);
+
 /* a step of factor f injected at point k: is a steady change of its sign among ch[0..n), within 2 commits of k? */
 int history_found_near(const struct hist_change *ch, size_t n, size_t k, double f);
 

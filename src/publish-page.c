@@ -614,16 +614,12 @@ static void report_link(struct strbuf *sb, const struct pub_key *k, size_t i, co
 /* what the series could have shown: a step injected into it, found often enough (history-power.c) */
 static void power_text(struct strbuf *sb, const struct hist_power *pw)
 {
+	struct strbuf t = STRBUF_INIT;
+	history_power_text(pw, &t);
 	sb_adds(sb, "<p class=\"could-see\">Could see: ");
-	if (!pw->sites)
-		sb_adds(sb, "too few commits to say");
-	else if (!isfinite(pw->size))
-		sb_addf(sb, "not even a 100%% steady step (found in fewer than 80%% of %zu injected into this series)",
-			pw->sites);
-	else
-		sb_addf(sb, "steady steps of %.0f%% or more (%zu of %zu injected into this series found, within 2 commits)",
-			100 * pw->size, pw->found, pw->sites);
+	esc_add(sb, ESC_HTML, t.buf);
 	sb_adds(sb, ". Smaller ones may raise no alarm: none is not no change.</p>\n");
+	sb_release(&t);
 }
 
 static void key_changes(struct strbuf *sb, const struct pub_site *s, const struct pub_key *k)
