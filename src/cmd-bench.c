@@ -682,14 +682,6 @@ static struct vm_conf *vm_for(struct experiment *ex, const char *name, const cha
 	return vm;
 }
 
-static int bench_taken(const struct experiment *ex, const char *name)
-{
-	for (size_t i = 0; i < ex->nbenchs; i++)
-		if (!strcmp(ex->benchs[i].name, name))
-			return 1;
-	return 0;
-}
-
 /* one command as a VM (its program) and a benchmark (its arguments) */
 static int add_key(struct experiment *ex, struct bench *b, struct bcmd *c, struct kerr *e)
 {
@@ -717,7 +709,7 @@ static int add_key(struct experiment *ex, struct bench *b, struct bcmd *c, struc
 	c->vm = xstrdup(vm->name);
 	/* the same name twice: (2), (3)... as hyperfine files are read */
 	char *base = c->bench;
-	for (int n = 2; bench_taken(ex, c->bench); n++) {
+	for (int n = 2; config_bench_named(ex, c->bench); n++) {
 		if (c->bench != base)
 			free(c->bench);
 		c->bench = xasprintf("%s (%d)", base, n);

@@ -162,14 +162,6 @@ static const struct vm_conf *vm_named(const struct experiment *ex, const char *n
 	return NULL;
 }
 
-static const struct bench_conf *bench_named(const struct experiment *ex, const char *name)
-{
-	for (size_t i = 0; i < ex->nbenchs; i++)
-		if (!strcmp(ex->benchs[i].name, name))
-			return &ex->benchs[i];
-	return NULL;
-}
-
 int config_keeps_keys(const struct experiment *ex, const char *old_text, const char *datadir, const struct strvec *ran,
 		      struct strbuf *why)
 {
@@ -188,7 +180,7 @@ int config_keeps_keys(const struct experiment *ex, const char *old_text, const c
 			}
 			*c1 = *c2 = '\0';
 			const struct vm_conf *ov = vm_named(&old, c1 + 1, c2 + 1), *nv = vm_named(ex, c1 + 1, c2 + 1);
-			const struct bench_conf *ob = bench_named(&old, k), *nb = bench_named(ex, k);
+			const struct bench_conf *ob = config_bench_named(&old, k), *nb = config_bench_named(ex, k);
 			struct strbuf x = STRBUF_INIT, y = STRBUF_INIT;
 			if (ov && ob)
 				key_text(&old, ov, ob, &x);

@@ -2248,6 +2248,14 @@ void config_free(struct experiment *ex)
 	memset(ex, 0, sizeof(*ex));
 }
 
+const struct bench_conf *config_bench_named(const struct experiment *ex, const char *name)
+{
+	for (size_t i = 0; i < ex->nbenchs; i++)
+		if (!strcmp(ex->benchs[i].name, name))
+			return &ex->benchs[i];
+	return NULL;
+}
+
 const char *config_bench_source(const struct bench_conf *b)
 {
 	return b->source ? b->source : b->name;

@@ -154,6 +154,8 @@ void config_defaults(struct experiment *ex);
 
 /* the folder of a benchmark's sources under benchmarks_dir */
 const char *config_bench_source(const struct bench_conf *b);
+/* the benchmark of ex named name, NULL when none is */
+const struct bench_conf *config_bench_named(const struct experiment *ex, const char *name);
 /*
  * The gauge of benchmark b (NULL: the VM's alone) on a VM: the
  * benchmark's, else the VM's, on command VMs; NULL when there is none

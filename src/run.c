@@ -73,14 +73,6 @@ static const struct vm_conf *find_vm(const struct experiment *ex, const char *na
 	return NULL;
 }
 
-static const struct bench_conf *find_bench(const struct experiment *ex, const char *name)
-{
-	for (size_t i = 0; i < ex->nbenchs; i++)
-		if (!strcmp(ex->benchs[i].name, name))
-			return &ex->benchs[i];
-	return NULL;
-}
-
 
 /* ---- the whole run ---- */
 
@@ -826,7 +818,7 @@ static int prepare_keys(struct run_job *j, const char *config, struct kerr *e)
 	j->broken = xcalloc(j->sc.nkeys ? j->sc.nkeys : 1, sizeof(*j->broken));
 	for (size_t k = 0; k < j->sc.nkeys; k++) {
 		const struct vm_conf *vm = find_vm(&j->ex, j->sc.keys[k].vm);
-		const struct bench_conf *b = find_bench(&j->ex, j->sc.keys[k].bench);
+		const struct bench_conf *b = config_bench_named(&j->ex, j->sc.keys[k].bench);
 		if (!vm || !b)
 			return kerr_setc(e, KEXIT_CONFIG, "%s: key %s:%s is in the stored schedule but not in the config",
 					 config, j->sc.keys[k].bench, j->sc.keys[k].vm);
