@@ -156,17 +156,11 @@ static int read_db(struct run *r)
 	return 0;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 static double median(double *v, size_t n)
 {
 	if (!n)
 		return 0;
-	qsort(v, n, sizeof(double), cmp_d);
+	sort_doubles(v, n);
 	return v[n / 2];
 }
 

@@ -46,8 +46,6 @@
 
 extern char **environ;
 
-static int cmp_double(const void *a, const void *b);
-
 static double now_s(void)
 {
 	return (double)mono_ns() / 1e9;
@@ -162,8 +160,8 @@ static double disk_flush_us(const char *dir, int n, double *flush_only)
 		w[i] = (now_s() - t0) * 1e6;
 	}
 	close(fd);
-	qsort(v, (size_t)n, sizeof(double), cmp_double);
-	qsort(w, (size_t)n, sizeof(double), cmp_double);
+	sort_doubles(v, (size_t)n);
+	sort_doubles(w, (size_t)n);
 	double r = v[n / 2];
 	*flush_only = w[n / 2];
 	free(v);
@@ -202,7 +200,7 @@ static double quantile(struct samples *s, double q)
 {
 	if (!s->n)
 		return 0;
-	qsort(s->v, s->n, sizeof(double), cmp_double);
+	sort_doubles(s->v, s->n);
 	return s->v[(size_t)(q * (double)(s->n - 1) + 0.5)];
 }
 
@@ -436,12 +434,6 @@ out:
 	free(db);
 	free(err);
 	return rc;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
 }
 
 static void row(const char *name, double v, const char *unit, const char *base, double bv, const char *target, int pass)

@@ -302,19 +302,13 @@ double an_percentile_sorted(const double *a, size_t n, double p)
 	return a[lo] + (a[lo + 1] - a[lo]) * f;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 double an_percentile(const double *x, size_t n, double p)
 {
 	if (!n)
 		return NAN;
 	double *c = xmalloc(n * sizeof(double));
 	memcpy(c, x, n * sizeof(double));
-	qsort(c, n, sizeof(double), cmp_double);
+	sort_doubles(c, n);
 	double r = an_percentile_sorted(c, n, p);
 	free(c);
 	return r;
@@ -346,7 +340,7 @@ static size_t outliers_band(const double *x, size_t n, long w, double k, double 
 	double *win = xmalloc(cap * sizeof(double));
 	size_t wn = n < cap ? n : cap;
 	memcpy(win, x, wn * sizeof(double));
-	qsort(win, wn, sizeof(double), cmp_double);
+	sort_doubles(win, wn);
 	size_t nout = 0, qn = 0, ql[3] = { 0 };
 	double qf[3] = { 0 };
 	const double pq[3] = { plo, 50, phi };
@@ -1170,7 +1164,7 @@ void an_sample_free(struct an_sample *s)
 /* median, 5th and 95th percentiles of v[0..n) (reorders v) */
 static void med_p5_p95(double *v, size_t n, double *med, double *p5, double *p95)
 {
-	qsort(v, n, sizeof(double), cmp_double);
+	sort_doubles(v, n);
 	*med = an_percentile_sorted(v, n, 50);
 	*p5 = an_percentile_sorted(v, n, 5);
 	*p95 = an_percentile_sorted(v, n, 95);
@@ -1255,7 +1249,7 @@ static void key_whole(struct an_key *k)
 	for (size_t i = 0; i < k->np; i++)
 		ss += (v[i] - w->mean) * (v[i] - w->mean);
 	w->sd = k->np > 1 ? sqrt(ss / (double)(k->np - 1)) : NAN;
-	qsort(v, k->np, sizeof(double), cmp_double);
+	sort_doubles(v, k->np);
 	w->median = an_percentile_sorted(v, k->np, 50);
 	w->min = v[0];
 	w->max = v[k->np - 1];

@@ -28,11 +28,6 @@
 
 /* ---- the kiln build every node must run ---- */
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int file_hash(const char *path, char out[65])
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -58,7 +53,7 @@ static void add_tree(json_t *files, const char *root, const char *rel)
 	if (d)
 		closedir(d);
 	if (names.n)
-		qsort(names.v, names.n, sizeof(char *), cmp_str);
+		sv_sort(&names);
 	for (size_t i = 0; i < names.n; i++) {
 		char *sub = path_join(rel, names.v[i]);
 		char *full = path_join(root, sub);

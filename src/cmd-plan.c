@@ -75,12 +75,6 @@ struct plan {
 /* past this much machine time the plan is a warning: a day */
 #define PLAN_WARN_S 86400.0
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 struct px_at {
 	const char *machine;
 	double start, end;
@@ -90,7 +84,7 @@ static int cmp_px_at(const void *a, const void *b)
 {
 	const struct px_at *x = a, *y = b;
 	int c = strcmp(x->machine, y->machine);
-	return c ? c : cmp_dbl(&x->start, &y->start);
+	return c ? c : cmp_double(&x->start, &y->start);
 }
 
 /*

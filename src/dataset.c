@@ -167,11 +167,6 @@ size_t ds_keep_keys(struct dataset *ds, const struct strvec *pats)
 	return ds->nkeys = j;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static const char *pexec_machine(const struct dataset *ds, const struct ds_pexec *p)
 {
 	return p->machine ? p->machine : ds->machine ? ds->machine : "unknown";
@@ -189,7 +184,7 @@ size_t ds_machines(const struct dataset *ds, struct strvec *names)
 				sv_push(names, m);
 		}
 	if (names->n > 1)
-		qsort(names->v, names->n, sizeof(char *), cmp_str);
+		sv_sort(names);
 	return names->n;
 }
 

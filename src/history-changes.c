@@ -217,12 +217,6 @@ int track_changes(const char *history, const struct strvec *keys, const char *ma
 	return code;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 static void step_text(double v)
 {
 	if (isfinite(v))
@@ -239,7 +233,7 @@ static void step_text(double v)
 static void print_power_summary(double *v, size_t m, size_t few)
 {
 	if (m) {
-		qsort(v, m, sizeof(double), cmp_double);
+		sort_doubles(v, m);
 		/* by key, the smallest step each could show: the least, the most, the median */
 		printf("could see: steady steps of ");
 		step_text(v[0]);

@@ -110,12 +110,6 @@ void hist_detect_opts_default(struct hist_detect_opts *o)
 	o->use_binary = 1;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 /*
  * The mean of v[0..m) with g = frac m values trimmed from each end (none
  * below 5 values) and the variance of that mean (winsorised variance over
@@ -127,7 +121,7 @@ int hist_trimmed(const double *v, size_t m, double frac, double *mean, double *v
 		return 0;
 	double *s = xmalloc(m * sizeof(double));
 	memcpy(s, v, m * sizeof(double));
-	qsort(s, m, sizeof(double), cmp_double);
+	sort_doubles(s, m);
 	size_t g = m >= 5 ? (size_t)((double)m * frac + 1e-9) : 0;
 	double sum = 0;
 	for (size_t i = g; i < m - g; i++)
@@ -289,8 +283,8 @@ double hist_pairs_var(double *d2, double *uu, size_t m)
 {
 	if (!m)
 		return NAN;
-	qsort(d2, m, sizeof(double), cmp_double);
-	qsort(uu, m, sizeof(double), cmp_double);
+	sort_doubles(d2, m);
+	sort_doubles(uu, m);
 	/* the median of a chi-square(1) is 0.4549 */
 	return (an_percentile_sorted(d2, m, 50) / 0.45493642311957283 - an_percentile_sorted(uu, m, 50)) / 2;
 }
@@ -368,11 +362,11 @@ static void cap_outliers(const double *y, double *wt, size_t n, size_t k, double
 	for (size_t i = 0; i < n; i++) {
 		size_t lo = i >= k ? i - k : 0, hi = i + k + 1 < n ? i + k + 1 : n, m = hi - lo;
 		memcpy(win, y + lo, m * sizeof(double));
-		qsort(win, m, sizeof(double), cmp_double);
+		sort_doubles(win, m);
 		r[i] = (y[i] - an_percentile_sorted(win, m, 50)) * sqrt(wt[i]);
 		ar[i] = fabs(r[i]);
 	}
-	qsort(ar, n, sizeof(double), cmp_double);
+	sort_doubles(ar, n);
 	double s = 1.4826 * an_percentile_sorted(ar, n, 50);
 	double lim = c * (s > 1 ? s : 1);
 	for (size_t i = 0; i < n; i++)

@@ -43,11 +43,6 @@ static void add_hash(struct strvec *lines, const char *name, int r, const char *
 	kerr_release(e);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* bytecode caches (derived from the sources beside them) and hidden files */
 static int skipped(const char *name)
 {
@@ -119,7 +114,7 @@ static void walk_dir(struct walk *w, int dfd, const char *dirname, const char *r
 			sv_push(&names, de->d_name);
 	closedir(d);
 	if (names.n)
-		qsort(names.v, names.n, sizeof(char *), cmp_str);
+		sv_sort(&names);
 	for (size_t i = 0; i < names.n; i++)
 		walk_entry(w, dfd, dirname, names.v[i], rel, depth);
 	sv_clear(&names);
@@ -282,7 +277,7 @@ static void describe_limits(struct strvec *prog, struct strvec *set, const struc
 static void join_sorted(struct strvec *lines, struct strbuf *out)
 {
 	if (lines->n)
-		qsort(lines->v, lines->n, sizeof(char *), cmp_str);
+		sv_sort(lines);
 	for (size_t i = 0; i < lines->n; i++)
 		sb_addf(out, "%s\n", lines->v[i]);
 	if (!out->buf)

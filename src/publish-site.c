@@ -204,12 +204,6 @@ static char *page_name(const char *machine, const char *key)
 	return sb_detach(&sb);
 }
 
-static int dcmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* the point's steady-state mean: the key's, else the mean of its pexecs' (struct pub_fig) */
 static void steady_of(const struct hist_point *p, struct pub_fig *f)
 {
@@ -241,7 +235,7 @@ static void key_figures(struct pub_key *k)
 		for (size_t j = 0; j < p->n; j++)
 			if (isfinite(p->tts[j]))
 				v[m++] = p->tts[j];
-		qsort(v, m, sizeof(double), dcmp);
+		sort_doubles(v, m);
 		f->tts_med = m ? an_percentile_sorted(v, m, 50) : NAN;
 		f->tts_lo = m ? an_percentile_sorted(v, m, 5) : NAN;
 		f->tts_hi = m ? an_percentile_sorted(v, m, 95) : NAN;

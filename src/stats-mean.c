@@ -23,12 +23,6 @@
 #include "stats.h"
 #include "util.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 double ks_tquantile(double p, double df)
 {
 	if (!(df >= 1))
@@ -224,7 +218,7 @@ void ks_mean(const double *x, size_t n, double conf, struct ks_mean *out)
 		return;
 	double *s = xmalloc(n * sizeof(double));
 	memcpy(s, x, n * sizeof(double));
-	qsort(s, n, sizeof(double), cmp_double);
+	sort_doubles(s, n);
 	/* sums about the median: no cancellation when the spread is tiny against the level */
 	double sum = 0;
 	for (size_t i = 0; i < n; i++)

@@ -541,6 +541,29 @@ void sv_clear(struct strvec *sv)
 	sv->n = sv->alloc = 0;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void sv_sort(struct strvec *sv)
+{
+	if (sv->n > 1)
+		qsort(sv->v, sv->n, sizeof(char *), cmp_str);
+}
+
+int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+void sort_doubles(double *v, size_t n)
+{
+	if (n > 1)
+		qsort(v, n, sizeof(double), cmp_double);
+}
+
 char **sv_array(struct strvec *sv)
 {
 	if (!sv->v) {

@@ -82,6 +82,8 @@ void sv_pushf(struct strvec *sv, const char *fmt, ...) KILN_PRINTF(2, 3);
 void sv_setenv(struct strvec *sv, const char *name, const char *value);
 const char *sv_getenv(const struct strvec *sv, const char *name);
 void sv_clear(struct strvec *sv);
+/* sort sv's strings by strcmp */
+void sv_sort(struct strvec *sv);
 /* the NULL-terminated array (never NULL itself) */
 char **sv_array(struct strvec *sv);
 
@@ -243,5 +245,10 @@ void fmt_duration(struct strbuf *sb, double s);
 
 /* FNV-1a/sha-like content hash as hex (for config hashes) */
 void hash_hex(const void *data, size_t n, char out[65]);
+
+/* qsort's comparison of two doubles, ascending (NaNs compare equal to everything) */
+int cmp_double(const void *a, const void *b);
+/* sort v[0..n) ascending */
+void sort_doubles(double *v, size_t n);
 
 #endif
