@@ -333,7 +333,7 @@ static void range_text(struct strbuf *sb, const struct pub_site *s, const struct
 	}
 	char a[16], b[16];
 	const struct hist_commit *ca = commit_of(s, k, c->lo), *cb = commit_of(s, k, c->hi);
-	sb_addf(sb, "one of %zu: %.7s\xe2\x80\xa6%.7s", c->hi - c->lo + 1, pub_short(ca ? ca->hash : NULL, a),
+	sb_addf(sb, "one of %zu: <span class=\"kp\">%.7s\xe2\x80\xa6%.7s</span>", c->hi - c->lo + 1, pub_short(ca ? ca->hash : NULL, a),
 		pub_short(cb ? cb->hash : NULL, b));
 }
 
@@ -400,7 +400,7 @@ static void overview_changes(struct strbuf *sb, const struct pub_site *s)
 		change_cell(sb, k, r[q].ch, k->page);
 		sb_adds(sb, "<td>");
 		pub_aa_text(sb, k, c->what, 0);
-		sb_adds(sb, "</td><td>");
+		sb_adds(sb, "</td><td class=\"where\">");
 		range_text(sb, s, k, c);
 		sb_adds(sb, "</td>");
 		subject_cell(sb, commit_of(s, k, c->at));
@@ -639,7 +639,7 @@ static void key_changes(struct strbuf *sb, const struct pub_site *s, const struc
 			change_cell(sb, k, j, "");
 			sb_adds(sb, "<td>");
 			pub_aa_text(sb, k, c->what, 0);
-			sb_adds(sb, "</td><td>");
+			sb_adds(sb, "</td><td class=\"where\">");
 			range_text(sb, s, k, c);
 			sb_adds(sb, "</td><td>");
 			report_link(sb, k, c->at ? c->at - 1 : c->at, "before");

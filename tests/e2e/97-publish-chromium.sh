@@ -65,6 +65,16 @@ injected = "document.querySelectorAll('#inj, #kinj, #minj').length"
 def check(ok, what):
     if not ok:
         sys.exit("FAIL: " + what)
+# an 1100-pixel window shows the whole width, and a change's subject readably
+# (before 2026-12-05 the overview here was 1138 pixels wide, a subject 85)
+fits = "[document.documentElement.scrollWidth, " \
+       "Math.min(...[...document.querySelectorAll('table.changes td.subj')].map(e => e.clientWidth))]"
+def check_fits(where):
+    b.cmd("Emulation.setDeviceMetricsOverride", {"width": 1100, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+    width, subj = b.eval(fits)
+    b.cmd("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+    check(width <= 1100, "%s is %d pixels wide in a window of 1100" % (where, width))
+    check(subj >= 150, "%s: a change's subject gets %d pixels" % (where, subj))
 
 with Browser(T + "/chr") as b:
     # the overview: the three changes on their commits, the A/A rate beside each
@@ -82,12 +92,14 @@ with Browser(T + "/chr") as b:
     check('m<i id="minj">&"' in body, "the hostile machine name is not shown as text")
     check(b.eval(injected) == 0, "elements injected into the overview")
     check(b.eval("document.querySelectorAll('.js-only:not([hidden])').length") == 1, "the script did not run")
+    check_fits("the overview")
     b.screenshot(T + "/overview.png")
     # a click on the matrix opens the key page
     b.click("td.cell a", navigates=True)
     check(b.eval("location.pathname").endswith(page.split("/")[-1]), "the cell did not open the key page")
     check(b.eval("document.querySelector('svg#steady').getAttribute('data-n')") == "11", "points on the chart")
     check(b.eval("document.querySelectorAll('#commits tbody tr').length") == 11, "rows of commits")
+    check_fits("the key page")
     check("build failed" in b.eval("document.getElementById('c-%s').innerText" % c["HIST_C5"]), "the broken build")
     check(b.eval(injected) == 0, "elements injected into the key page")
     check('</b>' in b.eval("document.querySelector('h1').innerText"), "the hostile key is not shown as text")
