@@ -48,7 +48,7 @@ static void size_text(const struct hist_change *c, struct strbuf *sb)
 		if (isfinite(c->ratio))
 			sb_addf(sb, "%.2fx the %s (99%%: %.2fx to %.2fx; %.1f -> %.1f steady iterations' worth%s)", c->ratio,
 				name, c->ratio_lo, c->ratio_hi, c->before, c->after, above);
-		else /* too little before for a ratio (HIST_RATIO_MIN) */
+		else /* too little before or after for a ratio (HIST_RATIO_MIN) */
 			sb_addf(sb, "%s %+.1f steady iterations' worth (99%%: %+.1f to %+.1f; %.1f -> %.1f%s)", name,
 				c->after - c->before, c->after_lo - c->before, c->after_hi - c->before, c->before, c->after,
 				above);
@@ -61,7 +61,7 @@ static void size_text(const struct hist_change *c, struct strbuf *sb)
 static json_t *change_json(const struct hist_change *c, const struct hist_series *s, const struct hist_commit *cs)
 {
 	const struct hist_commit *at = &cs[s->p[c->at].commit], *lo = &cs[s->p[c->lo].commit], *hi = &cs[s->p[c->hi].commit];
-	/* a ratio there is none of (a warm-up or cost under HIST_RATIO_MIN before) is null, not a number */
+	/* a ratio there is none of (a warm-up or cost under HIST_RATIO_MIN before or after) is null, not a number */
 	json_t *j = json_pack("{s:s,s:s,s:s,s:[s,s],s:o,s:o,s:o,s:f,s:f,s:f,s:b}", "series",
 			      hist_what_name(c->what), "commit", at->hash, "subject",
 			      esc(ESC_JSON, at->subject ? at->subject : ""), "range", lo->hash, hi->hash, "ratio",

@@ -571,7 +571,7 @@ static int place_change(const struct pts *P, const size_t *keep, const struct su
 		ch->after_hi = back(mr + Z99 * se);
 		if (w == HIST_WARMUP && ch->after_lo < 0)
 			ch->after_lo = 0; /* no warm-up is shorter than none */
-		int ratio = ch->before >= HIST_RATIO_MIN;
+		int ratio = ch->before >= HIST_RATIO_MIN && ch->after >= HIST_RATIO_MIN;
 		ch->ratio = ratio ? ch->after / ch->before : NAN;
 		ch->ratio_lo = ratio ? ch->after_lo / ch->before : NAN;
 		ch->ratio_hi = ratio ? ch->after_hi / ch->before : NAN;

@@ -31,8 +31,9 @@ void hist_detect_opts_default(struct hist_detect_opts *o);
 /*
  * A warm-up or warmup cost below one steady iteration's worth is below what
  * a ratio can be taken of: 1e-7 iterations of warm-up noise before and 1.4
- * after read "11420522x the warm-up".  Such a change is its difference in
- * iterations instead
+ * after read "11420522x the warm-up", and 1.2 before and none after read
+ * "x0.00 [0.00, 0.37]".  A change with either side below it is its
+ * difference in iterations instead
  */
 #define HIST_RATIO_MIN 1.0
 
@@ -42,7 +43,7 @@ struct hist_change {
 	size_t lo, hi;          /* the range of first commits the data allow (lo <= at <= hi) */
 	double before, after;   /* steady: seconds; warmup, cost: steady iterations' worth; class: fraction */
 	double ratio, ratio_lo, ratio_hi; /* after/before and its 99% interval (class: after - before; warmup,
-					   * cost: NAN when before < HIST_RATIO_MIN) */
+					   * cost: NAN when before or after < HIST_RATIO_MIN) */
 	double after_lo, after_hi; /* warmup, cost: after's 99% interval, before held (a warm-up's floored at 0) */
 	double level_before, level_after; /* in the series' units (log) */
 	double score;           /* chi-square the change explains */

@@ -163,7 +163,7 @@ void pub_change_size(struct strbuf *sb, const struct pub_change *c, int full)
 		const char *name = c->what == PUB_WARMUP ? "warm-up" : "warm-up cost";
 		if (isfinite(c->ratio))
 			sb_addf(sb, "%s \xc3\x97%.2f [%.2f, %.2f]", name, c->ratio, c->rlo, c->rhi);
-		else /* too little before for a ratio: the difference, in iterations */
+		else /* too little before or after for a ratio: the difference, in iterations */
 			sb_addf(sb, "%s %+.1f [%+.1f, %+.1f] iterations' worth", name, c->after - c->before,
 				c->alo - c->before, c->ahi - c->before);
 		if (full)
