@@ -441,6 +441,58 @@ static void print_sessions(const struct strvec *keys, const struct an_compare *c
 	sb_release(&sb);
 }
 
+/* a key's JSON: its comparison, where its session sd came from, the verdicts on warmup itself */
+static json_t *key_entry(const char *key, const struct an_key *a, const struct an_key *b, const struct an_compare *cmp,
+			 const struct srec_sd *ssd, const struct an_opts *o)
+{
+	json_t *j = key_json(key, a, b, cmp);
+	if (a && b) {
+		json_object_set_new(j, "session", jsession(ssd));
+		struct sw_diff wd; /* stats-warmup.h */
+		sw_diff_keys(a, b, o, &wd);
+		json_object_set_new(j, "warmup", sw_json(&wd));
+	}
+	return j;
+}
+
+static void print_json(const char *const *in, const struct an_opts *o, int sd_given, double session_sd, json_t *keys)
+{
+	json_t *root = json_pack("{s:s,s:s,s:f,s:f,s:s,s:o}", "a", esc(ESC_JSON, in[0]), "b", esc(ESC_JSON, in[1]),
+				 "confidence", o->confidence, "session_sd", o->replicate ? 0.0 : session_sd,
+				 "session_sd_from", o->replicate ? "none" : sd_given ? "option" : "per key", "keys", keys);
+	char *t = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17) | JSON_ENSURE_ASCII);
+	puts(t);
+	free(t);
+	json_decref(root);
+}
+
+/* what the table's figures are, and what the sessions add to their error */
+static void print_legend(const struct an_opts *o, int sd_given, double session_sd, const struct strvec *keys,
+			 const struct an_compare *cmp, const struct srec_sd *ssd)
+{
+	if (o->replicate) {
+		printf("\nB/A: ratio of steady-state means, warmup_stats-style bootstrap median and %g%% interval; "
+		       "verdict 'faster'/'slower' when that interval excludes 1.\n",
+		       o->confidence * 100);
+		return;
+	}
+	printf("\nB/A: ratio of the steady-state means (the pexecs are the units: process times, or each "
+	       "pexec's steady mean) and its %g%% interval (docs/statistics.md); 'could see': the smallest "
+	       "change these runs detect 80%% of the time, so 'no change' means no change of that size.\n",
+	       o->confidence * 100);
+	if (!sd_given)
+		print_sessions(keys, cmp, ssd);
+	else if (session_sd > 0)
+		printf("A and B are two sessions: the interval includes a drift of the machine between sessions "
+		       "of %.2g%% (--session-sd); 'drift?' is a change that drift could explain. kiln compare "
+		       "CONFIG --vm A --vm B measures both in one session, interleaved, without it.\n",
+		       100 * session_sd);
+	else
+		printf("--session-sd 0%%: no drift of the machine between A's and B's sessions is in the interval; "
+		       "if they were measured apart, a verdict may be the machine's.\n");
+	print_common(cmp, keys->n, session_sd);
+}
+
 static int cmd_diff(int argc, char **argv)
 {
 	const struct cmd_entry *c = &cmd_diff_entry;
@@ -502,51 +554,17 @@ static int cmd_diff(int argc, char **argv)
 			compare(a, b, &o, ssd[i].sd, &cmp[i]);
 		else
 			cmp[i].verdict = AN_V_NONE;
-		if (json) {
-			json_t *j = key_json(key, a, b, &cmp[i]);
-			if (a && b) /* where its session sd came from */
-				json_object_set_new(j, "session", jsession(&ssd[i]));
-			if (a && b) { /* the verdicts on warmup itself (stats-warmup.h) */
-				struct sw_diff wd;
-				sw_diff_keys(a, b, &o, &wd);
-				json_object_set_new(j, "warmup", sw_json(&wd));
-			}
-			json_array_append_new(jout, j);
-		} else
+		if (json)
+			json_array_append_new(jout, key_entry(key, a, b, &cmp[i], &ssd[i], &o));
+		else
 			key_cells(key, a, b, &cmp[i], &cells);
 	}
 	if (json) {
-		json_t *root = json_pack("{s:s,s:s,s:f,s:f,s:s,s:o}", "a", esc(ESC_JSON, in[0]), "b", esc(ESC_JSON, in[1]),
-					 "confidence", o.confidence, "session_sd", o.replicate ? 0.0 : session_sd,
-					 "session_sd_from", o.replicate ? "none" : sd_given ? "option" : "per key", "keys", jout);
-		char *t = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17) | JSON_ENSURE_ASCII);
-		puts(t);
-		free(t);
-		json_decref(root);
+		print_json(in, &o, sd_given, session_sd, jout);
 	} else {
 		print_table(&cells, DCOLS);
 		sw_print(&keys, &ra, &rb, &o); /* the verdicts on warmup itself */
-		if (o.replicate)
-			printf("\nB/A: ratio of steady-state means, warmup_stats-style bootstrap median and %g%% interval; "
-			       "verdict 'faster'/'slower' when that interval excludes 1.\n",
-			       o.confidence * 100);
-		else {
-			printf("\nB/A: ratio of the steady-state means (the pexecs are the units: process times, or each "
-			       "pexec's steady mean) and its %g%% interval (docs/statistics.md); 'could see': the smallest "
-			       "change these runs detect 80%% of the time, so 'no change' means no change of that size.\n",
-			       o.confidence * 100);
-			if (!sd_given)
-				print_sessions(&keys, cmp, ssd);
-			else if (session_sd > 0)
-				printf("A and B are two sessions: the interval includes a drift of the machine between sessions "
-				       "of %.2g%% (--session-sd); 'drift?' is a change that drift could explain. kiln compare "
-				       "CONFIG --vm A --vm B measures both in one session, interleaved, without it.\n",
-				       100 * session_sd);
-			else
-				printf("--session-sd 0%%: no drift of the machine between A's and B's sessions is in the interval; "
-				       "if they were measured apart, a verdict may be the machine's.\n");
-			print_common(cmp, keys.n, session_sd);
-		}
+		print_legend(&o, sd_given, session_sd, &keys, cmp, ssd);
 		print_notes(&keys, &ra, &rb, cmp, &o);
 	}
 	free(cmp);
