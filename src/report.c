@@ -1759,10 +1759,9 @@ static struct rep_prof *load_dir_profiles(const struct rep_opts *ro)
 	return p;
 }
 
-static int write_html(FILE *f, const struct dataset *ds, const struct an_result *r, const struct rep_opts *ro,
-		      struct kerr *e)
+/* the page's head and its title */
+static void html_head(FILE *f, const char *title)
 {
-	const char *title = ro->title ? ro->title : ds->name ? ds->name : "kiln report";
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", f);
 	html_escape(f, title);
 	fputs("</title>\n<style>\n"
@@ -1774,7 +1773,13 @@ static int write_html(FILE *f, const struct dataset *ds, const struct an_result 
 	      ".plot svg{max-width:100%;height:auto;border:1px solid #eee;margin:.5em 0}\n"
 	      "code{font-size:90%}\n</style>\n</head>\n<body>\n<h1>", f);
 	html_escape(f, title);
-	fputs("</h1>\n<table>\n<tr>", f);
+	fputs("</h1>\n", f);
+}
+
+/* the table of every key, each linked to its section */
+static void html_table(FILE *f, const struct an_result *r)
+{
+	fputs("<table>\n<tr>", f);
 	for (int c = 0; c < NCOLS; c++) {
 		fputs("<th>", f);
 		html_escape(f, col_titles[c]);
@@ -1799,6 +1804,62 @@ static int write_html(FILE *f, const struct dataset *ds, const struct an_result 
 		free_cells(cells);
 	}
 	fputs("</table>\n", f);
+}
+
+/* a key's instrumentation series: mean per iteration before and after the steady state */
+static void html_series(FILE *f, const struct an_key *k)
+{
+	if (!k->nseries)
+		return;
+	fputs("<table><tr><th>series</th><th>mean/iteration before steady state</th><th>after</th><th>unit</th></tr>\n", f);
+	for (size_t s = 0; s < k->nseries; s++) {
+		const struct an_series_sum *ss = &k->series[s];
+		fputs("<tr><td>", f);
+		html_escape(f, ss->name);
+		char before[32], after[32];
+		fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>", fmt_mean(ss->before, before),
+			fmt_mean(ss->after, after));
+		html_escape(f, ss->unit);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+/* up to nplots of key i's pexecs, drawn by gnuplot gp in dir and inlined */
+static int html_plots(FILE *f, const struct an_result *r, size_t i, int nplots, const char *dir, const char *gp,
+		      const struct plot_opts *po, struct kerr *e)
+{
+	const struct an_key *k = &r->keys[i];
+	if (!dir || !gp) {
+		fputs("<p>(plots unavailable: gnuplot not found)</p>\n", f);
+		return 0;
+	}
+	int rc = 0;
+	size_t *pick = xmalloc((k->np + 1) * sizeof(size_t));
+	size_t m = pick_plots(k, nplots, pick);
+	for (size_t q = 0; q < m && rc == 0; q++) {
+		char *svg = NULL;
+		char stem[32];
+		snprintf(stem, sizeof(stem), "k%zu", i);
+		rc = plot_pexec(k, pick[q], &r->opts, po, dir, stem, &svg, e);
+		if (rc == 0) {
+			fputs("<div class=\"plot\">\n", f);
+			rc = inline_svg(f, svg, e);
+			fputs("</div>\n", f);
+		}
+		free(svg);
+	}
+	if (m < k->np)
+		fprintf(f, "<p>%zu of %zu pexecs shown (kiln plot draws them all).</p>\n", m, k->np);
+	free(pick);
+	return rc;
+}
+
+static int write_html(FILE *f, const struct dataset *ds, const struct an_result *r, const struct rep_opts *ro,
+		      struct kerr *e)
+{
+	html_head(f, ro->title ? ro->title : ds->name ? ds->name : "kiln report");
+	html_table(f, r);
 	html_whole(f, r);
 	html_warnings(f, r);
 	struct strbuf o = STRBUF_INIT;
@@ -1828,46 +1889,12 @@ static int write_html(FILE *f, const struct dataset *ds, const struct an_result 
 		fprintf(f, "<h2 id=\"k%zu\"><code>", i);
 		html_escape(f, k->key->key);
 		fputs("</code></h2>\n", f);
-		if (k->nseries) {
-			fputs("<table><tr><th>series</th><th>mean/iteration before steady state</th><th>after</th><th>unit</th></tr>\n", f);
-			for (size_t s = 0; s < k->nseries; s++) {
-				const struct an_series_sum *ss = &k->series[s];
-				fputs("<tr><td>", f);
-				html_escape(f, ss->name);
-				char before[32], after[32];
-				fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>", fmt_mean(ss->before, before),
-					fmt_mean(ss->after, after));
-				html_escape(f, ss->unit);
-				fputs("</td></tr>\n", f);
-			}
-			fputs("</table>\n", f);
-		}
+		html_series(f, k);
 		html_details(f, k, &r->opts);
 		html_stored_profile(f, st, k->key);
 		html_dir_profiles(f, profs, ro->nprofiles, k->key);
-		if (nplots <= 0)
-			continue;
-		if (!dir || !gp) {
-			fputs("<p>(plots unavailable: gnuplot not found)</p>\n", f);
-			continue;
-		}
-		size_t *pick = xmalloc((k->np + 1) * sizeof(size_t));
-		size_t m = pick_plots(k, nplots, pick);
-		for (size_t q = 0; q < m && rc == 0; q++) {
-			char *svg = NULL;
-			char stem[32];
-			snprintf(stem, sizeof(stem), "k%zu", i);
-			rc = plot_pexec(k, pick[q], &r->opts, &po, dir, stem, &svg, e);
-			if (rc == 0) {
-				fputs("<div class=\"plot\">\n", f);
-				rc = inline_svg(f, svg, e);
-				fputs("</div>\n", f);
-			}
-			free(svg);
-		}
-		if (m < k->np)
-			fprintf(f, "<p>%zu of %zu pexecs shown (kiln plot draws them all).</p>\n", m, k->np);
-		free(pick);
+		if (nplots > 0)
+			rc = html_plots(f, r, i, nplots, dir, gp, &po, e);
 	}
 	if (!gp && nplots > 0)
 		kiln_warn("gnuplot not found: the HTML report has no plots");
