@@ -140,6 +140,105 @@ int imp_csv_buf(const char *name, const char *data, size_t len, struct dataset *
 	return imp_csv_buf_named(name, data, len, NULL, ds, e);
 }
 
+/* the header, q..le of line `line`: two names, then the iteration numbers 0, 1, 2, ...; its columns, or -1 */
+static long csv_header(const char *name, long line, const char *q, const char *le, struct kerr *e)
+{
+	long col = 0;
+	while (q <= le) {
+		char *cell = csv_cell(&q, le);
+		if (col >= 2) {
+			long it;
+			if (!*cell && q > le) {
+				free(cell);
+				break; /* a trailing comma */
+			}
+			if (parse_long(cell, &it) || it != col - 2) {
+				kerr_setc(e, KEXIT_CONFIG, "%s:%ld: header column %ld: expected iteration %ld, got '%s'", name,
+					  line, col + 1, col - 2, esc(ESC_TERM, cell));
+				free(cell);
+				return -1;
+			}
+		}
+		free(cell);
+		col++;
+	}
+	if (col < 2) {
+		kerr_setc(e, KEXIT_CONFIG, "%s:%ld: header: expected pexec_idx,bench,0,1,...", name, line);
+		return -1;
+	}
+	return col;
+}
+
+/* a row's times, from its third column (q..le) into px: "crash" ends a failed pexec, empty cells pad */
+static int csv_times(const char *name, long line, const char *q, const char *le, long ncols, struct ds_pexec *px,
+		     struct kerr *e)
+{
+	size_t cap = ncols > 2 ? (size_t)ncols - 2 : 1, n = 0;
+	px->wall = xmalloc(cap * sizeof(double));
+	long col = 2;
+	while (q <= le) {
+		char *cell = csv_cell(&q, le);
+		col++;
+		if (!*cell) {
+			free(cell);
+			continue; /* a short row padded with empty cells */
+		}
+		if (!strcmp(cell, "crash")) {
+			px->status = DS_FAILED;
+			free(cell);
+			break;
+		}
+		double v;
+		if (parse_double(cell, &v) || !ds_time_ok(v)) {
+			kerr_setc(e, KEXIT_CONFIG, "%s:%ld: column %ld (iteration %ld): '%s' is not a time in seconds (0 to 9.2e9)",
+				  name, line, col, col - 3, esc(ESC_TERM, cell));
+			free(cell);
+			return -1;
+		}
+		if (n == cap) {
+			cap *= 2;
+			px->wall = xrealloc(px->wall, cap * sizeof(double));
+		}
+		px->wall[n++] = v;
+		free(cell);
+	}
+	px->n = n;
+	if (!n)
+		px->status = DS_FAILED;
+	return 0;
+}
+
+/* a row's pexec (its first two columns, from *q, left at the third) and its key *kp: NULL, e set, if they are wrong */
+static struct ds_pexec *csv_row_pexec(const char *name, long line, const char **q, const char *le, struct csv_keys *ck,
+				      struct dataset *ds, struct ds_key **kp, struct kerr *e)
+{
+	char *cell = csv_cell(q, le);
+	long idx;
+	if (parse_long(cell, &idx) || idx < 0) {
+		kerr_setc(e, KEXIT_CONFIG, "%s:%ld: column 1 (pexec_idx): '%s' is not a pexec number", name, line,
+			  esc(ESC_TERM, cell));
+		free(cell);
+		return NULL;
+	}
+	free(cell);
+	cell = *q <= le ? csv_cell(q, le) : xstrdup("");
+	struct ds_key *k = csv_key(ck, ds, cell);
+	long before = k ? csv_pexec_seen(ck, ds, k, idx, line) : 0;
+	if (!k)
+		kerr_setc(e, KEXIT_CONFIG, "%s:%ld: column 2 (bench): '%s' is not bench or bench:vm:variant", name, line,
+			  esc(ESC_TERM, cell));
+	else if (before)
+		kerr_setc(e, KEXIT_CONFIG, "%s:%ld: column 1 (pexec_idx): pexec %ld of '%s' is already on line %ld", name,
+			  line, idx, esc(ESC_TERM, cell), before);
+	free(cell);
+	if (!k || before)
+		return NULL;
+	struct ds_pexec *px = ds_add_pexec(k, idx);
+	k->planned_pexecs = (long)k->npexecs;
+	*kp = k;
+	return px;
+}
+
 int imp_csv_buf_named(const char *name, const char *data, size_t len, const struct imp_names *nm, struct dataset *ds,
 		      struct kerr *e)
 {
@@ -148,7 +247,6 @@ int imp_csv_buf_named(const char *name, const char *data, size_t len, const stru
 	long line = 0;
 	long ncols = -1;
 	int rc = -1;
-	char *cell = NULL;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl ? nl : end;
@@ -165,95 +263,16 @@ int imp_csv_buf_named(const char *name, const char *data, size_t len, const stru
 			goto out;
 		}
 		if (ncols < 0) {
-			/* header: two names, then the iteration numbers 0, 1, 2, ... */
-			long col = 0;
-			while (q <= le) {
-				cell = csv_cell(&q, le);
-				if (col >= 2) {
-					long it;
-					if (!*cell && q > le) {
-						free(cell);
-						cell = NULL;
-						break; /* a trailing comma */
-					}
-					if (parse_long(cell, &it) || it != col - 2) {
-						kerr_setc(e, KEXIT_CONFIG, "%s:%ld: header column %ld: expected iteration %ld, got '%s'",
-							  name, line, col + 1, col - 2, esc(ESC_TERM, cell));
-						goto out;
-					}
-				}
-				free(cell);
-				cell = NULL;
-				col++;
-			}
-			if (col < 2) {
-				kerr_setc(e, KEXIT_CONFIG, "%s:%ld: header: expected pexec_idx,bench,0,1,...", name, line);
+			if ((ncols = csv_header(name, line, q, le, e)) < 0)
 				goto out;
-			}
-			ncols = col;
 			continue;
 		}
-		cell = csv_cell(&q, le);
-		long idx;
-		if (parse_long(cell, &idx) || idx < 0) {
-			kerr_setc(e, KEXIT_CONFIG, "%s:%ld: column 1 (pexec_idx): '%s' is not a pexec number", name, line,
-				  esc(ESC_TERM, cell));
+		struct ds_key *k = NULL;
+		struct ds_pexec *px = csv_row_pexec(name, line, &q, le, &ck, ds, &k, e);
+		if (!px || csv_times(name, line, q, le, ncols, px, e))
 			goto out;
-		}
-		free(cell);
-		cell = q <= le ? csv_cell(&q, le) : xstrdup("");
-		struct ds_key *k = csv_key(&ck, ds, cell);
-		if (!k) {
-			kerr_setc(e, KEXIT_CONFIG, "%s:%ld: column 2 (bench): '%s' is not bench or bench:vm:variant", name,
-				  line, esc(ESC_TERM, cell));
-			goto out;
-		}
-		long before = csv_pexec_seen(&ck, ds, k, idx, line);
-		if (before) {
-			kerr_setc(e, KEXIT_CONFIG, "%s:%ld: column 1 (pexec_idx): pexec %ld of '%s' is already on line %ld",
-				  name, line, idx, esc(ESC_TERM, cell), before);
-			goto out;
-		}
-		free(cell);
-		cell = NULL;
-		struct ds_pexec *px = ds_add_pexec(k, idx);
-		k->planned_pexecs = (long)k->npexecs;
-		size_t cap = ncols > 2 ? (size_t)ncols - 2 : 1, n = 0;
-		px->wall = xmalloc(cap * sizeof(double));
-		long col = 2;
-		while (q <= le) {
-			cell = csv_cell(&q, le);
-			col++;
-			if (!*cell) {
-				free(cell);
-				cell = NULL;
-				continue; /* a short row padded with empty cells */
-			}
-			if (!strcmp(cell, "crash")) {
-				px->status = DS_FAILED;
-				free(cell);
-				cell = NULL;
-				break;
-			}
-			double v;
-			if (parse_double(cell, &v) || !ds_time_ok(v)) {
-				kerr_setc(e, KEXIT_CONFIG, "%s:%ld: column %ld (iteration %ld): '%s' is not a time in seconds (0 to 9.2e9)",
-					  name, line, col, col - 3, esc(ESC_TERM, cell));
-				goto out;
-			}
-			if (n == cap) {
-				cap *= 2;
-				px->wall = xrealloc(px->wall, cap * sizeof(double));
-			}
-			px->wall[n++] = v;
-			free(cell);
-			cell = NULL;
-		}
-		px->n = n;
-		if (!n)
-			px->status = DS_FAILED;
-		if ((long)n > k->iterations)
-			k->iterations = (long)n;
+		if ((long)px->n > k->iterations)
+			k->iterations = (long)px->n;
 	}
 	if (ncols < 0) {
 		kerr_setc(e, KEXIT_CONFIG, "%s: empty: no header line", name);
@@ -261,7 +280,6 @@ int imp_csv_buf_named(const char *name, const char *data, size_t len, const stru
 	}
 	rc = 0;
 out:
-	free(cell);
 	strmap_clear(&ck.names);
 	strmap_clear(&ck.pexecs);
 	free(ck.lines);
