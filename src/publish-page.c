@@ -622,6 +622,17 @@ static void power_text(struct strbuf *sb, const struct hist_power *pw)
 	sb_release(&t);
 }
 
+/* what its warm-up could have shown: a stretch injected into it, found often enough, or why nothing is said */
+static void power_warm_text(struct strbuf *sb, const struct hist_power_warm *pw)
+{
+	struct strbuf t = STRBUF_INIT;
+	history_power_warm_text(pw, &t);
+	sb_adds(sb, "<p class=\"could-see-warmup\">Could see in the warm-up: ");
+	esc_add(sb, ESC_HTML, t.buf);
+	sb_adds(sb, ".</p>\n");
+	sb_release(&t);
+}
+
 static void key_changes(struct strbuf *sb, const struct pub_site *s, const struct pub_key *k)
 {
 	sb_adds(sb, "<section id=\"changes\">\n<h2>Change points</h2>\n");
@@ -670,6 +681,7 @@ static void key_changes(struct strbuf *sb, const struct pub_site *s, const struc
 	}
 	sb_adds(sb, ".</p>\n");
 	power_text(sb, &k->power);
+	power_warm_text(sb, &k->power_warm);
 	sb_adds(sb, "</section>\n");
 }
 
