@@ -1010,8 +1010,9 @@ static void power_bench(size_t commits, double sw, double tau, int trials)
  * series of the same noise (every pexec's warm-up f times as many
  * iterations from a random commit on), which kiln analyses again, so the
  * per-pexec analysis's own error in finding the steady point is in it.
- * Found in about 80% of them at the size named, far less at half of it
- * (1 + (f - 1) / 2: half the stretch).
+ * Found (a warmup or cost change of its sign within 2 commits, as
+ * history_power_warm counts) in about 80% of them at the size named, far
+ * less at half of it (1 + (f - 1) / 2: half the stretch).
  */
 #define WARM_FRESH 30
 
@@ -1036,7 +1037,7 @@ static void warm_fresh_one(const struct warm_noise *wn, double f, const struct a
 		struct hist_change *ch;
 		size_t nc;
 		history_detect(&s, kopts, &ch, &nc, NULL);
-		*hit[h] += history_found_near_what(ch, nc, at, g[h], HIST_WARMUP);
+		*hit[h] += history_found_near_in(ch, nc, at, g[h], (1u << HIST_WARMUP) | (1u << HIST_COST));
 		free(ch);
 	}
 	history_series_free(&s);

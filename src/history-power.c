@@ -20,7 +20,14 @@
  *           by a factor from 1% to 100%;
  *   warmup  every warming pexec from there on taking f times as long to
  *           reach its steady state (its time to steady and its warmup
- *           cost times f), f from 1.5x to 10x: a stretch of the figures
+ *           cost times f), f from 1.5x to 10x; found when the warmup or
+ *           the cost series moves (time to steady is iterations plus
+ *           cost: a stretch of the iterations, as measured, moves the
+ *           warmup series by less than log f, 0.31-0.34 at 1.5x, where
+ *           the smallest reported is 0.3, and the cost by more, 0.31 to
+ *           0.37; the cost series alone found such a 1.5x stretch in
+ *           most of the fresh series where the warmup missed it, on
+ *           noisy iterations).  It is a stretch of the figures
  *           the series are made of, not of the iterations (which the
  *           history does not hold in memory, and which would cost an
  *           analysis per pexec); bench/history --synthetic-warm checks
@@ -56,7 +63,8 @@ static const double warm_ladder[] = { 1.5, 2, 3, 5, 10 };
 
 /* one kind of change injected: into which series, how */
 struct power_kind {
-	enum hist_what what;   /* the series searched */
+	enum hist_what what;   /* the series whose points a change is injected at */
+	unsigned found;        /* 1 << w: the series searched, where a change of the right sign is the injection found */
 	unsigned near;         /* 1 << w: the series whose changes an injection keeps POWER_MARGIN from */
 	const double *ladder;
 	size_t nladder;
@@ -108,10 +116,10 @@ static void warm_inject(struct hist_series *w, const struct hist_series *base, s
 			}
 }
 
-int history_found_near_what(const struct hist_change *ch, size_t n, size_t k, double f, enum hist_what w)
+int history_found_near_in(const struct hist_change *ch, size_t n, size_t k, double f, unsigned what)
 {
 	for (size_t c = 0; c < n; c++)
-		if (ch[c].what == w && (ch[c].at > k ? ch[c].at - k : k - ch[c].at) <= 2 &&
+		if ((what & (1u << ch[c].what)) && (ch[c].at > k ? ch[c].at - k : k - ch[c].at) <= 2 &&
 		    (ch[c].level_after - ch[c].level_before) * log(f) > 0)
 			return 1;
 	return 0;
@@ -149,7 +157,7 @@ static size_t found_of(struct hist_series *w, const struct hist_series *s, const
 		size_t n;
 		history_detect(&view, o, &ch, &n, NULL);
 		found += pk->what == HIST_STEADY ? history_found_near(ch, n, site[j] - lo, f)
-						 : history_found_near_what(ch, n, site[j] - lo, f, pk->what);
+						 : history_found_near_in(ch, n, site[j] - lo, f, pk->found);
 		free(ch);
 		pk->inject(w, s, site[j], hi, 1);
 	}
@@ -185,7 +193,7 @@ static void power_opts(const struct hist_series *s, const struct hist_detect_opt
 		*o = *opts;
 	else
 		hist_detect_opts_default(o);
-	o->skip = ~(1u << pk->what);
+	o->skip = ~pk->found;
 	if (!(o->beta > 0)) {
 		/* the whole series' penalty (history-detect.c's default), though each look sees a window of it */
 		size_t pts = 0;
@@ -227,8 +235,8 @@ static void power_of(const struct hist_series *s, const struct hist_detect_opts 
 void history_power(const struct hist_series *s, const struct hist_detect_opts *opts, const struct hist_change *ch,
 		   size_t n, struct hist_power *out)
 {
-	static const struct power_kind steady = { HIST_STEADY, 1u << HIST_STEADY, ladder, NOF(ladder), steady_factor,
-						  steady_inject };
+	static const struct power_kind steady = { HIST_STEADY, 1u << HIST_STEADY, 1u << HIST_STEADY, ladder, NOF(ladder),
+						  steady_factor, steady_inject };
 	power_of(s, opts, ch, n, &steady, out);
 }
 
@@ -274,8 +282,8 @@ void history_power_warm(const struct hist_series *s, const struct hist_detect_op
 			size_t n, struct hist_power_warm *out)
 {
 	static const struct power_kind warm = {
-		HIST_WARMUP, (1u << HIST_WARMUP) | (1u << HIST_CLASS) | (1u << HIST_COST), warm_ladder, NOF(warm_ladder),
-		warm_factor, warm_inject,
+		HIST_WARMUP, (1u << HIST_WARMUP) | (1u << HIST_COST), (1u << HIST_WARMUP) | (1u << HIST_CLASS) | (1u << HIST_COST),
+		warm_ladder, NOF(warm_ladder), warm_factor, warm_inject,
 	};
 	memset(out, 0, sizeof(*out));
 	out->p.size = NAN;

@@ -26,8 +26,11 @@ void history_power(const struct hist_series *s, const struct hist_detect_opts *o
 /* what pw says, for people: "steady steps of 15% or more (18 of 20 injected ...)", or why nothing is said */
 void history_power_text(const struct hist_power *pw, struct strbuf *sb);
 
-/* a change of factor f of series w injected at point k: is a change of w and its sign among ch[0..n), within 2 commits of k? */
-int history_found_near_what(const struct hist_change *ch, size_t n, size_t k, double f, enum hist_what w);
+/*
+ * A change of factor f injected at point k: is a change of one of the
+ * series what (1 << w) and of its sign among ch[0..n), within 2 commits of k?
+ */
+int history_found_near_in(const struct hist_change *ch, size_t n, size_t k, double f, unsigned what);
 
 /*
  * What a key's warm-up could have shown: the smallest stretch of its

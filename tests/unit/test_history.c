@@ -605,7 +605,7 @@ static double warm_found_share(struct shape sh, double f, size_t trials)
 		struct hist_change *ch;
 		size_t n;
 		history_detect(&s, NULL, &ch, &n, NULL);
-		found += history_found_near_what(ch, n, sh.warm_at, f, HIST_WARMUP);
+		found += history_found_near_in(ch, n, sh.warm_at, f, (1u << HIST_WARMUP) | (1u << HIST_COST));
 		free(ch);
 		history_series_free(&s);
 	}
