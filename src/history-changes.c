@@ -287,7 +287,7 @@ static void power_sum_add(struct power_sum *ps, const struct hist_power *pw, con
 	}
 }
 
-/* "; warm-ups 1.5x to 3x as long, median 2x (2 keys say nothing of warm-up)" */
+/* "; warm-ups 1.5x to 3x as long, median 2x; 2 keys name no warm-up stretch (`--changes` says why)" */
 static void print_warm_summary(struct power_sum *ps)
 {
 	if (ps->mw) {
@@ -300,10 +300,8 @@ static void print_warm_summary(struct power_sum *ps)
 		stretch_text(ps->w[ps->mw / 2]);
 	}
 	if (ps->nowarm)
-		printf("%s%zu key%s nothing of warm-up (flat, or too short)", ps->mw ? " (" : "; ", ps->nowarm,
-		       ps->nowarm == 1 ? " says" : "s say");
-	if (ps->mw && ps->nowarm)
-		printf(")");
+		printf("; %zu key%s no warm-up stretch (`--changes` says why)", ps->nowarm,
+		       ps->nowarm == 1 ? " names" : "s name");
 }
 
 /*

@@ -18,22 +18,22 @@
  * 20: 56% to 94%).  Two changes are injected this way:
  *   steady  every commit from there on slower, or faster (alternately),
  *           by a factor from 1% to 100%;
- *   warmup  every warming pexec from there on taking f times as long to
- *           reach its steady state (its time to steady and its warmup
- *           cost times f), f from 1.5x to 10x; found when the warmup or
- *           the cost series moves (time to steady is iterations plus
- *           cost: a stretch of the iterations, as measured, moves the
- *           warmup series by less than log f, 0.31-0.34 at 1.5x, where
- *           the smallest reported is 0.3, and the cost by more, 0.31 to
- *           0.37; the cost series alone found such a 1.5x stretch in
- *           most of the fresh series where the warmup missed it, on
- *           noisy iterations).  It is a stretch of the figures
- *           the series are made of, not of the iterations (which the
- *           history does not hold in memory, and which would cost an
- *           analysis per pexec); bench/history --synthetic-warm checks
- *           the size it names against stretches of the iterations,
- *           analysed again.  Said only of a key whose pexecs mostly warm
- *           up: a flat pexec has no warm-up to stretch.
+ *   warmup  every pexec classed warm-up from there on taking f times as
+ *           long to reach its steady state (its time to steady and its
+ *           warmup cost times f), f from 1.5x to 10x; found when the
+ *           warmup or the cost series moves.  Time to steady is
+ *           iterations plus cost, and a stretch of the iterations, as
+ *           analysed, moved the warmup series by 0.31-0.34 at 1.5x,
+ *           just over the 0.3 reported, the cost by 0.31-0.37: on noisy
+ *           iterations the warmup series alone found 0.40 of such 1.5x
+ *           stretches, the two 0.87.  The stretch is of the figures the
+ *           series are made of, not of the iterations (the history holds
+ *           none in memory, and a key would cost an analysis per pexec
+ *           and injection): bench/history --synthetic-warm checks the
+ *           size named against stretches of the iterations analysed
+ *           again (docs/kiln-track.md has the rates).  Said only of a
+ *           key whose pexecs mostly warm up: a flat pexec has no warm-up
+ *           to stretch.
  */
 #include "history-power.h"
 
@@ -50,7 +50,7 @@ static const double ladder[] = { 0.01, 0.02, 0.03, 0.05, 0.07, 0.10, 0.15, 0.20,
  * 0.3 in log(1 + time to steady / steady mean) (hist_detect_opts_default):
  * 1.35x at best, for a long warm-up, so 1.25x could never be named; 1.5x is
  * reported for a warm-up of 2.4 steady iterations' worth or more, 2x from
- * 0.6; a short or noisy warm-up needs 3x, 5x or 10x
+ * 0.54; a short or noisy warm-up needs 3x, 5x or 10x
  */
 static const double warm_ladder[] = { 1.5, 2, 3, 5, 10 };
 #define NOF(a) (sizeof(a) / sizeof((a)[0]))
@@ -60,6 +60,8 @@ static const double warm_ladder[] = { 1.5, 2, 3, 5, 10 };
 #define POWER_FOUND 0.8    /* the share of injections found */
 #define POWER_WINDOW 60    /* commits either side of an injection the detection sees (a long series' cost) */
 #define WARM_SHARE 0.5     /* the share of pexecs that must warm up for a stretch to be injected */
+#define MAX_LADDER 16      /* power_of's counts */
+_Static_assert(NOF(ladder) <= MAX_LADDER && NOF(warm_ladder) <= MAX_LADDER, "a ladder longer than power_of counts");
 
 /* one kind of change injected: into which series, how */
 struct power_kind {
@@ -217,7 +219,7 @@ static void power_of(const struct hist_series *s, const struct hist_detect_opts 
 	struct hist_series w;
 	history_series_copy(s, &w);
 	/* halving over the ladder for its first step found often enough (nladder: none is) */
-	size_t lo = 0, hi = pk->nladder, found[16] = { 0 };
+	size_t lo = 0, hi = pk->nladder, found[MAX_LADDER] = { 0 };
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		found[mid] = found_of(&w, s, &o, site, k, mid, pk);
