@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "analysis.h"
 #include "dataset.h"
@@ -800,42 +801,66 @@ static void synth_redraw(struct hist_series *null, size_t nk, void *ctx)
  * series differs from its null only in its warm-up.
  */
 #define SW_ITER 30
+/* how the made-up pexecs of a warm-up series vary */
+struct warm_noise {
+	double sw, tau;   /* the steady level's pexec and session sds (relative, t3) */
+	double isd;       /* each iteration's sd (relative, normal) */
+	double lsd, ltau; /* the warm-up's length: its pexec and session sds (log, t3; 0: every pexec 6 iterations) */
+	size_t iters;     /* iterations a pexec */
+};
 struct synth_warm {
-	size_t n, m;
-	double *wall; /* n x m x SW_ITER, no warm-up */
+	size_t n, m, iters;
+	double *wall; /* n x m x iters, no warm-up */
+	double *len;  /* n x m: each pexec's warm-up in iterations, before a stretch */
 };
 
-static void synth_warm_make(struct synth_warm *w, size_t n, size_t m, double sw, double tau)
+static void synth_warm_make_with(struct synth_warm *w, size_t n, size_t m, const struct warm_noise *wn)
 {
 	w->n = n;
 	w->m = m;
-	w->wall = xmalloc(n * m * SW_ITER * sizeof(double));
+	w->iters = wn->iters;
+	w->wall = xmalloc(n * m * wn->iters * sizeof(double));
+	w->len = xmalloc(n * m * sizeof(double));
 	for (size_t i = 0; i < n; i++) {
-		double sess = exp(tau * t3());
+		double sess = exp(wn->tau * t3()), lsess = wn->ltau > 0 ? wn->ltau * t3() : 0;
 		for (size_t j = 0; j < m; j++) {
-			double px = 0.01 * sess * exp(sw * t3());
-			for (size_t t = 0; t < SW_ITER; t++)
-				w->wall[(i * m + j) * SW_ITER + t] = px * exp(0.01 * gauss());
+			double px = 0.01 * sess * exp(wn->sw * t3());
+			w->len[i * m + j] = 6 * exp(lsess + (wn->lsd > 0 ? wn->lsd * t3() : 0));
+			for (size_t t = 0; t < wn->iters; t++)
+				w->wall[(i * m + j) * wn->iters + t] = px * exp(wn->isd * gauss());
 		}
 	}
 }
 
-/* commit i of w, with a warm-up of len iterations, analysed into p (whose arrays hold m) */
-static void synth_warm_point(const struct synth_warm *w, size_t i, size_t len, const struct an_opts *o,
+static void synth_warm_make(struct synth_warm *w, size_t n, size_t m, double sw, double tau)
+{
+	struct warm_noise wn = { sw, tau, 0.01, 0, 0, SW_ITER };
+	synth_warm_make_with(w, n, m, &wn);
+}
+
+static void synth_warm_free(struct synth_warm *w)
+{
+	free(w->wall);
+	free(w->len);
+}
+
+/* commit i of w, each pexec's warm-up stretched f times (1: as made), analysed into p (whose arrays hold m) */
+static void synth_warm_point(const struct synth_warm *w, size_t i, double f, const struct an_opts *o,
 			     struct hist_point *p)
 {
 	struct ds_key k = { .bench = "synthetic", .vm = "vm", .variant = "default", .key = "synthetic:vm:default",
-			    .npexecs = w->m, .planned_pexecs = (long)w->m, .iterations = SW_ITER };
+			    .npexecs = w->m, .planned_pexecs = (long)w->m, .iterations = (long)w->iters };
 	k.pexecs = xcalloc(w->m, sizeof(*k.pexecs));
 	for (size_t j = 0; j < w->m; j++) {
 		struct ds_pexec *x = &k.pexecs[j];
+		double len = w->len[i * w->m + j] * f;
 		x->num = (long)j;
 		x->status = DS_OK;
-		x->n = SW_ITER;
+		x->n = w->iters;
 		x->duration = x->start = NAN;
-		x->wall = xmalloc(SW_ITER * sizeof(double));
-		for (size_t t = 0; t < SW_ITER; t++)
-			x->wall[t] = w->wall[(i * w->m + j) * SW_ITER + t] * (t < len ? 1.0 + (double)(len - t) / (double)len : 1.0);
+		x->wall = xmalloc(w->iters * sizeof(double));
+		for (size_t t = 0; t < w->iters; t++)
+			x->wall[t] = w->wall[(i * w->m + j) * w->iters + t] * (t < len ? 1.0 + (len - (double)t) / len : 1.0);
 	}
 	point_from_key(p, &k, o);
 	for (size_t j = 0; j < w->m; j++)
@@ -843,7 +868,7 @@ static void synth_warm_point(const struct synth_warm *w, size_t i, size_t len, c
 	free(k.pexecs);
 }
 
-static void synth_warm_series(const struct synth_warm *w, size_t len, const struct an_opts *o, struct hist_series *s)
+static void synth_warm_series(const struct synth_warm *w, double f, const struct an_opts *o, struct hist_series *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->key = xstrdup("synthetic");
@@ -859,7 +884,7 @@ static void synth_warm_series(const struct synth_warm *w, size_t len, const stru
 		p->cls = xcalloc(w->m, 1);
 		p->same_as_prev = i % 4 == 3;
 		p->binary = xasprintf("b%zu", p->same_as_prev ? i - 1 : i);
-		synth_warm_point(w, i, len, o, p);
+		synth_warm_point(w, i, f, o, p);
 	}
 }
 
@@ -876,7 +901,7 @@ static void synth_warm_bench(size_t nk, double sw, double tau, int trials)
 		struct synth_warm w;
 		synth_warm_make(&w, 200, 10, sw, tau);
 		struct hist_series s;
-		synth_warm_series(&w, 6, &ao, &s);
+		synth_warm_series(&w, 1, &ao, &s);
 		struct hist_change *ch;
 		size_t n;
 		struct hist_detect_stats st;
@@ -896,7 +921,7 @@ static void synth_warm_bench(size_t nk, double sw, double tau, int trials)
 			struct hist_series z;
 			history_series_copy(&s, &z);
 			for (size_t i = at; i < z.n; i++)
-				synth_warm_point(&w, i, 12, &ao, &z.p[i]);
+				synth_warm_point(&w, i, 2, &ao, &z.p[i]);
 			history_detect(&z, kopts, &ch, &n, &st);
 			score(&ws, ch, n, HIST_WARMUP, at, 1, 1, st.points[HIST_WARMUP]);
 			score(&cs, ch, n, HIST_COST, at, 1, 1, st.points[HIST_COST]);
@@ -904,7 +929,7 @@ static void synth_warm_bench(size_t nk, double sw, double tau, int trials)
 			history_series_free(&z);
 		}
 		history_series_free(&s);
-		free(w.wall);
+		synth_warm_free(&w);
 	}
 	printf("synthetic warm-up (every pexec a 6-iteration warm-up, every 4th commit its predecessor's binary): "
 	       "without a change %ld warmup, %ld class, %ld cost alarms over %ld points a series; on %zu A/A pairs %zu "
@@ -976,6 +1001,142 @@ static void power_bench(size_t commits, double sw, double tau, int trials)
 	       named && sum / named >= 0.8 ? "PASS" : "MISS");
 }
 
+/*
+ * What kiln track --changes says a warm-up series could have shown
+ * (history_power_warm, history-power.c), checked against stretches of the
+ * iterations themselves: history_power_warm stretches the per-pexec figures
+ * (time to steady, cost) of series made from iterations with a known
+ * warm-up; here the stretch it names is made in the iterations of fresh
+ * series of the same noise (every pexec's warm-up f times as many
+ * iterations from a random commit on), which kiln analyses again, so the
+ * per-pexec analysis's own error in finding the steady point is in it.
+ * Found (a warmup or cost change of its sign within 2 commits, as
+ * history_power_warm counts) in about 80% of them at the size named, far
+ * less at half of it (1 + (f - 1) / 2: half the stretch).
+ */
+#define WARM_FRESH 30
+
+struct warm_fresh {
+	double size;      /* a stretch named */
+	int found, half;  /* of WARM_FRESH fresh series, found at it and at half of it */
+};
+
+/* one fresh series of noise wn with a stretch of f and of half f at one random commit: found at each? */
+static void warm_fresh_one(const struct warm_noise *wn, double f, const struct an_opts *ao, int *found, int *half)
+{
+	struct synth_warm w;
+	synth_warm_make_with(&w, 200, 10, wn);
+	struct hist_series s;
+	synth_warm_series(&w, 1, ao, &s);
+	size_t at = pick_site(&s);
+	double g[2] = { f, 1 + (f - 1) / 2 };
+	int *hit[2] = { found, half };
+	for (int h = 0; h < 2 && at < s.n; h++) {
+		for (size_t i = at; i < s.n; i++)
+			synth_warm_point(&w, i, g[h], ao, &s.p[i]);
+		struct hist_change *ch;
+		size_t nc;
+		history_detect(&s, kopts, &ch, &nc, NULL);
+		*hit[h] += history_found_near_in(ch, nc, at, g[h], (1u << HIST_WARMUP) | (1u << HIST_COST));
+		free(ch);
+	}
+	history_series_free(&s);
+	synth_warm_free(&w);
+}
+
+/* the fresh series' finds of size f, from cache[0..*nc) or measured into it */
+static const struct warm_fresh *warm_fresh_of(const struct warm_noise *wn, double f, const struct an_opts *ao,
+					      struct warm_fresh *cache, size_t *nc)
+{
+	for (size_t c = 0; c < *nc; c++)
+		if (cache[c].size == f)
+			return &cache[c];
+	struct warm_fresh *r = &cache[(*nc)++];
+	r->size = f;
+	r->found = r->half = 0;
+	for (int t = 0; t < WARM_FRESH; t++)
+		warm_fresh_one(wn, f, ao, &r->found, &r->half);
+	return r;
+}
+
+static double seconds_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void warm_power_bench(const struct warm_noise *wn, int trials)
+{
+	struct an_opts ao;
+	an_opts_default(&ao);
+	ao.resamples = 100;
+	ao.threads = 1;
+	int series = trials / 3 > 10 ? trials / 3 : 10, named = 0, none = 0;
+	struct warm_fresh cache[8];
+	size_t nc = 0;
+	double sum = 0, lo = 1, hi = 0, sum_half = 0, sum_size = 0, t_warm = 0, t_steady = 0;
+	size_t pexecs = 0, warm = 0;
+	for (int t = 0; t < series; t++) {
+		struct synth_warm w;
+		synth_warm_make_with(&w, 200, 10, wn);
+		struct hist_series s;
+		synth_warm_series(&w, 1, &ao, &s);
+		synth_warm_free(&w);
+		struct hist_power_warm pw;
+		struct hist_power ps;
+		/* its cost a key, beside the steady one's on the same series (this machine's load varies) */
+		double t0 = seconds_now();
+		history_power_warm(&s, kopts, NULL, 0, &pw);
+		double t1 = seconds_now();
+		history_power(&s, kopts, NULL, 0, &ps);
+		t_warm += t1 - t0;
+		t_steady += seconds_now() - t1;
+		history_series_free(&s);
+		pexecs += pw.pexecs;
+		warm += pw.warm;
+		if (!pw.p.sites || !isfinite(pw.p.size)) {
+			none++;
+			continue;
+		}
+		const struct warm_fresh *r = warm_fresh_of(wn, pw.p.size, &ao, cache, &nc);
+		double at = (double)r->found / WARM_FRESH, half = (double)r->half / WARM_FRESH;
+		named++;
+		sum += at;
+		sum_half += half;
+		sum_size += pw.p.size;
+		lo = fmin(lo, at);
+		hi = fmax(hi, at);
+	}
+	printf("warm-up could see (history_power_warm), iteration sd %.0f%%, warm-up length sd %.2f a pexec, %.2f a "
+	       "session: pexecs found warming up %.3f; %d of %d series named a stretch (mean %.2fx), %d none; per size:",
+	       100 * wn->isd, wn->lsd, wn->ltau, pexecs ? (double)warm / (double)pexecs : NAN, named, series,
+	       named ? sum_size / named : NAN, none);
+	for (size_t c = 0; c < nc; c++)
+		printf(" %gx found %d/%d, half %d/%d;", cache[c].size, cache[c].found, WARM_FRESH, cache[c].half, WARM_FRESH);
+	printf("\nROW\twarm-up could see (iteration sd %.0f%%, warm-up length sd %.2f/%.2f): a stretch of the size named, "
+	       "made in the iterations of %d fresh series at a random commit and analysed again, found in (mean over %d "
+	       "series; series from .. to; half the stretch)\t%.3f (%.2f .. %.2f; %.3f)\t~0.80 (>= 0.75); half <= 0.65\t%s\n",
+	       100 * wn->isd, wn->lsd, wn->ltau, WARM_FRESH, named, named ? sum / named : NAN, lo, hi,
+	       named ? sum_half / named : NAN, named && sum / named >= 0.75 && sum_half / named <= 0.65 ? "PASS" : "MISS");
+	printf("ROW\twarm-up could see: its cost a key at 200 commits x 10 pexecs (the steady could-see on the same "
+	       "series)\t%.3f s (%.3f s)\t<= 0.3 s\t%s\n", t_warm / series, t_steady / series,
+	       t_warm / series <= 0.3 ? "PASS" : "MISS");
+}
+
+/* --synthetic-warm=ISD,LSD,LTAU: the warm-up could-see's check alone */
+static int synthetic_warm_main(const char *spec, int trials)
+{
+	struct warm_noise wn = { 0.01, 0.005, 0.01, 0, 0, 100 };
+	if (sscanf(spec, "--synthetic-warm=%lf,%lf,%lf", &wn.isd, &wn.lsd, &wn.ltau) < 1) {
+		fprintf(stderr, "history: --synthetic-warm=ISD,LSD,LTAU (the sds of an iteration, relative, and of a "
+				"warm-up's length, log, a pexec and a session)\n");
+		return 2;
+	}
+	warm_power_bench(&wn, trials);
+	return 0;
+}
+
 static int synthetic_main(const char *spec, const char *outdir, int trials)
 {
 	double sw = 0.01, tau = 0.005;
@@ -1019,7 +1180,8 @@ static int synthetic_main(const char *spec, const char *outdir, int trials)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: history CORPUS.history.db|--synthetic=SW,TAU OUTDIR [TRIALS] [SEED]\n");
+		fprintf(stderr, "usage: history CORPUS.history.db|--synthetic=SW,TAU|--synthetic-warm=ISD,LSD,LTAU OUTDIR "
+				"[TRIALS] [SEED]\n");
 		return 2;
 	}
 	store_library_init();
@@ -1032,6 +1194,8 @@ int main(int argc, char **argv)
 		kopts = &kopts_nocap;
 		printf("kiln's detection without the cap on far points (HISTORY_NO_CAP)\n");
 	}
+	if (!strncmp(argv[1], "--synthetic-warm", 16))
+		return synthetic_warm_main(argv[1], trials);
 	if (!strncmp(argv[1], "--synthetic", 11))
 		return synthetic_main(argv[1], argv[2], trials);
 	struct history *h;

@@ -117,6 +117,25 @@ static void print_power(const struct hist_power *pw)
 	sb_release(&t);
 }
 
+/* what its warm-up could have shown, or why nothing is said (history-power.c) */
+static void print_power_warm(const struct hist_power_warm *pw)
+{
+	struct strbuf t = STRBUF_INIT;
+	history_power_warm_text(pw, &t);
+	printf("  could see: %s\n", t.buf);
+	sb_release(&t);
+}
+
+/* {"stretch": 2, "found": 18, "injected": 20, "pexecs": 200, "warm_pexecs": 196, "why": null} */
+static json_t *power_warm_json(const struct hist_power_warm *pw)
+{
+	const char *why = history_power_warm_why(pw);
+	return json_pack("{s:o,s:I,s:I,s:I,s:I,s:o}", "stretch",
+			 pw->p.sites && isfinite(pw->p.size) ? json_real(pw->p.size) : json_null(), "found",
+			 (json_int_t)pw->p.found, "injected", (json_int_t)pw->p.sites, "pexecs", (json_int_t)pw->pexecs,
+			 "warm_pexecs", (json_int_t)pw->warm, "why", why ? json_string(why) : json_null());
+}
+
 static json_t *power_json(const struct hist_power *pw)
 {
 	if (!pw->sites)
@@ -146,6 +165,8 @@ static void one_series(struct history *h, const struct hist_machine *m, const ch
 	*total += n;
 	struct hist_power pw;
 	history_power(&s, NULL, ch, n, &pw);
+	struct hist_power_warm pww;
+	history_power_warm(&s, NULL, ch, n, &pww);
 	if (arr) {
 		json_t *c = json_array();
 		for (size_t i = 0; i < n; i++)
@@ -157,12 +178,15 @@ static void one_series(struct history *h, const struct hist_machine *m, const ch
 						     "aa_alarms", (json_int_t)st.aa_alarms[HIST_STEADY],
 						     "session_sd", st.tau[HIST_STEADY], "dispersion", st.phi[HIST_STEADY],
 						     "could_see", power_json(&pw), "changes", c));
+		json_object_set_new(json_array_get(arr, json_array_size(arr) - 1), "could_see_warmup",
+				    power_warm_json(&pww));
 	} else {
 		printf("%s on %s: %zu commits (%zu build%s failed); same-binary pairs %zu, changes the data put on them "
 		       "%zu; session sd %.2f%%, dispersion %.2f\n", esc(ESC_TERM, key), esc(ESC_TERM, m->name), s.n, failed,
 		       failed == 1 ? "" : "s", st.aa_pairs[HIST_STEADY], st.aa_alarms[HIST_STEADY], 100 * st.tau[HIST_STEADY],
 		       st.phi[HIST_STEADY]);
 		print_power(&pw);
+		print_power_warm(&pww);
 		print_changes(&s, ch, n, cs, NULL);
 	}
 	free(ch);
@@ -225,13 +249,63 @@ static void step_text(double v)
 		printf("more than 100%%");
 }
 
-/*
- * The keys' could-see in one line (v: the steps named, few: keys too
- * short to say), so that a morning without a change is read with the
- * steps the series could have shown; v is sorted
- */
-static void print_power_summary(double *v, size_t m, size_t few)
+static void stretch_text(double v)
 {
+	if (isfinite(v))
+		printf("%gx", v);
+	else
+		printf("more than 10x");
+}
+
+/* what the keys could see, gathered for one line: the sizes named, and the keys that say nothing */
+struct power_sum {
+	double *v, *w;  /* steady steps, warm-up stretches named */
+	size_t m, mw;
+	size_t few;     /* keys too short to say a steady step */
+	size_t nowarm;  /* keys that say nothing of their warm-up (flat, too few pexecs warming, too short) */
+};
+
+static void power_sum_add(struct power_sum *ps, const struct hist_power *pw, const struct hist_power_warm *pww)
+{
+	if (pw->sites) {
+		ps->v = xrealloc(ps->v, (ps->m + 1) * sizeof(double));
+		ps->v[ps->m++] = pw->size;
+	} else {
+		ps->few++;
+	}
+	if (history_power_warm_why(pww)) {
+		ps->nowarm++;
+	} else {
+		ps->w = xrealloc(ps->w, (ps->mw + 1) * sizeof(double));
+		ps->w[ps->mw++] = pww->p.size;
+	}
+}
+
+/* "; warm-ups 1.5x to 3x as long, median 2x; 2 keys name no warm-up stretch (`--changes` says why)" */
+static void print_warm_summary(struct power_sum *ps)
+{
+	if (ps->mw) {
+		qsort(ps->w, ps->mw, sizeof(double), cmp_double);
+		printf("; warm-ups ");
+		stretch_text(ps->w[0]);
+		printf(" to ");
+		stretch_text(ps->w[ps->mw - 1]);
+		printf(" as long, median ");
+		stretch_text(ps->w[ps->mw / 2]);
+	}
+	if (ps->nowarm)
+		printf("; %zu key%s no warm-up stretch (`--changes` says why)", ps->nowarm,
+		       ps->nowarm == 1 ? " names" : "s name");
+}
+
+/*
+ * The keys' could-see in one line, so that a morning without a change is
+ * read with the steps, and warm-up stretches, the series could have shown
+ */
+static void print_power_summary(struct power_sum *ps)
+{
+	double *v = ps->v;
+	size_t m = ps->m;
 	if (m) {
 		sort_doubles(v, m);
 		/* by key, the smallest step each could show: the least, the most, the median */
@@ -243,10 +317,15 @@ static void print_power_summary(double *v, size_t m, size_t few)
 		step_text(v[m / 2]);
 		printf(" (`--changes` per key)");
 	}
-	if (few)
-		printf("%s%zu key%s too few commits to say", m ? "; " : "could see: ", few, few == 1 ? " has" : "s have");
-	if (m || few)
+	if (ps->few)
+		printf("%s%zu key%s too few commits to say", m ? "; " : "could see: ", ps->few,
+		       ps->few == 1 ? " has" : "s have");
+	if (m || ps->few) {
+		print_warm_summary(ps);
 		printf("\n");
+	}
+	free(ps->v);
+	free(ps->w);
 }
 
 void track_new_changes(const char *history, const struct strvec *hashes, const char *machine)
@@ -257,8 +336,7 @@ void track_new_changes(const char *history, const struct strvec *hashes, const c
 	struct hist_machine *ms = NULL;
 	size_t nc = 0, nm = 0, total = 0;
 	char host[256] = "";
-	double *steps = NULL;
-	size_t nsteps = 0, few = 0;
+	struct power_sum ps = { 0 };
 	gethostname(host, sizeof(host) - 1);
 	const char *name = machine ? machine : host;
 	if (history_open(history, 0, &h, &e) == 0 && history_commits(h, &cs, &nc, &e) == 0 &&
@@ -275,24 +353,20 @@ void track_new_changes(const char *history, const struct strvec *hashes, const c
 			history_detect(&s, NULL, &ch, &n, NULL);
 			total += print_changes(&s, ch, n, cs, hashes);
 			struct hist_power pw;
+			struct hist_power_warm pww;
 			history_power(&s, NULL, ch, n, &pw);
-			if (pw.sites) {
-				steps = xrealloc(steps, (nsteps + 1) * sizeof(double));
-				steps[nsteps++] = pw.size;
-			} else {
-				few++;
-			}
+			history_power_warm(&s, NULL, ch, n, &pww);
+			power_sum_add(&ps, &pw, &pww);
 			free(ch);
 			history_series_free(&s);
 		}
 		sv_clear(&ks);
 		printf("%zu change%s around the commits measured now (`kiln track --changes %s` lists every one)\n", total,
 		       total == 1 ? "" : "s", esc(ESC_TERM, history));
-		print_power_summary(steps, nsteps, few);
+		print_power_summary(&ps);
 	} else {
 		kerr_print(&e);
 	}
-	free(steps);
 	history_commits_free(cs, nc);
 	history_machines_free(ms, nm);
 	history_close(h);

@@ -4,8 +4,8 @@
  * shows what `kiln track --changes` prints, never a second opinion), with
  * the A/A pairs of each series and the alarms detection put on them: the
  * false-alarm rate every alarm shows; and the smallest steady step the
- * series could have shown (history-power.c), so that no alarm is not read
- * as no change.
+ * series could have shown, and the smallest stretch of its warm-up
+ * (history-power.c), so that no alarm is not read as no change.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +28,11 @@ void pub_detect(struct pub_key *k)
 	k->nch = 0;
 	k->detected = history_detect(&k->s, NULL, &ch, &n, &st) == 0;
 	memset(&k->power, 0, sizeof(k->power));
-	if (k->detected)
+	memset(&k->power_warm, 0, sizeof(k->power_warm));
+	if (k->detected) {
 		history_power(&k->s, NULL, ch, n, &k->power);
+		history_power_warm(&k->s, NULL, ch, n, &k->power_warm);
+	}
 	for (int w = 0; w < PUB_NWHAT; w++) {
 		k->aa[w].pairs = st.aa_pairs[w];
 		k->aa[w].alarms = st.aa_alarms[w];

@@ -61,6 +61,7 @@ struct pub_key {
 	struct pub_aa aa[PUB_NWHAT];
 	int detected;            /* 0: the history's detection was not available (no change points known) */
 	struct hist_power power; /* the smallest steady step the series could have shown (history-power.c) */
+	struct hist_power_warm power_warm; /* the smallest stretch of its warm-up it could have shown, or why none */
 };
 
 struct pub_site {

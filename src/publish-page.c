@@ -611,14 +611,23 @@ static void report_link(struct strbuf *sb, const struct pub_key *k, size_t i, co
 }
 
 
-/* what the series could have shown: a step injected into it, found often enough (history-power.c) */
-static void power_text(struct strbuf *sb, const struct hist_power *pw)
+/*
+ * What the series could have shown (history-power.c): the smallest steady
+ * step injected into it found often enough, then the smallest stretch of
+ * its warm-up, or why nothing is said of it
+ */
+static void power_text(struct strbuf *sb, const struct hist_power *pw, const struct hist_power_warm *pww)
 {
 	struct strbuf t = STRBUF_INIT;
 	history_power_text(pw, &t);
 	sb_adds(sb, "<p class=\"could-see\">Could see: ");
 	esc_add(sb, ESC_HTML, t.buf);
-	sb_adds(sb, ". Smaller ones may raise no alarm: none is not no change.</p>\n");
+	sb_adds(sb, ". Smaller ones may raise no alarm: none is not no change.</p>\n<p class=\"could-see-warmup\">Could "
+		    "see in the warm-up: ");
+	sb_reset(&t);
+	history_power_warm_text(pww, &t);
+	esc_add(sb, ESC_HTML, t.buf);
+	sb_adds(sb, ".</p>\n");
 	sb_release(&t);
 }
 
@@ -669,7 +678,7 @@ static void key_changes(struct strbuf *sb, const struct pub_site *s, const struc
 		pub_aa_text(sb, k, (enum pub_what)w, 1);
 	}
 	sb_adds(sb, ".</p>\n");
-	power_text(sb, &k->power);
+	power_text(sb, &k->power, &k->power_warm);
 	sb_adds(sb, "</section>\n");
 }
 

@@ -34,7 +34,9 @@ struct shape {
 	double sw, tau;         /* within-commit (per pexec) and session sd, relative */
 	size_t step_at;         /* first commit of the new level (0: none) */
 	double step;            /* factor */
-	size_t warm_at;         /* first commit whose warm-up is doubled (0: none) */
+	size_t warm_at;         /* first commit whose warm-up is doubled, or stretched warm_f times (0: none) */
+	double warm_f;          /* > 0: the stretch at warm_at (default 2) */
+	double wsd, wtau;       /* the warm-up's sd (log) a pexec (0: 0.1) and a session (0: none) */
 	size_t nosteady_at;     /* first commit where half the pexecs have no steady state (0: none) */
 	size_t outlier;         /* one commit measured in a noisy session, 10% slower (0: none) */
 	double long_k;          /* > 0: this many iterations to steady, 2 steady iterations' worth of cost */
@@ -62,12 +64,14 @@ static void make(struct hist_series *s, const struct shape *sh)
 		p->cls = calloc(sh->m, 1);
 		double level = 0.01 * (sh->step_at && i >= sh->step_at ? sh->step : 1.0);
 		double sess = exp(sh->tau * gauss()) * (i == sh->outlier && i ? 1.10 : 1.0);
-		double warm = sh->warm_at && i >= sh->warm_at ? 10 : 5;
+		double warm = 5 * (sh->warm_at && i >= sh->warm_at ? (sh->warm_f > 0 ? sh->warm_f : 2) : 1);
+		if (sh->wtau > 0)
+			warm *= exp(sh->wtau * gauss());
 		for (size_t j = 0; j < sh->m; j++) {
 			p->steady[j] = level * sess * exp(sh->sw * gauss());
 			if (sh->slow_p > 0 && unif() < sh->slow_p)
 				p->steady[j] *= sh->slow_f;
-			p->tts[j] = p->steady[j] * warm * exp(0.1 * gauss());
+			p->tts[j] = p->steady[j] * warm * exp((sh->wsd > 0 ? sh->wsd : 0.1) * gauss());
 			/* warm iterations twice a steady one: half the warm-up is its cost */
 			p->cost[j] = p->tts[j] / 2;
 			if (sh->long_k > 0) {
@@ -592,6 +596,86 @@ static void test_could_see(void **state)
 	assert_int_equal(power_of(&tiny).sites, 0);
 }
 
+/* the share of fresh series of shape sh whose warm-up, stretched f times at a random commit, the detection finds */
+static double warm_found_share(struct shape sh, double f, size_t trials)
+{
+	size_t found = 0;
+	for (size_t t = 0; t < trials; t++) {
+		sh.warm_at = 10 + (size_t)(unif() * (double)(sh.n - 20));
+		sh.warm_f = f;
+		struct hist_series s;
+		make(&s, &sh);
+		struct hist_change *ch;
+		size_t n;
+		history_detect(&s, NULL, &ch, &n, NULL);
+		found += history_found_near_in(ch, n, sh.warm_at, f, (1u << HIST_WARMUP) | (1u << HIST_COST));
+		free(ch);
+		history_series_free(&s);
+	}
+	return (double)found / (double)trials;
+}
+
+/* the stretch s's warm-up could show, as history_power_warm names it, and its text */
+static struct hist_power_warm power_warm_of(struct hist_series *s, struct strbuf *text)
+{
+	struct hist_power_warm pw;
+	history_power_warm(s, NULL, NULL, 0, &pw);
+	sb_reset(text);
+	history_power_warm_text(&pw, text);
+	history_series_free(s);
+	return pw;
+}
+
+/*
+ * A warm-up that varies from session to session could show only a long
+ * stretch, a steady one a short one; what it names holds on fresh series
+ * of the same noise (a stretch of the figures here: bench/history
+ * --synthetic-warm checks it against stretches of the iterations); a
+ * flat series, or one with few warming pexecs, names none and says why
+ */
+static void test_could_see_warmup(void **state)
+{
+	(void)state;
+	test_seed = 77;
+	struct strbuf t = STRBUF_INIT;
+	struct shape quiet = { .n = 80, .m = 10, .sw = 0.01, .tau = 0.002 };
+	struct shape noisy = { .n = 80, .m = 10, .sw = 0.01, .tau = 0.002, .wsd = 0.5, .wtau = 0.5 };
+	struct hist_series s;
+	make(&s, &quiet);
+	struct hist_power_warm q = power_warm_of(&s, &t);
+	assert_true(q.p.sites == 20 && q.p.size == 1.5 && q.warm == 800 && !history_power_warm_why(&q));
+	assert_non_null(strstr(t.buf, "warm-ups 1.5x as long or longer ("));
+	make(&s, &noisy);
+	struct hist_power_warm z = power_warm_of(&s, &t);
+	print_message("could see: quiet %gx (%zu of %zu), noisy %gx (%zu of %zu): %s\n", q.p.size, q.p.found, q.p.sites,
+		      z.p.size, z.p.found, z.p.sites, t.buf);
+	assert_true(z.p.sites == 20 && z.p.size >= 2 && isfinite(z.p.size));
+	double at = warm_found_share(noisy, z.p.size, 200), below = warm_found_share(noisy, 1 + (z.p.size - 1) / 2, 200);
+	print_message("fresh noisy series: a %gx stretch found in %.3f, half of it in %.3f\n", z.p.size, at, below);
+	/*
+	 * measured: 3x named, found in 0.965 of fresh series, 2x (half the
+	 * stretch, the rung below) in 0.665: the 80% lies between the two
+	 */
+	assert_true(at >= 0.8 && below <= at - 0.2);
+	/* an interpreter's: a third of the pexecs with a trace of warm-up, the rest flat */
+	struct shape interp = { .n = 80, .m = 10, .sw = 0.01, .tau = 0.002, .flat_until = 80 };
+	make(&s, &interp);
+	struct hist_power_warm f = power_warm_of(&s, &t);
+	assert_true(f.p.sites == 0 && !strcmp(history_power_warm_why(&f), "few-warm"));
+	assert_string_equal(t.buf, "no warm-up stretch: 320 of its 800 pexecs warm up (480 flat), too few to stretch");
+	/* all flat */
+	make(&s, &interp);
+	for (size_t i = 0; i < s.n; i++)
+		for (size_t j = 0; j < s.p[i].n; j++) {
+			s.p[i].cls[j] = AN_FLAT;
+			s.p[i].tts[j] = s.p[i].cost[j] = 0;
+		}
+	f = power_warm_of(&s, &t);
+	assert_true(f.p.sites == 0 && !strcmp(history_power_warm_why(&f), "flat"));
+	assert_string_equal(t.buf, "no warm-up stretch: its pexecs are flat, no warm-up to stretch");
+	sb_release(&t);
+}
+
 /* ---- bisection on simulated commits ---- */
 
 struct simvm {
@@ -912,6 +996,7 @@ int main(void)
 		cmocka_unit_test(test_trimmed),
 		cmocka_unit_test(test_spread_order),
 		cmocka_unit_test(test_could_see),
+		cmocka_unit_test(test_could_see_warmup),
 		cmocka_unit_test(test_bisect_finds),
 		cmocka_unit_test(test_bisect_aa_names_none),
 		cmocka_unit_test(test_bisect_busy_rounds),
