@@ -794,7 +794,7 @@ static void test_bisect_wild_rounds(void **state)
 }
 
 /*
- * Rounds as the busy host gave them (README, "the 200 commits in rounds"):
+ * Rounds as the busy host gave them (docs/history-measured.md, "All 200 commits in rounds"):
  * a central spread of 4%, and a quarter of the rounds 20-50% off either
  * way, a whole pexec in the slow mode.  Huber's centre still counts each
  * at 1.5 sd, so its sd stays near 10% and 200 rounds cannot place a 2%
