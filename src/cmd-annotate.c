@@ -188,7 +188,7 @@ static int ann_count(struct ann *a, size_t k, long long *work, struct kerr *e)
 	uint64_t lo = l->code_addr, hi = l->code_addr + l->code_size;
 	/* the loads that later reuse part of this range */
 	const struct jd_load **later = NULL;
-	size_t nl = 0;
+	size_t nl = 0, cap = 0;
 	for (size_t i = 0; i < a->nd; i++)
 		*work += (long long)a->jds[i].nloads;
 	*work += (long long)a->ps.n;
@@ -200,7 +200,10 @@ static int ann_count(struct ann *a, size_t k, long long *work, struct kerr *e)
 			const struct jd_load *m = &a->jds[i].loads[j];
 			if (m != l && m->pid == l->pid && m->timestamp >= l->timestamp && m->code_addr < hi &&
 			    m->code_addr + m->code_size > lo && (m->timestamp > l->timestamp || m->record > l->record)) {
-				later = xrealloc(later, (nl + 1) * sizeof(*later));
+				if (nl == cap) { /* grown by doubling: one realloc per load is quadratic copying under ASan */
+					cap = cap ? cap * 2 : 64;
+					later = xrealloc(later, cap * sizeof(*later));
+				}
 				later[nl++] = m;
 			}
 		}
