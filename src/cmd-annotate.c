@@ -70,7 +70,7 @@ struct ann {
 	size_t nd;
 	struct pscript ps;
 	struct cand *c;
-	size_t nc;
+	size_t nc, cap;
 };
 
 /* the samples of the profile: perf-script-leaf.txt (every sample's IP), perf-script.txt, or perf script */
@@ -167,7 +167,10 @@ static int ann_find(struct ann *a, const char *symbol, long index, struct kerr *
 							 "%d MiB of JIT'd code (ANN_MAX_CODE_MB)", a->dumps.v[i],
 							 (unsigned long long)l->code_index, esc(ESC_TERM, l->name),
 							 (unsigned long long)l->code_size, ANN_MAX_CODE_MB);
-				a->c = xrealloc(a->c, (a->nc + 1) * sizeof(*a->c));
+				if (a->nc == a->cap) { /* doubled: see ann_count */
+					a->cap = a->cap ? a->cap * 2 : 16;
+					a->c = xrealloc(a->c, a->cap * sizeof(*a->c));
+				}
 				a->c[a->nc++] = (struct cand){ l, &a->jds[i], 0, xcalloc(l->code_size ? l->code_size : 1, sizeof(long)) };
 			}
 		for (size_t k = 1; pass == 1 && k < a->nc; k++)
