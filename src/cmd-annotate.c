@@ -70,7 +70,7 @@ struct ann {
 	size_t nd;
 	struct pscript ps;
 	struct cand *c;
-	size_t nc;
+	size_t nc, cap;
 };
 
 /* the samples of the profile: perf-script-leaf.txt (every sample's IP), perf-script.txt, or perf script */
@@ -167,7 +167,10 @@ static int ann_find(struct ann *a, const char *symbol, long index, struct kerr *
 							 "%d MiB of JIT'd code (ANN_MAX_CODE_MB)", a->dumps.v[i],
 							 (unsigned long long)l->code_index, esc(ESC_TERM, l->name),
 							 (unsigned long long)l->code_size, ANN_MAX_CODE_MB);
-				a->c = xrealloc(a->c, (a->nc + 1) * sizeof(*a->c));
+				if (a->nc == a->cap) { /* doubled: see ann_count */
+					a->cap = a->cap ? a->cap * 2 : 16;
+					a->c = xrealloc(a->c, a->cap * sizeof(*a->c));
+				}
 				a->c[a->nc++] = (struct cand){ l, &a->jds[i], 0, xcalloc(l->code_size ? l->code_size : 1, sizeof(long)) };
 			}
 		for (size_t k = 1; pass == 1 && k < a->nc; k++)
@@ -188,7 +191,7 @@ static int ann_count(struct ann *a, size_t k, long long *work, struct kerr *e)
 	uint64_t lo = l->code_addr, hi = l->code_addr + l->code_size;
 	/* the loads that later reuse part of this range */
 	const struct jd_load **later = NULL;
-	size_t nl = 0;
+	size_t nl = 0, cap = 0;
 	for (size_t i = 0; i < a->nd; i++)
 		*work += (long long)a->jds[i].nloads;
 	*work += (long long)a->ps.n;
@@ -200,7 +203,10 @@ static int ann_count(struct ann *a, size_t k, long long *work, struct kerr *e)
 			const struct jd_load *m = &a->jds[i].loads[j];
 			if (m != l && m->pid == l->pid && m->timestamp >= l->timestamp && m->code_addr < hi &&
 			    m->code_addr + m->code_size > lo && (m->timestamp > l->timestamp || m->record > l->record)) {
-				later = xrealloc(later, (nl + 1) * sizeof(*later));
+				if (nl == cap) { /* grown by doubling: one realloc per load is quadratic copying under ASan */
+					cap = cap ? cap * 2 : 64;
+					later = xrealloc(later, cap * sizeof(*later));
+				}
 				later[nl++] = m;
 			}
 		}

@@ -133,6 +133,48 @@ static void parse_owners(char *text, json_t *owner)
 	}
 }
 
+/*
+ * dpkg's answer for a path (its package and that package's version, or no
+ * package) changes only with dpkg's database: it is cached, by the path,
+ * while these files keep their identity (dpkg rewrites its status file
+ * whenever it installs or removes anything).  Scripts are probed on every
+ * run and each new build is a new file: without this each asked dpkg-query
+ * -S again, a read of every package's file list (0.3 to 0.5 s).
+ */
+static const char *const dpkg_db[] = { "/var/lib/dpkg/status", "/var/lib/dpkg/diversions" };
+
+/* {file: identity} of dpkg's database, NULL when it cannot be had (nothing cached then) */
+static json_t *dpkg_db_ids(void)
+{
+	json_t *ids = json_object();
+	char id[96];
+	for (size_t i = 0; i < sizeof(dpkg_db) / sizeof(*dpkg_db); i++) {
+		if (fileid(dpkg_db[i], id) < 0) {
+			json_decref(ids);
+			return NULL;
+		}
+		json_object_set_new(ids, dpkg_db[i], json_string(id));
+	}
+	return ids;
+}
+
+static void dpkg_key(const char *path, char key[65])
+{
+	hash_hex(path, strlen(path), key);
+}
+
+/* did dpkg-query -S say that no package has `path`? (its stderr, in the C locale) */
+static int dpkg_said_none(const char *err, const char *path)
+{
+	static const char said[] = "dpkg-query: no path found matching pattern ";
+	size_t n = strlen(path);
+	for (const char *l = err; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (!strncmp(l, said, sizeof(said) - 1) && !strncmp(l + sizeof(said) - 1, path, n) &&
+		    (l[sizeof(said) - 1 + n] == '\n' || !l[sizeof(said) - 1 + n]))
+			return 1;
+	return 0;
+}
+
 /* owner: {path: package} for the paths dpkg knows; version: {package: version} */
 static void dpkg_lookup(const struct strvec *paths, json_t *owner, json_t *version)
 {
@@ -141,15 +183,40 @@ static void dpkg_lookup(const struct strvec *paths, json_t *owner, json_t *versi
 		free(dq);
 		return;
 	}
+	/* what is cached; dpkg asked only about the rest */
+	json_t *db = dpkg_db_ids();
+	struct strvec ask = STRVEC_INIT;
+	for (size_t i = 0; i < paths->n; i++) {
+		char key[65];
+		dpkg_key(paths->v[i], key);
+		json_t *hit = db ? idc_get("dpkg", key) : NULL;
+		if (!hit || !json_equal(json_object_get(hit, "ids"), db)) {
+			sv_push(&ask, paths->v[i]);
+			continue;
+		}
+		json_t *pkg = json_object_get(hit, "package"), *ver = json_object_get(hit, "version");
+		if (json_is_string(pkg)) {
+			json_object_set(owner, paths->v[i], pkg);
+			if (json_is_string(ver))
+				json_object_set(version, json_string_value(pkg), ver);
+		}
+	}
+	if (!ask.n) {
+		sv_clear(&ask);
+		json_decref(db);
+		free(dq);
+		return;
+	}
+	json_t *found = json_object(); /* {path: package} of this -S */
 	struct strvec argv = STRVEC_INIT;
 	sv_push(&argv, dq);
 	sv_push(&argv, "-S");
-	for (size_t i = 0; i < paths->n; i++)
-		sv_push(&argv, paths->v[i]);
+	for (size_t i = 0; i < ask.n; i++)
+		sv_push(&argv, ask.v[i]);
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
-	int st;
-	if (probe_run(NULL, sv_array(&argv), &out, &err, &st) == 0)
-		parse_owners(out.buf ? out.buf : (char *)"", owner);
+	int st, asked = probe_run(NULL, sv_array(&argv), &out, &err, &st) == 0;
+	if (asked)
+		parse_owners(out.buf ? out.buf : (char *)"", found);
 	sv_clear(&argv);
 	sb_reset(&out);
 	sv_push(&argv, dq);
@@ -157,8 +224,11 @@ static void dpkg_lookup(const struct strvec *paths, json_t *owner, json_t *versi
 	sv_push(&argv, "-f=${binary:Package}\t${Version}\n");
 	const char *path;
 	json_t *pkg;
-	json_object_foreach(owner, path, pkg)
+	json_object_foreach(found, path, pkg) {
+		if (!json_object_get(owner, path))
+			json_object_set(owner, path, pkg);
 		sv_push(&argv, json_string_value(pkg));
+	}
 	if (argv.n > 3 && probe_run(NULL, sv_array(&argv), &out, &err, &st) == 0) {
 		char *save = NULL;
 		for (char *l = strtok_r(out.buf ? out.buf : (char *)"", "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
@@ -175,6 +245,21 @@ static void dpkg_lookup(const struct strvec *paths, json_t *owner, json_t *versi
 			}
 		}
 	}
+	/* the answers, cached: a package with its version, or none where dpkg said so (a path with a
+	   pattern's characters is a pattern to dpkg: not cached) */
+	for (size_t i = 0; db && asked && i < ask.n; i++) {
+		const char *p = ask.v[i];
+		json_t *name = json_object_get(found, p), *ver = name ? json_object_get(version, json_string_value(name)) : NULL;
+		if (strpbrk(p, "*?[]\\") || (name ? !json_is_string(ver) : !dpkg_said_none(err.buf, p)))
+			continue;
+		char key[65];
+		dpkg_key(p, key);
+		idc_put("dpkg", key, json_pack("{s:O, s:O, s:O}", "ids", db, "package", name ? name : json_null(),
+					      "version", name ? ver : json_null()));
+	}
+	json_decref(found);
+	json_decref(db);
+	sv_clear(&ask);
 	sv_clear(&argv);
 	sb_release(&out);
 	sb_release(&err);

@@ -43,7 +43,7 @@ grep -q '^\.SH$' "$P/share/man/man5/kiln-config.5" && grep -q '^\.SS$' "$P/share
 	fail "kiln-config(5) has no .SH/.SS headings, .EX code or tbl tables"
 mkdir "$T/elsewhere" && cd "$T/elsewhere"
 cat > e.yaml <<'Y'
-pexecs: 2
+pexecs: 1
 iterations: 3
 vms:
   native: {plugin: c}
