@@ -32,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "analysis.h"
 #include "dataset.h"
@@ -1061,9 +1060,7 @@ static const struct warm_fresh *warm_fresh_of(const struct warm_noise *wn, doubl
 
 static double seconds_now(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+	return 1e-9 * (double)mono_ns();
 }
 
 static void warm_power_bench(const struct warm_noise *wn, int trials)

@@ -171,15 +171,14 @@ static void one_series(struct history *h, const struct hist_machine *m, const ch
 		json_t *c = json_array();
 		for (size_t i = 0; i < n; i++)
 			json_array_append_new(c, change_json(&ch[i], &s, cs));
-		json_array_append_new(arr, json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:f,s:f,s:o,s:o}", "machine", esc(ESC_JSON, m->name),
-						     "key", esc(ESC_JSON, key), "commits", (json_int_t)s.n,
+		json_array_append_new(arr, json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:f,s:f,s:o,s:o,s:o}", "machine",
+						     esc(ESC_JSON, m->name), "key", esc(ESC_JSON, key), "commits", (json_int_t)s.n,
 						     "build_failed", (json_int_t)failed,
 						     "aa_pairs", (json_int_t)st.aa_pairs[HIST_STEADY],
 						     "aa_alarms", (json_int_t)st.aa_alarms[HIST_STEADY],
 						     "session_sd", st.tau[HIST_STEADY], "dispersion", st.phi[HIST_STEADY],
-						     "could_see", power_json(&pw), "changes", c));
-		json_object_set_new(json_array_get(arr, json_array_size(arr) - 1), "could_see_warmup",
-				    power_warm_json(&pww));
+						     "could_see", power_json(&pw), "changes", c, "could_see_warmup",
+						     power_warm_json(&pww)));
 	} else {
 		printf("%s on %s: %zu commits (%zu build%s failed); same-binary pairs %zu, changes the data put on them "
 		       "%zu; session sd %.2f%%, dispersion %.2f\n", esc(ESC_TERM, key), esc(ESC_TERM, m->name), s.n, failed,
@@ -285,7 +284,7 @@ static void power_sum_add(struct power_sum *ps, const struct hist_power *pw, con
 static void print_warm_summary(struct power_sum *ps)
 {
 	if (ps->mw) {
-		qsort(ps->w, ps->mw, sizeof(double), cmp_double);
+		sort_doubles(ps->w, ps->mw);
 		printf("; warm-ups ");
 		stretch_text(ps->w[0]);
 		printf(" to ");

@@ -129,11 +129,7 @@ int history_found_near_in(const struct hist_change *ch, size_t n, size_t k, doub
 
 int history_found_near(const struct hist_change *ch, size_t n, size_t k, double f)
 {
-	for (size_t c = 0; c < n; c++)
-		if (ch[c].what == HIST_STEADY && (ch[c].at > k ? ch[c].at - k : k - ch[c].at) <= 2 &&
-		    (ch[c].ratio - 1) * (f - 1) > 0)
-			return 1;
-	return 0;
+	return history_found_near_in(ch, n, k, f, 1u << HIST_STEADY); /* a steady ratio is exp(level after - before) */
 }
 
 /* how many of the sites' injections of ladder step li the detection finds */
@@ -158,8 +154,7 @@ static size_t found_of(struct hist_series *w, const struct hist_series *s, const
 		struct hist_change *ch;
 		size_t n;
 		history_detect(&view, o, &ch, &n, NULL);
-		found += pk->what == HIST_STEADY ? history_found_near(ch, n, site[j] - lo, f)
-						 : history_found_near_in(ch, n, site[j] - lo, f, pk->found);
+		found += history_found_near_in(ch, n, site[j] - lo, f, pk->found);
 		free(ch);
 		pk->inject(w, s, site[j], hi, 1);
 	}
@@ -290,7 +285,8 @@ void history_power_warm(const struct hist_series *s, const struct hist_detect_op
 	memset(out, 0, sizeof(*out));
 	out->p.size = NAN;
 	warm_count(s, out);
-	if (warm_why(out) == WHY_NONE || warm_why(out) == WHY_SHORT)
+	int why = warm_why(out);
+	if (why == WHY_NONE || why == WHY_SHORT)
 		power_of(s, opts, ch, n, &warm, &out->p);
 }
 

@@ -333,8 +333,8 @@ static void range_text(struct strbuf *sb, const struct pub_site *s, const struct
 	}
 	char a[16], b[16];
 	const struct hist_commit *ca = commit_of(s, k, c->lo), *cb = commit_of(s, k, c->hi);
-	sb_addf(sb, "one of %zu: <span class=\"kp\">%.7s\xe2\x80\xa6%.7s</span>", c->hi - c->lo + 1, pub_short(ca ? ca->hash : NULL, a),
-		pub_short(cb ? cb->hash : NULL, b));
+	sb_addf(sb, "one of %zu: <span class=\"kp\">%.7s\xe2\x80\xa6%.7s</span>", c->hi - c->lo + 1,
+		pub_short(ca ? ca->hash : NULL, a), pub_short(cb ? cb->hash : NULL, b));
 }
 
 /* a change, short, as a link to its row on its key's page (to: that page, "" on it) */
