@@ -3,6 +3,7 @@
  * (see vmid.h), learned once per identity and cached.
  */
 #include "vmid.h"
+#include "vmid-int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -141,19 +142,22 @@ static void parse_owners(char *text, json_t *owner)
  * run and each new build is a new file: without this each asked dpkg-query
  * -S again, a read of every package's file list (0.3 to 0.5 s).
  */
-static const char *const dpkg_db[] = { "/var/lib/dpkg/status", "/var/lib/dpkg/diversions" };
+static const char *const dpkg_db[] = { "status", "diversions" };
 
-/* {file: identity} of dpkg's database, NULL when it cannot be had (nothing cached then) */
-static json_t *dpkg_db_ids(void)
+/* {file: identity} of the database in admindir, NULL when it cannot be had (nothing cached then) */
+static json_t *dpkg_db_ids(const char *admindir)
 {
 	json_t *ids = json_object();
 	char id[96];
 	for (size_t i = 0; i < sizeof(dpkg_db) / sizeof(*dpkg_db); i++) {
-		if (fileid(dpkg_db[i], id) < 0) {
+		char *f = path_join(admindir, dpkg_db[i]);
+		if (fileid(f, id) < 0) {
+			free(f);
 			json_decref(ids);
 			return NULL;
 		}
-		json_object_set_new(ids, dpkg_db[i], json_string(id));
+		json_object_set_new(ids, f, json_string(id));
+		free(f);
 	}
 	return ids;
 }
@@ -175,16 +179,21 @@ static int dpkg_said_none(const char *err, const char *path)
 	return 0;
 }
 
-/* owner: {path: package} for the paths dpkg knows; version: {package: version} */
-static void dpkg_lookup(const struct strvec *paths, json_t *owner, json_t *version)
+/*
+ * owner: {path: package} for the paths dpkg knows; version: {package: version}
+ * (vmid-int.h).  An entry learned from another admindir names other files in
+ * its "ids": it is not this database's answer.
+ */
+int vmid_dpkg_lookup(const char *admindir, const struct strvec *paths, json_t *owner, json_t *version)
 {
 	char *dq = find_in_path("dpkg-query");
 	if (!dq || !paths->n) {
 		free(dq);
-		return;
+		return dq ? 0 : -1;
 	}
+	char *admin_opt = xasprintf("--admindir=%s", admindir);
 	/* what is cached; dpkg asked only about the rest */
-	json_t *db = dpkg_db_ids();
+	json_t *db = dpkg_db_ids(admindir);
 	struct strvec ask = STRVEC_INIT;
 	for (size_t i = 0; i < paths->n; i++) {
 		char key[65];
@@ -201,15 +210,18 @@ static void dpkg_lookup(const struct strvec *paths, json_t *owner, json_t *versi
 				json_object_set(version, json_string_value(pkg), ver);
 		}
 	}
+	int asked_n = (int)ask.n;
 	if (!ask.n) {
 		sv_clear(&ask);
 		json_decref(db);
+		free(admin_opt);
 		free(dq);
-		return;
+		return 0;
 	}
 	json_t *found = json_object(); /* {path: package} of this -S */
 	struct strvec argv = STRVEC_INIT;
 	sv_push(&argv, dq);
+	sv_push(&argv, admin_opt);
 	sv_push(&argv, "-S");
 	for (size_t i = 0; i < ask.n; i++)
 		sv_push(&argv, ask.v[i]);
@@ -220,6 +232,7 @@ static void dpkg_lookup(const struct strvec *paths, json_t *owner, json_t *versi
 	sv_clear(&argv);
 	sb_reset(&out);
 	sv_push(&argv, dq);
+	sv_push(&argv, admin_opt);
 	sv_push(&argv, "-W");
 	sv_push(&argv, "-f=${binary:Package}\t${Version}\n");
 	const char *path;
@@ -229,7 +242,7 @@ static void dpkg_lookup(const struct strvec *paths, json_t *owner, json_t *versi
 			json_object_set(owner, path, pkg);
 		sv_push(&argv, json_string_value(pkg));
 	}
-	if (argv.n > 3 && probe_run(NULL, sv_array(&argv), &out, &err, &st) == 0) {
+	if (argv.n > 4 && probe_run(NULL, sv_array(&argv), &out, &err, &st) == 0) {
 		char *save = NULL;
 		for (char *l = strtok_r(out.buf ? out.buf : (char *)"", "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 			char *tab = strchr(l, '\t');
@@ -263,7 +276,9 @@ static void dpkg_lookup(const struct strvec *paths, json_t *owner, json_t *versi
 	sv_clear(&argv);
 	sb_release(&out);
 	sb_release(&err);
+	free(admin_opt);
 	free(dq);
+	return asked_n;
 }
 
 /* the package owning `path` or its real path: {name, version}, or NULL */
@@ -365,7 +380,7 @@ static void learn(json_t *o, const char *exe, const char *real, int script, cons
 		free(lr);
 	}
 	json_t *owner = json_object(), *version = json_object();
-	dpkg_lookup(&paths, owner, version);
+	vmid_dpkg_lookup(VMID_DPKG_ADMINDIR, &paths, owner, version);
 	json_t *pkg = package_of(exe, real, owner, version);
 	json_object_set_new(o, "package", pkg ? pkg : json_null());
 	json_object_set_new(o, "libs", describe_libs(&libs, owner, version, pr, ids));

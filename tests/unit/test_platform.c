@@ -5,8 +5,10 @@
  * load, taints from the kernel log (a regular file appended to, and the real
  * /dev/kmsg), throttle counters and governors, tune/restore including a
  * tuner killed with SIGKILL, reboot-mode pieces, notify, env hash, audit and
- * its diff, and, as root, the dedicated benchmark user checked from inside
- * the child by the sanity runner.
+ * its diff, dpkg's answers for a VM's files (the real dpkg-query on a dpkg
+ * database built here) cached until the database changes, and, as root, the
+ * dedicated benchmark user checked from inside the child by the sanity
+ * runner.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,8 +26,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "idcache.h"
 #include "platform.h"
 #include "vmid.h"
+#include "vmid-int.h"
 
 static char root[64];
 
@@ -909,6 +913,182 @@ static void test_audit(void **state)
 	json_decref(b);
 }
 
+/* ---- dpkg's answers, cached while its database keeps its identity ---- */
+
+/*
+ * A dpkg database of the test's own (an admin directory: status, info/PKG.list,
+ * diversions), changed as dpkg changes it: the status file written beside and
+ * renamed over (a new inode), as dpkg does on every install.
+ */
+static void db_write(const char *dir, const char *name, const char *text)
+{
+	char *full = path_join(dir, name);
+	char *tmp = xasprintf("%s-new", full);
+	FILE *f = fopen(tmp, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(rename(tmp, full), 0);
+	free(tmp);
+	free(full);
+}
+
+static void db_status(const char *dir, const char *pkg, const char *version)
+{
+	char *s = xasprintf("Package: %s\nStatus: install ok installed\nMaintainer: kiln tests <t@example.org>\n"
+			    "Architecture: all\nVersion: %s\nDescription: a package of kiln's tests\n\n",
+			    pkg, version);
+	db_write(dir, "status", s);
+	free(s);
+}
+
+/* the files of pkg: its info/pkg.list (the folder listed as dpkg lists it) */
+static void db_list(const char *dir, const char *pkg, const char *files)
+{
+	char *name = xasprintf("info/%s.list", pkg);
+	db_write(dir, name, files);
+	free(name);
+}
+
+static char *db_make(const char *top, const char *name)
+{
+	char *dir = path_join(top, name);
+	char *info = path_join(dir, "info");
+	assert_int_equal(mkdir_p(info, 0755), 0);
+	db_write(dir, "diversions", "");
+	free(info);
+	return dir;
+}
+
+/*
+ * What vmid's lookup says of `path` in the database `admin`: "pkg version"
+ * or "none" in *said; returns how many paths dpkg-query was asked about
+ * (0: the identity cache answered)
+ */
+static int dpkg_says(const char *admin, const char *path, char said[128])
+{
+	struct strvec paths = STRVEC_INIT;
+	sv_push(&paths, path);
+	json_t *owner = json_object(), *version = json_object();
+	int asked = vmid_dpkg_lookup(admin, &paths, owner, version);
+	const char *pkg = json_string_value(json_object_get(owner, path));
+	const char *ver = pkg ? json_string_value(json_object_get(version, pkg)) : NULL;
+	snprintf(said, 128, "%s%s%s", pkg ? pkg : "none", ver ? " " : "", ver ? ver : "");
+	json_decref(owner);
+	json_decref(version);
+	sv_clear(&paths);
+	return asked;
+}
+
+static void expect_dpkg(const char *admin, const char *path, int asked, const char *want)
+{
+	char said[128];
+	int got = dpkg_says(admin, path, said);
+	if (got != asked || strcmp(said, want))
+		fail_msg("%s in %s: dpkg-query asked about %d path(s), said \"%s\"; wanted %d, \"%s\"", path, admin,
+			 got, said, asked, want);
+}
+
+static void test_vmid_dpkg_cache(void **state)
+{
+	(void)state;
+	char *dq = find_in_path("dpkg-query");
+	if (!dq)
+		skip();
+	free(dq);
+	/* (KILN_STATE_DIR, set by main, keeps the identity cache in the test's own folder) */
+	char top[] = "/tmp/kiln-dpkg.XXXXXX";
+	assert_non_null(mkdtemp(top));
+	char *files = path_join(top, "files"), *vm = path_join(files, "vm"), *lib = path_join(files, "lib");
+	assert_int_equal(mkdir_p(files, 0755), 0);
+	db_write(files, "vm", "#!/bin/sh\n");
+	db_write(files, "lib", "a library\n");
+	char *a = db_make(top, "a");
+	char *only_vm = xasprintf("%s\n%s\n", files, vm), *vm_lib = xasprintf("%s\n%s\n%s\n", files, vm, lib);
+	db_status(a, "fakevm", "1.0-1");
+	db_list(a, "fakevm", only_vm);
+
+	/* asked, then cached: without vm in the list dpkg would say none, the cache still says 1.0-1 */
+	expect_dpkg(a, vm, 1, "fakevm 1.0-1");
+	expect_dpkg(a, vm, 0, "fakevm 1.0-1");
+	db_list(a, "fakevm", files);
+	expect_dpkg(a, vm, 0, "fakevm 1.0-1");
+	/* another status (dpkg installed something): asked again, the new answer (none, then the new version) */
+	db_status(a, "fakevm", "1.0-1");
+	expect_dpkg(a, vm, 1, "none");
+	db_list(a, "fakevm", only_vm);
+	db_status(a, "fakevm", "2.0-1");
+	expect_dpkg(a, vm, 1, "fakevm 2.0-1");
+	expect_dpkg(a, vm, 0, "fakevm 2.0-1");
+	/* kept in the cache's file: another kiln (a fresh cache) has it too */
+	idc_save();
+	idc_release();
+	expect_dpkg(a, vm, 0, "fakevm 2.0-1");
+
+	/* a path no package owns: none, cached (dpkg would now say fakevm), asked again once status changes */
+	expect_dpkg(a, lib, 1, "none");
+	db_list(a, "fakevm", vm_lib);
+	expect_dpkg(a, lib, 0, "none");
+	idc_save();
+	idc_release();
+	expect_dpkg(a, lib, 0, "none");
+	db_status(a, "fakevm", "2.0-2");
+	expect_dpkg(a, lib, 1, "fakevm 2.0-2");
+	expect_dpkg(a, lib, 0, "fakevm 2.0-2");
+
+	/* several paths at once: only those the cache has no answer for are asked */
+	struct strvec both = STRVEC_INIT;
+	sv_push(&both, vm);
+	sv_push(&both, lib);
+	json_t *owner = json_object(), *version = json_object();
+	assert_int_equal(vmid_dpkg_lookup(a, &both, owner, version), 1);
+	assert_string_equal(json_string_value(json_object_get(owner, vm)), "fakevm");
+	assert_string_equal(json_string_value(json_object_get(owner, lib)), "fakevm");
+	assert_string_equal(json_string_value(json_object_get(version, "fakevm")), "2.0-2");
+	json_object_clear(owner);
+	json_object_clear(version);
+	assert_int_equal(vmid_dpkg_lookup(a, &both, owner, version), 0);
+	assert_string_equal(json_string_value(json_object_get(owner, lib)), "fakevm");
+	json_decref(owner);
+	json_decref(version);
+	sv_clear(&both);
+
+	/* the diversions file replaced: asked again */
+	db_list(a, "fakevm", only_vm);
+	db_write(a, "diversions", "");
+	expect_dpkg(a, lib, 1, "none");
+	expect_dpkg(a, lib, 0, "none");
+
+	/*
+	 * another database: its own answer, not the cached one of the first
+	 * (whose files have not changed); the entry is the path's, so the first
+	 * is then asked again
+	 */
+	char *b = db_make(top, "b");
+	db_status(b, "othervm", "9");
+	db_list(b, "othervm", only_vm);
+	expect_dpkg(b, vm, 1, "othervm 9");
+	expect_dpkg(a, vm, 1, "fakevm 2.0-2");
+	expect_dpkg(a, vm, 0, "fakevm 2.0-2");
+
+	/* no diversions file: no identity to keep an answer by, asked every time */
+	char *div = path_join(a, "diversions");
+	assert_int_equal(unlink(div), 0);
+	expect_dpkg(a, vm, 1, "fakevm 2.0-2");
+	expect_dpkg(a, vm, 1, "fakevm 2.0-2");
+
+	idc_release();
+	rm_rf(top);
+	free(div);
+	free(b);
+	free(only_vm);
+	free(vm_lib);
+	free(a);
+	free(lib);
+	free(vm);
+	free(files);
+}
+
 /* ---- the dedicated user, checked from inside the child ---- */
 
 static const char *kiln_exe(void)
@@ -1054,6 +1234,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reboot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_notify, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_audit, setup, teardown),
+		cmocka_unit_test(test_vmid_dpkg_cache),
 		cmocka_unit_test_setup_teardown(test_user_sanity, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_user_bad_name, setup, teardown),
 	};
