@@ -1121,6 +1121,145 @@ static void warm_power_bench(const struct warm_noise *wn, int trials)
 	       t_warm / series <= 0.3 ? "PASS" : "MISS");
 }
 
+/*
+ * kiln bisect --series warmup, simulated with known ground truth: a line
+ * of 200 commits whose warm-up is stretched f times from a random commit
+ * on (or, every third trial, nowhere: an A/A range), each comparison's
+ * rounds made as kiln bisect makes them, one pexec of each commit a round,
+ * from iterations of this noise analysed by kiln, the round's evidence
+ * the difference of the two pexecs' log(1 + time to steady / steady mean)
+ * (hist_pexec_figure), the search kiln bisect's (bisect_run) at its
+ * defaults for the warmup series.  Both pexecs of a batch share its
+ * session's draw (one machine, interleaved).
+ */
+struct warmbis {
+	const struct warm_noise *wn;
+	const struct an_opts *ao;
+	size_t culprit;  /* the first stretched commit (0: none) */
+	double f;        /* the stretch */
+};
+
+#define WB_CAP 200 /* rounds a comparison: kiln bisect's default --max-rounds */
+
+/* pexecs [from, from + n) of w (one commit), stretched f times, analysed as one key into p (arrays of n) */
+static void wb_key(const struct synth_warm *w, size_t from, size_t n, double f, const struct an_opts *ao,
+		   struct hist_point *p)
+{
+	struct synth_warm v = { 1, n, w->iters, w->wall + from * w->iters, xmalloc(n * sizeof(double)) };
+	for (size_t j = 0; j < n; j++)
+		v.len[j] = w->len[from + j] * f;
+	memset(p, 0, sizeof(*p));
+	p->steady = xcalloc(n, sizeof(double));
+	p->tts = xcalloc(n, sizeof(double));
+	p->cost = xcalloc(n, sizeof(double));
+	p->cls = xcalloc(n, 1);
+	synth_warm_point(&v, 0, 1, ao, p);
+	free(v.len);
+}
+
+static void wb_key_free(struct hist_point *p)
+{
+	free(p->steady);
+	free(p->tts);
+	free(p->cost);
+	free(p->cls);
+}
+
+static int wb_build(void *ctx, size_t i, struct kerr *e)
+{
+	(void)ctx;
+	(void)i;
+	(void)e;
+	return 0;
+}
+
+/*
+ * Commits a and b compared as kiln bisect does (history-ab.c): one session,
+ * round r a pexec of each; at each look every pexec of a so far analysed
+ * as one key, b's as another (a pexec's figures depend on its key's
+ * others), the rounds' d the differences of their warm-up figures.
+ */
+static int wb_measure(void *ctx, size_t a, size_t b, bisect_more_fn more, void *mctx, struct kerr *e)
+{
+	const struct warmbis *wb = ctx;
+	(void)e;
+	struct synth_warm w;
+	synth_warm_make_with(&w, 1, 2 * WB_CAP, wb->wn); /* pexecs of a, then of b; a session's draws shared */
+	double fa = wb->culprit && a >= wb->culprit ? wb->f : 1, fb = wb->culprit && b >= wb->culprit ? wb->f : 1;
+	double *d = NULL;
+	size_t n = 0, m = 0, k;
+	while ((k = more(mctx, d, m)) > 0 && n + k <= WB_CAP) {
+		n += k;
+		struct hist_point pa, pb;
+		wb_key(&w, 0, n, fa, wb->ao, &pa);
+		wb_key(&w, WB_CAP, n, fb, wb->ao, &pb);
+		d = xrealloc(d, n * sizeof(double));
+		m = 0;
+		for (size_t j = 0; j < n && pa.n == n && pb.n == n; j++) {
+			double xa = hist_pexec_figure(HIST_WARMUP, pa.steady[j], pa.tts[j], pa.cost[j]),
+			       xb = hist_pexec_figure(HIST_WARMUP, pb.steady[j], pb.tts[j], pb.cost[j]);
+			if (isfinite(xa) && isfinite(xb))
+				d[m++] = xb - xa;
+		}
+		wb_key_free(&pa);
+		wb_key_free(&pb);
+	}
+	free(d);
+	synth_warm_free(&w);
+	return 0;
+}
+
+static void warm_bisect_bench(const struct warm_noise *wn, int trials)
+{
+	struct an_opts ao;
+	an_opts_default(&ao);
+	ao.resamples = 100;
+	ao.threads = 1;
+	struct hist_detect_opts dop;
+	hist_detect_opts_default(&dop);
+	struct bisect_opts o;
+	bisect_opts_default(&o);
+	o.min_change = expm1(dop.min_change[HIST_WARMUP]); /* kiln bisect --series warmup's default */
+	const size_t ncommits = 200, lg = 8; /* ceil(log2 199) */
+	long inj = 0, right = 0, named = 0, aa = 0, aa_named = 0, rounds = 0, unsure = 0;
+	size_t worst = 0;
+	for (int tr = 0; tr < trials; tr++) {
+		struct warmbis wb = { wn, &ao, 0, 2 };
+		int is_aa = tr % 3 == 2;
+		wb.culprit = is_aa ? 0 : 1 + (size_t)(runif() * (double)(ncommits - 1));
+		struct bisect_ops ops = { &wb, wb_build, wb_measure, NULL };
+		struct bisect_result r;
+		struct kerr e = KERR_INIT;
+		bisect_run(ncommits, &o, &ops, &r, &e);
+		rounds += (long)r.rounds;
+		unsure += r.outcome == BISECT_UNSURE || r.outcome == BISECT_RANGE;
+		if (is_aa) {
+			aa++;
+			aa_named += r.outcome == BISECT_FOUND;
+		} else {
+			inj++;
+			named += r.outcome == BISECT_FOUND;
+			right += r.outcome == BISECT_FOUND && r.culprit == wb.culprit;
+			worst = r.builds > worst ? r.builds : worst;
+		}
+		bisect_result_free(&r);
+		kerr_release(&e);
+	}
+	printf("warm-up bisection (kiln bisect --series warmup, --min-change %.0f%%), iteration sd %.0f%%, warm-up length "
+	       "sd %.2f a pexec, %.2f a session, over %zu commits: %ld 2x stretches, %ld named, %ld right; %ld A/A "
+	       "ranges, %ld named; %ld undecided; %.1f rounds a bisection; builds at most %zu\n", 100 * o.min_change,
+	       100 * wn->isd, wn->lsd, wn->ltau, ncommits, inj, named, right, aa, aa_named, unsure,
+	       (double)rounds / (trials ? trials : 1), worst);
+	printf("ROW\twarm-up bisection (iteration sd %.0f%%, warm-up length sd %.2f/%.2f): culprit right among %zu commits, "
+	       "injected 2x stretches\t%.3f (%ld of %ld)\t>= 0.95\t%s\n", 100 * wn->isd, wn->lsd, wn->ltau, ncommits,
+	       inj ? (double)right / (double)inj : NAN, right, inj, inj && right >= 0.95 * (double)inj ? "PASS" : "MISS");
+	printf("ROW\twarm-up bisection (iteration sd %.0f%%, warm-up length sd %.2f/%.2f): A/A ranges with a culprit named"
+	       "\t%ld of %ld\t0 of >= 50 (all trials)\t%s\n", 100 * wn->isd, wn->lsd, wn->ltau, aa_named, aa,
+	       aa_named == 0 ? "PASS" : "MISS");
+	printf("ROW\twarm-up bisection: builds, most of any trial\t%zu\t<= %zu\t%s\n", worst, lg + 2,
+	       worst <= lg + 2 ? "PASS" : "MISS");
+}
+
 /* --synthetic-warm=ISD,LSD,LTAU: the warm-up could-see's check alone */
 static int synthetic_warm_main(const char *spec, int trials)
 {
@@ -1130,7 +1269,10 @@ static int synthetic_warm_main(const char *spec, int trials)
 				"warm-up's length, log, a pexec and a session)\n");
 		return 2;
 	}
-	warm_power_bench(&wn, trials);
+	if (!getenv("HISTORY_NO_WARM_POWER"))
+		warm_power_bench(&wn, trials);
+	if (getenv("HISTORY_WARM_BISECT_TRIALS"))
+		warm_bisect_bench(&wn, atoi(getenv("HISTORY_WARM_BISECT_TRIALS")));
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 /*
  * cmd-bisect.c - `kiln bisect CONFIG --repo DIR GOOD BAD --key K`: which
- * commit of the first-parent range changed the key's steady state.  The
+ * commit of the first-parent range changed the key's steady state (or,
+ * with --series, its warm-up or warmup cost).  The
  * search is history-bisect.c's; this file drives it with real builds and
  * interleaved A/B measurements (history-ab.c), stored in the history, and
  * says what it found with the evidence (docs/kiln-bisect.md).
@@ -27,9 +28,9 @@ static int cmd_bisect(int argc, char **argv);
 
 const struct cmd_entry cmd_bisect_entry = {
 	.name = "bisect",
-	.usage = "CONFIG --repo DIR (GOOD BAD | --auto) --key K [-o HISTORY] [--machine NAME]\n"
-		 "                  [--min-change P%] [--max-rounds N] [--json] [-q]",
-	.summary = "find the commit that changed a key's steady state: builds and interleaved A/B rounds",
+	.usage = "CONFIG --repo DIR (GOOD BAD | --auto) --key K [--series S] [-o HISTORY]\n"
+		 "                  [--machine NAME] [--min-change P%] [--max-rounds N] [--json] [-q]",
+	.summary = "find the commit that changed a key's steady state or warm-up: builds and interleaved A/B rounds",
 	.help = "GOOD and BAD are commits of the VM's repository, BAD a first-parent descendant of\n"
 		"GOOD.  Each tested commit is checked out in HISTORY.work/ab/HASH and built with the\n"
 		"VM's build steps; two commits are compared in rounds (one pexec of each per round, in\n"
@@ -37,12 +38,15 @@ const struct cmd_entry cmd_bisect_entry = {
 		"(docs/kiln-bisect.md).\n"
 		"Every round is stored in the history and reused by the next bisect of the same commits.\n"
 		"  --repo DIR        the VM's git repository (never written to)\n"
-		"  -k, --key K       the key (bench[:vm[:variant]]) whose steady state changed; one key\n"
-		"  --auto            GOOD and BAD from the newest steady-state change `kiln track` found\n"
-		"                    for the key in the history\n"
+		"  -k, --key K       the key (bench[:vm[:variant]]) that changed; one key\n"
+		"  --series S        what changed: steady (the steady-state mean, the default), warmup\n"
+		"                    (time to steady state, in steady iterations) or cost (warmup cost)\n"
+		"  --auto            GOOD and BAD from the newest change `kiln track` found for the key\n"
+		"                    in the history, of --series S, or of any (its series bisected)\n"
 		"  -o, --history F   the history (default <config stem>.history.db beside the config)\n"
 		"  --machine NAME    this machine's name in the history (default the host name)\n"
-		"  --min-change P%   the smallest change worth a bisection (default 1%)\n"
+		"  --min-change P%   the smallest change worth a bisection (default 1%; warmup and cost:\n"
+		"                    35%, of 1 + the warm-up, as kiln track's detection)\n"
 		"  --max-rounds N    rounds at most per comparison (default 200, at most 10000); a\n"
 		"                    comparison undecided at the cap says which cap would decide it\n"
 		"  --json            the outcome as JSON\n"
@@ -54,7 +58,7 @@ const struct cmd_entry cmd_bisect_entry = {
 };
 
 struct drive {
-	struct ab_ctx ab;
+	struct ab_ctx ab;            /* ab.series: what is bisected */
 	struct hist_commit *c;
 	size_t n;
 	int quiet;
@@ -137,8 +141,42 @@ static int range_commits(struct drive *d, const char *good, const char *bad, str
 	return r;
 }
 
-/* --auto: GOOD and BAD around the newest steady change of the key in the history */
-static int auto_range(struct drive *d, const char *key, char **good, char **bad, struct kerr *e)
+/* may --auto bisect change c (of --series w, -1: any but class, which rounds of two pexecs cannot tell)? */
+static int auto_takes(const struct hist_change *c, int w)
+{
+	return w >= 0 ? c->what == (enum hist_what)w : c->what != HIST_CLASS;
+}
+
+/* the newest change --auto may take: the latest commit; at one commit, steady before warmup before cost */
+static const struct hist_change *auto_newest(const struct hist_change *ch, size_t n, int w)
+{
+	const struct hist_change *last = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (auto_takes(&ch[i], w) &&
+		    (!last || ch[i].at > last->at || (ch[i].at == last->at && ch[i].what < last->what)))
+			last = &ch[i];
+	return last;
+}
+
+/* none found is not none made: what the key's series could have shown, as "; its series could show ..." */
+static void auto_could(const struct hist_series *s, const struct hist_change *ch, size_t n, int w, struct strbuf *sb)
+{
+	if (w < 0 || w == HIST_STEADY) {
+		struct hist_power pw;
+		history_power(s, NULL, ch, n, &pw);
+		sb_adds(sb, "; its series could show ");
+		history_power_text(&pw, sb);
+	}
+	if (w != HIST_STEADY) {
+		struct hist_power_warm pw;
+		history_power_warm(s, NULL, ch, n, &pw);
+		sb_adds(sb, w < 0 ? "; and " : "; its series could show ");
+		history_power_warm_text(&pw, sb);
+	}
+}
+
+/* --auto: GOOD and BAD around the newest change of the key in the history (*w: its series when < 0) */
+static int auto_range(struct drive *d, const char *key, int *w, char **good, char **bad, struct kerr *e)
 {
 	struct hist_commit *c;
 	size_t nc;
@@ -150,26 +188,20 @@ static int auto_range(struct drive *d, const char *key, char **good, char **bad,
 	size_t n = 0;
 	if (r == 0)
 		history_detect(&s, NULL, &ch, &n, NULL);
-	const struct hist_change *last = NULL;
-	for (size_t i = 0; i < n; i++)
-		if (ch[i].what == HIST_STEADY && (!last || ch[i].at > last->at))
-			last = &ch[i];
+	const struct hist_change *last = r == 0 ? auto_newest(ch, n, *w) : NULL;
 	if (r == 0 && !last) {
-		/* none found is not none made: say what the series could have shown */
-		struct hist_power pw;
-		history_power(&s, NULL, ch, n, &pw);
-		char could[96] = "";
-		if (pw.sites && isfinite(pw.size))
-			snprintf(could, sizeof(could), "; its series could show steady steps of %.0f%% or more", 100 * pw.size);
-		else if (pw.sites)
-			snprintf(could, sizeof(could), "; its series could not show even a 100%% step");
-		r = kerr_setc(e, KEXIT_USAGE, "%s: no steady-state change of %s on this machine to bisect (`kiln track "
-			      "--changes` lists them)%s", history_path(d->ab.h), esc(ESC_TERM, key), could);
+		struct strbuf could = STRBUF_INIT;
+		auto_could(&s, ch, n, *w, &could);
+		r = kerr_setc(e, KEXIT_USAGE, "%s: no %s change of %s on this machine to bisect (`kiln track --changes` "
+			      "lists them)%s", history_path(d->ab.h), *w < 0 ? "steady-state, warm-up or cost"
+			      : hist_what_name((enum hist_what)*w), esc(ESC_TERM, key), could.buf);
+		sb_release(&could);
 	}
 	if (r == 0) {
 		size_t lo = last->lo ? last->lo - 1 : 0;
 		*good = xstrdup(c[s.p[lo].commit].hash);
 		*bad = xstrdup(c[s.p[last->hi].commit].hash);
+		*w = (int)last->what;
 	}
 	free(ch);
 	history_series_free(&s);
@@ -206,6 +238,43 @@ static const char *outcome_name(enum bisect_outcome o)
 }
 
 /*
+ * How each series' evidence reads.  The search's ratio is exp of the
+ * rounds' centre: for steady, BAD's steady mean over GOOD's; for warmup,
+ * BAD's 1 + warm-up (time to steady state in steady iterations) over
+ * GOOD's; for cost (asinh of the warmup cost in steady iterations) no
+ * ratio of anything, so its shift is printed instead.
+ */
+struct words {
+	const char *column;   /* the steps table's heading */
+	const char *level;    /* "BAD's ... is" */
+	const char *versus;   /* "(... 0.9988, 0.9840-1.0138)" */
+	const char *round;    /* what a round's d is */
+	int ratio;            /* 1: print exp(d) as a ratio; 0: d itself */
+};
+
+static const struct words *words_of(enum hist_what w)
+{
+	static const struct words steady = { "steady mean / GOOD's", "steady mean", "BAD/GOOD", "log ratio", 1 },
+				  warm = { "1+warm-up / GOOD's", "1 + warm-up (time to steady state in steady iterations)",
+					   "BAD/GOOD of 1 + warm-up", "log ratio of 1 + warm-up", 1 },
+				  cost = { "asinh(cost) - GOOD's", "asinh(warmup cost in steady iterations)",
+					   "BAD - GOOD in asinh(warmup cost)", "asinh(warmup cost) difference", 0 };
+	return w == HIST_WARMUP ? &warm : w == HIST_COST ? &cost : &steady;
+}
+
+/* a ratio and its interval as the series reads, "1.1000", "1.0900-1.1100", or as a shift, "+0.693", "+0.600..+0.786" */
+static void effect(enum hist_what w, double ratio, double lo, double hi, char est[24], char iv[48])
+{
+	if (words_of(w)->ratio) {
+		snprintf(est, 24, "%.4f", ratio);
+		snprintf(iv, 48, "%.4f-%.4f", lo, hi);
+	} else {
+		snprintf(est, 24, "%+.3f", log(ratio));
+		snprintf(iv, 48, "%+.3f..%+.3f", log(lo), log(hi));
+	}
+}
+
+/*
  * An undecided comparison: the cap that would decide it at the spread its
  * rounds showed, and how long that is at this bisect's pace
  */
@@ -214,13 +283,18 @@ static void print_needed(const struct drive *d, const struct bisect_result *r)
 	const char *what = r->outcome == BISECT_UNSURE ? "telling GOOD and BAD apart (a change of --min-change) or "
 							 "together"
 						       : "telling the midpoint like GOOD or like BAD";
+	char sd[48];
+	if (d->ab.series == HIST_STEADY)
+		snprintf(sd, sizeof(sd), "%.3g%%", 100 * r->round_sd);
+	else
+		snprintf(sd, sizeof(sd), "%.3g", r->round_sd);
+	const char *round = words_of(d->ab.series)->round;
 	if (r->rounds_needed > MAX_ROUNDS) {
-		printf("  a round's log ratio varies by %.3g%% (sd): %s would want more than the %d rounds --max-rounds "
-		       "allows; measure on a quieter machine\n", 100 * r->round_sd, what, MAX_ROUNDS);
+		printf("  a round's %s varies by %s (sd): %s would want more than the %d rounds --max-rounds "
+		       "allows; measure on a quieter machine\n", round, sd, what, MAX_ROUNDS);
 		return;
 	}
-	printf("  a round's log ratio varies by %.3g%% (sd): %s wants about --max-rounds %zu", 100 * r->round_sd, what,
-	       r->rounds_needed);
+	printf("  a round's %s varies by %s (sd): %s wants about --max-rounds %zu", round, sd, what, r->rounds_needed);
 	if (d->run_rounds) {
 		struct strbuf t = STRBUF_INIT;
 		double pace = d->run_s / (double)d->run_rounds;
@@ -231,44 +305,60 @@ static void print_needed(const struct drive *d, const struct bisect_result *r)
 	printf("\n");
 }
 
-static void print_text(const struct drive *d, const char *key, const struct bisect_result *r, size_t n)
+static void print_steps(const struct drive *d, const struct bisect_result *r)
 {
-	printf("%s: %zu commits after %.12s up to %.12s\n", esc(ESC_TERM, key), n - 1, d->c[0].hash, d->c[n - 1].hash);
-	printf("  %-12s %-7s %7s  %-24s %s\n", "commit", "verdict", "rounds", "steady mean / GOOD's", "subject");
+	printf("  %-12s %-7s %7s  %-24s %s\n", "commit", "verdict", "rounds", words_of(d->ab.series)->column, "subject");
 	for (size_t i = 0; i < r->nsteps; i++) {
 		const struct bisect_step *s = &r->steps[i];
-		char ratio[64] = "-";
-		if (isfinite(s->ratio))
-			snprintf(ratio, sizeof(ratio), "%.4f (%.4f-%.4f)", s->ratio, s->lo, s->hi);
-		else if (s->same_as != SIZE_MAX)
+		char ratio[80] = "-", est[24], iv[48];
+		if (isfinite(s->ratio)) {
+			effect(d->ab.series, s->ratio, s->lo, s->hi, est, iv);
+			snprintf(ratio, sizeof(ratio), "%s (%s)", est, iv);
+		} else if (s->same_as != SIZE_MAX) {
 			snprintf(ratio, sizeof(ratio), "binary of %.12s", d->c[s->same_as].hash);
+		}
 		char *subj = history_short(d->c[s->commit].subject, 50);
 		printf("  %.12s %-7s %7zu  %-24s %s\n", d->c[s->commit].hash, bisect_verdict_name(s->verdict), s->rounds,
 		       ratio, subj);
 		free(subj);
 	}
+}
+
+static void print_outcome(const struct drive *d, const struct bisect_result *r)
+{
+	const struct words *w = words_of(d->ab.series);
+	char est[24], iv[48];
+	effect(d->ab.series, r->ratio, r->ratio_lo, r->ratio_hi, est, iv);
 	switch (r->outcome) {
 	case BISECT_FOUND: {
 		const struct hist_commit *c = &d->c[r->culprit];
 		printf("culprit: %s %s (%s)\n", c->hash, esc(ESC_TERM, c->subject), esc(ESC_TERM, c->author));
-		printf("  BAD's steady mean is %.4f x GOOD's (99%% interval %.4f-%.4f); %.12s is the first commit like "
-		       "BAD, %.12s (its parent) is like GOOD\n", r->ratio, r->ratio_lo, r->ratio_hi, c->hash,
+		printf("  BAD's %s is %s %s GOOD's (99%% interval %s); %.12s is the first commit like BAD, %.12s (its "
+		       "parent) is like GOOD\n", w->level, est, w->ratio ? "x" : "from", iv, c->hash,
 		       d->c[r->culprit - 1].hash);
 		break;
 	}
 	case BISECT_NO_CHANGE:
-		printf("no culprit: GOOD and BAD do not differ by the smallest change asked for (BAD/GOOD %.4f, 99%% "
-		       "interval %.4f-%.4f)\n", r->ratio, r->ratio_lo, r->ratio_hi);
+		printf("no culprit: GOOD and BAD do not differ by the smallest change asked for (%s %s, 99%% interval %s)\n",
+		       w->versus, est, iv);
 		break;
 	case BISECT_UNSURE:
-		printf("no culprit: the rounds could not tell GOOD and BAD apart or together (BAD/GOOD %.4f, %.4f-%.4f)\n",
-		       r->ratio, r->ratio_lo, r->ratio_hi);
+		printf("no culprit: the rounds could not tell GOOD and BAD apart or together (%s %s, %s)\n", w->versus, est,
+		       iv);
 		break;
 	case BISECT_RANGE:
 		printf("the change is after %.12s and at or before %.12s (%zu commits): broken builds or a midpoint the "
 		       "rounds could not tell hide where\n", d->c[r->lo].hash, d->c[r->hi].hash, r->hi - r->lo);
 		break;
 	}
+}
+
+static void print_text(const struct drive *d, const char *key, const struct bisect_result *r, size_t n)
+{
+	printf("%s: %zu commits after %.12s up to %.12s", esc(ESC_TERM, key), n - 1, d->c[0].hash, d->c[n - 1].hash);
+	printf(d->ab.series == HIST_STEADY ? "\n" : ", its %s\n", hist_what_name(d->ab.series));
+	print_steps(d, r);
+	print_outcome(d, r);
 	if (r->rounds_needed)
 		print_needed(d, r);
 	size_t lg = 0;
@@ -277,26 +367,38 @@ static void print_text(const struct drive *d, const char *key, const struct bise
 	printf("builds: %zu (ceil(log2 %zu) + 2 = %zu), rounds: %zu\n", r->builds, n - 1, lg + 2, r->rounds);
 }
 
+/* x as JSON; NULL for what is not finite, or for a ratio of a series that has none (cost) */
+static json_t *jratio(const struct drive *d, double x)
+{
+	return isfinite(x) && words_of(d->ab.series)->ratio ? json_real(x) : json_null();
+}
+
+/* the shift log(x) of a ratio x: the rounds' centre, in the series' units */
+static json_t *jshift(double x)
+{
+	return x > 0 && isfinite(x) ? json_real(log(x)) : json_null();
+}
+
 static void print_json(const struct drive *d, const char *key, const struct bisect_result *r)
 {
 	json_t *steps = json_array();
 	for (size_t i = 0; i < r->nsteps; i++) {
 		const struct bisect_step *s = &r->steps[i];
-		json_array_append_new(steps, json_pack("{s:s,s:s,s:o,s:I,s:o,s:o,s:o}", "commit", d->c[s->commit].hash,
-						       "verdict", bisect_verdict_name(s->verdict), "same_binary_as",
-						       s->same_as != SIZE_MAX ? json_string(d->c[s->same_as].hash) : json_null(),
-						       "rounds", (json_int_t)s->rounds,
-						       "ratio", isfinite(s->ratio) ? json_real(s->ratio) : json_null(),
-						       "lo", isfinite(s->lo) ? json_real(s->lo) : json_null(),
-						       "hi", isfinite(s->hi) ? json_real(s->hi) : json_null()));
+		json_array_append_new(steps, json_pack("{s:s,s:s,s:o,s:I,s:o,s:o,s:o,s:o,s:o,s:o}", "commit",
+						       d->c[s->commit].hash, "verdict", bisect_verdict_name(s->verdict),
+						       "same_binary_as", s->same_as != SIZE_MAX ? json_string(d->c[s->same_as].hash)
+											: json_null(),
+						       "rounds", (json_int_t)s->rounds, "ratio", jratio(d, s->ratio),
+						       "lo", jratio(d, s->lo), "hi", jratio(d, s->hi), "shift", jshift(s->ratio),
+						       "shift_lo", jshift(s->lo), "shift_hi", jshift(s->hi)));
 	}
-	json_t *j = json_pack("{s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:o,s:o,s:o,s:I,s:I,s:o}", "key", esc(ESC_JSON, key),
-			      "good", d->c[0].hash, "bad", d->c[d->n - 1].hash, "outcome", outcome_name(r->outcome),
+	json_t *j = json_pack("{s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:o}", "key",
+			      esc(ESC_JSON, key), "series", hist_what_name(d->ab.series), "good", d->c[0].hash, "bad",
+			      d->c[d->n - 1].hash, "outcome", outcome_name(r->outcome),
 			      "culprit", r->outcome == BISECT_FOUND ? json_string(d->c[r->culprit].hash) : json_null(),
-			      "last_good", d->c[r->lo].hash, "first_bad", d->c[r->hi].hash,
-			      "ratio", isfinite(r->ratio) ? json_real(r->ratio) : json_null(),
-			      "ratio_lo", isfinite(r->ratio_lo) ? json_real(r->ratio_lo) : json_null(),
-			      "ratio_hi", isfinite(r->ratio_hi) ? json_real(r->ratio_hi) : json_null(),
+			      "last_good", d->c[r->lo].hash, "first_bad", d->c[r->hi].hash, "ratio", jratio(d, r->ratio),
+			      "ratio_lo", jratio(d, r->ratio_lo), "ratio_hi", jratio(d, r->ratio_hi),
+			      "shift", jshift(r->ratio), "shift_lo", jshift(r->ratio_lo), "shift_hi", jshift(r->ratio_hi),
 			      "builds", (json_int_t)r->builds, "rounds", (json_int_t)r->rounds, "steps", steps);
 	if (r->rounds_needed) {
 		/* an undecided comparison: the cap that would decide it (null: more than --max-rounds allows) */
@@ -312,9 +414,25 @@ static void print_json(const struct drive *d, const char *key, const struct bise
 
 /* ---- the command ---- */
 
-enum { O_REPO = 256, O_AUTO, O_MACHINE, O_MIN, O_ROUNDS, O_JSON };
+enum { O_REPO = 256, O_AUTO, O_MACHINE, O_MIN, O_ROUNDS, O_JSON, O_SERIES };
 
-static int parse(int argc, char **argv, struct track_opts *o, struct bisect_opts *bo, int *autorange, int *json,
+/* what the command line asks beyond track's and the search's options */
+struct cli {
+	int autorange, json;
+	int series;      /* --series (enum hist_what), -1: not given */
+	int min_given;   /* --min-change given */
+};
+
+/* --series S: steady, warmup or cost (class, a fraction of pexecs, is not a figure two pexecs can be compared in) */
+static int parse_series(const char *s)
+{
+	for (int w = 0; w < HIST_NWHAT; w++)
+		if (w != HIST_CLASS && !strcmp(s, hist_what_name((enum hist_what)w)))
+			return w;
+	return -1;
+}
+
+static int parse(int argc, char **argv, struct track_opts *o, struct bisect_opts *bo, struct cli *cl,
 		 struct strvec *pos)
 {
 	static const struct option opts[] = {
@@ -322,7 +440,7 @@ static int parse(int argc, char **argv, struct track_opts *o, struct bisect_opts
 		{ "key", required_argument, NULL, 'k' }, { "history", required_argument, NULL, 'o' },
 		{ "machine", required_argument, NULL, O_MACHINE }, { "min-change", required_argument, NULL, O_MIN },
 		{ "max-rounds", required_argument, NULL, O_ROUNDS }, { "json", no_argument, NULL, O_JSON },
-		{ "quiet", no_argument, NULL, 'q' }, { NULL, 0, NULL, 0 },
+		{ "quiet", no_argument, NULL, 'q' }, { "series", required_argument, NULL, O_SERIES }, { NULL, 0, NULL, 0 },
 	};
 	const struct cmd_entry *c = &cmd_bisect_entry;
 	int ch;
@@ -330,11 +448,15 @@ static int parse(int argc, char **argv, struct track_opts *o, struct bisect_opts
 	while ((ch = getopt_long(argc, argv, "k:o:q", opts, NULL)) != -1) {
 		switch (ch) {
 		case O_REPO: o->repo = optarg; break;
-		case O_AUTO: *autorange = 1; break;
+		case O_AUTO: cl->autorange = 1; break;
 		case 'k': sv_push(&o->keys, optarg); break;
 		case 'o': o->history = optarg; break;
 		case O_MACHINE: o->machine = optarg; break;
-		case O_JSON: *json = 1; break;
+		case O_JSON: cl->json = 1; break;
+		case O_SERIES:
+			if ((cl->series = parse_series(optarg)) < 0)
+				return cmd_usage_error(c, "--series is steady, warmup or cost");
+			break;
 		case 'q': o->quiet = 1; break;
 		case O_MIN: {
 			char *t = xstrdup(optarg);
@@ -346,6 +468,7 @@ static int parse(int argc, char **argv, struct track_opts *o, struct bisect_opts
 			if (bad)
 				return cmd_usage_error(c, "--min-change needs a percentage, such as 1%%");
 			bo->min_change /= 100;
+			cl->min_given = 1;
 			break;
 		}
 		case O_ROUNDS: {
@@ -366,9 +489,9 @@ static int parse(int argc, char **argv, struct track_opts *o, struct bisect_opts
 	if (!o->repo)
 		return cmd_usage_error(c, "--repo DIR is needed: the VM's repository");
 	if (o->keys.n != 1)
-		return cmd_usage_error(c, "one --key K is needed: the key whose steady state changed");
-	if (*autorange ? pos->n != 1 : pos->n != 3)
-		return cmd_usage_error(c, *autorange ? "--auto takes GOOD and BAD from the history: CONFIG alone"
+		return cmd_usage_error(c, "one --key K is needed: the key that changed");
+	if (cl->autorange ? pos->n != 1 : pos->n != 3)
+		return cmd_usage_error(c, cl->autorange ? "--auto takes GOOD and BAD from the history: CONFIG alone"
 					  : "CONFIG GOOD BAD are needed (or --auto)");
 	o->config = pos->v[0];
 	return 0;
@@ -382,9 +505,9 @@ static int cmd_bisect(int argc, char **argv)
 	track_opts_init(&o);
 	struct bisect_opts bo;
 	bisect_opts_default(&bo);
-	int autorange = 0, json = 0;
+	struct cli cl = { .series = -1 };
 	struct strvec pos = STRVEC_INIT;
-	int code = parse(argc, argv, &o, &bo, &autorange, &json, &pos);
+	int code = parse(argc, argv, &o, &bo, &cl, &pos);
 	/* git runs in other folders: the repository by its absolute path */
 	char *repo = o.repo ? abspath(o.repo) : NULL;
 	o.repo = repo;
@@ -397,8 +520,15 @@ static int cmd_bisect(int argc, char **argv)
 		code = ab_open(&d.ab, &o, &e);
 	if (code == 0)
 		code = the_key(&o, d.ab.text, &key, &e);
-	if (code == 0 && autorange && auto_range(&d, key, &good, &bad, &e) < 0)
+	if (code == 0 && cl.autorange && auto_range(&d, key, &cl.series, &good, &bad, &e) < 0)
 		code = e.code;
+	d.ab.series = cl.series < 0 ? HIST_STEADY : (enum hist_what)cl.series;
+	if (!cl.min_given && d.ab.series != HIST_STEADY) {
+		/* the smallest warm-up change worth a bisection is the one kiln track reports */
+		struct hist_detect_opts dop;
+		hist_detect_opts_default(&dop);
+		bo.min_change = expm1(dop.min_change[d.ab.series]);
+	}
 	if (code == 0 && range_commits(&d, good ? good : pos.v[1], bad ? bad : pos.v[2], &e) < 0)
 		code = e.code ? e.code : KEXIT_FAIL;
 	struct bisect_result r;
@@ -408,7 +538,7 @@ static int cmd_bisect(int argc, char **argv)
 		code = bisect_run(d.n, &bo, &ops, &r, &e);
 	}
 	if (code == 0) {
-		if (json)
+		if (cl.json)
 			print_json(&d, key, &r);
 		else
 			print_text(&d, key, &r, d.n);

@@ -67,15 +67,28 @@ static size_t ab_key_index(struct ab_keys *k, const char *key)
 	return k->n++;
 }
 
-/* one round of key i: a's and b's steady means (both > 0) */
-static void ab_key_add(struct ab_keys *k, size_t i, double a, double b)
+/* one round of key i as it is: a's and b's steady means and the difference d */
+static void ab_key_push(struct ab_keys *k, size_t i, double a, double b, double d)
 {
 	k->d[i] = xrealloc(k->d[i], (k->nd[i] + 1) * sizeof(double));
 	k->a[i] = xrealloc(k->a[i], (k->nd[i] + 1) * sizeof(double));
 	k->b[i] = xrealloc(k->b[i], (k->nd[i] + 1) * sizeof(double));
 	k->a[i][k->nd[i]] = a;
 	k->b[i][k->nd[i]] = b;
-	k->d[i][k->nd[i]++] = log(b / a);
+	k->d[i][k->nd[i]++] = d;
+}
+
+/* a pexec's figures: steady mean, time to steady and warmup cost, seconds */
+struct ab_fig {
+	double steady, tts, cost;
+};
+
+/* one round of key i from a's and b's pexecs, when both have a steady state and a figure in series w */
+static void ab_key_add(struct ab_keys *k, size_t i, const struct ab_fig *a, const struct ab_fig *b, enum hist_what w)
+{
+	double fa = hist_pexec_figure(w, a->steady, a->tts, a->cost), fb = hist_pexec_figure(w, b->steady, b->tts, b->cost);
+	if (a->steady > 0 && b->steady > 0 && isfinite(fa) && isfinite(fb))
+		ab_key_push(k, i, a->steady, b->steady, fb - fa);
 }
 
 int ab_open(struct ab_ctx *c, const struct track_opts *o, struct kerr *e)
@@ -205,14 +218,14 @@ int ab_build(struct ab_ctx *c, const struct hist_commit *x, struct kerr *e)
 
 /* ---- the rounds stored ---- */
 
-/* pexec num -> steady mean of key in run rid (figures), into v (size cap), NAN where none */
-static void steady_by_num(struct ab_ctx *c, long rid, const char *key, double *v, size_t cap)
+/* pexec num -> figures of key in run rid, into v (size cap), steady NAN where none */
+static void figs_by_num(struct ab_ctx *c, long rid, const char *key, struct ab_fig *v, size_t cap)
 {
 	for (size_t i = 0; i < cap; i++)
-		v[i] = NAN;
-	sqlite3_stmt *st = history_prepare(c->h, "SELECT p.num, f.steady_mean FROM figures f JOIN pexecs p ON"
-					       " p.id = f.pexec_id JOIN keys k ON k.id = p.key_id WHERE p.run_id=? AND"
-					       " k.bench || ':' || k.vm || ':' || k.variant = ?", NULL);
+		v[i] = (struct ab_fig){ NAN, NAN, NAN };
+	sqlite3_stmt *st = history_prepare(c->h, "SELECT p.num, f.steady_mean, f.time_to_steady, f.warmup_cost FROM"
+					       " figures f JOIN pexecs p ON p.id = f.pexec_id JOIN keys k ON k.id = p.key_id"
+					       " WHERE p.run_id=? AND k.bench || ':' || k.vm || ':' || k.variant = ?", NULL);
 	if (!st)
 		return;
 	sqlite3_bind_int64(st, 1, rid);
@@ -220,7 +233,8 @@ static void steady_by_num(struct ab_ctx *c, long rid, const char *key, double *v
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		long num = sqlite3_column_int64(st, 0);
 		if (num >= 0 && (size_t)num < cap)
-			v[num] = history_col_double(st, 1);
+			v[num] = (struct ab_fig){ history_col_double(st, 1), history_col_double(st, 2),
+						  history_col_double(st, 3) };
 	}
 	sqlite3_finalize(st);
 }
@@ -239,16 +253,15 @@ static void stored_rounds(struct ab_ctx *c, long ca, long cb, const struct strve
 	sqlite3_bind_int64(st, 1, c->machine);
 	sqlite3_bind_int64(st, 2, ca);
 	sqlite3_bind_int64(st, 3, cb);
-	double *va = xmalloc(AB_MAX_ROUNDS * sizeof(double)), *vb = xmalloc(AB_MAX_ROUNDS * sizeof(double));
+	struct ab_fig *va = xmalloc(AB_MAX_ROUNDS * sizeof(*va)), *vb = xmalloc(AB_MAX_ROUNDS * sizeof(*vb));
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		long ra = sqlite3_column_int64(st, 0), rb = sqlite3_column_int64(st, 1);
 		for (size_t k = 0; k < keys->n; k++) {
-			steady_by_num(c, ra, keys->v[k], va, AB_MAX_ROUNDS);
-			steady_by_num(c, rb, keys->v[k], vb, AB_MAX_ROUNDS);
+			figs_by_num(c, ra, keys->v[k], va, AB_MAX_ROUNDS);
+			figs_by_num(c, rb, keys->v[k], vb, AB_MAX_ROUNDS);
 			size_t i = ab_key_index(out, keys->v[k]);
 			for (size_t r = 0; r < AB_MAX_ROUNDS; r++)
-				if (va[r] > 0 && vb[r] > 0)
-					ab_key_add(out, i, va[r], vb[r]);
+				ab_key_add(out, i, &va[r], &vb[r], c->series);
 		}
 	}
 	free(va);
@@ -293,6 +306,11 @@ static int same_round(const struct ds_pexec *x, const struct ds_pexec *y)
 	return x->num == y->num;
 }
 
+static struct ab_fig fig_of(const struct an_pexec *ap)
+{
+	return (struct ab_fig){ ap->steady_mean, ap->time_to_steady, ap->warmup_cost };
+}
+
 /* the stored rounds, then this session's from its results file, into s->now */
 static int session_rounds(struct session *s, struct kerr *e)
 {
@@ -300,7 +318,7 @@ static int session_rounds(struct session *s, struct kerr *e)
 	for (size_t k = 0; k < s->stored->n; k++) {
 		size_t i = ab_key_index(&s->now, s->stored->key[k]);
 		for (size_t r = 0; r < s->stored->nd[k]; r++)
-			ab_key_add(&s->now, i, s->stored->a[k][r], s->stored->b[k][r]);
+			ab_key_push(&s->now, i, s->stored->a[k][r], s->stored->b[k][r], s->stored->d[k][r]);
 	}
 	struct dataset ds;
 	if (store_load_dataset(s->results, &ds, e) < 0)
@@ -322,9 +340,10 @@ static int session_rounds(struct session *s, struct kerr *e)
 			an_analyse_key(&db, &s->an, &ab);
 			for (size_t x = 0; x < aa.np; x++)
 				for (size_t y = 0; y < ab.np; y++)
-					if (same_round(&da.pexecs[aa.p[x].index], &db.pexecs[ab.p[y].index]) &&
-					    aa.p[x].steady_mean > 0 && ab.p[y].steady_mean > 0)
-						ab_key_add(&s->now, i, aa.p[x].steady_mean, ab.p[y].steady_mean);
+					if (same_round(&da.pexecs[aa.p[x].index], &db.pexecs[ab.p[y].index])) {
+						struct ab_fig fa = fig_of(&aa.p[x]), fb = fig_of(&ab.p[y]);
+						ab_key_add(&s->now, i, &fa, &fb, s->c->series);
+					}
 			history_clock_release(&da, cpu);
 			history_clock_release(&db, cpu);
 		}

@@ -7,6 +7,7 @@
 #ifndef KILN_HISTORY_AB_H
 #define KILN_HISTORY_AB_H
 
+#include "history-detect.h"
 #include "history-track.h"
 
 struct ab_ctx {
@@ -19,13 +20,20 @@ struct ab_ctx {
 	char *dir;                   /* <history>.work/ab: a checkout per commit, the sessions' results files */
 	size_t builds;               /* builds run (a commit known broken is not built again) */
 	struct strvec built;         /* commit hash, then the SHA-256 of the VMs it built, for each built */
+	enum hist_what series;       /* what a round's d compares (ab_keys): HIST_STEADY (0, the default), WARMUP or COST */
 };
 
-/* per key (bench:vm:variant, the config's VM names), per round the two steady means and log(b/a) */
+/*
+ * per key (bench:vm:variant, the config's VM names), per round the two
+ * steady means and d, the difference of b's and a's figures in the
+ * context's series (hist_pexec_figure): log(b/a) of the steady means, or
+ * of 1 + time to steady in steady iterations, or of asinh(warmup cost /
+ * steady mean).  A round whose figure either pexec lacks is left out.
+ */
 struct ab_keys {
 	size_t n;
 	char **key;
-	double **d;         /* nd[k] log ratios */
+	double **d;         /* nd[k] differences */
 	double **a, **b;    /* the rounds' steady means of a and of b (seconds) */
 	size_t *nd;
 };
@@ -45,7 +53,7 @@ const char *ab_binary(const struct ab_ctx *c, const char *hash);
  * each key of each per round: the rounds of earlier sessions of the two
  * stored in the history first, then as many more as more() asks, each
  * session folded into the history (two `ab` runs).  out: every round's
- * log ratio per key.  A KEXIT_* code.
+ * difference in c->series per key.  A KEXIT_* code.
  */
 int ab_measure(struct ab_ctx *c, const struct hist_commit *a, const struct hist_commit *b, ab_more_fn more, void *mctx,
 	       struct ab_keys *out, struct kerr *e);

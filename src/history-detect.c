@@ -143,23 +143,28 @@ int hist_trimmed(const double *v, size_t m, double frac, double *mean, double *v
 	return 1;
 }
 
-/* one commit's value of series w for pexec j of point p, NAN when it has none */
-static double pexec_value(const struct hist_point *p, size_t j, enum hist_what w)
+double hist_pexec_figure(enum hist_what w, double steady, double tts, double cost)
 {
-	double st = p->steady[j], t = p->tts[j], c = p->cost ? p->cost[j] : NAN;
+	if (!(steady > 0) || !isfinite(steady))
+		return NAN;
 	switch (w) {
 	case HIST_STEADY:
-		return st > 0 && isfinite(st) ? log(st) : NAN;
+		return log(steady);
 	case HIST_WARMUP:
-		return st > 0 && isfinite(st) && isfinite(t) && t >= 0 ? log1p(t / st) : NAN;
-	case HIST_CLASS:
-		return p->cls[j] == AN_SLOWDOWN || p->cls[j] == AN_NO_STEADY ? 1.0
-		       : p->cls[j] == HIST_NOCLASS ? NAN : 0.0;
+		return isfinite(tts) && tts >= 0 ? log1p(tts / steady) : NAN;
 	case HIST_COST:
-		return st > 0 && isfinite(st) && isfinite(c) ? asinh(c / st) : NAN;
+		return isfinite(cost) ? asinh(cost / steady) : NAN;
 	default:
 		return NAN;
 	}
+}
+
+/* one commit's value of series w for pexec j of point p, NAN when it has none */
+static double pexec_value(const struct hist_point *p, size_t j, enum hist_what w)
+{
+	if (w == HIST_CLASS)
+		return p->cls[j] == AN_SLOWDOWN || p->cls[j] == AN_NO_STEADY ? 1.0 : p->cls[j] == HIST_NOCLASS ? NAN : 0.0;
+	return hist_pexec_figure(w, p->steady[j], p->tts[j], p->cost ? p->cost[j] : NAN);
 }
 
 /* a point of series w: its level and within-commit variance; 0 when it has too few pexecs */

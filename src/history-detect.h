@@ -70,6 +70,15 @@ int history_detect(const struct hist_series *s, const struct hist_detect_opts *o
 		   size_t *n, struct hist_detect_stats *st);
 /* a point's value of series w and its within-commit variance: 0 when it has too few pexecs */
 int hist_point_value(const struct hist_point *p, enum hist_what w, double *y, double *u);
+/*
+ * One pexec's figure in series w (steady, warmup or cost) from its steady
+ * mean, time to steady and warmup cost (seconds): log(steady),
+ * log(1 + tts / steady), asinh(cost / steady); NAN when it has none (no
+ * steady state) and for HIST_CLASS, which is a fraction of pexecs.  The
+ * series' points are trimmed means of these; kiln bisect's rounds are
+ * their differences.
+ */
+double hist_pexec_figure(enum hist_what w, double steady, double tts, double cost);
 /* mean of v[0..m) trimmed by frac at each end, and its variance (winsorised); 0 when m < 2 */
 int hist_trimmed(const double *v, size_t m, double frac, double *mean, double *var);
 /*

@@ -85,9 +85,29 @@ out=$("$KILN" bisect exp/toy.yaml --repo repo "$HIST_C2" "$HIST_C4" --key b -q -
 chk "assert d['outcome']=='unsure' and 5 < d['rounds_needed'] <= 10000 and 0 < d['round_sd'] < 0.05, d" "the cap named"
 out=$("$KILN" bisect exp/toy.yaml --repo repo "$HIST_C2" "$HIST_C4" --key b -q --min-change 0.0001% --max-rounds 5)
 assert_contains "$out" "more than the 10000 rounds --max-rounds allows"
-# --auto from the change kiln track found, the rounds stored reused
+# --auto from the steady change kiln track found, the rounds stored reused
+out=$("$KILN" bisect exp/toy.yaml --repo repo --auto --series steady --key b -q --json) || fail "bisect --auto: $out"
+chk "assert d['series']=='steady' and d['outcome']=='found' and d['culprit']=='$HIST_C2', d" "bisect --auto --series steady"
+
+# --- a warm-up bisected: c4 doubles the warm-up (5 -> 10 iterations 3x slow: 1 + 15 -> 1 + 30 steady iterations'
+# worth, 1.94x), c2's slower steady state leaves it as it was; its halving meets the broken c5, one build more ---
+out=$("$KILN" bisect exp/toy.yaml --repo repo "$HIST_C0" "$HIST_C7" --key b --series warmup -q --json) || fail "warm-up bisect: $out"
+chk "assert d['series']=='warmup' and d['outcome']=='found' and d['culprit']=='$HIST_C4' and d['builds']<=6 and 1.8<d['ratio']<2.1 and abs(d['shift']-0.66)<0.07, d" "bisect --series warmup"
+out=$("$KILN" bisect exp/toy.yaml --repo repo "$HIST_C0" "$HIST_C7" --key b --series warmup -q) || fail "warm-up bisect: $out"
+assert_contains "$out" "b:toy:default-toy: 7 commits after ${HIST_C0:0:12} up to ${HIST_C7:0:12}, its warmup"
+assert_contains "$out" "culprit: $HIST_C4 jit: compile later"
+assert_contains "$out" "BAD's 1 + warm-up (time to steady state in steady iterations) is 1\.9[0-9]* x GOOD's"
+# its cost (10 -> 20 steady iterations' worth above the steady level): a shift in asinh, no ratio
+out=$("$KILN" bisect exp/toy.yaml --repo repo "$HIST_C0" "$HIST_C7" --key b --series cost -q --json) || fail "cost bisect: $out"
+chk "assert d['series']=='cost' and d['culprit']=='$HIST_C4' and d['ratio'] is None and abs(d['shift']-0.69)<0.08, d" "bisect --series cost"
+# c0..c3: a 10% slower steady state, the same warm-up: no warm-up culprit (the first test's "same")
+out=$("$KILN" bisect exp/toy.yaml --repo repo "$HIST_C0" "$HIST_C3" --key b --series warmup -q --json) || fail "warm-up A/A: $out"
+chk "assert d['outcome']=='no change' and d['culprit'] is None and 0.9<d['ratio']<1.1, d" "no warm-up change"
+# --auto takes the newest change of any series: c4's warm-up (at one commit, warmup before cost)
 out=$("$KILN" bisect exp/toy.yaml --repo repo --auto --key b -q --json) || fail "bisect --auto: $out"
-chk "assert d['outcome']=='found' and d['culprit']=='$HIST_C2', d" "bisect --auto"
+chk "assert d['series']=='warmup' and d['outcome']=='found' and d['culprit']=='$HIST_C4', d" "bisect --auto"
+out=$("$KILN" bisect exp/toy.yaml --repo repo --auto --key b --series class -q 2>&1); assert_eq $? 2 "--series class: $out"
+assert_contains "$out" "steady, warmup or cost"
 sessions=$(q "SELECT COUNT(DISTINCT session) FROM runs WHERE kind='ab'")
 
 # --- compare for a pull request: Markdown, exit 1 beyond the threshold ---

@@ -40,7 +40,9 @@ assert_contains "$out" "could see: warm-ups [0-9.]*x as long or longer ([0-9]* o
 
 # bisect --auto with no change to bisect says what the series could have shown
 out=$("$KILN" bisect exp/toy.yaml --repo repo -o "$H" --auto --key b -q 2>&1); assert_eq $? 2 "nothing to bisect: $out"
-assert_contains "$out" "no steady-state change of b:toy:default-toy on this machine to bisect .*; its series could show steady steps of [12]% or more"
+assert_contains "$out" "no steady-state, warm-up or cost change of b:toy:default-toy on this machine to bisect .*; its series could show steady steps of [12]% or more .*; and warm-ups [0-9.]*x as long or longer"
+out=$("$KILN" bisect exp/toy.yaml --repo repo -o "$H" --auto --key b --series warmup -q 2>&1); assert_eq $? 2 "no warm-up change: $out"
+assert_contains "$out" "no warmup change of b:toy:default-toy on this machine to bisect .*; its series could show warm-ups [0-9.]*x as long or longer"
 
 # the morning after: a new commit tracked, no change around it, and what the series could have shown
 echo "a note" > "$d/README"
