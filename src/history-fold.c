@@ -104,17 +104,6 @@ static const char *const fold_sql[] = {
 	"DROP TABLE temp.kmap",
 };
 
-/* seconds before the steady state beyond as many steady iterations: sum of (wall - steady mean) */
-static double warmup_cost(const struct ds_pexec *dp, const struct an_pexec *ap)
-{
-	if (!isfinite(ap->steady_mean) || ap->steady_start > dp->n)
-		return NAN;
-	double c = 0;
-	for (size_t i = 0; i < ap->steady_start; i++)
-		c += dp->wall[i] - ap->steady_mean;
-	return c;
-}
-
 /* the history's pexec id of pexec num of key k in run_id, 0: none */
 static long pexec_id(sqlite3_stmt *find, long run_id, const struct ds_key *k, long num)
 {
@@ -151,7 +140,7 @@ static int put_pexec_figures(struct history *h, sqlite3_stmt *find, sqlite3_stmt
 		bind_opt_long(ins, 3, ap->steady_iter, ap->steady_iter >= 0);
 		history_bind_double(ins, 4, ap->time_to_steady);
 		history_bind_double(ins, 5, ap->steady_mean);
-		history_bind_double(ins, 6, warmup_cost(dp, ap));
+		history_bind_double(ins, 6, ap->warmup_cost);
 		sqlite3_bind_int64(ins, 7, ap->warn);
 		if (sqlite3_step(ins) != SQLITE_DONE)
 			return history_dberr(h, e, "figures");
