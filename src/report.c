@@ -784,13 +784,62 @@ static void text_whole(FILE *f, const struct an_result *r, const char *bold, con
 	free(cells);
 }
 
+#define WARN_GROUP 3 /* a warning said alike of this many keys or more is said once, with their names */
+
+/* how many of lines read as lines->v[i] does, and whether i is the first of them */
+static size_t warning_kin(const struct strvec *lines, size_t i, int *first)
+{
+	size_t n = 0;
+	*first = 1;
+	for (size_t j = 0; j < lines->n; j++)
+		if (!strcmp(lines->v[j], lines->v[i])) {
+			n++;
+			*first &= j >= i;
+		}
+	return n;
+}
+
+/* the keys whose warning reads as lines->v[i], from i on, comma-separated in lines of about 100 columns */
+static void warning_keys(FILE *f, const struct strvec *keys, const struct strvec *lines, size_t i)
+{
+	size_t col = 0;
+	for (size_t j = i; j < lines->n; j++) {
+		if (strcmp(lines->v[j], lines->v[i]))
+			continue;
+		const char *k = esc(ESC_TERM, keys->v[j]);
+		if (col && col + strlen(k) + 2 > 100) {
+			fprintf(f, ",\n");
+			col = 0;
+		} else if (col) {
+			col += (size_t)fprintf(f, ", ");
+		}
+		if (!col)
+			col = (size_t)fprintf(f, "    ");
+		col += (size_t)fprintf(f, "%s", k);
+	}
+	fprintf(f, "\n");
+}
+
+/*
+ * The text report's warnings, a line a key's warning; one said alike of
+ * WARN_GROUP keys or more (a short demo: "2 values: too few to check
+ * their shape" of every key) once, the keys listed under it.
+ */
 static void text_warnings(FILE *f, const struct an_result *r, const char *bold, const char *reset)
 {
 	struct strvec keys = STRVEC_INIT, lines = STRVEC_INIT;
 	if (key_warnings(r, &keys, &lines))
 		fprintf(f, "\n%swarnings%s\n", bold, reset);
-	for (size_t i = 0; i < lines.n; i++)
-		fprintf(f, "  %s: %s\n", esc(ESC_TERM, keys.v[i]), esc(ESC_TERM, lines.v[i]));
+	for (size_t i = 0; i < lines.n; i++) {
+		int first;
+		size_t kin = warning_kin(&lines, i, &first);
+		if (kin < WARN_GROUP) {
+			fprintf(f, "  %s: %s\n", esc(ESC_TERM, keys.v[i]), esc(ESC_TERM, lines.v[i]));
+		} else if (first) {
+			fprintf(f, "  %zu keys: %s\n", kin, esc(ESC_TERM, lines.v[i]));
+			warning_keys(f, &keys, &lines, i);
+		}
+	}
 	sv_clear(&keys);
 	sv_clear(&lines);
 }

@@ -77,6 +77,22 @@ out3=$("$KILN" report a.csv $OPTS) || fail "report csv input: $out3"
 assert_contains "$out3" "bad inconsistent (2F 1S)"
 assert_contains "$out3" "fannkuch:pypy:default-python  warmup"
 
+# a warning said alike of three keys or more is said once, the keys listed under it (a short run: 2 pexecs a key);
+# one of two keys stays a line a key
+python3 - <<'PY'
+import json, random
+rnd = random.Random(5)
+wt = {"b%d:vm:default-c" % i: [[0.01 * (1 + rnd.gauss(0, 0.002)) for _ in range(50)] for _ in range(2)] for i in range(4)}
+json.dump({"wallclock_times": wt, "pexec_flags": {k: ["C", "C"] for k in wt}, "audit": {}, "config": "#"}, open("two.json", "w"))
+PY
+out=$("$KILN" report two.json $OPTS --steady 25 --window 10) || fail "report two pexecs: $out"
+assert_contains "$out" "^  4 keys: 2 values: too few to check their shape"
+assert_contains "$out" "^    b0:vm:default-c, b1:vm:default-c, b2:vm:default-c, b3:vm:default-c$"
+grep -q "^  b[0-9]:vm:default-c: 2 values" <<<"$out" && fail "said once a key: $out"
+out=$("$KILN" report two.json $OPTS --steady 25 --window 10 --key b0 --key b1) || fail "report two keys: $out"
+assert_contains "$out" "^  b0:vm:default-c: 2 values: too few to check their shape"
+assert_contains "$out" "^  b1:vm:default-c: 2 values: too few to check their shape"
+
 # ---- json (warmup_stats layout) ----
 "$KILN" report a.json $OPTS --format json -o r.json || fail "report json"
 python3 - <<'PY' || fail "json report content"
