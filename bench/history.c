@@ -35,6 +35,7 @@
 
 #include "analysis.h"
 #include "dataset.h"
+#include "history-ab.h"
 #include "history-bisect.h"
 #include "history-detect.h"
 #include "history-int.h"
@@ -1260,6 +1261,67 @@ static void warm_bisect_bench(const struct warm_noise *wn, int trials)
 	       worst <= lg + 2 ? "PASS" : "MISS");
 }
 
+/*
+ * kiln track --compare's warm-up verdict (ab_judge_warm), with known ground
+ * truth: BASE and HEAD, R rounds of one pexec each in one session (each
+ * side's pexecs analysed by kiln as one key, as history-ab.c does), HEAD's
+ * warm-up the same (A/A: the interval should hold 1 and no verdict be
+ * named) or stretched 2x (named "longer" at the default 35%).
+ */
+static void warm_compare_one(const struct warm_noise *wn, const struct an_opts *ao, size_t rounds, double f,
+			     struct ab_warm *out)
+{
+	struct synth_warm w;
+	synth_warm_make_with(&w, 1, 2 * rounds, wn);
+	struct hist_point p[2];
+	wb_key(&w, 0, rounds, 1, ao, &p[0]);
+	wb_key(&w, rounds, rounds, f, ao, &p[1]);
+	struct ab_fig *fa = xcalloc(rounds, sizeof(*fa)), *fb = xcalloc(rounds, sizeof(*fb));
+	size_t m = p[0].n < p[1].n ? p[0].n : p[1].n;
+	for (size_t j = 0; j < m; j++) {
+		fa[j] = (struct ab_fig){ p[0].steady[j], p[0].tts[j], p[0].cost[j] };
+		fb[j] = (struct ab_fig){ p[1].steady[j], p[1].tts[j], p[1].cost[j] };
+	}
+	*out = ab_judge_warm(fa, fb, m, 0.35);
+	free(fa);
+	free(fb);
+	wb_key_free(&p[0]);
+	wb_key_free(&p[1]);
+	synth_warm_free(&w);
+}
+
+static void warm_compare_bench(const struct warm_noise *wn, int trials)
+{
+	struct an_opts ao;
+	an_opts_default(&ao);
+	ao.resamples = 100;
+	ao.threads = 1;
+	static const size_t R[] = { 10, 30 };
+	for (size_t r = 0; r < 2; r++) {
+		long aa_named = 0, aa_cover = 0, aa_n = 0, found = 0, st_n = 0;
+		for (int t = 0; t < trials; t++) {
+			struct ab_warm v;
+			warm_compare_one(wn, &ao, R[r], 1, &v);
+			if (isfinite(v.ratio)) {
+				aa_n++;
+				aa_named += v.longer || v.shorter;
+				aa_cover += v.lo <= 1 && v.hi >= 1;
+			}
+			warm_compare_one(wn, &ao, R[r], 2, &v);
+			st_n++;
+			found += v.longer;
+		}
+		printf("ROW\ttrack --compare warm-up (iteration sd %.0f%%, warm-up length sd %.2f/%.2f), %zu rounds: A/A named "
+		       "longer or shorter; its 99%% interval holds 1\t%ld of %ld (%.4f); %.4f\t<= 0.01; ~0.99\t%s\n",
+		       100 * wn->isd, wn->lsd, wn->ltau, R[r], aa_named, aa_n, aa_n ? (double)aa_named / (double)aa_n : NAN,
+		       aa_n ? (double)aa_cover / (double)aa_n : NAN,
+		       aa_n && aa_named <= 0.01 * (double)aa_n ? "PASS" : "MISS");
+		printf("ROW\ttrack --compare warm-up (iteration sd %.0f%%, warm-up length sd %.2f/%.2f), %zu rounds: a 2x "
+		       "stretch named longer\t%.3f (%ld of %ld)\t(power: no target)\t-\n", 100 * wn->isd, wn->lsd, wn->ltau,
+		       R[r], st_n ? (double)found / (double)st_n : NAN, found, st_n);
+	}
+}
+
 /* --synthetic-warm=ISD,LSD,LTAU: the warm-up could-see's check alone */
 static int synthetic_warm_main(const char *spec, int trials)
 {
@@ -1273,6 +1335,8 @@ static int synthetic_warm_main(const char *spec, int trials)
 		warm_power_bench(&wn, trials);
 	if (getenv("HISTORY_WARM_BISECT_TRIALS"))
 		warm_bisect_bench(&wn, atoi(getenv("HISTORY_WARM_BISECT_TRIALS")));
+	if (getenv("HISTORY_WARM_COMPARE_TRIALS"))
+		warm_compare_bench(&wn, atoi(getenv("HISTORY_WARM_COMPARE_TRIALS")));
 	return 0;
 }
 

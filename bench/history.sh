@@ -17,9 +17,11 @@ for noise in 0.01,0.005 0.05,0.01 0.2,0.02; do
 done
 # the same for the warm-up stretch it names, against stretches of the iterations analysed again: iteration sd, and the
 # warm-up length's sd a pexec and a session (log); the last two: iterations so noisy the analysis misses warm-ups;
-# and kiln bisect --series warmup on 200 commits of each noise, 2x stretches and A/A ranges (HISTORY_WARM_BISECT_TRIALS)
+# kiln bisect --series warmup on 200 commits of each noise, 2x stretches and A/A ranges (HISTORY_WARM_BISECT_TRIALS);
+# and kiln track --compare's warm-up verdict, A/A and 2x, at 10 and 30 rounds (HISTORY_WARM_COMPARE_TRIALS)
 for noise in 0.01,0,0 0.02,0.3,0.4 0.03,0.5,0.7 0.1,0.3,0.2 0.15,0.3,0.2 0.2,0.5,0.3; do
-	HISTORY_WARM_BISECT_TRIALS=${HISTORY_WARM_BISECT_TRIALS:-300} "$O/bench/history" --synthetic-warm=$noise "$syn" "${HISTORY_TRIALS:-30}"
+	HISTORY_WARM_BISECT_TRIALS=${HISTORY_WARM_BISECT_TRIALS:-300} HISTORY_WARM_COMPARE_TRIALS=${HISTORY_WARM_COMPARE_TRIALS:-1000} \
+		"$O/bench/history" --synthetic-warm=$noise "$syn" "${HISTORY_TRIALS:-30}"
 done
 rm -rf "$syn"
 corpus=${HISTORY_CORPUS:-bench/history/out/lua.history.db}

@@ -22,7 +22,8 @@ const struct cmd_entry cmd_track_entry = {
 		 "                  [--interleave W|all] [--max-commits N] [--force] [--keep-results] [--clock wall|cpu] [-q]\n"
 		 "       kiln track --changes HISTORY [--key K]... [--machine NAME] [--json]\n"
 		 "       kiln track --reanalyse HISTORY [--clock wall|cpu]\n"
-		 "       kiln track CONFIG --repo DIR --compare BASE HEAD [--threshold P%] [--pexecs N] [-o HISTORY]",
+		 "       kiln track CONFIG --repo DIR --compare BASE HEAD [--threshold P%] [--warmup-threshold P%]\n"
+		 "                  [--pexecs N] [-o HISTORY]",
 	.summary = "measure a VM at each commit of its repository into a history; its changes",
 	.help = "Each commit (first-parent, oldest to newest) is checked out cleanly in HISTORY.work/src,\n"
 		"the config read with {src} standing for that folder, the VM's build steps run, and the\n"
@@ -56,8 +57,11 @@ const struct cmd_entry cmd_track_entry = {
 		"                      step each key's series could have shown (docs/kiln-track.md)\n"
 		"  --json              --changes or --compare as JSON\n"
 		"  --compare BASE HEAD measure BASE and HEAD interleaved and print a Markdown summary for a\n"
-		"                      pull request; exit 1 when a key is slower beyond --threshold\n"
+		"                      pull request; exit 1 when a key is slower beyond --threshold, or\n"
+		"                      its warm-up longer beyond --warmup-threshold\n"
 		"  --threshold P%      --compare: the regression that fails it (default 2%)\n"
+		"  --warmup-threshold P%  --compare: the longer warm-up that fails it, of 1 + the warm-up in\n"
+		"                      steady iterations (default 35%, as kiln track's detection)\n"
 		"  --pexecs N          --compare: rounds of one pexec each (default the config's pexecs)\n"
 		"\nExit status: 0 done (failed builds included: they are recorded), 1 --compare found a\n"
 		"regression, 2 usage, 3 config, 4 history in use, 5 history unusable, 130 interrupted.\n",
@@ -80,7 +84,7 @@ static void split_list(struct strvec *sv, const char *s)
 }
 
 enum { O_REPO = 256, O_NEW, O_HASHES, O_STEPS, O_MACHINE, O_BENCH, O_REPEAT, O_ORDER, O_MAX, O_FORCE, O_KEEP,
-       O_CHANGES, O_JSON, O_COMPARE, O_THRESHOLD, O_PEXECS, O_CLOCK, O_REANALYSE, O_INTERLEAVE };
+       O_CHANGES, O_JSON, O_COMPARE, O_THRESHOLD, O_WARM_THRESHOLD, O_PEXECS, O_CLOCK, O_REANALYSE, O_INTERLEAVE };
 
 struct track_args {
 	struct track_opts t;
@@ -88,10 +92,22 @@ struct track_args {
 	const char *reanalyse;
 	int json;
 	const char *compare;       /* BASE (HEAD is the next word) */
-	double threshold;
-	long pexecs;
+	struct compare_opts cmp;
 	struct strvec pos;
 };
+
+/* "P%" or "P" above 0 and below 1000, as a share (2% -> 0.02); -1 when not */
+static int parse_share(const char *text, double *v)
+{
+	char *t = xstrdup(text);
+	size_t n = strlen(t);
+	if (n && t[n - 1] == '%')
+		t[n - 1] = '\0';
+	int bad = parse_double(t, v) < 0 || !(*v > 0 && *v < 1000);
+	free(t);
+	*v /= 100;
+	return bad ? -1 : 0;
+}
 
 static int parse_args(int argc, char **argv, struct track_args *a)
 {
@@ -105,6 +121,7 @@ static int parse_args(int argc, char **argv, struct track_args *a)
 		{ "keep-results", no_argument, NULL, O_KEEP }, { "quiet", no_argument, NULL, 'q' },
 		{ "changes", required_argument, NULL, O_CHANGES }, { "json", no_argument, NULL, O_JSON },
 		{ "compare", required_argument, NULL, O_COMPARE }, { "threshold", required_argument, NULL, O_THRESHOLD },
+		{ "warmup-threshold", required_argument, NULL, O_WARM_THRESHOLD },
 		{ "pexecs", required_argument, NULL, O_PEXECS }, { "clock", required_argument, NULL, O_CLOCK },
 		{ "reanalyse", required_argument, NULL, O_REANALYSE }, { "interleave", required_argument, NULL, O_INTERLEAVE },
 		{ NULL, 0, NULL, 0 },
@@ -149,21 +166,17 @@ static int parse_args(int argc, char **argv, struct track_args *a)
 				return cmd_usage_error(c, "--max-commits needs a positive number");
 			break;
 		case O_PEXECS:
-			if (parse_long(optarg, &a->pexecs) < 0 || a->pexecs < 2 || a->pexecs > 10000)
+			if (parse_long(optarg, &a->cmp.pexecs) < 0 || a->cmp.pexecs < 2 || a->cmp.pexecs > 10000)
 				return cmd_usage_error(c, "--pexecs needs a number from 2 to 10000");
 			break;
-		case O_THRESHOLD: {
-			char *t = xstrdup(optarg);
-			size_t n = strlen(t);
-			if (n && t[n - 1] == '%')
-				t[n - 1] = '\0';
-			int bad = parse_double(t, &a->threshold) < 0 || !(a->threshold > 0 && a->threshold < 1000);
-			free(t);
-			if (bad)
+		case O_THRESHOLD:
+			if (parse_share(optarg, &a->cmp.threshold) < 0)
 				return cmd_usage_error(c, "--threshold needs a percentage, such as 2%%");
-			a->threshold /= 100;
 			break;
-		}
+		case O_WARM_THRESHOLD:
+			if (parse_share(optarg, &a->cmp.warm_threshold) < 0)
+				return cmd_usage_error(c, "--warmup-threshold needs a percentage, such as 35%%");
+			break;
 		case O_ORDER:
 			if (!strcmp(optarg, "spread"))
 				a->t.order = TRACK_SPREAD;
@@ -221,7 +234,8 @@ static int cmd_track(int argc, char **argv)
 	struct track_args a;
 	memset(&a, 0, sizeof(a));
 	track_opts_init(&a.t);
-	a.threshold = 0.02;
+	a.cmp.threshold = 0.02;
+	a.cmp.warm_threshold = 0.35;
 	int code = parse_args(argc, argv, &a);
 	/* git runs in other folders: the repository by its absolute path */
 	char *repo = a.t.repo ? abspath(a.t.repo) : NULL;
@@ -235,7 +249,7 @@ static int cmd_track(int argc, char **argv)
 	else if (code == 0 && a.compare)
 		code = a.pos.n != 2 ? cmd_usage_error(&cmd_track_entry, "--compare BASE HEAD CONFIG: CONFIG and HEAD")
 				    : (a.t.config = a.pos.v[0],
-				       track_compare(&a.t, a.compare, a.pos.v[1], a.threshold, a.pexecs, a.json));
+				       a.cmp.json = a.json, track_compare(&a.t, a.compare, a.pos.v[1], &a.cmp));
 	else if (code == 0)
 		code = run_track(&a);
 	sv_clear(&a.t.benchmarks);

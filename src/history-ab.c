@@ -33,7 +33,10 @@
 #include "history-git.h"
 #include "history-int.h"
 #include "run.h"
+#include "stats-robust.h"
 #include "store.h"
+
+#include <gsl/gsl_cdf.h>
 
 void ab_keys_free(struct ab_keys *k)
 {
@@ -42,11 +45,15 @@ void ab_keys_free(struct ab_keys *k)
 		free(k->d[i]);
 		free(k->a[i]);
 		free(k->b[i]);
+		free(k->fa[i]);
+		free(k->fb[i]);
 	}
 	free(k->key);
 	free(k->d);
 	free(k->a);
 	free(k->b);
+	free(k->fa);
+	free(k->fb);
 	free(k->nd);
 	memset(k, 0, sizeof(*k));
 }
@@ -60,35 +67,39 @@ static size_t ab_key_index(struct ab_keys *k, const char *key)
 	k->d = xrealloc(k->d, (k->n + 1) * sizeof(double *));
 	k->a = xrealloc(k->a, (k->n + 1) * sizeof(double *));
 	k->b = xrealloc(k->b, (k->n + 1) * sizeof(double *));
+	k->fa = xrealloc(k->fa, (k->n + 1) * sizeof(struct ab_fig *));
+	k->fb = xrealloc(k->fb, (k->n + 1) * sizeof(struct ab_fig *));
 	k->nd = xrealloc(k->nd, (k->n + 1) * sizeof(size_t));
 	k->key[k->n] = xstrdup(key);
 	k->d[k->n] = k->a[k->n] = k->b[k->n] = NULL;
+	k->fa[k->n] = k->fb[k->n] = NULL;
 	k->nd[k->n] = 0;
 	return k->n++;
 }
 
-/* one round of key i as it is: a's and b's steady means and the difference d */
-static void ab_key_push(struct ab_keys *k, size_t i, double a, double b, double d)
+/* one round of key i as it is: a's and b's figures and the difference d */
+static void ab_key_push(struct ab_keys *k, size_t i, const struct ab_fig *a, const struct ab_fig *b, double d)
 {
-	k->d[i] = xrealloc(k->d[i], (k->nd[i] + 1) * sizeof(double));
-	k->a[i] = xrealloc(k->a[i], (k->nd[i] + 1) * sizeof(double));
-	k->b[i] = xrealloc(k->b[i], (k->nd[i] + 1) * sizeof(double));
-	k->a[i][k->nd[i]] = a;
-	k->b[i][k->nd[i]] = b;
-	k->d[i][k->nd[i]++] = d;
+	size_t n = k->nd[i];
+	k->d[i] = xrealloc(k->d[i], (n + 1) * sizeof(double));
+	k->a[i] = xrealloc(k->a[i], (n + 1) * sizeof(double));
+	k->b[i] = xrealloc(k->b[i], (n + 1) * sizeof(double));
+	k->fa[i] = xrealloc(k->fa[i], (n + 1) * sizeof(struct ab_fig));
+	k->fb[i] = xrealloc(k->fb[i], (n + 1) * sizeof(struct ab_fig));
+	k->a[i][n] = a->steady;
+	k->b[i][n] = b->steady;
+	k->fa[i][n] = *a;
+	k->fb[i][n] = *b;
+	k->d[i][n] = d;
+	k->nd[i]++;
 }
-
-/* a pexec's figures: steady mean, time to steady and warmup cost, seconds */
-struct ab_fig {
-	double steady, tts, cost;
-};
 
 /* one round of key i from a's and b's pexecs, when both have a steady state and a figure in series w */
 static void ab_key_add(struct ab_keys *k, size_t i, const struct ab_fig *a, const struct ab_fig *b, enum hist_what w)
 {
 	double fa = hist_pexec_figure(w, a->steady, a->tts, a->cost), fb = hist_pexec_figure(w, b->steady, b->tts, b->cost);
 	if (a->steady > 0 && b->steady > 0 && isfinite(fa) && isfinite(fb))
-		ab_key_push(k, i, a->steady, b->steady, fb - fa);
+		ab_key_push(k, i, a, b, fb - fa);
 }
 
 int ab_open(struct ab_ctx *c, const struct track_opts *o, struct kerr *e)
@@ -318,7 +329,7 @@ static int session_rounds(struct session *s, struct kerr *e)
 	for (size_t k = 0; k < s->stored->n; k++) {
 		size_t i = ab_key_index(&s->now, s->stored->key[k]);
 		for (size_t r = 0; r < s->stored->nd[k]; r++)
-			ab_key_push(&s->now, i, s->stored->a[k][r], s->stored->b[k][r], s->stored->d[k][r]);
+			ab_key_push(&s->now, i, &s->stored->fa[k][r], &s->stored->fb[k][r], s->stored->d[k][r]);
 	}
 	struct dataset ds;
 	if (store_load_dataset(s->results, &ds, e) < 0)
@@ -553,4 +564,36 @@ int ab_measure(struct ab_ctx *c, const struct hist_commit *a, const struct hist_
 	free(ta);
 	free(tb);
 	return code;
+}
+
+/*
+ * HEAD's warm-up against BASE's, round by round: each round's difference of
+ * the two pexecs' log(1 + time to steady / steady mean) (the warm-up in
+ * steady iterations' worth, kiln track's warmup series and kiln bisect
+ * --series warmup's rounds), their centre by Tukey's biweight (Huber's
+ * below 20 rounds: kiln bisect's; a pexec whose warm-up the analysis
+ * missed is a round far off) with a t interval at 99%; ratio = exp of it,
+ * HEAD's 1 + warm-up over BASE's.  Longer when the interval lies above 1
+ * and the ratio above 1 + threshold.
+ */
+struct ab_warm ab_judge_warm(const struct ab_fig *a, const struct ab_fig *b, size_t n, double threshold)
+{
+	struct ab_warm v = { NAN, NAN, NAN, 0, 0, 0 };
+	double *d = xmalloc((n ? n : 1) * sizeof(double)), m, sd, df;
+	for (size_t i = 0; i < n; i++) {
+		double x = hist_pexec_figure(HIST_WARMUP, a[i].steady, a[i].tts, a[i].cost),
+		       y = hist_pexec_figure(HIST_WARMUP, b[i].steady, b[i].tts, b[i].cost);
+		if (isfinite(x) && isfinite(y))
+			d[v.n++] = y - x;
+	}
+	if (v.n >= 2 && robust_biweight(d, v.n, ROBUST_BIWEIGHT_C, &m, &sd, &df) == 0 && isfinite(sd)) {
+		double h = gsl_cdf_tdist_Pinv(0.995, df > 1 ? df : 1) * sd / sqrt((double)v.n);
+		v.ratio = exp(m);
+		v.lo = exp(m - h);
+		v.hi = exp(m + h);
+		v.longer = v.lo > 1 && v.ratio > 1 + threshold;
+		v.shorter = v.hi < 1 && v.ratio < 1 / (1 + threshold);
+	}
+	free(d);
+	return v;
 }

@@ -30,11 +30,17 @@ struct ab_ctx {
  * of 1 + time to steady in steady iterations, or of asinh(warmup cost /
  * steady mean).  A round whose figure either pexec lacks is left out.
  */
+/* a pexec's figures: steady mean, time to steady and warmup cost, seconds (NAN: none) */
+struct ab_fig {
+	double steady, tts, cost;
+};
+
 struct ab_keys {
 	size_t n;
 	char **key;
 	double **d;         /* nd[k] differences */
 	double **a, **b;    /* the rounds' steady means of a and of b (seconds) */
+	struct ab_fig **fa, **fb; /* the rounds' pexecs' figures, a's and b's */
 	size_t *nd;
 };
 void ab_keys_free(struct ab_keys *k);
@@ -57,5 +63,19 @@ const char *ab_binary(const struct ab_ctx *c, const char *hash);
  */
 int ab_measure(struct ab_ctx *c, const struct hist_commit *a, const struct hist_commit *b, ab_more_fn more, void *mctx,
 	       struct ab_keys *out, struct kerr *e);
+
+/*
+ * b's warm-up against a's over n rounds (a[i] and b[i] ran in round i): the
+ * centre of the rounds' differences of log(1 + time to steady / steady
+ * mean), Tukey's biweight (Huber's below 20 rounds) with a 99% t interval,
+ * as exp: b's 1 + warm-up over a's.  longer: the interval above 1 and the
+ * ratio above 1 + threshold; shorter alike below.  NAN ratio: too few rounds.
+ */
+struct ab_warm {
+	double ratio, lo, hi;
+	size_t n;            /* rounds with both figures */
+	int longer, shorter;
+};
+struct ab_warm ab_judge_warm(const struct ab_fig *a, const struct ab_fig *b, size_t n, double threshold);
 
 #endif

@@ -11,9 +11,15 @@
 
 /* the changes of every key (matching keys, none: all) of the machine (NULL: each) in the history; a KEXIT_* code */
 int track_changes(const char *history, const struct strvec *keys, const char *machine, int json);
-/* BASE and HEAD measured interleaved, a Markdown summary (or JSON) on stdout; KEXIT_FAIL on a regression beyond threshold */
-int track_compare(const struct track_opts *o, const char *base, const char *head, double threshold, long pexecs,
-		  int json);
+/* what --compare judges by */
+struct compare_opts {
+	double threshold;       /* a steady mean slower by more than this (relative) fails (default 0.02) */
+	double warm_threshold;  /* a 1 + warm-up longer by more than this fails (default 0.35, kiln track's 0.3 in log) */
+	long pexecs;            /* rounds (<= 0: the config's pexecs) */
+	int json;
+};
+/* BASE and HEAD measured interleaved, a Markdown summary (or JSON) on stdout; KEXIT_FAIL on a regression beyond a threshold */
+int track_compare(const struct track_opts *o, const char *base, const char *head, const struct compare_opts *co);
 
 /* after a track: the changes whose range holds one of the commits just measured (hashes), on this machine */
 void track_new_changes(const char *history, const struct strvec *hashes, const char *machine);

@@ -3,9 +3,11 @@
  * the two commits built and measured in rounds of a random order (history-ab.c),
  * per key the ratio of HEAD's steady mean to BASE's with its 99% interval
  * (Fieller's, paired by round: stats.h; each round's pair shares the
- * machine's state) and the change it could have seen, the warm-up of each,
- * and a Markdown summary for a pull request on stdout.  Exit 1 when a key is slower beyond the threshold:
- * its interval above 1 and its estimate above 1 + threshold.
+ * machine's state) and the change it could have seen, the warm-up of each
+ * with HEAD's against BASE's from the same rounds, and a Markdown summary
+ * for a pull request on stdout.  Exit 1 when a key is slower beyond the
+ * threshold (its interval above 1 and its estimate above 1 + threshold),
+ * or its warm-up longer beyond the warm-up threshold alike.
  */
 #include <jansson.h>
 #include <math.h>
@@ -69,6 +71,15 @@ static struct verdict judge(const double *a, const double *b, size_t n, double t
 	v.slower = dir > 0 && v.ratio > 1 + threshold;
 	v.faster = dir < 0 && v.ratio < 1 / (1 + threshold);
 	return v;
+}
+
+/* "+93.2% (+87.1% to +99.5%)", or "-" without rounds */
+static void warm_change_text(const struct ab_warm *v, struct strbuf *sb)
+{
+	if (!isfinite(v->ratio))
+		sb_adds(sb, "-");
+	else
+		sb_addf(sb, "%+.1f%% (%+.1f%% to %+.1f%%)", 100 * (v->ratio - 1), 100 * (v->lo - 1), 100 * (v->hi - 1));
 }
 
 /* a run's key-level figures: class, time to steady state, median warmup cost */
@@ -167,83 +178,143 @@ static void warm_text(const struct keyfig *f, struct strbuf *sb)
 	}
 }
 
-/* the Markdown table; returns how many keys are slower beyond the threshold */
+/* the counts of a comparison's verdicts */
+struct tally {
+	size_t slower, faster, longer, shorter;
+};
+
+/* "**slower**, **longer warm-up**", "faster", "" ...: a key's marks */
+static void marks(const struct verdict *v, const struct ab_warm *w, struct strbuf *sb)
+{
+	const char *m[] = { v->slower ? "**slower**" : v->faster ? "faster" : NULL,
+			    w->longer ? "**longer warm-up**" : w->shorter ? "shorter warm-up" : NULL };
+	for (size_t i = 0; i < 2; i++)
+		if (m[i])
+			sb_addf(sb, "%s%s", sb->len ? ", " : "", m[i]);
+	if (!sb->len && !isfinite(v->ratio))
+		sb_adds(sb, "no data");
+}
+
+/* head/base and its interval, with what it could have seen */
+static void steady_change_text(const struct verdict *v, char r[32], char ci[96])
+{
+	snprintf(r, 32, "-");
+	snprintf(ci, 96, "-");
+	if (!isfinite(v->ratio))
+		return;
+	snprintf(r, 32, "%+.2f%%", 100 * (v->ratio - 1));
+	if (isfinite(v->hi))
+		snprintf(ci, 96, "%+.2f%% to %+.2f%%", 100 * (v->lo - 1), 100 * (v->hi - 1));
+	else
+		snprintf(ci, 96, "%+.2f%% and up", 100 * (v->lo - 1));
+	if (isfinite(v->mde))
+		snprintf(ci + strlen(ci), 96 - strlen(ci), " (could see ±%.1f%%)", 100 * v->mde);
+}
+
+/* key i's row of the Markdown table, its verdicts counted in t */
+static void markdown_row(struct ab_ctx *c, long ra, long rb, const struct ab_keys *k, size_t i,
+			 const struct compare_opts *co, struct tally *t)
+{
+	struct verdict v = judge(k->a[i], k->b[i], k->nd[i], co->threshold);
+	struct ab_warm w = ab_judge_warm(k->fa[i], k->fb[i], k->nd[i], co->warm_threshold);
+	struct keyfig fa, fb;
+	key_figures(c->h, ra, k->key[i], &fa);
+	key_figures(c->h, rb, k->key[i], &fb);
+	struct strbuf ta = STRBUF_INIT, tb = STRBUF_INIT, wa = STRBUF_INIT, wb = STRBUF_INIT, wc = STRBUF_INIT,
+		      mk = STRBUF_INIT;
+	fmt_time(fa.mean, &ta);
+	fmt_time(fb.mean, &tb);
+	warm_text(&fa, &wa);
+	warm_text(&fb, &wb);
+	warm_change_text(&w, &wc);
+	marks(&v, &w, &mk);
+	t->slower += v.slower;
+	t->faster += v.faster;
+	t->longer += w.longer;
+	t->shorter += w.shorter;
+	char r[32], ci[96];
+	steady_change_text(&v, r, ci);
+	printf("| %s | %s | %s | %s | %s | %s -> %s | %s | %s |\n", esc(ESC_MDCODE, k->key[i]), sb_str(&ta), sb_str(&tb),
+	       r, ci, esc(ESC_MD, sb_str(&wa)), esc(ESC_MD, sb_str(&wb)), sb_str(&wc), sb_str(&mk));
+	free(fa.cls);
+	free(fb.cls);
+	sb_release(&ta);
+	sb_release(&tb);
+	sb_release(&wa);
+	sb_release(&wb);
+	sb_release(&wc);
+	sb_release(&mk);
+}
+
+/* the Markdown table; returns how many keys regressed (slower, or a longer warm-up) beyond the thresholds */
 static size_t print_markdown(struct ab_ctx *c, const struct hist_commit *b, const struct hist_commit *hd,
-			     const struct ab_keys *k, double threshold)
+			     const struct ab_keys *k, const struct compare_opts *co)
 {
 	long ca = history_commit_id(c->h, b->hash), cb = history_commit_id(c->h, hd->hash), ra, rb;
 	last_session(c->h, c->machine, ca, cb, &ra, &rb);
-	size_t rounds = 0, slower = 0, faster = 0;
+	size_t rounds = 0, bad = 0;
+	struct tally t = { 0 };
 	for (size_t i = 0; i < k->n; i++)
 		rounds = k->nd[i] > rounds ? k->nd[i] : rounds;
 	printf("### kiln: `%.12s` (head) against `%.12s` (base)\n\n", hd->hash, b->hash);
 	printf("Head: %s  \nBase: %s  \n%zu rounds (one pexec of each commit per round, in a random order) on %s; a key is "
-	       "slower when the 99%% interval of head/base is above 1 and its estimate above %g%%.\n\n",
+	       "slower when the 99%% interval of head/base is above 1 and its estimate above %g%%, its warm-up longer "
+	       "when that of head's 1 + warm-up (in steady iterations) over base's is and its estimate above %g%%.\n\n",
 	       esc(ESC_MD, hd->subject), esc(ESC_MD, b->subject), rounds, esc(ESC_MD, c->machine_name),
-	       100 * threshold);
-	printf("| key | base | head | head/base | 99%% interval | warm-up base -> head | |\n");
-	printf("|---|---|---|---|---|---|---|\n");
+	       100 * co->threshold, 100 * co->warm_threshold);
+	printf("| key | base | head | head/base | 99%% interval | warm-up base -> head | 1 + warm-up head/base (99%%) | |\n");
+	printf("|---|---|---|---|---|---|---|---|\n");
 	for (size_t i = 0; i < k->n; i++) {
-		struct verdict v = judge(k->a[i], k->b[i], k->nd[i], threshold);
-		struct keyfig fa, fb;
-		key_figures(c->h, ra, k->key[i], &fa);
-		key_figures(c->h, rb, k->key[i], &fb);
-		struct strbuf ta = STRBUF_INIT, tb = STRBUF_INIT, wa = STRBUF_INIT, wb = STRBUF_INIT;
-		fmt_time(fa.mean, &ta);
-		fmt_time(fb.mean, &tb);
-		warm_text(&fa, &wa);
-		warm_text(&fb, &wb);
-		slower += v.slower;
-		faster += v.faster;
-		const char *mark = v.slower ? "**slower**" : v.faster ? "faster" : isfinite(v.ratio) ? "" : "no data";
-		char r[32] = "-", ci[96] = "-";
-		if (isfinite(v.ratio)) {
-			snprintf(r, sizeof(r), "%+.2f%%", 100 * (v.ratio - 1));
-			if (isfinite(v.hi))
-				snprintf(ci, sizeof(ci), "%+.2f%% to %+.2f%%", 100 * (v.lo - 1), 100 * (v.hi - 1));
-			else
-				snprintf(ci, sizeof(ci), "%+.2f%% and up", 100 * (v.lo - 1));
-			if (isfinite(v.mde))
-				snprintf(ci + strlen(ci), sizeof(ci) - strlen(ci), " (could see ±%.1f%%)", 100 * v.mde);
-		}
-		printf("| %s | %s | %s | %s | %s | %s -> %s | %s |\n", esc(ESC_MDCODE, k->key[i]), sb_str(&ta), sb_str(&tb), r,
-		       ci, esc(ESC_MD, sb_str(&wa)), esc(ESC_MD, sb_str(&wb)), mark);
-		free(fa.cls);
-		free(fb.cls);
-		sb_release(&ta);
-		sb_release(&tb);
-		sb_release(&wa);
-		sb_release(&wb);
+		size_t before = t.slower + t.longer;
+		struct tally one = { 0 };
+		markdown_row(c, ra, rb, k, i, co, &one);
+		bad += one.slower || one.longer;
+		t.slower += one.slower;
+		t.faster += one.faster;
+		t.longer += one.longer;
+		t.shorter += one.shorter;
+		(void)before;
 	}
-	printf("\n%zu of %zu key%s slower beyond %g%%, %zu faster.\n", slower, k->n, k->n == 1 ? "" : "s",
-	       100 * threshold, faster);
-	return slower;
+	printf("\n%zu of %zu key%s slower beyond %g%%, %zu faster; %zu with a warm-up longer beyond %g%%, %zu shorter.\n",
+	       t.slower, k->n, k->n == 1 ? "" : "s", 100 * co->threshold, t.faster, t.longer, 100 * co->warm_threshold,
+	       t.shorter);
+	return bad;
 }
 
-/* the same as JSON: per key the ratio, its interval, the verdict */
+/* the same as JSON: per key the ratio, its interval, the verdict, and the warm-up's */
 static size_t print_json(const struct hist_commit *b, const struct hist_commit *hd, const struct ab_keys *k,
-			 double threshold)
+			 const struct compare_opts *co)
 {
 	json_t *keys = json_array();
-	size_t slower = 0;
+	size_t slower = 0, longer = 0, bad = 0;
 	for (size_t i = 0; i < k->n; i++) {
-		struct verdict v = judge(k->a[i], k->b[i], k->nd[i], threshold);
+		struct verdict v = judge(k->a[i], k->b[i], k->nd[i], co->threshold);
+		struct ab_warm w = ab_judge_warm(k->fa[i], k->fb[i], k->nd[i], co->warm_threshold);
 		slower += v.slower;
-		json_array_append_new(keys, json_pack("{s:s,s:I,s:o,s:o,s:o,s:o,s:s}", "key", esc(ESC_JSON, k->key[i]),
+		longer += w.longer;
+		bad += v.slower || w.longer;
+		json_t *warm = json_pack("{s:I,s:o,s:o,s:o,s:s}", "rounds", (json_int_t)w.n,
+					 "ratio", isfinite(w.ratio) ? json_real(w.ratio) : json_null(),
+					 "ratio_lo", isfinite(w.lo) ? json_real(w.lo) : json_null(),
+					 "ratio_hi", isfinite(w.hi) ? json_real(w.hi) : json_null(), "verdict",
+					 w.longer ? "longer" : w.shorter ? "shorter" : isfinite(w.ratio) ? "same" : "no data");
+		json_array_append_new(keys, json_pack("{s:s,s:I,s:o,s:o,s:o,s:o,s:s,s:o}", "key", esc(ESC_JSON, k->key[i]),
 						      "rounds", (json_int_t)k->nd[i],
 						      "ratio", isfinite(v.ratio) ? json_real(v.ratio) : json_null(),
 						      "ratio_lo", isfinite(v.lo) ? json_real(v.lo) : json_null(),
 						      "ratio_hi", isfinite(v.hi) ? json_real(v.hi) : json_null(),
 						      "mde", isfinite(v.mde) ? json_real(v.mde) : json_null(), "verdict",
-						      v.slower ? "slower" : v.faster ? "faster" : isfinite(v.ratio) ? "same" : "no data"));
+						      v.slower ? "slower" : v.faster ? "faster" : isfinite(v.ratio) ? "same" : "no data",
+						      "warmup", warm));
 	}
-	json_t *j = json_pack("{s:s,s:s,s:f,s:o,s:I}", "base", b->hash, "head", hd->hash, "threshold", threshold, "keys",
-			      keys, "slower", (json_int_t)slower);
+	json_t *j = json_pack("{s:s,s:s,s:f,s:f,s:o,s:I,s:I}", "base", b->hash, "head", hd->hash, "threshold",
+			      co->threshold, "warmup_threshold", co->warm_threshold, "keys", keys, "slower",
+			      (json_int_t)slower, "longer_warmup", (json_int_t)longer);
 	char *s = json_dumps(j, JSON_INDENT(2) | JSON_ENSURE_ASCII);
 	printf("%s\n", s);
 	free(s);
 	json_decref(j);
-	return slower;
+	return bad;
 }
 
 /* a revision's commit data */
@@ -261,9 +332,9 @@ static int one_commit(const char *repo, const char *rev, struct hist_commit **c,
 	return r;
 }
 
-int track_compare(const struct track_opts *o, const char *base, const char *head, double threshold, long pexecs,
-		  int json)
+int track_compare(const struct track_opts *o, const char *base, const char *head, const struct compare_opts *co)
 {
+	long pexecs = co->pexecs;
 	struct ab_ctx c;
 	struct kerr e = KERR_INIT;
 	struct hist_commit *cb = NULL, *ch = NULL;
@@ -291,7 +362,7 @@ int track_compare(const struct track_opts *o, const char *base, const char *head
 	struct rounds_to want = { (size_t)pexecs };
 	if (code == KEXIT_OK)
 		code = ab_measure(&c, cb, ch, fixed_more, &want, &k, &e);
-	if (code == KEXIT_OK && (json ? print_json(cb, ch, &k, threshold) : print_markdown(&c, cb, ch, &k, threshold)) > 0)
+	if (code == KEXIT_OK && (co->json ? print_json(cb, ch, &k, co) : print_markdown(&c, cb, ch, &k, co)) > 0)
 		code = KEXIT_FAIL;
 	else if (code != KEXIT_OK)
 		kerr_print(&e);

@@ -115,8 +115,18 @@ out=$("$KILN" track exp/toy.yaml --repo repo --compare "$HIST_C1" "$HIST_C2"); r
 assert_eq $rc 1 "a 10% slower head fails the check: $out"
 assert_contains "$out" '| `b:toy:default-toy` |'
 assert_contains "$out" "\*\*slower\*\*"
+assert_contains "$out" "0 with a warm-up longer beyond 35%"
 out=$("$KILN" track exp/toy.yaml --repo repo --compare "$HIST_C2" "$HIST_C3" --threshold 5%) || fail "same binary: $out"
 assert_contains "$out" "0 of 1 key slower"
+# a head whose warm-up doubles (c3 -> c4: 1 + 15 -> 1 + 30 steady iterations' worth) fails the check with the same
+# steady state; its 1 + warm-up over base's, with the interval, in Markdown and JSON; a threshold above it passes
+out=$("$KILN" track exp/toy.yaml --repo repo --compare "$HIST_C3" "$HIST_C4"); rc=$?
+assert_eq $rc 1 "a head with twice the warm-up fails the check: $out"
+assert_contains "$out" "| +9[0-9]\.[0-9]% (+[0-9.]*% to +[0-9.]*%) | \*\*longer warm-up\*\* |$"
+assert_contains "$out" "0 of 1 key slower beyond 2%, 0 faster; 1 with a warm-up longer beyond 35%, 0 shorter"
+out=$("$KILN" track exp/toy.yaml --repo repo --compare "$HIST_C3" "$HIST_C4" --json); assert_eq $? 1 "$out"
+chk "k=d['keys'][0]; w=k['warmup']; assert k['verdict']=='same' and w['verdict']=='longer' and 1.8<w['ratio']<2.1 and w['ratio_lo']>1.35 and d['longer_warmup']==1, d" "compare --json warm-up"
+"$KILN" track exp/toy.yaml --repo repo --compare "$HIST_C3" "$HIST_C4" --warmup-threshold 150% >/dev/null || fail "a warm-up under --warmup-threshold passes"
 
 # an interrupted compare keeps the rounds that finished (30 rounds asked, interrupted after a few)
 "$KILN" track exp/slow.yaml -o "$H" --repo repo --compare "$HIST_C3" "$HIST_C4" --pexecs 30 > cmp.out 2>&1 &
