@@ -137,6 +137,100 @@ static int bad(struct kerr *e, const char *what)
 	return kerr_set(e, "analysis cache: %s", what);
 }
 
+/* the numbers of a JSON array into *dst[0..n-1]: NaN for what is not a number (null, missing) */
+static void getnums(json_t *a, double *const dst[], size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		json_t *v = json_array_get(a, i);
+		*dst[i] = json_is_number(v) ? json_number_value(v) : NAN;
+	}
+}
+
+/* the key's own results: its class, counts, the 20 "nums" and the drift */
+static void read_key_sums(json_t *root, struct an_key *out)
+{
+	out->cls = (enum an_class)json_integer_value(json_object_get(root, "cls"));
+	out->nskipped = (size_t)json_integer_value(json_object_get(root, "nskipped"));
+	out->has_steady = (int)json_integer_value(json_object_get(root, "has_steady"));
+	out->whole = (int)json_integer_value(json_object_get(root, "whole"));
+	struct an_whole *w = &out->wp;
+	double *const dst[] = { &out->iter_med, &out->iter_p5, &out->iter_p95, &out->tts_med, &out->tts_p5, &out->tts_p95,
+				&out->perf_med, &out->perf_lo, &out->perf_hi, &out->perf_ci, &out->delta_ratio,
+				&w->mean, &w->sd, &w->median, &w->min, &w->max, &w->user, &w->sys, &w->rss_max, &w->rss_mean };
+	getnums(json_object_get(root, "nums"), dst, ARRAY_SIZE(dst));
+	out->warn = (unsigned)json_integer_value(json_object_get(root, "warn"));
+	out->short_need = (long)json_integer_value(json_object_get(root, "short_need"));
+	out->left_out = (size_t)json_integer_value(json_object_get(root, "left_out"));
+	out->perf_clean = getnum(root, "perf_clean");
+	double *const dd[] = { &out->drift_rate, &out->drift_lo, &out->drift_hi, &out->drift_span };
+	getnums(json_object_get(root, "drift"), dd, ARRAY_SIZE(dd));
+}
+
+/* a pexec's segments, [start, end, mean, var] each */
+static void read_segs(json_t *sl, struct an_pexec *p)
+{
+	p->nsegs = json_array_size(sl);
+	p->segs = xcalloc(p->nsegs, sizeof(*p->segs));
+	for (size_t q = 0; q < p->nsegs; q++) {
+		json_t *sg = json_array_get(sl, q);
+		p->segs[q].start = (size_t)json_integer_value(json_array_get(sg, 0));
+		p->segs[q].end = (size_t)json_integer_value(json_array_get(sg, 1));
+		json_t *m = json_array_get(sg, 2), *v = json_array_get(sg, 3);
+		p->segs[q].mean = json_is_number(m) ? json_number_value(m) : NAN;
+		p->segs[q].var = json_is_number(v) ? json_number_value(v) : NAN;
+	}
+}
+
+/*
+ * One pexec's analysis into p; -1 with e set when it cannot be this key's
+ * (its index, its length, its class or its first steady segment out of
+ * range): the text is another key's, or damaged
+ */
+static int read_pexec(json_t *o, const struct ds_key *k, struct an_pexec *p, struct kerr *e)
+{
+	p->num = (long)json_integer_value(json_object_get(o, "num"));
+	p->index = (size_t)json_integer_value(json_object_get(o, "index"));
+	p->n = (size_t)json_integer_value(json_object_get(o, "n"));
+	p->cls = (enum an_class)json_integer_value(json_object_get(o, "cls"));
+	p->first_steady = (size_t)json_integer_value(json_object_get(o, "first_steady"));
+	p->steady_start = (size_t)json_integer_value(json_object_get(o, "steady_start"));
+	p->delta = getnum(o, "delta");
+	p->steady_iter = (long)json_integer_value(json_object_get(o, "steady_iter"));
+	p->time_to_steady = getnum(o, "tts");
+	p->steady_mean = getnum(o, "steady_mean");
+	p->warn = (unsigned)json_integer_value(json_object_get(o, "warn"));
+	json_t *more = json_object_get(o, "more");
+	double *const pd[] = { &p->steady_mean_clean, &p->warmup_cost, &p->tau, &p->drift_rate, &p->drift_late };
+	getnums(more, pd, ARRAY_SIZE(pd));
+	p->drift_span = (size_t)json_integer_value(json_array_get(more, 5));
+	p->short_need = (long)json_integer_value(json_array_get(more, 6));
+	json_t *ol = json_object_get(o, "outliers"), *sl = json_object_get(o, "segs");
+	if (p->index >= k->npexecs || k->pexecs[p->index].n != p->n || !json_is_array(ol) ||
+	    !json_is_array(sl) || !json_array_size(sl) || p->cls > AN_NO_STEADY)
+		return bad(e, "a pexec does not match the data");
+	p->noutliers = json_array_size(ol);
+	p->outliers = xmalloc((p->noutliers + 1) * sizeof(size_t));
+	for (size_t q = 0; q < p->noutliers; q++)
+		p->outliers[q] = (size_t)json_integer_value(json_array_get(ol, q));
+	read_segs(sl, p);
+	if (p->first_steady >= p->nsegs || p->steady_start > p->n)
+		return bad(e, "first steady segment out of range");
+	return 0;
+}
+
+/* a series' summary before and after the steady state */
+static void read_series(json_t *o, struct an_series_sum *s)
+{
+	const char *nm = json_string_value(json_object_get(o, "name"));
+	const char *un = json_string_value(json_object_get(o, "unit"));
+	s->name = xstrdup(nm ? nm : "");
+	s->unit = xstrdup(un ? un : "");
+	s->before = getnum(o, "before");
+	s->after = getnum(o, "after");
+	s->nbefore = (size_t)json_integer_value(json_object_get(o, "nbefore"));
+	s->nafter = (size_t)json_integer_value(json_object_get(o, "nafter"));
+}
+
 int an_key_deserialize(const char *text, const struct ds_key *k, struct an_key *out, struct kerr *e)
 {
 	memset(out, 0, sizeof(*out));
@@ -154,91 +248,16 @@ int an_key_deserialize(const char *text, const struct ds_key *k, struct an_key *
 		goto out;
 	}
 	out->key = k;
-	out->cls = (enum an_class)json_integer_value(json_object_get(root, "cls"));
-	out->nskipped = (size_t)json_integer_value(json_object_get(root, "nskipped"));
-	out->has_steady = (int)json_integer_value(json_object_get(root, "has_steady"));
-	out->whole = (int)json_integer_value(json_object_get(root, "whole"));
-	struct an_whole *w = &out->wp;
-	double *dst[] = { &out->iter_med, &out->iter_p5, &out->iter_p95, &out->tts_med, &out->tts_p5, &out->tts_p95,
-			  &out->perf_med, &out->perf_lo, &out->perf_hi, &out->perf_ci, &out->delta_ratio,
-			  &w->mean, &w->sd, &w->median, &w->min, &w->max, &w->user, &w->sys, &w->rss_max, &w->rss_mean };
-	for (size_t i = 0; i < ARRAY_SIZE(dst); i++) {
-		json_t *v = json_array_get(na, i);
-		*dst[i] = json_is_number(v) ? json_number_value(v) : NAN;
-	}
-	out->warn = (unsigned)json_integer_value(json_object_get(root, "warn"));
-	out->short_need = (long)json_integer_value(json_object_get(root, "short_need"));
-	out->left_out = (size_t)json_integer_value(json_object_get(root, "left_out"));
-	out->perf_clean = getnum(root, "perf_clean");
-	json_t *dr = json_object_get(root, "drift");
-	double *dd[] = { &out->drift_rate, &out->drift_lo, &out->drift_hi, &out->drift_span };
-	for (size_t i = 0; i < ARRAY_SIZE(dd); i++) {
-		json_t *v = json_array_get(dr, i);
-		*dd[i] = json_is_number(v) ? json_number_value(v) : NAN;
-	}
+	read_key_sums(root, out);
 	out->np = json_array_size(pa);
 	out->p = xcalloc(out->np ? out->np : 1, sizeof(*out->p));
-	for (size_t i = 0; i < out->np; i++) {
-		json_t *o = json_array_get(pa, i);
-		struct an_pexec *p = &out->p[i];
-		p->num = (long)json_integer_value(json_object_get(o, "num"));
-		p->index = (size_t)json_integer_value(json_object_get(o, "index"));
-		p->n = (size_t)json_integer_value(json_object_get(o, "n"));
-		p->cls = (enum an_class)json_integer_value(json_object_get(o, "cls"));
-		p->first_steady = (size_t)json_integer_value(json_object_get(o, "first_steady"));
-		p->steady_start = (size_t)json_integer_value(json_object_get(o, "steady_start"));
-		p->delta = getnum(o, "delta");
-		p->steady_iter = (long)json_integer_value(json_object_get(o, "steady_iter"));
-		p->time_to_steady = getnum(o, "tts");
-		p->steady_mean = getnum(o, "steady_mean");
-		p->warn = (unsigned)json_integer_value(json_object_get(o, "warn"));
-		json_t *more = json_object_get(o, "more");
-		double *pd[] = { &p->steady_mean_clean, &p->warmup_cost, &p->tau, &p->drift_rate, &p->drift_late };
-		for (size_t q = 0; q < ARRAY_SIZE(pd); q++) {
-			json_t *v = json_array_get(more, q);
-			*pd[q] = json_is_number(v) ? json_number_value(v) : NAN;
-		}
-		p->drift_span = (size_t)json_integer_value(json_array_get(more, 5));
-		p->short_need = (long)json_integer_value(json_array_get(more, 6));
-		json_t *ol = json_object_get(o, "outliers"), *sl = json_object_get(o, "segs");
-		if (p->index >= k->npexecs || k->pexecs[p->index].n != p->n || !json_is_array(ol) ||
-		    !json_is_array(sl) || !json_array_size(sl) || p->cls > AN_NO_STEADY) {
-			bad(e, "a pexec does not match the data");
+	for (size_t i = 0; i < out->np; i++)
+		if (read_pexec(json_array_get(pa, i), k, &out->p[i], e) < 0)
 			goto out;
-		}
-		p->noutliers = json_array_size(ol);
-		p->outliers = xmalloc((p->noutliers + 1) * sizeof(size_t));
-		for (size_t q = 0; q < p->noutliers; q++)
-			p->outliers[q] = (size_t)json_integer_value(json_array_get(ol, q));
-		p->nsegs = json_array_size(sl);
-		p->segs = xcalloc(p->nsegs, sizeof(*p->segs));
-		for (size_t q = 0; q < p->nsegs; q++) {
-			json_t *sg = json_array_get(sl, q);
-			p->segs[q].start = (size_t)json_integer_value(json_array_get(sg, 0));
-			p->segs[q].end = (size_t)json_integer_value(json_array_get(sg, 1));
-			json_t *m = json_array_get(sg, 2), *v = json_array_get(sg, 3);
-			p->segs[q].mean = json_is_number(m) ? json_number_value(m) : NAN;
-			p->segs[q].var = json_is_number(v) ? json_number_value(v) : NAN;
-		}
-		if (p->first_steady >= p->nsegs || p->steady_start > p->n) {
-			bad(e, "first steady segment out of range");
-			goto out;
-		}
-	}
 	out->nseries = json_array_size(sa);
 	out->series = xcalloc(out->nseries ? out->nseries : 1, sizeof(*out->series));
-	for (size_t i = 0; i < out->nseries; i++) {
-		json_t *o = json_array_get(sa, i);
-		struct an_series_sum *s = &out->series[i];
-		const char *nm = json_string_value(json_object_get(o, "name"));
-		const char *un = json_string_value(json_object_get(o, "unit"));
-		s->name = xstrdup(nm ? nm : "");
-		s->unit = xstrdup(un ? un : "");
-		s->before = getnum(o, "before");
-		s->after = getnum(o, "after");
-		s->nbefore = (size_t)json_integer_value(json_object_get(o, "nbefore"));
-		s->nafter = (size_t)json_integer_value(json_object_get(o, "nafter"));
-	}
+	for (size_t i = 0; i < out->nseries; i++)
+		read_series(json_array_get(sa, i), &out->series[i]);
 	for (size_t i = 0; i < out->np; i++)
 		out->counts[out->p[i].cls]++;
 	rc = 0;

@@ -193,113 +193,163 @@ static const char *string_lit(const char *p, const char *end, int raw, struct st
 	return NULL;
 }
 
+/* where the tokenizer is: the text left, the line, the open brackets, the indentation of each open block */
+struct lexer {
+	const char *p, *end;
+	int line, paren, bol;
+	int indents[KR_MAX_DEPTH], ni;
+};
+
+/*
+ * At the start of a line outside brackets: a blank or comment-only line is
+ * skipped (1); else its indentation gives INDENT or DEDENTs (0), or an error
+ */
+static int lex_indent(struct kr *k, struct lexer *x)
+{
+	int col = 0;
+	const char *q = x->p, *end = x->end;
+	while (q < end && (*q == ' ' || *q == '\t'))
+		col = *q++ == '\t' ? (col / 8 + 1) * 8 : col + 1;
+	if (q >= end || *q == '\n' || *q == '#' || *q == '\r') {
+		while (q < end && *q != '\n')
+			q++;
+		x->p = q + (q < end);
+		x->line++;
+		return 1;
+	}
+	if (col > x->indents[x->ni - 1]) {
+		if (x->ni >= KR_MAX_DEPTH)
+			return kr_err(k, x->line, "blocks nested too deep");
+		x->indents[x->ni++] = col;
+		push(k, T_INDENT, NULL, 0, x->line);
+	}
+	while (col < x->indents[x->ni - 1]) {
+		x->ni--;
+		push(k, T_DEDENT, NULL, 0, x->line);
+	}
+	if (col != x->indents[x->ni - 1])
+		return kr_err(k, x->line, "an indentation that matches no outer block");
+	x->p = q;
+	x->bol = 0;
+	return 0;
+}
+
+/* a string literal at x->p (after any prefix) as one STR token */
+static int lex_string(struct kr *k, struct lexer *x, int raw)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *e2 = string_lit(x->p, x->end, raw, &sb, &x->line);
+	if (!e2) {
+		sb_release(&sb);
+		return kr_err(k, x->line, "a string that does not end");
+	}
+	push(k, T_STR, sb_str(&sb), sb.len, x->line);
+	sb_release(&sb);
+	x->p = e2;
+	return 0;
+}
+
+/* a name, or the prefix (r, b, u, rb...) of the string literal right after it */
+static int lex_word(struct kr *k, struct lexer *x)
+{
+	const char *s = x->p, *end = x->end;
+	char c = *s;
+	while (x->p < end && (isalnum((unsigned char)*x->p) || *x->p == '_'))
+		x->p++;
+	size_t n = (size_t)(x->p - s);
+	int raw = n == 1 && (c == 'r' || c == 'R'), pre = n <= 2;
+	for (size_t i = 0; pre && i < n; i++) /* a string's prefix: r, b, u (the text is not NUL-ended here) */
+		pre = strchr("rRbBuU", s[i]) != NULL;
+	if (x->p < end && (*x->p == '\'' || *x->p == '"') && pre)
+		return lex_string(k, x, raw || (n == 2 && strchr("rR", s[0])));
+	if (x->p < end && (*x->p == '\'' || *x->p == '"') && n <= 2 && strchr("fF", s[0]))
+		return kr_err(k, x->line, "an f-string: not read (kiln evaluates no code inside strings)");
+	push(k, T_NAME, s, n, x->line);
+	return 0;
+}
+
+/* a number's text as it is written (1_000, 0x1f, 1e-3): atom() reads its value */
+static void lex_number(struct kr *k, struct lexer *x)
+{
+	const char *s = x->p, *end = x->end, *p = x->p;
+	while (p < end && (isalnum((unsigned char)*p) || *p == '.' || *p == '_' ||
+			   ((*p == '-' || *p == '+') && (p[-1] == 'e' || p[-1] == 'E'))))
+		p++;
+	push(k, T_NUM, s, (size_t)(p - s), x->line);
+	x->p = p;
+}
+
+/* an operator or bracket of one or two characters; any other character is refused */
+static int lex_op(struct kr *k, struct lexer *x)
+{
+	static const char *const ops[] = { "**", "//", "==", "!=", "<=", ">=", "+=", "-=", "*=", "->", NULL };
+	const char *p = x->p;
+	char c = *p;
+	size_t n = 1;
+	for (size_t i = 0; ops[i]; i++)
+		if (x->end - p >= 2 && !strncmp(p, ops[i], 2))
+			n = 2;
+	if (n == 1 && !strchr("()[]{},:.=+-*/%<>@|&~^;", c))
+		return kr_err(k, x->line, "'%c': not Python kiln reads", c);
+	x->paren += c == '(' || c == '[' || c == '{';
+	x->paren -= (c == ')' || c == ']' || c == '}') && x->paren > 0;
+	push(k, T_OP, p, n, x->line);
+	x->p += n;
+	return 0;
+}
+
+/* one token at x->p, or what is skipped there (blanks, a comment, a line continued) */
+static int lex_token(struct kr *k, struct lexer *x)
+{
+	const char *p = x->p, *end = x->end;
+	char c = *p;
+	if (c == '\n') {
+		if (!x->paren)
+			push(k, T_NEWLINE, NULL, 0, x->line), x->bol = 1;
+		x->line++;
+		x->p++;
+	} else if (c == ' ' || c == '\t' || c == '\r' || c == '\f') {
+		x->p++;
+	} else if (c == '#') {
+		while (x->p < end && *x->p != '\n')
+			x->p++;
+	} else if (c == '\\' && p + 1 < end && p[1] == '\n') {
+		x->p += 2;
+		x->line++;
+	} else if (isalpha((unsigned char)c) || c == '_') {
+		return lex_word(k, x);
+	} else if (isdigit((unsigned char)c) || (c == '.' && p + 1 < end && isdigit((unsigned char)p[1]))) {
+		lex_number(k, x);
+	} else if (c == '\'' || c == '"') {
+		return lex_string(k, x, 0);
+	} else {
+		return lex_op(k, x);
+	}
+	return 0;
+}
+
+/* the text as tokens in k->tk, Python's way: NEWLINE ends a statement outside brackets, INDENT/DEDENT a block */
 static int tokenize(struct kr *k, const char *text, size_t len)
 {
-	const char *p = text, *end = text + len;
-	int line = 1, paren = 0, bol = 1;
-	int indents[KR_MAX_DEPTH] = { 0 }, ni = 1;
-	while (p < end) {
+	struct lexer x = { .p = text, .end = text + len, .line = 1, .bol = 1, .indents = { 0 }, .ni = 1 };
+	while (x.p < x.end) {
 		if (k->n > KR_MAX_TOKENS)
-			return kr_err(k, line, "more than %d tokens", KR_MAX_TOKENS);
-		if (bol && !paren) {
-			int col = 0;
-			const char *q = p;
-			while (q < end && (*q == ' ' || *q == '\t'))
-				col = *q++ == '\t' ? (col / 8 + 1) * 8 : col + 1;
-			if (q >= end || *q == '\n' || *q == '#' || *q == '\r') {
-				while (q < end && *q != '\n')
-					q++;
-				p = q + (q < end);
-				line++;
+			return kr_err(k, x.line, "more than %d tokens", KR_MAX_TOKENS);
+		if (x.bol && !x.paren) {
+			int r = lex_indent(k, &x);
+			if (r < 0)
+				return -1;
+			if (r > 0)
 				continue;
-			}
-			if (col > indents[ni - 1]) {
-				if (ni >= KR_MAX_DEPTH)
-					return kr_err(k, line, "blocks nested too deep");
-				indents[ni++] = col;
-				push(k, T_INDENT, NULL, 0, line);
-			}
-			while (col < indents[ni - 1]) {
-				ni--;
-				push(k, T_DEDENT, NULL, 0, line);
-			}
-			if (col != indents[ni - 1])
-				return kr_err(k, line, "an indentation that matches no outer block");
-			p = q;
-			bol = 0;
 		}
-		char c = *p;
-		if (c == '\n') {
-			if (!paren)
-				push(k, T_NEWLINE, NULL, 0, line), bol = 1;
-			line++;
-			p++;
-		} else if (c == ' ' || c == '\t' || c == '\r' || c == '\f') {
-			p++;
-		} else if (c == '#') {
-			while (p < end && *p != '\n')
-				p++;
-		} else if (c == '\\' && p + 1 < end && p[1] == '\n') {
-			p += 2;
-			line++;
-		} else if (isalpha((unsigned char)c) || c == '_') {
-			const char *s = p;
-			while (p < end && (isalnum((unsigned char)*p) || *p == '_'))
-				p++;
-			size_t n = (size_t)(p - s);
-			int raw = n == 1 && (c == 'r' || c == 'R'), pre = n <= 2;
-			for (size_t i = 0; pre && i < n; i++) /* a string's prefix: r, b, u (the text is not NUL-ended here) */
-				pre = strchr("rRbBuU", s[i]) != NULL;
-			if (p < end && (*p == '\'' || *p == '"') && pre) {
-				struct strbuf sb = STRBUF_INIT;
-				const char *e2 = string_lit(p, end, raw || (n == 2 && strchr("rR", s[0])), &sb, &line);
-				if (!e2) {
-					sb_release(&sb);
-					return kr_err(k, line, "a string that does not end");
-				}
-				push(k, T_STR, sb_str(&sb), sb.len, line);
-				sb_release(&sb);
-				p = e2;
-			} else if (p < end && (*p == '\'' || *p == '"') && n <= 2 && strchr("fF", s[0])) {
-				return kr_err(k, line, "an f-string: not read (kiln evaluates no code inside strings)");
-			} else {
-				push(k, T_NAME, s, n, line);
-			}
-		} else if (isdigit((unsigned char)c) || (c == '.' && p + 1 < end && isdigit((unsigned char)p[1]))) {
-			const char *s = p;
-			while (p < end && (isalnum((unsigned char)*p) || *p == '.' || *p == '_' ||
-					   ((*p == '-' || *p == '+') && (p[-1] == 'e' || p[-1] == 'E'))))
-				p++;
-			push(k, T_NUM, s, (size_t)(p - s), line);
-		} else if (c == '\'' || c == '"') {
-			struct strbuf sb = STRBUF_INIT;
-			const char *e2 = string_lit(p, end, 0, &sb, &line);
-			if (!e2) {
-				sb_release(&sb);
-				return kr_err(k, line, "a string that does not end");
-			}
-			push(k, T_STR, sb_str(&sb), sb.len, line);
-			sb_release(&sb);
-			p = e2;
-		} else {
-			static const char *const ops[] = { "**", "//", "==", "!=", "<=", ">=", "+=", "-=", "*=", "->", NULL };
-			size_t n = 1;
-			for (size_t i = 0; ops[i]; i++)
-				if (end - p >= 2 && !strncmp(p, ops[i], 2))
-					n = 2;
-			if (n == 1 && !strchr("()[]{},:.=+-*/%<>@|&~^;", c))
-				return kr_err(k, line, "'%c': not Python kiln reads", c);
-			paren += c == '(' || c == '[' || c == '{';
-			paren -= (c == ')' || c == ']' || c == '}') && paren > 0;
-			push(k, T_OP, p, n, line);
-			p += n;
-		}
+		if (lex_token(k, &x) < 0)
+			return -1;
 	}
-	if (!bol)
-		push(k, T_NEWLINE, NULL, 0, line);
-	while (ni-- > 1)
-		push(k, T_DEDENT, NULL, 0, line);
-	push(k, T_END, NULL, 0, line);
+	if (!x.bol)
+		push(k, T_NEWLINE, NULL, 0, x.line);
+	while (x.ni-- > 1)
+		push(k, T_DEDENT, NULL, 0, x.line);
+	push(k, T_END, NULL, 0, x.line);
 	return 0;
 }
 
@@ -596,108 +646,136 @@ static json_t *call(struct kr *k, json_t *fn, json_t *args, json_t *kw, int line
 	return unknown("line %d: a call of %s", line, f ? f : mod ? mod : "a value");
 }
 
+/* a number's value, its `_`s dropped: an int when strtoll (base 0) reads all of it, else a float (strtod) */
+static json_t *atom_num(const struct tok *t)
+{
+	char *clean = xstrdup(t->s), *w = clean;
+	for (char *r = clean; *r; r++)
+		if (*r != '_')
+			*w++ = *r;
+	*w = '\0';
+	char *end;
+	long long v = strtoll(clean, &end, 0);
+	json_t *x = *end ? num_real(strtod(clean, NULL)) : json_integer(v);
+	free(clean);
+	return x;
+}
+
+/* string literals one after another: "a" "b" is one string */
+static json_t *atom_str(struct kr *k)
+{
+	struct strbuf sb = STRBUF_INIT;
+	while (cur(k)->t == T_STR)
+		sb_adds(&sb, cur(k)->s), k->at++;
+	json_t *v = json_string_nocheck(sb_str(&sb));
+	sb_release(&sb);
+	return v;
+}
+
+/* a name: a constant, one bound before, a module, a constructor or builtin kiln knows, else a value it cannot know */
+static json_t *atom_name(struct kr *k, const struct tok *t)
+{
+	if (!strcmp(t->s, "True") || !strcmp(t->s, "False"))
+		return json_boolean(t->s[0] == 'T');
+	if (!strcmp(t->s, "None"))
+		return json_null();
+	json_t *v = json_object_get(k->env, t->s);
+	if (v)
+		return json_incref(v);
+	if (!strcmp(t->s, "sys") || !strcmp(t->s, "os") || !strcmp(t->s, "platform"))
+		return module(t->s);
+	if (str_ends_with(t->s, "VMDef") || !strcmp(t->s, "EntryPoint"))
+		return json_pack("{s:s}", "__class__", t->s);
+	static const char *const builtins[] = { "len", "int", "float", "str", "find_executable" };
+	for (size_t i = 0; i < ARRAY_SIZE(builtins); i++)
+		if (!strcmp(t->s, builtins[i]))
+			return json_pack("{s:s}", "__func__", t->s);
+	return unknown("line %d: the name %s", t->line, t->s);
+}
+
+/* (a, b) or [a, b], both as a list; (x) is x */
+static json_t *atom_seq(struct kr *k)
+{
+	int paren = is_op(k, "(");
+	const char *close = paren ? ")" : "]";
+	k->at++;
+	json_t *l = json_array();
+	int comma = 0;
+	while (!is_op(k, close)) {
+		json_t *v = expr(k);
+		if (!v) {
+			json_decref(l);
+			return NULL;
+		}
+		json_array_append_new(l, v);
+		if (!is_op(k, ","))
+			break;
+		comma = 1;
+		k->at++;
+	}
+	if (expect_op(k, close) < 0) {
+		json_decref(l);
+		return NULL;
+	}
+	if (paren && !comma && json_array_size(l) == 1) { /* (x): x */
+		json_t *v = json_incref(json_array_get(l, 0));
+		json_decref(l);
+		return v;
+	}
+	return l;
+}
+
+/* {key: value, ...}: keys must be strings (JSON's objects) */
+static json_t *atom_dict(struct kr *k)
+{
+	k->at++;
+	json_t *d = json_object();
+	while (!is_op(k, "}")) {
+		int line = cur(k)->line;
+		json_t *key = expr(k), *v = key && !expect_op(k, ":") ? expr(k) : NULL;
+		if (!v) {
+			json_decref(key);
+			json_decref(d);
+			return NULL;
+		}
+		if (!json_is_string(key)) {
+			json_decref(key);
+			json_decref(v);
+			json_decref(d);
+			kr_err(k, line, "a dict key that is not a string: not read");
+			return NULL;
+		}
+		json_object_set_new_nocheck(d, json_string_value(key), v);
+		json_decref(key);
+		if (!is_op(k, ","))
+			break;
+		k->at++;
+	}
+	if (expect_op(k, "}") < 0) {
+		json_decref(d);
+		return NULL;
+	}
+	return d;
+}
+
+/* a literal, a name, a bracketed expression, a list or a dict; NULL with k's error set */
 static json_t *atom(struct kr *k)
 {
 	struct tok *t = cur(k);
 	if (t->t == T_NUM) {
 		k->at++;
-		char *clean = xstrdup(t->s), *w = clean;
-		for (char *r = clean; *r; r++)
-			if (*r != '_')
-				*w++ = *r;
-		*w = '\0';
-		char *end;
-		long long v = strtoll(clean, &end, 0);
-		json_t *x = *end ? num_real(strtod(clean, NULL)) : json_integer(v);
-		free(clean);
-		return x;
+		return atom_num(t);
 	}
-	if (t->t == T_STR) {
-		struct strbuf sb = STRBUF_INIT;
-		while (cur(k)->t == T_STR) /* "a" "b": one string */
-			sb_adds(&sb, cur(k)->s), k->at++;
-		json_t *v = json_string_nocheck(sb_str(&sb));
-		sb_release(&sb);
-		return v;
-	}
+	if (t->t == T_STR)
+		return atom_str(k);
 	if (t->t == T_NAME) {
 		k->at++;
-		if (!strcmp(t->s, "True") || !strcmp(t->s, "False"))
-			return json_boolean(t->s[0] == 'T');
-		if (!strcmp(t->s, "None"))
-			return json_null();
-		json_t *v = json_object_get(k->env, t->s);
-		if (v)
-			return json_incref(v);
-		if (!strcmp(t->s, "sys") || !strcmp(t->s, "os") || !strcmp(t->s, "platform"))
-			return module(t->s);
-		if (str_ends_with(t->s, "VMDef") || !strcmp(t->s, "EntryPoint"))
-			return json_pack("{s:s}", "__class__", t->s);
-		static const char *const builtins[] = { "len", "int", "float", "str", "find_executable" };
-		for (size_t i = 0; i < ARRAY_SIZE(builtins); i++)
-			if (!strcmp(t->s, builtins[i]))
-				return json_pack("{s:s}", "__func__", t->s);
-		return unknown("line %d: the name %s", t->line, t->s);
+		return atom_name(k, t);
 	}
-	if (is_op(k, "(") || is_op(k, "[")) {
-		int paren = is_op(k, "(");
-		const char *close = paren ? ")" : "]";
-		k->at++;
-		json_t *l = json_array();
-		int comma = 0;
-		while (!is_op(k, close)) {
-			json_t *v = expr(k);
-			if (!v) {
-				json_decref(l);
-				return NULL;
-			}
-			json_array_append_new(l, v);
-			if (!is_op(k, ","))
-				break;
-			comma = 1;
-			k->at++;
-		}
-		if (expect_op(k, close) < 0) {
-			json_decref(l);
-			return NULL;
-		}
-		if (paren && !comma && json_array_size(l) == 1) { /* (x): x */
-			json_t *v = json_incref(json_array_get(l, 0));
-			json_decref(l);
-			return v;
-		}
-		return l;
-	}
-	if (is_op(k, "{")) {
-		k->at++;
-		json_t *d = json_object();
-		while (!is_op(k, "}")) {
-			int line = cur(k)->line;
-			json_t *key = expr(k), *v = key && !expect_op(k, ":") ? expr(k) : NULL;
-			if (!v) {
-				json_decref(key);
-				json_decref(d);
-				return NULL;
-			}
-			if (!json_is_string(key)) {
-				json_decref(key);
-				json_decref(v);
-				json_decref(d);
-				kr_err(k, line, "a dict key that is not a string: not read");
-				return NULL;
-			}
-			json_object_set_new_nocheck(d, json_string_value(key), v);
-			json_decref(key);
-			if (!is_op(k, ","))
-				break;
-			k->at++;
-		}
-		if (expect_op(k, "}") < 0) {
-			json_decref(d);
-			return NULL;
-		}
-		return d;
-	}
+	if (is_op(k, "(") || is_op(k, "["))
+		return atom_seq(k);
+	if (is_op(k, "{"))
+		return atom_dict(k);
 	kr_err(k, t->line, "'%s': not an expression kiln reads", t->s ? t->s : "end of line");
 	return NULL;
 }
@@ -1120,6 +1198,123 @@ static int include(struct kr *k, const char *rel, int line)
 	return r;
 }
 
+/* raise, or assert: when run, the config stops there as Krun would (an assert only of what is false) */
+static int raise_stmt(struct kr *k, int run, int line)
+{
+	int raise = is_name(k, "raise");
+	k->at++;
+	json_t *v = cur(k)->t == T_NEWLINE ? json_false() : expr(k);
+	int t1 = v ? truth(v) : 0;
+	json_decref(v);
+	skip_line(k);
+	if (run && (raise || t1 == 0))
+		return kr_err(k, line, "the config %s here: Krun would stop", raise ? "raises an exception" : "asserts what is false");
+	return v ? 0 : -1;
+}
+
+/* the names a statement starting NAME[, NAME]* may bind: one as a string, several as a list; NULL: no NAME */
+static json_t *target_names(struct kr *k)
+{
+	if (cur(k)->t != T_NAME)
+		return NULL;
+	json_t *names = json_string_nocheck(cur(k)->s);
+	k->at++;
+	while (is_op(k, ",") && k->at + 1 < k->n && k->tk[k->at + 1].t == T_NAME) {
+		if (json_is_string(names)) {
+			json_t *l = json_array();
+			json_array_append_new(l, names);
+			names = l;
+		}
+		k->at++;
+		json_array_append_new(names, json_string_nocheck(cur(k)->s));
+		k->at++;
+	}
+	return names;
+}
+
+/* at `=` or `+=` after the names (taken): the value bound to them, when run */
+static int assign_stmt(struct kr *k, json_t *names, int run, int line)
+{
+	int aug = is_op(k, "+=");
+	k->at++;
+	json_t *v = expr_list(k);
+	if (!v) {
+		json_decref(names);
+		return -1;
+	}
+	int r = 0;
+	if (run && aug) {
+		json_t *old = json_is_string(names) ? json_object_get(k->env, json_string_value(names)) : NULL;
+		json_t *sum = old ? binop("+", old, v) : unknown("line %d: += of a name not bound", line);
+		r = assign(k, names, sum, line);
+		json_decref(sum);
+	} else if (run) {
+		r = assign(k, names, v, line);
+	}
+	json_decref(v);
+	json_decref(names);
+	if (r == 0 && cur(k)->t != T_NEWLINE && cur(k)->t != T_END && !is_op(k, ";"))
+		r = kr_err(k, cur(k)->line, "more after an assignment than kiln reads");
+	skip_line(k);
+	return r;
+}
+
+/* whether the statement at t (a NAME) is NAME[...] = ...: an `=` right after the bracket that closes the first */
+static int is_item_assign(struct kr *k, const struct tok *t)
+{
+	if (!(t->t == T_NAME && k->at + 1 < k->n && k->tk[k->at + 1].t == T_OP && !strcmp(k->tk[k->at + 1].s, "[")))
+		return 0;
+	size_t depth = 0, j = k->at + 1;
+	for (; j < k->n && k->tk[j].t != T_NEWLINE; j++) {
+		if (k->tk[j].t == T_OP && strchr("([{", k->tk[j].s[0]))
+			depth++;
+		else if (k->tk[j].t == T_OP && strchr(")]}", k->tk[j].s[0]) && --depth == 0)
+			break;
+	}
+	return j + 1 < k->n && k->tk[j + 1].t == T_OP && !strcmp(k->tk[j + 1].s, "=");
+}
+
+/* NAME[INDEX] = value: an entry of a dict, or of a list within its length */
+static int item_assign(struct kr *k, const struct tok *t, int run, int line)
+{
+	json_t *target = json_object_get(k->env, t->s);
+	k->at += 2;
+	json_t *i = expr(k), *v = i && !expect_op(k, "]") && !expect_op(k, "=") ? expr_list(k) : NULL;
+	int r = v ? 0 : -1;
+	if (v && run && json_is_object(target) && !is_tag(target, "__call__") && !is_unknown(target) && json_is_string(i))
+		json_object_set_nocheck(target, json_string_value(i), v);
+	else if (v && run && json_is_array(target) && json_is_integer(i) && json_integer_value(i) >= 0 &&
+		 (size_t)json_integer_value(i) < json_array_size(target))
+		json_array_set(target, (size_t)json_integer_value(i), v);
+	else if (v && run)
+		r = kr_err(k, line, "%s[...] = ...: an entry of a value kiln does not know", t->s);
+	json_decref(i);
+	json_decref(v);
+	skip_line(k);
+	return r;
+}
+
+/* execfile("other.krun", globals()): that file read into the same names (never run); fatal(...): the config stops */
+static int execfile_stmt(struct kr *k, int run, int line)
+{
+	int ex = is_name(k, "execfile");
+	k->at++;
+	json_t *args = json_array(), *kw = json_object();
+	int r = expect_op(k, "(") < 0 || call_args(k, args, kw) < 0 ? -1 : 0;
+	const char *a0 = str_of(json_array_get(args, 0));
+	if (r == 0 && run && !ex)
+		r = kr_err(k, line, "the config stops here, as Krun would (fatal: %s)", a0 ? a0 : "?");
+	else if (r == 0 && run && !a0)
+		r = kr_err(k, line, "execfile of a path kiln does not know");
+	else if (r == 0 && run)
+		r = include(k, a0, line);
+	json_decref(args);
+	json_decref(kw);
+	skip_line(k);
+	return r;
+}
+
+/* a statement of one line: import/from/pass/global (skipped), raise/assert, an assignment, execfile/fatal or an expression */
 static int simple(struct kr *k, int run)
 {
 	struct tok *t = cur(k);
@@ -1128,105 +1323,19 @@ static int simple(struct kr *k, int run)
 		skip_line(k);
 		return 0;
 	}
-	if (is_name(k, "raise") || is_name(k, "assert")) {
-		int raise = is_name(k, "raise");
-		k->at++;
-		json_t *v = cur(k)->t == T_NEWLINE ? json_false() : expr(k);
-		int t1 = v ? truth(v) : 0;
-		json_decref(v);
-		skip_line(k);
-		if (run && (raise || t1 == 0))
-			return kr_err(k, line, "the config %s here: Krun would stop", raise ? "raises an exception" : "asserts what is false");
-		return v ? 0 : -1;
-	}
+	if (is_name(k, "raise") || is_name(k, "assert"))
+		return raise_stmt(k, run, line);
 	/* NAME[, NAME]* (=|+=) expr, or an expression statement */
 	size_t save = k->at;
-	json_t *names = NULL;
-	if (t->t == T_NAME) {
-		names = json_string_nocheck(t->s);
-		k->at++;
-		while (is_op(k, ",") && k->at + 1 < k->n && k->tk[k->at + 1].t == T_NAME) {
-			if (json_is_string(names)) {
-				json_t *l = json_array();
-				json_array_append_new(l, names);
-				names = l;
-			}
-			k->at++;
-			json_array_append_new(names, json_string_nocheck(cur(k)->s));
-			k->at++;
-		}
-	}
-	if (names && (is_op(k, "=") || is_op(k, "+="))) {
-		int aug = is_op(k, "+=");
-		k->at++;
-		json_t *v = expr_list(k);
-		if (!v) {
-			json_decref(names);
-			return -1;
-		}
-		int r = 0;
-		if (run && aug) {
-			json_t *old = json_is_string(names) ? json_object_get(k->env, json_string_value(names)) : NULL;
-			json_t *sum = old ? binop("+", old, v) : unknown("line %d: += of a name not bound", line);
-			r = assign(k, names, sum, line);
-			json_decref(sum);
-		} else if (run) {
-			r = assign(k, names, v, line);
-		}
-		json_decref(v);
-		json_decref(names);
-		if (r == 0 && cur(k)->t != T_NEWLINE && cur(k)->t != T_END && !is_op(k, ";"))
-			r = kr_err(k, cur(k)->line, "more after an assignment than kiln reads");
-		skip_line(k);
-		return r;
-	}
+	json_t *names = target_names(k);
+	if (names && (is_op(k, "=") || is_op(k, "+=")))
+		return assign_stmt(k, names, run, line);
 	json_decref(names);
 	k->at = save;
-	/* NAME[INDEX] = value: an entry of a dict or list */
-	if (t->t == T_NAME && k->at + 1 < k->n && k->tk[k->at + 1].t == T_OP && !strcmp(k->tk[k->at + 1].s, "[")) {
-		size_t depth = 0, j = k->at + 1;
-		for (; j < k->n && k->tk[j].t != T_NEWLINE; j++) {
-			if (k->tk[j].t == T_OP && strchr("([{", k->tk[j].s[0]))
-				depth++;
-			else if (k->tk[j].t == T_OP && strchr(")]}", k->tk[j].s[0]) && --depth == 0)
-				break;
-		}
-		if (j + 1 < k->n && k->tk[j + 1].t == T_OP && !strcmp(k->tk[j + 1].s, "=")) {
-			json_t *target = json_object_get(k->env, t->s);
-			k->at += 2;
-			json_t *i = expr(k), *v = i && !expect_op(k, "]") && !expect_op(k, "=") ? expr_list(k) : NULL;
-			int r = v ? 0 : -1;
-			if (v && run && json_is_object(target) && !is_tag(target, "__call__") && !is_unknown(target) && json_is_string(i))
-				json_object_set_nocheck(target, json_string_value(i), v);
-			else if (v && run && json_is_array(target) && json_is_integer(i) && json_integer_value(i) >= 0 &&
-				 (size_t)json_integer_value(i) < json_array_size(target))
-				json_array_set(target, (size_t)json_integer_value(i), v);
-			else if (v && run)
-				r = kr_err(k, line, "%s[...] = ...: an entry of a value kiln does not know", t->s);
-			json_decref(i);
-			json_decref(v);
-			skip_line(k);
-			return r;
-		}
-	}
-	/* execfile("other.krun", globals()): that file read into the same names (never run) */
-	if (is_name(k, "execfile") || is_name(k, "fatal")) {
-		int ex = is_name(k, "execfile");
-		k->at++;
-		json_t *args = json_array(), *kw = json_object();
-		int r = expect_op(k, "(") < 0 || call_args(k, args, kw) < 0 ? -1 : 0;
-		const char *a0 = str_of(json_array_get(args, 0));
-		if (r == 0 && run && !ex)
-			r = kr_err(k, line, "the config stops here, as Krun would (fatal: %s)", a0 ? a0 : "?");
-		else if (r == 0 && run && !a0)
-			r = kr_err(k, line, "execfile of a path kiln does not know");
-		else if (r == 0 && run)
-			r = include(k, a0, line);
-		json_decref(args);
-		json_decref(kw);
-		skip_line(k);
-		return r;
-	}
+	if (is_item_assign(k, t))
+		return item_assign(k, t, run, line);
+	if (is_name(k, "execfile") || is_name(k, "fatal"))
+		return execfile_stmt(k, run, line);
 	/* an expression: a method call that changes a list or dict (append, extend, update), a call whose value is unused */
 	json_t *v = expr(k);
 	if (!v)

@@ -330,11 +330,13 @@ static int write_oom_adj(int adj)
 	return w == k ? 0 : -1;
 }
 
-/* the child, between fork and execve: system calls only */
-static KILN_NORETURN void child(const struct exec_opts *o, const char *prog, int out_w, int err_w,
-				int res_w, int errpipe, volatile int *errmem, const cpu_set_t *cpus, pid_t parent)
+/*
+ * The child's first steps, which cannot fail: its own process group (the
+ * group kiln kills), no signal blocked, and the default action for every
+ * signal kiln found ignored (an ignored signal stays ignored across execve)
+ */
+static void child_signals(void)
 {
-	int step = 0;
 	setpgid(0, 0);
 	sigset_t all;
 	sigemptyset(&all);
@@ -342,49 +344,91 @@ static KILN_NORETURN void child(const struct exec_opts *o, const char *prog, int
 	struct ksigaction dfl = { SIG_DFL, 0, NULL, 0 };
 	for (int i = 0; i < nignored; i++)
 		ksigaction(ignored_sigs[i], &dfl, NULL);
+}
 
+/* stdin (a given fd, stdin_path or /dev/null), then stdout and stderr: the capture pipes or the given fds */
+static int child_stdio(const struct exec_opts *o, int out_w, int err_w)
+{
 	const int *given = o->use_std_fds ? o->std_fds : NULL;
 	int in = given && given[0] >= 0 ? given[0]
 		 : o->stdin_path || null_fd < 0 ? open(o->stdin_path ? o->stdin_path : "/dev/null", O_RDONLY)
 						 : null_fd;
-	step = 1;
 	if (in < 0 || dup2(in, 0) < 0)
-		goto fail;
+		return -1;
 	if ((out_w >= 0 && dup2(out_w, 1) < 0) || (err_w >= 0 && dup2(err_w, 2) < 0))
-		goto fail;
+		return -1;
 	if (given && ((given[1] >= 0 && dup2(given[1], 1) < 0) || (given[2] >= 0 && dup2(given[2], 2) < 0)))
-		goto fail;
-	if (res_w >= 0) {
-		step = 2;
-		if (res_w == o->result_fd) {
-			if (fcntl(res_w, F_SETFD, 0) < 0)
-				goto fail;
-		} else if (dup2(res_w, o->result_fd) < 0) {
-			goto fail;
-		}
-	}
+		return -1;
+	return 0;
+}
+
+/* the result pipe at result_fd, kept open across execve */
+static int child_result_fd(const struct exec_opts *o, int res_w)
+{
+	if (res_w == o->result_fd)
+		return fcntl(res_w, F_SETFD, 0) < 0 ? -1 : 0;
+	return dup2(res_w, o->result_fd) < 0 ? -1 : 0;
+}
+
+/* the limits asked for (0: unchanged), soft and hard alike so the benchmark cannot raise them */
+static int child_rlimits(const struct exec_opts *o)
+{
 	struct rlimit rl;
-	step = 3;
 	if (o->rlimit_as_mb > 0) {
 		rl.rlim_cur = rl.rlim_max = (rlim_t)o->rlimit_as_mb << 20;
 		if (setrlimit(RLIMIT_AS, &rl) < 0)
-			goto fail;
+			return -1;
 	}
 	if (o->rlimit_stack_mb > 0) {
 		rl.rlim_cur = rl.rlim_max = (rlim_t)o->rlimit_stack_mb << 20;
 		if (setrlimit(RLIMIT_STACK, &rl) < 0)
-			goto fail;
+			return -1;
 	}
 	if (o->rlimit_nproc > 0) {
 		rl.rlim_cur = rl.rlim_max = (rlim_t)o->rlimit_nproc;
 		if (setrlimit(RLIMIT_NPROC, &rl) < 0)
-			goto fail;
+			return -1;
 	}
 	if (o->rlimit_fsize_mb > 0) {
 		rl.rlim_cur = rl.rlim_max = (rlim_t)o->rlimit_fsize_mb << 20;
 		if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
-			goto fail;
+			return -1;
 	}
+	return 0;
+}
+
+/* ASLR off (aslr 0) or on (1) in the personality execve keeps */
+static int child_aslr(int aslr)
+{
+	int p = personality(0xffffffff);
+	if (p < 0)
+		return -1;
+	p = aslr == 0 ? (p | ADDR_NO_RANDOMIZE) : (p & ~ADDR_NO_RANDOMIZE);
+	return personality((unsigned long)p) < 0 ? -1 : 0;
+}
+
+/*
+ * The child, between fork and execve: system calls only (after vfork it
+ * runs in kiln's memory, so no malloc, no stdio).  The order is kept: the
+ * OOM score and the namespaces joined (which may need kiln's privileges)
+ * before the user is changed, the parent-death signal after it (the uid
+ * change clears it).  A step that fails reaches the parent as errno and
+ * the step's number (step_name).
+ */
+static KILN_NORETURN void child(const struct exec_opts *o, const char *prog, int out_w, int err_w,
+				int res_w, int errpipe, volatile int *errmem, const cpu_set_t *cpus, pid_t parent)
+{
+	int step = 0;
+	child_signals();
+	step = 1;
+	if (child_stdio(o, out_w, err_w) < 0)
+		goto fail;
+	step = 2;
+	if (res_w >= 0 && child_result_fd(o, res_w) < 0)
+		goto fail;
+	step = 3;
+	if (child_rlimits(o) < 0)
+		goto fail;
 	step = 12;
 	if (o->set_oom && write_oom_adj(o->oom_score_adj) < 0)
 		goto fail;
@@ -393,14 +437,8 @@ static KILN_NORETURN void child(const struct exec_opts *o, const char *prog, int
 		if (setns(*ns, 0) < 0)
 			goto fail;
 	step = 4;
-	if (o->aslr >= 0) {
-		int p = personality(0xffffffff);
-		if (p < 0)
-			goto fail;
-		p = o->aslr == 0 ? (p | ADDR_NO_RANDOMIZE) : (p & ~ADDR_NO_RANDOMIZE);
-		if (personality((unsigned long)p) < 0)
-			goto fail;
-	}
+	if (o->aslr >= 0 && child_aslr(o->aslr) < 0)
+		goto fail;
 	step = 5;
 	if (cpus && sched_setaffinity(0, sizeof(*cpus), cpus) < 0)
 		goto fail;
