@@ -1,6 +1,6 @@
 /*
  * history-detect.c - change points on a key's series over commits
- * (history.h, docs/kiln-track.md#detection).
+ * (history.h, docs/kiln-track.md#detection---changes).
  *
  * Four series per key, each one number per commit with its variance,
  * made from the per-pexec figures (the error that matters is between
