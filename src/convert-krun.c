@@ -23,6 +23,7 @@
 #include "convert.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
@@ -261,7 +262,7 @@ static int lex_word(struct kr *k, struct lexer *x)
 	for (size_t i = 0; pre && i < n; i++) /* a string's prefix: r, b, u (the text is not NUL-ended here) */
 		pre = strchr("rRbBuU", s[i]) != NULL;
 	if (x->p < end && (*x->p == '\'' || *x->p == '"') && pre)
-		return lex_string(k, x, raw || (n == 2 && strchr("rR", s[0])));
+		return lex_string(k, x, raw || (n == 2 && (strchr("rR", s[0]) || strchr("rR", s[1]))));
 	if (x->p < end && (*x->p == '\'' || *x->p == '"') && n <= 2 && strchr("fF", s[0]))
 		return kr_err(k, x->line, "an f-string: not read (kiln evaluates no code inside strings)");
 	push(k, T_NAME, s, n, x->line);
@@ -647,16 +648,37 @@ static json_t *call(struct kr *k, json_t *fn, json_t *args, json_t *kw, int line
 }
 
 /* a number's value, its `_`s dropped: an int when strtoll (base 0) reads all of it, else a float (strtod) */
-static json_t *atom_num(const struct tok *t)
+/*
+ * A number as Python reads it: 1_000, 0x1f, 0o17 and 0b101 (Python 3 and
+ * 2.6+), 017 (Python 2's octal, as Krun's configs were written for it),
+ * 10L (Python 2's long: an integer), 1.5, 1e-3.  A complex number (1j) or
+ * an integer beyond 64 bits is refused rather than read as something else.
+ */
+static json_t *atom_num(struct kr *k, const struct tok *t)
 {
 	char *clean = xstrdup(t->s), *w = clean;
 	for (char *r = clean; *r; r++)
 		if (*r != '_')
 			*w++ = *r;
 	*w = '\0';
+	size_t n = strlen(clean);
+	int base = 0, off = 0;
+	if (n > 2 && clean[0] == '0' && strchr("oObBxX", clean[1]))
+		base = strchr("oO", clean[1]) ? 8 : strchr("bB", clean[1]) ? 2 : 16, off = 2;
+	if (n > 1 && strchr("lL", clean[n - 1]) && (base == 16 || !strpbrk(clean, ".eE")))
+		clean[--n] = '\0'; /* 10L: a long, an integer all the same */
 	char *end;
-	long long v = strtoll(clean, &end, 0);
-	json_t *x = *end ? num_real(strtod(clean, NULL)) : json_integer(v);
+	errno = 0;
+	long long v = strtoll(clean + off, &end, base);
+	json_t *x = NULL;
+	if (!*end && end > clean + off && errno != ERANGE && (base != 16 || !strchr(clean + off, '-')))
+		x = json_integer(v);
+	else if (!*end && errno == ERANGE)
+		kr_err(k, t->line, "%s: an integer beyond 64 bits", t->s);
+	else if (!off && strpbrk(clean, ".eE") && (strtod(clean, &end), !*end && end > clean))
+		x = num_real(strtod(clean, NULL));
+	else
+		kr_err(k, t->line, "%s: not a number kiln reads (a complex number, or not Python's)", t->s);
 	free(clean);
 	return x;
 }
@@ -764,7 +786,7 @@ static json_t *atom(struct kr *k)
 	struct tok *t = cur(k);
 	if (t->t == T_NUM) {
 		k->at++;
-		return atom_num(t);
+		return atom_num(k, t);
 	}
 	if (t->t == T_STR)
 		return atom_str(k);

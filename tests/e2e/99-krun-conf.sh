@@ -80,6 +80,31 @@ assert_eq "$(sqlite3 k/exp.kiln.db "SELECT k.bench||':'||k.vm||':'||k.variant||'
 spin:CPython:default-python 2 4" "every pexec, the iterations of each VM"
 assert_eq "$(grep -c '^pre bench.example.org' k/log) $(grep -c '^post 2' k/log)" "4 4" "pre and post commands around each pexec"
 
+# numbers as Python reads them (0o17, 0b10, 60L, 0x2000, 1_0), a raw bytes string as raw; what is not read is refused
+cat > lit.krun <<'P'
+from krun.vm_defs import NativeCodeVMDef
+from krun import EntryPoint
+VARIANTS = {"default-c": EntryPoint("bench.so", subdir="c")}
+VMS = {'C': {'vm_def': NativeCodeVMDef(), 'variants': ['default-c'], 'n_iterations': 0o17}}
+BENCHMARKS = {'spin': 1_0}
+N_EXECUTIONS = 0b10
+EXECUTION_TIMEOUT = 60L
+STACK_LIMIT = 0x2000
+PRE_EXECUTION_CMDS = [br'echo a\tb', b'c\td']
+P
+"$KILN" convert lit.krun -o lit.yaml 2>notes || fail "convert literals: $(cat notes)"
+y=$(cat lit.yaml)
+assert_contains "$y" 'iterations: 15'
+assert_contains "$y" 'pexecs: 2'
+assert_contains "$y" 'limits: {stack_mb: 8, timeout: 60}'
+grep -qF '[/bin/sh, -c, "echo a\\tb"]' lit.yaml || fail "br'...' is raw: $y"
+grep -qF '[/bin/sh, -c, "c\td"]' lit.yaml || fail "b'...' is not: $y"
+for lit in 1j 08 99999999999999999999; do
+	sed "s/0o17/$lit/" lit.krun > badnum.krun
+	out=$("$KILN" convert badnum.krun 2>&1); assert_eq $? 3 "$lit: $out"
+	assert_contains "$out" "badnum.krun:4: $lit: "
+done
+
 # never run: anything else is refused with its line
 printf 'VMS = {}\nfor x in range(3):\n    pass\n' > bad.krun
 out=$("$KILN" convert bad.krun 2>&1); assert_eq $? 3 "a for loop"
