@@ -19,6 +19,7 @@
 #include "platform.h"
 #include "analysis-robust.h"
 #include "rounds.h"
+#include "stats-warmup.h"
 #include "stats.h"
 #include "json-num.h"
 
@@ -33,6 +34,8 @@ struct row {
 	struct ks_mean m[2];        /* the shape of A's and B's paired figures (n 0: none) */
 	int verdict;
 	struct strbuf why;          /* V_NONE: why there is none */
+	int warm;                   /* 1: wd holds the warmup verdicts (both sides in-process) */
+	struct sw_diff wd;          /* B's warmup against A's: time to steady, cost, class (stats-warmup.h) */
 };
 
 static const struct an_key *key_of(const struct an_result *r, const char *name)
@@ -83,6 +86,9 @@ static int side_unfit(const struct an_key *k, const char *label, const struct an
 static void row_judge(struct row *w, const struct compare *cp)
 {
 	w->verdict = V_NONE;
+	w->warm = w->k[0] && w->k[1] && !w->k[0]->whole && !w->k[1]->whole && w->k[0]->np && w->k[1]->np;
+	if (w->warm)
+		sw_diff_keys(w->k[0], w->k[1], &cp->ao, &w->wd);
 	if (side_unfit(w->k[0], cp->side[0].label, &cp->ao, &w->why) ||
 	    side_unfit(w->k[1], cp->side[1].label, &cp->ao, &w->why))
 		return;
@@ -157,6 +163,21 @@ static void text_side(struct strbuf *sb, const struct compare *cp, int s, const 
 	sb_release(&cls);
 }
 
+/* "  warm-up  B-A time to steady +10 ms (+9.8–+10.2), cost +5 ms (...): warmup longer; ..." */
+static void text_warm(struct strbuf *sb, const struct row *w)
+{
+	if (!w->warm)
+		return;
+	struct strbuf t = STRBUF_INIT, c = STRBUF_INIT, v = STRBUF_INIT;
+	sw_change_text(&w->wd.time, &t);
+	sw_change_text(&w->wd.cost, &c);
+	sw_verdict_text(&w->wd, &v);
+	sb_addf(sb, "  warm-up  B-A time to steady %s, warmup cost %s: %s\n", t.buf, c.buf, v.buf);
+	sb_release(&t);
+	sb_release(&c);
+	sb_release(&v);
+}
+
 static void text_row(struct strbuf *sb, const struct compare *cp, const struct row *w)
 {
 	const char *lb[2] = { esc(ESC_TERM, cp->side[0].label), esc(ESC_TERM, cp->side[1].label) };
@@ -164,7 +185,9 @@ static void text_row(struct strbuf *sb, const struct compare *cp, const struct r
 	for (int s = 0; s < 2; s++)
 		text_side(sb, cp, s, w->k[s]);
 	if (w->verdict == V_NONE) {
-		sb_addf(sb, "  B/A  no verdict: %s\n\n", esc(ESC_TERM, w->why.buf));
+		sb_addf(sb, "  B/A  no verdict: %s\n", esc(ESC_TERM, w->why.buf));
+		text_warm(sb, w);
+		sb_addc(sb, '\n');
 		return;
 	}
 	sb_adds(sb, "  B/A  ");
@@ -191,6 +214,7 @@ static void text_row(struct strbuf *sb, const struct compare *cp, const struct r
 				esc(ESC_TERM, shape.buf));
 		sb_release(&shape);
 	}
+	text_warm(sb, w);
 	sb_addc(sb, '\n');
 }
 
@@ -231,6 +255,15 @@ static void text_tail(struct strbuf *sb, const struct compare *cp, const struct 
 		c[w[i].verdict + 1]++;
 	sb_addf(sb, "%zu benchmark(s): %zu slower, %zu faster, %zu no change shown, %zu no verdict (%g%% confidence)\n",
 		n, c[2], c[0], c[1], c[3], cp->ao.confidence * 100);
+	size_t longer = 0, shorter = 0, cls = 0;
+	for (size_t i = 0; i < n; i++) {
+		longer += w[i].warm && w[i].wd.time.verdict == SW_MORE;
+		shorter += w[i].warm && w[i].wd.time.verdict == SW_LESS;
+		cls += w[i].warm && w[i].wd.class_changed > 0;
+	}
+	if (longer || shorter || cls)
+		sb_addf(sb, "warm-up: %zu longer, %zu shorter to reach the steady state; %zu changed class\n", longer, shorter,
+			cls);
 	sb_addf(sb, "Results: %s (kiln report, kiln plot read it)\n", esc(ESC_TERM, cp->results_abs));
 	compare_pressure_lines(sb, &cp->psi, cp->cpu_wait, cp->duet);
 }
@@ -249,8 +282,12 @@ static void md_row(struct strbuf *sb, const struct compare *cp, const struct row
 		sb_adds(sb, " |");
 		sb_release(&cls);
 	}
+	struct strbuf wv = STRBUF_INIT;
+	if (w->warm)
+		sw_verdict_text(&w->wd, &wv);
 	if (w->verdict == V_NONE) {
-		sb_addf(sb, " - | - | - | no verdict: %s |\n", esc(ESC_MD, w->why.buf));
+		sb_addf(sb, " - | - | - | no verdict: %s | %s |\n", esc(ESC_MD, w->why.buf), wv.len ? wv.buf : "-");
+		sb_release(&wv);
 		return;
 	}
 	sb_adds(sb, " ");
@@ -263,7 +300,8 @@ static void md_row(struct strbuf *sb, const struct compare *cp, const struct row
 			sb_addf(sb, "; %s: %s (the median says more)", s ? "B" : "A", words.buf);
 		sb_release(&words);
 	}
-	sb_adds(sb, " |\n");
+	sb_addf(sb, " | %s |\n", wv.len ? wv.buf : "-");
+	sb_release(&wv);
 }
 
 static void md_all(struct strbuf *sb, const struct compare *cp, const struct row *w, size_t n)
@@ -271,7 +309,7 @@ static void md_all(struct strbuf *sb, const struct compare *cp, const struct row
 	sb_addf(sb, "A = %s, B = %s, %s\n\n", esc(ESC_MDCODE, cp->side[0].label), esc(ESC_MDCODE, cp->side[1].label),
 		cp->duet ? "in duets" : "in rounds");
 	sb_addf(sb, "| benchmark | A: class, steady | B: class, steady | B/A (%g%% CI) | rounds | smallest change "
-		"(80%% power) | verdict |\n|---|---|---|---|---|---|---|\n", cp->ao.confidence * 100);
+		"(80%% power) | verdict | warm-up B vs A |\n|---|---|---|---|---|---|---|---|\n", cp->ao.confidence * 100);
 	for (size_t i = 0; i < n; i++)
 		md_row(sb, cp, &w[i]);
 	sb_addc(sb, '\n');
@@ -311,6 +349,7 @@ static json_t *json_row(const struct compare *cp, const struct row *w)
 	json_object_set_new(o, "left_out", json_pack("{s:I, s:I}", "a", (json_int_t)w->rp.nofig_a, "b",
 						     (json_int_t)w->rp.nofig_b));
 	json_object_set_new(o, "why", ok ? json_null() : json_string(esc(ESC_JSON, w->why.buf)));
+	json_object_set_new(o, "warmup", w->warm ? sw_json(&w->wd) : json_null());
 	for (int s = 0; s < 2 && ok; s++) {
 		struct strbuf words = STRBUF_INIT;
 		ks_shape_words(w->m[s].shape & KS_SHAPE_WARN, ";", &words);

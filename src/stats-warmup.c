@@ -155,8 +155,7 @@ json_t *sw_json(const struct sw_diff *d)
 			 (d->warn & AN_WARN_SHORT) != 0, "warn_drift", (d->warn & AN_WARN_DRIFT) != 0);
 }
 
-/* "+390 ms (350–430)", one unit for the three; "-" without an interval */
-static void fmt_change(const struct sw_change *c, struct strbuf *sb)
+void sw_change_text(const struct sw_change *c, struct strbuf *sb)
 {
 	if (!isfinite(c->lo)) {
 		sb_adds(sb, "-");
@@ -179,8 +178,7 @@ static const struct an_key *find(const struct an_result *r, const char *key)
 	return NULL;
 }
 
-/* the verdict column: what changed, or why nothing can be said */
-static void verdict_text(const struct sw_diff *d, struct strbuf *sb)
+void sw_verdict_text(const struct sw_diff *d, struct strbuf *sb)
 {
 	if (d->warn & AN_WARN_SHORT) {
 		sb_adds(sb, "cannot tell: too short");
@@ -217,13 +215,13 @@ void sw_print(const struct strvec *keys, const struct an_result *ra, const struc
 		sb_addf(&sb, "%s -> %s", an_class_name(a->cls), an_class_name(b->cls));
 		sv_push(&cells, sb.buf);
 		sb_reset(&sb);
-		fmt_change(&d.time, &sb);
+		sw_change_text(&d.time, &sb);
 		sv_push(&cells, sb.buf);
 		sb_reset(&sb);
-		fmt_change(&d.cost, &sb);
+		sw_change_text(&d.cost, &sb);
 		sv_push(&cells, sb.buf);
 		sb_reset(&sb);
-		verdict_text(&d, &sb);
+		sw_verdict_text(&d, &sb);
 		sv_push(&cells, sb.buf);
 		const struct an_key *side[2] = { a, b };
 		for (int q = 0; q < 2; q++) {

@@ -1,5 +1,5 @@
 /*
- * stats-warmup.h - `kiln diff`'s verdicts on warmup itself (issue 26): did
+ * stats-warmup.h - `kiln diff`'s (and `kiln compare`'s) verdicts on warmup itself (issue 26): did
  * B take longer than A to reach its steady state, did its warmup cost more
  * (the time its iterations before the steady state took beyond the steady
  * level), and did its class change.  The steady state's own ratio is
@@ -58,6 +58,10 @@ struct sw_diff {
 void sw_diff_keys(const struct an_key *a, const struct an_key *b, const struct an_opts *o, struct sw_diff *d);
 /* "longer", "costs more", ... for what (0 time, 1 cost) */
 const char *sw_verdict_name(enum sw_verdict v, int what);
+/* "+390 ms (+350–+430)", one unit for the three; "-" without an interval */
+void sw_change_text(const struct sw_change *c, struct strbuf *sb);
+/* the verdicts in words ("class changed; warmup longer", "no change"), or why nothing can be said */
+void sw_verdict_text(const struct sw_diff *d, struct strbuf *sb);
 /* the verdicts as diff's JSON gives them (an object) */
 json_t *sw_json(const struct sw_diff *d);
 /*

@@ -71,7 +71,23 @@ assert b['tail']['verdict'] == 'no verdict' and 'no steady state' in b['tail']['
 " || fail "json: $(cat o.json)"
 md=$("$KILN" compare c.yaml --vm a=./vm-1.00 --vm b=./vm-1.05 -q --format markdown) || fail "markdown"
 assert_contains "$md" "^| benchmark | A: class, steady | B: class, steady | B/A (99% CI) | rounds |"
-assert_contains "$md" "^| warm | warmup, .* | 1\.0[4-6][0-9]* (1\.0[0-9]*–1\.0[0-9]*) | 10 | .* | slower |$"
+assert_contains "$md" "^| warm | warmup, .* | 1\.0[4-6][0-9]* (1\.0[0-9]*–1\.0[0-9]*) | 10 | .* | slower | [a-z ;]* |$"
+assert_contains "$md" "| warm-up B vs A |$"
+
+# ---- a build that warms up twice as long, the same steady state: kiln diff's warmup verdicts per benchmark ----
+printf '#!/bin/sh\nexec %s 1.00 "$1" "$(echo "$2" | sed s/:5:/:10:/)"\n' "$SYN" >warm10
+chmod +x warm10
+out=$("$KILN" compare c.yaml --vm a=./vm-1.00 --vm w=./warm10 -q -k warm -k flat) || fail "warm-up: $out"
+assert_contains "$out" "B/A  [01]\.[09][0-9]*  (99% CI [0-9.]*–[0-9.]*), 10 rounds paired: no change shown"
+assert_contains "$out" "warm-up  B-A time to steady +10 ms (+[0-9.]*–+[0-9.]*), warmup cost +[45][0-9.]* ms (+[0-9.]*–+[0-9.]*): warmup longer; warmup costs more$"
+assert_contains "$out" "warm-up: 1 longer, 0 shorter to reach the steady state; 0 changed class"
+"$KILN" compare c.yaml --vm a=./vm-1.00 --vm w=./warm10 -q -k warm -k flat --json >w.json || fail "warm-up --json"
+json w.json "
+b = {x['benchmark']: x for x in d['benchmarks']}
+t = b['warm']['warmup']['time_to_steady_s']
+assert b['warm']['verdict'] == 'no change shown' and t['verdict'] == 'longer' and 0.0095 < t['diff'] < 0.0105, b['warm']
+assert b['flat']['warmup']['time_to_steady_s']['verdict'] == 'no change', b['flat']
+" || fail "warm-up json: $(cat w.json)"
 
 # ---- A/A: two copies of one build, no change shown ----
 "$KILN" compare c.yaml --vm a=./vm-1.00 --vm a2=./same-1.00 -q --json >aa.json || fail "A/A"
