@@ -182,6 +182,27 @@ static void read_segs(json_t *sl, struct an_pexec *p)
 }
 
 /*
+ * Do p's segments and outliers index its n iterations: each segment
+ * [start, end) non-empty, in order, not past n; each outlier below n,
+ * ascending.  What reads them (the steady sample, plots, reports) indexes
+ * the pexec's times with them, so a cache entry that does not fit (a
+ * crafted results file can carry one under its own data's hash) is a miss.
+ */
+static int within(const struct an_pexec *p)
+{
+	size_t at = 0;
+	for (size_t q = 0; q < p->nsegs; q++) {
+		if (p->segs[q].start < at || p->segs[q].start >= p->segs[q].end || p->segs[q].end > p->n)
+			return 0;
+		at = p->segs[q].end;
+	}
+	for (size_t q = 0; q < p->noutliers; q++)
+		if (p->outliers[q] >= p->n || (q && p->outliers[q] <= p->outliers[q - 1]))
+			return 0;
+	return 1;
+}
+
+/*
  * One pexec's analysis into p; -1 with e set when it cannot be this key's
  * (its index, its length, its class or its first steady segment out of
  * range): the text is another key's, or damaged
@@ -215,6 +236,8 @@ static int read_pexec(json_t *o, const struct ds_key *k, struct an_pexec *p, str
 	read_segs(sl, p);
 	if (p->first_steady >= p->nsegs || p->steady_start > p->n)
 		return bad(e, "first steady segment out of range");
+	if (!within(p))
+		return bad(e, "a segment or an outlier out of the pexec's iterations");
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -769,6 +770,26 @@ static void test_cache_roundtrip(void **state)
 	old[4] = vs[4];
 	free(vs);
 	assert_int_equal(an_key_deserialize("nope", k, &c, &e), -1);
+	/* segments and outliers must index the pexec's iterations (a crafted file can carry its own cache entry) */
+	static const char *const damage[] = { "segs-end", "segs-order", "outlier-past", "outlier-order" };
+	for (size_t d = 0; d < sizeof(damage) / sizeof(*damage); d++) {
+		json_t *j = json_loads(t, 0, NULL), *p0 = json_array_get(json_object_get(j, "pexecs"), 0);
+		json_t *segs = json_object_get(p0, "segs"), *ol = json_object_get(p0, "outliers");
+		json_t *last = json_array_get(segs, json_array_size(segs) - 1);
+		if (d == 0)
+			json_array_set_new(last, 1, json_integer(1005));
+		else if (d == 1)
+			json_array_append(segs, json_array_get(segs, 0));
+		else if (d == 2)
+			json_array_append_new(ol, json_integer(1000));
+		else
+			json_array_append_new(ol, json_integer(0)), json_array_append_new(ol, json_integer(0));
+		char *bad = json_dumps(j, 0);
+		assert_int_equal(an_key_deserialize(bad, k, &c, &e), -1);
+		assert_non_null(strstr(e.msg.buf, "out of the pexec's iterations"));
+		free(bad);
+		json_decref(j);
+	}
 	free(t);
 	free(t2);
 	an_key_free(&a);
