@@ -1015,6 +1015,7 @@ static void power_bench(size_t commits, double sw, double tau, int trials)
  * less at half of it (1 + (f - 1) / 2: half the stretch).
  */
 #define WARM_FRESH 30
+#define WARM_SIZES 8 /* distinct stretches a run of warm_power_bench measures fresh series for */
 
 struct warm_fresh {
 	double size;      /* a stretch named */
@@ -1051,7 +1052,8 @@ static const struct warm_fresh *warm_fresh_of(const struct warm_noise *wn, doubl
 	for (size_t c = 0; c < *nc; c++)
 		if (cache[c].size == f)
 			return &cache[c];
-	struct warm_fresh *r = &cache[(*nc)++];
+	/* the sizes are the ladder's rungs (history-power.c: five), so WARM_SIZES holds them; past it, the last is reused */
+	struct warm_fresh *r = &cache[*nc < WARM_SIZES ? (*nc)++ : WARM_SIZES - 1];
 	r->size = f;
 	r->found = r->half = 0;
 	for (int t = 0; t < WARM_FRESH; t++)
@@ -1071,7 +1073,7 @@ static void warm_power_bench(const struct warm_noise *wn, int trials)
 	ao.resamples = 100;
 	ao.threads = 1;
 	int series = trials / 3 > 10 ? trials / 3 : 10, named = 0, none = 0;
-	struct warm_fresh cache[8];
+	struct warm_fresh cache[WARM_SIZES];
 	size_t nc = 0;
 	double sum = 0, lo = 1, hi = 0, sum_half = 0, sum_size = 0, t_warm = 0, t_steady = 0;
 	size_t pexecs = 0, warm = 0;
