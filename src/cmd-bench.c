@@ -284,14 +284,7 @@ static int valid_param_name(const char *n)
 static void add_quoted(struct strbuf *sb, const char *s)
 {
 	sb_addc(sb, ' ');
-	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,%+") == strlen(s)) {
-		sb_adds(sb, s);
-		return;
-	}
-	sb_addc(sb, '\'');
-	for (; *s; s++)
-		*s == '\'' ? sb_adds(sb, "'\\''") : sb_addc(sb, *s);
-	sb_addc(sb, '\'');
+	sb_add_shword(sb, s);
 }
 
 static int parse_long_opt(const char *what, const char *v, long lo, long *out, struct kerr *e)

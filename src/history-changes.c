@@ -67,11 +67,38 @@ static json_t *change_json(const struct hist_change *c, const struct hist_series
 			      esc(ESC_JSON, at->subject ? at->subject : ""), "range", lo->hash, hi->hash, "ratio",
 			      json_num(c->ratio), "ratio_lo", json_num(c->ratio_lo), "ratio_hi", json_num(c->ratio_hi),
 			      "before", c->before, "after", c->after, "score", c->score, "moved_off_aa", c->aa_alarm);
+	/* the GOOD and BAD kiln bisect would search between (print_bisect_hint), null when one commit is all */
+	const struct hist_commit *good = c->lo ? &cs[s->p[c->lo - 1].commit] : NULL;
+	json_object_set_new(j, "bisect", good && c->what != HIST_CLASS && hi->depth - good->depth >= 2
+						 ? json_pack("[s,s]", good->hash, hi->hash) : json_null());
 	if (c->what == HIST_WARMUP || c->what == HIST_COST) {
 		json_object_set_new(j, "after_lo", json_num(c->after_lo));
 		json_object_set_new(j, "after_hi", json_num(c->after_hi));
 	}
 	return j;
+}
+
+/*
+ * A change whose commits the history did not all measure (--steps, or a
+ * range of several): the kiln bisect that finds the one, between the last
+ * tracked commit before its range and the last of it (what bisect --auto
+ * takes for the newest change).  Not for the class mix, which bisect
+ * cannot compare round by round.  The key is a shell word, escaped again
+ * for the terminal.
+ */
+static void print_bisect_hint(const struct hist_series *s, const struct hist_change *c, const struct hist_commit *cs)
+{
+	if (c->what == HIST_CLASS || !c->lo)
+		return;
+	const struct hist_commit *good = &cs[s->p[c->lo - 1].commit], *bad = &cs[s->p[c->hi].commit];
+	if (bad->depth - good->depth < 2)
+		return; /* the change is on one commit, the one after GOOD: nothing to search */
+	struct strbuf key = STRBUF_INIT;
+	sb_add_shword(&key, s->key);
+	printf("         find the commit (%ld after %.12s): kiln bisect CONFIG --repo DIR %.12s %.12s --key %s%s%s\n",
+	       bad->depth - good->depth, good->hash, good->hash, bad->hash, esc(ESC_TERM, key.buf),
+	       c->what == HIST_STEADY ? "" : " --series ", c->what == HIST_STEADY ? "" : hist_what_name(c->what));
+	sb_release(&key);
 }
 
 /* the changes of s printed (only those whose range holds one of hashes, when hashes is given); how many */
@@ -101,6 +128,7 @@ static size_t print_changes(const struct hist_series *s, const struct hist_chang
 		if (c->aa_alarm)
 			printf("         the data put it between two commits of one binary, where only the machine can "
 			       "change: shown on the nearest commit whose binary changed; check it (--compare, bisect)\n");
+		print_bisect_hint(s, c, cs);
 		free(subj);
 		sb_release(&sz);
 	}

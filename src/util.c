@@ -110,6 +110,19 @@ void sb_adds(struct strbuf *sb, const char *s)
 	sb_add(sb, s, strlen(s));
 }
 
+void sb_add_shword(struct strbuf *sb, const char *s)
+{
+	static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,%+";
+	if (*s && strspn(s, plain) == strlen(s)) {
+		sb_adds(sb, s);
+		return;
+	}
+	sb_addc(sb, '\'');
+	for (; *s; s++)
+		*s == '\'' ? sb_adds(sb, "'\\''") : sb_addc(sb, *s);
+	sb_addc(sb, '\'');
+}
+
 void sb_addc(struct strbuf *sb, char c)
 {
 	sb_add(sb, &c, 1);

@@ -49,6 +49,8 @@ struct strbuf {
 void sb_grow(struct strbuf *sb, size_t extra);
 void sb_add(struct strbuf *sb, const void *data, size_t n);
 void sb_adds(struct strbuf *sb, const char *s);
+/* s as one POSIX shell word: as it is when it holds only characters no shell gives a meaning, else single-quoted */
+void sb_add_shword(struct strbuf *sb, const char *s);
 void sb_addc(struct strbuf *sb, char c);
 void sb_addf(struct strbuf *sb, const char *fmt, ...) KILN_PRINTF(2, 3);
 void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
