@@ -13,7 +13,8 @@
 #   c5  a syntax error                   (the build fails)
 #   c6  the build fixed, as c4           (same binary as c4)
 #   c7  README only                      (same binary as c6)
-# The hashes are in HIST_C0 .. HIST_C7.  make_history_config FILE REPO_UNUSED
+# The hashes are in HIST_C0 .. HIST_C7 (history_line makes a longer line of
+# one speed, or one step).  make_history_config FILE REPO_UNUSED
 # writes an experiment of that VM ({src} for the checkout) with one
 # benchmark `b` of PEXECS (default 5) pexecs x 30 iterations.
 # history_test_begin does both in $T, after checking the tools they need.
@@ -64,6 +65,22 @@ history_repo_init() {
 	git -C "$1" config user.name "Kiln Test"
 	git -C "$1" config user.email "kiln@example.invalid"
 	printf 'vm: vm.c\n\tcc -O2 -o vm vm.c -lm\n' > "$1/Makefile"
+}
+
+# history_line DIR N [SLOW_AT]: DIR a repository of N commits "c0: rebuilt" .. of the toy VM, one a minute, each its
+# own binary, 2000 us a steady iteration (2200 from commit SLOW_AT on, when given); their hashes in HIST_L0 ..
+history_line() {
+	local d=$1 n=$2 slow=${3:-} i us
+	history_repo_init "$d"
+	for i in $(seq 0 $((n - 1))); do
+		us=2000
+		[ -n "$slow" ] && [ "$i" -ge "$slow" ] && us=2200
+		history_vm_source $us 5 "static volatile int rebuilt = $i;" > "$d/vm.c"
+		git -C "$d" add -A
+		GIT_COMMITTER_DATE="2026-01-01T12:$((10 + i)):00Z" GIT_AUTHOR_DATE="2026-01-01T12:$((10 + i)):00Z" \
+			git -C "$d" commit -q -m "c$i: rebuilt"
+		eval "HIST_L$i=$(git -C "$d" rev-parse HEAD)"
+	done
 }
 
 make_history_repo() { # DIR

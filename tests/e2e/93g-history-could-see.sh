@@ -12,13 +12,7 @@ source "$KILN_ROOT/tests/lib.sh"
 source "$KILN_ROOT/tests/lib-history.sh"
 history_test_tools
 d=$T/repo
-history_repo_init "$d"
-for i in $(seq 0 19); do
-	history_vm_source 2000 5 "static volatile int rebuilt = $i;" > "$d/vm.c"
-	git -C "$d" add -A
-	GIT_COMMITTER_DATE="2026-01-01T12:$((10 + i)):00Z" GIT_AUTHOR_DATE="2026-01-01T12:$((10 + i)):00Z" \
-		git -C "$d" commit -q -m "c$i: rebuilt"
-done
+history_line "$d" 20
 make_history_config exp/toy.yaml
 H=$T/h.db
 out=$("$KILN" track exp/toy.yaml --repo repo -o "$H" -q ..main 2>&1) || fail "track: $out"

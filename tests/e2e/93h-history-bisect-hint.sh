@@ -8,21 +8,13 @@ source "$KILN_ROOT/tests/lib.sh"
 source "$KILN_ROOT/tests/lib-history.sh"
 history_test_tools
 d=$T/repo
-history_repo_init "$d"
-for i in $(seq 0 13); do
-	us=2000
-	[ "$i" -ge 7 ] && us=2200
-	history_vm_source $us 5 "static volatile int rebuilt = $i;" > "$d/vm.c"
-	git -C "$d" add -A
-	GIT_COMMITTER_DATE="2026-01-01T12:$((10 + i)):00Z" GIT_AUTHOR_DATE="2026-01-01T12:$((10 + i)):00Z" \
-		git -C "$d" commit -q -m "c$i"
-	eval "C$i=$(git -C "$d" rev-parse HEAD)"
-done
+history_line "$d" 14 7
+C6=$HIST_L6 C7=$HIST_L7
 make_history_config exp/toy.yaml
 H=$T/h.db
 out=$("$KILN" track exp/toy.yaml --repo repo -o "$H" -q --steps 7 ..main 2>&1) || fail "track: $out"
 out=$("$KILN" track --changes "$H") || fail "--changes: $out"
-assert_contains "$out" "steady ${C7:0:12} c7"
+assert_contains "$out" "steady ${C7:0:12} c7: rebuilt"
 line=$(grep "find the commit" <<<"$out") || fail "no bisect hint: $out"
 assert_contains "$line" "find the commit ([0-9]* after [0-9a-f]*): kiln bisect CONFIG --repo DIR [0-9a-f]\{12\} ${C7:0:12} --key b:toy:default-toy$"
 json=$("$KILN" track --changes "$H" --json) || fail "--changes --json: $json"
