@@ -58,6 +58,22 @@ static void size_text(const struct hist_change *c, struct strbuf *sb)
 	}
 }
 
+/*
+ * The GOOD and BAD kiln bisect would search between for change c: the last
+ * tracked commit before its range and the last of it; 0 when there is
+ * nothing to search (the change is on the one commit after GOOD, or at the
+ * series' start) or bisect cannot (the class mix)
+ */
+static int bisect_ends(const struct hist_series *s, const struct hist_change *c, const struct hist_commit *cs,
+		       const struct hist_commit **good, const struct hist_commit **bad)
+{
+	if (c->what == HIST_CLASS || !c->lo)
+		return 0;
+	*good = &cs[s->p[c->lo - 1].commit];
+	*bad = &cs[s->p[c->hi].commit];
+	return (*bad)->depth - (*good)->depth >= 2;
+}
+
 static json_t *change_json(const struct hist_change *c, const struct hist_series *s, const struct hist_commit *cs)
 {
 	const struct hist_commit *at = &cs[s->p[c->at].commit], *lo = &cs[s->p[c->lo].commit], *hi = &cs[s->p[c->hi].commit];
@@ -68,9 +84,9 @@ static json_t *change_json(const struct hist_change *c, const struct hist_series
 			      json_num(c->ratio), "ratio_lo", json_num(c->ratio_lo), "ratio_hi", json_num(c->ratio_hi),
 			      "before", c->before, "after", c->after, "score", c->score, "moved_off_aa", c->aa_alarm);
 	/* the GOOD and BAD kiln bisect would search between (print_bisect_hint), null when one commit is all */
-	const struct hist_commit *good = c->lo ? &cs[s->p[c->lo - 1].commit] : NULL;
-	json_object_set_new(j, "bisect", good && c->what != HIST_CLASS && hi->depth - good->depth >= 2
-						 ? json_pack("[s,s]", good->hash, hi->hash) : json_null());
+	const struct hist_commit *good, *bad;
+	json_object_set_new(j, "bisect", bisect_ends(s, c, cs, &good, &bad) ? json_pack("[s,s]", good->hash, bad->hash)
+									     : json_null());
 	if (c->what == HIST_WARMUP || c->what == HIST_COST) {
 		json_object_set_new(j, "after_lo", json_num(c->after_lo));
 		json_object_set_new(j, "after_hi", json_num(c->after_hi));
@@ -88,11 +104,9 @@ static json_t *change_json(const struct hist_change *c, const struct hist_series
  */
 static void print_bisect_hint(const struct hist_series *s, const struct hist_change *c, const struct hist_commit *cs)
 {
-	if (c->what == HIST_CLASS || !c->lo)
+	const struct hist_commit *good, *bad;
+	if (!bisect_ends(s, c, cs, &good, &bad))
 		return;
-	const struct hist_commit *good = &cs[s->p[c->lo - 1].commit], *bad = &cs[s->p[c->hi].commit];
-	if (bad->depth - good->depth < 2)
-		return; /* the change is on one commit, the one after GOOD: nothing to search */
 	struct strbuf key = STRBUF_INIT;
 	sb_add_shword(&key, s->key);
 	printf("         find the commit (%ld after %.12s): kiln bisect CONFIG --repo DIR %.12s %.12s --key %s%s%s\n",

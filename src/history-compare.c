@@ -211,8 +211,8 @@ static void steady_change_text(const struct verdict *v, char r[32], char ci[96])
 		snprintf(ci + strlen(ci), 96 - strlen(ci), " (could see ±%.1f%%)", 100 * v->mde);
 }
 
-/* key i's row of the Markdown table, its verdicts counted in t */
-static void markdown_row(struct ab_ctx *c, long ra, long rb, const struct ab_keys *k, size_t i,
+/* key i's row of the Markdown table, its verdicts counted in t; 1 when it regressed (slower, or a longer warm-up) */
+static int markdown_row(struct ab_ctx *c, long ra, long rb, const struct ab_keys *k, size_t i,
 			 const struct compare_opts *co, struct tally *t)
 {
 	struct verdict v = judge(k->a[i], k->b[i], k->nd[i], co->threshold);
@@ -244,6 +244,7 @@ static void markdown_row(struct ab_ctx *c, long ra, long rb, const struct ab_key
 	sb_release(&wb);
 	sb_release(&wc);
 	sb_release(&mk);
+	return v.slower || w.longer;
 }
 
 /* the Markdown table; returns how many keys regressed (slower, or a longer warm-up) beyond the thresholds */
@@ -264,17 +265,8 @@ static size_t print_markdown(struct ab_ctx *c, const struct hist_commit *b, cons
 	       100 * co->threshold, 100 * co->warm_threshold);
 	printf("| key | base | head | head/base | 99%% interval | warm-up base -> head | 1 + warm-up head/base (99%%) | |\n");
 	printf("|---|---|---|---|---|---|---|---|\n");
-	for (size_t i = 0; i < k->n; i++) {
-		size_t before = t.slower + t.longer;
-		struct tally one = { 0 };
-		markdown_row(c, ra, rb, k, i, co, &one);
-		bad += one.slower || one.longer;
-		t.slower += one.slower;
-		t.faster += one.faster;
-		t.longer += one.longer;
-		t.shorter += one.shorter;
-		(void)before;
-	}
+	for (size_t i = 0; i < k->n; i++)
+		bad += markdown_row(c, ra, rb, k, i, co, &t);
 	printf("\n%zu of %zu key%s slower beyond %g%%, %zu faster; %zu with a warm-up longer beyond %g%%, %zu shorter.\n",
 	       t.slower, k->n, k->n == 1 ? "" : "s", 100 * co->threshold, t.faster, t.longer, 100 * co->warm_threshold,
 	       t.shorter);
