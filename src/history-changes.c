@@ -59,19 +59,36 @@ static void size_text(const struct hist_change *c, struct strbuf *sb)
 }
 
 /*
- * The GOOD and BAD kiln bisect would search between for change c: the last
- * tracked commit before its range and the last of it; 0 when there is
- * nothing to search (the change is on the one commit after GOOD, or at the
- * series' start) or bisect cannot (the class mix)
+ * The GOOD and BAD kiln bisect would search between for a change of series
+ * what on points lo..hi of s: the last tracked commit before its range and
+ * the last of it; 0 when there is nothing to search (the change is on the
+ * one commit after GOOD, or at the series' start) or bisect cannot (the
+ * class mix)
  */
+int hist_bisect_ends(const struct hist_series *s, size_t lo, size_t hi, enum hist_what what,
+		     const struct hist_commit *cs, const struct hist_commit **good, const struct hist_commit **bad)
+{
+	if (what == HIST_CLASS || !lo || hi >= s->n)
+		return 0;
+	*good = &cs[s->p[lo - 1].commit];
+	*bad = &cs[s->p[hi].commit];
+	return (*bad)->depth - (*good)->depth >= 2;
+}
+
+/* the command line of that bisect, CONFIG and DIR left to the reader, the key one shell word (not escaped for a terminal or a page) */
+void hist_bisect_command(struct strbuf *sb, const struct hist_commit *good, const struct hist_commit *bad,
+			 const char *key, enum hist_what what)
+{
+	sb_addf(sb, "kiln bisect CONFIG --repo DIR %.12s %.12s --key ", good->hash, bad->hash);
+	sb_add_shword(sb, key);
+	if (what != HIST_STEADY)
+		sb_addf(sb, " --series %s", hist_what_name(what));
+}
+
 static int bisect_ends(const struct hist_series *s, const struct hist_change *c, const struct hist_commit *cs,
 		       const struct hist_commit **good, const struct hist_commit **bad)
 {
-	if (c->what == HIST_CLASS || !c->lo)
-		return 0;
-	*good = &cs[s->p[c->lo - 1].commit];
-	*bad = &cs[s->p[c->hi].commit];
-	return (*bad)->depth - (*good)->depth >= 2;
+	return hist_bisect_ends(s, c->lo, c->hi, c->what, cs, good, bad);
 }
 
 static json_t *change_json(const struct hist_change *c, const struct hist_series *s, const struct hist_commit *cs)
@@ -107,12 +124,11 @@ static void print_bisect_hint(const struct hist_series *s, const struct hist_cha
 	const struct hist_commit *good, *bad;
 	if (!bisect_ends(s, c, cs, &good, &bad))
 		return;
-	struct strbuf key = STRBUF_INIT;
-	sb_add_shword(&key, s->key);
-	printf("         find the commit (%ld after %.12s): kiln bisect CONFIG --repo DIR %.12s %.12s --key %s%s%s\n",
-	       bad->depth - good->depth, good->hash, good->hash, bad->hash, esc(ESC_TERM, key.buf),
-	       c->what == HIST_STEADY ? "" : " --series ", c->what == HIST_STEADY ? "" : hist_what_name(c->what));
-	sb_release(&key);
+	struct strbuf cmd = STRBUF_INIT;
+	hist_bisect_command(&cmd, good, bad, s->key, c->what);
+	printf("         find the commit (%ld after %.12s): %s\n", bad->depth - good->depth, good->hash,
+	       esc(ESC_TERM, cmd.buf));
+	sb_release(&cmd);
 }
 
 /* the changes of s printed (only those whose range holds one of hashes, when hashes is given); how many */

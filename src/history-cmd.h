@@ -21,6 +21,17 @@ struct compare_opts {
 /* BASE and HEAD measured interleaved, a Markdown summary (or JSON) on stdout; KEXIT_FAIL on a regression beyond a threshold */
 int track_compare(const struct track_opts *o, const char *base, const char *head, const struct compare_opts *co);
 
+/* kiln bisect for a change on points lo..hi of s (history-changes.c): its GOOD and BAD, 0 when none is worth it */
+struct hist_series;
+struct hist_commit;
+enum hist_what;
+int hist_bisect_ends(const struct hist_series *s, size_t lo, size_t hi, enum hist_what what,
+		     const struct hist_commit *cs, const struct hist_commit **good, const struct hist_commit **bad);
+/* its command line (CONFIG and DIR for the reader to fill), the key one shell word, unescaped */
+struct strbuf;
+void hist_bisect_command(struct strbuf *sb, const struct hist_commit *good, const struct hist_commit *bad,
+			 const char *key, enum hist_what what);
+
 /* after a track: the changes whose range holds one of the commits just measured (hashes), on this machine */
 void track_new_changes(const char *history, const struct strvec *hashes, const char *machine);
 /* every run's figures made again (clock NULL: the history's own), a KEXIT_* code */

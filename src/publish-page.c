@@ -21,6 +21,8 @@
 #include <time.h>
 
 #include "analysis.h"
+#include "history-cmd.h"
+#include "history-detect.h"
 #include "publish-int.h"
 #include "report.h"
 #include "json-num.h"
@@ -631,6 +633,24 @@ static void power_text(struct strbuf *sb, const struct hist_power *pw, const str
 	sb_release(&t);
 }
 
+/*
+ * A change whose range holds commits the history did not measure: the kiln
+ * bisect that finds the one (what `kiln track --changes` prints beside it)
+ */
+static void bisect_hint(struct strbuf *sb, const struct pub_site *s, const struct pub_key *k, const struct pub_change *c)
+{
+	const struct hist_commit *good, *bad;
+	if (!hist_bisect_ends(&k->s, c->lo, c->hi, (enum hist_what)c->what, s->c, &good, &bad))
+		return;
+	struct strbuf cmd = STRBUF_INIT;
+	hist_bisect_command(&cmd, good, bad, k->key, (enum hist_what)c->what);
+	sb_addf(sb, ". <span class=\"bisect\">Find the commit (%ld after %.12s): <code>", bad->depth - good->depth,
+		good->hash);
+	esc_add(sb, ESC_HTML, cmd.buf);
+	sb_adds(sb, "</code></span>");
+	sb_release(&cmd);
+}
+
 static void key_changes(struct strbuf *sb, const struct pub_site *s, const struct pub_key *k)
 {
 	sb_adds(sb, "<section id=\"changes\">\n<h2>Change points</h2>\n");
@@ -666,11 +686,11 @@ static void key_changes(struct strbuf *sb, const struct pub_site *s, const struc
 			if (k->ch[j].moved)
 				sb_adds(sb, " (the data put it between two commits that ran the same binary, where "
 					    "nothing changed: it was moved to the nearest commit that changed the binary)");
+			bisect_hint(sb, s, k, &k->ch[j]);
 			sb_adds(sb, "</li>\n");
 			sb_release(&t);
 		}
 		sb_adds(sb, "</ul>\n");
-		sb_adds(sb, "</tbody>\n</table>\n");
 	}
 	sb_adds(sb, "<p class=\"aa\">False alarms measured on this key's same-binary commits (where nothing changed): ");
 	for (int w = 0; w < PUB_NWHAT; w++) {

@@ -23,6 +23,11 @@ import json, sys
 c = json.loads(sys.argv[1])[0]['changes'][0]
 assert c['series'] == 'steady' and c['bisect'][1] == '$C7' and c['bisect'][0] != '$C6', c
 " "$json" || fail "bisect in JSON: $json"
+# kiln publish's key page shows the same command (HTML-escaped, no script needed)
+"$KILN" publish "$H" -o site -q >/dev/null 2>&1 || fail "publish"
+page=$(grep -l "Change points" site/k/*.html | head -1)
+grep -q "<code>${line#*: }</code>" "$page" || fail "no bisect hint on $page: $(grep -o 'class="details".*' "$page")"
+[ "$(grep -c '</table>' "$page")" = "$(grep -c '<table' "$page")" ] || fail "$page closes more tables than it opens"
 # run it as printed
 cmd=${line#*: kiln bisect }
 cmd=${cmd/CONFIG/exp\/toy.yaml}
@@ -41,3 +46,6 @@ mkdir -p "exp/benchmarks/it's/toy" && cp exp/benchmarks/b/toy/README "exp/benchm
 out=$("$KILN" track exp/q.yaml --repo repo -o "$T/q.db" -q --steps 7 ..main 2>&1) || fail "track q: $out"
 out=$("$KILN" track --changes "$T/q.db") || fail "--changes q: $out"
 assert_contains "$out" "--key 'it'\\\\''s:toy:default-toy'$"
+"$KILN" publish "$T/q.db" -o qsite -q >/dev/null 2>&1 || fail "publish q"
+grep -q "\-\-key &#39;it&#39;\\\\&#39;&#39;s:toy:default-toy&#39;</code>" qsite/k/*.html || fail "quoted key on the page: $(grep -ho '<code>[^<]*</code>' qsite/k/*.html)"
+
