@@ -6,6 +6,7 @@
  * util.
  */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,6 +26,19 @@ static char *exe_dir(void)
 		return NULL;
 	buf[n] = '\0';
 	return path_dirname(buf);
+}
+
+const char *kiln_self_exe(char *buf, size_t n)
+{
+	static const char gone[] = " (deleted)";
+	ssize_t len = n > 1 ? readlink("/proc/self/exe", buf, n - 1) : -1;
+	if (len <= 0 || (size_t)len >= n - 1)
+		return NULL;
+	buf[len] = '\0';
+	/* the kernel's mark of an unlinked file: this kiln's file is no longer at its path */
+	if ((size_t)len > sizeof(gone) - 1 && !strcmp(buf + len - (sizeof(gone) - 1), gone))
+		snprintf(buf, n, "/proc/self/exe");
+	return buf;
 }
 
 /* the source tree, when this kiln is build/kiln (or build-X/kiln) inside one */

@@ -4,9 +4,18 @@
 #ifndef KILN_PATHS_H
 #define KILN_PATHS_H
 
+#include <stddef.h>
+
 /* where kiln's bundled plugins/benchmarks/examples are (share/kiln or the source tree) */
 const char *kiln_datadir(void);
 /* where compiled runners are (libexec/kiln or build/) */
 const char *kiln_libexecdir(void);
+/*
+ * The path that runs this very kiln again (the sanity child): its file, or
+ * /proc/self/exe when that file was replaced while kiln ran (an upgrade, a
+ * rebuild) and the path now holds another kiln or nothing; buf of n bytes.
+ * NULL if kiln cannot find itself.
+ */
+const char *kiln_self_exe(char *buf, size_t n);
 
 #endif

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "isolate.h"
+#include "paths.h"
 #include "platform.h"
 #include "safefs.h"
 
@@ -512,14 +513,9 @@ static long soft_limit(const json_t *rep, const char *name)
 static int sanity_report(const struct exec_opts *pexec, const struct sanity_expect *x, json_t **rep, struct kerr *e)
 {
 	char self[4096];
-	const char *exe = x->kiln_exe;
-	if (!exe) {
-		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-		if (n <= 0)
-			return kerr_set(e, "sanity check: cannot find kiln's own executable");
-		self[n] = '\0';
-		exe = self;
-	}
+	const char *exe = x->kiln_exe ? x->kiln_exe : kiln_self_exe(self, sizeof(self));
+	if (!exe)
+		return kerr_set(e, "sanity check: cannot find kiln's own executable");
 	struct strvec argv = STRVEC_INIT;
 	sv_push(&argv, exe);
 	sv_push(&argv, "doctor");

@@ -406,6 +406,8 @@ static int run_sanity(struct run_state *rs, const char *results, struct kerr *e)
 	sv_clear(&env);
 	if (r < 0 && exec_interrupted) /* its child was stopped by the interrupt, not found wrong */
 		return kerr_setc(e, KEXIT_INTERRUPTED, "interrupted during the sanity check of the pexec environment");
+	if (r < 0 && e)
+		e->code = KEXIT_CONFIG; /* the machine cannot give a pexec what the config asks: no session here can run */
 	return r < 0 ? kerr_wrap(e, "sanity check of the pexec environment") : 0;
 }
 

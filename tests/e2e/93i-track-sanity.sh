@@ -1,0 +1,52 @@
+# A track whose sessions cannot get the pexec environment they ask for
+# stops, and loses nothing: kiln's sanity child (`kiln doctor
+# --sanity-child`, started as a pexec is before every session) is kiln
+# itself again.
+#  1. kiln's file replaced while a track in rounds runs (an upgrade, a
+#     rebuild): the later sessions' sanity checks run the kiln that runs
+#     (/proc/self/exe), and every pexec of every commit is measured.
+#     Before, each later session failed its check ("cannot run
+#     .../kiln (deleted)") and its commit was recorded as measured with
+#     the pexecs it had: 708 of 12,000 on a real track.
+#  2. a sanity check that fails (here kiln started through the dynamic
+#     loader, so that what runs kiln again is the loader): the track
+#     stops with exit 3 and the check's error, its commits stay to be
+#     measured, and the same track then resumes them.  Before, every
+#     commit was recorded as measured, with no pexec, and the track
+#     exited 0.
+source "$KILN_ROOT/tests/lib.sh"
+source "$KILN_ROOT/tests/lib-history.sh"
+history_test_tools
+history_line repo 4
+make_history_config exp/toy.yaml 5
+# a copy of kiln outside its build tree, told where its own files are
+mkdir bin
+cp "$KILN" bin/kiln
+export KILN_DATADIR=$KILN_ROOT KILN_LIBEXECDIR=$(dirname "$KILN")
+pexecs() { sqlite3 "$1" "SELECT count(*) FROM pexecs WHERE status = 'ok'"; }
+
+# 1. replaced while it runs
+bin/kiln track exp/toy.yaml --repo repo -o h1.db --interleave all ..main 2> t1.err &
+pid=$!
+for _ in $(seq 1 600); do
+	grep -q "round 2:" t1.err && break
+	kill -0 $pid 2>/dev/null || break
+	sleep 0.05
+done
+grep -q "round 2:" t1.err || { wait $pid; skip "the track ended before its second round: $(cat t1.err)"; }
+cp "$KILN" bin/kiln.new && mv bin/kiln.new bin/kiln
+wait $pid; rc=$?
+assert_eq $rc 0 "the track with its kiln replaced: $(cat t1.err)"
+grep -q "sanity check" t1.err && fail "a sanity check failed: $(cat t1.err)"
+assert_eq "$(pexecs h1.db)" 20 "every pexec of the 4 commits measured: $(cat t1.err)"
+
+# 2. a sanity check that fails: the track stops, nothing recorded as measured
+ld=$(readlink -f /lib64/ld-linux-x86-64.so.2 2>/dev/null || true)
+[ -x "$ld" ] || skip "no /lib64/ld-linux-x86-64.so.2 to start kiln through"
+out=$("$ld" bin/kiln track exp/toy.yaml --repo repo -o h2.db --interleave all ..main 2>&1); rc=$?
+assert_eq $rc 3 "a failed sanity check: $out"
+assert_contains "$out" "sanity check of the pexec environment"
+assert_eq "$(sqlite3 h2.db "SELECT count(*) FROM runs WHERE status = 'ok'")" 0 "no commit recorded as measured: $out"
+out=$(bin/kiln track exp/toy.yaml --repo repo -o h2.db --interleave all ..main 2>&1) || fail "the same track, resumed: $out"
+assert_eq "$(sqlite3 h2.db "SELECT count(*) FROM runs WHERE status = 'ok'")" 4 "the 4 commits measured: $out"
+assert_eq "$(pexecs h2.db)" 20 "every pexec: $out"
