@@ -23,6 +23,7 @@
 #include "cmd.h"
 #include "config.h"
 #include "merge.h"
+#include "paths.h"
 #include "shard.h"
 #include "slurm.h"
 
@@ -144,11 +145,9 @@ static int write_job(const char *path, const char *role, const char *results, co
 		     struct kerr *e)
 {
 	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
+	if (!kiln_self_path(exe, sizeof(exe)))
 		return kerr_set(e, "cannot find kiln's own path (/proc/self/exe)");
-	exe[n] = '\0';
-	if (strpbrk(exe, " \t\n") || n > 200)
+	if (strpbrk(exe, " \t\n") || strlen(exe) > 200)
 		return kerr_set(e, "kiln's path '%s' has a space or is longer than 200 bytes: Slurm's job script "
 			       "cannot name it as its interpreter", exe);
 	char *text = xasprintf("#!%s task\n"

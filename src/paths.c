@@ -18,27 +18,44 @@
 #define KILN_PREFIX "/usr/local"
 #endif
 
-static char *exe_dir(void)
+/* the kernel's mark, at the end of /proc/self/exe's link, of a file unlinked since it ran */
+static const char gone_mark[] = " (deleted)";
+
+/* /proc/self/exe's link into buf (n bytes), the mark cut off: 1 if it had it, -1 if unreadable */
+static int read_self(char *buf, size_t n)
 {
-	char buf[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	return path_dirname(buf);
+	ssize_t r = n > 1 ? readlink("/proc/self/exe", buf, n - 1) : -1;
+	if (r <= 0 || (size_t)r >= n - 1)
+		return -1;
+	buf[r] = '\0';
+	size_t len = (size_t)r, m = sizeof(gone_mark) - 1;
+	if (len > m && !strcmp(buf + len - m, gone_mark)) {
+		buf[len - m] = '\0';
+		return 1;
+	}
+	return 0;
+}
+
+const char *kiln_self_path(char *buf, size_t n)
+{
+	return read_self(buf, n) < 0 ? NULL : buf;
 }
 
 const char *kiln_self_exe(char *buf, size_t n)
 {
-	static const char gone[] = " (deleted)";
-	ssize_t len = n > 1 ? readlink("/proc/self/exe", buf, n - 1) : -1;
-	if (len <= 0 || (size_t)len >= n - 1)
+	int gone = read_self(buf, n);
+	if (gone < 0)
 		return NULL;
-	buf[len] = '\0';
-	/* the kernel's mark of an unlinked file: this kiln's file is no longer at its path */
-	if ((size_t)len > sizeof(gone) - 1 && !strcmp(buf + len - (sizeof(gone) - 1), gone))
+	/* this kiln's file is no longer at its path: the path may hold another kiln, or nothing */
+	if (gone)
 		snprintf(buf, n, "/proc/self/exe");
 	return buf;
+}
+
+static char *exe_dir(void)
+{
+	char buf[PATH_MAX];
+	return kiln_self_path(buf, sizeof(buf)) ? path_dirname(buf) : NULL;
 }
 
 /* the source tree, when this kiln is build/kiln (or build-X/kiln) inside one */

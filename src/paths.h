@@ -17,5 +17,13 @@ const char *kiln_libexecdir(void);
  * NULL if kiln cannot find itself.
  */
 const char *kiln_self_exe(char *buf, size_t n);
+/*
+ * Where kiln's file is, for what starts kiln later (the boot unit of
+ * --reboot, a Slurm job script, the folders a pexec keeps): the path,
+ * with the kernel's " (deleted)" mark cut off when the file was replaced
+ * while kiln ran (the kiln now there is the one to start).  NULL if kiln
+ * cannot find itself.
+ */
+const char *kiln_self_path(char *buf, size_t n);
 
 #endif

@@ -68,11 +68,8 @@ static void keep_list(const struct run_state *rs, struct strvec *keep)
 {
 	const struct experiment *ex = rs->ex;
 	char self[4096];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		self[n] = '\0';
+	if (kiln_self_path(self, sizeof(self)))
 		keep_word(keep, self);
-	}
 	keep_word(keep, kiln_libexecdir());
 	keep_word(keep, kiln_datadir());
 	if (pexec_libkiln())

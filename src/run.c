@@ -30,6 +30,7 @@
 #include "convert.h"
 #include "exec.h"
 #include "idcache.h"
+#include "paths.h"
 #include "plugin.h"
 #include "secret.h"
 
@@ -530,9 +531,12 @@ static int run_reboot_step(const struct experiment *ex, const char *config, cons
 		free(counter);
 		return 0;
 	}
+	/* the kiln at this path boots: a kiln replaced while it ran names the new one, not "X (deleted)" */
 	char exe[4096];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	exe[n > 0 ? n : 0] = '\0';
+	if (!kiln_self_path(exe, sizeof(exe))) {
+		free(counter);
+		return kerr_set(e, "--reboot: cannot find kiln's own path (/proc/self/exe) for the boot unit");
+	}
 	char *cfg = realpath(config, NULL);
 	long count, max = ex->platform.max_reboots ? ex->platform.max_reboots : (long)pending + 10;
 	if (platform_boot_count(counter, max, &count, e) < 0) {

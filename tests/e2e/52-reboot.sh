@@ -1,6 +1,8 @@
 # kiln run --reboot, with the reboot simulated: one pexec per boot, the
 # resume unit installed while pexecs remain and removed at the end, and a
-# bound on reboots so a failing machine cannot loop.
+# bound on reboots so a failing machine cannot loop.  A kiln whose file was
+# replaced while it ran (an upgrade) installs the unit for the kiln now at
+# its path: before, the unit named "PATH (deleted)", which nothing can start.
 source "$KILN_ROOT/tests/lib.sh"
 make_suite
 cd "$T"
@@ -50,4 +52,22 @@ out=$("$KILN" run -q --reboot b.yaml 2>&1); rc=$?
 [ $rc -ne 0 ] || fail "a third reboot past max_reboots 2 was allowed"
 assert_contains "$out" "reboot"
 [ ! -e units/kiln-reboot.service ] || fail "resume unit left installed past the bound"
+# kiln's file replaced during the pexec (a pre_execution command stands in for an upgrade)
+mkdir bin
+cp "$KILN" bin/kiln
+export KILN_DATADIR=$KILN_ROOT KILN_LIBEXECDIR=$(dirname "$KILN")
+cat > u.yaml <<Y
+pexecs: 2
+iterations: 2
+vms: {native: {plugin: c}}
+benchmarks: {spin: 100}
+pre_execution:
+  - [sh, -c, "cp '$KILN' '$T/bin/kiln.new' && mv '$T/bin/kiln.new' '$T/bin/kiln'"]
+platform:
+  reboot_command: [touch, $T/rebooted]
+Y
+out=$(bin/kiln run -q --reboot u.yaml 2>&1) || fail "the run whose kiln was replaced: $out"
+[ -e rebooted ] || fail "no reboot asked for: $out"
+grep -qF "ExecStart=\"$T/bin/kiln\" run " units/kiln-reboot.service ||
+	fail "the unit does not start the kiln at bin/kiln: $(grep ExecStart units/kiln-reboot.service)"
 echo ok
