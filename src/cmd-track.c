@@ -215,8 +215,11 @@ static int run_track(struct track_args *a)
 	if (code != KEXIT_OK)
 		kerr_print(&e);
 	else if (!a->t.quiet) {
-		kiln_note("%zu commits: %zu measured, %zu failed (recorded), %zu tracked before", sum.commits, sum.measured,
-			  sum.failed, sum.skipped);
+		char with[64] = "";
+		if (sum.partial)
+			snprintf(with, sizeof(with), " (%zu with errors, above)", sum.partial);
+		kiln_note("%zu commits: %zu measured%s, %zu failed (recorded), %zu tracked before", sum.commits,
+			  sum.measured, with, sum.failed, sum.skipped);
 		/* the morning after: the changes the commits measured now are in */
 		if (sum.hashes.n)
 			track_new_changes(sum.history, &sum.hashes, a->t.machine);

@@ -459,13 +459,33 @@ static int end_build_failed(struct track_job *j, struct track_commit *tc, struct
 	return r;
 }
 
+/*
+ * Measured, but not all of it: said now, or it reads as a whole commit the
+ * morning after.  Its results file stays: the failed pexecs' output is there
+ */
+static void warn_partial(struct track_job *j, struct track_commit *tc)
+{
+	j->partial++;
+	if (j->o->quiet)
+		return;
+	size_t n;
+	if (sscanf(sb_str(&tc->me.msg), "%zu pexec(s) failed", &n) == 1)
+		kiln_warn("%.12s: measured with errors: %zu pexec(s) failed (the others are recorded; `kiln status "
+			  "--failures %s` says why)", tc->c->hash, n, tc->results);
+	else
+		kiln_warn("%.12s: measured with errors (the pexecs that ran are recorded; results kept in %s): %.300s",
+			  tc->c->hash, tc->results, sb_str(&tc->me.msg));
+}
+
 /* done, some pexecs failed at worst: every finished pexec goes in */
 static int end_measured(struct track_job *j, struct track_commit *tc, int code, struct kerr *e)
 {
 	if (history_fold(j->h, tc->rid, tc->results, &j->o->an, e) < 0 ||
 	    history_end_run(j->h, tc->rid, "ok", tc->took, tc->binary, code == KEXIT_OK ? NULL : sb_str(&tc->me.msg), e) < 0)
 		return e->code ? e->code : KEXIT_STORE;
-	if (!j->o->keep_results)
+	if (code != KEXIT_OK)
+		warn_partial(j, tc);
+	else if (!j->o->keep_results)
 		remove_results(tc->results);
 	j->built++;
 	j->measured++;
@@ -721,6 +741,7 @@ int track_run(const struct track_opts *o, struct track_summary *sum, struct kerr
 	sum->commits = hashes.n;
 	sum->measured = j.measured;
 	sum->failed = j.failed;
+	sum->partial = j.partial;
 	sum->skipped = j.skipped;
 	if (cs)
 		for (size_t i = 0; i < hashes.n; i++)

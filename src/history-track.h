@@ -37,6 +37,7 @@ void track_opts_init(struct track_opts *o);
 
 struct track_summary {
 	size_t commits, measured, failed, skipped;
+	size_t partial;            /* of the measured: with errors (a failed pexec, pexecs that could not run) */
 	struct strvec hashes;      /* the commits measured now (sv_clear when done) */
 	char *history;             /* its absolute path (free) */
 };

@@ -14,6 +14,12 @@
 #     measured, and the same track then resumes them.  Before, every
 #     commit was recorded as measured, with no pexec, and the track
 #     exited 0.
+#  3. a commit whose VM fails one of its pexecs: its other pexecs are
+#     recorded, and the track says so (a warning naming the commit and
+#     its results file, kept for `kiln status --failures`; the count in
+#     its last line), one at a time and in rounds.  Before, it said
+#     nothing, the error was only in the history's runs.error, and the
+#     results file with the failed pexec's output was removed.
 source "$KILN_ROOT/tests/lib.sh"
 source "$KILN_ROOT/tests/lib-history.sh"
 history_test_tools
@@ -50,3 +56,31 @@ assert_eq "$(sqlite3 h2.db "SELECT count(*) FROM runs WHERE status = 'ok'")" 0 "
 out=$(bin/kiln track exp/toy.yaml --repo repo -o h2.db --interleave all ..main 2>&1) || fail "the same track, resumed: $out"
 assert_eq "$(sqlite3 h2.db "SELECT count(*) FROM runs WHERE status = 'ok'")" 4 "the 4 commits measured: $out"
 assert_eq "$(pexecs h2.db)" 20 "every pexec: $out"
+
+# 3. one pexec of one commit fails
+history_line repo3 3
+history_vm_source 2000 5 '__attribute__((constructor)) static void fail2(void)
+{
+	const char *p = getenv("KILN_PEXEC");
+	if (p && atoi(p) == 2)
+		_exit(3);
+}' > repo3/vm.c
+git -C repo3 commit -q -am "c3: its second pexec fails"
+bad=$(git -C repo3 rev-parse HEAD)
+for mode in each rounds; do
+	args=(); [ $mode = rounds ] && args=(--interleave all)
+	out=$("$KILN" track exp/toy.yaml --repo repo3 -o h3-$mode.db "${args[@]}" ..main 2>&1) ||
+		fail "$mode: a failed pexec stopped the track: $out"
+	assert_contains "$out" "${bad:0:12}: measured with errors: 1 pexec(s) failed"
+	# its results file is kept, with what the failed pexec said
+	f=$(printf '%s\n' "$out" | sed -n 's/.*`kiln status --failures \(.*\)` says why.*/\1/p')
+	[ -f "$f" ] || fail "$mode: the results file of the commit with errors was not kept: $out"
+	st=$("$KILN" status --failures "$f" 2>&1) || true
+	assert_contains "$st" "pexec 2: failed: exit status 3"
+	assert_contains "$out" "4 measured (1 with errors, above)"
+	assert_eq "$(pexecs h3-$mode.db)" 19 "$mode: the other 19 pexecs recorded: $out"
+	assert_eq "$(sqlite3 h3-$mode.db "SELECT count(*) FROM runs WHERE status = 'ok' AND error IS NOT NULL")" 1 \
+		"$mode: one commit measured with its error kept"
+done
+echo ok
+
