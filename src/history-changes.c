@@ -213,6 +213,13 @@ static void one_series(struct history *h, const struct hist_machine *m, const ch
 		kerr_release(&e);
 		return;
 	}
+	if (!s.n && !arr) {
+		/* a key measured only in A/B sessions (kiln bisect, --compare): no series to search */
+		printf("%s on %s: no tracked commits (its pexecs are of kiln bisect or kiln track --compare sessions; "
+		       "kiln track measures commits into its series)\n", esc(ESC_TERM, key), esc(ESC_TERM, m->name));
+		history_series_free(&s);
+		return;
+	}
 	struct hist_change *ch;
 	size_t n;
 	struct hist_detect_stats st;
@@ -229,12 +236,13 @@ static void one_series(struct history *h, const struct hist_machine *m, const ch
 		json_t *c = json_array();
 		for (size_t i = 0; i < n; i++)
 			json_array_append_new(c, change_json(&ch[i], &s, cs));
-		json_array_append_new(arr, json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:f,s:f,s:o,s:o,s:o}", "machine",
+		json_array_append_new(arr, json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:o}", "machine",
 						     esc(ESC_JSON, m->name), "key", esc(ESC_JSON, key), "commits", (json_int_t)s.n,
 						     "build_failed", (json_int_t)failed,
 						     "aa_pairs", (json_int_t)st.aa_pairs[HIST_STEADY],
 						     "aa_alarms", (json_int_t)st.aa_alarms[HIST_STEADY],
-						     "session_sd", st.tau[HIST_STEADY], "dispersion", st.phi[HIST_STEADY],
+						     "session_sd", s.n ? json_real(st.tau[HIST_STEADY]) : json_null(),
+						     "dispersion", s.n ? json_real(st.phi[HIST_STEADY]) : json_null(),
 						     "could_see", power_json(&pw), "changes", c, "could_see_warmup",
 						     power_warm_json(&pww)));
 	} else {

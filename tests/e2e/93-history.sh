@@ -170,4 +170,13 @@ sqlite3 evil.db "CREATE TRIGGER t AFTER INSERT ON runs BEGIN DELETE FROM pexecs;
 out=$("$KILN" merge "$H" evil.db 2>&1); assert_eq $? 5 "a crafted history: $out"
 assert_contains "$out" "not a schema kiln wrote"
 out=$("$KILN" track --changes evil.db 2>&1); assert_eq $? 5 "a crafted history read: $out"
+
+# --- a history of A/B sessions only: --changes says it has no series (not a session sd of none) ---
+"$KILN" track exp/toy.yaml --repo repo -o ab.db --compare "$HIST_C7" "$HIST_C7" --pexecs 2 >/dev/null || fail "A/A compare"
+out=$("$KILN" track --changes ab.db) || fail "changes of A/B sessions: $out"
+assert_contains "$out" "b:toy:default-toy on $(hostname): no tracked commits"
+case $out in *"session sd"*) fail "a session sd of no series: $out" ;; esac
+out=$("$KILN" track --changes ab.db --json) || fail "--json: $out"
+python3 -c "import json,sys; d=json.load(sys.stdin)[0]; assert d['commits']==0 and d['session_sd'] is None and d['dispersion'] is None, d" \
+	<<<"$out" || fail "--json of A/B sessions: $out"
 true
