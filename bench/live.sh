@@ -22,11 +22,15 @@
 #   F  kiln compare --time 10m on a 2% difference in runs that vary by 10%,
 #      a whole process of 50 ms and an in-process VM (100 ms pexecs)
 #      (target: told, and the smallest change it could show <= 2%)
+#   G  kiln compare's warm-up verdicts (time to steady, warmup cost, class),
+#      in-process, runs that vary by 10%, 20 rounds: A/A (two builds of one
+#      program: any warm-up verdict is false, <= 1%) and a build whose
+#      warm-up lasts twice as many iterations (told "longer": a rate)
 # Rates come with exact binomial 95% intervals (bench/live/tally.py).  Run
 # alone: bench/run.sh live, or bench/live.sh [--quick] (a tenth of the runs
 # and one minute for F, for development).  Takes about 2 h in full (7087 s
-# on 2026-12-03, loaded; F alone 20 minutes).  LIVE_KEEP=DIR keeps the tables of every comparison;
-# LIVE_ONLY=AD,E,F runs only those sections (D alone: LIVE_ONLY=D, its 2 N_DIFF
+# on 2026-12-03, loaded; F alone 20 minutes; G about 10).  LIVE_KEEP=DIR keeps the tables of every comparison;
+# LIVE_ONLY=AD,E,F,G runs only those sections (D alone: LIVE_ONLY=D, its 2 N_DIFF
 # sessions back to back); LIVE_NOISE=0 starts no neighbour.
 set -u
 cd "$(dirname "$0")/.."
@@ -35,9 +39,9 @@ K=${KILN_BENCH_KILN:-$PWD/$O/kiln}
 SCALE=full
 [ "${1:-}" = --quick ] || [ -n "${LIVE_QUICK:-}" ] && SCALE=quick
 if [ $SCALE = full ]; then
-	N_DIR=400 N_AA=200 N_BENCH=200 N_DIFF=200 N_DUET=200 N_DUET2=100 DUET_T=4s TEN=10m
+	N_DIR=400 N_AA=200 N_BENCH=200 N_DIFF=200 N_DUET=200 N_DUET2=100 DUET_T=4s TEN=10m N_WARM=200 N_WARM2=100
 else
-	N_DIR=40 N_AA=20 N_BENCH=20 N_DIFF=20 N_DUET=20 N_DUET2=10 DUET_T=4s TEN=1m
+	N_DIR=40 N_AA=20 N_BENCH=20 N_DIFF=20 N_DUET=20 N_DUET2=10 DUET_T=4s TEN=1m N_WARM=20 N_WARM2=10
 fi
 [ -x "$K" ] || { echo "live: $K is not built"; exit 1; }
 T=$(mktemp -d /tmp/kiln-bench-live.XXXXXX)
@@ -52,6 +56,7 @@ for f in 1.00 1.00b 1.02 1.15; do
 		cc -O2 -DFACTOR="${f%b}" -o "$T/bin/vm-$f" bench/live/vm.c -lm &&
 		cc -O2 -DFACTOR="${f%b}" -o "$T/bin/work-$f" bench/live/work.c || exit 1
 done
+cc -O2 -DWARMX=2 -o "$T/bin/vm-w2" bench/live/vm.c -lm || exit 1
 cc -O2 -o "$T/bin/noise" bench/live/noise.c -lm || exit 1
 # an in-process benchmark: PARAM is BASE_US:WARM:PEXEC_SIGMA:ITER_SIGMA (vm.c)
 config() { # NAME PARAM ITERATIONS ROUNDS
@@ -184,6 +189,21 @@ for cfg in ${TEN:+spinten ten}; do
 	sed -i "\$s/\$/ $TEN 1.02 $cfg/" "$T/ten.txt"
 done
 echo "  F done at $((SECONDS - t0)) s, load $(load)"
+
+# ---- G: kiln compare's warm-up verdicts, in-process: A/A, and a warm-up twice as long ----
+only G || N_WARM=0
+warm_compare() { # B TRUTH TABLE
+	rm -f "$T/c.kiln.db"*
+	"$K" compare "$T/vary.yaml" --vm "a=$T/bin/vm-1.00" --vm "b=$T/bin/vm-$1" -o "$T/c.kiln.db" -q --json --rounds 20 \
+		>"$T/c.json" 2>>"$T/errors"
+	tally warm "$T/c.json" "$2" >>"$T/$3.txt"
+}
+for ((i = 0; i < N_WARM; i++)); do
+	warm_compare 1.00b same warm-aa
+	((i < N_WARM2)) && warm_compare w2 longer warm-2x
+	((i % 50 == 49)) && echo "  G: $((i + 1))/$N_WARM, $((SECONDS - t0)) s, load $(load)"
+done
+echo "  G done at $((SECONDS - t0)) s, load $(load)"
 
 [ -n "$noise_pid" ] && kill "$noise_pid" 2>/dev/null && wait "$noise_pid" 2>/dev/null
 noise_pid=

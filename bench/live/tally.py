@@ -9,6 +9,9 @@ binomial (Clopper-Pearson) 95% intervals and the ROW lines of make bench.
                                    slower command's name, or "-" for A/A)
   tally.py diff JSON               one line: VERDICT SOURCE SD (kiln diff's, of the one key; SOURCE:
                                    where its session sd SD came from, measured/assumed/option)
+  tally.py warm JSON TRUTH         one line: TRUTH WARM-VERDICT (kiln compare --json's warm-up
+                                   verdict of its one benchmark: longer, shorter, costs-more,
+                                   costs-less, class, same, or none when it gave none)
   tally.py rows DIR SCALE          the ROW lines from DIR's tables
 """
 import json
@@ -132,14 +135,53 @@ def duet_rows(d, scale):
             print("%s: true 2%% difference detected %s, wrong direction %d" % (name, rate(hit, len(t)), wrong))
 
 
+def warm_verdict(d):
+    """the one benchmark's warm-up verdict: its time to steady first, then its cost, then its class"""
+    w = d["benchmarks"][0].get("warmup")
+    if not w:
+        return "none"
+    tts, cost = w["time_to_steady_s"]["verdict"], w["warmup_cost_s"]["verdict"]
+    if tts in ("longer", "shorter"):
+        return tts
+    if cost in ("costs more", "costs less"):
+        return cost.replace(" ", "-")
+    if w.get("class_changed"):
+        return "class"
+    return "same" if tts == "no change" and cost == "no change" else "none"
+
+
+def warm_rows(d, scale):
+    aa, two = table(d + "/warm-aa.txt"), table(d + "/warm-2x.txt")
+    if aa:
+        n = len(aa)
+        told = [r for r in aa if r[1] not in ("same", "none", "error")]
+        none = sum(1 for r in aa if r[1] in ("none", "error"))
+        lo, hi = clopper_pearson(len(told), n)
+        print("kiln compare's warm-up verdicts, A/A (in-process, 20 rounds): a verdict %s (%s); none given %d" % (
+            rate(len(told), n), ", ".join(sorted(set(r[1] for r in told))) or "-", none))
+        row("kiln compare: A/A warm-up verdicts (time to steady, cost or class; %s, %d pairs)" % (scale, n),
+            "%.2f%%" % (100.0 * len(told) / n), "95% upper bound", "%.2f%%" % (100 * hi), "-", "<= 1%",
+            len(told) / n <= 0.01)
+    if two:
+        n = len(two)
+        hit = sum(1 for r in two if r[1] == "longer")
+        wrong = sum(1 for r in two if r[1] == "shorter")
+        print("kiln compare's warm-up verdicts, a warm-up twice as long (in-process, 20 rounds): told longer %s, "
+              "shorter %d, costs more (time to steady not told) %d, none given %d" % (
+                  rate(hit, n), wrong, sum(1 for r in two if r[1] == "costs-more"),
+                  sum(1 for r in two if r[1] in ("none", "error"))))
+
+
 def ten_rows(d, scale):
     t = table(d + "/ten.txt")
     for r in t:
         mde = float(r[5]) if r[5] != "nan" else float("inf")
-        kind = "whole process, 50 ms" if r[9] == "spinten" else "in-process, 100 ms pexecs"
+        # live.sh appends TIME RATIO CONFIG to the compare line: read them from its end (the line grew a column)
+        when, truth, cfg = r[-3], r[-2], r[-1]
+        kind = "whole process, 50 ms" if cfg == "spinten" else "in-process, 100 ms pexecs"
         print("kiln compare --time %s, %s, true ratio %s, runs varying by 10%%: %s, B/A %s (%s-%s), %s rounds, "
-              "smallest change it could show %.2f%%" % (r[7], kind, r[8], r[1], r[2], r[3], r[4], r[6], 100 * mde))
-        row("kiln compare --time %s tells a 2%% difference, runs varying by 10%%, %s (%s)" % (r[7], kind, scale),
+              "smallest change it could show %.2f%%" % (when, kind, truth, r[1], r[2], r[3], r[4], r[6], 100 * mde))
+        row("kiln compare --time %s tells a 2%% difference, runs varying by 10%%, %s (%s)" % (when, kind, scale),
             "%s, MDE %.2f%%" % (r[1], 100 * mde), "-", "-", "-", "slower and MDE <= 2%",
             r[1] == "slower" and mde <= 0.02)
 
@@ -152,6 +194,11 @@ def main():
             print(sys.argv[3], *verdict_of(d))
         except (OSError, ValueError, KeyError, IndexError):
             print(sys.argv[3], "error", "nan", "nan", "nan", "nan", "0", "nan")
+    elif what == "warm":
+        try:
+            print(sys.argv[3], warm_verdict(json.load(open(sys.argv[2]))))
+        except (OSError, ValueError, KeyError, IndexError, TypeError):
+            print(sys.argv[3], "error")
     elif what == "bench":
         text, slower = open(sys.argv[2]).read(), sys.argv[3]
         m = re.search(r"^  '(.*)' ran\n(.*)$", text, re.M)
@@ -196,6 +243,7 @@ def main():
         aa_rows(diff, "kiln diff across two sessions", scale)
         duet_rows(d, scale)
         ten_rows(d, scale)
+        warm_rows(d, scale)
 
 
 main()

@@ -9,7 +9,9 @@
  * (the spread of one pexec's steady mean to the next: "runs that vary by
  * 10%" is PEXEC_SIGMA 0.1); iteration i busy-waits the level x
  * exp(ITER_SIGMA z_i - ITER_SIGMA^2/2), the first WARM of them twice as
- * long.  Seeded from /dev/urandom; FACTOR built in (cc -DFACTOR=1.02).
+ * long.  Seeded from /dev/urandom; FACTOR built in (cc -DFACTOR=1.02), and
+ * WARMX, a build whose warm-up lasts WARMX times WARM iterations (cc
+ * -DWARMX=2: the same steady state, twice the time to reach it).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +20,9 @@
 
 #ifndef FACTOR
 #define FACTOR 1.0
+#endif
+#ifndef WARMX
+#define WARMX 1
 #endif
 
 int main(int argc, char **argv)
@@ -28,6 +33,7 @@ int main(int argc, char **argv)
 	if (argc != 3 || !rfd || live_seed() < 0 || sscanf(argv[1], "%ld", &n) != 1 ||
 	    sscanf(argv[2], "%lf:%ld:%lf:%lf", &base, &warm, &ps, &is) != 4)
 		return 2;
+	warm *= WARMX;
 	FILE *o = fdopen(atoi(rfd), "w");
 	if (!o)
 		return 3;
