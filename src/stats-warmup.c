@@ -16,50 +16,93 @@
 #include "analysis-robust.h"
 #include "stats-warmup.h"
 
-/* mean and sample variance of what(p) over k's pexecs with a steady state, not left out; returns their count */
-static size_t pexec_moments(const struct an_key *k, int what, double *mean, double *var)
+/*
+ * what(p) of a pexec: its time to steady state or warmup cost, in seconds,
+ * or (rel) in its own steady iterations' worth: divided by its steady mean,
+ * so that a build slower at everything, whose warm-up takes as many
+ * iterations, does not read as warming up longer.  NAN: none.
+ */
+static double pexec_value(const struct an_key *k, const struct an_pexec *p, int what, int rel)
+{
+	if (p->cls == AN_NO_STEADY || an_left_out(k, p))
+		return NAN;
+	double v = what ? p->warmup_cost : p->time_to_steady;
+	if (rel)
+		v = isfinite(p->steady_mean) && p->steady_mean > 0 ? v / p->steady_mean : NAN;
+	return v;
+}
+
+/* mean and sample variance of what(p) over k's pexecs that have it; returns their count */
+static size_t pexec_moments(const struct an_key *k, int what, int rel, double *mean, double *var)
 {
 	double s = 0, ss = 0;
 	size_t n = 0;
 	for (size_t i = 0; i < k->np; i++) {
-		const struct an_pexec *p = &k->p[i];
-		double v = what ? p->warmup_cost : p->time_to_steady;
-		if (p->cls == AN_NO_STEADY || an_left_out(k, p) || !isfinite(v))
-			continue;
-		s += v;
-		n++;
+		double v = pexec_value(k, &k->p[i], what, rel);
+		if (isfinite(v)) {
+			s += v;
+			n++;
+		}
 	}
 	*mean = n ? s / (double)n : NAN;
 	for (size_t i = 0; i < k->np; i++) {
-		const struct an_pexec *p = &k->p[i];
-		double v = what ? p->warmup_cost : p->time_to_steady;
-		if (p->cls != AN_NO_STEADY && !an_left_out(k, p) && isfinite(v))
+		double v = pexec_value(k, &k->p[i], what, rel);
+		if (isfinite(v))
 			ss += (v - *mean) * (v - *mean);
 	}
 	*var = n > 1 ? ss / (double)(n - 1) : NAN;
 	return n;
 }
 
-/* B - A of what, Welch's interval at conf, and the verdict */
+/* Welch's interval at conf of B - A of what (rel: in steady iterations); 0, or -1 if a side has under 2 */
+static int welch(const struct an_key *a, const struct an_key *b, int what, int rel, double conf, double *ma,
+		 double *mb, double *lo, double *hi)
+{
+	double va, vb;
+	size_t na = pexec_moments(a, what, rel, ma, &va), nb = pexec_moments(b, what, rel, mb, &vb);
+	if (na < 2 || nb < 2)
+		return -1;
+	double sa = va / (double)na, sb = vb / (double)nb, se2 = sa + sb, half = 0;
+	if (se2 > 0) {
+		double df = se2 * se2 / (sa * sa / (double)(na - 1) + sb * sb / (double)(nb - 1));
+		half = gsl_cdf_tdist_Pinv((1 + conf) / 2, df) * sqrt(se2);
+	}
+	*lo = *mb - *ma - half;
+	*hi = *mb - *ma + half;
+	return 0;
+}
+
+static enum sw_verdict side_of(double lo, double hi)
+{
+	return lo > 0 ? SW_MORE : hi < 0 ? SW_LESS : SW_NONE;
+}
+
+/*
+ * B - A of what, in seconds and in steady iterations, and the verdict: a
+ * change only where both intervals agree on its direction.  In seconds
+ * alone, two builds of one warm-up whose steady states differ by chance
+ * (or for real: a build slower at everything) would read as a warm-up
+ * change: a second, laxer test of the steady state (bench/live.sh G).
+ */
 static void change(const struct an_key *a, const struct an_key *b, int what, double conf, int blocked,
 		   struct sw_change *c)
 {
-	double va, vb;
-	size_t na = pexec_moments(a, what, &c->a, &va), nb = pexec_moments(b, what, &c->b, &vb);
-	c->diff = c->b - c->a;
-	c->lo = c->hi = NAN;
+	double ra, rb;
+	c->lo = c->hi = c->rel_lo = c->rel_hi = NAN;
 	c->verdict = SW_CANNOT;
-	if (blocked || !a->has_steady || !b->has_steady || na < 2 || nb < 2)
+	pexec_moments(a, what, 0, &c->a, &ra);
+	pexec_moments(b, what, 0, &c->b, &rb);
+	c->diff = c->b - c->a;
+	c->rel_diff = NAN;
+	if (blocked || !a->has_steady || !b->has_steady ||
+	    welch(a, b, what, 0, conf, &c->a, &c->b, &c->lo, &c->hi) < 0)
 		return;
-	double sa = va / (double)na, sb = vb / (double)nb, se2 = sa + sb;
-	double half = 0;
-	if (se2 > 0) {
-		double df = se2 * se2 / ((na > 1 ? sa * sa / (double)(na - 1) : 0) + (nb > 1 ? sb * sb / (double)(nb - 1) : 0));
-		half = gsl_cdf_tdist_Pinv((1 + conf) / 2, df) * sqrt(se2);
-	}
-	c->lo = c->diff - half;
-	c->hi = c->diff + half;
-	c->verdict = c->lo > 0 ? SW_MORE : c->hi < 0 ? SW_LESS : SW_NONE;
+	if (welch(a, b, what, 1, conf, &ra, &rb, &c->rel_lo, &c->rel_hi) < 0)
+		return;
+	c->rel_diff = rb - ra;
+	enum sw_verdict s = side_of(c->lo, c->hi), r = side_of(c->rel_lo, c->rel_hi);
+	c->verdict = s == r ? s : SW_NONE;
+	c->speed_only = s != SW_NONE && s != r;
 }
 
 /* Fisher's exact test, two-sided: x of na against y of nb pexecs in a class */
@@ -141,9 +184,11 @@ static json_t *jnum_or_null(double v)
 
 static json_t *change_json(const struct sw_change *c, int what)
 {
-	return json_pack("{s:o,s:o,s:o,s:o,s:s}", "a", jnum_or_null(c->a), "b", jnum_or_null(c->b), "diff", jnum_or_null(c->diff), "interval",
-			 isfinite(c->lo) ? json_pack("[ff]", c->lo, c->hi) : json_null(), "verdict",
-			 sw_verdict_name(c->verdict, what));
+	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:s}", "a", jnum_or_null(c->a), "b", jnum_or_null(c->b), "diff",
+			 jnum_or_null(c->diff), "interval", isfinite(c->lo) ? json_pack("[ff]", c->lo, c->hi) : json_null(),
+			 "diff_steady_iterations", jnum_or_null(c->rel_diff), "interval_steady_iterations",
+			 isfinite(c->rel_lo) ? json_pack("[ff]", c->rel_lo, c->rel_hi) : json_null(), "speed_only",
+			 c->speed_only != 0, "verdict", sw_verdict_name(c->verdict, what));
 }
 
 json_t *sw_json(const struct sw_diff *d)
@@ -191,7 +236,10 @@ void sw_verdict_text(const struct sw_diff *d, struct strbuf *sb)
 		if (c[w]->verdict == SW_MORE || c[w]->verdict == SW_LESS)
 			sb_addf(sb, "%swarmup %s", sb->len ? "; " : "", sw_verdict_name(c[w]->verdict, w));
 	if (!sb->len)
-		sb_adds(sb, d->warn & AN_WARN_DRIFT ? "cannot tell: drifting" : "no change");
+		sb_adds(sb, d->warn & AN_WARN_DRIFT ? "cannot tell: drifting"
+			    : d->time.speed_only || d->cost.speed_only
+				? "no change (the steady state moved)"
+				: "no change");
 }
 
 void sw_print(const struct strvec *keys, const struct an_result *ra, const struct an_result *rb,

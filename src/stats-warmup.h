@@ -8,8 +8,12 @@
  * The pexec is the independent unit: each side's figure is the mean over
  * its pexecs (those with a steady state) of their time to steady state or
  * warmup cost, and the interval of B - A is Welch's t interval on those
- * per-pexec values at the options' confidence (docs/analysis.md measures
- * its A/A false alarms on the corpus of bench/warmup).  A key with no
+ * per-pexec values at the options' confidence, in seconds and in steady
+ * iterations' worth (each pexec's over its steady mean): a verdict needs
+ * both on one side of 0, so that a steady state that moved (by chance or
+ * for real) is not read as a warm-up that did (docs/kiln-diff.md measures
+ * the A/A false alarms on the corpus of bench/warmup, bench/live.sh G on
+ * kiln compare's sessions).  A key with no
  * steady state has nothing to compare; a key warned too short
  * (AN_WARN_SHORT) or drifting gets no verdict at all: its warmup was not
  * seen, or never ended.  The class changed when the keys' classes differ
@@ -36,7 +40,15 @@ enum sw_verdict {
 struct sw_change {
 	double a, b;           /* each side's mean over its pexecs, seconds (NAN: none) */
 	double diff, lo, hi;   /* B - A and its interval */
+	/* the same in steady iterations' worth: each pexec's value over its own steady mean */
+	double rel_diff, rel_lo, rel_hi;
+	/*
+	 * The verdict: MORE or LESS only when both intervals are on that side
+	 * of 0.  speed_only: the seconds' is and the steady iterations' is not
+	 * (the steady state's speed moved, not the warm-up)
+	 */
 	enum sw_verdict verdict;
+	int speed_only;
 };
 
 struct sw_diff {

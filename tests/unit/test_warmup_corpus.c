@@ -357,6 +357,29 @@ static void test_diff_warmup(void **state)
 	an_key_free(&b);
 	ds_free(&da);
 	ds_free(&db);
+	/*
+	 * B 10% slower at everything, its warm-up the same 30 iterations: 60 ms
+	 * longer to steady in seconds, as long in its steady iterations: the
+	 * steady state moved, the warm-up did not (bench/live.sh G: in seconds
+	 * alone, two builds of one program got a warm-up verdict in 2.5% of
+	 * comparisons, whenever their steady states differed by chance)
+	 */
+	analyse(&da, "warmup:10000:30:2", 200, 73, &o, &a);
+	analyse(&db, "warmup:11000:30:2", 200, 74, &o, &b);
+	sw_diff_keys(&a, &b, &o, &d);
+	assert_true(d.time.lo > 0.05 && d.time.hi < 0.07);
+	assert_true(d.time.rel_lo < 0 && d.time.rel_hi > 0);
+	assert_int_equal(d.time.verdict, SW_NONE);
+	assert_int_equal(d.time.speed_only, 1);
+	assert_int_equal(d.cost.verdict, SW_NONE);
+	struct strbuf vt = STRBUF_INIT;
+	sw_verdict_text(&d, &vt);
+	assert_string_equal(vt.buf, "no change (the steady state moved)");
+	sb_release(&vt);
+	an_key_free(&a);
+	an_key_free(&b);
+	ds_free(&da);
+	ds_free(&db);
 	/* A/A on keys that warm up in some pexecs and not others: no verdict in 20 pairs */
 	int alarms = 0;
 	for (int i = 0; i < KEYS; i++) {
