@@ -7,14 +7,15 @@ source "$KILN_ROOT/tests/lib.sh"
 make_suite
 cd "$T"
 export KILN_UNIT_DIR="$T/units"
-cat > r.yaml <<Y
-pexecs: 3
-iterations: 2
-vms: {native: {plugin: c}}
-benchmarks: {spin: 100}
-platform:
-  reboot_command: [touch, $T/rebooted]
-Y
+# reboot_config FILE PEXECS [LINE...]: an experiment of PEXECS pexecs whose reboot is simulated, LINEs added
+reboot_config() {
+	local f=$1 n=$2
+	shift 2
+	printf 'pexecs: %s\niterations: 2\nvms: {native: {plugin: c}}\nbenchmarks: {spin: 100}\n' "$n" >"$f"
+	printf '%s\n' "$@" >>"$f"
+	printf 'platform:\n  reboot_command: [touch, %s/rebooted]\n' "$T" >>"$f"
+}
+reboot_config r.yaml 3
 boots=0
 while :; do
 	rm -f rebooted
@@ -37,15 +38,8 @@ assert_eq "$boots" 2 "reboots for 3 pexecs"
 [ ! -e units/kiln-reboot.service ] || fail "resume unit left installed"
 [ ! -e units/multi-user.target.wants/kiln-reboot.service ] || fail "enable link left"
 # the bound: a machine that keeps rebooting is stopped
-cat > b.yaml <<Y
-pexecs: 5
-iterations: 2
-vms: {native: {plugin: c}}
-benchmarks: {spin: 100}
-platform:
-  reboot_command: [touch, $T/rebooted]
-  max_reboots: 2
-Y
+reboot_config b.yaml 5
+echo "  max_reboots: 2" >>b.yaml
 "$KILN" run -q --reboot b.yaml || fail "boot 1"
 "$KILN" run -q --reboot b.yaml || fail "boot 2"
 out=$("$KILN" run -q --reboot b.yaml 2>&1); rc=$?
@@ -56,16 +50,8 @@ assert_contains "$out" "reboot"
 mkdir bin
 cp "$KILN" bin/kiln
 export KILN_DATADIR=$KILN_ROOT KILN_LIBEXECDIR=$(dirname "$KILN")
-cat > u.yaml <<Y
-pexecs: 2
-iterations: 2
-vms: {native: {plugin: c}}
-benchmarks: {spin: 100}
-pre_execution:
-  - [sh, -c, "cp '$KILN' '$T/bin/kiln.new' && mv '$T/bin/kiln.new' '$T/bin/kiln'"]
-platform:
-  reboot_command: [touch, $T/rebooted]
-Y
+reboot_config u.yaml 2 "pre_execution:" \
+	"  - [sh, -c, \"cp '$KILN' '$T/bin/kiln.new' && mv '$T/bin/kiln.new' '$T/bin/kiln'\"]"
 out=$(bin/kiln run -q --reboot u.yaml 2>&1) || fail "the run whose kiln was replaced: $out"
 [ -e rebooted ] || fail "no reboot asked for: $out"
 grep -qF "ExecStart=\"$T/bin/kiln\" run " units/kiln-reboot.service ||
