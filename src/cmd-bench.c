@@ -1383,7 +1383,7 @@ static int cmd_bench(int argc, char **argv)
 	o.hooks = &hooks;
 	code = run_experiment_ex(&ex, "kiln bench", &o, &e);
 	/* failed runs are said with the summary; anything else that went wrong, here */
-	int failed_runs = code == KEXIT_FAIL && strstr(sb_str(&e.msg), "pexec(s) failed");
+	int failed_runs = run_failed_pexecs(code, &e) > 0;
 	if (code != KEXIT_OK && !failed_runs)
 		kerr_print(&e);
 	if (code == KEXIT_OK || failed_runs)

@@ -500,12 +500,11 @@ static int run(struct compare *cp, struct experiment *ex, struct kerr *e)
  * What stopped the run, said for this command: run.c's messages name `kiln
  * run CONFIG`, which would run the config's own experiment, not this one.
  */
-static void say_stopped(const struct compare *cp, int code, int failed, struct kerr *e)
+static void say_stopped(const struct compare *cp, int code, size_t failed, struct kerr *e)
 {
-	size_t n = 0;
-	if (failed && sscanf(sb_str(&e->msg), "%zu pexec(s) failed", &n) == 1)
+	if (failed)
 		kiln_error("%zu pexec(s) failed: `kiln status --failures %s` lists them, the same kiln compare with "
-			   "--retry-failed runs them again", n, esc(ESC_TERM, cp->results_abs));
+			   "--retry-failed runs them again", failed, esc(ESC_TERM, cp->results_abs));
 	else
 		kerr_print(e);
 	if (code == KEXIT_INTERRUPTED)
@@ -551,7 +550,7 @@ static int cmd_compare(int argc, char **argv)
 	}
 	describe(&cp, &ex);
 	code = run(&cp, &ex, &e);
-	int failed = code == KEXIT_FAIL && strstr(sb_str(&e.msg), "pexec(s) failed");
+	size_t failed = run_failed_pexecs(code, &e);
 	if (code != KEXIT_OK)
 		say_stopped(&cp, code, failed, &e);
 	if (code == KEXIT_OK || failed) {

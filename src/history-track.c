@@ -463,13 +463,13 @@ static int end_build_failed(struct track_job *j, struct track_commit *tc, struct
  * Measured, but not all of it: said now, or it reads as a whole commit the
  * morning after.  Its results file stays: the failed pexecs' output is there
  */
-static void warn_partial(struct track_job *j, struct track_commit *tc)
+static void warn_partial(struct track_job *j, struct track_commit *tc, int code)
 {
 	j->partial++;
 	if (j->o->quiet)
 		return;
-	size_t n;
-	if (sscanf(sb_str(&tc->me.msg), "%zu pexec(s) failed", &n) == 1)
+	size_t n = run_failed_pexecs(code, &tc->me);
+	if (n)
 		kiln_warn("%.12s: measured with errors: %zu pexec(s) failed (the others are recorded; `kiln status "
 			  "--failures %s` says why)", tc->c->hash, n, tc->results);
 	else
@@ -484,7 +484,7 @@ static int end_measured(struct track_job *j, struct track_commit *tc, int code, 
 	    history_end_run(j->h, tc->rid, "ok", tc->took, tc->binary, code == KEXIT_OK ? NULL : sb_str(&tc->me.msg), e) < 0)
 		return e->code ? e->code : KEXIT_STORE;
 	if (code != KEXIT_OK)
-		warn_partial(j, tc);
+		warn_partial(j, tc, code);
 	else if (!j->o->keep_results)
 		remove_results(tc->results);
 	j->built++;

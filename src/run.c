@@ -37,6 +37,9 @@
 extern char **environ;
 
 /* counted: the cleanup after a stop runs on through that stop's signal, not through a further one */
+/* the start of a run's error when pexecs failed and nothing else went wrong (run_failed_pexecs reads it) */
+#define RUN_FAILED_PEXECS "%zu pexec(s) failed"
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -1115,9 +1118,15 @@ static int run_finish(struct run_state *rs, struct run_job *j, const char *confi
 	sb_release(&which);
 	if (!rs->failed)
 		return KEXIT_OK;
-	kerr_setc(e, KEXIT_FAIL, "%zu pexec(s) failed: `kiln status --failures %s` lists them, "
+	kerr_setc(e, KEXIT_FAIL, RUN_FAILED_PEXECS ": `kiln status --failures %s` lists them, "
 		  "`kiln run %s --retry-failed` runs them again", rs->failed, j->results, config);
 	return KEXIT_FAIL;
+}
+
+size_t run_failed_pexecs(int code, const struct kerr *e)
+{
+	size_t n;
+	return code == KEXIT_FAIL && sscanf(sb_str(&e->msg), RUN_FAILED_PEXECS, &n) == 1 ? n : 0;
 }
 
 static void state_init(struct run_state *rs, struct run_job *j, const struct run_opts *o)

@@ -73,6 +73,13 @@ int run_experiment(const char *config, const struct run_opts *o, struct kerr *e)
  */
 int run_experiment_ex(struct experiment *ex, const char *name, const struct run_opts *o, struct kerr *e);
 /*
+ * How many pexecs failed when a run ended KEXIT_FAIL for them alone (the
+ * rest of its pexecs done, each failure kept for `kiln status --failures`);
+ * 0 when code and e say anything else.  kiln bench, compare and track go on
+ * to their summaries in that case, and say it in their own words.
+ */
+size_t run_failed_pexecs(int code, const struct kerr *e);
+/*
  * The error of a run whose interrupt ended the pexec in flight (pexec
  * `label` of `key`), which stays pending; and whether e is that error (not
  * an interrupt between two pexecs).  kiln task says the same of a pexec it
