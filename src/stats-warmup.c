@@ -54,7 +54,11 @@ static size_t pexec_moments(const struct an_key *k, int what, int rel, double *m
 	return n;
 }
 
-/* Welch's interval at conf of B - A of what (rel: in steady iterations); 0, or -1 if a side has under 2 */
+/*
+ * Each side's mean of what (rel: in steady iterations) into *ma, *mb, and
+ * Welch's interval at conf of B - A into *lo, *hi; -1 (no interval) if a
+ * side has under 2 pexecs with it
+ */
 static int welch(const struct an_key *a, const struct an_key *b, int what, int rel, double conf, double *ma,
 		 double *mb, double *lo, double *hi)
 {
@@ -88,15 +92,15 @@ static void change(const struct an_key *a, const struct an_key *b, int what, dou
 		   struct sw_change *c)
 {
 	double ra, rb;
-	c->lo = c->hi = c->rel_lo = c->rel_hi = NAN;
+	c->lo = c->hi = c->rel_lo = c->rel_hi = c->rel_diff = NAN;
 	c->verdict = SW_CANNOT;
-	pexec_moments(a, what, 0, &c->a, &ra);
-	pexec_moments(b, what, 0, &c->b, &rb);
+	/* the means in seconds are shown even where no verdict can be given */
+	int ok = welch(a, b, what, 0, conf, &c->a, &c->b, &c->lo, &c->hi) == 0;
 	c->diff = c->b - c->a;
-	c->rel_diff = NAN;
-	if (blocked || !a->has_steady || !b->has_steady ||
-	    welch(a, b, what, 0, conf, &c->a, &c->b, &c->lo, &c->hi) < 0)
+	if (!ok || blocked || !a->has_steady || !b->has_steady) {
+		c->lo = c->hi = NAN;
 		return;
+	}
 	if (welch(a, b, what, 1, conf, &ra, &rb, &c->rel_lo, &c->rel_hi) < 0)
 		return;
 	c->rel_diff = rb - ra;
