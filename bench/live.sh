@@ -192,10 +192,10 @@ echo "  F done at $((SECONDS - t0)) s, load $(load)"
 
 # ---- G: kiln compare's warm-up verdicts, in-process: A/A, and a warm-up twice as long ----
 only G || N_WARM=0
+# one comparison of vm's builds 1.00 and B (its steady verdict into TABLE-steady: the same steady state both sides),
+# its warm-up verdict a line of TABLE
 warm_compare() { # B TRUTH TABLE
-	rm -f "$T/c.kiln.db"*
-	"$K" compare "$T/vary.yaml" --vm "a=$T/bin/vm-1.00" --vm "b=$T/bin/vm-$1" -o "$T/c.kiln.db" -q --json --rounds 20 \
-		>"$T/c.json" 2>>"$T/errors"
+	compare vary 1.00 "$1" same "$3-steady" --rounds 20
 	tally warm "$T/c.json" "$2" >>"$T/$3.txt"
 }
 for ((i = 0; i < N_WARM; i++)); do
