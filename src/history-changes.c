@@ -213,10 +213,18 @@ static void one_series(struct history *h, const struct hist_machine *m, const ch
 		kerr_release(&e);
 		return;
 	}
-	if (!s.n && !arr) {
+	if (!s.n) {
 		/* a key measured only in A/B sessions (kiln bisect, --compare): no series to search */
-		printf("%s on %s: no tracked commits (its pexecs are of kiln bisect or kiln track --compare sessions; "
-		       "kiln track measures commits into its series)\n", esc(ESC_TERM, key), esc(ESC_TERM, m->name));
+		if (arr)
+			json_array_append_new(arr, json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:n,s:n,s:n,s:[],s:n}", "machine",
+							     esc(ESC_JSON, m->name), "key", esc(ESC_JSON, key), "commits",
+							     (json_int_t)0, "build_failed", (json_int_t)0, "aa_pairs",
+							     (json_int_t)0, "aa_alarms", (json_int_t)0, "session_sd",
+							     "dispersion", "could_see", "changes", "could_see_warmup"));
+		else
+			printf("%s on %s: no tracked commits (its pexecs are of kiln bisect or kiln track --compare "
+			       "sessions; kiln track measures commits into its series)\n",
+			       esc(ESC_TERM, key), esc(ESC_TERM, m->name));
 		history_series_free(&s);
 		return;
 	}
@@ -241,8 +249,8 @@ static void one_series(struct history *h, const struct hist_machine *m, const ch
 						     "build_failed", (json_int_t)failed,
 						     "aa_pairs", (json_int_t)st.aa_pairs[HIST_STEADY],
 						     "aa_alarms", (json_int_t)st.aa_alarms[HIST_STEADY],
-						     "session_sd", s.n ? json_real(st.tau[HIST_STEADY]) : json_null(),
-						     "dispersion", s.n ? json_real(st.phi[HIST_STEADY]) : json_null(),
+						     "session_sd", json_real(st.tau[HIST_STEADY]),
+						     "dispersion", json_real(st.phi[HIST_STEADY]),
 						     "could_see", power_json(&pw), "changes", c, "could_see_warmup",
 						     power_warm_json(&pww)));
 	} else {

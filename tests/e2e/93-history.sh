@@ -177,6 +177,6 @@ out=$("$KILN" track --changes ab.db) || fail "changes of A/B sessions: $out"
 assert_contains "$out" "b:toy:default-toy on $(hostname): no tracked commits"
 case $out in *"session sd"*) fail "a session sd of no series: $out" ;; esac
 out=$("$KILN" track --changes ab.db --json) || fail "--json: $out"
-python3 -c "import json,sys; d=json.load(sys.stdin)[0]; assert d['commits']==0 and d['session_sd'] is None and d['dispersion'] is None, d" \
+python3 -c "import json,sys; d=json.load(sys.stdin)[0]; assert d['commits']==0 and d['session_sd'] is None and d['dispersion'] is None and d['changes']==[] and d['could_see'] is None and d['could_see_warmup'] is None, d" \
 	<<<"$out" || fail "--json of A/B sessions: $out"
 true

@@ -20,6 +20,8 @@
 #     its last line), one at a time and in rounds.  Before, it said
 #     nothing, the error was only in the history's runs.error, and the
 #     results file with the failed pexec's output was removed.
+#  4. a commit whose session fails otherwise (its VM's cleanup): the
+#     warning quotes the session's error, the results file is kept.
 source "$KILN_ROOT/tests/lib.sh"
 source "$KILN_ROOT/tests/lib-history.sh"
 history_test_tools
@@ -82,5 +84,21 @@ for mode in each rounds; do
 	assert_eq "$(sqlite3 h3-$mode.db "SELECT count(*) FROM runs WHERE status = 'ok' AND error IS NOT NULL")" 1 \
 		"$mode: one commit measured with its error kept"
 done
+
+# 4. a commit whose session ends with an error that is not a failed pexec (its VM's cleanup fails after
+#    every pexec ran): its pexecs are recorded, and the warning quotes the session's error
+history_line repo4 3
+touch repo4/cleanup-fails
+git -C repo4 add cleanup-fails && git -C repo4 commit -q -m "c3: its VM's cleanup fails"
+bad=$(git -C repo4 rev-parse HEAD)
+sed 's|^    build: \(.*\)$|    build: \1\n    cleanup: [test, "!", -e, "{src}/cleanup-fails"]|' exp/toy.yaml > exp/cleanup.yaml
+grep -q "cleanup:" exp/cleanup.yaml || fail "no cleanup in the config: $(cat exp/cleanup.yaml)"
+out=$("$KILN" track exp/cleanup.yaml --repo repo4 -o h4.db ..main 2>&1) || fail "a failed cleanup stopped the track: $out"
+assert_contains "$out" "${bad:0:12}: measured with errors (the pexecs that ran are recorded; results kept in "
+assert_contains "$out" "cleanup"
+f=$(printf '%s\n' "$out" | sed -n 's/.*results kept in \([^)]*\)).*/\1/p')
+[ -f "$f" ] || fail "the results file of the commit with errors was not kept: $out"
+assert_contains "$out" "4 measured (1 with errors, above)"
+assert_eq "$(pexecs h4.db)" 20 "every pexec of the 4 commits recorded: $out"
 echo ok
 
