@@ -17,6 +17,7 @@
 #include <malloc.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -1125,8 +1126,13 @@ static int run_finish(struct run_state *rs, struct run_job *j, const char *confi
 
 size_t run_failed_pexecs(int code, const struct kerr *e)
 {
-	size_t n;
-	return code == KEXIT_FAIL && sscanf(sb_str(&e->msg), RUN_FAILED_PEXECS, &n) == 1 ? n : 0;
+	const char *m = sb_str(&e->msg);
+	size_t n = 0;
+	int end = 0;
+	/* the whole format, not only its count: "2 key(s) were skipped", or a key named "2048:...", starts with one too */
+	if (code != KEXIT_FAIL || !isdigit((unsigned char)*m) || sscanf(m, RUN_FAILED_PEXECS "%n", &n, &end) != 1 || !end)
+		return 0;
+	return n;
 }
 
 static void state_init(struct run_state *rs, struct run_job *j, const struct run_opts *o)
