@@ -316,7 +316,7 @@ static int sb_measure(void *ctx, size_t a, size_t b, bisect_more_fn more, void *
 	(void)e;
 	double *d = NULL;
 	size_t n = 0, k;
-	while ((k = more(mctx, d, n)) > 0 && n < 10000) {
+	while ((k = more(mctx, d, n, n)) > 0 && n < 10000) {
 		d = xrealloc(d, (n + k) * sizeof(double));
 		for (size_t i = 0; i < k; i++) {
 			double la = s->culprit && a >= s->culprit ? s->step : 0, lb = s->culprit && b >= s->culprit ? s->step : 0;
@@ -1191,7 +1191,7 @@ static int wb_measure(void *ctx, size_t a, size_t b, bisect_more_fn more, void *
 	double fa = wb->culprit && a >= wb->culprit ? wb->f : 1, fb = wb->culprit && b >= wb->culprit ? wb->f : 1;
 	double *d = NULL;
 	size_t n = 0, m = 0, k;
-	while ((k = more(mctx, d, m)) > 0 && n + k <= WB_CAP) {
+	while ((k = more(mctx, d, m, n)) > 0 && n + k <= WB_CAP) {
 		n += k;
 		struct hist_point pa, pb;
 		wb_key(&w, 0, n, fa, wb->ao, &pa);

@@ -91,7 +91,7 @@ static size_t adapt_more(void *ctx, const struct ab_keys *k)
 		a->n0 = a->n;
 		a->t0 = a->t;
 	}
-	return a->more(a->mctx, k->n ? k->d[0] : NULL, a->n);
+	return a->more(a->mctx, k->n ? k->d[0] : NULL, a->n, k->rounds);
 }
 
 static int drive_measure(void *ctx, size_t a, size_t b, bisect_more_fn more, void *mctx, struct kerr *e)
@@ -343,8 +343,12 @@ static void print_outcome(const struct drive *d, const struct bisect_result *r)
 		       w->versus, est, iv);
 		break;
 	case BISECT_UNSURE:
-		printf("no culprit: the rounds could not tell GOOD and BAD apart or together (%s %s, %s)\n", w->versus, est,
-		       iv);
+		if (!isfinite(r->ratio))
+			printf("no culprit: too few rounds of GOOD and BAD paired to judge (%zu, of --max-rounds run: the "
+			       "pexecs of a side failed or found no steady state)\n", r->rounds);
+		else
+			printf("no culprit: the rounds could not tell GOOD and BAD apart or together (%s %s, %s)\n",
+			       w->versus, est, iv);
 		break;
 	case BISECT_RANGE:
 		printf("the change is after %.12s and at or before %.12s (%zu commits): broken builds or a midpoint the "

@@ -64,7 +64,8 @@ const struct cmd_entry cmd_track_entry = {
 		"                      steady iterations (default 35%, as kiln track's detection)\n"
 		"  --pexecs N          --compare: rounds of one pexec each (default the config's pexecs)\n"
 		"\nExit status: 0 done (failed builds included: they are recorded), 1 --compare found a\n"
-		"regression, 2 usage, 3 config, 4 history in use, 5 history unusable, 130 interrupted.\n",
+		"regression (or a key with no data on head), 2 usage, 3 config, 4 history in use,\n"
+		"5 history unusable, 130 interrupted.\n",
 	.exec = cmd_track,
 };
 

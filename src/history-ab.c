@@ -275,6 +275,9 @@ static void stored_rounds(struct ab_ctx *c, long ca, long cb, const struct strve
 				ab_key_add(out, i, &va[r], &vb[r], c->series);
 		}
 	}
+	/* the rounds they ran: as many as the best-paired key's (what was not kept, failed, is not known) */
+	for (size_t k = 0; k < out->n; k++)
+		out->rounds = out->nd[k] > out->rounds ? out->nd[k] : out->rounds;
 	free(va);
 	free(vb);
 	sqlite3_finalize(st);
@@ -291,6 +294,7 @@ struct session {
 	ab_more_fn more;
 	void *mctx;
 	struct ab_keys now;         /* stored + this session's */
+	size_t asked;               /* rounds this session has run (asked of kiln run) */
 	struct an_opts an;
 };
 
@@ -326,6 +330,7 @@ static struct ab_fig fig_of(const struct an_pexec *ap)
 static int session_rounds(struct session *s, struct kerr *e)
 {
 	ab_keys_free(&s->now);
+	s->now.rounds = s->stored->rounds + s->asked;
 	for (size_t k = 0; k < s->stored->n; k++) {
 		size_t i = ab_key_index(&s->now, s->stored->key[k]);
 		for (size_t r = 0; r < s->stored->nd[k]; r++)
@@ -378,6 +383,7 @@ static void session_more(void *ctx, const struct schedule *sc, long *more)
 	else
 		kiln_warn("%s", sb_str(&e.msg));
 	kerr_release(&e);
+	s->asked += k;
 	for (size_t i = 0; i < sc->nkeys; i++)
 		more[i] = (long)k;
 }
@@ -517,6 +523,7 @@ int ab_measure(struct ab_ctx *c, const struct hist_commit *a, const struct hist_
 		s.stored = &stored;
 		s.more = more;
 		s.mctx = mctx;
+		s.asked = first;
 		s.an = c->o->an;
 		s.an.resamples = 1000;
 		rename_vms(&ea, s.sa);

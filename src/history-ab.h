@@ -42,6 +42,7 @@ struct ab_keys {
 	double **a, **b;    /* the rounds' steady means of a and of b (seconds) */
 	struct ab_fig **fa, **fb; /* the rounds' pexecs' figures, a's and b's */
 	size_t *nd;
+	size_t rounds;      /* rounds run, stored ones included: a key's nd is fewer where a pexec failed or had no steady state */
 };
 void ab_keys_free(struct ab_keys *k);
 

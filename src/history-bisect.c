@@ -76,13 +76,19 @@ struct diff_test {
 	double m, sd, lo, hi; /* the estimate, the rounds' sd and the interval at the last look */
 };
 
-static size_t diff_more(void *ctx, const double *d, size_t n)
+/* more rounds, up to the cap on rounds run (a round without a pair counts: its pexec may fail every time) */
+static size_t up_to_cap(const struct bisect_opts *o, size_t run, size_t want)
+{
+	return run >= o->max_rounds ? 0 : run + want <= o->max_rounds ? want : o->max_rounds - run;
+}
+
+static size_t diff_more(void *ctx, const double *d, size_t n, size_t run)
 {
 	struct diff_test *t = ctx;
 	const struct bisect_opts *o = t->o;
 	t->n = n;
 	if (n < o->batch)
-		return o->batch - n;
+		return up_to_cap(o, run, o->batch - n);
 	double m, sd, df;
 	centre(o, d, n, &m, &sd, &df);
 	size_t looks = o->max_rounds / o->batch;
@@ -102,11 +108,9 @@ static size_t diff_more(void *ctx, const double *d, size_t n)
 		t->verdict = 1;
 	else if (t->lo > -floor && t->hi < floor)
 		t->verdict = 0;
-	else if ((t->lo > 0 || t->hi < 0) && fabs(m) >= floor / 2 && n >= o->max_rounds)
+	else if ((t->lo > 0 || t->hi < 0) && fabs(m) >= floor / 2 && run >= o->max_rounds)
 		t->verdict = 1; /* different, its size as known as the cap allows */
-	if (t->verdict >= 0 || n >= o->max_rounds)
-		return 0;
-	return n + o->batch <= o->max_rounds ? o->batch : o->max_rounds - n;
+	return t->verdict >= 0 ? 0 : up_to_cap(o, run, o->batch);
 }
 
 /*
@@ -183,14 +187,14 @@ struct sprt {
 	double s;            /* the pooled sd the last look tested with */
 };
 
-static size_t sprt_more(void *ctx, const double *d, size_t n)
+static size_t sprt_more(void *ctx, const double *d, size_t n, size_t run)
 {
 	struct sprt *t = ctx;
 	const struct bisect_opts *o = t->o;
 	t->n = n;
 	/* a batch before any verdict: two or three rounds can look decisive by chance when the variance is off */
 	if (n < o->batch)
-		return o->batch - n;
+		return up_to_cap(o, run, o->batch - n);
 	double m, sd;
 	centre(o, d, n, &m, &sd, NULL);
 	t->m = m;
@@ -204,10 +208,7 @@ static size_t sprt_more(void *ctx, const double *d, size_t n)
 		t->verdict = 1;
 	else if (llr <= -A)
 		t->verdict = 0;
-	if (t->verdict >= 0 || n >= o->max_rounds)
-		return 0;
-	size_t b = o->batch > 2 ? o->batch / 2 : 1;
-	return n + b <= o->max_rounds ? b : o->max_rounds - n;
+	return t->verdict >= 0 ? 0 : up_to_cap(o, run, o->batch > 2 ? o->batch / 2 : 1);
 }
 
 /* ---- the search ---- */
@@ -280,7 +281,7 @@ struct evidence {
 
 static void pool_add(struct evidence *ev, double sd, size_t n)
 {
-	if (n > 1) {
+	if (n > 1 && isfinite(sd)) {
 		ev->pool_ss += sd * sd * (double)(n - 1);
 		ev->pool_df += (double)(n - 1);
 	}
@@ -290,7 +291,8 @@ static void pool_add(struct evidence *ev, double sd, size_t n)
 static int compare_ends(size_t n, const struct bisect_opts *o, const struct bisect_ops *ops, struct bisect_result *r,
 			struct evidence *ev, struct kerr *e)
 {
-	struct diff_test dt = { .o = o, .verdict = -1 };
+	/* no estimate until a batch of rounds paired (every pexec of a side may fail): NAN, not a ratio of 1 */
+	struct diff_test dt = { .o = o, .verdict = -1, .m = NAN, .sd = NAN, .lo = NAN, .hi = NAN };
 	struct bisect_step *st = add_step(r, n - 1);
 	if (ops->measure(ops->ctx, 0, n - 1, diff_more, &dt, e) < 0)
 		return -1;
@@ -320,7 +322,7 @@ static int test_mid(size_t mid, const struct bisect_opts *o, const struct bisect
 {
 	/* BAD's level: every round of a commit found like BAD so far */
 	struct sprt sp = { .o = o, .delta = ev->bad_sum / ev->bad_n, .pool_ss = ev->pool_ss, .pool_df = ev->pool_df,
-			   .verdict = -1 };
+			   .verdict = -1, .m = NAN, .sd = NAN, .s = NAN };
 	if (ops->measure(ops->ctx, 0, mid, sprt_more, &sp, e) < 0)
 		return -1;
 	r->rounds += sp.n;

@@ -15,8 +15,12 @@
 
 #include "util.h"
 
-/* how many more rounds the test wants after seeing d[0..n) (0: it has decided) */
-typedef size_t (*bisect_more_fn)(void *ctx, const double *d, size_t n);
+/*
+ * How many more rounds the test wants after seeing d[0..n) (0: it has
+ * decided), of run rounds run so far (run >= n: a round whose pexec failed
+ * or found no steady state has no log ratio, yet counts against the cap)
+ */
+typedef size_t (*bisect_more_fn)(void *ctx, const double *d, size_t n, size_t run);
 
 struct bisect_ops {
 	void *ctx;
@@ -24,9 +28,10 @@ struct bisect_ops {
 	int (*build)(void *ctx, size_t i, struct kerr *e);
 	/*
 	 * Compare commits a and b in rounds: before the first round and after
-	 * each batch, call more(mctx, d, n) with every log ratio log(b/a) so far
-	 * (stored rounds of the two may come first) and run as many more rounds
-	 * as it asks, until it asks none.  0, or -1 with e set.
+	 * each batch, call more(mctx, d, n, run) with every log ratio log(b/a)
+	 * so far (stored rounds of the two may come first) and the rounds run,
+	 * paired or not, and run as many more rounds as it asks, until it asks
+	 * none.  0, or -1 with e set.
 	 */
 	int (*measure)(void *ctx, size_t a, size_t b, bisect_more_fn more, void *mctx, struct kerr *e);
 	/*

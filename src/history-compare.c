@@ -29,20 +29,20 @@ struct rounds_to {
 
 /*
  * Rounds until every key has `want` pairs; a key whose pexecs keep failing
- * or finding no steady state gets at most as many rounds again, then the
- * comparison goes with what it has
+ * or finding no steady state gets at most as many rounds again (2 want
+ * rounds run in all, counted whether they paired or not: a build whose
+ * pexecs all fail never pairs), then the comparison goes with what it has
  */
 static size_t fixed_more(void *ctx, const struct ab_keys *k)
 {
 	const struct rounds_to *r = ctx;
-	size_t least = r->want, most = 0;
-	for (size_t i = 0; i < k->n; i++) {
+	size_t least = r->want;
+	for (size_t i = 0; i < k->n; i++)
 		least = k->nd[i] < least ? k->nd[i] : least;
-		most = k->nd[i] > most ? k->nd[i] : most;
-	}
-	if (most >= 2 * r->want)
+	if (k->rounds >= 2 * r->want)
 		return 0;
-	return k->n ? r->want - least : r->want;
+	size_t more = k->n ? r->want - least : r->want;
+	return more < 2 * r->want - k->rounds ? more : 2 * r->want - k->rounds;
 }
 
 struct verdict {
@@ -180,13 +180,23 @@ static void warm_text(const struct keyfig *f, struct strbuf *sb)
 
 /* the counts of a comparison's verdicts */
 struct tally {
-	size_t slower, faster, longer, shorter;
+	size_t slower, faster, longer, shorter, lost;
 };
 
-/* "**slower**, **longer warm-up**", "faster", "" ...: a key's marks */
-static void marks(const struct verdict *v, const struct ab_warm *w, struct strbuf *sb)
+/*
+ * No round paired, and base has a steady state where head has none: head's
+ * pexecs failed or stopped reaching a steady state, a regression the ratio
+ * cannot show (a CI job must not pass it as "no data")
+ */
+static int lost_on_head(const struct verdict *v, const struct keyfig *fa, const struct keyfig *fb)
 {
-	const char *m[] = { v->slower ? "**slower**" : v->faster ? "faster" : NULL,
+	return !isfinite(v->ratio) && isfinite(fa->mean) && !isfinite(fb->mean);
+}
+
+/* "**slower**, **longer warm-up**", "faster", "" ...: a key's marks */
+static void marks(const struct verdict *v, const struct ab_warm *w, int lost, struct strbuf *sb)
+{
+	const char *m[] = { lost ? "**no data on head**" : v->slower ? "**slower**" : v->faster ? "faster" : NULL,
 			    w->longer ? "**longer warm-up**" : w->shorter ? "shorter warm-up" : NULL };
 	for (size_t i = 0; i < 2; i++)
 		if (m[i])
@@ -211,7 +221,7 @@ static void steady_change_text(const struct verdict *v, char r[32], char ci[96])
 		snprintf(ci + strlen(ci), 96 - strlen(ci), " (could see ±%.1f%%)", 100 * v->mde);
 }
 
-/* key i's row of the Markdown table, its verdicts counted in t; 1 when it regressed (slower, or a longer warm-up) */
+/* key i's row of the Markdown table, its verdicts counted in t; 1 when it regressed (slower, a longer warm-up, lost) */
 static int markdown_row(struct ab_ctx *c, long ra, long rb, const struct ab_keys *k, size_t i,
 			 const struct compare_opts *co, struct tally *t)
 {
@@ -227,7 +237,9 @@ static int markdown_row(struct ab_ctx *c, long ra, long rb, const struct ab_keys
 	warm_text(&fa, &wa);
 	warm_text(&fb, &wb);
 	warm_change_text(&w, &wc);
-	marks(&v, &w, &mk);
+	int lost = lost_on_head(&v, &fa, &fb);
+	marks(&v, &w, lost, &mk);
+	t->lost += lost;
 	t->slower += v.slower;
 	t->faster += v.faster;
 	t->longer += w.longer;
@@ -244,7 +256,7 @@ static int markdown_row(struct ab_ctx *c, long ra, long rb, const struct ab_keys
 	sb_release(&wb);
 	sb_release(&wc);
 	sb_release(&mk);
-	return v.slower || w.longer;
+	return v.slower || w.longer || lost;
 }
 
 /* the Markdown table; returns how many keys regressed (slower, or a longer warm-up) beyond the thresholds */
@@ -267,24 +279,37 @@ static size_t print_markdown(struct ab_ctx *c, const struct hist_commit *b, cons
 	printf("|---|---|---|---|---|---|---|---|\n");
 	for (size_t i = 0; i < k->n; i++)
 		bad += markdown_row(c, ra, rb, k, i, co, &t);
-	printf("\n%zu of %zu key%s slower beyond %g%%, %zu faster; %zu with a warm-up longer beyond %g%%, %zu shorter.\n",
+	printf("\n%zu of %zu key%s slower beyond %g%%, %zu faster; %zu with a warm-up longer beyond %g%%, %zu shorter",
 	       t.slower, k->n, k->n == 1 ? "" : "s", 100 * co->threshold, t.faster, t.longer, 100 * co->warm_threshold,
 	       t.shorter);
+	if (t.lost)
+		printf("; %zu with no data on head (no round paired: head's pexecs failed or found no steady state, where "
+		       "base's had one)", t.lost);
+	printf(".\n");
 	return bad;
 }
 
 /* the same as JSON: per key the ratio, its interval, the verdict, and the warm-up's */
-static size_t print_json(const struct hist_commit *b, const struct hist_commit *hd, const struct ab_keys *k,
-			 const struct compare_opts *co)
+static size_t print_json(struct ab_ctx *c, const struct hist_commit *b, const struct hist_commit *hd,
+			 const struct ab_keys *k, const struct compare_opts *co)
 {
+	long ra, rb;
+	last_session(c->h, c->machine, history_commit_id(c->h, b->hash), history_commit_id(c->h, hd->hash), &ra, &rb);
 	json_t *keys = json_array();
-	size_t slower = 0, longer = 0, bad = 0;
+	size_t slower = 0, longer = 0, lost = 0, bad = 0;
 	for (size_t i = 0; i < k->n; i++) {
 		struct verdict v = judge(k->a[i], k->b[i], k->nd[i], co->threshold);
 		struct ab_warm w = ab_judge_warm(k->fa[i], k->fb[i], k->nd[i], co->warm_threshold);
+		struct keyfig fa, fb;
+		key_figures(c->h, ra, k->key[i], &fa);
+		key_figures(c->h, rb, k->key[i], &fb);
+		int l = lost_on_head(&v, &fa, &fb);
+		free(fa.cls);
+		free(fb.cls);
 		slower += v.slower;
 		longer += w.longer;
-		bad += v.slower || w.longer;
+		lost += l;
+		bad += v.slower || w.longer || l;
 		json_t *warm = json_pack("{s:I,s:o,s:o,s:o,s:s}", "rounds", (json_int_t)w.n,
 					 "ratio", isfinite(w.ratio) ? json_real(w.ratio) : json_null(),
 					 "ratio_lo", isfinite(w.lo) ? json_real(w.lo) : json_null(),
@@ -296,12 +321,13 @@ static size_t print_json(const struct hist_commit *b, const struct hist_commit *
 						      "ratio_lo", isfinite(v.lo) ? json_real(v.lo) : json_null(),
 						      "ratio_hi", isfinite(v.hi) ? json_real(v.hi) : json_null(),
 						      "mde", isfinite(v.mde) ? json_real(v.mde) : json_null(), "verdict",
-						      v.slower ? "slower" : v.faster ? "faster" : isfinite(v.ratio) ? "same" : "no data",
+						      l ? "no data on head" : v.slower ? "slower" : v.faster ? "faster"
+						      : isfinite(v.ratio) ? "same" : "no data",
 						      "warmup", warm));
 	}
-	json_t *j = json_pack("{s:s,s:s,s:f,s:f,s:o,s:I,s:I}", "base", b->hash, "head", hd->hash, "threshold",
+	json_t *j = json_pack("{s:s,s:s,s:f,s:f,s:o,s:I,s:I,s:I}", "base", b->hash, "head", hd->hash, "threshold",
 			      co->threshold, "warmup_threshold", co->warm_threshold, "keys", keys, "slower",
-			      (json_int_t)slower, "longer_warmup", (json_int_t)longer);
+			      (json_int_t)slower, "longer_warmup", (json_int_t)longer, "no_data_on_head", (json_int_t)lost);
 	char *s = json_dumps(j, JSON_INDENT(2) | JSON_ENSURE_ASCII);
 	printf("%s\n", s);
 	free(s);
@@ -354,7 +380,7 @@ int track_compare(const struct track_opts *o, const char *base, const char *head
 	struct rounds_to want = { (size_t)pexecs };
 	if (code == KEXIT_OK)
 		code = ab_measure(&c, cb, ch, fixed_more, &want, &k, &e);
-	if (code == KEXIT_OK && (co->json ? print_json(cb, ch, &k, co) : print_markdown(&c, cb, ch, &k, co)) > 0)
+	if (code == KEXIT_OK && (co->json ? print_json(&c, cb, ch, &k, co) : print_markdown(&c, cb, ch, &k, co)) > 0)
 		code = KEXIT_FAIL;
 	else if (code != KEXIT_OK)
 		kerr_print(&e);

@@ -22,6 +22,8 @@
 #     results file with the failed pexec's output was removed.
 #  4. a commit whose session fails otherwise (its VM's cleanup): the
 #     warning quotes the session's error, the results file is kept.
+#  5. a commit whose every pexec fails, compared in A/B rounds (track
+#     --compare, bisect): the comparison ends at its cap.
 source "$KILN_ROOT/tests/lib.sh"
 source "$KILN_ROOT/tests/lib-history.sh"
 history_test_tools
@@ -100,5 +102,28 @@ f=$(printf '%s\n' "$out" | sed -n 's/.*results kept in \([^)]*\)).*/\1/p')
 [ -f "$f" ] || fail "the results file of the commit with errors was not kept: $out"
 assert_contains "$out" "4 measured (1 with errors, above)"
 assert_eq "$(pexecs h4.db)" 20 "every pexec of the 4 commits recorded: $out"
+
+# 5. a commit that builds but whose every pexec fails: its A/B rounds never pair, and kiln track --compare
+#    and kiln bisect end at their caps (2 x --pexecs rounds; --max-rounds) without a verdict.  Before, one
+#    key's comparison asked for a batch more for ever.  track --compare calls the key lost on head and
+#    exits 1 (a CI job must not pass it); kiln bisect prints no ratio (it printed 1.0000 (1.0000-1.0000)).
+history_line repo5 2
+history_vm_source 2000 5 'int main_(void);' | sed 's/^int main(void)$/int main(void) { _exit(3); }\nint main_(void)/' > repo5/vm.c
+git -C repo5 commit -q -am "c2: every pexec fails"
+dead=$(git -C repo5 rev-parse HEAD)
+out=$(timeout 120 "$KILN" track exp/toy.yaml --repo repo5 -o h5.db --compare "$HIST_L0" "$dead" --pexecs 4 2>&1); rc=$?
+[ $rc = 124 ] && fail "track --compare against a commit whose pexecs all fail did not end: $out"
+assert_eq $rc 1 "track --compare, head's pexecs all failed: $out"
+assert_contains "$out" "| \*\*no data on head\*\* |$"
+assert_contains "$out" "1 with no data on head (no round paired"
+assert_eq "$(sqlite3 h5.db "SELECT count(*) FROM pexecs p JOIN runs r ON r.id = p.run_id JOIN commits c ON c.id = r.commit_id
+	WHERE c.hash = '$dead'")" 8 "2 x 4 rounds of the dead commit, then no more: $out"
+out=$(timeout 120 "$KILN" bisect exp/toy.yaml --repo repo5 -o h5.db "$HIST_L0" "$dead" --key b --max-rounds 10 2>&1); rc=$?
+[ $rc = 124 ] && fail "kiln bisect against a commit whose pexecs all fail did not end: $out"
+assert_eq $rc 1 "bisect undecided: $out"
+assert_contains "$out" "no culprit: too few rounds of GOOD and BAD paired to judge (0, "
+case $out in *1.0000*) fail "a ratio of no rounds: $out" ;; esac
+assert_eq "$(sqlite3 h5.db "SELECT count(*) FROM pexecs p JOIN runs r ON r.id = p.run_id JOIN commits c ON c.id = r.commit_id
+	WHERE c.hash = '$dead'")" 18 "10 rounds at most of the bisection (8 stored with no pair counted as none): $out"
 echo ok
 

@@ -684,7 +684,9 @@ struct simvm {
 	double wild;           /* the share of rounds 50% off either way (a pexec in a slow mode) */
 	unsigned char *broken; /* commits that do not build */
 	const char *const *bin; /* what each commit built (NULL: not known) */
+	const unsigned char *dead; /* commits that build but whose every pexec fails: their rounds never pair */
 	size_t builds, measured;
+	size_t most_run;       /* the most rounds one comparison ran, paired or not */
 };
 
 static int sim_build(void *ctx, size_t i, struct kerr *e)
@@ -704,12 +706,16 @@ static int sim_measure(void *ctx, size_t a, size_t b, bisect_more_fn more, void 
 	struct simvm *v = ctx;
 	(void)e;
 	double d[1000];
-	size_t n = 0, k;
-	while ((k = more(mctx, d, n)) > 0 && n + k <= 1000)
-		for (size_t i = 0; i < k; i++)
-			d[n++] = sim_level(v, b) - sim_level(v, a) +
-				 (v->wild > 0 && unif() < v->wild ? (unif() < 0.5 ? -0.5 : 0.5) : v->noise * gauss());
+	size_t n = 0, k, run = 0;
+	int dead = v->dead && (v->dead[a] || v->dead[b]);
+	/* (a guard of the test's own: a test that asks for rounds without end stops at 100000) */
+	while ((k = more(mctx, d, n, run)) > 0 && n + k <= 1000 && run + k <= 100000)
+		for (size_t i = 0; i < k; i++, run++)
+			if (!dead)
+				d[n++] = sim_level(v, b) - sim_level(v, a) +
+					 (v->wild > 0 && unif() < v->wild ? (unif() < 0.5 ? -0.5 : 0.5) : v->noise * gauss());
 	v->measured += n;
+	v->most_run = run > v->most_run ? run : v->most_run;
 	return 0;
 }
 
@@ -920,6 +926,37 @@ static void test_bisect_skips_broken(void **state)
 	bisect_result_free(&r);
 }
 
+/*
+ * A commit that builds but whose pexecs all fail (or find no steady state)
+ * gives rounds without a pair: its comparison ends at --max-rounds rounds
+ * run, undecided, instead of asking for a batch more forever
+ */
+static void test_bisect_dead_commit(void **state)
+{
+	(void)state;
+	test_seed = 9;
+	struct bisect_opts o;
+	bisect_opts_default(&o);
+	o.max_rounds = 60;
+	unsigned char dead[50] = { 0 };
+	dead[24] = dead[25] = 1; /* the first midpoints tried */
+	struct simvm v = { .culprit = 30, .step = 1.05, .noise = 0.01, .dead = dead };
+	struct bisect_result r;
+	sim_bisect_with(&v, 50, &o, &r);
+	assert_true(v.most_run <= 60);
+	assert_int_equal(r.outcome, BISECT_RANGE);
+	assert_true(r.lo < 30 && r.hi >= 30);
+	bisect_result_free(&r);
+	/* BAD itself dead: GOOD against BAD cannot decide, no culprit */
+	unsigned char bad[50] = { 0 };
+	bad[49] = 1;
+	struct simvm w = { .culprit = 30, .step = 1.05, .noise = 0.01, .dead = bad };
+	sim_bisect_with(&w, 50, &o, &r);
+	assert_true(w.most_run <= 60);
+	assert_int_equal(r.outcome, BISECT_UNSURE);
+	bisect_result_free(&r);
+}
+
 static const char *sim_binary(void *ctx, size_t i)
 {
 	struct simvm *v = ctx;
@@ -1003,6 +1040,7 @@ int main(void)
 		cmocka_unit_test(test_bisect_wild_rounds),
 		cmocka_unit_test(test_bisect_rounds_needed),
 		cmocka_unit_test(test_bisect_skips_broken),
+		cmocka_unit_test(test_bisect_dead_commit),
 		cmocka_unit_test(test_bisect_binaries),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
