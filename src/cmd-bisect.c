@@ -18,6 +18,7 @@
 #include "config.h"
 #include "history-ab.h"
 #include "history-bisect.h"
+#include "history-cmd.h"
 #include "history-detect.h"
 #include "history-git.h"
 #include "history-power.h"
@@ -197,10 +198,13 @@ static int auto_range(struct drive *d, const char *key, int *w, char **good, cha
 			      : hist_what_name((enum hist_what)*w), esc(ESC_TERM, key), could.buf);
 		sb_release(&could);
 	}
+	const struct hist_commit *g, *b;
+	if (r == 0 && !hist_bisect_pair(&s, last->lo, last->hi, last->what, c, &g, &b))
+		r = kerr_setc(e, KEXIT_USAGE, "%s: the newest change of %s has no commit measured before it to bisect from",
+			      history_path(d->ab.h), esc(ESC_TERM, key));
 	if (r == 0) {
-		size_t lo = last->lo ? last->lo - 1 : 0;
-		*good = xstrdup(c[s.p[lo].commit].hash);
-		*bad = xstrdup(c[s.p[last->hi].commit].hash);
+		*good = xstrdup(g->hash);
+		*bad = xstrdup(b->hash);
 		*w = (int)last->what;
 	}
 	free(ch);

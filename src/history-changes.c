@@ -59,20 +59,34 @@ static void size_text(const struct hist_change *c, struct strbuf *sb)
 }
 
 /*
- * The GOOD and BAD kiln bisect would search between for a change of series
- * what on points lo..hi of s: the last tracked commit before its range and
- * the last of it; 0 when there is nothing to search (the change is on the
- * one commit after GOOD, or at the series' start) or bisect cannot (the
- * class mix)
+ * The GOOD and BAD of a change of series what on points lo..hi of s: the
+ * last commit before its range with a figure of that series (not the point
+ * just before lo, which may be a failed build, or a commit with too few
+ * pexecs: a GOOD that does not build, or one never shown like GOOD) and the
+ * last of the range; 0 when there is none (the change at the series'
+ * start) or bisect cannot (the class mix)
  */
+int hist_bisect_pair(const struct hist_series *s, size_t lo, size_t hi, enum hist_what what,
+		     const struct hist_commit *cs, const struct hist_commit **good, const struct hist_commit **bad)
+{
+	if (what == HIST_CLASS || hi >= s->n || lo > hi)
+		return 0;
+	double y, u;
+	size_t g = lo;
+	while (g > 0 && !hist_point_value(&s->p[g - 1], what, &y, &u))
+		g--;
+	if (!g)
+		return 0;
+	*good = &cs[s->p[g - 1].commit];
+	*bad = &cs[s->p[hi].commit];
+	return 1;
+}
+
+/* the same, 0 also when there is nothing to search (the change is on the one commit after GOOD) */
 int hist_bisect_ends(const struct hist_series *s, size_t lo, size_t hi, enum hist_what what,
 		     const struct hist_commit *cs, const struct hist_commit **good, const struct hist_commit **bad)
 {
-	if (what == HIST_CLASS || !lo || hi >= s->n)
-		return 0;
-	*good = &cs[s->p[lo - 1].commit];
-	*bad = &cs[s->p[hi].commit];
-	return (*bad)->depth - (*good)->depth >= 2;
+	return hist_bisect_pair(s, lo, hi, what, cs, good, bad) && (*bad)->depth - (*good)->depth >= 2;
 }
 
 /* the command line of that bisect, CONFIG and DIR left to the reader, the key one shell word (not escaped for a terminal or a page) */

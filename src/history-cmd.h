@@ -27,6 +27,9 @@ struct hist_commit;
 enum hist_what;
 int hist_bisect_ends(const struct hist_series *s, size_t lo, size_t hi, enum hist_what what,
 		     const struct hist_commit *cs, const struct hist_commit **good, const struct hist_commit **bad);
+/* the same ends, also when they are neighbours (kiln bisect --auto measures them); 0 when there are none */
+int hist_bisect_pair(const struct hist_series *s, size_t lo, size_t hi, enum hist_what what,
+		     const struct hist_commit *cs, const struct hist_commit **good, const struct hist_commit **bad);
 /* its command line (CONFIG and DIR for the reader to fill), the key one shell word, unescaped */
 struct strbuf;
 void hist_bisect_command(struct strbuf *sb, const struct hist_commit *good, const struct hist_commit *bad,

@@ -22,6 +22,8 @@
 
 #include "analysis.h"
 #include "history-bisect.h"
+#include "history-cmd.h"
+#include "history.h"
 #include "stats-robust.h"
 #include "history-detect.h"
 #include "history-power.h"
@@ -177,6 +179,43 @@ static void test_step_found(void **state)
 	assert_true(fabs(c->after / c->before - c->ratio) < 1e-9);
 	/* the session sd is estimated near what it was made with (the pexecs add 1%/sqrt(10) within) */
 	assert_true(st.tau[HIST_STEADY] > 0.001 && st.tau[HIST_STEADY] < 0.006);
+	free(ch);
+	history_series_free(&s);
+}
+
+/*
+ * The GOOD a change's bisection starts from is the last commit before its
+ * range with a figure: here the two commits before the step failed to
+ * build, and GOOD was the second of them (a GOOD that does not build)
+ */
+static void test_bisect_ends_skip_unbuilt(void **state)
+{
+	(void)state;
+	test_seed = 4242;
+	struct shape sh = { .n = 60, .m = 10, .sw = 0.01, .tau = 0.003, .step_at = 40, .step = 1.10 };
+	struct hist_series s;
+	make(&s, &sh);
+	s.p[38].built = s.p[39].built = 0;
+	struct hist_commit cs[60];
+	memset(cs, 0, sizeof(cs));
+	for (long i = 0; i < 60; i++)
+		cs[i].depth = i;
+	struct hist_change *ch;
+	size_t n;
+	history_detect(&s, NULL, &ch, &n, NULL);
+	const struct hist_change *c = first_what(ch, n, HIST_STEADY);
+	assert_non_null(c);
+	assert_int_equal(c->at, 40);
+	const struct hist_commit *good, *bad;
+	assert_true(hist_bisect_pair(&s, c->lo, c->hi, HIST_STEADY, cs, &good, &bad));
+	assert_true(good->depth < (long)c->lo && good->depth <= 37);
+	assert_true(s.p[good->depth].built);
+	assert_int_equal(bad->depth, (long)c->hi);
+	assert_true(hist_bisect_ends(&s, c->lo, c->hi, HIST_STEADY, cs, &good, &bad));
+	/* no figure before the range: no ends */
+	for (size_t i = 0; i < c->lo; i++)
+		s.p[i].built = 0;
+	assert_false(hist_bisect_pair(&s, c->lo, c->hi, HIST_STEADY, cs, &good, &bad));
 	free(ch);
 	history_series_free(&s);
 }
@@ -1041,6 +1080,7 @@ int main(void)
 		cmocka_unit_test(test_bisect_rounds_needed),
 		cmocka_unit_test(test_bisect_skips_broken),
 		cmocka_unit_test(test_bisect_dead_commit),
+		cmocka_unit_test(test_bisect_ends_skip_unbuilt),
 		cmocka_unit_test(test_bisect_binaries),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
