@@ -239,11 +239,15 @@ void sw_verdict_text(const struct sw_diff *d, struct strbuf *sb)
 	for (int w = 0; w < 2; w++)
 		if (c[w]->verdict == SW_MORE || c[w]->verdict == SW_LESS)
 			sb_addf(sb, "%swarmup %s", sb->len ? "; " : "", sw_verdict_name(c[w]->verdict, w));
-	if (!sb->len)
-		sb_adds(sb, d->warn & AN_WARN_DRIFT ? "cannot tell: drifting"
-			    : d->time.speed_only || d->cost.speed_only
-				? "no change (the steady state moved)"
-				: "no change");
+	if (sb->len)
+		return;
+	if (d->warn & AN_WARN_DRIFT)
+		sb_adds(sb, "cannot tell: drifting");
+	else if (d->time.verdict == SW_CANNOT && d->cost.verdict == SW_CANNOT)
+		/* no test ran (a side without a steady state in too many pexecs, or too few pexecs): not "no change" */
+		sb_adds(sb, "cannot tell: too few pexecs with a steady state");
+	else
+		sb_adds(sb, d->time.speed_only || d->cost.speed_only ? "no change (the steady state moved)" : "no change");
 }
 
 void sw_print(const struct strvec *keys, const struct an_result *ra, const struct an_result *rb,

@@ -375,6 +375,14 @@ static void test_diff_warmup(void **state)
 	struct strbuf vt = STRBUF_INIT;
 	sw_verdict_text(&d, &vt);
 	assert_string_equal(vt.buf, "no change (the steady state moved)");
+	sb_reset(&vt);
+	/* a side without a steady state in too many of its pexecs: no test ran, so no "no change" */
+	a.has_steady = 0;
+	sw_diff_keys(&a, &b, &o, &d);
+	assert_int_equal(d.time.verdict, SW_CANNOT);
+	assert_int_equal(d.cost.verdict, SW_CANNOT);
+	sw_verdict_text(&d, &vt);
+	assert_string_equal(vt.buf, "cannot tell: too few pexecs with a steady state");
 	sb_release(&vt);
 	an_key_free(&a);
 	an_key_free(&b);
