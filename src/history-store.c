@@ -545,6 +545,19 @@ int history_end_run(struct history *h, long run_id, const char *status, double b
 	return r;
 }
 
+long history_run_pexecs(struct history *h, long run_id)
+{
+	sqlite3_stmt *st = history_prepare(h, "SELECT count(*) FROM pexecs WHERE run_id=?", NULL);
+	long n = -1;
+	if (!st)
+		return n;
+	sqlite3_bind_int64(st, 1, run_id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = (long)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
 int history_stop_run(struct history *h, long run_id, const char *error, struct kerr *e)
 {
 	sqlite3_stmt *st = history_prepare(h, "UPDATE runs SET error=? WHERE id=?", e);

@@ -477,11 +477,24 @@ static void warn_partial(struct track_job *j, struct track_commit *tc, int code)
 			  tc->c->hash, tc->results, sb_str(&tc->me.msg));
 }
 
+/* the session failed before any pexec ran (a key's setup, say): failed, not measured with nothing */
+static int end_nothing_ran(struct track_job *j, struct track_commit *tc, struct kerr *e)
+{
+	j->failed++;
+	if (!j->o->quiet)
+		kiln_warn("%.12s: the run failed before any pexec (recorded, skipped): %.300s", tc->c->hash,
+			  sb_str(&tc->me.msg));
+	return history_end_run(j->h, tc->rid, "failed", tc->took, NULL, sb_str(&tc->me.msg), e) < 0 ? e->code : KEXIT_OK;
+}
+
 /* done, some pexecs failed at worst: every finished pexec goes in */
 static int end_measured(struct track_job *j, struct track_commit *tc, int code, struct kerr *e)
 {
-	if (history_fold(j->h, tc->rid, tc->results, &j->o->an, e) < 0 ||
-	    history_end_run(j->h, tc->rid, "ok", tc->took, tc->binary, code == KEXIT_OK ? NULL : sb_str(&tc->me.msg), e) < 0)
+	if (history_fold(j->h, tc->rid, tc->results, &j->o->an, e) < 0)
+		return e->code ? e->code : KEXIT_STORE;
+	if (code != KEXIT_OK && history_run_pexecs(j->h, tc->rid) == 0)
+		return end_nothing_ran(j, tc, e);
+	if (history_end_run(j->h, tc->rid, "ok", tc->took, tc->binary, code == KEXIT_OK ? NULL : sb_str(&tc->me.msg), e) < 0)
 		return e->code ? e->code : KEXIT_STORE;
 	if (code != KEXIT_OK)
 		warn_partial(j, tc, code);

@@ -22,6 +22,7 @@
 #     results file with the failed pexec's output was removed.
 #  4. a commit whose session fails otherwise (its VM's cleanup): the
 #     warning quotes the session's error, the results file is kept.
+#     A commit whose VM's setup fails (no pexec runs) is recorded failed.
 #  5. a commit whose every pexec fails, compared in A/B rounds (track
 #     --compare, bisect): the comparison ends at its cap.
 source "$KILN_ROOT/tests/lib.sh"
@@ -102,6 +103,19 @@ f=$(printf '%s\n' "$out" | sed -n 's/.*results kept in \([^)]*\)).*/\1/p')
 [ -f "$f" ] || fail "the results file of the commit with errors was not kept: $out"
 assert_contains "$out" "4 measured (1 with errors, above)"
 assert_eq "$(pexecs h4.db)" 20 "every pexec of the 4 commits recorded: $out"
+
+# 4b. a commit whose VM's setup fails, so that no pexec runs: recorded failed (and skipped), not measured
+#     with nothing (before, it was `ok` with no pexec, and the warning said the pexecs that ran were recorded)
+rm repo4/cleanup-fails
+touch repo4/setup-fails
+git -C repo4 add -A && git -C repo4 commit -q -m "c4: its VM's setup fails"
+bad=$(git -C repo4 rev-parse HEAD)
+sed 's|^    build: \(.*\)$|    build: \1\n    setup: [test, "!", -e, "{src}/setup-fails"]|' exp/toy.yaml > exp/setup.yaml
+out=$("$KILN" track exp/setup.yaml --repo repo4 -o h4b.db ..main 2>&1) || fail "a failed setup stopped the track: $out"
+assert_contains "$out" "${bad:0:12}: the run failed before any pexec (recorded, skipped): "
+assert_eq "$(sqlite3 h4b.db "SELECT r.status FROM runs r JOIN commits c ON c.id = r.commit_id WHERE c.hash = '$bad'")" failed \
+	"the commit whose setup failed: $out"
+assert_eq "$(pexecs h4b.db)" 20 "the 4 other commits' pexecs: $out"
 
 # 5. a commit that builds but whose every pexec fails: its A/B rounds never pair, and kiln track --compare
 #    and kiln bisect end at their caps (2 x --pexecs rounds; --max-rounds) without a verdict.  Before, one
