@@ -435,6 +435,11 @@ void track_new_changes(const char *history, const struct strvec *hashes, const c
 			struct hist_series s;
 			if (history_series(h, mid, ks.v[k], cs, nc, &s, &e) < 0)
 				continue;
+			if (!s.n) {
+				/* a key held only from A/B sessions (bisect, --compare): no series, nothing to say of it */
+				history_series_free(&s);
+				continue;
+			}
 			struct hist_change *ch;
 			size_t n;
 			history_detect(&s, NULL, &ch, &n, NULL);

@@ -179,4 +179,8 @@ case $out in *"session sd"*) fail "a session sd of no series: $out" ;; esac
 out=$("$KILN" track --changes ab.db --json) || fail "--json: $out"
 python3 -c "import json,sys; d=json.load(sys.stdin)[0]; assert d['commits']==0 and d['session_sd'] is None and d['dispersion'] is None and d['changes']==[] and d['could_see'] is None and d['could_see_warmup'] is None, d" \
 	<<<"$out" || fail "--json of A/B sessions: $out"
+# a track of another key into it: what it could see counts that key, not the A/B one (which has no series)
+sed 's/^  toy:$/  toy2:/' exp/toy.yaml > exp/toy2.yaml
+out=$("$KILN" track exp/toy2.yaml --repo repo -o ab.db "$HIST_C6..$HIST_C7" 2>&1) || fail "a track beside A/B sessions: $out"
+assert_contains "$out" "could see: 1 key has too few commits to say"
 true
