@@ -86,3 +86,15 @@ sec_user() {
 sec_stream='{ printf "{\"kiln\":1,\"clock\":\"monotonic\",\"counters\":[]}\n"; i=0; while [ $i -lt $KILN_ITERATIONS ]; do printf "{\"i\":%d,\"wall_ns\":1000}\n" $i; i=$((i+1)); done; printf "{\"done\":true}\n"; } >&3'
 # live (not zombie: this machine's PID 1 may never reap) processes: live_of -u USER | live_of -f PATTERN
 live_of() { pgrep "$@" 2>/dev/null | while read -r p; do ps -o stat= -p "$p" 2>/dev/null | grep -qv '^Z' && echo "$p"; done; }
+
+# synthvm_builds FACTOR...: in the current folder, vm-FACTOR for each, a build of
+# tests/helpers/synthvm whose iteration times are FACTOR times its base ($SYN is it)
+synthvm_builds() {
+	SYN=$KILN_ROOT/${O:-build}/tests/helpers/synthvm
+	[ -x "$SYN" ] || fail "$SYN is not built"
+	local f
+	for f in "$@"; do
+		printf '#!/bin/sh\nexec %s %s "$@"\n' "$SYN" "$f" >"vm-$f"
+		chmod +x "vm-$f"
+	done
+}

@@ -6,12 +6,7 @@
 # between two builds (deterministic, instant), so the verdicts are known.
 source "$KILN_ROOT/tests/lib.sh"
 cd "$T"
-SYN=$KILN_ROOT/${O:-build}/tests/helpers/synthvm
-[ -x "$SYN" ] || fail "$SYN is not built"
-for f in 1.00 1.05 0.97; do
-	printf '#!/bin/sh\nexec %s %s "$@"\n' "$SYN" "$f" >"vm-$f"
-	chmod +x "vm-$f"
-done
+synthvm_builds 1.00 1.05 0.97
 # the same build again, its noise drawn afresh (synthvm seeds with the factor as written)
 printf '#!/bin/sh\nexec %s 1.000 "$@"\n' "$SYN" >same-1.00
 chmod +x same-1.00

@@ -8,12 +8,7 @@
 # test's own busy loops.
 source "$KILN_ROOT/tests/lib.sh"
 cd "$T"
-SYN=$KILN_ROOT/${O:-build}/tests/helpers/synthvm
-[ -x "$SYN" ] || fail "$SYN is not built"
-for f in 1.00 1.05; do
-	printf '#!/bin/sh\nexec %s %s "$@"\n' "$SYN" "$f" >"vm-$f"
-	chmod +x "vm-$f"
-done
+synthvm_builds 1.00 1.05
 mkdir -p benchmarks/warm/synth
 cat >c.yaml <<'Y'
 name: synth

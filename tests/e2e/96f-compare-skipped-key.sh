@@ -6,12 +6,7 @@
 # and kiln compare went on to a summary of keys it never measured.
 source "$KILN_ROOT/tests/lib.sh"
 cd "$T"
-SYN=$KILN_ROOT/${O:-build}/tests/helpers/synthvm
-[ -x "$SYN" ] || fail "$SYN is not built"
-for f in 1.00 1.05; do
-	printf '#!/bin/sh\nexec %s %s "$@"\n' "$SYN" "$f" >"vm-$f"
-	chmod +x "vm-$f"
-done
+synthvm_builds 1.00 1.05
 mkdir -p benchmarks/flat/synth benchmarks/broken/synth
 cat >c.yaml <<'EOF2'
 name: synth

@@ -202,10 +202,7 @@ static void test_bisect_ends_skip_unbuilt(void **state)
 		cs[i].depth = i;
 	struct hist_change *ch;
 	size_t n;
-	history_detect(&s, NULL, &ch, &n, NULL);
-	const struct hist_change *c = first_what(ch, n, HIST_STEADY);
-	assert_non_null(c);
-	assert_int_equal(c->at, 40);
+	const struct hist_change *c = detected_at(&s, HIST_STEADY, 40, &ch, &n);
 	const struct hist_commit *good, *bad;
 	assert_true(hist_bisect_pair(&s, c->lo, c->hi, HIST_STEADY, cs, &good, &bad));
 	assert_true(good->depth < (long)c->lo && good->depth <= 37);
