@@ -483,17 +483,52 @@ static const char *step_name(int step)
 	return step >= 0 && step < (int)ARRAY_SIZE(names) ? names[step] : "?";
 }
 
+/* SIGKILL every pid listed in fd's "children" text but except; 1 when it named any, 0 none, -1 unreadable */
+static int kill_listed(int fd, pid_t except)
+{
+	char buf[4096];
+	size_t have = 0;
+	int any = 0;
+	for (;;) {
+		ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
+		if (n < 0)
+			return any ? 1 : -1;
+		have += (size_t)n;
+		buf[have] = '\0';
+		/* every whole number in the buffer; a number cut by its end waits for the next read */
+		char *p = buf, *end;
+		for (;;) {
+			long pid = strtol(p, &end, 10);
+			if (end == p || (n > 0 && *end == '\0'))
+				break;
+			p = end;
+			if (pid > 0 && pid != except) {
+				kill((pid_t)pid, SIGKILL);
+				any = 1;
+			}
+		}
+		if (n == 0)
+			return any;
+		have = (size_t)(buf + have - p);
+		memmove(buf, p, have);
+	}
+}
+
 /*
  * Kill and reap every process re-parented to us: descendants that escaped
  * the process group.  As a subreaper kiln inherits them, so they are in
- * /proc/self/task/<tid>/children (one small read, not a scan of /proc).
+ * /proc/self/task/<tid>/children (a small read, not a scan of /proc).
+ * Killing one level of a chain re-parents the next to kiln, so it goes on
+ * until none is left, bounded by time (5 s), not by a number of rounds
+ * that a deeper chain (setsid in a loop) would outlast.
  */
 static void reap_orphans(pid_t except)
 {
 	static char path[64];
 	if (!path[0])
 		snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
-	for (int round = 0; round < 50; round++) {
+	int64_t until = mono_ns() + 5000000000LL;
+	do {
 		int found = 0;
 		pid_t w;
 		while ((w = waitpid(-1, NULL, WNOHANG)) > 0)
@@ -503,27 +538,12 @@ static void reap_orphans(pid_t except)
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			return;
-		char buf[4096];
-		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+		int k = kill_listed(fd, except);
 		close(fd);
-		if (n > 0) {
-			buf[n] = '\0';
-			char *p = buf, *end;
-			for (;;) {
-				long pid = strtol(p, &end, 10);
-				if (end == p)
-					break;
-				p = end;
-				if (pid > 0 && pid != except) {
-					kill((pid_t)pid, SIGKILL);
-					found = 1;
-				}
-			}
-		}
-		if (!found)
+		if (!found && k <= 0)
 			return;
 		usleep(1000);
-	}
+	} while (mono_ns() < until);
 }
 
 static int pidfd_open_(pid_t pid)
