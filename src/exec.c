@@ -111,6 +111,12 @@ static void exec_fds(void)
 	null_fd = fd_above_stdio(open("/dev/null", O_RDONLY | O_CLOEXEC));
 }
 
+void exec_forget_fds(void)
+{
+	chld_fd = -2;
+	null_fd = -1;
+}
+
 /* the pending SIGCHLD read (one: a standard signal does not queue), so the next poll sleeps until the next one */
 static void chld_drain(void)
 {

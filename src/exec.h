@@ -133,6 +133,12 @@ int exec_simple(char *const argv[], double timeout_s, struct exec_result *r, str
 void exec_signals_changed(void);
 /* make kiln a child subreaper (called once at start of a run) */
 void exec_become_subreaper(void);
+/*
+ * In a forked child that closed every descriptor it inherited (the
+ * instrumentation collector): exec's own (its SIGCHLD signalfd, /dev/null)
+ * are made again at its first process, not taken for the closed ones
+ */
+void exec_forget_fds(void);
 /* SIGCHLD to its default and blocked (exec_run learns of exits through a signalfd): first thing in main, before any thread */
 void exec_init(void);
 /* the signals blocked when kiln started, before exec_init */
