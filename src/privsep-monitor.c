@@ -36,6 +36,9 @@ struct monitor {
 	int log_fd;            /* the kept log being written, -1: none */
 	char log_name[PS_FILE_MAX + 8];
 	int in_log;            /* between PS_LOG_OPEN and its end */
+	size_t logs;           /* PS_LOG_OPENs seen: at most PS_FILES_MAX, as the folder's files */
+	uint64_t log_charge;   /* bytes kept and PS_LOG_FILE_BYTES a file made, against limits.log_mb */
+	int log_over;          /* limits.log_mb reached: said once, nothing more kept */
 	int done, stop;        /* PS_DONE seen; a violation: read no more */
 	struct strbuf pend;    /* bytes of an incomplete message */
 };
@@ -238,6 +241,14 @@ static void log_warn(struct monitor *m, const char *text)
 	sb_adds(&m->r->log_error, text);
 }
 
+/* limits.log_mb reached: said once */
+static void log_over(struct monitor *m)
+{
+	if (!m->log_over)
+		log_warn(m, "keep_log: over limits.log_mb: the rest of this pexec's logs is not kept");
+	m->log_over = 1;
+}
+
 static int h_log_open(struct monitor *m, struct msg *g)
 {
 	char name[PS_FILE_MAX + 1];
@@ -245,8 +256,16 @@ static int h_log_open(struct monitor *m, struct msg *g)
 	get_str(g, name, PS_FILE_MAX);
 	if (g->bad || zst > 1)
 		return violation(m, "a malformed log header");
+	/* an honest collector keeps at most the folder's PS_FILES_MAX; empty files cost a disk block and an fsync each */
+	if (++m->logs > PS_FILES_MAX)
+		return violation(m, "more kept logs than an instrumentation folder's files");
 	m->in_log = 1;
 	m->log_fd = -1;
+	if (m->log_over || m->log_charge + PS_LOG_FILE_BYTES > m->rq->b.log_bytes) {
+		log_over(m);
+		return 0;
+	}
+	m->log_charge += PS_LOG_FILE_BYTES;
 	if (!sfs_name_ok(name, PS_FILE_MAX)) {
 		text_clean(name);
 		struct strbuf w = STRBUF_INIT;
@@ -271,9 +290,9 @@ static int h_log_data(struct monitor *m, struct msg *g)
 {
 	if (m->log_fd < 0)
 		return 0; /* this log is not kept: its bytes are dropped */
-	if (m->r->log_bytes + g->len > m->rq->b.log_bytes) {
+	if (m->log_charge + g->len > m->rq->b.log_bytes) {
 		log_discard(m);
-		log_warn(m, "keep_log: over limits.log_mb: the rest of this pexec's logs is not kept");
+		log_over(m);
 		return 0;
 	}
 	for (size_t at = 0; at < g->len;) {
@@ -291,6 +310,7 @@ static int h_log_data(struct monitor *m, struct msg *g)
 		at += (size_t)n;
 	}
 	m->r->log_bytes += g->len;
+	m->log_charge += g->len;
 	return 0;
 }
 

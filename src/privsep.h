@@ -55,7 +55,8 @@ enum ps_type {
 #define PS_UNIT_MAX  32      /* a record's unit */
 #define PS_TEXT_MAX  2048    /* an error's text */
 #define PS_FILE_MAX  200     /* a kept log's file name */
-#define PS_FILES_MAX 4096    /* files in one instrumentation folder */
+#define PS_FILES_MAX 4096    /* files in one instrumentation folder (and kept logs of one pexec) */
+#define PS_LOG_FILE_BYTES 4096 /* what a kept log file costs against limits.log_mb beside its bytes: a block */
 
 /* what one pexec's instrumentation may cost (limits.instr_* in the config) */
 struct ps_bounds {

@@ -4,6 +4,7 @@
  * collector on a hostile folder (links, FIFOs, other owners, sizes), and
  * the monitor's table against malformed and out-of-bounds messages.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -416,6 +417,47 @@ static void test_monitor_table(void **state)
 	sb_release(&b);
 }
 
+/*
+ * A collector that opens kept logs without end (empty ones cost no byte of
+ * limits.log_mb): the monitor makes at most log_mb / 4 KiB files, says so
+ * once, and stops the collector past PS_FILES_MAX opens.  Before, it made
+ * a file (and an fsync) for each, unbounded
+ */
+static void test_monitor_log_files(void **state)
+{
+	(void)state;
+	char tmpl[] = "/tmp/kiln-test-logs.XXXXXX";
+	assert_non_null(mkdtemp(tmpl));
+	int dfd = open(tmpl, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(dfd >= 0);
+	struct strbuf b = STRBUF_INIT;
+	for (int i = 0; i < PS_FILES_MAX + 10; i++) {
+		char p[16];
+		int len = snprintf(p + 3, sizeof(p) - 3, "f%d", i);
+		p[0] = 0;
+		p[1] = (char)len;
+		p[2] = 0;
+		msg(&b, PS_LOG_OPEN, p, (uint32_t)(3 + len));
+		msg(&b, PS_LOG_END, NULL, 0);
+	}
+	struct ps_request rq = request(NULL);
+	rq.keep_log = 1;
+	struct ps_result r;
+	ps_monitor_feed(&rq, dfd, b.buf, b.len, &r);
+	assert_non_null(strstr(sb_str(&r.error), "more kept logs than an instrumentation folder's files"));
+	assert_non_null(strstr(sb_str(&r.log_error), "over limits.log_mb"));
+	assert_null(strstr(strstr(sb_str(&r.log_error), "over limits.log_mb") + 1, "over limits.log_mb"));
+	size_t files = 0;
+	DIR *d = fdopendir(dfd);
+	for (struct dirent *de; (de = readdir(d));)
+		files += de->d_name[0] != '.';
+	closedir(d);
+	assert_int_equal(files, (1 << 20) / PS_LOG_FILE_BYTES);
+	ps_result_release(&r);
+	sb_release(&b);
+	rm_rf(tmpl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -425,6 +467,7 @@ int main(void)
 		cmocka_unit_test(test_collect_hostile),
 		cmocka_unit_test(test_collect_bounds),
 		cmocka_unit_test(test_collect_keep_log),
+		cmocka_unit_test(test_monitor_log_files),
 		cmocka_unit_test(test_monitor_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
