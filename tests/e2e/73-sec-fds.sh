@@ -46,8 +46,8 @@ col=$(ps -o ppid= -p "$(pgrep -f "$T/parse.sh" | head -1)" | tr -d ' ')
 fds=$(ls -l /proc/"$col"/fd 2>&1)
 maps=$(grep -- '-shm\|kiln\.db' /proc/"$col"/maps)
 wait $k || fail "run with a parser: $(cat perr.txt)"
-# (it opens the pexec's instrumentation folder itself, after)
-case $(grep -v "/state/instr/" <<<"$fds") in *kiln.db*|*secret*|*$T/*) fail "the collector $col kept kiln's descriptors: $fds" ;; esac
+# (it opens the pexec's instrumentation folder itself, after; under valgrind, the tool's own sit above 1024)
+case $(grep -v "/state/instr/" <<<"$fds" | awk '$9 < 1024') in *kiln.db*|*secret*|*$T/*) fail "the collector $col kept kiln's descriptors: $fds" ;; esac
 [ -z "$maps" ] || fail "the collector $col kept a mapping of the results: $maps"
 # the sanity child lists what it inherited (so that a leak would fail the check)
 "$KILN" doctor --sanity-child 9<secret > sc.json || fail "sanity child"
