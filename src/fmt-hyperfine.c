@@ -26,6 +26,7 @@
 
 #include "analysis.h"
 #include "json-num.h"
+#include "rounds.h"
 
 static int sniff(const char *text, size_t len)
 {
@@ -171,7 +172,7 @@ static int rows_of(const struct dataset *ds, const struct fmt_extra *x, struct r
 {
 	memset(r, 0, sizeof(*r));
 	an_opts_default(&r->o);
-	r->o.resamples = 10000; /* for the Relative column's interval; the means are exact */
+	r->o.resamples = 10000; /* few: no table prints the bootstrap interval (Relative is rounds_ratio's), the means are exact */
 	r->o.threads = 1;
 	r->bench = x->bench_json ? json_loads(x->bench_json, 0, NULL) : NULL;
 	r->v = xcalloc(ds->nkeys + 1, sizeof(*r->v));
@@ -289,7 +290,7 @@ static void markup_head(enum markup m, struct strbuf *out, const char *u)
 		sb_adds(out, "|--+--+--+--+--|\n");
 }
 
-/* row w's cells: the command escaped for the layout, mean ± sd, min, max, Relative with its interval (stats.h) */
+/* row w's cells: the command escaped for the layout, mean ± sd, min, max, Relative with its interval (rounds.h) */
 static void markup_cells(enum markup m, const struct rows *r, const struct row *w, const struct row *best,
 			 double scale, struct strbuf c[5])
 {
@@ -301,11 +302,19 @@ static void markup_cells(enum markup m, const struct rows *r, const struct row *
 	sb_addf(&c[1], "%.*f ± %.*f", d, wp->mean * scale, d, isfinite(wp->sd) ? wp->sd * scale : 0);
 	sb_addf(&c[2], "%.*f", d, wp->min * scale);
 	sb_addf(&c[3], "%.*f", d, wp->max * scale);
-	struct an_ratio q = w == best ? (struct an_ratio){ 1, 1, 1, 0 } : an_ratio_ci(&best->ak, &w->ak, &r->o);
-	if (w == best)
+	if (w == best) {
 		sb_adds(&c[4], "1.00");
-	else if (q.ok)
-		ks_fmt_ratio(&c[4], q.med, q.lo, q.hi, 3); /* never a significant ratio printed as touching 1 */
+		return;
+	}
+	/*
+	 * the runs paired by round, as kiln bench's summary gives the ratio
+	 * (rounds.h; unpaired without rounds): the table and the terminal of
+	 * one session then print one interval, not a paired and an unpaired one
+	 */
+	struct ks_ratio q;
+	rounds_ratio(&best->ak, &w->ak, r->o.confidence, &q);
+	if (q.ok)
+		ks_fmt_ratio(&c[4], q.ratio, q.lo, q.hi, 3); /* never a significant ratio printed as touching 1 */
 	else
 		ks_fmt_ratio(&c[4], wp->mean / best->ak.wp.mean, NAN, NAN, 3);
 }
