@@ -1129,62 +1129,74 @@ static size_t ranked_of(const struct bench *b, const struct an_result *r, struct
 	return n;
 }
 
+/* what a ratio's interval says: a difference, none shown (it includes 1), or no interval at all */
+enum ratio_is { R_APART, R_SAME, R_NONE };
+
 /*
  * k's mean against the fastest's: the text of the ratio, its runs paired
  * by round (rounds.h: each round's runs of the two commands a pair, so
  * that what the machine did in one round falls on both), or unpaired for
  * results without rounds; and what it could have seen (the smallest change
- * detectable at 80% power) in *mde.  Returns whether its interval includes 1.
+ * detectable at 80% power) in *mde.  Returns what its interval says.
  */
-static int ratio_text(const struct an_key *best, const struct an_key *k, const struct an_opts *o, struct strbuf *sb,
-		      double *mde)
+static enum ratio_is ratio_text(const struct an_key *best, const struct an_key *k, const struct an_opts *o,
+				struct strbuf *sb, double *mde)
 {
 	struct ks_ratio q;
 	rounds_ratio(best, k, o->confidence, &q);
 	*mde = q.ok ? q.mde : NAN;
 	ks_fmt_ratio(sb, q.ok ? q.ratio : k->wp.mean / best->wp.mean, q.ok ? q.lo : NAN, q.ok ? q.hi : NAN, 3);
-	return q.ok && q.lo <= 1;
+	if (!q.ok)
+		return R_NONE; /* a command of one run (-r 1): a bare ratio, which must not read as an interval's */
+	return q.lo <= 1 && q.hi >= 1 ? R_SAME : R_APART;
 }
 
-/* " (could see ±2.1%)": what a ratio could have seen, when it is known */
-static void could_see(struct strbuf *sb, double mde)
+/* "could see ±2.1%", what a ratio could have seen, or why it has no interval */
+static void could_see(struct strbuf *sb, enum ratio_is is, double mde)
 {
-	if (isfinite(mde))
+	if (is == R_NONE)
+		sb_adds(sb, "no interval: too few runs");
+	else if (isfinite(mde))
 		sb_addf(sb, "could see ±%.2g%%", 100 * mde);
 }
 
-/* --sort command: every command in its order, its ratio to the fastest (hyperfine's "Relative speed comparison") */
-static int print_relative(const struct bench *b, const struct ranked *v, size_t n, const struct ranked *best,
-			  const struct an_opts *o)
+/*
+ * --sort command: every command in its order, its ratio to the fastest
+ * (hyperfine's "Relative speed comparison"); returns the ratio_is seen,
+ * a bit each
+ */
+static unsigned print_relative(const struct bench *b, const struct ranked *v, size_t n, const struct ranked *best,
+			       const struct an_opts *o)
 {
-	int unsure = 0;
+	unsigned seen = 0;
 	printf("%sRelative speed comparison%s\n", col(b, C_BOLD), col(b, C_OFF));
 	for (size_t j = 0; j < n; j++) {
 		struct strbuf sb = STRBUF_INIT;
-		int same = 0;
+		enum ratio_is is = R_APART;
 		double mde = NAN;
 		if (&v[j] == best)
 			sb_adds(&sb, "1.00");
 		else
-			same = ratio_text(best->k, v[j].k, o, &sb, &mde);
-		if (isfinite(mde)) {
+			is = ratio_text(best->k, v[j].k, o, &sb, &mde);
+		if (&v[j] != best && (is == R_NONE || isfinite(mde))) {
 			sb_adds(&sb, ", ");
-			could_see(&sb, mde);
+			could_see(&sb, is, mde);
 		}
-		unsure |= same;
+		if (&v[j] != best)
+			seen |= 1u << is;
 		size_t w = display_width(sb.buf);
 		printf("  %s%s%s%*s  %s%s\n", col(b, C_BGREEN), sb.buf, col(b, C_OFF), w < 18 ? (int)(18 - w) : 0, "",
-		       esc(ESC_TERM, b->cmds[v[j].i].name), same ? " (*)" : "");
+		       esc(ESC_TERM, b->cmds[v[j].i].name), is == R_SAME ? " (*)" : "");
 		sb_release(&sb);
 	}
-	return unsure;
+	return seen;
 }
 
-/* by mean time: the fastest, then how much faster it ran than each of the others */
-static int print_faster(const struct bench *b, const struct ranked *v, size_t n, const struct ranked *best,
-			const struct an_opts *o)
+/* by mean time: the fastest, then how much faster it ran than each of the others; the ratio_is seen, a bit each */
+static unsigned print_faster(const struct bench *b, const struct ranked *v, size_t n, const struct ranked *best,
+			     const struct an_opts *o)
 {
-	int unsure = 0;
+	unsigned seen = 0;
 	printf("%sSummary%s\n  '%s%s%s' ran\n", col(b, C_BOLD), col(b, C_OFF), col(b, C_CYAN),
 	       esc(ESC_TERM, b->cmds[best->i].name), col(b, C_OFF));
 	for (size_t j = 0; j < n; j++) {
@@ -1192,16 +1204,16 @@ static int print_faster(const struct bench *b, const struct ranked *v, size_t n,
 			continue;
 		struct strbuf sb = STRBUF_INIT, see = STRBUF_INIT;
 		double mde;
-		int same = ratio_text(best->k, v[j].k, o, &sb, &mde);
-		unsure |= same;
-		could_see(&see, mde);
+		enum ratio_is is = ratio_text(best->k, v[j].k, o, &sb, &mde);
+		seen |= 1u << is;
+		could_see(&see, is, mde);
 		printf("    %s%s%s times faster than '%s%s%s'%s%s%s%s\n", col(b, C_BGREEN), sb.buf, col(b, C_OFF),
 		       col(b, C_MAGENTA), esc(ESC_TERM, b->cmds[v[j].i].name), col(b, C_OFF), see.len ? " (" : "", see.buf ? see.buf : "",
-		       see.len ? ")" : "", same ? " (*)" : "");
+		       see.len ? ")" : "", is == R_SAME ? " (*)" : "");
 		sb_release(&sb);
 		sb_release(&see);
 	}
-	return unsure;
+	return seen;
 }
 
 /* which command was fastest, and by how much, with the interval of each ratio */
@@ -1214,11 +1226,13 @@ static void print_ratios(const struct bench *b, const struct an_result *r, const
 		if (!best || v[j].k->wp.mean < best->k->wp.mean)
 			best = &v[j];
 	if (best && b->ncmds >= 2) {
-		int unsure = sorted_by_mean(b, 0) ? print_faster(b, v, n, best, o) : print_relative(b, v, n, best, o);
-		printf("  ± is half the %g%% confidence interval of the ratio of means, the runs paired by round "
-		       "(docs/statistics.md);\n  could see: the smallest change these runs would show 4 times in 5\n",
-		       o->confidence * 100);
-		if (unsure)
+		unsigned seen = sorted_by_mean(b, 0) ? print_faster(b, v, n, best, o) : print_relative(b, v, n, best, o);
+		/* the legend of the intervals printed: a bare ratio (R_NONE) has neither ± nor could see */
+		if (seen & (1u << R_APART | 1u << R_SAME))
+			printf("  ± is half the %g%% confidence interval of the ratio of means, the runs paired by round "
+			       "(docs/statistics.md);\n  could see: the smallest change these runs would show 4 times in 5\n",
+			       o->confidence * 100);
+		if (seen & 1u << R_SAME)
 			printf("  (*) the interval includes 1: no difference shown at this confidence\n");
 	}
 	free(v);

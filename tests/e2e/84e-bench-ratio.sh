@@ -2,7 +2,8 @@
 # tables give it: one figure.  The summary pairs the runs by round
 # (rounds.h); the tables' Relative column gave the unpaired bootstrap
 # interval of the same session ("1.05 ± 0.004" on the terminal, "1.05 ±
-# 0.05" in the Markdown).
+# 0.05" in the Markdown).  A ratio without an interval (one run a command)
+# is said to have none, and gets no legend of one.
 source "$KILN_ROOT/tests/lib.sh"
 cd "$T"
 
@@ -25,4 +26,12 @@ org = {c[0].strip().strip("~="): c[4].strip() for c in
        (l.split("|")[1:-1] for l in open(sys.argv[4]).read().splitlines()[2:])}
 assert org[slower] == ratio, ("org", org[slower], ratio)
 P
+
+# ---- -r 1: a bare ratio, said to have no interval, and no legend of one ----
+out=$("$KILN" bench -q -r 1 'sleep 0.01' 'sleep 0.02' -o one.kiln.db 2>&1) || fail "bench -r 1: $out"
+assert_contains "$out" "^    [0-9.]* times faster than 'sleep 0.0[12]' (no interval: too few runs)$"
+grep -q "± is half\|could see\|(\*)" <<<"$out" && fail "-r 1: a legend of an interval none has: $out"
+out=$("$KILN" bench -q -r 1 --sort command 'sleep 0.01' 'sleep 0.02' -o one.kiln.db 2>&1) || fail "--sort command: $out"
+assert_contains "$out" "^  [0-9.]*, no interval: too few runs  *sleep 0.0[12]$"
+grep -q "± is half\|could see\|(\*)" <<<"$out" && fail "--sort command -r 1: a legend of an interval none has: $out"
 echo ok
