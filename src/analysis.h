@@ -322,11 +322,12 @@ void an_key_ratio(const struct an_key *a, const struct an_key *b, const struct a
  * machine's drift between sessions added (session_sd: a key's mean moves
  * by that relative sd from session to session; 0: none added), and the
  * verdict.  No verdict when A or B has a figure the warmup analysis marks
- * unsafe (AN_WARN_NO_VERDICT) or no ratio.
+ * unsafe (AN_WARN_NO_VERDICT) or no steady state, with its reason; none
+ * either without a ratio for another cause.
  */
 enum an_verdict {
-	AN_V_NONE,       /* no ratio (a side without a steady state, absent, a zero time) */
-	AN_V_NO_VERDICT, /* a side's figures carry AN_WARN_NO_VERDICT bits */
+	AN_V_NONE,       /* no ratio, for no reason of the warmup analysis' (a side absent, a zero time, one value) */
+	AN_V_NO_VERDICT, /* a side's figures carry AN_WARN_NO_VERDICT bits, or it has no steady state (ratio NAN) */
 	AN_V_SAME,       /* no change detected (see the MDE: "not seen", never "equal") */
 	AN_V_FASTER,     /* B faster, drift included */
 	AN_V_SLOWER,     /* B slower, drift included */

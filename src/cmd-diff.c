@@ -12,8 +12,8 @@
  * (--session-sd, else learned per key from the sessions kiln bench
  * recorded, session-record.h): a change it could explain is "drift?",
  * never "faster".
- * Keys whose figures the warmup analysis marks unsafe (AN_WARN_NO_VERDICT)
- * get no verdict.  --replicate-warmup-stats compares with the old
+ * Keys whose figures the warmup analysis marks unsafe (AN_WARN_NO_VERDICT),
+ * or that have no steady state, get no verdict, and the reason.  --replicate-warmup-stats compares with the old
  * bootstrap of the two keys' resample means (an_ratio_ci).
  */
 #include <float.h>
@@ -116,8 +116,22 @@ static void fmt_mde(struct strbuf *sb, double mde)
 		sb_adds(sb, "-");
 }
 
-/* why a key gets no verdict: its AN_WARN_NO_VERDICT bits in words */
-static void no_verdict_reason(unsigned warn, struct strbuf *sb)
+/* side (A or B) without a steady state for a reason the warn bits do not say: in words, after sb's */
+static void no_steady_reason(const struct an_key *k, char side, struct strbuf *sb)
+{
+	if (k->has_steady || (k->warn & AN_WARN_DRIFT))
+		return;
+	if (sb->len)
+		sb_adds(sb, "; ");
+	if (!k->np)
+		sb_addf(sb, "%c has no completed pexec", side);
+	else
+		sb_addf(sb, "%c has no steady state in %zu of its %zu pexecs (more than 1 in %d without a figure)", side,
+			k->counts[AN_NO_STEADY], k->np, AN_LEFT_OUT_DEN);
+}
+
+/* why a key gets no verdict: its AN_WARN_NO_VERDICT bits in words, and a side without a steady state */
+static void no_verdict_reason(const struct an_key *a, const struct an_key *b, unsigned warn, struct strbuf *sb)
 {
 	if (warn & AN_WARN_SHORT)
 		sb_adds(sb, "too few iterations to see whether it warmed up");
@@ -126,6 +140,8 @@ static void no_verdict_reason(unsigned warn, struct strbuf *sb)
 			sb_adds(sb, "; ");
 		sb_adds(sb, "a slow trend: no steady state to compare");
 	}
+	no_steady_reason(a, 'A', sb);
+	no_steady_reason(b, 'B', sb);
 	if (!sb->len)
 		sb_adds(sb, "the warmup analysis marks its figures unsafe");
 }
@@ -292,7 +308,7 @@ static json_t *key_json(const char *key, const struct an_key *a, const struct an
 			      : json_null());
 	const char *ov = a && b ? overlap(a, b) : "-";
 	json_object_set_new(j, "cis_overlap", !strcmp(ov, "-") ? json_null() : json_boolean(!strcmp(ov, "yes")));
-	int has = a && b && c->verdict != AN_V_NONE;
+	int has = a && b && isfinite(c->ratio); /* no verdict may come without a ratio (no steady state) */
 	json_object_set_new(j, "ratio", has ? json_num(c->ratio) : json_null());
 	json_object_set_new(j, "ratio_ci", has ? json_pack("[oo]", jend(c->lo), jend(c->hi)) : json_null());
 	json_object_set_new(j, "ratio_ci_within_sessions", has ? json_pack("[oo]", jend(c->wlo), jend(c->whi)) : json_null());
@@ -301,7 +317,7 @@ static json_t *key_json(const char *key, const struct an_key *a, const struct an
 	json_object_set_new(j, "drift_explains", has && c->verdict == AN_V_DRIFT ? json_num(c->drift) : json_null());
 	struct strbuf sb = STRBUF_INIT;
 	if (a && b && c->verdict == AN_V_NO_VERDICT)
-		no_verdict_reason(c->warn, &sb);
+		no_verdict_reason(a, b, c->warn, &sb);
 	json_object_set_new(j, "no_verdict", sb.len ? json_string(sb.buf) : json_null());
 	sb_release(&sb);
 	json_object_set_new(j, "shape_a", a ? jshape(c->shape_a) : json_null());
@@ -330,7 +346,7 @@ static void key_cells(const char *key, const struct an_key *a, const struct an_k
 			rep_fmt_time_ci(&sb, side[q]->perf_med, side[q]->perf_lo, side[q]->perf_hi);
 		sv_push(cells, sb.len ? sb.buf : "-");
 	}
-	int has = a && b && c->verdict != AN_V_NONE;
+	int has = a && b && isfinite(c->ratio); /* no verdict may come without a ratio (no steady state) */
 	sb_reset(&sb);
 	if (has)
 		fmt_ratio(&sb, c->ratio, c->lo, c->hi);
@@ -384,7 +400,7 @@ static void print_notes(const struct strvec *keys, const struct an_result *ra, c
 		const struct an_compare *c = &cmp[i];
 		if (side[0] && side[1] && c->verdict == AN_V_NO_VERDICT) {
 			sb_reset(&sb);
-			no_verdict_reason(c->warn, &sb);
+			no_verdict_reason(side[0], side[1], c->warn, &sb);
 			if (first)
 				printf("\nwarnings\n");
 			first = 0;
@@ -432,8 +448,8 @@ static void print_sessions(const struct strvec *keys, const struct an_compare *c
 	       "--vm A --vm B measures both in one session, interleaved, without it.\n");
 	struct strbuf sb = STRBUF_INIT;
 	for (size_t i = 0; i < keys->n; i++) {
-		if (cmp[i].verdict == AN_V_NONE)
-			continue;
+		if (!isfinite(cmp[i].ratio))
+			continue; /* no ratio, no drift term in it */
 		sb_reset(&sb);
 		session_text(&ssd[i], &sb);
 		printf("  session sd of %s: %s\n", esc(ESC_TERM, keys->v[i]), sb.buf);

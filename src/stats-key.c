@@ -120,7 +120,13 @@ void an_key_compare(const struct an_key *a, const struct an_key *b, const struct
 	struct ks_ratio r;
 	an_key_ratio(a, b, o, &r);
 	if (!r.ok) {
-		c->verdict = AN_V_NONE;
+		/*
+		 * a side the warmup analysis marks unsafe, or without a steady
+		 * state (drifting, none in too many pexecs), has no ratio either:
+		 * checked here, so that it gets "no verdict" and its reason, not "-"
+		 */
+		int unfit = (c->warn & AN_WARN_NO_VERDICT) || !a->has_steady || !b->has_steady;
+		c->verdict = unfit ? AN_V_NO_VERDICT : AN_V_NONE;
 		return;
 	}
 	c->wlo = r.lo;

@@ -6,6 +6,9 @@
 # test over its pexecs.  Before, the key's warnings were the OR of its
 # pexecs': kiln diff gave no verdict and the drifting pexec took the key's
 # steady state.  More than 1 in 10 too short: the key is, and no verdict.
+# A drifting key, or one without a steady state in more than 1 in 10 of
+# its pexecs, has no ratio: it gets no verdict too, and why (it got "-"
+# and no reason, its JSON no_verdict null).
 # Krun-format results written by python3, seeded: deterministic.
 source "$KILN_ROOT/tests/lib.sh"
 command -v python3 >/dev/null || skip "python3 not found"
@@ -23,7 +26,9 @@ def pexec(kind, f, odd, rnd):
     out = []
     for i in range(n):
         v = 0.001 * f * (1 + 0.02 * (rnd.random() + rnd.random() + rnd.random() - 1.5))
-        if kind != "drift":   # 3 warmup iterations x2, or the stalled series
+        if kind == "tail":    # 3 warmup iterations x2, and the odd one's last 5 x3: no steady state
+            v *= (2 if i < 3 else 1) * (3 if odd and i >= n - 5 else 1)
+        elif kind != "drift": # 3 warmup iterations x2, or the stalled series
             v = STALLED[i] * 4e-4 * f if odd else v * (2 if i < 3 else 1)
         elif odd:             # a drift to x1.2, no steady state
             v *= 1 + 0.2 * i / (n - 1)
@@ -34,7 +39,8 @@ def experiment(seed, f):
     rnd = random.Random(seed)
     wt, fl = {}, {}
     for k, kind, odd in (("drift1:vm:default-c", "drift", {7}), ("stall1:vm:default-c", "stall", {7}),
-                         ("stall3:vm:default-c", "stall", {3, 7, 11})):
+                         ("stall3:vm:default-c", "stall", {3, 7, 11}), ("drifts:vm:default-c", "drift", set(range(20))),
+                         ("tail3:vm:default-c", "tail", {3, 7, 11})):
         wt[k] = [pexec(kind, f, p in odd, rnd) for p in range(20)]
         fl[k] = ["C"] * 20
     return {"wallclock_times": wt, "pexec_flags": fl, "audit": {"uname": "Linux e2ebox 6.1.0 x86_64"},
@@ -85,6 +91,11 @@ for k in drift1 stall1; do
 	assert_contains "$out" "$k:vm:default-c (B): $LEFT"
 done
 grep -E "^stall3:vm:default-c " <<<"$out" | grep -q "no verdict" || fail "diff stall3: $out"
+for k in drifts tail3; do
+	grep -E "^$k:vm:default-c .* no verdict$" <<<"$out" >/dev/null || fail "diff $k: not 'no verdict': $out"
+done
+assert_contains "$out" "^  drifts:vm:default-c: no verdict: a slow trend: no steady state to compare$"
+assert_contains "$out" "^  tail3:vm:default-c: no verdict: A has no steady state in 3 of its 20 pexecs (more than 1 in 10 without a figure); B has no steady state in 3 of its 20 pexecs"
 "$KILN" diff a.json b.json $OPTS --json >d.json || fail "diff json"
 python3 - <<'PY' || fail "diff json: left out"
 import json
@@ -93,5 +104,8 @@ for n in ("drift1", "stall1"):
     assert k[n]["verdict"] == "slower" and k[n]["left_out_a"] == 1 and k[n]["left_out_b"] == 1, k[n]
     assert k[n]["no_verdict"] is None and 1.04 < k[n]["ratio"] < 1.06, k[n]
 assert k["stall3"]["verdict"] == "no verdict" and k["stall3"]["left_out_a"] == 0, k["stall3"]
+for n, why in (("drifts", "a slow trend"), ("tail3", "A has no steady state in 3 of its 20 pexecs")):
+    assert k[n]["verdict"] == "no verdict" and k[n]["no_verdict"].startswith(why), k[n]
+    assert k[n]["ratio"] is None and k[n]["ratio_ci"] is None, k[n]
 PY
 echo ok
