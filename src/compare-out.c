@@ -89,10 +89,12 @@ static void row_judge(struct row *w, const struct compare *cp)
 	w->warm = w->k[0] && w->k[1] && !w->k[0]->whole && !w->k[1]->whole && w->k[0]->np && w->k[1]->np;
 	if (w->warm)
 		sw_diff_keys(w->k[0], w->k[1], &cp->ao, &w->wd);
+	/* paired first: the rounds and the pexecs left out are counted (JSON) for a row without a verdict too */
+	if (w->k[0] && w->k[1])
+		rounds_pair(w->k[0], w->k[1], &w->rp);
 	if (side_unfit(w->k[0], cp->side[0].label, &cp->ao, &w->why) ||
 	    side_unfit(w->k[1], cp->side[1].label, &cp->ao, &w->why))
 		return;
-	rounds_pair(w->k[0], w->k[1], &w->rp);
 	if (w->rp.n < 2) {
 		sb_addf(&w->why, "%zu round%s with a figure of both sides: 2 at least are needed", w->rp.n,
 			w->rp.n == 1 ? "" : "s");

@@ -77,4 +77,12 @@ PY
 "$KILN" compare c.yaml --vm a=./vm-a --vm b=./vm-b --rounds 8 -q -o r8.kiln.db >out.txt
 out=$(cat out.txt)
 assert_contains "$out" "B/A  no verdict: a's pexecs are too short .*(1 of 8); more than 1 in 10 without a figure"
+# and JSON counts what the text says: the pexec left out, the 7 rounds both sides have a figure in
+"$KILN" compare c.yaml --vm a=./vm-a --vm b=./vm-b --rounds 8 -q -o r8.kiln.db --json >out8.json
+python3 - <<'PY' || fail "json, no verdict: $(cat out8.json)"
+import json
+b = json.load(open("out8.json"))["benchmarks"][0]
+assert b["verdict"] == "no verdict" and "(1 of 8)" in b["why"], b
+assert b["left_out"] == {"a": 1, "b": 0} and b["rounds"] == 7, (b["left_out"], b["rounds"])
+PY
 echo ok
