@@ -10,10 +10,14 @@ command -v awk >/dev/null || skip "awk not found"
 cd "$T"
 # vm FACTOR ODD ITERATIONS PARAM: ~1 ms iterations varying by 2%, the first 3 twice
 # as long; pexec ODD is one measured under load on this machine (bench/live.sh's
-# vm.c, pexec 353 of a --time 4m comparison), scaled to 1 ms
+# vm.c, pexec 353 of a --time 4m comparison), scaled to 1 ms; ODD tN: pexec N's
+# last 5 iterations three times as long instead (no steady state)
 cat >vm <<'EOF'
 #!/bin/sh
 exec awk -v f="$1" -v odd="$2" -v n="$3" -v p="${KILN_PEXEC:-0}" 'BEGIN {
+	tail = odd ~ /^t/ ? substr(odd, 2) + 0 : -1
+	if (tail >= 0)
+		odd = -1
 	split("5.6 5.33 7.44 2.59 2.69 2.82 2.64 3.81 5.35 2.58 2.67 2.71 2.7 2.68 3.04 2.51 2.58 5.41 2.79 2.68 " \
 	      "2.68 2.74 2.55 6.49 2.77 5.18 2.76 5.2 2.63 2.79 5.54 2.54 2.75 2.71 2.8 2.66 2.65 2.64 2.64 2.59", stalled, " ")
 	srand(p * 2 + (f > 1) + 1)
@@ -22,6 +26,8 @@ exec awk -v f="$1" -v odd="$2" -v n="$3" -v p="${KILN_PEXEC:-0}" 'BEGIN {
 		t = 1e6 * f * (1 + 0.02 * (rand() + rand() + rand() - 1.5)) * (i < 3 ? 2 : 1)
 		if (p == odd && i < 40)
 			t = stalled[i + 1] * 4e5
+		if (p == tail && i >= n - 5)
+			t *= 3
 		printf "{\"i\":%d,\"wall_ns\":%d}\n", i, t
 	}
 	print "{\"done\":true}"
@@ -30,7 +36,8 @@ EOF
 chmod +x vm
 printf '#!/bin/sh\nexec "%s/vm" 1.00 7 "$@"\n' "$T" >vm-a
 printf '#!/bin/sh\nexec "%s/vm" 1.05 -1 "$@"\n' "$T" >vm-b
-chmod +x vm-a vm-b
+printf '#!/bin/sh\nexec "%s/vm" 1.05 t5 "$@"\n' "$T" >vm-c
+chmod +x vm-a vm-b vm-c
 mkdir -p benchmarks/b/t
 cat >c.yaml <<'EOF'
 name: leftout
@@ -72,6 +79,13 @@ assert b["verdict"] == "slower" and b["rounds"] == 39, b
 assert b["left_out"] == {"a": 1, "b": 0}, b["left_out"]
 assert 1.04 < b["ratio"] < 1.06, b["ratio"]
 PY
+
+# ---- 1 of 40 of B's pexecs without a steady state: B's own steady figure is printed, over the other 39 ----
+"$KILN" compare c.yaml --vm a=./vm-a --vm c=./vm-c --rounds 40 -q -o c40.kiln.db >out.txt ||
+	fail "compare c: $(cat out.txt)"
+out=$(cat out.txt)
+assert_contains "$out" "^  B c .*no steady state.*  steady 1\.05[0-9]* ms  (99% CI .*)  40 pexecs$"
+assert_contains "$out" "left out: 1 pexec(s) of A, 1 of B without a steady state"
 
 # ---- 1 of 8: more than 1 in 10 without a figure, no verdict, and why ----
 "$KILN" compare c.yaml --vm a=./vm-a --vm b=./vm-b --rounds 8 -q -o r8.kiln.db >out.txt
