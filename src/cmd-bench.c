@@ -315,11 +315,14 @@ static int opt_ci(struct parsing *ps, const char *v, struct kerr *e)
 	return bad ? kerr_setc(e, KEXIT_USAGE, "--ci needs a percentage above 0, like 1%%") : 0;
 }
 
+/* --max-time's most, in seconds (31 years): no session lasts longer, and more_for's arithmetic stays in range */
+#define BENCH_MAX_TIME_S 1e9
+
 static int opt_max_time(struct parsing *ps, const char *v, struct kerr *e)
 {
 	double *t = &ps->b->max_time;
-	if (parse_double(v, t) || !(*t > 0) || !isfinite(*t))
-		return kerr_setc(e, KEXIT_USAGE, "--max-time needs seconds above 0");
+	if (parse_double(v, t) || !(*t > 0) || !(*t <= BENCH_MAX_TIME_S))
+		return kerr_setc(e, KEXIT_USAGE, "--max-time needs seconds above 0, up to %g", BENCH_MAX_TIME_S);
 	return 0;
 }
 
@@ -893,9 +896,10 @@ static long more_for(const struct bench *b, const struct ds_key *dk)
 			more = n;
 		if (more < 2)
 			more = 2;
-		long by_time = (long)ceil((b->max_time - spent) / mean);
-		if (more > by_time)
-			more = by_time > 0 ? by_time : 1;
+		/* a double: only a count below more (a long) is made one */
+		double by_time = ceil((b->max_time - spent) / mean);
+		if ((double)more > by_time)
+			more = by_time > 0 ? (long)by_time : 1;
 		if (more > b->max_runs - n)
 			more = b->max_runs - n;
 	}

@@ -66,13 +66,16 @@ const struct cmd_entry cmd_compare_entry = {
 	.exec = cmd_compare,
 };
 
-/* "90", "90s", "10m", "2h" in seconds; -1 when it is none */
+/* --time's most, in seconds (31 years): no session lasts longer, and hook_more's arithmetic stays well in range */
+#define COMPARE_MAX_TIME_S 1e9
+
+/* "90", "90s", "10m", "2h" in seconds; -1 when it is none, or above COMPARE_MAX_TIME_S */
 static double parse_time(const char *s)
 {
 	char *end = NULL;
 	double v = strtod(s, &end);
 	double unit = !end || !*end || !strcmp(end, "s") ? 1 : !strcmp(end, "m") ? 60 : !strcmp(end, "h") ? 3600 : -1;
-	return end != s && unit > 0 && v > 0 && isfinite(v) ? v * unit : -1;
+	return end != s && unit > 0 && v > 0 && v * unit <= COMPARE_MAX_TIME_S ? v * unit : -1;
 }
 
 static int opt_value(const struct cmd_entry *c, int argc, char **argv, int *i, const char **v)
@@ -122,7 +125,7 @@ static int own_opt(void *ctx, const struct cmd_entry *c, int argc, char **argv, 
 		return 1;
 	case 4:
 		if ((cp->time_s = parse_time(v)) < 0)
-			return cmd_usage_error(c, "--time needs a duration: 90s, 10m, 2h"), 2;
+			return cmd_usage_error(c, "--time needs a duration up to %g s: 90s, 10m, 2h", COMPARE_MAX_TIME_S), 2;
 		return 1;
 	case 5: case 6: cp->results = v; return 1;
 	case 7:
@@ -437,8 +440,10 @@ static void hook_more(void *ctx, const struct schedule *sc, long *more)
 	long add = cp->want - have;
 	if (cp->time_s > 0) {
 		double spent = (double)(mono_ns() - cp->t0) / 1e9, per = spent / (double)(have - cp->have0 > 0 ? have - cp->have0 : 1);
-		long fit = per > 0 ? (long)((cp->time_s - spent) / per) : 0, most = have - cp->have0 > 1 ? have - cp->have0 : 1;
-		add = fit < most ? fit : most;
+		long most = have - cp->have0 > 1 ? have - cp->have0 : 1;
+		/* the rounds that fit, compared as a double: only a count below most is made a long */
+		double fit = per > 0 ? (cp->time_s - spent) / per : 0;
+		add = fit >= (double)most ? most : fit > 0 ? (long)fit : 0;
 		if (have + add > COMPARE_MAX_ROUNDS)
 			add = COMPARE_MAX_ROUNDS - have;
 	}

@@ -73,6 +73,9 @@ assert_eq "$(sql hooks.kiln.db "SELECT COUNT(*) FROM pexecs")" 6 "warmups are no
 "$KILN" bench -q --runs 1 -p 'touch one' -p 'touch two' true false -i -o per.kiln.db >/dev/null || fail "per-command prepare"
 [ -f one ] && [ -f two ] || fail "each command's own prepare"
 out=$("$KILN" bench -q --runs 1 -p a -p b -p c true false 2>&1); assert_eq $? 2 "three prepares for two commands"
+# a --max-time past 1e9 s is refused: the runs that fit in it were a long, undefined past LONG_MAX
+out=$("$KILN" bench -q -m 2 -M 4 --max-time 1e19 true -o big.kiln.db 2>&1); assert_eq $? 2 "--max-time 1e19"
+assert_contains "$out" "--max-time needs seconds above 0, up to 1e+09"
 
 # ---- no shell unless asked ----
 "$KILN" bench -q --runs 1 'echo $HOME > shell.out' -o ns.kiln.db >/dev/null || fail "no shell"

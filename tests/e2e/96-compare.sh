@@ -198,6 +198,11 @@ out=$("$KILN" compare c.yaml --vm a=./vm-1.00 --vm b=./nothing-here 2>&1); asser
 assert_contains "$out" "'./nothing-here' is not an executable"
 out=$("$KILN" compare c.yaml --vm 'a b=./vm-1.00' --vm b=./vm-1.05 2>&1); assert_eq "$?" 2 "bad label"
 out=$("$KILN" compare c.yaml --vm a=./vm-1.00 --vm b=./vm-1.05 --rounds 4 --time 1m 2>&1); assert_eq "$?" 2 "both"
+# a --time past 1e9 s is refused: the rounds that fit in it were a long, undefined past LONG_MAX (1e19 s ran 3 rounds)
+out=$("$KILN" compare c.yaml --vm a=./vm-1.00 --vm b=./vm-1.05 -k flat -o big.kiln.db --time 1e19 -q 2>&1)
+assert_eq "$?" 2 "--time 1e19"
+assert_contains "$out" "--time needs a duration up to 1e+09 s"
+[ ! -e big.kiln.db ] || fail "--time 1e19 ran"
 out=$("$KILN" compare c.yaml --vm a=./vm-1.00 --vm b=./vm-1.05 -k nothing 2>&1); assert_eq "$?" 3 "no benchmark"
 assert_contains "$out" "no benchmark matching --key that both a and b run"
 # --time: rounds while it lasts (more than the 3 it starts with: instant rounds, at most as many again each time)
