@@ -33,7 +33,7 @@ struct ss_estimate {
 	size_t sessions, groups;
 	double df;        /* sessions - groups */
 	double total;     /* the pooled variance of y about each group's mean */
-	double within;    /* the mean within-session variance */
+	double within;    /* the within-session variance in total: sum_g (k_g - 1)/k_g sum v / df (mean v if all equal) */
 	double sd;        /* sqrt(max(0, total - within)): the point estimate */
 	double sd_hi;     /* the one-sided upper bound (chi-square on total, SS_UPPER_CONF) */
 	int measured;     /* sessions >= SS_MIN_SESSIONS and df >= 2: sd_hi is usable */

@@ -76,6 +76,37 @@ static void test_estimate_groups(void **state)
 	assert_true(e.measured);
 }
 
+/*
+ * within-session variance as the sums of squares hold it: (k - 1)/k of
+ * each session's v in a group of k, over df.  A session alone in its
+ * group adds nothing to the sums of squares, so nothing to the estimate;
+ * the mean of every v, singletons in, moved it
+ */
+static void test_estimate_within_groups(void **state)
+{
+	(void)state;
+	static const double a[] = { 0, 0.03, -0.03, 0.05 }, b[] = { 1.01, 0.99, 1.02 }, c[] = { 7 };
+	struct ss_session s[8];
+	set(s, 4, 0, a, 1e-4);
+	set(s + 4, 3, 1, b, 4e-4);
+	s[4].v = 1e-3;
+	struct ss_estimate e, e1;
+	ss_estimate(s, 7, &e);
+	double w = (3.0 / 4 * 4e-4 + 2.0 / 3 * (1e-3 + 2 * 4e-4)) / 5;
+	assert_true(fabs(e.df - 5) < 1e-12);
+	assert_true(fabs(e.within - w) < 1e-15);
+	assert_true(fabs(e.sd - sqrt(fmax(0, e.total - w))) < 1e-12);
+	/* one more program, one session, a large v of its own: sd and its bound unchanged */
+	set(s + 7, 1, 2, c, 5e-3);
+	ss_estimate(s, 8, &e1);
+	assert_int_equal(e1.groups, 3);
+	assert_true(fabs(e1.df - e.df) < 1e-12);
+	assert_true(fabs(e1.within - e.within) < 1e-15);
+	assert_true(fabs(e1.sd - e.sd) < 1e-12);
+	assert_true(fabs(e1.sd_hi - e.sd_hi) < 1e-12);
+	assert_true(e.sd > 0 && e.sd_hi > e.sd);
+}
+
 /* too few sessions (or degrees of freedom) to measure: not measured */
 static void test_estimate_few(void **state)
 {
@@ -139,6 +170,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_estimate_exact),
 		cmocka_unit_test(test_estimate_groups),
+		cmocka_unit_test(test_estimate_within_groups),
 		cmocka_unit_test(test_estimate_few),
 		cmocka_unit_test(test_of_units),
 		cmocka_unit_test(test_sim_small),
