@@ -414,6 +414,7 @@ void ks_shape_text(const struct ks_mean *m, void (*fmt_value)(struct strbuf *, d
 	if (!fmt_value)
 		fmt_value = fmt_g;
 	unsigned sh = m->shape;
+	size_t start = out->len; /* out may hold a line's start ("Warning: "): a separator only after our own text */
 	struct strbuf what = STRBUF_INIT;
 	if (sh & KS_MODES)
 		sb_adds(&what, "a second mode");
@@ -445,12 +446,12 @@ void ks_shape_text(const struct ks_mean *m, void (*fmt_value)(struct strbuf *, d
 		}
 	}
 	if (sh & KS_CONSTANT) {
-		if (out->len)
+		if (out->len > start)
 			sb_adds(out, "; ");
 		sb_addf(out, "all %zu values equal: nothing is known of what did not occur", m->n);
 	}
 	if (sh & KS_FEW) {
-		if (out->len)
+		if (out->len > start)
 			sb_adds(out, "; ");
 		if (m->n < 2)
 			sb_adds(out, "1 value: no interval (one has no spread to measure)");
@@ -459,7 +460,7 @@ void ks_shape_text(const struct ks_mean *m, void (*fmt_value)(struct strbuf *, d
 				m->n);
 	}
 	if (sh & KS_WITHIN) {
-		if (out->len)
+		if (out->len > start)
 			sb_adds(out, "; ");
 		sb_adds(out, "one pexec: the interval covers within-process noise only, not the variation between processes");
 	}

@@ -31,6 +31,9 @@ P
 out=$("$KILN" bench -q -r 1 'sleep 0.01' 'sleep 0.02' -o one.kiln.db 2>&1) || fail "bench -r 1: $out"
 assert_contains "$out" "^    [0-9.]* times faster than 'sleep 0.0[12]' (no interval: too few runs)$"
 grep -q "± is half\|could see\|(\*)" <<<"$out" && fail "-r 1: a legend of an interval none has: $out"
+# the one-value warning is its own sentence (it read "Warning: ; 1 value: no interval")
+assert_contains "$out" "Warning: 1 value: no interval"
+grep -q "Warning: ;" <<<"$out" && fail "-r 1: a warning starting with its separator: $out"
 out=$("$KILN" bench -q -r 1 --sort command 'sleep 0.01' 'sleep 0.02' -o one.kiln.db 2>&1) || fail "--sort command: $out"
 assert_contains "$out" "^  [0-9.]*, no interval: too few runs  *sleep 0.0[12]$"
 grep -q "± is half\|could see\|(\*)" <<<"$out" && fail "--sort command -r 1: a legend of an interval none has: $out"
