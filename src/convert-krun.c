@@ -1658,7 +1658,10 @@ static int emit(struct kr *k)
 				 vms ? tag_str(vms, "__unknown__") ? tag_str(vms, "__unknown__") : "another value" : "not set"), -1;
 	if (!json_is_object(benchs) || is_tag(benchs, "__unknown__") || !json_object_size(benchs))
 		return kerr_setc(k->e, KEXIT_CONFIG, "%s: BENCHMARKS: a dict of benchmark: param expected", where_of(k, "BENCHMARKS") ? where_of(k, "BENCHMARKS") : k->path), -1;
-	sb_addf(y, "# kiln's reading of the Krun configuration %s, by `kiln convert`\n", k->path);
+	/* the file's name is not ours: a newline in it would end the comment and start a line of config (ESC_TERM shows it) */
+	sb_adds(y, "# kiln's reading of the Krun configuration ");
+	esc_add(y, ESC_TERM, k->path);
+	sb_adds(y, ", by `kiln convert`\n");
 	const char *base = strrchr(k->path, '/') ? strrchr(k->path, '/') + 1 : k->path;
 	char *stem = xstrndup(base, str_ends_with(base, ".krun") ? strlen(base) - 5 : strlen(base));
 	sb_adds(y, "name: ");

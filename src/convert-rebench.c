@@ -981,8 +981,12 @@ static int shell_program_missing(struct rb *r, const struct rb_vm *m)
 static void emit(struct rb *r, const char *experiment)
 {
 	struct strbuf *y = &r->out->yaml;
-	sb_addf(y, "# kiln's reading of the ReBench configuration %s (experiment %s), by `kiln convert`\n", r->path,
-		experiment);
+	/* the file's name and the experiment's are not ours: a newline in either would end the comment (ESC_TERM shows it) */
+	sb_adds(y, "# kiln's reading of the ReBench configuration ");
+	esc_add(y, ESC_TERM, r->path);
+	sb_adds(y, " (experiment ");
+	esc_add(y, ESC_TERM, experiment);
+	sb_adds(y, "), by `kiln convert`\n");
 	const char *base = strrchr(r->path, '/') ? strrchr(r->path, '/') + 1 : r->path;
 	char *stem = xstrdup(base);
 	char *dot = strrchr(stem, '.');

@@ -121,13 +121,14 @@ static int config_diff(const struct experiment *ex, const char *old_text, struct
 
 static void print_dry_run(const struct experiment *ex, const struct schedule *sc, const char *results)
 {
-	printf("# experiment %s: %zu keys x %ld pexecs = %zu pexecs, results %s\n", ex->name, sc->nkeys,
-	       sc->pexecs, sc->n, results);
+	/* the experiment's name and path come from a config (or a file name) kiln did not write: escaped */
+	printf("# experiment %s: %zu keys x %ld pexecs = %zu pexecs, results %s\n", esc(ESC_TERM, ex->name), sc->nkeys,
+	       sc->pexecs, sc->n, esc(ESC_TERM, results));
 	for (size_t i = 0; i < sc->n; i++) {
 		char label[32];
 		schedule_pexec_label(sc->items[i].num, sc->pexecs, label, sizeof(label));
 		char *k = schedule_key_name(&sc->keys[sc->items[i].key]);
-		printf("%zu\t%s\t%s\t%ld iterations%s", i, k, label, sc->keys[sc->items[i].key].iterations,
+		printf("%zu\t%s\t%s\t%ld iterations%s", i, esc(ESC_TERM, k), label, sc->keys[sc->items[i].key].iterations,
 		       sc->items[i].num < sc->warmup_pexecs ? "\twarm-up (kept, not analysed)" : "");
 		if (sc->items[i].round)
 			printf("\tround %ld", sc->items[i].round);

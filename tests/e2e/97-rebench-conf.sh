@@ -119,4 +119,14 @@ assert_contains "$out" "bad.conf:1: executors.E: 'colour' is not a key of ReBenc
 printf 'executors: {E: {executable: sh}}\nbenchmark_suites: {s: {gauge_adapter: Time, command: {a: b}, benchmarks: [b]}}\nexperiments: {e: {executions: [E], suites: [s]}}\n' > cmdmap.conf
 out=$("$KILN" convert cmdmap.conf 2>&1); assert_eq $? 3 "a command that is a mapping"
 assert_contains "$out" "cmdmap.conf:2: benchmark_suites.s: a single value expected"
+# a file name with a newline: it goes into the config's first comment, which it must not end (a line of
+# config after it would run as root: pre_execution)
+evil=$'rb\npre_execution: [[sh, -c, "touch owned"]]\n#.conf'
+cp rb.conf "$evil"
+out=$("$KILN" convert "$evil" 2>/dev/null) || fail "convert of a file named with newlines: $out"
+# (the name may show, escaped, on one line with its \n; never as lines of its own)
+grep 'touch owned' <<<"$out" | grep -vqF '\n' && fail "the file's name became a line of config: $out"
+"$KILN" run --dry-run "$evil" > dry.txt 2>&1
+grep 'touch owned' dry.txt | grep -vqF '\n' && fail "the dry run reads a pre_execution from the file name: $(cat dry.txt)"
+[ ! -e owned ] || fail "a command from the file name ran"
 echo ok

@@ -115,4 +115,11 @@ out=$("$KILN" convert sys.krun 2>&1); assert_eq $? 3 "no VMs"
 printf 'from krun.util import fatal\nif True:\n    fatal("no pypy here")\n' > fatal.krun
 out=$("$KILN" convert fatal.krun 2>&1); assert_eq $? 3 "fatal"
 assert_contains "$out" "fatal.krun:3: the config stops here, as Krun would (fatal: no pypy here)"
+# a file name with a newline: it goes into the config's first comment, which it must not end
+evil=$'k\npre_execution: [[sh, -c, "touch owned2"]]\n#.krun'
+cp k/exp.krun "k/$evil"
+out=$("$KILN" convert "k/$evil" 2>/dev/null) || fail "convert of a file named with newlines: $out"
+# (the name may show, escaped, on one line with its \n; never as lines of its own)
+grep 'touch owned2' <<<"$out" | grep -vqF '\n' && fail "the file's name became a line of config: $out"
+[ ! -e owned2 ] || fail "a command from the file name ran"
 echo ok
