@@ -129,6 +129,22 @@ static int copy_runs(struct history *h, long *copied, long *had, struct kerr *e)
 	return r;
 }
 
+/* the other's commits all named by git object names (history_commits refuses a history with one that is not) */
+static int other_hashes_ok(struct history *h, const char *path, struct kerr *e)
+{
+	sqlite3_stmt *st = history_prepare(h, "SELECT id FROM o.commits WHERE NOT (typeof(hash) = 'text' AND"
+					      " length(hash) IN (40, 64) AND hash NOT GLOB '*[^0-9a-f]*') OR (parent IS NOT NULL"
+					      " AND NOT (typeof(parent) = 'text' AND length(parent) IN (40, 64) AND"
+					      " parent NOT GLOB '*[^0-9a-f]*')) LIMIT 1", e);
+	if (!st)
+		return -1;
+	int bad = sqlite3_step(st) == SQLITE_ROW;
+	long id = bad ? (long)sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	return bad ? kerr_setc(e, KEXIT_STORE, "%s: commit %ld: a hash that is not a git object name (40 or 64 hex "
+			       "digits): not a history kiln wrote", esc(ESC_TERM, path), id) : 0;
+}
+
 static int merge_one(struct history *h, const char *path, long *copied, long *had, struct kerr *e)
 {
 	sqlite3_stmt *st = history_prepare(h, "ATTACH ? AS o", e);
@@ -147,6 +163,8 @@ static int merge_one(struct history *h, const char *path, long *copied, long *ha
 			r = kerr_setc(e, KEXIT_STORE, "%s: not a kiln history", path);
 		sqlite3_finalize(k);
 	}
+	if (r == 0)
+		r = other_hashes_ok(h, path, e);
 	if (r == 0)
 		r = history_exec(h, "BEGIN IMMEDIATE", e);
 	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(prepare_sql); i++)

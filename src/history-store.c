@@ -570,6 +570,17 @@ int history_stop_run(struct history *h, long run_id, const char *error, struct k
 	return r;
 }
 
+/*
+ * A git object name: 40 (SHA-1) or 64 (SHA-256) lowercase hex digits.  A
+ * history file may be crafted or merged from elsewhere, and its hashes go
+ * into pages, terminals and printed `kiln bisect` command lines
+ */
+static int git_hash_ok(const char *s)
+{
+	size_t n = s ? strspn(s, "0123456789abcdef") : 0;
+	return s && !s[n] && (n == 40 || n == 64);
+}
+
 int history_commits(struct history *h, struct hist_commit **out, size_t *n, struct kerr *e)
 {
 	*out = NULL;
@@ -588,8 +599,15 @@ int history_commits(struct history *h, struct hist_commit **out, size_t *n, stru
 		c->time = sqlite3_column_int64(st, 4);
 		c->author = history_col_text(st, 5);
 		c->subject = history_col_text(st, 6);
-		if (!c->hash)
-			c->hash = xstrdup("");
+		if (!git_hash_ok(c->hash) || (c->parent && !git_hash_ok(c->parent))) {
+			long id = (long)c->id;
+			sqlite3_finalize(st);
+			history_commits_free(*out, *n);
+			*out = NULL;
+			*n = 0;
+			return kerr_setc(e, KEXIT_STORE, "%s: commit %ld: a hash that is not a git object name (40 or 64 hex "
+					 "digits): not a history kiln wrote", h->path, id);
+		}
 	}
 	sqlite3_finalize(st);
 	return 0;

@@ -170,6 +170,18 @@ sqlite3 evil.db "CREATE TRIGGER t AFTER INSERT ON runs BEGIN DELETE FROM pexecs;
 out=$("$KILN" merge "$H" evil.db 2>&1); assert_eq $? 5 "a crafted history: $out"
 assert_contains "$out" "not a schema kiln wrote"
 out=$("$KILN" track --changes evil.db 2>&1); assert_eq $? 5 "a crafted history read: $out"
+# a crafted commit hash (HTML, a shell command, terminal escapes) is refused wherever the history is read: it
+# went into published pages raw, into the printed kiln bisect command unquoted and to the terminal
+for bad in '<b id=kinj>' '$(touch pwned)' $'\e]0;PWN\a'; do
+	cp "$H" badhash.db
+	sqlite3 badhash.db "UPDATE commits SET hash = '${bad//\'/\'\'}' WHERE id = (SELECT MIN(id) FROM commits)"
+	out=$("$KILN" track --changes badhash.db 2>&1); assert_eq $? 5 "changes of a crafted hash: $out"
+	assert_contains "$out" "a hash that is not a git object name"
+	out=$("$KILN" publish badhash.db -o badsite 2>&1); assert_eq $? 5 "publish of a crafted hash: $out"
+	[ -e badsite/index.html ] && fail "a site made of a crafted hash"
+	out=$("$KILN" merge "$H" badhash.db 2>&1); assert_eq $? 5 "merge of a crafted hash: $out"
+	[ ! -e pwned ] || fail "a hash ran"
+done
 
 # --- a history of A/B sessions only: --changes says it has no series (not a session sd of none) ---
 "$KILN" track exp/toy.yaml --repo repo -o ab.db --compare "$HIST_C7" "$HIST_C7" --pexecs 2 >/dev/null || fail "A/A compare"
