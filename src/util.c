@@ -237,6 +237,10 @@ static void esc_ascii(struct strbuf *sb, enum esc_to to, char c)
 		case '<': r = "\\textless{}"; break;
 		case '>': r = "\\textgreater{}"; break;
 		case '|': r = "\\textbar{}"; break;
+		/* a table row starts after \midrule or \\, which read a [ there as an optional argument (\\ a * too): in braces it is text */
+		case '[': r = "{[}"; break;
+		case ']': r = "{]}"; break;
+		case '*': r = "{*}"; break;
 		case '&': case '%': case '$': case '#': case '_': case '{': case '}':
 			sb_addc(sb, '\\');
 			break;

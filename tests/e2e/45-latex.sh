@@ -64,6 +64,23 @@ compile twocolcompact twocolumn "$(sed 's/{table}/{table*}/' compact.tex > compa
 # the plain form compiles too (it is wider: --compact or --wide for a paper)
 printf '\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n\\input{plain}\n\\end{document}\n' > plaindoc.tex
 pdflatex -interaction=nonstopmode -halt-on-error plaindoc.tex > /dev/null 2>&1 || fail "pdflatex plain"
+# a key's [ ] and * are text: a row starts after \midrule or \\, which took
+# '[9pt]' as an optional argument (a 9 pt rule; the text gone from the page)
+# and '*' after \\ as their starred form
+python3 -c '
+import json
+keys = {"!first:vm:v": 0.1, "*star:vm:v": 0.2, "[9pt]gone:vm:v": 0.3}
+json.dump({"wallclock_times": {k: [[v] * 30] * 2 for k, v in keys.items()},
+           "pexec_flags": {k: ["C", "C"] for k in keys}}, open("brackets.json", "w"))'
+"$KILN" report brackets.json --format latex -o brackets.tex || fail "latex of brackets.json"
+printf '\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n\\input{brackets}\n\\end{document}\n' >bdoc.tex
+pdflatex -interaction=nonstopmode -halt-on-error bdoc.tex >/dev/null 2>&1 || fail "pdflatex brackets: $(tail -20 bdoc.log)"
+if command -v pdftotext >/dev/null; then
+	pdftotext -layout bdoc.pdf bdoc.txt || fail "pdftotext"
+	for k in '!first \(v\)' '\*star \(v\)' '\[9pt\]gone \(v\)'; do # EREs
+		grep -E "^ *$k +vm +flat" bdoc.txt >/dev/null || fail "the table lost '$k': $(cat bdoc.txt)"
+	done
+fi
 if command -v pdftoppm >/dev/null; then
 	pdftoppm -r 60 -png -f 1 -l 1 onecol.pdf page || fail "pdftoppm"
 	s=$(python3 "$KILN_ROOT/tests/helpers/pngstat.py" page-1.png); echo "page: $s"

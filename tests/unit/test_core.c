@@ -498,6 +498,8 @@ static void test_escape(void **state)
 	expect_esc(ESC_TEX, "a_b & 50% #1 $x^2$ {~} \\ <|>\n",
 		   "a\\_b \\& 50\\% \\#1 \\$x\\textasciicircum{}2\\$ \\{\\textasciitilde{}\\} \\textbackslash{} "
 		   "\\textless{}\\textbar{}\\textgreater{}\\textbackslash{}n");
+	/* a row starts after \midrule or \\: a [ there would open an optional argument, a * one after \\ */
+	expect_esc(ESC_TEX, "[300pt]b*x", "{[}300pt{]}b{*}x");
 	expect_esc(ESC_GP, "it's\nsystem('id')", "it''s\\nsystem(''id'')");
 	expect_esc(ESC_MD, "*a* | `b` <i>", "\\*a\\* \\| \\`b\\` \\<i\\>");
 	expect_esc(ESC_MDCODE, "a|b", "`a\\|b`");
