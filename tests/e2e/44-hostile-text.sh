@@ -155,4 +155,23 @@ assert len(wt) == 4 and any("\\xff\x1b[2J" in k for k in wt), list(wt)
 PY
 "$KILN" export evil.kiln.db --format csv -o back.csv >/dev/null 2>err.txt && fail "export csv: odd keys written as they are"
 check_clean err.txt "export csv error"
+
+# ---- a config's names, as kiln run --dry-run prints them ----
+mkdir -p "benchmarks/b$(printf '\033')1m/py" && echo '# data' >"benchmarks/b$(printf '\033')1m/py/bench.py"
+cat >dry.yaml <<'Y'
+name: "x\e[2J\e]0;OWNED\a"
+pexecs: 1
+iterations: 2
+results: "r\e5m.kiln.db"
+vms:
+  "v\e2J": {plugin: external, runner: ["/bin/true"], language: py, entry: bench.py}
+benchmarks: {"b\e1m": 0}
+Y
+"$KILN" run --dry-run dry.yaml >out.txt 2>err.txt || fail "run --dry-run: $(cat err.txt)"
+tr '\t' ' ' <out.txt >dry.txt # kiln's own column separators
+check_clean dry.txt "run --dry-run"
+check_clean err.txt "run --dry-run (stderr)"
+grep -q '^# experiment x\\x1b\[2J\\x1b\]0;OWNED\\x07: .*results .*/r\\x1b5m\.kiln\.db$' out.txt ||
+	fail "run --dry-run: name or results not shown escaped: $(cat out.txt)"
+grep -q 'b\\x1b1m:v\\x1b2J:default-py' out.txt || fail "run --dry-run: key not shown escaped: $(cat out.txt)"
 echo ok
