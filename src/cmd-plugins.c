@@ -144,7 +144,8 @@ static int cmd_plugins(int argc, char **argv)
 			json_object_set_new(o, "parser", json_boolean(vm->parser.n > 0));
 			json_array_append_new(arr, o);
 		} else {
-			printf("%-9s external (%s): runner %s%s\n", vm->name, ex.path, vm->runner.n ? vm->runner.v[0] : "?",
+			printf("%-9s external (%s): runner %s%s\n", esc(ESC_TERM, vm->name), esc(ESC_TERM, ex.path),
+			       vm->runner.n ? esc(ESC_TERM, vm->runner.v[0]) : "?",
 			       vm->parser.n ? ", with a parser command" : "");
 		}
 	}

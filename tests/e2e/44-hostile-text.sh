@@ -174,4 +174,19 @@ check_clean err.txt "run --dry-run (stderr)"
 grep -q '^# experiment x\\x1b\[2J\\x1b\]0;OWNED\\x07: .*results .*/r\\x1b5m\.kiln\.db$' out.txt ||
 	fail "run --dry-run: name or results not shown escaped: $(cat out.txt)"
 grep -q 'b\\x1b1m:v\\x1b2J:default-py' out.txt || fail "run --dry-run: key not shown escaped: $(cat out.txt)"
+
+# ---- kiln plugins CONFIG: an external VM's name, the config's path and its runner ----
+P="p$(printf '\033')[5m.yaml"
+cat >"$P" <<'Y'
+vms:
+  "v\e2J": {plugin: external, runner: ["\e]0;OWNED\a\e[2J"], language: py, entry: bench.py}
+benchmarks: {"b\e1m": 0}
+Y
+"$KILN" plugins "$P" >out.txt 2>err.txt || fail "plugins: $(cat err.txt)"
+check_clean out.txt "plugins"
+check_clean err.txt "plugins (stderr)"
+grep -q '^v\\x1b2J  *external (.*p\\x1b\[5m\.yaml): runner \\x1b\]0;OWNED\\x07\\x1b\[2J$' out.txt ||
+	fail "plugins: the external VM not shown escaped: $(cat out.txt)"
+"$KILN" plugins "$P" --json >out.txt 2>err.txt || fail "plugins --json: $(cat err.txt)"
+python3 -c "import json; json.load(open('out.txt'))" || fail "plugins --json: not JSON"
 echo ok
