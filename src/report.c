@@ -1261,9 +1261,8 @@ static int write_csv(FILE *f, const struct an_result *r)
 		free(sc);
 	}
 	for (size_t q = 0; q < snames.n; q++) {
-		fputs(",", f);
-		csv_field(f, snames.v[q]);
-		fputs("_mean", f);
+		fputc(',', f);
+		csv_series_field(f, snames.v[q], "_mean");
 	}
 	fputc('\n', f);
 	for (size_t i = 0; i < r->nkeys; i++) {

@@ -564,6 +564,44 @@ static void test_text_formats(void **state)
 	sb_release(&want);
 }
 
+/* a per-pexec value's column is one CSV field: its name and _mean quoted together, not "a,b"_mean */
+static void test_csv_scalar_name(void **state)
+{
+	(void)state;
+	struct dataset d = { 0 };
+	struct ds_key *k = ds_add_key(&d, "b", "vm", "v");
+	for (int p = 0; p < 2; p++) {
+		struct ds_pexec *px = ds_add_pexec(k, p);
+		px->n = 50;
+		px->wall = xmalloc(px->n * sizeof(double));
+		for (size_t i = 0; i < px->n; i++)
+			px->wall[i] = 0.1 + 0.0001 * (urand() - 0.5);
+		ds_add_scalar(px, "a,b", "us", 10 + p);
+	}
+	struct an_opts o;
+	an_opts_default(&o);
+	o.resamples = 200;
+	struct an_result r;
+	struct kerr e = KERR_INIT;
+	assert_int_equal(an_analyse(&d, &o, &r, &e), 0);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mf = open_memstream(&buf, &len);
+	struct rep_opts ro = { 0 };
+	if (rep_write(mf, REP_CSV, &d, &r, &ro, &e) < 0)
+		fail_msg("%s", e.msg.buf);
+	fclose(mf);
+	char *nl = strchr(buf, '\n');
+	assert_non_null(nl);
+	*nl = '\0';
+	const char *want = ",\"a,b_mean\"";
+	assert_true(strlen(buf) > strlen(want));
+	assert_string_equal(buf + strlen(buf) - strlen(want), want);
+	free(buf);
+	an_result_free(&r);
+	ds_free(&d);
+}
+
 static void test_fmt(void **state)
 {
 	(void)state;
@@ -604,6 +642,7 @@ int main(void)
 		cmocka_unit_test(test_json_layout),
 		cmocka_unit_test(test_text_formats),
 		cmocka_unit_test(test_fmt),
+		cmocka_unit_test(test_csv_scalar_name),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
