@@ -206,16 +206,16 @@ static void stat_print(const struct stat_job *j)
 {
 	const struct exec_result *res = &j->res;
 	printf("%s: one pexec, %zu iterations, %.3f s elapsed, %.3f s user, %.3f s sys, max RSS %ld KiB\n\n",
-	       j->px.k.key, j->px.k.whole ? (size_t)1 : j->s.n, (double)(res->end_ns - res->start_ns) / 1e9,
+	       esc(ESC_TERM, j->px.k.key), j->px.k.whole ? (size_t)1 : j->s.n, (double)(res->end_ns - res->start_ns) / 1e9,
 	       res->user_s, res->sys_s, res->maxrss_kb);
 	for (size_t i = 0; i < j->nev; i++) {
 		const struct stat_ev *ev = &j->ev[i];
 		if (ev->why)
-			printf("%20s %-6s %s\n", ev->why, "", ev->name);
+			printf("%20s %-6s %s\n", esc(ESC_TERM, ev->why), "", esc(ESC_TERM, ev->name));
 		else if (ev->value == (double)(long long)ev->value)
-			printf("%20lld %-6s %s", (long long)ev->value, ev->unit, ev->name);
+			printf("%20lld %-6s %s", (long long)ev->value, esc(ESC_TERM, ev->unit), esc(ESC_TERM, ev->name));
 		else
-			printf("%20.2f %-6s %s", ev->value, ev->unit, ev->name);
+			printf("%20.2f %-6s %s", ev->value, esc(ESC_TERM, ev->unit), esc(ESC_TERM, ev->name));
 		if (!ev->why && ev->running >= 0 && ev->running < 100)
 			printf("  (counted %.1f%% of the time, scaled)", ev->running);
 		if (!ev->why)

@@ -189,4 +189,13 @@ grep -q '^v\\x1b2J  *external (.*p\\x1b\[5m\.yaml): runner \\x1b\]0;OWNED\\x07\\
 	fail "plugins: the external VM not shown escaped: $(cat out.txt)"
 "$KILN" plugins "$P" --json >out.txt 2>err.txt || fail "plugins --json: $(cat err.txt)"
 python3 -c "import json; json.load(open('out.txt'))" || fail "plugins --json: not JSON"
+
+# ---- kiln stat: the key it measured ----
+if command -v perf >/dev/null; then
+	"$KILN" stat dry.yaml --key "$(printf 'b\0331m:v\0332J')" -e task-clock >out.txt 2>err.txt ||
+		fail "stat: $(cat err.txt)"
+	check_clean out.txt "stat"
+	check_clean err.txt "stat (stderr)"
+	grep -q '^b\\x1b1m:v\\x1b2J:default-py: one pexec' out.txt || fail "stat: the key not shown escaped: $(cat out.txt)"
+fi
 echo ok
