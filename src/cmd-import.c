@@ -49,7 +49,8 @@ static void summary(const char *in, const char *out)
 		store_close(st);
 	}
 	kerr_release(&e);
-	printf("%s: %ld keys, %ld pexecs, %ld iterations imported into %s\n", in, n[0], n[1], n[2], out);
+	printf("%s: %ld keys, %ld pexecs, %ld iterations imported into %s\n", esc(ESC_TERM, in), n[0], n[1], n[2],
+	       esc(ESC_TERM, out));
 }
 
 static char *stem_of(const char *path)

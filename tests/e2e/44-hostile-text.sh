@@ -198,4 +198,12 @@ if command -v perf >/dev/null; then
 	check_clean err.txt "stat (stderr)"
 	grep -q '^b\\x1b1m:v\\x1b2J:default-py: one pexec' out.txt || fail "stat: the key not shown escaped: $(cat out.txt)"
 fi
+
+# ---- file names from outside (a glob over a downloaded folder): the paths kiln prints ----
+E="i$(printf '\033')[2J"
+cp evil.json "$E.json"
+"$KILN" import "$E.json" -o "$E.kiln.db" >out.txt 2>err.txt || fail "import $E.json: $(cat err.txt)"
+check_clean out.txt "import"
+grep -q '^i\\x1b\[2J\.json: 4 keys, .* imported into i\\x1b\[2J\.kiln\.db$' out.txt ||
+	fail "import: the paths not shown escaped: $(cat out.txt)"
 echo ok
