@@ -143,7 +143,7 @@ static int cmd_export(int argc, char **argv)
 			kerr_print(&e);
 			code = e.code ? e.code : KEXIT_FAIL;
 		} else {
-			printf("%s\n", path);
+			printf("%s\n", esc(ESC_TERM, path));
 		}
 		for (size_t i = 0; i < ARRAY_SIZE(own); i++)
 			free(own[i]);

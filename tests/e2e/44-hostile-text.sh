@@ -206,4 +206,7 @@ cp evil.json "$E.json"
 check_clean out.txt "import"
 grep -q '^i\\x1b\[2J\.json: 4 keys, .* imported into i\\x1b\[2J\.kiln\.db$' out.txt ||
 	fail "import: the paths not shown escaped: $(cat out.txt)"
+"$KILN" export "$E.kiln.db" --format krun >out.txt 2>err.txt || fail "export $E.kiln.db: $(cat err.txt)"
+check_clean out.txt "export"
+grep -q '^i\\x1b\[2J\.json\.bz2$' out.txt || fail "export: the path not shown escaped: $(cat out.txt)"
 echo ok
