@@ -3,8 +3,9 @@
  * esc_add): any bytes, for every target, must come out as valid UTF-8
  * with nothing the target would interpret: no control character (but the
  * newlines and tabs ESC_LINES keeps), no lone quote in a gnuplot string,
- * no raw markup in HTML, no unescaped TeX special (& % $ # _); the visible form of the
- * visible form is itself (it is what every target builds on).
+ * no raw markup in HTML, no unescaped TeX special (& % $ # _; [ ] * only
+ * in braces); the visible form of the visible form is itself (it is what
+ * every target builds on).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -51,6 +52,9 @@ static void check(enum esc_to to, const uint8_t *data, size_t size)
 		if (to == ESC_GP && c == '\'' && (i + 1 >= sb.len || o[++i] != '\''))
 			abort();
 		if (to == ESC_TEX && strchr("&%$#_", c) && (!i || o[i - 1] != '\\'))
+			abort();
+		/* [ ] * only as {[} {]} {*}: after \midrule or \\ they would be read as an argument */
+		if (to == ESC_TEX && strchr("[]*", c) && (!i || o[i - 1] != '{' || i + 1 >= sb.len || o[i + 1] != '}'))
 			abort();
 	}
 	if (to == ESC_TERM) {
