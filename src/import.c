@@ -169,24 +169,53 @@ static long csv_header(const char *name, long line, const char *q, const char *l
 	return col;
 }
 
-/* a row's times, from its third column (q..le) into px: "crash" ends a failed pexec, empty cells pad */
+/*
+ * A row's times, from its third column (q..le) into px.  A cell's column is
+ * its iteration, so nothing may move it: a value after an empty cell (it
+ * would slide into the empty one's iteration), a value past the header's
+ * last iteration, or a value after "crash" (the marker ends the pexec, and
+ * what follows would be dropped) is refused, naming the column.  Empty
+ * cells at the end pad a short row; "crash" ends a failed pexec, also in
+ * the cell after the last iteration (where kiln's export puts it for a
+ * pexec that failed after its last iteration).
+ */
 static int csv_times(const char *name, long line, const char *q, const char *le, long ncols, struct ds_pexec *px,
 		     struct kerr *e)
 {
 	size_t cap = ncols > 2 ? (size_t)ncols - 2 : 1, n = 0;
 	px->wall = xmalloc(cap * sizeof(double));
-	long col = 2;
+	long col = 2, empty = 0, crash = 0;
 	while (q <= le) {
 		char *cell = csv_cell(&q, le);
 		col++;
 		if (!*cell) {
+			if (!empty)
+				empty = col;
 			free(cell);
-			continue; /* a short row padded with empty cells */
+			continue;
 		}
-		if (!strcmp(cell, "crash")) {
+		const char *why = NULL;
+		long at = 0;
+		if (crash) {
+			why = "a cell after the 'crash' of column";
+			at = crash;
+		} else if (!strcmp(cell, "crash")) {
 			px->status = DS_FAILED;
+			crash = col;
 			free(cell);
-			break;
+			continue;
+		} else if (empty) {
+			why = "a time after the empty cell of column";
+			at = empty;
+		} else if (col > ncols) {
+			why = "more cells than the header's columns:";
+			at = ncols;
+		}
+		if (why) {
+			kerr_setc(e, KEXIT_CONFIG, "%s:%ld: column %ld: '%s': %s %ld", name, line, col,
+				  esc(ESC_TERM, cell), why, at);
+			free(cell);
+			return -1;
 		}
 		double v;
 		if (parse_double(cell, &v) || !ds_time_ok(v)) {

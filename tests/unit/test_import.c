@@ -239,6 +239,33 @@ static void test_bad_input(void **state)
 	expect_error(0, "pexec_idx,bench,0,1\n0,a:b:c,0.1,zz\n", "in.csv:2: column 4 (iteration 1): 'zz'");
 	expect_error(0, "pexec_idx,bench,0\nx,a:b:c,0.1\n", "in.csv:2: column 1 (pexec_idx)");
 	expect_error(0, "", "no header");
+	/* a cell's column is its iteration: nothing may move to another or be dropped */
+	expect_error(0, "pexec_idx,bench,0,1,2\n0,b:v:x,1.0,,3.0\n",
+		     "in.csv:2: column 5: '3.0': a time after the empty cell of column 4");
+	expect_error(0, "pexec_idx,bench,0,1,2\n1,b:v:x,1,2,3,4,5\n",
+		     "in.csv:2: column 6: '4': more cells than the header's columns: 5");
+	expect_error(0, "pexec_idx,bench,0,1,2\n2,b:v:x,1.0,crash,7.0\n",
+		     "in.csv:2: column 5: '7.0': a cell after the 'crash' of column 4");
+}
+
+/* what stays legal: empty cells at the end, "crash" in the cell after the last iteration (kiln's export) */
+static void test_csv_padding(void **state)
+{
+	(void)state;
+	const char *c = "pexec_idx,bench,0,1\n0,b:v:x,0.1,0.2,crash\n1,b:v:x,0.1,,,\n2,b:v:x,,crash,\n";
+	struct dataset ds = { 0 };
+	struct kerr e = KERR_INIT;
+	assert_int_equal(imp_csv_buf("w.csv", c, strlen(c), &ds, &e), 0);
+	struct ds_key *k = &ds.keys[0];
+	assert_int_equal(k->npexecs, 3);
+	assert_int_equal(k->pexecs[0].n, 2);
+	assert_int_equal(k->pexecs[0].status, DS_FAILED);
+	assert_int_equal(k->pexecs[1].n, 1);
+	assert_int_equal(k->pexecs[1].status, DS_OK);
+	assert_int_equal(k->pexecs[2].n, 0);
+	assert_int_equal(k->pexecs[2].status, DS_FAILED);
+	ds_free(&ds);
+	kerr_release(&e);
 }
 
 static void test_csv_crash_and_bare_names(void **state)
@@ -339,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_csv_roundtrip),
 		cmocka_unit_test(test_krun_handwritten),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_csv_padding),
 		cmocka_unit_test(test_csv_crash_and_bare_names),
 		cmocka_unit_test(test_bzip2_bounds),
 	};
