@@ -66,6 +66,7 @@ struct kpx {
 	double dur;      /* eta_estimates */
 	size_t n;        /* iterations given to the sink */
 	char flag;       /* pexec_flags: 'C', 'E', 'T' or 0 */
+	unsigned char tsec; /* the section that gave its times (not []), 0 until one has: times twice are refused */
 	signed char st;  /* kiln_status: a ds_status, or -1 */
 };
 
@@ -95,6 +96,8 @@ struct krun {
 	long core;       /* core index (count sections) */
 	int skip;        /* > 0: inside a value that is skipped, this many containers deep */
 	char *sname;     /* instr_data: the series being read */
+	struct strmap snames; /* "key:pexec:name" of every series given: a name twice in a pexec is refused */
+	const char *instr_path; /* the instrumentation file being read, for errors */
 	double *v;       /* the values of the list being read */
 	size_t nv, av;
 	/* a value kept whole (audit, config, kiln_status, other fields) */
@@ -315,6 +318,10 @@ static int times_done(struct krun *r)
 	/* kiln's export gives a pexec that did not complete its times apart; Krun's [] does not replace them */
 	if ((r->sec == S_TIMES && !r->nv && x->h >= 0 && x->n) || (r->sec == S_PARTIAL && !r->nv))
 		return 1;
+	/* a pexec's times in two places (wallclock_times and kiln_partial_times): the second would replace the first */
+	if (r->nv && x->tsec)
+		return fail(r, "%s: key '%s': pexec %ld: times already given in %s", sec_field[r->sec], key_name(r), r->pi,
+			    sec_field[x->tsec]);
 	if (!(x = sink_pexec(r, r->pi)))
 		return 0;
 	if (r->sink->times(r->sink->ctx, x->h, r->v, r->nv, r->e) < 0) {
@@ -322,14 +329,26 @@ static int times_done(struct krun *r)
 		return 0;
 	}
 	x->n = r->nv;
+	if (r->nv)
+		x->tsec = (unsigned char)r->sec;
 	return 1;
 }
 
+/* a series of the current pexec to the sink: a name it already has (instr_data's "cycles.core0" too) is refused */
 static int series_done(struct krun *r, const char *name)
 {
 	struct kpx *x = sink_pexec(r, r->pi);
 	if (!x)
 		return 0;
+	char *kn = xasprintf("%ld:%ld:%s", r->key, r->pi, name);
+	int twice = strmap_find(&r->snames, kn) >= 0;
+	if (!twice)
+		strmap_add(&r->snames, kn);
+	free(kn);
+	if (twice)
+		return fail(r, "%s: key '%s': pexec %ld: series '%s' is there twice",
+			    r->instr_path ? esc(ESC_TERM, r->instr_path) : sec_field[r->sec], key_name(r), r->pi,
+			    esc(ESC_TERM, name));
 	if (r->sink->series(r->sink->ctx, x->h, name, "", r->v, r->nv, r->e) < 0) {
 		r->failed = 1;
 		return 0;
@@ -948,6 +967,7 @@ static int instr_one(struct krun *r, const char *path, long key, long pi)
 				 esc(ESC_TERM, je.text));
 	r->key = key;
 	r->pi = pi;
+	r->instr_path = path;
 	struct kpx *x = json_is_object(o) ? sink_pexec(r, pi) : NULL;
 	const char *name;
 	json_t *l;
@@ -970,6 +990,7 @@ static int instr_one(struct krun *r, const char *path, long key, long pi)
 			break;
 	}
 	json_decref(o);
+	r->instr_path = NULL;
 	return r->failed ? -1 : 0;
 }
 
@@ -1024,6 +1045,7 @@ static void krun_free(struct krun *r)
 	}
 	free(r->keys);
 	strmap_clear(&r->keymap);
+	strmap_clear(&r->snames);
 	for (int i = 0; i <= MAX_DEPTH; i++)
 		free(r->tkey[i]);
 	/* a value cut short: the containers still open each hold a reference of the stack's */

@@ -20,13 +20,18 @@
 
 #include "store.h"
 
+/*
+ * A series is a plain INSERT: the reader refuses a name twice in a pexec,
+ * and should one get through, failing is better than replacing a measured
+ * series with another unseen.
+ */
 enum { W_KEY, W_PEXEC, W_ITER, W_SERIES, W_SCALAR, W_KEY_ITERS, W_META, W_AUDIT, NW };
 static const char *const wsql[NW] = {
 	[W_KEY] = "INSERT INTO keys(id, bench, vm, variant, iterations) VALUES(?,?,?,?,0)",
 	[W_PEXEC] = "INSERT INTO pexecs(id, key_id, num, seq, status, n_iter, duration_s, exit_status, user_s, sys_s,"
 		    " maxrss_kb) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
 	[W_ITER] = "INSERT OR REPLACE INTO iterations(pexec_id, n, wall) VALUES(?,?,?)",
-	[W_SERIES] = "INSERT OR REPLACE INTO series(pexec_id, name, unit, vals) VALUES(?,?,?,?)",
+	[W_SERIES] = "INSERT INTO series(pexec_id, name, unit, vals) VALUES(?,?,?,?)",
 	[W_SCALAR] = "INSERT OR REPLACE INTO scalars(pexec_id, name, unit, value) VALUES(?,?,?,?)",
 	[W_KEY_ITERS] = "UPDATE keys SET iterations=? WHERE id=?",
 	[W_META] = "INSERT OR REPLACE INTO meta(name, value) VALUES(?,?)",

@@ -239,6 +239,26 @@ static void test_bad_input(void **state)
 	expect_error(0, "pexec_idx,bench,0,1\n0,a:b:c,0.1,zz\n", "in.csv:2: column 4 (iteration 1): 'zz'");
 	expect_error(0, "pexec_idx,bench,0\nx,a:b:c,0.1\n", "in.csv:2: column 1 (pexec_idx)");
 	expect_error(0, "", "no header");
+	/* a pexec's times or a series given twice: the second would replace the first unseen */
+	expect_error(1, "{\"wallclock_times\": {\"b:v:x\": [[1, 2]]}, \"kiln_partial_times\": {\"b:v:x\": [[3]]}}",
+		     "in.json:1: kiln_partial_times: key 'b:v:x': pexec 0: times already given in wallclock_times");
+	expect_error(1, "{\"kiln_partial_times\": {\"b:v:x\": [[3]]}, \"wallclock_times\": {\"b:v:x\": [[1, 2]]}}",
+		     "in.json:1: wallclock_times: key 'b:v:x': pexec 0: times already given in kiln_partial_times");
+	expect_error(1, "{\"wallclock_times\": {\"b:v:x\": [[1, 2]]}, \"instr_data\": {\"b:v:x\": [{\"gc\": [1, 2], \"gc\": [3]}]}}",
+		     "in.json:1: instr_data: key 'b:v:x': pexec 0: series 'gc' is there twice");
+	expect_error(1, "{\"wallclock_times\": {\"b:v:x\": [[1, 2]]}, \"core_cycle_counts\": {\"b:v:x\": [[[5, 6]]]},"
+			" \"instr_data\": {\"b:v:x\": [{\"cycles.core0\": [7, 7]}]}}",
+		     "in.json:1: instr_data: key 'b:v:x': pexec 0: series 'cycles.core0' is there twice");
+	/* Krun's [] for a pexec whose times kiln_partial_times gives is not a second list */
+	{
+		const char *j = "{\"wallclock_times\": {\"b:v:x\": [[]]}, \"kiln_partial_times\": {\"b:v:x\": [[3]]}}";
+		struct dataset ds = { 0 };
+		struct kerr e = KERR_INIT;
+		assert_int_equal(imp_krun_buf("in.json", j, strlen(j), &ds, &e), 0);
+		assert_int_equal(ds.keys[0].pexecs[0].n, 1);
+		ds_free(&ds);
+		kerr_release(&e);
+	}
 	/* a cell's column is its iteration: nothing may move to another or be dropped */
 	expect_error(0, "pexec_idx,bench,0,1,2\n0,b:v:x,1.0,,3.0\n",
 		     "in.csv:2: column 5: '3.0': a time after the empty cell of column 4");
