@@ -58,6 +58,9 @@ static const char *const sec_field[NSEC] = {
 /* the per-pexec lists that must have one entry per pexec of wallclock_times, which comes first */
 static const enum sec listed_sec[] = { S_TIMES, S_FLAGS, S_CYCLES, S_APERF, S_MPERF };
 #define NLISTED (sizeof(listed_sec) / sizeof(listed_sec[0]))
+/* the per-pexec lists that may be shorter (Krun writes no ETA for a pexec it did not plan) but never longer */
+static const enum sec upto_sec[] = { S_ETA, S_INSTR };
+#define NUPTO (sizeof(upto_sec) / sizeof(upto_sec[0]))
 static const char *const core_series[NSEC] = { [S_CYCLES] = "cycles", [S_APERF] = "aperf", [S_MPERF] = "mperf" };
 
 /* what the reader knows of one pexec until the end */
@@ -67,6 +70,9 @@ struct kpx {
 	size_t n;        /* iterations given to the sink */
 	char flag;       /* pexec_flags: 'C', 'E', 'T' or 0 */
 	unsigned char tsec; /* the section that gave its times (not []), 0 until one has: times twice are refused */
+	unsigned char csec; /* the count section whose per-core lengths cn is (0: none yet) */
+	long ccore;      /* ... and its core */
+	size_t cn;       /* the length of its per-core lists (not []): its iterations, checked at the end */
 	signed char st;  /* kiln_status: a ds_status, or -1 */
 };
 
@@ -77,6 +83,7 @@ struct kkey {
 	size_t npx;
 	unsigned seen;   /* sections that named this key (a key twice in one is refused) */
 	long listed[NLISTED]; /* pexecs in each per-pexec list of listed_sec, plus 1 (0: no list) */
+	long upto[NUPTO];     /* the same for upto_sec */
 };
 
 struct krun {
@@ -603,8 +610,12 @@ static int on_number(void *ctx, const char *s, size_t len)
 	}
 	double x = num_value(s, len);
 	if (r->sec == S_ETA) {
+		/* a duration that cannot be one is the file's error, not a pexec without an ETA */
+		if (!isfinite(x) || x < 0)
+			return fail(r, "eta_estimates: key '%s': pexec %ld: %g is not a duration in seconds", key_name(r),
+				    r->pi + 1, x);
 		struct kpx *p = kpx_at(r, ++r->pi);
-		if (p && isfinite(x) && x >= 0)
+		if (p)
 			p->dur = x;
 		return p != NULL;
 	}
@@ -847,6 +858,31 @@ static void key_listed(struct krun *r)
 	for (size_t i = 0; i < NLISTED; i++)
 		if (listed_sec[i] == r->sec && r->key >= 0 && (size_t)r->key < r->nkeys)
 			cur(r)->listed[i] = r->pi + 2;
+	for (size_t i = 0; i < NUPTO; i++)
+		if (upto_sec[i] == r->sec && r->key >= 0 && (size_t)r->key < r->nkeys)
+			cur(r)->upto[i] = r->pi + 2;
+}
+
+/*
+ * A core's list of counts has one value per iteration of the pexec, or
+ * none: another length is not the pexec's (Krun writes [] for a pexec that
+ * failed).  Checked against the times when they came first, against the
+ * other cores' lists, and at the end (check_cores) for times that come later.
+ */
+static int core_length(struct krun *r)
+{
+	struct kpx *x = kpx_at(r, r->pi);
+	if (!x || !r->nv)
+		return x != NULL;
+	size_t want = x->tsec ? x->n : x->cn;
+	if ((x->tsec || x->cn) && r->nv != want)
+		return fail(r, "%s: key '%s': pexec %ld: core %ld: %zu values, but %zu iterations in %s", sec_field[r->sec],
+			    key_name(r), r->pi, r->core, r->nv, want,
+			    x->tsec ? sec_field[x->tsec] : "its other cores");
+	x->cn = r->nv;
+	x->csec = (unsigned char)r->sec;
+	x->ccore = r->core;
+	return 1;
 }
 
 static int on_end_array(void *ctx)
@@ -860,6 +896,8 @@ static int on_end_array(void *ctx)
 	if (r->depth == 3 && (r->sec == S_TIMES || r->sec == S_PARTIAL))
 		return times_done(r);
 	if (r->depth == 4 && is_counts(r->sec)) {
+		if (!core_length(r))
+			return 0;
 		char name[64];
 		snprintf(name, sizeof(name), "%s.core%ld", core_series[r->sec], r->core);
 		return series_done(r, name);
@@ -911,11 +949,42 @@ static int check_lengths(struct krun *r, const struct kkey *k)
 	return 0;
 }
 
+/*
+ * Nothing of a key or pexec that wallclock_times lacks: an ETA or
+ * instr_data list longer than the key's pexecs, a key only in other
+ * fields, and per-core counts of another length than the pexec's times
+ * (the order of the fields is free, so this is known only at the end).
+ */
+static int check_known(struct krun *r, const struct kkey *k)
+{
+	char *key = xasprintf("%s:%s:%s", k->bench, k->vm, k->variant);
+	long have = k->listed[0] ? k->listed[0] - 1 : 0;
+	int rc = 0;
+	for (size_t i = 0; i < NUPTO && !rc; i++)
+		if (k->upto[i] - 1 > have)
+			rc = kerr_setc(r->e, KEXIT_CONFIG, "%s: %s: key '%s': %ld pexecs, but %ld in wallclock_times", r->name,
+				       sec_field[upto_sec[i]], esc(ESC_TERM, key), k->upto[i] - 1, have);
+	if (!rc && !(k->seen & (1u << S_TIMES))) {
+		int s = 1;
+		while (s < NSEC - 1 && !(k->seen & (1u << s)))
+			s++;
+		rc = kerr_setc(r->e, KEXIT_CONFIG, "%s: %s: key '%s' is not in wallclock_times", r->name, sec_field[s],
+			       esc(ESC_TERM, key));
+	}
+	for (size_t p = 0; p < k->npx && !rc; p++)
+		if (k->px[p].cn && k->px[p].cn != k->px[p].n)
+			rc = kerr_setc(r->e, KEXIT_CONFIG, "%s: %s: key '%s': pexec %zu: core %ld: %zu values, but %zu iterations "
+				       "in wallclock_times", r->name, sec_field[k->px[p].csec], esc(ESC_TERM, key), p,
+				       k->px[p].ccore, k->px[p].cn, k->px[p].n);
+	free(key);
+	return rc;
+}
+
 static int finish(struct krun *r)
 {
 	for (size_t i = 0; i < r->nkeys; i++) {
 		struct kkey *k = &r->keys[i];
-		if (check_lengths(r, k) < 0)
+		if (check_lengths(r, k) < 0 || check_known(r, k) < 0)
 			return -1;
 		/* a key of wallclock_times is one of the experiment's even before its first pexec */
 		if ((k->seen & (1u << S_TIMES)) && k->sk < 0) {
@@ -1024,6 +1093,15 @@ static int instr_dir(struct krun *r, const char *dir)
 		if (key < 0)
 			continue; /* not a pexec of this file's keys */
 		char *path = path_join(dir, n);
+		const struct kkey *k = &r->keys[key];
+		/* a file for a pexec wallclock_times does not have would make one up */
+		if (!(k->seen & (1u << S_TIMES)) || pi >= k->listed[0] - 1) {
+			rc = kerr_setc(r->e, KEXIT_CONFIG, "%s: %s: key '%s:%s:%s' has no pexec %ld in wallclock_times", r->name,
+				       esc(ESC_TERM, path), esc(ESC_TERM, k->bench), esc(ESC_TERM, k->vm),
+				       esc(ESC_TERM, k->variant), pi);
+			free(path);
+			break;
+		}
 		struct stat st;
 		/* a file of the folder itself: never through a link */
 		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))

@@ -249,6 +249,35 @@ static void test_bad_input(void **state)
 	expect_error(1, "{\"wallclock_times\": {\"b:v:x\": [[1, 2]]}, \"core_cycle_counts\": {\"b:v:x\": [[[5, 6]]]},"
 			" \"instr_data\": {\"b:v:x\": [{\"cycles.core0\": [7, 7]}]}}",
 		     "in.json:1: instr_data: key 'b:v:x': pexec 0: series 'cycles.core0' is there twice");
+	/* nothing of a key or pexec that wallclock_times lacks, whatever the order of the fields */
+	expect_error(1, "{\"wallclock_times\": {\"b:v:x\": [[1]]}, \"instr_data\": {\"b:v:x\": [{\"gc\": [1]}, {\"gc\": [2]}]}}",
+		     "in.json: instr_data: key 'b:v:x': 2 pexecs, but 1 in wallclock_times");
+	expect_error(1, "{\"instr_data\": {\"z:v:x\": [{\"gc\": [1]}]}, \"wallclock_times\": {\"b:v:x\": [[1]]}}",
+		     "in.json: instr_data: key 'z:v:x': 1 pexecs, but 0 in wallclock_times");
+	expect_error(1, "{\"wallclock_times\": {\"b:v:x\": [[1]]}, \"eta_estimates\": {\"z:v:x\": []}}",
+		     "in.json: eta_estimates: key 'z:v:x' is not in wallclock_times");
+	expect_error(1, "{\"wallclock_times\": {\"b:v:x\": [[1, 2]]}, \"core_cycle_counts\": {\"b:v:x\": [[[5, 6, 7]]]}}",
+		     "in.json:1: core_cycle_counts: key 'b:v:x': pexec 0: core 0: 3 values, but 2 iterations in wallclock_times");
+	expect_error(1, "{\"core_cycle_counts\": {\"b:v:x\": [[[5, 6, 7]]]}, \"wallclock_times\": {\"b:v:x\": [[1, 2]]}}",
+		     "in.json: core_cycle_counts: key 'b:v:x': pexec 0: core 0: 3 values, but 2 iterations in wallclock_times");
+	expect_error(1, "{\"eta_estimates\": {\"b:v:x\": [1, 2]}, \"wallclock_times\": {\"b:v:x\": [[1]]}}",
+		     "in.json: eta_estimates: key 'b:v:x': 2 pexecs, but 1 in wallclock_times");
+	expect_error(1, "{\"wallclock_times\": {\"b:v:x\": [[1]]}, \"eta_estimates\": {\"b:v:x\": [-1]}}",
+		     "in.json:1: eta_estimates: key 'b:v:x': pexec 0: -1 is not a duration in seconds");
+	expect_error(1, "{\"wallclock_times\": {\"b:v:x\": [[1]]}, \"eta_estimates\": {\"b:v:x\": [1e999]}}",
+		     "in.json:1: eta_estimates: key 'b:v:x': pexec 0: inf is not a duration in seconds");
+	/* what stays legal: fewer ETAs than pexecs, a failed pexec's [] of counts */
+	{
+		const char *j = "{\"wallclock_times\": {\"b:v:x\": [[1, 2], []]}, \"eta_estimates\": {\"b:v:x\": [3]},"
+				" \"core_cycle_counts\": {\"b:v:x\": [[[5, 6], []], [[]]]}}";
+		struct dataset ds = { 0 };
+		struct kerr e = KERR_INIT;
+		assert_int_equal(imp_krun_buf("in.json", j, strlen(j), &ds, &e), 0);
+		assert_true(ds.keys[0].pexecs[0].duration == 3);
+		assert_true(isnan(ds.keys[0].pexecs[1].duration));
+		ds_free(&ds);
+		kerr_release(&e);
+	}
 	/* Krun's [] for a pexec whose times kiln_partial_times gives is not a second list */
 	{
 		const char *j = "{\"wallclock_times\": {\"b:v:x\": [[]]}, \"kiln_partial_times\": {\"b:v:x\": [[3]]}}";
@@ -266,6 +295,29 @@ static void test_bad_input(void **state)
 		     "in.csv:2: column 6: '4': more cells than the header's columns: 5");
 	expect_error(0, "pexec_idx,bench,0,1,2\n2,b:v:x,1.0,crash,7.0\n",
 		     "in.csv:2: column 5: '7.0': a cell after the 'crash' of column 4");
+}
+
+/* an instrumentation file for a pexec wallclock_times does not have is refused, not made a pexec */
+static void test_krun_instr_extra_pexec(void **state)
+{
+	(void)state;
+	struct dataset ds, back = { 0 };
+	struct kerr e = KERR_INIT;
+	sample(&ds);
+	char *p = tpath("x.json"), *dir = tpath("x_instr_data");
+	assert_int_equal(export_krun(&ds, p, NULL, &e), 0);
+	assert_int_equal(export_krun_instr(&ds, p, &e), 0);
+	char *f = path_join(dir, "fannkuch__pypy__default-python__3.json.bz2");
+	assert_int_equal(write_file(f, "{\"gc\": [1]}", 11, &e), 0);
+	assert_int_equal(imp_load(p, &back, &e), -1);
+	if (!strstr(sb_str(&e.msg), "key 'fannkuch:pypy:default-python' has no pexec 3 in wallclock_times"))
+		fail_msg("error '%s'", sb_str(&e.msg));
+	ds_free(&ds);
+	ds_free(&back);
+	kerr_release(&e);
+	free(f);
+	free(p);
+	free(dir);
 }
 
 /* what stays legal: empty cells at the end, "crash" in the cell after the last iteration (kiln's export) */
@@ -387,6 +439,7 @@ int main(void)
 		cmocka_unit_test(test_krun_handwritten),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_csv_padding),
+		cmocka_unit_test(test_krun_instr_extra_pexec),
 		cmocka_unit_test(test_csv_crash_and_bare_names),
 		cmocka_unit_test(test_bzip2_bounds),
 	};
