@@ -66,18 +66,21 @@ enum imp_format imp_detect(const char *path)
  * them, so that a number given twice is refused naming both lines.
  */
 struct csv_keys {
-	struct strmap names;     /* key text as in the file -> index in ds */
+	struct strmap names;     /* bench:vm:variant as stored -> index in ds */
 	struct strmap pexecs;    /* "index:pexec" -> its entry in lines */
 	long *lines;
 	const struct imp_names *nm;
 	size_t base;             /* keys the dataset had before */
 };
 
+/*
+ * The key of a row's bench cell.  Looked up by the bench:vm:variant it
+ * becomes, not by its text: "b" and "b:unknown:default" are one key, so a
+ * pexec number both give is refused naming both lines (the store would
+ * otherwise refuse the second key with an error naming no line).
+ */
 static struct ds_key *csv_key(struct csv_keys *ck, struct dataset *ds, const char *key)
 {
-	long i = strmap_find(&ck->names, key);
-	if (i >= 0)
-		return &ds->keys[ck->base + (size_t)i];
 	char *b, *v, *var;
 	if (ds_split_key(key, &b, &v, &var) < 0)
 		return NULL;
@@ -92,8 +95,16 @@ static struct ds_key *csv_key(struct csv_keys *ck, struct dataset *ds, const cha
 			var = xstrdup(ck->nm->variant);
 		}
 	}
-	strmap_add(&ck->names, key);
-	struct ds_key *k = ds_add_key(ds, b, v, var);
+	char *full = xasprintf("%s:%s:%s", b, v, var);
+	long i = strmap_find(&ck->names, full);
+	struct ds_key *k;
+	if (i >= 0) {
+		k = &ds->keys[ck->base + (size_t)i];
+	} else {
+		strmap_add(&ck->names, full);
+		k = ds_add_key(ds, b, v, var);
+	}
+	free(full);
 	free(b);
 	free(v);
 	free(var);

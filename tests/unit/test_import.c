@@ -288,6 +288,13 @@ static void test_bad_input(void **state)
 		ds_free(&ds);
 		kerr_release(&e);
 	}
+	/* a bare name and its bench:unknown:default are one key */
+	expect_error(0, "pexec_idx,bench,0\n0,b,1\n0,b:unknown:default,2\n",
+		     "in.csv:3: column 1 (pexec_idx): pexec 0 of 'b:unknown:default' is already on line 2");
+	expect_error(1, "{\"wallclock_times\": {\"b\": [[1]], \"b:unknown:default\": [[2]]}}",
+		     "in.json:1: wallclock_times: key 'b:unknown:default' is there twice");
+	expect_error(1, "{\"wallclock_times\": {\"b:unknown:default\": [[1]], \"b\": [[2]]}}",
+		     "in.json:1: wallclock_times: key 'b' is there twice (as 'b:unknown:default')");
 	/* a cell's column is its iteration: nothing may move to another or be dropped */
 	expect_error(0, "pexec_idx,bench,0,1,2\n0,b:v:x,1.0,,3.0\n",
 		     "in.csv:2: column 5: '3.0': a time after the empty cell of column 4");
