@@ -87,6 +87,8 @@ struct rb {
 	long line;
 	long rows;
 	struct kerr *e;
+	struct strmap keys; /* bench:vm:variant of each key read -> its index from base: a row's key found in O(1) */
+	size_t base;        /* keys the dataset had before */
 };
 
 static int row_err(struct rb *r, const char *col, const char *what, const char *v)
@@ -155,38 +157,73 @@ static size_t run_parts(const char *bench, char **part)
 	return n;
 }
 
-static int same_run_group(const struct ds_key *a, const struct ds_key *b)
+/* text that names a tuple of strings unambiguously, whatever bytes they hold: each as LENGTH:TEXT */
+static void tuple_add(struct strbuf *sb, const char *s)
 {
-	if (strcmp(a->vm, b->vm) || strcmp(a->variant, b->variant))
-		return 0;
-	size_t la = strcspn(a->bench, "\x1f"), lb = strcspn(b->bench, "\x1f");
-	return la == lb && !strncmp(a->bench, b->bench, la);
+	sb_addf(sb, "%zu:%s", strlen(s), s);
 }
 
-/* every key its name: the variables with more than one value in its group labelled, the VM as kiln names it */
+/*
+ * Every key its name: the variables with more than one value in its group
+ * (its name, executor and suite) labelled, the VM as kiln names it.  Each
+ * group's variables and each executor's suites are counted once, in maps,
+ * so naming is linear in the keys (a search over every key for each key,
+ * and its suites, took 16 s for 2000 executors).
+ */
 static int name_keys(struct rb *r)
 {
 	struct dataset *ds = r->ds;
-	char **names = xcalloc(ds->nkeys + 1, sizeof(*names)), **vms = xcalloc(ds->nkeys + 1, sizeof(*vms));
-	for (size_t i = 0; i < ds->nkeys; i++) {
-		struct ds_key *k = &ds->keys[i];
-		char *mine[5];
-		size_t nm = run_parts(k->bench, mine);
+	size_t nk = ds->nkeys - r->base;
+	struct ds_key *keys = ds->keys + r->base;
+	char *(*parts)[5] = xcalloc(nk + 1, sizeof(*parts));
+	size_t *group = xcalloc(nk + 1, sizeof(*group)), *vmi = xcalloc(nk + 1, sizeof(*vmi));
+	struct strmap groups = STRMAP_INIT, pairs = STRMAP_INIT, vmnames = STRMAP_INIT;
+	/* per group, the first key's index and which variables have another value; per executor its suites */
+	size_t *first = xcalloc(nk + 1, sizeof(*first));
+	unsigned char *several = xcalloc(nk + 1, 1);
+	int *nsuites = xcalloc(nk + 1, sizeof(*nsuites));
+	struct strbuf t = STRBUF_INIT;
+	for (size_t i = 0; i < nk; i++) {
+		struct ds_key *k = &keys[i];
+		size_t np = run_parts(k->bench, parts[i]);
+		for (size_t v = np; v < 5; v++)
+			parts[i][v] = NULL;
+		sb_reset(&t);
+		tuple_add(&t, k->vm);
+		tuple_add(&t, k->variant);
+		tuple_add(&t, parts[i][0]);
+		long g = strmap_find(&groups, sb_str(&t));
+		if (g < 0) {
+			g = (long)strmap_add(&groups, sb_str(&t));
+			first[g] = i;
+		}
+		group[i] = (size_t)g;
+		for (size_t v = 1; v < 5; v++) {
+			const char *a = parts[first[g]][v], *b = parts[i][v];
+			if (a && b && strcmp(a, b))
+				several[g] |= (unsigned char)(1u << v);
+		}
+		long m = strmap_find(&vmnames, k->vm);
+		if (m < 0)
+			m = (long)strmap_add(&vmnames, k->vm);
+		vmi[i] = (size_t)m;
+		sb_reset(&t);
+		tuple_add(&t, k->vm);
+		tuple_add(&t, k->variant);
+		if (strmap_find(&pairs, sb_str(&t)) < 0) {
+			strmap_add(&pairs, sb_str(&t));
+			nsuites[m]++;
+		}
+	}
+	char **names = xcalloc(nk + 1, sizeof(*names)), **vms = xcalloc(nk + 1, sizeof(*vms));
+	for (size_t i = 0; i < nk; i++) {
+		struct ds_key *k = &keys[i];
 		struct strbuf name = STRBUF_INIT, labels = STRBUF_INIT;
-		sb_adds(&name, mine[0]);
-		for (size_t v = 1; v < nm; v++) {
-			int several = 0;
-			for (size_t j = 0; j < ds->nkeys && !several; j++) {
-				if (j == i || !same_run_group(k, &ds->keys[j]))
-					continue;
-				char *theirs[5];
-				size_t nt = run_parts(ds->keys[j].bench, theirs);
-				several = v < nt && strcmp(theirs[v], mine[v]);
-				free(theirs[0]);
-			}
-			if (!several)
+		sb_adds(&name, parts[i][0]);
+		for (size_t v = 1; v < 5; v++) {
+			if (!parts[i][v] || !(several[group[i]] & (1u << v)))
 				continue;
-			char *l = config_var_label(mine[v]);
+			char *l = config_var_label(parts[i][v]);
 			sb_addf(&labels, "%s%s=%s", labels.len ? "," : "", var_names[v - 1], l);
 			free(l);
 		}
@@ -194,31 +231,37 @@ static int name_keys(struct rb *r)
 			sb_addf(&name, "[%s]", labels.buf);
 		names[i] = sb_detach(&name);
 		sb_release(&labels);
-		free(mine[0]);
-		int nsuites = 0;
-		for (size_t j = 0; j < ds->nkeys; j++) {
-			int seen = 0;
-			for (size_t m = 0; m < j && !seen; m++)
-				seen = !strcmp(ds->keys[m].vm, ds->keys[j].vm) && !strcmp(ds->keys[m].variant, ds->keys[j].variant);
-			nsuites += !seen && !strcmp(ds->keys[j].vm, k->vm);
-		}
-		vms[i] = rebench_vm_name(k->vm, k->variant, nsuites);
+		vms[i] = rebench_vm_name(k->vm, k->variant, nsuites[vmi[i]]);
 	}
 	int rc = 0;
-	for (size_t i = 0; i < ds->nkeys; i++) {
-		struct ds_key *k = &ds->keys[i];
+	struct strmap done = STRMAP_INIT;
+	for (size_t i = 0; i < nk; i++) {
+		struct ds_key *k = &keys[i];
 		free(k->bench);
 		free(k->vm);
 		free(k->key);
 		k->bench = names[i];
 		k->vm = vms[i];
 		k->key = xasprintf("%s:%s:%s", k->bench, k->vm, k->variant);
-		for (size_t j = 0; j < i && rc == 0; j++)
-			if (!strcmp(ds->keys[j].key, k->key))
-				rc = kerr_setc(r->e, KEXIT_CONFIG, "%s: two runs are both named %s", r->name, esc(ESC_TERM, k->key));
+		if (rc == 0 && strmap_find(&done, k->key) >= 0)
+			rc = kerr_setc(r->e, KEXIT_CONFIG, "%s: two runs are both named %s", r->name, esc(ESC_TERM, k->key));
+		strmap_add(&done, k->key);
 	}
+	for (size_t i = 0; i < nk; i++)
+		free(parts[i][0]);
+	free(parts);
+	free(group);
+	free(vmi);
+	free(first);
+	free(several);
+	free(nsuites);
 	free(names);
 	free(vms);
+	sb_release(&t);
+	strmap_clear(&groups);
+	strmap_clear(&pairs);
+	strmap_clear(&vmnames);
+	strmap_clear(&done);
 	return rc;
 }
 
@@ -271,9 +314,19 @@ static int data_row(struct rb *r, char **f, size_t n)
 		*p = *p == ':' ? '_' : *p;
 	for (char *p = variant; *p; p++)
 		*p = *p == ':' ? '_' : *p;
-	struct ds_key *k = fmt_key(r->ds, bench, vm, variant);
-	if ((long)r->ds->nkeys > FMT_MAX_KEYS)
-		k = NULL;
+	struct ds_key *k = NULL;
+	if (*bench && *vm && *variant) {
+		/* found in the map, not by a search of every key for every row */
+		char *full = xasprintf("%s:%s:%s", bench, vm, variant);
+		long i = strmap_find(&r->keys, full);
+		if (i >= 0) {
+			k = &r->ds->keys[r->base + (size_t)i];
+		} else if ((long)(r->ds->nkeys - r->base) < FMT_MAX_KEYS) {
+			strmap_add(&r->keys, full);
+			k = ds_add_key(r->ds, bench, vm, variant);
+		}
+		free(full);
+	}
 	free(bench);
 	free(vm);
 	free(variant);
@@ -349,7 +402,7 @@ static void environment(struct dataset *ds, const char *line)
 
 static int rb_read(const char *name, const char *text, size_t len, struct dataset *ds, struct kerr *e)
 {
-	struct rb r = { .name = name, .ds = ds, .e = e };
+	struct rb r = { .name = name, .ds = ds, .e = e, .keys = STRMAP_INIT, .base = ds->nkeys };
 	int have_header = 0, rc = 0;
 	const char *p = text, *end = text + len;
 	char *f[MAX_FIELDS];
@@ -378,6 +431,7 @@ static int rb_read(const char *name, const char *text, size_t len, struct datase
 	}
 	if (rc == 0 && !have_header)
 		rc = kerr_setc(e, KEXIT_CONFIG, "%s: no header line (invocation, iteration, value, ...)", name);
+	strmap_clear(&r.keys);
 	return rc < 0 || name_keys(&r) < 0 ? -1 : check_complete(&r);
 }
 

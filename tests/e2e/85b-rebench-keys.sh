@@ -1,0 +1,21 @@
+# ReBench .data files: keys named in time linear in the runs (a search over
+# every key for each key and its suites took 16 s for 2000 executors), and
+# named as before: a variable labelled when its group has several values,
+# an executor with several suites as EXECUTOR.SUITE.
+source "$KILN_ROOT/tests/lib.sh"
+cd "$T"
+H='invocation\titeration\tvalue\tunit\tcriterion\tbenchmark\texecutor\tsuite\tinputSize\n'
+
+# ---- the names ----
+printf "$H"'1\t1\t5\tms\ttotal\tb\tX\ts\t1\n1\t1\t6\tms\ttotal\tb\tX\ts\t2\n1\t1\t7\tms\ttotal\tc\tX\ts\t1\n1\t1\t5\tms\ttotal\tb\tY\ts1\t1\n1\t1\t5\tms\ttotal\tb\tY\ts2\t1\n' > small.data
+"$KILN" import small.data -o small.kiln.db >/dev/null || fail "import small.data"
+assert_eq "$(sql small.kiln.db "SELECT group_concat(k, ' ') FROM (SELECT bench||':'||vm||':'||variant AS k FROM keys ORDER BY k)")" \
+	"b:Y.s1:s1 b:Y.s2:s2 b[input=1]:X:s b[input=2]:X:s c:X:s" "the keys' names"
+
+# ---- 20000 keys, one executor each: well within 10 s ----
+awk 'BEGIN { printf "invocation\titeration\tvalue\tunit\tcriterion\tbenchmark\texecutor\tsuite\n";
+	for (i = 0; i < 20000; i++) printf "1\t1\t5\tms\ttotal\tb\te%d\ts\n", i }' > big.data
+timeout 10 "$KILN" import big.data -o big.kiln.db >/dev/null; rc=$?
+assert_eq $rc 0 "20000 keys imported within 10 s (124: timed out)"
+assert_eq "$(sql big.kiln.db "SELECT COUNT(*) FROM keys")" 20000 "20000 keys"
+echo ok
