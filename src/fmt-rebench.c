@@ -288,6 +288,25 @@ static void put(double **v, size_t *n, size_t idx, double x)
 	(*v)[idx] = x;
 }
 
+/* a row's run as the file names it, for messages (the key's name is only made once every row is read) */
+static char *run_text(struct rb *r, char **f, size_t n)
+{
+	char *b = xstrdup(esc(ESC_TERM, field(r, f, n, C_BENCH))), *x = xstrdup(esc(ESC_TERM, field(r, f, n, C_EXEC)));
+	char *t = xasprintf("%s on %s (suite %s)", b, x, esc(ESC_TERM, field(r, f, n, C_SUITE)));
+	free(b);
+	free(x);
+	return t;
+}
+
+/* a criterion given twice for an iteration (what) */
+static int row_twice(struct rb *r, char **f, size_t n, long ni, long nt, const char *what)
+{
+	char *t = run_text(r, f, n);
+	kerr_setc(r->e, KEXIT_CONFIG, "%s:%ld: invocation %ld iteration %ld of %s: %s", r->name, r->line, ni, nt, t, what);
+	free(t);
+	return -1;
+}
+
 static int data_row(struct rb *r, char **f, size_t n)
 {
 	const char *inv = field(r, f, n, C_INV), *it = field(r, f, n, C_IT), *val = field(r, f, n, C_VAL);
@@ -343,8 +362,7 @@ static int data_row(struct rb *r, char **f, size_t n)
 		if (!ds_time_ok(v * s))
 			return row_err(r, "value", "is not a time kiln can store (0 to 9.2e9 s)", val);
 		if ((size_t)nt <= p->n && !isnan(p->wall[nt - 1]))
-			return kerr_setc(r->e, KEXIT_CONFIG, "%s:%ld: invocation %ld iteration %ld of %s: a second 'total'",
-					 r->name, r->line, ni, nt, esc(ESC_TERM, k->key));
+			return row_twice(r, f, n, ni, nt, "a second 'total'");
 		put(&p->wall, &p->n, (size_t)nt - 1, v * s);
 		if (nt > k->iterations)
 			k->iterations = nt;
@@ -355,6 +373,16 @@ static int data_row(struct rb *r, char **f, size_t n)
 		if (p->nseries >= 1000)
 			return kerr_setc(r->e, KEXIT_CONFIG, "%s:%ld: more than 1000 criteria", r->name, r->line);
 		se = ds_add_series(p, crit, unit, 0);
+	}
+	/* a series has one unit, an iteration one value of it: another would be misread or replace the first */
+	if (strcmp(se->unit, unit) || ((size_t)nt <= se->n && !isnan(se->v[nt - 1]))) {
+		char *what = strcmp(se->unit, unit)
+				     ? xasprintf("column unit: '%s' in '%s', but in '%s' on an earlier row", esc(ESC_TERM, crit),
+						 esc(ESC_TERM, unit), esc(ESC_TERM, se->unit))
+				     : xasprintf("a second '%s'", esc(ESC_TERM, crit));
+		row_twice(r, f, n, ni, nt, what);
+		free(what);
+		return -1;
 	}
 	put(&se->v, &se->n, (size_t)nt - 1, v);
 	return 0;

@@ -1,4 +1,5 @@
-# ReBench .data files: keys named in time linear in the runs (a search over
+# ReBench .data files: a criterion given twice for an iteration is refused;
+# keys named in time linear in the runs (a search over
 # every key for each key and its suites took 16 s for 2000 executors), and
 # named as before: a variable labelled when its group has several values,
 # an executor with several suites as EXECUTOR.SUITE.
@@ -11,6 +12,14 @@ printf "$H"'1\t1\t5\tms\ttotal\tb\tX\ts\t1\n1\t1\t6\tms\ttotal\tb\tX\ts\t2\n1\t1
 "$KILN" import small.data -o small.kiln.db >/dev/null || fail "import small.data"
 assert_eq "$(sql small.kiln.db "SELECT group_concat(k, ' ') FROM (SELECT bench||':'||vm||':'||variant AS k FROM keys ORDER BY k)")" \
 	"b:Y.s1:s1 b:Y.s2:s2 b[input=1]:X:s b[input=2]:X:s c:X:s" "the keys' names"
+
+# ---- a criterion's value twice for one iteration, or in another unit: refused naming the line ----
+printf "$H"'1\t1\t5\tms\ttotal\tb\tX\ts\t1\n1\t1\t5000\tkB\tMaxRSS\tb\tX\ts\t1\n1\t1\t7\tMB\tMaxRSS\tb\tX\ts\t1\n' > u.data
+out=$("$KILN" import u.data -o u.kiln.db 2>&1); assert_eq $? 3 "MaxRSS in another unit"
+assert_contains "$out" "u.data:4: invocation 1 iteration 1 of b on X (suite s): column unit: 'MaxRSS' in 'MB', but in 'kB' on an earlier row"
+printf "$H"'1\t1\t5\tms\ttotal\tb\tX\ts\t1\n1\t1\t5000\tkB\tMaxRSS\tb\tX\ts\t1\n1\t1\t7\tkB\tMaxRSS\tb\tX\ts\t1\n' > d.data
+out=$("$KILN" import d.data -o d.kiln.db 2>&1); assert_eq $? 3 "MaxRSS twice"
+assert_contains "$out" "d.data:4: invocation 1 iteration 1 of b on X (suite s): a second 'MaxRSS'"
 
 # ---- 20000 keys, one executor each: well within 10 s ----
 awk 'BEGIN { printf "invocation\titeration\tvalue\tunit\tcriterion\tbenchmark\texecutor\tsuite\n";
