@@ -134,10 +134,22 @@ void ds_free(struct dataset *ds);
  * years).  A time of an input file above it is refused, not wrapped.
  */
 #define DS_TIME_MAX_S 9.2e9
-/* a time in seconds kiln can store: finite, non-negative, at most DS_TIME_MAX_S */
+/*
+ * A time below half a nanosecond but not 0: the store's whole nanoseconds
+ * (llround(s * 1e9), as store-write.c computes them) would keep it as 0, a
+ * measured time become no time, so it is refused (1.4e-9 s is kept as
+ * 1 ns: rounded, as every time is, not lost).
+ */
+static inline int ds_time_subns(double s)
+{
+	return s > 0 && s * 1e9 < 0.5;
+}
+#define DS_TIME_SUBNS_WHY "is below 0.5 ns: kiln keeps whole nanoseconds, and would store it as 0"
+
+/* a time in seconds kiln can store: finite, 0 or at least 0.5 ns, at most DS_TIME_MAX_S */
 static inline int ds_time_ok(double s)
 {
-	return s >= 0 && s <= DS_TIME_MAX_S; /* NaN fails both */
+	return s >= 0 && s <= DS_TIME_MAX_S && !ds_time_subns(s); /* NaN fails both */
 }
 
 /*

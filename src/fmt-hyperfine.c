@@ -44,6 +44,9 @@ static int time_field(const char *name, size_t i, json_t *r, const char *field, 
 		return kerr_setc(e, KEXIT_CONFIG, "%s: results[%zu].%s: missing", name, i, field);
 	if (json_is_null(v) && !required)
 		return 0;
+	if (json_is_number(v) && ds_time_subns(json_number_value(v)))
+		return kerr_setc(e, KEXIT_CONFIG, "%s: results[%zu].%s: %g " DS_TIME_SUBNS_WHY, name, i, field,
+				 json_number_value(v));
 	if (!json_is_number(v) || !ds_time_ok(json_number_value(v)))
 		return kerr_setc(e, KEXIT_CONFIG, "%s: results[%zu].%s: not a time in seconds (0 to %g)", name, i, field,
 				 DS_TIME_MAX_S);
@@ -89,6 +92,8 @@ static int read_result(const char *name, size_t i, json_t *r, struct dataset *ds
 	for (size_t j = 0; j < n; j++) {
 		json_t *t = json_array_get(times, j);
 		double v = json_number_value(t);
+		if (json_is_number(t) && ds_time_subns(v))
+			return kerr_setc(e, KEXIT_CONFIG, "%s: results[%zu].times[%zu]: %g " DS_TIME_SUBNS_WHY, name, i, j, v);
 		if (!json_is_number(t) || !ds_time_ok(v))
 			return kerr_setc(e, KEXIT_CONFIG, "%s: results[%zu].times[%zu]: not a time in seconds (0 to %g)", name,
 					 i, j, DS_TIME_MAX_S);

@@ -126,6 +126,9 @@ static int times_of(struct rd *r, size_t bi, size_t ri, json_t *list, int pairs,
 			v = json_array_get(v, 1);
 		}
 		double t = json_number_value(v);
+		if (json_is_number(v) && ds_time_subns(t))
+			return kerr_setc(r->e, KEXIT_CONFIG, "%s: benchmarks[%zu].runs[%zu].%s[%zu]: %g " DS_TIME_SUBNS_WHY,
+					 r->name, bi, ri, what, j, t);
 		if (!json_is_number(v) || !ds_time_ok(t) || (!pairs && t == 0))
 			return kerr_setc(r->e, KEXIT_CONFIG, "%s: benchmarks[%zu].runs[%zu].%s[%zu]: not a time in seconds "
 					 "(0 to %g)", r->name, bi, ri, what, j, DS_TIME_MAX_S);

@@ -359,6 +359,8 @@ static int data_row(struct rb *r, char **f, size_t n)
 		double s = unit_seconds(unit);
 		if (!s)
 			return row_err(r, "unit", "is not a unit of time (ns, us, ms, s)", unit);
+		if (ds_time_subns(v * s))
+			return row_err(r, "value", DS_TIME_SUBNS_WHY, val);
 		if (!ds_time_ok(v * s))
 			return row_err(r, "value", "is not a time kiln can store (0 to 9.2e9 s)", val);
 		if ((size_t)nt <= p->n && !isnan(p->wall[nt - 1]))

@@ -645,6 +645,9 @@ static int on_number(void *ctx, const char *s, size_t len)
 			p->dur = x;
 		return p != NULL;
 	}
+	if ((r->sec == S_TIMES || r->sec == S_PARTIAL) && ds_time_subns(x))
+		return fail(r, "%s: key '%s': pexec %ld: iteration %zu: %g " DS_TIME_SUBNS_WHY, sec_field[r->sec],
+			    key_name(r), r->pi, r->nv, x);
 	if ((r->sec == S_TIMES || r->sec == S_PARTIAL) && !ds_time_ok(x))
 		return fail(r, "%s: key '%s': pexec %ld: iteration %zu: %g is not a time", sec_field[r->sec], key_name(r),
 			    r->pi, r->nv, x);

@@ -229,6 +229,12 @@ static int csv_times(const char *name, long line, const char *q, const char *le,
 			return -1;
 		}
 		double v;
+		if (!parse_double(cell, &v) && ds_time_subns(v)) {
+			kerr_setc(e, KEXIT_CONFIG, "%s:%ld: column %ld (iteration %ld): '%s' " DS_TIME_SUBNS_WHY, name, line, col,
+				  col - 3, esc(ESC_TERM, cell));
+			free(cell);
+			return -1;
+		}
 		if (parse_double(cell, &v) || !ds_time_ok(v)) {
 			kerr_setc(e, KEXIT_CONFIG, "%s:%ld: column %ld (iteration %ld): '%s' is not a time in seconds (0 to 9.2e9)",
 				  name, line, col, col - 3, esc(ESC_TERM, cell));

@@ -25,8 +25,12 @@ assert_contains "$out" "hf3.json: results\\[1\\].times\\[0\\]: not a time in sec
 [ -e h3.kiln.db ] && fail "a results file was made"
 
 # break 4: DBL_MAX-sized values in a crafted results file, through every format
-python3 -c 'import json; json.dump({"results":[{"command":"a","times":[9.2e9,9.1e9,9.0e9]},{"command":"b","times":[1e-300,0.5,5e-324]}]}, open("hf.json","w"))'
+# (the smallest: 0, what 1e-300 and 5e-324 were stored as before whole nanoseconds refused them as lost)
+python3 -c 'import json; json.dump({"results":[{"command":"a","times":[9.2e9,9.1e9,9.0e9]},{"command":"b","times":[0,0.5,0]}]}, open("hf.json","w"))'
 "$KILN" import hf.json -o c.kiln.db >/dev/null 2>&1 || fail "import of the largest times"
+python3 -c 'import json; json.dump({"results":[{"command":"b","times":[0.5,5e-324]}]}, open("hf0.json","w"))'
+out=$("$KILN" import hf0.json -o c0.kiln.db 2>&1); assert_eq $? 3 "a time that would be stored as 0 ns"
+assert_contains "$out" "hf0.json: results\\[0\\].times\\[1\\]: 4.94066e-324 is below 0.5 ns" "its message"
 sqlite3 c.kiln.db "INSERT INTO scalars SELECT id, 'big', 'u', 1.7e308 FROM pexecs; INSERT INTO scalars SELECT id, 'neg', 'u', -1.7e308 FROM pexecs WHERE id % 2 = 1;"
 for f in text json csv markdown latex html; do
 	"$KILN" report c.kiln.db --format $f -o c.$f 2>err.txt || fail "report --format $f: $(cat err.txt)"

@@ -1,4 +1,5 @@
-# ReBench .data files: a criterion given twice for an iteration is refused;
+# ReBench .data files: a criterion given twice for an iteration is refused,
+# and (pyperf too) a time below 0.5 ns;
 # keys named in time linear in the runs (a search over
 # every key for each key and its suites took 16 s for 2000 executors), and
 # named as before: a variable labelled when its group has several values,
@@ -20,6 +21,14 @@ assert_contains "$out" "u.data:4: invocation 1 iteration 1 of b on X (suite s): 
 printf "$H"'1\t1\t5\tms\ttotal\tb\tX\ts\t1\n1\t1\t5000\tkB\tMaxRSS\tb\tX\ts\t1\n1\t1\t7\tkB\tMaxRSS\tb\tX\ts\t1\n' > d.data
 out=$("$KILN" import d.data -o d.kiln.db 2>&1); assert_eq $? 3 "MaxRSS twice"
 assert_contains "$out" "d.data:4: invocation 1 iteration 1 of b on X (suite s): a second 'MaxRSS'"
+
+# ---- a time below 0.5 ns, which whole nanoseconds would store as 0: refused naming the field ----
+printf '{"version": "1.0", "metadata": {"name": "m"}, "benchmarks": [{"runs": [{"values": [1.4e-9, 4e-10]}]}]}' > sub.json
+out=$("$KILN" import sub.json -o sub.kiln.db 2>&1); assert_eq $? 3 "pyperf: 4e-10 s"
+assert_contains "$out" "sub.json: benchmarks\[0\].runs\[0\].values\[1\]: 4e-10 is below 0.5 ns"
+printf "$H"'1\t1\t0.4\tns\ttotal\tb\tX\ts\t1\n' > sub.data
+out=$("$KILN" import sub.data -o subr.kiln.db 2>&1); assert_eq $? 3 "ReBench: 0.4 ns"
+assert_contains "$out" "sub.data:2: column value: '0.4' is below 0.5 ns"
 
 # ---- 20000 keys, one executor each: well within 10 s ----
 awk 'BEGIN { printf "invocation\titeration\tvalue\tunit\tcriterion\tbenchmark\texecutor\tsuite\n";

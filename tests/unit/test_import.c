@@ -288,6 +288,11 @@ static void test_bad_input(void **state)
 		ds_free(&ds);
 		kerr_release(&e);
 	}
+	/* a time that whole nanoseconds would store as 0 is refused; 1.4e-9 rounds to 1 ns and is kept */
+	expect_error(1, "{\"wallclock_times\": {\"a:b:c\": [[1.4e-9, 4e-10]]}}",
+		     "in.json:1: wallclock_times: key 'a:b:c': pexec 0: iteration 1: 4e-10 is below 0.5 ns");
+	expect_error(0, "pexec_idx,bench,0,1\n0,a:b:c,1.4e-9,4e-10\n",
+		     "in.csv:2: column 4 (iteration 1): '4e-10' is below 0.5 ns");
 	/* a bare name and its bench:unknown:default are one key */
 	expect_error(0, "pexec_idx,bench,0\n0,b,1\n0,b:unknown:default,2\n",
 		     "in.csv:3: column 1 (pexec_idx): pexec 0 of 'b:unknown:default' is already on line 2");
