@@ -174,6 +174,8 @@ static int name_keys(struct rb *r)
 {
 	struct dataset *ds = r->ds;
 	size_t nk = ds->nkeys - r->base;
+	if (!nk)
+		return 0; /* nothing to name (and ds->keys may be NULL: no offset to add to it) */
 	struct ds_key *keys = ds->keys + r->base;
 	char *(*parts)[5] = xcalloc(nk + 1, sizeof(*parts));
 	size_t *group = xcalloc(nk + 1, sizeof(*group)), *vmi = xcalloc(nk + 1, sizeof(*vmi));
