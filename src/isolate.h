@@ -14,9 +14,11 @@
  * one system call) and a new IPC namespace made; after it, what the pexec
  * left goes.  Folders the experiment needs that live in /tmp, /var/tmp or
  * /dev/shm (its own folder, kiln's state, the homes) are bound back at
- * their own paths.  As root the namespaces are kiln's own; without root,
- * inside a user namespace that maps kiln's user to itself; where neither
- * can be had, no machine, and why is said once.
+ * their own paths, each opened without following a symbolic link on its
+ * way and bound from that descriptor (one with a link is refused, said).
+ * As root the namespaces are kiln's own; without root, inside a user
+ * namespace that maps kiln's user to itself; where neither can be had, no
+ * machine, and why is said once.
  *
  * The bounds (privsep-cgroup.c): limits.processes and limits.memory_mb as
  * a pids and a memory cgroup, cgroup v1 or v2, that kiln enters once per
@@ -60,6 +62,7 @@ struct machine {
 	struct strvec shared;        /* of /tmp, /var/tmp, /dev/shm, those left shared (a folder kept is one) */
 	char *home, *instr;          /* host paths of the home and instrumentation folder on the machine, or NULL */
 	struct strvec keep;          /* host folders seen as they are */
+	struct strvec refused;       /* kept folders not bound: a symbolic link on their way (said once) */
 	long disk_mb;
 	uid_t uid;
 	gid_t gid;

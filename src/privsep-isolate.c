@@ -31,6 +31,9 @@
 #include <sys/wait.h>
 #include <dirent.h>
 #include <unistd.h>
+#ifdef SYS_openat2
+#include <linux/openat2.h>
+#endif
 
 #include "config.h"
 #include "exec.h"
@@ -48,14 +51,15 @@ static const struct {
 
 /* ---- the plan the maker child carries out (system calls only) ---- */
 
-enum { P_MKDIR = 1, P_BIND, P_BIND_REC, P_CHOWN };
+enum { P_MKDIR = 1, P_BIND, P_BIND_REC, P_CHOWN, P_BIND_KEPT };
 
 struct pstep {
 	int op;
-	const char *a, *b;   /* MKDIR/CHOWN: a; BIND: a onto b */
+	const char *a, *b;   /* MKDIR/CHOWN: a; BIND: a onto b; BIND_KEPT: the folder rel below a onto b */
 	mode_t mode;
 	uid_t uid;
 	gid_t gid;
+	const char *rel;
 };
 
 struct plan {
@@ -99,6 +103,107 @@ static int put_fd(const char *path, int flags, int at)
 	return r < 0 ? -1 : 0;
 }
 
+/*
+ * The next folder NAME below DIR (closed here), never through a symbolic
+ * link: an O_PATH descriptor, or -1 with errno ELOOP (a link), ENOTDIR.
+ */
+static int open_part(int dir, const char *name)
+{
+	int fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC), err = errno;
+	close(dir);
+	struct stat st = { 0 };
+	if (fd >= 0 && fstat(fd, &st) < 0)
+		st.st_mode = 0;
+	if (fd < 0 || S_ISDIR(st.st_mode)) {
+		errno = err;
+		return fd;
+	}
+	err = S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR;
+	close(fd);
+	errno = err;
+	return -1;
+}
+
+/* open_kept without openat2: one component at a time */
+static int open_kept_walk(int top, const char *rel)
+{
+	char part[256];
+	int fd = fcntl(top, F_DUPFD_CLOEXEC, 0);
+	for (const char *c = rel; fd >= 0 && *c; c += strspn(c, "/")) {
+		size_t n = strcspn(c, "/");
+		if (!n)
+			continue;
+		if (n >= sizeof(part) || (c[0] == '.' && (n == 1 || (n == 2 && c[1] == '.')))) {
+			close(fd);
+			errno = EINVAL;
+			return -1;
+		}
+		memcpy(part, c, n);
+		part[n] = '\0';
+		fd = open_part(fd, part);
+		c += n;
+	}
+	return fd;
+}
+
+/*
+ * The kept folder REL below the top folder TOP (/tmp, /var/tmp, /dev/shm),
+ * opened O_PATH without following a symbolic link anywhere on the way:
+ * anyone may put a link in those folders, and root must bind the folder it
+ * checked, not where a link points (a 0700 home above it would not count).
+ * -1 with errno ELOOP when a link is on the way.  System calls only: the
+ * maker child runs it.
+ */
+static int open_kept(int top, const char *rel)
+{
+	rel += strspn(rel, "/"); /* RESOLVE_BENEATH refuses an absolute path */
+#ifdef SYS_openat2
+	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH };
+	int fd = (int)syscall(SYS_openat2, top, rel, &how, sizeof(how));
+	if (fd >= 0 || errno != ENOSYS)
+		return fd;
+#endif
+	return open_kept_walk(top, rel);
+}
+
+/* KEPT below the top folder AT: 1 a folder reached without a link, -1 a link on the way, 0 none (or not a folder) */
+static int kept_ok(const char *at, const char *kept)
+{
+	int top = open(at, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (top < 0)
+		return 0;
+	int fd = open_kept(top, kept + strlen(at)), err = errno;
+	close(top);
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0 ? 1 : err == ELOOP ? -1 : 0;
+}
+
+/*
+ * A kept folder bound from the descriptor that opened it (open_kept), in
+ * the maker's own mount namespace: what was checked is what is bound.
+ */
+static int bind_kept(const struct pstep *s)
+{
+	int top = open(s->a, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (top < 0)
+		return -1;
+	int fd = open_kept(top, s->rel), err = errno;
+	close(top);
+	if (fd < 0) {
+		errno = err;
+		return -1;
+	}
+	char src[48];
+	snprintf(src, sizeof(src), "/proc/self/fd/%d", fd);
+	int r = mount(src, s->b, NULL, MS_BIND | MS_REC, NULL);
+	err = errno;
+	close(fd);
+	errno = err;
+	return r;
+}
+
 static int run_step(const struct pstep *s)
 {
 	switch (s->op) {
@@ -110,6 +215,8 @@ static int run_step(const struct pstep *s)
 		return chown(s->a, s->uid, s->gid);
 	case P_BIND:
 		return mount(s->a, s->b, NULL, MS_BIND, NULL);
+	case P_BIND_KEPT:
+		return bind_kept(s);
 	default:
 		return mount(s->a, s->b, NULL, MS_BIND | MS_REC, NULL);
 	}
@@ -389,13 +496,15 @@ static const char *keep_str(struct builder *b, char *s)
 	return b->strs.v[b->strs.n - 1];
 }
 
-static void add_step(struct builder *b, int op, const char *a, const char *bb, mode_t mode, uid_t uid, gid_t gid)
+static struct pstep *add_step(struct builder *b, int op, const char *a, const char *bb, mode_t mode, uid_t uid,
+			      gid_t gid)
 {
 	if (b->n == b->cap) {
 		b->cap = b->cap ? 2 * b->cap : 32;
 		b->steps = xrealloc(b->steps, b->cap * sizeof(*b->steps));
 	}
-	b->steps[b->n++] = (struct pstep){ op, a, bb, mode, uid, gid };
+	b->steps[b->n] = (struct pstep){ .op = op, .a = a, .b = bb, .mode = mode, .uid = uid, .gid = gid };
+	return &b->steps[b->n++];
 }
 
 /* the folder REL of the tmpfs (and each one above it), made by the child, remembered as skeleton */
@@ -440,11 +549,12 @@ static void build_plan(struct builder *b, struct machine *m)
 		add_dirs(b, m, tops[t].name, 01777, own, og);
 		for (size_t k = 0; k < m->keep.n; k++) {
 			const char *kp = m->keep.v[k];
-			if (!path_in(kp, tops[t].at) || stat(kp, &st) < 0 || !S_ISDIR(st.st_mode))
+			if (!path_in(kp, tops[t].at) || kept_ok(tops[t].at, kp) <= 0)
 				continue;
 			char *rel = xasprintf("%s%s", tops[t].name, kp + strlen(tops[t].at));
 			add_dirs(b, m, rel, 0755, own, og);
-			add_step(b, P_BIND_REC, kp, keep_str(b, xasprintf("%s/%s", b->root, rel)), 0, 0, 0);
+			add_step(b, P_BIND_KEPT, tops[t].at, keep_str(b, xasprintf("%s/%s", b->root, rel)), 0, 0, 0)->rel =
+				kp + strlen(tops[t].at);
 			free(rel);
 		}
 		add_step(b, P_BIND_REC, keep_str(b, xasprintf("%s/%s", b->root, tops[t].name)), tops[t].at, 0, 0, 0);
@@ -479,6 +589,7 @@ static void machine_init(struct machine *m)
 	m->skel = (struct strvec)STRVEC_INIT;
 	m->shared = (struct strvec)STRVEC_INIT;
 	m->keep = (struct strvec)STRVEC_INIT;
+	m->refused = (struct strvec)STRVEC_INIT;
 }
 
 /* the join list: user, mnt, ipc, as held */
@@ -492,6 +603,27 @@ static void set_join(struct machine *m)
 	if (m->ipc_fd >= 0)
 		m->join[n++] = m->ipc_fd;
 	m->join[n] = -1;
+}
+
+/*
+ * A kept folder in /tmp, /var/tmp or /dev/shm with a symbolic link on its
+ * way: refused (root would bind what the link points to), said once.
+ */
+static int kept_refused(const char *c)
+{
+	for (size_t t = 0; t < ARRAY_SIZE(tops); t++)
+		if (strcmp(c, tops[t].at) && path_in(c, tops[t].at))
+			return kept_ok(tops[t].at, c) < 0;
+	return 0;
+}
+
+/* the path a failed step of the plan was about, for the message (malloc'd), or NULL */
+static char *step_path(const struct builder *b, int step)
+{
+	if (step < 100 || (size_t)(step - 100) >= b->n)
+		return NULL;
+	const struct pstep *s = &b->steps[step - 100];
+	return s->op == P_MKDIR ? xstrdup(s->a) : s->op == P_BIND_KEPT ? xasprintf("%s%s", s->a, s->rel) : xstrdup(s->b);
 }
 
 int machine_open(struct machine *m, const struct machine_spec *s, struct kerr *e)
@@ -521,7 +653,9 @@ int machine_open(struct machine *m, const struct machine_spec *s, struct kerr *e
 		}
 		for (size_t i = 0; i < m->keep.n && !inside; i++)
 			inside = !strcmp(m->keep.v[i], c);
-		if (!inside)
+		if (!inside && kept_refused(c))
+			sv_push(&m->refused, c);
+		else if (!inside)
 			sv_push(&m->keep, c);
 		free(c);
 	}
@@ -557,10 +691,10 @@ int machine_open(struct machine *m, const struct machine_spec *s, struct kerr *e
 	int step = 0, r = run_maker(&b.p, &step);
 	if (r < 0) {
 		int err = errno;
-		const char *what = step >= 100 && (size_t)(step - 100) < b.n ?
-				   (b.steps[step - 100].op == P_MKDIR ? b.steps[step - 100].a : b.steps[step - 100].b) : NULL;
+		char *what = step_path(&b, step);
 		kerr_set(e, "making the pexecs' machine: %s%s%s: %s", step_what(step), what ? " " : "", what ? what : "",
 			 strerror(err));
+		free(what);
 		for (int i = 0; i < 4; i++)
 			close(b.p.rfd[i]);
 	} else {
@@ -810,6 +944,7 @@ void machine_close(struct machine *m)
 	sv_clear(&m->skel);
 	sv_clear(&m->shared);
 	sv_clear(&m->keep);
+	sv_clear(&m->refused);
 	free(m->home);
 	free(m->instr);
 	free(m->why);

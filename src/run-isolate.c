@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -41,8 +42,9 @@ static void keep_word(struct strvec *keep, const char *w)
 		w = eq + 1;
 	if (*w != '/' || strchr(w, '{'))
 		return;
+	/* lstat: root follows no link of the config's words (a link is not a folder: its folder is kept) */
 	struct stat st;
-	char *d = stat(w, &st) == 0 && S_ISDIR(st.st_mode) ? xstrdup(w) : path_dirname(w);
+	char *d = lstat(w, &st) == 0 && S_ISDIR(st.st_mode) ? xstrdup(w) : path_dirname(w);
 	/* a word naming /tmp itself (TMPDIR=/tmp) keeps nothing: the pexec's /tmp is its own */
 	static const char *const tops[] = { "/", "/tmp", "/var/tmp", "/dev/shm" };
 	int top = 0;
@@ -117,13 +119,16 @@ static void audit_isolation(struct run_state *rs)
 {
 	const struct limits_conf *l = &rs->ex->limits;
 	const struct machine *m = &rs->mach;
-	json_t *sh = json_array();
+	json_t *sh = json_array(), *ref = json_array();
 	for (size_t i = 0; i < m->shared.n; i++)
 		json_array_append_new(sh, json_string(m->shared.v[i]));
+	for (size_t i = 0; i < m->refused.n; i++)
+		json_array_append_new(ref, json_string(m->refused.v[i]));
 	static const char *const kinds[] = { "none", "root", "user namespace" };
 	static const char *const cgk[] = { "none", "v1", "v2" };
-	json_t *o = json_pack("{s:s, s:s?, s:I, s:o, s:s, s:s?, s:I, s:I, s:I}", "machine", kinds[m->kind], "machine_why",
-			      m->why, "disk_mb", (json_int_t)m->disk_mb, "shared", sh, "cgroup", cgk[rs->cg.kind],
+	json_t *o = json_pack("{s:s, s:s?, s:I, s:o, s:o, s:s, s:s?, s:I, s:I, s:I}", "machine", kinds[m->kind],
+			      "machine_why", m->why, "disk_mb", (json_int_t)m->disk_mb, "shared", sh, "refused", ref,
+			      "cgroup", cgk[rs->cg.kind],
 			      "cgroup_why", rs->cg.why, "processes", (json_int_t)l->processes, "memory_mb",
 			      (json_int_t)rs->cg.memory_mb, "file_mb", (json_int_t)l->file_mb);
 	char *txt = json_dumps(o, JSON_COMPACT);
@@ -151,6 +156,20 @@ static int open_bounds(struct run_state *rs, struct kerr *e)
 	kerr_release(&ce);
 	(void)e;
 	return 0;
+}
+
+/*
+ * Kept folders not bound into the pexecs' /tmp, /var/tmp or /dev/shm: a
+ * symbolic link on their way (root would have bound what it points to,
+ * past the permissions above it).  Said once; the audit lists them all.
+ */
+static void note_refused(const struct machine *m)
+{
+	char more[64] = "";
+	if (m->refused.n > 1)
+		snprintf(more, sizeof(more), " (and %zu more kept folders)", m->refused.n - 1);
+	kiln_note("%s%s is not seen by the pexecs: a symbolic link is on its way, and kiln binds no folder through one "
+		  "(docs/security.md#the-machine-a-pexec-runs-on)", m->refused.v[0], more);
 }
 
 int run_isolate_open(struct run_state *rs, struct kerr *e)
@@ -188,6 +207,8 @@ int run_isolate_open(struct run_state *rs, struct kerr *e)
 			  rs->mach.why);
 	else if (r == 0 && rs->mach.shared.n && !rs->o->quiet)
 		kiln_note("%s stays shared between pexecs: the experiment's own folder is there", rs->mach.shared.v[0]);
+	if (r == 0 && rs->mach.refused.n && !rs->o->quiet)
+		note_refused(&rs->mach);
 	audit_isolation(rs);
 	return 0;
 }

@@ -70,13 +70,15 @@ peak_rss() {
 # The attack tests (tests/e2e/7x-sec-*): a real unprivileged system user for
 # the benchmark, created by kiln through platform.user and removed (with
 # every process it still has) when the test ends; kiln's state folder and
-# the homes inside the test's folder.  usage: sec_user NAME
+# the homes inside the test's folder; paths a test adds to SEC_MADE are
+# removed too.  usage: sec_user NAME
 sec_user() {
 	[ "$(id -u)" = 0 ] || skip "needs root"
 	command -v useradd >/dev/null || skip "no useradd"
 	U=$1
 	export KILN_STATE_DIR="$T/state" KILN_HOME_BASE="$T/homes"
-	trap 'pkill -9 -u "$U" 2>/dev/null; sleep 0.1; userdel "$U" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
+	SEC_MADE=() # what a test made outside $T (in /tmp): removed with it
+	trap 'pkill -9 -u "$U" 2>/dev/null; sleep 0.1; userdel "$U" 2>/dev/null; rm -rf "${SEC_MADE[@]}"; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 	userdel "$U" 2>/dev/null
 	chmod 755 "$T"
 	cd "$T"

@@ -63,6 +63,39 @@ Y
 done
 [ -e "$T/homes/$U" ] && fail "the benchmark user's home outlived the session"
 
+# Kept folders in /tmp are bound by root without following a link: a link
+# any local user put in /tmp, to a 0755 folder below a 0700 one, must not
+# show that folder to the benchmark user inside the pexec (the 0700 folder
+# above it would not count); a kept folder that is no link is still seen.
+mkdir -m 700 priv && mkdir -m 755 priv/pub && echo s3cret > priv/pub/secret && chmod 644 priv/pub/secret
+SL=$(mktemp -u /tmp/kiln-sec-link.XXXXXX) KP=$(mktemp -d /tmp/kiln-sec-kept.XXXXXX)
+SEC_MADE+=("$SL" "$KP")
+ln -s "$T/priv/pub" "$SL"
+chmod 755 "$KP" && echo kept-ok > "$KP/ok.txt" && chmod 644 "$KP/ok.txt"
+cat > link.sh <<SH
+#!/bin/bash
+[ "\$1" = --version ] && { echo link.sh 1; exit 0; }
+echo "secret:\$(cat "\$(dirname "\$DATA")/secret" 2>&1) kept:\$(cat "\$OK" 2>&1)" >> $T/seen-link.txt
+$sec_stream
+SH
+chmod 755 link.sh
+: > seen-link.txt
+chmod 666 seen-link.txt
+cat > link.yaml <<Y
+pexecs: 2
+iterations: 1
+vms:
+  m: {plugin: external, runner: [$T/link.sh], language: evil, entry: x, env: {DATA: $SL/x, OK: $KP/ok.txt}}
+benchmarks: {b: 1}
+platform: {user: $U}
+Y
+"$KILN" run link.yaml >out.txt 2>err.txt || fail "link: run: $(cat err.txt)"
+assert_eq "$(grep -c 'kept:kept-ok$' seen-link.txt)" 2 "link: a kept folder with no link on its way ($(cat seen-link.txt))"
+grep s3cret seen-link.txt && fail "link: the benchmark user read a file below a 0700 folder through a link in /tmp"
+assert_contains "$(cat err.txt)" "$SL is not seen by the pexecs: a symbolic link is on its way" "link: what kiln says"
+assert_contains "$(sqlite3 link.kiln.db "SELECT value FROM audit WHERE name='isolation'")" "\"refused\":\[\"$SL\"\]" \
+	"link: the isolation audit"
+
 # kiln itself run by an unprivileged user: the machine is made in a user namespace
 mkdir unpriv
 cp -r benchmarks unpriv/
