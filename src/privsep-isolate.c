@@ -767,12 +767,23 @@ static int big_file_in(int fd, unsigned long long bytes, long *budget, int depth
 	return found;
 }
 
+/*
+ * The tmpfs's root on a descriptor of its own, for a walk: a dup() of
+ * root_fd shares its offset, which a walk's readdir leaves at the end, so
+ * that every later walk saw an empty root (a file over limits.file_mb went
+ * unseen once the machine had been emptied; reset() skipped the root).
+ */
+static int open_root(const struct machine *m)
+{
+	return openat(m->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
 int machine_file_reached(const struct machine *m, unsigned long long bytes)
 {
 	if (m->kind == MACHINE_NONE || !bytes)
 		return 0;
 	long budget = 100000;
-	int fd = dup(m->root_fd);
+	int fd = open_root(m);
 	return fd >= 0 && big_file_in(fd, bytes, &budget, 0);
 }
 
@@ -819,7 +830,7 @@ static int reset(struct machine *m)
 {
 	int r = 0;
 	DIR *d = NULL;
-	int fd = dup(m->root_fd);
+	int fd = open_root(m);
 	if (fd >= 0 && !(d = fdopendir(fd)))
 		close(fd);
 	struct dirent *de;

@@ -94,6 +94,7 @@ assert_contains "$(err_of memory)" "limits.memory_mb (100 MiB) reached: the kern
 conf file file "file_mb: 1" user
 run file
 assert_contains "$(err_of file)" "a file reached limits.file_mb (1 MiB)" "file: the reason"
+assert_contains "$(err_of file 1)" "a file reached limits.file_mb (1 MiB)" "file: the reason (the second pexec, after the machine was emptied)"
 conf disk disk "disk_mb: 8" user
 run disk
 assert_contains "$(err_of disk)" "limits.disk_mb (8 MiB) is full" "disk: the reason"
