@@ -10,9 +10,11 @@
  * the runner, the collector, perf under `kiln profile`) and the VMs'
  * probes join them with setns() between fork and execve (exec_opts.join_ns)
  * before they drop to the benchmark user.  Before each pexec the tmpfs is
- * emptied (a statfs says whether anything is in it: nothing to do costs
- * one system call) and a new IPC namespace made; after it, what the pexec
- * left goes.  Folders the experiment needs that live in /tmp, /var/tmp or
+ * emptied (a statfs says whether anything is in it, two fstatats whether
+ * the home's and instrumentation folder's own mode and times changed:
+ * nothing to do costs three system calls) and a new IPC namespace made;
+ * after it, what the pexec left goes.
+ * Folders the experiment needs that live in /tmp, /var/tmp or
  * /dev/shm (its own folder, kiln's state, the homes) are bound back at
  * their own paths, each opened without following a symbolic link on its
  * way and bound from that descriptor (one with a link is refused, said).
@@ -32,6 +34,7 @@
 #ifndef KILN_ISOLATE_H
 #define KILN_ISOLATE_H
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "util.h"
@@ -58,6 +61,7 @@ struct machine {
 	int join[4];                 /* for exec_opts.join_ns: user, mnt, ipc, -1 */
 	char view[40];               /* "/proc/self/fd/N": kiln's path to the tmpfs */
 	unsigned long long base_files, base_blocks; /* in use when empty (statfs) */
+	struct stat own_st[2];       /* the home's and instrumentation folder's own stat, as made or reset */
 	struct strvec skel;          /* folders of the tmpfs kiln made: kept when it is emptied */
 	struct strvec shared;        /* of /tmp, /var/tmp, /dev/shm, those left shared (a folder kept is one) */
 	char *home, *instr;          /* host paths of the home and instrumentation folder on the machine, or NULL */

@@ -580,6 +580,43 @@ static int usage(int fd, unsigned long long *files, unsigned long long *blocks)
 	return 0;
 }
 
+/*
+ * The home and the instrumentation folder are the benchmark user's: a
+ * chmod or a touch of the folder itself leaves no file for statfs to
+ * count, yet would reach the next pexec.  Their stat as kiln left them is
+ * kept, and one that differs in mode, owner, mtime or ctime (a ctime's
+ * tick may be coarse; a touch -d also sets the mtime) makes the machine
+ * dirty, so that reset() puts them back.
+ */
+static const char *const own_dirs[2] = { "home", "instr" };
+
+static void own_dirs_note(struct machine *m)
+{
+	for (size_t i = 0; i < 2; i++)
+		if (fstatat(m->root_fd, own_dirs[i], &m->own_st[i], AT_SYMLINK_NOFOLLOW) < 0)
+			memset(&m->own_st[i], 0, sizeof(m->own_st[i]));
+}
+
+static int ts_ne(struct timespec a, struct timespec b)
+{
+	return a.tv_sec != b.tv_sec || a.tv_nsec != b.tv_nsec;
+}
+
+static int own_dirs_changed(const struct machine *m)
+{
+	for (size_t i = 0; i < 2; i++) {
+		const struct stat *o = &m->own_st[i];
+		struct stat st;
+		if (!o->st_mode)
+			continue;
+		if (fstatat(m->root_fd, own_dirs[i], &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_mode != o->st_mode ||
+		    st.st_uid != o->st_uid || st.st_gid != o->st_gid || ts_ne(st.st_mtim, o->st_mtim) ||
+		    ts_ne(st.st_ctim, o->st_ctim))
+			return 1;
+	}
+	return 0;
+}
+
 static void machine_init(struct machine *m)
 {
 	memset(m, 0, sizeof(*m));
@@ -708,6 +745,7 @@ int machine_open(struct machine *m, const struct machine_spec *s, struct kerr *e
 		snprintf(m->view, sizeof(m->view), "/proc/self/fd/%d", m->root_fd);
 		if (usage(m->root_fd, &m->base_files, &m->base_blocks) < 0)
 			r = kerr_set(e, "the pexecs' machine: statfs: %s", strerror(errno));
+		own_dirs_note(m);
 		set_join(m);
 	}
 	free(b.root);
@@ -728,7 +766,7 @@ void machine_usage(const struct machine *m, int *dirty, int *full)
 		return;
 	}
 	*dirty = (unsigned long long)(sf.f_files - sf.f_ffree) != m->base_files ||
-		 (unsigned long long)(sf.f_blocks - sf.f_bfree) != m->base_blocks;
+		 (unsigned long long)(sf.f_blocks - sf.f_bfree) != m->base_blocks || own_dirs_changed(m);
 	*full = sf.f_bavail == 0 || sf.f_ffree == 0;
 }
 
@@ -855,6 +893,9 @@ static int reset(struct machine *m)
 		if (fchownat(m->root_fd, s, uid, gid, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    fchmodat(m->root_fd, s, top_user ? 0700 : sticky ? 01777 : 0755, 0) < 0)
 			r = -1;
+		/* and the user's folders' times as a new folder's (a touch -d of its home) */
+		if (top_user && utimensat(m->root_fd, s, NULL, AT_SYMLINK_NOFOLLOW) < 0)
+			r = -1;
 	}
 	return r;
 }
@@ -884,8 +925,11 @@ int machine_fresh(struct machine *m, struct kerr *e)
 {
 	if (m->kind == MACHINE_NONE)
 		return 0;
-	if (machine_dirty(m) && reset(m) < 0)
-		return kerr_set(e, "emptying the pexecs' machine: %s", strerror(errno));
+	if (machine_dirty(m)) {
+		if (reset(m) < 0)
+			return kerr_set(e, "emptying the pexecs' machine: %s", strerror(errno));
+		own_dirs_note(m);
+	}
 	/* a new IPC namespace (nothing of the last pexec's shared memory, semaphores or queues) */
 	close_fd(&m->ipc_fd);
 	if (m->ipc_next >= MACHINE_IPC_POOL && fill_ipc_pool(m, e) < 0) {
@@ -902,8 +946,10 @@ void machine_clear(struct machine *m, int dirty)
 {
 	if (m->kind == MACHINE_NONE)
 		return;
-	if (dirty)
+	if (dirty) {
 		reset(m);
+		own_dirs_note(m);
+	}
 	close_fd(&m->ipc_fd);
 	set_join(m);
 }

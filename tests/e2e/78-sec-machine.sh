@@ -96,6 +96,28 @@ assert_contains "$(cat err.txt)" "$SL is not seen by the pexecs: a symbolic link
 assert_contains "$(sqlite3 link.kiln.db "SELECT value FROM audit WHERE name='isolation'")" "\"refused\":\[\"$SL\"\]" \
 	"link: the isolation audit"
 
+# The home's and the instrumentation folder's own mode and times: a pexec
+# that changes them and leaves no file (statfs counts nothing) must not
+# hand them to the next one: each pexec finds them 0700, writable, and not
+# with the mtime an earlier one set.
+cat > mode.sh <<SH
+#!/bin/bash
+[ "\$1" = --version ] && { echo mode.sh 1; exit 0; }
+w=\$(touch "\$HOME/w" 2>&1 && rm "\$HOME/w" && echo writable)
+echo "home:\$(stat -c %a "\$HOME") instr:\$(stat -c %a "\$KILN_INSTR_DIR") \$w mtime:\$(stat -c %Y "\$HOME")" >> $T/seen-mode.txt
+touch -d @978307200 "\$HOME" "\$KILN_INSTR_DIR"
+chmod 500 "\$HOME" "\$KILN_INSTR_DIR"
+$sec_stream
+SH
+chmod 755 mode.sh
+: > seen-mode.txt
+chmod 666 seen-mode.txt
+sed "s|$T/m.sh|$T/mode.sh|" user.yaml > mode.yaml
+"$KILN" run -q mode.yaml 2>err.txt || fail "mode: run: $(cat err.txt)"
+[ "$(wc -l < seen-mode.txt)" -ge 3 ] || fail "mode: pexecs seen: $(cat seen-mode.txt)"
+grep -v '^home:700 instr:700 writable mtime:' seen-mode.txt && fail "mode: a pexec found its home or instrumentation folder as an earlier one left it"
+grep 'mtime:978307200$' seen-mode.txt && fail "mode: a pexec found its home's mtime as an earlier one set it"
+
 # kiln itself run by an unprivileged user: the machine is made in a user namespace
 mkdir unpriv
 cp -r benchmarks unpriv/
