@@ -455,6 +455,14 @@ static KILN_NORETURN void child(const struct exec_opts *o, const char *prog, int
 	if (o->set_user) {
 		if (setgroups(0, NULL) < 0 || setgid(o->gid) < 0 || setuid(o->uid) < 0)
 			goto fail;
+		/*
+		 * no setuid or file-capability program gives the benchmark user
+		 * more: a setuid helper (crontab, at, fusermount) could start
+		 * processes outside the pexec's tree that outlive it
+		 */
+		step = 14;
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+			goto fail;
 	}
 	/* dies with kiln (set after the uid change, which clears it) */
 	step = 8;
@@ -485,7 +493,8 @@ static const char *step_name(int step)
 {
 	static const char *names[] = { "setup", "stdin", "result fd", "rlimit", "personality",
 				       "cpu affinity", "nice", "user", "parent-death signal", "cwd",
-				       "closing descriptors", "exec", "oom_score_adj", "joining the pexec's machine (setns)" };
+				       "closing descriptors", "exec", "oom_score_adj", "joining the pexec's machine (setns)",
+				       "no new privileges (PR_SET_NO_NEW_PRIVS)" };
 	return step >= 0 && step < (int)ARRAY_SIZE(names) ? names[step] : "?";
 }
 

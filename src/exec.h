@@ -63,7 +63,7 @@ struct exec_opts {
 	int aslr;                 /* -1: unchanged, 0: off (ADDR_NO_RANDOMIZE), 1: on */
 	const char *cpus;         /* CPU list "0,2-3" or NULL */
 	int nice, set_nice;
-	uid_t uid; gid_t gid; int set_user;
+	uid_t uid; gid_t gid; int set_user; /* set_user: become uid/gid, with PR_SET_NO_NEW_PRIVS */
 	int survives;             /* how many interrupts (exec_interrupted) it runs on through, to its timeout: INT_MAX
 	                           * for the notice of an interruption, those so far for the cleanup after one */
 	/* called in the parent once the child runs (its pid is its process group) */

@@ -153,6 +153,11 @@ static int drop(const struct ps_request *rq, struct strbuf *why)
 		}
 		/* a changed uid clears the parent-death signal: set it again */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		/* a parser command it runs gains nothing from a setuid or file-capability program */
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+			sb_addf(why, "cannot set PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
+			return -1;
+		}
 	}
 	prctl(PR_SET_DUMPABLE, 0);
 	struct rlimit rl = { 0, 0 };

@@ -48,6 +48,32 @@ assert_eq "$(sqlite3 o.kiln.db "SELECT COUNT(*) FROM scalars WHERE name='checksu
 assert_eq "$(sqlite3 o.kiln.db "SELECT COUNT(*) FROM scalars WHERE name='checksum' AND value=1")" 4 "real values"
 assert_eq "$(ls "$T/state/instr" | wc -l)" 0 "instrumentation folders left"
 
+# A setuid program (crontab, at, fusermount: helpers that start processes
+# outside kiln's tree) gives the benchmark user nothing: the benchmark runs
+# with PR_SET_NO_NEW_PRIVS.  A setuid-root copy of id must print the
+# benchmark user's uid as the effective one, not 0.
+mkdir -m 755 suid && cp /usr/bin/id suid/id && chown root:root suid/id && chmod 4755 suid/id
+cat > suid.sh <<SH
+#!/bin/sh
+[ "\$1" = --version ] && { echo suid.sh 1; exit 0; }
+echo "euid:\$($T/suid/id -u)" >> $T/seen-suid.txt
+$sec_stream
+SH
+chmod 755 suid.sh
+: > seen-suid.txt
+chmod 666 seen-suid.txt
+# the collector drops to the user too: an external parser gains nothing either
+printf '#!/bin/sh\necho "parser-euid:$(%s -u)" >> %s\n' "$T/suid/id" "$T/seen-suid.txt" > suidp.sh
+chmod 755 suidp.sh
+sed "s|runner: \[/bin/sh, $T/evil.sh\]|runner: [$T/suid.sh], parser: [$T/suidp.sh]|" o.yaml > s.yaml
+"$KILN" run -q s.yaml 2>err.txt || fail "suid: run: $(cat err.txt)"
+[ "$(grep -c ^euid seen-suid.txt)" -ge 4 ] || fail "suid: pexecs seen: $(cat seen-suid.txt)"
+[ "$(grep -c ^parser-euid seen-suid.txt)" -ge 4 ] || fail "suid: parsers seen: $(cat seen-suid.txt)"
+[ "$(setpriv --reuid="$U" --regid="$U" --clear-groups suid/id -u)" = 0 ] ||
+	fail "the setuid id gives the user no root on the host: the test would prove nothing"
+assert_eq "$(grep -c "euid:$(id -u "$U")$" seen-suid.txt)" "$(wc -l < seen-suid.txt)" "suid: the effective uids ($(sort -u seen-suid.txt | tr '\n' ' '))"
+grep 'euid:0$' seen-suid.txt && fail "suid: a setuid program made the benchmark or its parser root"
+
 # without a benchmark user: a child in the runner's process group is ended when the next session starts
 sed -i '/platform:/d; s/kiln-sec-orphan/x/' o.yaml
 cat > grp.sh <<SH
