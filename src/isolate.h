@@ -20,7 +20,8 @@
  * way and bound from that descriptor (one with a link is refused, said).
  * As root the namespaces are kiln's own; without root, inside a user
  * namespace that maps kiln's user to itself; where neither can be had, no
- * machine, and why is said once.
+ * machine, and why is said once.  /dev/mqueue, the host's POSIX message
+ * queues, is covered by an empty read-only folder of the tmpfs.
  *
  * The bounds (privsep-cgroup.c): limits.processes and limits.memory_mb as
  * a pids and a memory cgroup, cgroup v1 or v2, that kiln enters once per

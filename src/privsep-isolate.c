@@ -1,7 +1,8 @@
 /*
  * privsep-isolate.c - the machine a pexec runs on (isolate.h): a mount
  * namespace with a private tmpfs for /tmp, /var/tmp, /dev/shm, the home and
- * the instrumentation folder, and a fresh SysV IPC namespace per pexec.
+ * the instrumentation folder, an empty read-only /dev/mqueue, and a fresh
+ * SysV IPC namespace per pexec.
  *
  * The namespaces are made by a short-lived child (a fork: valgrind, which
  * `make test-valgrind` runs kiln under, refuses a clone that shares
@@ -51,7 +52,7 @@ static const struct {
 
 /* ---- the plan the maker child carries out (system calls only) ---- */
 
-enum { P_MKDIR = 1, P_BIND, P_BIND_REC, P_CHOWN, P_BIND_KEPT };
+enum { P_MKDIR = 1, P_BIND, P_BIND_REC, P_CHOWN, P_BIND_KEPT, P_READONLY };
 
 struct pstep {
 	int op;
@@ -217,6 +218,8 @@ static int run_step(const struct pstep *s)
 		return mount(s->a, s->b, NULL, MS_BIND, NULL);
 	case P_BIND_KEPT:
 		return bind_kept(s);
+	case P_READONLY:
+		return mount(NULL, s->b, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
 	default:
 		return mount(s->a, s->b, NULL, MS_BIND | MS_REC, NULL);
 	}
@@ -527,6 +530,27 @@ static void add_dirs(struct builder *b, struct machine *m, const char *rel, mode
 	free(r);
 }
 
+#ifndef MQUEUE_MAGIC
+#define MQUEUE_MAGIC 0x19800202
+#endif
+
+/*
+ * /dev/mqueue, where mounted, is the host's IPC namespace's POSIX queues,
+ * 1777: a queue made there outlives the pexec, whose own IPC namespace
+ * does not cover it (a mount ties to the namespace of who mounted it, and
+ * the machine's mount namespace outlives each pexec's IPC namespace).  An
+ * empty folder of the tmpfs is bound over it, read-only.
+ */
+static void cover_mqueue(struct builder *b, struct machine *m)
+{
+	struct statfs sf;
+	if (statfs("/dev/mqueue", &sf) < 0 || sf.f_type != MQUEUE_MAGIC)
+		return;
+	add_dirs(b, m, "mqueue", 0555, b->own, b->own_gid);
+	add_step(b, P_BIND, keep_str(b, xasprintf("%s/mqueue", b->root)), "/dev/mqueue", 0, 0, 0);
+	add_step(b, P_READONLY, NULL, "/dev/mqueue", 0, 0, 0);
+}
+
 /*
  * The plan: the tmpfs's folders, the kept host folders bound into its tmp
  * folders (they go along when those are bound, recursively, over /tmp and
@@ -559,6 +583,7 @@ static void build_plan(struct builder *b, struct machine *m)
 		}
 		add_step(b, P_BIND_REC, keep_str(b, xasprintf("%s/%s", b->root, tops[t].name)), tops[t].at, 0, 0, 0);
 	}
+	cover_mqueue(b, m);
 	if (m->home) {
 		add_dirs(b, m, "home", 0700, u, g);
 		add_step(b, P_BIND, keep_str(b, xasprintf("%s/home", b->root)), m->home, 0, 0, 0);
@@ -890,8 +915,8 @@ static int reset(struct machine *m)
 		int sticky = !strchr(s, '/') && !top_user;
 		uid_t uid = top_user ? m->uid : m->kind == MACHINE_ROOT ? 0 : geteuid();
 		gid_t gid = top_user ? m->gid : m->kind == MACHINE_ROOT ? 0 : getegid();
-		if (fchownat(m->root_fd, s, uid, gid, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    fchmodat(m->root_fd, s, top_user ? 0700 : sticky ? 01777 : 0755, 0) < 0)
+		mode_t mode = top_user ? 0700 : !strcmp(s, "mqueue") ? 0555 : sticky ? 01777 : 0755;
+		if (fchownat(m->root_fd, s, uid, gid, AT_SYMLINK_NOFOLLOW) < 0 || fchmodat(m->root_fd, s, mode, 0) < 0)
 			r = -1;
 		/* and the user's folders' times as a new folder's (a touch -d of its home) */
 		if (top_user && utimensat(m->root_fd, s, NULL, AT_SYMLINK_NOFOLLOW) < 0)

@@ -118,6 +118,34 @@ sed "s|$T/m.sh|$T/mode.sh|" user.yaml > mode.yaml
 grep -v '^home:700 instr:700 writable mtime:' seen-mode.txt && fail "mode: a pexec found its home or instrumentation folder as an earlier one left it"
 grep 'mtime:978307200$' seen-mode.txt && fail "mode: a pexec found its home's mtime as an earlier one set it"
 
+# POSIX message queues made through /dev/mqueue (the host's mqueue mount,
+# 1777, of the host's IPC namespace) must not outlive their pexec: no
+# pexec sees what an earlier one made there, nor does the host afterwards
+# (with a benchmark user and as kiln's own user).
+if [ "$(stat -f -c %T /dev/mqueue 2>/dev/null)" = mqueue ]; then
+	Q=/dev/mqueue/kiln-q-$U
+	SEC_MADE+=("$Q")
+	cat > q.sh <<SH
+#!/bin/bash
+[ "\$1" = --version ] && { echo q.sh 1; exit 0; }
+echo "pexec \$(ls -A /dev/mqueue | grep -c kiln-q-$U)" >> $T/seen-q.txt
+touch $Q 2>/dev/null
+$sec_stream
+SH
+	chmod 755 q.sh
+	for who in user nouser; do
+		: > seen-q.txt
+		chmod 666 seen-q.txt
+		sed "s|$T/m.sh|$T/q.sh|" $who.yaml > q-$who.yaml
+		"$KILN" run -q q-$who.yaml 2>err.txt || fail "mqueue $who: run: $(cat err.txt)"
+		[ "$(grep -c '^pexec' seen-q.txt)" -ge 3 ] || fail "mqueue $who: pexecs seen: $(cat seen-q.txt)"
+		grep -v '^pexec 0$' seen-q.txt && fail "mqueue $who: a pexec saw the queue an earlier one made in /dev/mqueue"
+		[ -e "$Q" ] && fail "mqueue $who: $Q is on the host"
+	done
+else
+	echo "/dev/mqueue is not an mqueue mount here: its part not tested"
+fi
+
 # kiln itself run by an unprivileged user: the machine is made in a user namespace
 mkdir unpriv
 cp -r benchmarks unpriv/
