@@ -293,6 +293,8 @@ int track_changes(const char *history, const struct strvec *keys, const char *ma
 		kerr_print(&e);
 		code = e.code;
 		kerr_release(&e);
+		history_commits_free(cs, nc);
+		history_close(h); /* opened, when what failed was reading it (a refused commit hash) */
 		return code;
 	}
 	json_t *arr = json ? json_array() : NULL;
