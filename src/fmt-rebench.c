@@ -89,6 +89,8 @@ struct rb {
 	struct kerr *e;
 	struct strmap keys; /* bench:vm:variant of each key read -> its index from base: a row's key found in O(1) */
 	size_t base;        /* keys the dataset had before */
+	struct strmap units; /* "KEY-INDEX\x1fCRITERION" -> index in unit_of: a criterion's unit, across invocations */
+	struct strvec unit_of;
 };
 
 static int row_err(struct rb *r, const char *col, const char *what, const char *v)
@@ -300,6 +302,31 @@ static char *run_text(struct rb *r, char **f, size_t n)
 	return t;
 }
 
+/*
+ * A criterion's unit in a key's invocation: the one its earlier invocations
+ * gave it.  The store keeps a unit per pexec's series, but a key's series
+ * are read as one quantity (MaxRSS in kB in one invocation and in MB in the
+ * next would be averaged as one); refused naming the line
+ */
+static int row_twice(struct rb *r, char **f, size_t n, long ni, long nt, const char *what);
+static int unit_across(struct rb *r, size_t key, const char *crit, const char *unit, char **f, size_t n, long ni, long nt)
+{
+	char *uk = xasprintf("%zu\x1f%s", key, crit);
+	long u = strmap_find(&r->units, uk);
+	int rc = 0;
+	if (u < 0) {
+		strmap_add(&r->units, uk);
+		sv_push(&r->unit_of, unit);
+	} else if (strcmp(r->unit_of.v[u], unit)) {
+		char *what = xasprintf("column unit: '%s' in '%s', but in '%s' in an earlier invocation", esc(ESC_TERM, crit),
+				       esc(ESC_TERM, unit), esc(ESC_TERM, r->unit_of.v[u]));
+		rc = row_twice(r, f, n, ni, nt, what);
+		free(what);
+	}
+	free(uk);
+	return rc;
+}
+
 /* a criterion given twice for an iteration (what) */
 static int row_twice(struct rb *r, char **f, size_t n, long ni, long nt, const char *what)
 {
@@ -376,6 +403,8 @@ static int data_row(struct rb *r, char **f, size_t n)
 	if (!se) {
 		if (p->nseries >= 1000)
 			return kerr_setc(r->e, KEXIT_CONFIG, "%s:%ld: more than 1000 criteria", r->name, r->line);
+		if (unit_across(r, (size_t)(k - (r->ds->keys + r->base)), crit, unit, f, n, ni, nt) < 0)
+			return -1;
 		se = ds_add_series(p, crit, unit, 0);
 	}
 	/* a series has one unit, an iteration one value of it: another would be misread or replace the first */
@@ -464,6 +493,8 @@ static int rb_read(const char *name, const char *text, size_t len, struct datase
 	if (rc == 0 && !have_header)
 		rc = kerr_setc(e, KEXIT_CONFIG, "%s: no header line (invocation, iteration, value, ...)", name);
 	strmap_clear(&r.keys);
+	strmap_clear(&r.units);
+	sv_clear(&r.unit_of);
 	return rc < 0 || name_keys(&r) < 0 ? -1 : check_complete(&r);
 }
 

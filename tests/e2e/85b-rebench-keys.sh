@@ -21,6 +21,14 @@ assert_contains "$out" "u.data:4: invocation 1 iteration 1 of b on X (suite s): 
 printf "$H"'1\t1\t5\tms\ttotal\tb\tX\ts\t1\n1\t1\t5000\tkB\tMaxRSS\tb\tX\ts\t1\n1\t1\t7\tkB\tMaxRSS\tb\tX\ts\t1\n' > d.data
 out=$("$KILN" import d.data -o d.kiln.db 2>&1); assert_eq $? 3 "MaxRSS twice"
 assert_contains "$out" "d.data:4: invocation 1 iteration 1 of b on X (suite s): a second 'MaxRSS'"
+# in another unit in a later invocation of the same run: one series of the key, refused too (it was kept
+# per invocation, and MaxRSS in kB and in MB read as one quantity)
+printf "$H"'1\t1\t5\tms\ttotal\tb\tX\ts\t1\n1\t1\t5000\tkB\tMaxRSS\tb\tX\ts\t1\n2\t1\t5\tms\ttotal\tb\tX\ts\t1\n2\t1\t7\tMB\tMaxRSS\tb\tX\ts\t1\n' > v.data
+out=$("$KILN" import v.data -o v.kiln.db 2>&1); assert_eq $? 3 "MaxRSS in another unit in another invocation"
+assert_contains "$out" "v.data:5: invocation 2 iteration 1 of b on X (suite s): column unit: 'MaxRSS' in 'MB', but in 'kB' in an earlier invocation"
+# the same unit in every invocation still imports
+printf "$H"'1\t1\t5\tms\ttotal\tb\tX\ts\t1\n1\t1\t5000\tkB\tMaxRSS\tb\tX\ts\t1\n2\t1\t5\tms\ttotal\tb\tX\ts\t1\n2\t1\t7000\tkB\tMaxRSS\tb\tX\ts\t1\n' > w.data
+out=$("$KILN" import w.data -o w.kiln.db 2>&1) || fail "MaxRSS in kB in two invocations: $out"
 
 # ---- a time below 0.5 ns, which whole nanoseconds would store as 0: refused naming the field ----
 printf '{"version": "1.0", "metadata": {"name": "m"}, "benchmarks": [{"runs": [{"values": [1.4e-9, 4e-10]}]}]}' > sub.json
