@@ -303,7 +303,7 @@ static void find_ignored(void)
  * (`kiln run 9</etc/shadow`), reaches the benchmark.  The exec-error pipe
  * (fork builds) stays: it is close-on-exec.
  */
-static int close_inherited(int first, int keep)
+int exec_close_inherited(int first, int keep)
 {
 	if (keep >= first) {
 		if (keep > first && close_range((unsigned)first, (unsigned)keep - 1, 0) < 0)
@@ -472,7 +472,7 @@ static KILN_NORETURN void child(const struct exec_opts *o, const char *prog, int
 	if (o->cwd && chdir(o->cwd) < 0)
 		goto fail;
 	step = 10;
-	if (close_inherited(res_w >= 0 ? o->result_fd + 1 : 3, errpipe) < 0)
+	if (exec_close_inherited(res_w >= 0 ? o->result_fd + 1 : 3, errpipe) < 0)
 		goto fail;
 	step = 11;
 	static char *empty[] = { NULL };

@@ -139,6 +139,8 @@ void exec_become_subreaper(void);
  * are made again at its first process, not taken for the closed ones
  */
 void exec_forget_fds(void);
+/* close every descriptor from first up but keep (keep < first: none kept); async-signal-safe */
+int exec_close_inherited(int first, int keep);
 /* SIGCHLD to its default and blocked (exec_run learns of exits through a signalfd): first thing in main, before any thread */
 void exec_init(void);
 /* the signals blocked when kiln started, before exec_init */

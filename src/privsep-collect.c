@@ -205,9 +205,7 @@ static int shed(int wfd, struct strbuf *why)
 	for (int fd = 0; fd < 3; fd++)
 		if (nul < 0 || (fd != wfd && dup2(nul, fd) < 0))
 			return sb_addf(why, "/dev/null: %s", strerror(errno)), -1;
-	int keep = wfd > 2 ? wfd : 3;
-	if ((keep > 3 && close_range(3, (unsigned)keep - 1, 0) < 0) ||
-	    close_range((unsigned)(wfd > 2 ? wfd + 1 : 3), ~0U, 0) < 0)
+	if (exec_close_inherited(3, wfd) < 0)
 		return sb_addf(why, "close_range: %s", strerror(errno)), -1;
 	exec_forget_fds();
 	return 0;
