@@ -48,6 +48,8 @@ long history_begin_run(struct history *h, long commit_id, long machine_id, const
 /* the run's outcome (binary, error may be NULL; build_s NAN unknown) */
 int history_end_run(struct history *h, long run_id, const char *status, double build_s, const char *binary,
 		    const char *error, struct kerr *e);
+/* s is a git object name: 40 (SHA-1) or 64 (SHA-256) lowercase hex digits (a history read or merged is checked) */
+int history_hash_ok(const char *s);
 /* the pexecs folded into the history for run_id, finished or failed (-1: cannot say) */
 long history_run_pexecs(struct history *h, long run_id);
 /* why a track stopped at this run, which stays running: the same track resumes it once the cause is gone */

@@ -132,14 +132,19 @@ static int copy_runs(struct history *h, long *copied, long *had, struct kerr *e)
 /* the other's commits all named by git object names (history_commits refuses a history with one that is not) */
 static int other_hashes_ok(struct history *h, const char *path, struct kerr *e)
 {
-	sqlite3_stmt *st = history_prepare(h, "SELECT id FROM o.commits WHERE NOT (typeof(hash) = 'text' AND"
-					      " length(hash) IN (40, 64) AND hash NOT GLOB '*[^0-9a-f]*') OR (parent IS NOT NULL"
-					      " AND NOT (typeof(parent) = 'text' AND length(parent) IN (40, 64) AND"
-					      " parent NOT GLOB '*[^0-9a-f]*')) LIMIT 1", e);
+	sqlite3_stmt *st = history_prepare(h, "SELECT id, hash, parent FROM o.commits", e);
 	if (!st)
 		return -1;
-	int bad = sqlite3_step(st) == SQLITE_ROW;
-	long id = bad ? (long)sqlite3_column_int64(st, 0) : 0;
+	int bad = 0;
+	long id = 0;
+	while (!bad && sqlite3_step(st) == SQLITE_ROW) {
+		/* the types first: sqlite3_column_type says nothing once a column was converted */
+		int ht = sqlite3_column_type(st, 1), pt = sqlite3_column_type(st, 2);
+		const char *hash = (const char *)sqlite3_column_text(st, 1), *parent = (const char *)sqlite3_column_text(st, 2);
+		bad = ht != SQLITE_TEXT || !history_hash_ok(hash) ||
+		      (pt != SQLITE_NULL && (pt != SQLITE_TEXT || !history_hash_ok(parent)));
+		id = (long)sqlite3_column_int64(st, 0);
+	}
 	sqlite3_finalize(st);
 	return bad ? kerr_setc(e, KEXIT_STORE, "%s: commit %ld: a hash that is not a git object name (40 or 64 hex "
 			       "digits): not a history kiln wrote", esc(ESC_TERM, path), id) : 0;

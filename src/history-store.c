@@ -575,7 +575,7 @@ int history_stop_run(struct history *h, long run_id, const char *error, struct k
  * history file may be crafted or merged from elsewhere, and its hashes go
  * into pages, terminals and printed `kiln bisect` command lines
  */
-static int git_hash_ok(const char *s)
+int history_hash_ok(const char *s)
 {
 	size_t n = s ? strspn(s, "0123456789abcdef") : 0;
 	return s && !s[n] && (n == 40 || n == 64);
@@ -599,7 +599,7 @@ int history_commits(struct history *h, struct hist_commit **out, size_t *n, stru
 		c->time = sqlite3_column_int64(st, 4);
 		c->author = history_col_text(st, 5);
 		c->subject = history_col_text(st, 6);
-		if (!git_hash_ok(c->hash) || (c->parent && !git_hash_ok(c->parent))) {
+		if (!history_hash_ok(c->hash) || (c->parent && !history_hash_ok(c->parent))) {
 			long id = (long)c->id;
 			sqlite3_finalize(st);
 			history_commits_free(*out, *n);
