@@ -221,23 +221,46 @@ static void steady_change_text(const struct verdict *v, char r[32], char ci[96])
 		snprintf(ci + strlen(ci), 96 - strlen(ci), " (could see ±%.1f%%)", 100 * v->mde);
 }
 
+/* key i judged, for the Markdown table and the JSON alike: its verdicts, each side's figures, lost on head */
+struct key_row {
+	struct verdict v;
+	struct ab_warm w;
+	struct keyfig fa, fb; /* base's and head's, from the newest session (runs ra, rb) */
+	int lost;
+};
+
+static void key_row(struct ab_ctx *c, long ra, long rb, const struct ab_keys *k, size_t i,
+		    const struct compare_opts *co, struct key_row *r)
+{
+	r->v = judge(k->a[i], k->b[i], k->nd[i], co->threshold);
+	r->w = ab_judge_warm(k->fa[i], k->fb[i], k->nd[i], co->warm_threshold);
+	key_figures(c->h, ra, k->key[i], &r->fa);
+	key_figures(c->h, rb, k->key[i], &r->fb);
+	r->lost = lost_on_head(&r->v, &r->fa, &r->fb);
+}
+
+static void key_row_release(struct key_row *r)
+{
+	free(r->fa.cls);
+	free(r->fb.cls);
+}
+
 /* key i's row of the Markdown table, its verdicts counted in t; 1 when it regressed (slower, a longer warm-up, lost) */
 static int markdown_row(struct ab_ctx *c, long ra, long rb, const struct ab_keys *k, size_t i,
 			 const struct compare_opts *co, struct tally *t)
 {
-	struct verdict v = judge(k->a[i], k->b[i], k->nd[i], co->threshold);
-	struct ab_warm w = ab_judge_warm(k->fa[i], k->fb[i], k->nd[i], co->warm_threshold);
-	struct keyfig fa, fb;
-	key_figures(c->h, ra, k->key[i], &fa);
-	key_figures(c->h, rb, k->key[i], &fb);
+	struct key_row kr;
+	key_row(c, ra, rb, k, i, co, &kr);
+	const struct verdict v = kr.v;
+	const struct ab_warm w = kr.w;
+	const int lost = kr.lost;
 	struct strbuf ta = STRBUF_INIT, tb = STRBUF_INIT, wa = STRBUF_INIT, wb = STRBUF_INIT, wc = STRBUF_INIT,
 		      mk = STRBUF_INIT;
-	fmt_time(fa.mean, &ta);
-	fmt_time(fb.mean, &tb);
-	warm_text(&fa, &wa);
-	warm_text(&fb, &wb);
+	fmt_time(kr.fa.mean, &ta);
+	fmt_time(kr.fb.mean, &tb);
+	warm_text(&kr.fa, &wa);
+	warm_text(&kr.fb, &wb);
 	warm_change_text(&w, &wc);
-	int lost = lost_on_head(&v, &fa, &fb);
 	marks(&v, &w, lost, &mk);
 	t->lost += lost;
 	t->slower += v.slower;
@@ -248,8 +271,7 @@ static int markdown_row(struct ab_ctx *c, long ra, long rb, const struct ab_keys
 	steady_change_text(&v, r, ci);
 	printf("| %s | %s | %s | %s | %s | %s -> %s | %s | %s |\n", esc(ESC_MDCODE, k->key[i]), sb_str(&ta), sb_str(&tb),
 	       r, ci, esc(ESC_MD, sb_str(&wa)), esc(ESC_MD, sb_str(&wb)), sb_str(&wc), sb_str(&mk));
-	free(fa.cls);
-	free(fb.cls);
+	key_row_release(&kr);
 	sb_release(&ta);
 	sb_release(&tb);
 	sb_release(&wa);
@@ -298,14 +320,12 @@ static size_t print_json(struct ab_ctx *c, const struct hist_commit *b, const st
 	json_t *keys = json_array();
 	size_t slower = 0, longer = 0, lost = 0, bad = 0;
 	for (size_t i = 0; i < k->n; i++) {
-		struct verdict v = judge(k->a[i], k->b[i], k->nd[i], co->threshold);
-		struct ab_warm w = ab_judge_warm(k->fa[i], k->fb[i], k->nd[i], co->warm_threshold);
-		struct keyfig fa, fb;
-		key_figures(c->h, ra, k->key[i], &fa);
-		key_figures(c->h, rb, k->key[i], &fb);
-		int l = lost_on_head(&v, &fa, &fb);
-		free(fa.cls);
-		free(fb.cls);
+		struct key_row kr;
+		key_row(c, ra, rb, k, i, co, &kr);
+		key_row_release(&kr);
+		const struct verdict v = kr.v;
+		const struct ab_warm w = kr.w;
+		const int l = kr.lost;
 		slower += v.slower;
 		longer += w.longer;
 		lost += l;
