@@ -635,36 +635,67 @@ static int task_begin(const char *shard, const char *name, const char *machine, 
 }
 
 /*
+ * How many of a task's last ended pexecs (newest first) the cancel ended:
+ * walking back, each must have failed "killed by signal 15" and ended
+ * within CANCEL_LINK_NS of the moment after it (the task's stop for the
+ * newest, else the end of the one after it).  A chain of links, not one
+ * window from the stop, because the time between them is the machine's
+ * (starting the next pexec, Slurm delivering the cancel), which a loaded
+ * node stretches; the real race leaves them milliseconds apart.
+ */
+size_t cluster_cancelled_count(const struct cluster_ended *p, size_t n, int64_t stopped_ns)
+{
+	int64_t after = stopped_ns;
+	size_t k = 0;
+	while (k < n && p[k].sigterm && after - p[k].end_ns < CANCEL_LINK_NS) {
+		after = p[k].end_ns;
+		k++;
+	}
+	return k;
+}
+
+/*
  * The pexecs of this task's run (started at started_ns) that the cancel
- * ended: walking back from the last, those that failed "killed by signal
- * 15" within 10 s of stopped_ns, up to the first that did not (at most 16).
- * Their ids go in ids; the last one's label and key in label and *key.
+ * ended (cluster_cancelled_count, at most 16).  Their ids go in ids; the
+ * last one's label and key in label and *key.
  */
 static size_t cancelled_tail(struct store *st, int64_t started_ns, int64_t stopped_ns, long ids[16], char *label,
 			     size_t label_size, char **key)
 {
 	sqlite3_stmt *q;
 	if (sqlite3_prepare_v2(store_db(st), "SELECT p.id, p.wall_start_ns + CAST(p.duration_s * 1e9 AS INTEGER),"
-			       " p.status, p.signal, p.num, k.bench || ':' || k.vm || ':' || k.variant FROM pexecs p"
-			       " JOIN keys k ON k.id = p.key_id WHERE p.wall_start_ns >= ?1 AND p.status != 'pending'"
-			       " AND p.status != 'running' ORDER BY p.wall_start_ns DESC LIMIT 16", -1, &q, NULL) != SQLITE_OK)
+			       " p.status = 'failed' AND p.signal = 15, p.num, k.bench || ':' || k.vm || ':' || k.variant"
+			       " FROM pexecs p JOIN keys k ON k.id = p.key_id WHERE p.wall_start_ns >= ?1"
+			       " AND p.status != 'pending' AND p.status != 'running' ORDER BY p.wall_start_ns DESC LIMIT 16",
+			       -1, &q, NULL) != SQLITE_OK)
 		return 0;
 	sqlite3_bind_int64(q, 1, started_ns);
-	long planned = 0;
-	char *pl = NULL;
-	if (store_meta_get(st, "pexecs", &pl) < 0 || !pl || parse_long(pl, &planned) < 0)
-		planned = 0;
-	free(pl);
-	size_t n = 0;
-	while (n < 16 && sqlite3_step(q) == SQLITE_ROW && stopped_ns - sqlite3_column_int64(q, 1) < 10000000000LL &&
-	       !strcmp((const char *)sqlite3_column_text(q, 2), "failed") && sqlite3_column_int(q, 3) == SIGTERM) {
-		if (!n) {
-			schedule_pexec_label((long)sqlite3_column_int64(q, 4), planned, label, label_size);
-			*key = xstrdup((const char *)sqlite3_column_text(q, 5));
-		}
-		ids[n++] = (long)sqlite3_column_int64(q, 0);
+	struct cluster_ended rows[16];
+	long nums[16];
+	char *keys[16];
+	size_t got = 0;
+	while (got < 16 && sqlite3_step(q) == SQLITE_ROW) {
+		ids[got] = (long)sqlite3_column_int64(q, 0);
+		rows[got].end_ns = sqlite3_column_int64(q, 1);
+		rows[got].sigterm = sqlite3_column_int(q, 2);
+		nums[got] = (long)sqlite3_column_int64(q, 3);
+		keys[got] = xstrdup((const char *)sqlite3_column_text(q, 4));
+		got++;
 	}
 	sqlite3_finalize(q);
+	size_t n = cluster_cancelled_count(rows, got, stopped_ns);
+	if (n) {
+		long planned = 0;
+		char *pl = NULL;
+		if (store_meta_get(st, "pexecs", &pl) < 0 || !pl || parse_long(pl, &planned) < 0)
+			planned = 0;
+		free(pl);
+		schedule_pexec_label(nums[0], planned, label, label_size);
+		*key = keys[0];
+		keys[0] = NULL;
+	}
+	for (size_t i = 0; i < got; i++)
+		free(keys[i]);
 	return n;
 }
 

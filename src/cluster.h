@@ -19,6 +19,7 @@
 #define KILN_CLUSTER_H
 
 #include <jansson.h>
+#include <stdint.h>
 
 #include "run.h"
 #include "store.h"
@@ -40,5 +41,18 @@ int cluster_task(const char *script, struct kerr *e);
 json_t *cluster_status(struct store *main);
 /* that status as text */
 void cluster_status_print(FILE *f, const json_t *cs);
+
+/* one ended pexec of a task, for cluster_cancelled_count */
+struct cluster_ended {
+	int64_t end_ns; /* when it ended (wall clock) */
+	int sigterm;    /* it failed "killed by signal 15" */
+};
+/* at most this apart, each SIGTERM-failed pexec from the moment after it */
+#define CANCEL_LINK_NS 10000000000LL
+/*
+ * Of a task's ended pexecs, newest first, how many the cancel that stopped
+ * it at stopped_ns ended (they go back to pending; cluster.c says why).
+ */
+size_t cluster_cancelled_count(const struct cluster_ended *p, size_t n, int64_t stopped_ns);
 
 #endif
