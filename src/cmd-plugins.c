@@ -68,7 +68,7 @@ static void variants_text(const struct kiln_plugin *p, const char *vm)
 		if (a == 1)
 			printf(" - runs here\n");
 		else if (a == 0)
-			printf(" - CANNOT RUN with %s: %s\n", vm, sb_str(&why));
+			printf(" - CANNOT RUN with %s: %s\n", esc(ESC_TERM, vm), esc(ESC_TERM, sb_str(&why)));
 		else
 			printf("\n");
 		sb_release(&why);
@@ -123,7 +123,7 @@ static int cmd_plugins(int argc, char **argv)
 				else
 					printf("          runs the VM's path with the benchmark's args");
 				if (p->vm_default)
-					printf(" with %s (%s)", p->vm_default, found ? found : "not found here");
+					printf(" with %s (%s)", p->vm_default, found ? esc(ESC_TERM, found) : "not found here");
 				printf("\n");
 			}
 			if (p->variants)

@@ -189,6 +189,14 @@ grep -q '^v\\x1b2J  *external (.*p\\x1b\[5m\.yaml): runner \\x1b\]0;OWNED\\x07\\
 	fail "plugins: the external VM not shown escaped: $(cat out.txt)"
 "$KILN" plugins "$P" --json >out.txt 2>err.txt || fail "plugins --json: $(cat err.txt)"
 python3 -c "import json; json.load(open('out.txt'))" || fail "plugins --json: not JSON"
+# a VM found on PATH, in a folder whose name has escapes
+if command -v lua5.4 >/dev/null; then
+	D="$T/bin$(printf '\033')]0;PATH$(printf '\007')"
+	mkdir -p "$D" && ln -s "$(command -v lua5.4)" "$D/lua5.4"
+	PATH="$D:$PATH" "$KILN" plugins >out.txt 2>err.txt || fail "plugins (PATH): $(cat err.txt)"
+	check_clean out.txt "plugins, a VM on PATH"
+	grep -q 'bin\\x1b\]0;PATH\\x07/lua5.4' out.txt || fail "plugins: the VM found on PATH not shown escaped: $(cat out.txt)"
+fi
 
 # ---- kiln stat: the key it measured ----
 if command -v perf >/dev/null; then
