@@ -61,6 +61,7 @@ struct pl_dump {
 struct pl_region {
 	uint64_t lo, hi;
 	size_t seq;              /* order in the log */
+	long line;               /* of its "has address" line */
 	int64_t tick;
 	int bridge;
 	uint64_t guard;          /* a bridge's guard */
@@ -187,6 +188,7 @@ static int pl_addr_line(struct pl *p, const char *s, const char *end)
 		c->lo = a;
 		c->hi = b;
 		c->seq = p->seq++;
+		c->line = p->line;
 		c->tick = p->tick;
 		uint64_t boot;
 		if (!hex_after(h, end, "(bootstrap ", &boot) && boot < a)
@@ -532,6 +534,13 @@ int jitcode_parse_pypylog(const char *name, const char *buf, size_t n, const str
 			const struct pl_region *rg = &p.r[k];
 			if (rg->hi - rg->lo > JC_MAX_CODE || jc->n >= JC_MAX_ENTRIES)
 				continue;
+			if (jc->code_bytes + (rg->hi - rg->lo) > JC_MAX_TOTAL_CODE) {
+				r = kerr_setc(e, KEXIT_CONFIG, "%s:%ld: this loop or bridge takes the JIT'd code's regions past "
+					      "%llu MiB (JC_MAX_TOTAL_CODE): each is held with its bytes", name, rg->line,
+					      (unsigned long long)(JC_MAX_TOTAL_CODE >> 20));
+				break;
+			}
+			jc->code_bytes += rg->hi - rg->lo;
 			struct jc_entry *x = jc_add(jc);
 			x->addr = rg->lo;
 			x->size = rg->hi - rg->lo;
@@ -582,6 +591,9 @@ static int lj_line(struct jitcode *jc, const char *name, long line, json_t *o, s
 				 (long long)size);
 	if (jc->n >= JC_MAX_ENTRIES)
 		return kerr_setc(e, KEXIT_CONFIG, "%s:%ld: more than 1000000 traces", name, line);
+	if (jc->code_bytes + (uint64_t)size > JC_MAX_TOTAL_CODE)
+		return kerr_setc(e, KEXIT_CONFIG, "%s:%ld: this trace takes the JIT'd code's regions past %llu MiB "
+				 "(JC_MAX_TOTAL_CODE)", name, line, (unsigned long long)(JC_MAX_TOTAL_CODE >> 20));
 	uint8_t *code = xmalloc((size_t)size);
 	for (json_int_t i = 0; i < size; i++) {
 		int h = hexval((unsigned char)hex[2 * i]), l = hexval((unsigned char)hex[2 * i + 1]);
@@ -596,6 +608,7 @@ static int lj_line(struct jitcode *jc, const char *name, long line, json_t *o, s
 	x->size = (uint64_t)size;
 	x->t_ns = t;
 	x->code = code;
+	jc->code_bytes += (uint64_t)size;
 	struct strbuf nm = STRBUF_INIT;
 	const char *s = *src == '@' || *src == '=' ? src + 1 : src;
 	sb_addf(&nm, "luajit:trace %lld (%.*s:%lld)", (long long)tr, (int)(strnlen(s, JC_MAX_NAME / 2)), s, (long long)ln);

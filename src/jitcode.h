@@ -30,6 +30,7 @@
 #define JC_MAX_ENTRIES 1000000       /* code regions in one table */
 #define JC_MAX_NAME 1024             /* bytes of one name */
 #define JC_MAX_CODE ((size_t)16 << 20) /* bytes of one region */
+#define JC_MAX_TOTAL_CODE ((uint64_t)512 << 20) /* bytes of all regions of one table (each holds its bytes) */
 
 struct jc_entry {
 	uint64_t addr, size;
@@ -46,6 +47,7 @@ struct jitcode {
 	size_t missing_bytes;    /* code bytes no dump covered (left as int3) */
 	uint32_t *by_addr;       /* jitcode_index: entries by address */
 	uint64_t max_size;
+	uint64_t code_bytes;     /* sum of the regions' sizes, at most JC_MAX_TOTAL_CODE */
 };
 
 /* ticks of a PYPYLOG to nanoseconds of the runner's clock: ns = ns0 + (tick - tick0) * ns_per_tick */

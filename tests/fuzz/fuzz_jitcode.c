@@ -29,6 +29,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (r < 0 && !e.msg.len)
 		abort();
 	jitcode_index(&jc);
+	if (jc.code_bytes > JC_MAX_TOTAL_CODE)
+		abort();
 	for (size_t i = 0; i < jc.n; i++) {
 		const struct jc_entry *x = &jc.v[i];
 		if (!x->name || strlen(x->name) > JC_MAX_NAME + 64 || x->size > JC_MAX_CODE || (x->size && !x->code))

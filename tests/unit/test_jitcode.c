@@ -173,6 +173,34 @@ static void test_pypylog_errors(void **state)
 	jitcode_free(&jc);
 }
 
+/*
+ * Each region is held with its bytes (int3 where no dump reached): 33
+ * loops of 16 MiB each in a 2 KB log made kiln hold 528 MiB, and a few
+ * thousand lines some terabytes.  All regions together are bounded.
+ */
+static void test_pypylog_total_code(void **state)
+{
+	(void)state;
+	struct strbuf log = STRBUF_INIT;
+	sb_adds(&log, "[1] {jit-backend-addr\n");
+	for (unsigned k = 0; k < 33; k++)
+		sb_addf(&log, "Loop %u (x) has address 0x%llx to 0x%llx\n", k, (unsigned long long)(k + 1) << 28,
+			((unsigned long long)(k + 1) << 28) + JC_MAX_CODE);
+	sb_adds(&log, "[2] jit-backend-addr}\n");
+	/* the 33rd loop (line 34) would pass 512 MiB */
+	expect_errorn(log.buf, log.len, "bad.log:34: this loop or bridge takes the JIT'd code's regions past 512 MiB");
+	/* 32 of them are within the bound */
+	struct jitcode jc;
+	jitcode_init(&jc);
+	struct kerr e = KERR_INIT;
+	const char *l33 = strstr(log.buf, "Loop 32 ");
+	assert_int_equal(jitcode_parse_pypylog("ok.log", log.buf, (size_t)(l33 - log.buf), NULL, &jc, &e), 0);
+	assert_int_equal(jc.n, 32);
+	assert_true(jc.code_bytes == JC_MAX_TOTAL_CODE);
+	jitcode_free(&jc);
+	sb_release(&log);
+}
+
 /* a log cut short in a line's first word (the file's last line, no newline): parsed
  * from a heap block of exactly its size, so a read past its end is seen under ASan */
 static void test_pypylog_cut_short(void **state)
@@ -248,6 +276,7 @@ int main(void)
 		cmocka_unit_test(test_real_pypylog),
 		cmocka_unit_test(test_patches_and_reuse),
 		cmocka_unit_test(test_pypylog_errors),
+		cmocka_unit_test(test_pypylog_total_code),
 		cmocka_unit_test(test_pypylog_cut_short),
 		cmocka_unit_test(test_luajit),
 	};
