@@ -3,8 +3,10 @@
  * perfscript.h).
  *
  * A sample header is "COMM [PID/]TID TIME: [PERIOD] EVENT: [IP SYM (DSO)]";
- * COMM may hold spaces, so the first word shaped like a time anchors the
- * line.  Frame lines are "IP SYM (DSO)", indented; the dso is the last
+ * COMM may hold spaces and anything else its thread named itself, so the
+ * line is anchored by the last "[PID/]TID TIME:" pair whose ids start
+ * within the columns perf gives the comm and pid (a symbol's text comes
+ * later, a comm's earlier).  Frame lines are "IP SYM (DSO)", indented; the dso is the last
  * parenthesised group (symbols hold parentheses too).  Strings are interned:
  * samples repeat a few hundred names many thousand times.
  */
@@ -147,6 +149,13 @@ static int parse_frame(struct pscript *ps, const char *p, const char *end, struc
  * anchors the line.  Returns 1 for a header with its frame, 2 for a header
  * whose frame follows on the next lines (a call chain), -1 for no header.
  */
+/*
+ * Where perf script starts the ids word at the latest: the comm (at most
+ * 15 bytes, TASK_COMM_LEN - 1) right-aligned in 16 columns and a space
+ * ("%16s "), then the pid right-aligned in 7 ("%7d/%-7d "): column 23.
+ */
+#define PS_IDS_MAX_COL 23
+
 static int all_digits(const char *p, const char *end)
 {
 	if (p >= end || end - p > 19)
@@ -176,15 +185,27 @@ static int parse_header(struct pscript *ps, const char *p, const char *end, stru
 			q++;
 		words[nw++][1] = q;
 	}
+	/*
+	 * The anchor: "[PID/]TID TIME:" whose ids begin where perf puts them,
+	 * after the comm, and the last such pair there.  The comm is the
+	 * benchmark's (a thread names itself, up to 15 bytes): one reading
+	 * "1/1 12345.6: 0" would otherwise be taken for the sample's ids and
+	 * time and move its samples to any pid and time it likes.
+	 */
 	int ti = -1;
-	for (int i = 1; i < nw; i++) {
+	for (int i = 1; i < nw && words[i - 1][0] - p <= PS_IDS_MAX_COL; i++) {
 		const char *a = words[i][0], *b = words[i][1];
-		if (b - a >= 3 && b[-1] == ':' && !parse_time(a, b - 1, &s->t_ns)) {
+		int64_t t;
+		int pid, tid;
+		if (b - a >= 3 && b[-1] == ':' && !parse_time(a, b - 1, &t) &&
+		    !parse_ids(words[i - 1][0], words[i - 1][1], &pid, &tid)) {
 			ti = i;
-			break;
+			s->t_ns = t;
+			s->pid = pid;
+			s->tid = tid;
 		}
 	}
-	if (ti < 1 || parse_ids(words[ti - 1][0], words[ti - 1][1], &s->pid, &s->tid) < 0)
+	if (ti < 1)
 		return -1;
 	s->comm = ti >= 2 ? pscript_intern(ps, words[0][0], (size_t)(words[ti - 2][1] - words[0][0])) : 0;
 	const char *rest = words[ti][1];

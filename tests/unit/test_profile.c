@@ -55,6 +55,41 @@ static void test_one_line_samples(void **state)
 	pscript_release(&ps);
 }
 
+/*
+ * A thread names itself (prctl PR_SET_NAME, 15 bytes): a comm shaped like
+ * "PID/TID TIME: IP" was taken for the sample's own fields, so the
+ * benchmark moved its samples to any pid and time (another iteration, or
+ * outside every one).  The ids are where perf prints them: after the comm.
+ */
+static void test_comm_shaped_like_ids(void **state)
+{
+	(void)state;
+	struct pscript ps;
+	parse(&ps,
+	      "  1/1 12345.6: 0   23063/23063   1526.461852585: cpu-clock:      7f0efeffe84a JS:hot a.js:1:1 (/tmp/perf-23063.map)\n"
+	      "1/1 9.5: 7 8.5:       7/7       5.000000001: cpu-clock:\n"
+	      "\t    7fff0010 leaf_fn (/usr/bin/node)\n"
+	      "\n"
+	      /* a symbol's text that looks like ids and a time is still the symbol */
+	      "            node 23063/23063  1526.5: cpu-clock: 7f00 JS:f 1/1 3.0: x (/tmp/perf-23063.map)\n");
+	assert_int_equal(ps.n, 3);
+	assert_int_equal(ps.bad_lines, 0);
+	assert_string_equal(ps_str(&ps, ps.s[0].comm), "1/1 12345.6: 0");
+	assert_int_equal(ps.s[0].pid, 23063);
+	assert_int_equal(ps.s[0].tid, 23063);
+	assert_true(ps.s[0].t_ns == 1526461852585LL);
+	assert_true(ps.s[0].ip == 0x7f0efeffe84aULL);
+	assert_string_equal(ps_str(&ps, ps.s[0].sym), "JS:hot a.js:1:1");
+	assert_string_equal(ps_str(&ps, ps.s[1].comm), "1/1 9.5: 7 8.5:");
+	assert_int_equal(ps.s[1].pid, 7);
+	assert_true(ps.s[1].t_ns == 5000000001LL);
+	assert_string_equal(ps_str(&ps, ps.s[1].sym), "leaf_fn");
+	assert_int_equal(ps.s[2].pid, 23063);
+	assert_true(ps.s[2].t_ns == 1526500000000LL);
+	assert_string_equal(ps_str(&ps, ps.s[2].sym), "JS:f 1/1 3.0: x");
+	pscript_release(&ps);
+}
+
 /* ten digits of seconds past what int64 nanoseconds hold: a bad line, not a wrapped time (the fuzzer's find) */
 static void test_time_overflow(void **state)
 {
@@ -462,6 +497,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_line_samples),
 		cmocka_unit_test(test_time_overflow),
+		cmocka_unit_test(test_comm_shaped_like_ids),
 		cmocka_unit_test(test_call_chains_and_garbage),
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_periods_and_attached_chains),
