@@ -122,6 +122,8 @@ struct prof_input {
 };
 /* the iteration of px whose window holds perf time t, -1: outside every window */
 long prof_iter_of(const struct prof_pexec_in *px, int64_t t);
+/* the pid with most samples in ps->s[from, to) (the first seen of a tie), 0: none (profile-run.c) */
+int prof_main_pid(const struct pscript *ps, size_t from, size_t to);
 /* px's split, within its iterations */
 long prof_split_of(const struct prof_pexec_in *px);
 /* the phase of iteration k (-1: outside) of px: 0 before its split, 1 after, 2 outside */

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "profile.h"
 #include "stream.h"
@@ -87,6 +88,43 @@ static void test_comm_shaped_like_ids(void **state)
 	assert_int_equal(ps.s[2].pid, 23063);
 	assert_true(ps.s[2].t_ns == 1526500000000LL);
 	assert_string_equal(ps_str(&ps, ps.s[2].sym), "JS:f 1/1 3.0: x");
+	pscript_release(&ps);
+}
+
+static void set_pids(struct pscript *ps, const int *pids, size_t n)
+{
+	pscript_init(ps);
+	ps->s = xcalloc(n ? n : 1, sizeof(*ps->s));
+	ps->n = ps->alloc = n;
+	for (size_t i = 0; i < n; i++)
+		ps->s[i].pid = pids ? pids[i] : (i % 2 ? 200 : 100);
+}
+
+/*
+ * The benchmark's process is the pid with most samples, the first seen of
+ * a tie.  Two processes sharing the CPU half and half cost samples x
+ * samples / 2 steps: 400,000 samples took minutes; the alarm fails it.
+ */
+static void test_main_pid(void **state)
+{
+	(void)state;
+	struct pscript ps;
+	static const int tie[] = { -1, 5, 7, 7, 5, 9, 0 }, one[] = { 3 }, none[] = { -1, 0 };
+	set_pids(&ps, tie, ARRAY_SIZE(tie));
+	assert_int_equal(prof_main_pid(&ps, 0, ps.n), 5);
+	assert_int_equal(prof_main_pid(&ps, 2, ps.n), 7);
+	assert_int_equal(prof_main_pid(&ps, 3, 3), 0);
+	pscript_release(&ps);
+	set_pids(&ps, one, 1);
+	assert_int_equal(prof_main_pid(&ps, 0, 1), 3);
+	pscript_release(&ps);
+	set_pids(&ps, none, 2);
+	assert_int_equal(prof_main_pid(&ps, 0, 2), 0);
+	pscript_release(&ps);
+	set_pids(&ps, NULL, 400000);
+	alarm(5);
+	assert_int_equal(prof_main_pid(&ps, 0, ps.n), 100);
+	alarm(0);
 	pscript_release(&ps);
 }
 
@@ -498,6 +536,7 @@ int main(void)
 		cmocka_unit_test(test_one_line_samples),
 		cmocka_unit_test(test_time_overflow),
 		cmocka_unit_test(test_comm_shaped_like_ids),
+		cmocka_unit_test(test_main_pid),
 		cmocka_unit_test(test_call_chains_and_garbage),
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_periods_and_attached_chains),
