@@ -540,12 +540,23 @@ int jitcode_parse_pypylog(const char *name, const char *buf, size_t n, const str
 					      (unsigned long long)(JC_MAX_TOTAL_CODE >> 20));
 				break;
 			}
+			/* the section's tick in the runner's clock: the log's 16 hex digits and the calibration are the benchmark's */
+			double d = 0;
+			if (t && t->valid) {
+				uint64_t tk = (uint64_t)rg->tick, t0 = (uint64_t)t->tick0;
+				d = (tk >= t0 ? (double)(tk - t0) : -(double)(t0 - tk)) * t->ns_per_tick;
+				if (!(d >= -(double)t->ns0 && d < 9.0e18 - (double)t->ns0)) {
+					r = kerr_setc(e, KEXIT_CONFIG, "%s:%ld: its section's tick %#llx is not a time of the "
+						      "run by the calibration", name, rg->line, (unsigned long long)tk);
+					break;
+				}
+			}
 			jc->code_bytes += rg->hi - rg->lo;
 			struct jc_entry *x = jc_add(jc);
 			x->addr = rg->lo;
 			x->size = rg->hi - rg->lo;
 			if (t && t->valid)
-				x->t_ns = t->ns0 + (int64_t)((double)(rg->tick - t->tick0) * t->ns_per_tick);
+				x->t_ns = t->ns0 + (int64_t)d;
 			struct strbuf nm = STRBUF_INIT;
 			sb_adds(&nm, "pypy:");
 			if (rg->bridge)

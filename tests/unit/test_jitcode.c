@@ -201,6 +201,40 @@ static void test_pypylog_total_code(void **state)
 	sb_release(&log);
 }
 
+/*
+ * A section's tick is 16 hex digits of the benchmark's: one past 2^63
+ * wrapped (signed overflow, undefined) and made the region's load time
+ * any value, so samples were named by the wrong region or by none.
+ */
+static void test_pypylog_tick_range(void **state)
+{
+	(void)state;
+	struct jc_ticks t = { 1.0, 1000, 5000, 1 };
+	static const char *const bad[] = {
+		"[8000000000000000] {jit-backend-addr\nLoop 1 (x) has address 0x10 to 0x20\n",
+		"[ffffffffffffffff] {jit-backend-addr\nLoop 1 (x) has address 0x10 to 0x20\n",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct jitcode jc;
+		jitcode_init(&jc);
+		struct kerr e = KERR_INIT;
+		assert_int_equal(jitcode_parse_pypylog("t.log", bad[i], strlen(bad[i]), &t, &jc, &e), -1);
+		if (!strstr(sb_str(&e.msg), "t.log:2: its section's tick"))
+			fail_msg("case %zu: '%s'", i, sb_str(&e.msg));
+		kerr_release(&e);
+		jitcode_free(&jc);
+	}
+	/* within the run: ns0 + (tick - tick0) * ns_per_tick */
+	const char *ok = "[7d0] {jit-backend-addr\nLoop 1 (x) has address 0x10 to 0x20\n";
+	struct jitcode jc;
+	jitcode_init(&jc);
+	struct kerr e = KERR_INIT;
+	assert_int_equal(jitcode_parse_pypylog("t.log", ok, strlen(ok), &t, &jc, &e), 0);
+	assert_int_equal(jc.n, 1);
+	assert_true(jc.v[0].t_ns == 5000 + 1000);
+	jitcode_free(&jc);
+}
+
 /* a log cut short in a line's first word (the file's last line, no newline): parsed
  * from a heap block of exactly its size, so a read past its end is seen under ASan */
 static void test_pypylog_cut_short(void **state)
@@ -277,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_patches_and_reuse),
 		cmocka_unit_test(test_pypylog_errors),
 		cmocka_unit_test(test_pypylog_total_code),
+		cmocka_unit_test(test_pypylog_tick_range),
 		cmocka_unit_test(test_pypylog_cut_short),
 		cmocka_unit_test(test_luajit),
 	};
