@@ -194,12 +194,19 @@ const char *pexec_status_name(enum pexec_status s)
 	return (unsigned)s < ARRAY_SIZE(status_names) ? status_names[s] : "?";
 }
 
-static enum pexec_status status_parse(const char *s)
+/* a stored status: one of status_names, or -1 */
+static int status_known(const char *s)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(status_names); i++)
 		if (s && !strcmp(s, status_names[i]))
-			return (enum pexec_status)i;
-	return PX_PENDING;
+			return (int)i;
+	return -1;
+}
+
+static enum pexec_status status_parse(const char *s)
+{
+	int i = status_known(s);
+	return i < 0 ? PX_PENDING : (enum pexec_status)i;
 }
 
 static char *col_text(sqlite3_stmt *st, int i)
@@ -1221,7 +1228,24 @@ int store_load_schedule(struct store *s, struct schedule *sc, struct kerr *e)
 		it->seq = sqlite3_column_int64(st, 1);
 		it->key = schedule_key_index(sc, sqlite3_column_int64(st, 2));
 		it->num = sqlite3_column_int64(st, 3);
-		it->status = status_parse((const char *)sqlite3_column_text(st, 4));
+		/*
+		 * A status kiln does not write (a file edited, or of another
+		 * version) is refused, not read as pending: a resumed run would
+		 * run that pexec again over the rows it has.
+		 */
+		const char *stt = (const char *)sqlite3_column_text(st, 4);
+		int known = status_known(stt);
+		if (known < 0 && it->key >= 0) {
+			const struct sched_key *k = &sc->keys[it->key];
+			int r = kerr_setc(e, KEXIT_STORE, "%s: pexec %ld of key %s:%s:%s has status '%s', not one kiln "
+					  "writes (pending, running, ok, failed, timeout, tainted): the file was edited or "
+					  "written by another program", s->path, it->num, esc(ESC_TERM, k->bench),
+					  esc(ESC_TERM, k->vm), esc(ESC_TERM, k->variant), esc(ESC_TERM, stt ? stt : "(null)"));
+			sqlite3_finalize(st);
+			schedule_free(sc);
+			return r;
+		}
+		it->status = (enum pexec_status)known;
 		if (it->key < 0) {
 			long id = it->id;
 			sqlite3_finalize(st);
