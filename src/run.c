@@ -567,6 +567,7 @@ struct run_job {
 	char **broken;            /* per key: why it cannot run this session, NULL: it can (run_state.broken) */
 	char *results;
 	int forced;               /* --force over a changed config */
+	int retry;                /* --retry-*: pexecs to put back to pending once the session is ready to run them */
 	const struct run_opts *o;
 };
 
@@ -776,9 +777,24 @@ static int resume_results(struct run_job *j, const struct run_opts *o, struct ke
 		j->forced = 1;
 	}
 	schedule_free(&j->sc);
-	int retried = store_retry(j->st, o->retry_failed, o->retry_tainted, e);
+	/*
+	 * kiln run --slurm gives the pexecs out now; a run that measures them
+	 * resets them in the file only once its session is ready to run them
+	 * (run_session): a refusal before (a key's changed program, a failed
+	 * sanity check) leaves the failures' rows as they were.  Until then
+	 * they are pending in the schedule in memory.
+	 */
+	int retried = o->prepare_only ? store_retry(j->st, o->retry_failed, o->retry_tainted, e) : 0;
 	if (retried < 0 || store_load_schedule(j->st, &j->sc, e) < 0)
 		return -1;
+	for (size_t i = 0; !o->prepare_only && i < j->sc.n; i++) {
+		enum pexec_status s = j->sc.items[i].status;
+		if ((o->retry_failed && (s == PX_FAILED || s == PX_TIMEOUT)) || (o->retry_tainted && s == PX_TAINTED)) {
+			j->sc.items[i].status = PX_PENDING;
+			retried++;
+		}
+	}
+	j->retry = !o->prepare_only && retried > 0;
 	if (retried > 0 && !o->quiet)
 		kiln_note("%d pexec(s) %s will run again", retried,
 			  o->retry_failed && o->retry_tainted ? "that failed, timed out or were tainted"
@@ -1353,7 +1369,8 @@ static int run_session(struct run_job *j, const char *config, const struct run_o
 	int ended = session_begin(&rs.sess, j->results, e);
 	if (ended < 0 || run_prepare_machine(&rs, config, j->results, &tuned, e) < 0)
 		code = e->code ? e->code : KEXIT_FAIL;
-	else if (store_prepare(j->st, count_pending(&j->sc), e) < 0)
+	else if (store_prepare(j->st, count_pending(&j->sc), e) < 0 ||
+		 (j->retry && !o->build_only && store_retry(j->st, o->retry_failed, o->retry_tainted, e) < 0))
 		code = e->code ? e->code : KEXIT_STORE;
 	if (ended > 0 && !o->quiet)
 		kiln_note("ended %d process(es) a killed kiln had left running", ended);

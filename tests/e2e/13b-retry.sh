@@ -49,4 +49,27 @@ sqlite3 t.kiln.db "UPDATE pexecs SET status='tainted'"
 assert_eq "$(sqlite3 t.kiln.db "SELECT status FROM pexecs")" tainted "tainted is left to --retry-tainted"
 "$KILN" run -q t.yaml --retry-tainted; assert_eq $? 1 "tainted pexec ran again (and timed out again)"
 assert_eq "$(sqlite3 t.kiln.db "SELECT status||' '||attempts FROM pexecs")" "timeout 2" "retried once"
+
+# a retry refused before anything runs (the key's program changed) leaves the
+# failure as it was: its status, error and iterations; it was put back to
+# pending and its rows deleted before the refusal
+cp /bin/true vm
+cat > p.yaml <<Y
+pexecs: 2
+iterations: 1
+vms: {s: {plugin: command, path: $T/vm}}
+benchmarks: {a: {param: 0}}
+Y
+"$KILN" run -q p.yaml || fail "program run"
+sqlite3 p.kiln.db "UPDATE pexecs SET status='failed', error='boom' WHERE num=1"
+before=$(sqlite3 p.kiln.db "SELECT num, status, attempts, error FROM pexecs ORDER BY num; SELECT COUNT(*) FROM iterations")
+cp /bin/false vm
+out=$("$KILN" run p.yaml --retry-failed 2>&1); assert_eq $? 3 "a changed program is refused: $out"
+assert_contains "$out" "the program of 1 key(s) changed"
+assert_eq "$(sqlite3 p.kiln.db "SELECT num, status, attempts, error FROM pexecs ORDER BY num; SELECT COUNT(*) FROM iterations")" \
+	"$before" "the refused retry left the failure as it was"
+cp /bin/true vm
+"$KILN" run -q p.yaml --retry-failed || fail "the retry once the program is back"
+assert_eq "$(sqlite3 p.kiln.db "SELECT status||' '||attempts FROM pexecs WHERE num=1")" "ok 2" "retried"
+assert_eq "$(sqlite3 p.kiln.db "SELECT COUNT(*) FROM iterations")" 2 "one iterations row per pexec"
 echo ok
