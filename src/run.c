@@ -818,6 +818,22 @@ static int open_results(struct run_job *j, const struct run_opts *o, struct kerr
 		return -1;
 	if (store_has_experiment(j->st))
 		return resume_results(j, o, e);
+	/* keys without a stored config (kiln import's): not an experiment to run into */
+	struct schedule had;
+	if (store_load_schedule(j->st, &had, e) < 0)
+		return -1;
+	size_t nkeys = had.nkeys;
+	schedule_free(&had);
+	if (nkeys) {
+		char *from = NULL;
+		store_meta_get(j->st, "imported_from", &from);
+		kerr_setc(e, KEXIT_STORE, "%s holds the results of %zu key(s) but no experiment's config (%s%s%s): kiln run "
+			  "does not add to them; run into another results file (-o)", j->results, nkeys,
+			  from ? "imported from " : "not started by kiln run", from ? esc(ESC_TERM, from) : "",
+			  from ? " by kiln import" : "");
+		free(from);
+		return -1;
+	}
 	/* the stored schedule is the one that runs, fresh or resumed */
 	if (store_init(j->st, &j->ex, &j->sc, sched_order_name(o->order), e) < 0 ||
 	    (scratch && store_meta_set(j->st, scratch, "1", e) < 0) ||
