@@ -1396,6 +1396,14 @@ static int run_session(struct run_job *j, const char *config, const struct run_o
 		code = run_loop(&rs, j, config, &ran, e);
 	}
 	run_cleanup(&rs, j, set_up, code == KEXIT_OK ? e : NULL, &code);
+	/*
+	 * The pexecs the log holds go into the results file now, their error
+	 * said: a fold that fails here (the disk is full) was not noticed by
+	 * anything after, and the run said every pexec was done and exited 0
+	 * with them only in RESULTS-log.
+	 */
+	if (code == KEXIT_OK && store_settle(j->st, e) < 0)
+		code = e->code ? e->code : KEXIT_STORE;
 	/* nothing runs once the loop is left: the pexec marked next is pending again */
 	store_reset_running(j->st, NULL);
 	if (o->pending_left)
