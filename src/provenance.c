@@ -142,8 +142,8 @@ static int under(const char *path, const char *dir)
 	return n && !strncmp(path, dir, n) && path[n] == '/';
 }
 
-/* argv as JSON, and each file it names outside the folders hashed whole */
-static void describe_argv(struct strvec *lines, const struct pexec_key *k, const struct strvec *argv)
+/* argv as JSON, and each file it names outside the folders hashed whole (a relative one in `cwd`, where it starts) */
+static void describe_argv(struct strvec *lines, const struct pexec_key *k, const struct strvec *argv, const char *cwd)
 {
 	json_t *a = json_array();
 	for (size_t i = 0; i < argv->n; i++)
@@ -156,13 +156,19 @@ static void describe_argv(struct strvec *lines, const struct pexec_key *k, const
 	for (size_t i = 0; i < argv->n; i++) {
 		const char *w = argv->v[i];
 		struct stat st;
-		if (w[0] != '/' || (vm && !strcmp(w, vm)) || under(w, k->bench_dir) || under(w, k->plugin_dir) ||
-		    stat(w, &st) < 0 || !S_ISREG(st.st_mode))
+		if (!*w || (w[0] != '/' && !cwd))
 			continue;
+		char *path = w[0] == '/' ? xstrdup(w) : path_join(cwd, w);
+		if ((vm && !strcmp(path, vm)) || under(path, k->bench_dir) || under(path, k->plugin_dir) ||
+		    stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+			free(path);
+			continue;
+		}
 		char sha[65], *name = xasprintf("file %s", w);
 		struct kerr e = KERR_INIT;
-		add_hash(lines, name, idc_sha256(w, sha, &e), sha, &e);
+		add_hash(lines, name, idc_sha256(path, sha, &e), sha, &e);
 		free(name);
+		free(path);
 	}
 }
 
@@ -290,7 +296,11 @@ void prov_describe(struct prov *pv, const struct pexec_key *k, const struct strv
 	struct strvec prog = STRVEC_INIT, set = STRVEC_INIT;
 	const struct vm_conf *vmc = k->pc.vm;
 	add(&prog, "plugin", vmc->pl ? vmc->pl->name : vmc->plugin ? vmc->plugin : "external");
-	describe_argv(&prog, k, argv);
+	/* where it starts: a relative path in its argv (an input file, a harness) is read there */
+	const char *cwd = config_cwd(vmc, k->pc.bench);
+	if (cwd)
+		add(&prog, "cwd", cwd);
+	describe_argv(&prog, k, argv, eo->cwd);
 	if (vm)
 		describe_vm(&prog, vm);
 	add_member(&prog, "probe.version", probe, "version");

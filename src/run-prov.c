@@ -204,7 +204,10 @@ static int describe_key(struct run_state *rs, struct pexec_key *k, const json_t 
 	k->pc.instr_dir = NULL;
 	if (r == 0) {
 		pexec_opts(rs->ex, k->whole, &cpus, &eo);
+		eo.cwd = rs->cwd;
 		pexec_user_opts(u, &eo);
+		if (config_cwd(k->pc.vm, k->pc.bench))
+			eo.cwd = config_cwd(k->pc.vm, k->pc.bench);
 		prov_describe(pv, k, &argv, &env, &eo, vm, probe);
 	}
 	sv_clear(&argv);
