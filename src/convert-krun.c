@@ -1474,17 +1474,25 @@ static int emit_cmds(struct kr *k, struct strbuf *y, const char *krun, const cha
 	return 0;
 }
 
-/* a VM's environment, as a flow mapping of the strings Krun's env held */
-static void emit_env(struct strbuf *y, json_t *env)
+/* a VM's environment, as a flow mapping of the strings Krun's env held; what is not one is said */
+static void emit_env(struct kr *k, const char *where, const char *vname, struct strbuf *y, json_t *env)
 {
-	if (json_is_object(env) && json_object_size(env) && !is_unknown(env)) {
+	if (env && !json_is_null(env) && (!json_is_object(env) || is_unknown(env))) {
+		note_at(k, where, vname, "env is %s: not taken over, its runs get no env of the VM's",
+			is_unknown(env) ? tag_str(env, "__unknown__") : "not a dict");
+		return;
+	}
+	if (json_is_object(env) && json_object_size(env)) {
 		sb_adds(y, ", env: {");
 		const char *ek;
 		json_t *ev;
 		int first = 1;
 		json_object_foreach(env, ek, ev) {
-			if (!json_is_string(ev))
+			if (!json_is_string(ev)) {
+				note_at(k, where, vname, "env %s is %s: left out", ek,
+					is_unknown(ev) ? tag_str(ev, "__unknown__") : "not a string");
 				continue;
+			}
 			sb_adds(y, first ? "" : ", ");
 			yaml_quote(y, ek);
 			sb_adds(y, ": ");
@@ -1520,12 +1528,41 @@ static void emit_vms(struct kr *k, struct strbuf *y, json_t *vms, json_t *varian
 		}
 		if (!strcmp(cls, "V8VMDef"))
 			note_at(k, where, vname, "Krun ran d8 (%s); kiln's node plugin runs node (path as given)", path ? path : "?");
+		/*
+		 * Krun's VM defs take (vm_path, env=None, instrument=False), the
+		 * native one (env=None, instrument=False): an env given by position
+		 * is the env; any other argument is said, not dropped
+		 */
+		size_t has_path = strcmp(pl, "c") != 0, env_at = has_path;
+		json_t *env = json_object_get(kw, "env");
+		if (!env && json_is_object(json_array_get(args, env_at)) && !is_unknown(json_array_get(args, env_at)))
+			env = json_array_get(args, env_at);
+		size_t ai;
+		json_t *av;
+		json_array_foreach(args, ai, av)
+			if (!(has_path && ai == 0) && !(ai == env_at && env == av))
+				note_at(k, where, vname, "%s's argument %zu (%s) is not taken over", cls, ai + 1,
+					is_unknown(av) ? tag_str(av, "__unknown__") : json_is_string(av) ? json_string_value(av) : "a value");
+		const char *kwn;
+		json_t *kwv;
+		json_object_foreach(kw, kwn, kwv)
+			if (strcmp(kwn, "env") && strcmp(kwn, "instrument"))
+				note_at(k, where, vname, "%s's %s= is not taken over", cls, kwn);
+		if (n && !json_is_null(n) && !json_is_integer(n))
+			note_at(k, where, vname, "n_iterations is %s: not taken over (the experiment's iterations are used)",
+				is_unknown(n) ? tag_str(n, "__unknown__") : "not an integer");
+		json_object_foreach(vm, kwn, kwv)
+			if (strcmp(kwn, "vm_def") && strcmp(kwn, "variants") && strcmp(kwn, "n_iterations"))
+				note_at(k, where, vname, "'%s' is not taken over", kwn);
 		size_t vi;
 		json_t *var;
 		json_array_foreach(vl, vi, var) {
 			const char *kv = json_string_value(var);
-			if (!kv)
+			if (!kv) {
+				note_at(k, where, vname, "variant %zu is %s: left out", vi + 1,
+					is_unknown(var) ? tag_str(var, "__unknown__") : "not a string");
 				continue;
+			}
 			char *kiln_var = variant_for(pl, kv);
 			char *name = vi ? xasprintf("%s.%s", vname, kv) : xstrdup(vname);
 			if (strcmp(kiln_var, kv))
@@ -1546,7 +1583,7 @@ static void emit_vms(struct kr *k, struct strbuf *y, json_t *vms, json_t *varian
 			}
 			if (json_is_integer(n))
 				sb_addf(y, ", iterations: %lld", (long long)json_integer_value(n));
-			emit_env(y, json_object_get(kw, "env"));
+			emit_env(k, where, name, y, env);
 			if (json_is_true(json_object_get(kw, "instrument")))
 				sb_adds(y, ", instrument: true");
 			sb_adds(y, "}\n");
@@ -1592,8 +1629,11 @@ static void emit_skip(struct kr *k, struct strbuf *y, const struct strvec *renam
 		int written = 0;
 		json_array_foreach(skip, i, s) {
 			const char *pat = json_string_value(s);
-			if (!pat)
+			if (!pat) {
+				note_at(k, where_of(k, "SKIP"), "SKIP", "entry %zu is %s: left out (the keys it would skip run)",
+					i + 1, is_unknown(s) ? tag_str(s, "__unknown__") : "not a string");
 				continue;
+			}
 			/* a pattern of a VM left out matches nothing: kiln refuses such a pattern */
 			const char *c1 = strchr(pat, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
 			int vm_here = !c1 || !c2;
@@ -1669,6 +1709,22 @@ static int emit(struct kr *k)
 	free(stem);
 	json_t *nx = setting(k, "N_EXECUTIONS");
 	sb_addf(y, "\npexecs: %lld\n", json_is_integer(nx) && json_integer_value(nx) > 0 ? (long long)json_integer_value(nx) : 1);
+	/* a setting that is there but not a value kiln can use is said, not dropped */
+	static const struct { const char *name, *as; int integer; } nums[] = {
+		{ "N_EXECUTIONS", "pexecs: 1 written", 1 },
+		{ "STACK_LIMIT", "no stack limit written", 1 },
+		{ "EXECUTION_TIMEOUT", "no timeout written", 0 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(nums); i++) {
+		json_t *v = setting(k, nums[i].name);
+		if (!v || json_is_null(v))
+			continue;
+		int ok = nums[i].integer ? json_is_integer(v) : json_is_number(v);
+		if (!ok || json_number_value(v) <= 0)
+			note_at(k, where_of(k, nums[i].name), nums[i].name, "not a positive %s (%s): %s",
+				nums[i].integer ? "integer" : "number",
+				is_unknown(v) ? tag_str(v, "__unknown__") : ok ? "zero or less" : "another value", nums[i].as);
+	}
 	/* Krun runs benchmarks/<name>/<subdir>/ beside its config, its entry points its own */
 	sb_adds(y, "benchmarks_dir: benchmarks\nlayout: krun\n");
 	json_t *stack = setting(k, "STACK_LIMIT"), *heap = setting(k, "HEAP_LIMIT"), *to = setting(k, "EXECUTION_TIMEOUT");
