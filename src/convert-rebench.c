@@ -681,6 +681,13 @@ static int make_vms(struct rb *r)
 		for (size_t w = 0; w < r->nvm; w++)
 			nsuites += !strcmp(r->vm[w].executor, m->executor);
 		m->name = rebench_vm_name(m->executor, m->suite, nsuites);
+		/* two executors (or executor.suite pairs) whose names become one VM's would be one VM twice */
+		for (size_t w = 0; w < v; w++)
+			if (!strcmp(r->vm[w].name, m->name))
+				return rb_err(r, get(r->executors, m->executor), "executors",
+					      "%s (suite %s) and %s (suite %s) are both kiln's VM '%s' (a VM's name has no ':', "
+					      "'[', ']' or ',', and an executor of several suites is EXECUTOR.SUITE): rename one",
+					      m->executor, m->suite, r->vm[w].executor, r->vm[w].suite, m->name);
 		const struct rb_group *g = &r->g[m->first];
 		if (!gauge_of(g->adapter))
 			return rb_err(r, get(get(r->suites, m->suite), "gauge_adapter"), m->suite, "gauge_adapter %s: kiln has no gauge for it (it reads RebenchLog, JMH, "
