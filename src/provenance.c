@@ -23,13 +23,31 @@
 #define MAX_DEPTH 4
 #define SHOW_MAX 120     /* characters of a value shown by prov_diff */
 
+/*
+ * s made one visible line, without ambiguity: ESC_TERM writes a tab, a
+ * newline or a byte that is not UTF-8 as \t, \n, \xNN and keeps a
+ * backslash as it is, so a value's own backslashes are doubled first (a
+ * tab and the two characters \t would otherwise be one program)
+ */
+static void add_visible(struct strbuf *sb, const char *s)
+{
+	struct strbuf d = STRBUF_INIT;
+	for (const char *p = s; *p; p++) {
+		if (*p == '\\')
+			sb_addc(&d, '\\');
+		sb_addc(&d, *p);
+	}
+	esc_add(sb, ESC_TERM, sb_str(&d));
+	sb_release(&d);
+}
+
 /* one "name<TAB>value" line; the value made one visible line */
 static void add(struct strvec *lines, const char *name, const char *value)
 {
 	struct strbuf sb = STRBUF_INIT;
-	esc_add(&sb, ESC_TERM, name);
+	add_visible(&sb, name);
 	sb_addc(&sb, '\t');
-	esc_add(&sb, ESC_TERM, value ? value : "");
+	add_visible(&sb, value ? value : "");
 	sv_push(lines, sb.buf);
 	sb_release(&sb);
 }
