@@ -8,6 +8,7 @@
  * class (the pages forbid inline styles).  Untrusted text (subjects) is
  * only ever inside <title>, escaped.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #define TOP 10.0
 #define BOTTOM 34.0
 #define TITLE_SUBJECT 60 /* columns of a subject kept in a tooltip */
+#define Y_TICKS_MAX 16   /* nice_step aims at 4 */
 
 /* a linear map of [lo, hi] onto [p0, p1] (pixels) */
 struct scale {
@@ -92,10 +94,22 @@ static void svg_open(struct strbuf *sb, const struct pub_key *k, const char *id,
 /* horizontal grid lines and their labels, in the time unit of the range's top (seconds in) */
 static void y_axis_time(struct strbuf *sb, const struct scale *y)
 {
+	/*
+	 * The ticks counted, not stepped to: a step below the values' precision
+	 * (levels an ulp apart) or an infinite range would never get past hi
+	 */
+	if (!isfinite(y->hi - y->lo) || !(y->hi > y->lo))
+		return;
 	const struct time_unit *tu = time_unit_for(fmax(fabs(y->hi), fabs(y->lo)));
-	double step = nice_step(y->lo, y->hi, 4);
+	double step = nice_step(y->lo, y->hi, 4), first = ceil(y->lo / step) * step, last = NAN;
 	int dec = (int)fmax(0, -floor(log10(step * tu->scale) + 1e-9));
-	for (double v = ceil(y->lo / step) * step; v <= y->hi + step * 1e-9; v += step) {
+	for (int i = 0; i < Y_TICKS_MAX; i++) {
+		double v = first + i * step;
+		if (!(v <= y->hi + step * 1e-9))
+			break;
+		if (v == last)
+			continue;
+		last = v;
 		double py = sc_at(y, v);
 		sb_addf(sb, "<path class=\"grid\" d=\"M%.0f %.1fH%.0f\"/><text class=\"yl\" x=\"%.0f\" y=\"%.1f\">%.*f %s</text>\n",
 			LEFT, py, CHART_W - RIGHT, LEFT - 6, py + 4, dec, v * tu->scale, tu->name);
@@ -166,8 +180,9 @@ static int range_of(const double *lo, const double *hi, size_t n, size_t stride,
 	double pad = (*b - *a) * 0.06;
 	if (!(pad > 0))
 		pad = fabs(*a) * 0.05 + 1e-12;
-	*a -= pad;
-	*b += pad;
+	/* values near DBL_MAX (a crafted history): the padded range stays finite */
+	*a = fmax(*a - pad, -DBL_MAX);
+	*b = fmin(*b + pad, DBL_MAX);
 	return 1;
 }
 
