@@ -5,7 +5,6 @@
  * --format the format follows -o's extension, else text.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -132,13 +131,7 @@ static int cmd_report(int argc, char **argv)
 	char *tmp = NULL;
 	if (out && strcmp(out, "-")) {
 		tmp = xasprintf("%s.tmp.%d", out, (int)getpid());
-		/*
-		 * a name anyone who can write to out's folder can guess: whatever is
-		 * there (a link to a file of root's) removed, and a new file made,
-		 * never one followed or reused
-		 */
-		unlink(tmp);
-		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		int fd = open_tmp_new(tmp);
 		f = fd >= 0 ? fdopen(fd, "w") : NULL;
 		if (!f) {
 			if (fd >= 0)

@@ -300,7 +300,7 @@ static int fout_open(struct fout *o, const char *path, struct kerr *e)
 	o->path = path;
 	o->e = e;
 	o->tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
-	o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	o->fd = open_tmp_new(o->tmp);
 	if (o->fd < 0) {
 		kerr_set(e, "%s: %s", o->tmp, strerror(errno));
 		free(o->tmp);

@@ -759,10 +759,23 @@ ssize_t pwrite_zeros(int fd, off_t at, size_t n)
 	return pwritev(fd, v, nv, at);
 }
 
+/*
+ * A new file at TMP, a name beside an output that anyone who can write to
+ * its folder can guess (PATH.tmp.PID): whatever is there (a link to a file
+ * of root's, a file made to be reused) is removed and the file made anew,
+ * never followed or truncated in place.
+ */
+int open_tmp_new(const char *tmp)
+{
+	if (unlink(tmp) < 0 && errno != ENOENT)
+		return -1;
+	return open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+}
+
 int write_file(const char *path, const void *data, size_t n, struct kerr *e)
 {
 	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = open_tmp_new(tmp);
 	if (fd < 0) {
 		kerr_set(e, "%s: %s", tmp, strerror(errno));
 		free(tmp);

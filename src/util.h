@@ -150,6 +150,8 @@ const char *kiln_col(FILE *f, const char *sgr); /* "" when colour is off */
 /* the one way to read a whole file; -1 with e set on failure */
 int read_file(const char *path, struct strbuf *out, struct kerr *e);
 /* write a whole file atomically (temp + rename) */
+/* a new file at tmp (PATH.tmp.PID), whatever was at that name removed, never followed: the fd, -1 errno */
+int open_tmp_new(const char *tmp);
 int write_file(const char *path, const void *data, size_t n, struct kerr *e);
 /*
  * pwrite(2) of up to n zero bytes (at most 64 KiB a call) at `at`: one
