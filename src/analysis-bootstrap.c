@@ -58,9 +58,9 @@ static uint64_t splitmix64(uint64_t *z)
 	return r ^ (r >> 31);
 }
 
-static void xo8_seed(struct xo8 *x, gsl_rng *g)
+static void xo8_seed(struct xo8 *x, gsl_rng *g, uint64_t extra)
 {
-	uint64_t z = ((uint64_t)gsl_rng_get(g) << 32) ^ (uint64_t)gsl_rng_get(g);
+	uint64_t z = (((uint64_t)gsl_rng_get(g) << 32) ^ (uint64_t)gsl_rng_get(g)) ^ extra;
 	for (int w = 0; w < 4; w++)
 		for (int l = 0; l < XL; l++)
 			x->s[w][l] = splitmix64(&z);
@@ -399,13 +399,20 @@ size_t an_bootstrap_means_how(const struct an_sample *s, long resamples, uint64_
 	size_t per = N / s->ngroups, at = 0;
 	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(g, (unsigned long)seed);
+	/*
+	 * GSL's mt19937 keeps the seed's low 32 bits and takes 0 as 4357: what
+	 * it drops goes into the streams' seeds, so that every --seed gives
+	 * streams of its own (0 and 4357, 1 and 2^32 + 1 gave the same); 0 for
+	 * the seeds it keeps whole, whose resamples stay what they were
+	 */
+	uint64_t extra = (seed >> 32) | ((seed & 0xffffffffULL) == 0 ? 1ULL << 63 : 0);
 	struct seg_model *sm = NULL;
 	for (size_t gi = 0; gi < s->ngroups; gi++) {
 		size_t from = gi ? s->group_end[gi - 1] : 0, to = s->group_end[gi], total = 0;
 		for (size_t q = from; q < to; q++)
 			total += s->len[q];
 		struct xo8 st;
-		xo8_seed(&st, g);
+		xo8_seed(&st, g, extra);
 		if (!total)
 			continue;
 		sm = xrealloc(sm, (to - from) * sizeof(*sm));

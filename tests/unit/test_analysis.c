@@ -931,6 +931,23 @@ static void test_bootstrap_seeded(void **state)
 	assert_true(m1 == m2 && l1 == l2 && h1 == h2);
 	boot1(a, 300, 20000, 43, &m2, &l2, &h2);
 	assert_true(m1 != m2 || l1 != l2 || h1 != h2);
+	/*
+	 * every seed its own resamples: GSL's mt19937 keeps a seed's low 32
+	 * bits and takes 0 as 4357, and --seed 0 and 4357, 1 and 2^32 + 1,
+	 * 2^32 and 2^32 + 4357 gave the same figures
+	 */
+	const uint64_t alias[][2] = { { 0, 4357 }, { 1, (1ULL << 32) + 1 }, { 1ULL << 32, (1ULL << 32) + 4357 },
+				      { 0, 1ULL << 32 } };
+	for (size_t i = 0; i < sizeof(alias) / sizeof(alias[0]); i++) {
+		struct tsample t;
+		double v[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, *segs[1] = { v }, ma[64], mb[64];
+		size_t len[1] = { 8 };
+		int gi[1] = { 0 };
+		struct an_sample *s = tsample(&t, segs, len, gi, 1);
+		size_t na = an_bootstrap_means(s, 63, alias[i][0], ma), nb = an_bootstrap_means(s, 63, alias[i][1], mb);
+		assert_int_equal(na, nb);
+		assert_true(memcmp(ma, mb, na * sizeof(double)) != 0);
+	}
 	/* the interval is about the mean +- 2.576 sd/sqrt(n) */
 	double mu = 0, v = 0;
 	for (int i = 0; i < 300; i++)
