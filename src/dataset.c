@@ -313,12 +313,16 @@ size_t ds_split_programs(struct dataset *ds)
 {
 	size_t split = 0;
 	for (size_t ki = 0; ki < ds->nkeys; ki++) {
-		long progs[64];
-		size_t n = key_programs(&ds->keys[ki], progs, ARRAY_SIZE(progs));
+		/* as many as its pexecs: a program past any fixed count would stay averaged in */
+		size_t np = ds->keys[ki].npexecs;
+		long *progs = xmalloc((np ? np : 1) * sizeof(*progs));
+		size_t n = key_programs(&ds->keys[ki], progs, np);
 		if (n)
 			ds->keys[ki].program = progs[0];
-		if (n < 2)
+		if (n < 2) {
+			free(progs);
 			continue;
+		}
 		split++;
 		struct strbuf names = STRBUF_INIT;
 		sb_adds(&names, ds->keys[ki].key);
@@ -338,6 +342,7 @@ size_t ds_split_programs(struct dataset *ds)
 		ds->keys[ki].program_note = note;
 		sb_release(&names);
 		move_after(ds, ki, first_new);
+		free(progs);
 		ki += n - 1;
 	}
 	return split;

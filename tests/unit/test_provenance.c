@@ -170,6 +170,26 @@ static void test_split_programs(void **state)
 	ds_free(&ds);
 }
 
+/* a key that ran more programs than any fixed list holds: each still apart */
+static void test_split_many_programs(void **state)
+{
+	(void)state;
+	struct dataset ds;
+	memset(&ds, 0, sizeof(ds));
+	long prog[70];
+	for (size_t i = 0; i < 70; i++)
+		prog[i] = (long)(70 - i); /* the last found first */
+	add_pexecs(ds_add_key(&ds, "m", "vm", "default-c"), prog, 70);
+	assert_int_equal(ds_split_programs(&ds), 1);
+	assert_int_equal(ds.nkeys, 70);
+	for (size_t i = 0; i < ds.nkeys; i++) {
+		assert_int_equal(ds.keys[i].npexecs, 1);
+		assert_int_equal(ds.keys[i].program, (long)i + 1);
+		assert_int_equal((long)ds.keys[i].pexecs[0].wall[0], (long)i + 1);
+	}
+	ds_free(&ds);
+}
+
 static void test_idcache_sha256(void **state)
 {
 	(void)state;
@@ -225,6 +245,7 @@ int main(void)
 		cmocka_unit_test(test_secret_kept),
 		cmocka_unit_test(test_prov_diff),
 		cmocka_unit_test(test_split_programs),
+		cmocka_unit_test(test_split_many_programs),
 		cmocka_unit_test(test_idcache_sha256),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
