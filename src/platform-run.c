@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,20 +49,29 @@ static void sleep_s(double s)
 		;
 }
 
-static int read_temps(const struct strvec *paths, double *out)
+/*
+ * Every sensor's °C (millidegrees in sysfs); a sensor that cannot be read
+ * now (real ones fail with EIO, ENODATA, EAGAIN: a wireless card down, an
+ * ACPI zone that errs) is NAN and the others still count.  How many were read.
+ */
+static size_t read_temps(const struct strvec *paths, double *out)
 {
+	size_t ok = 0;
 	for (size_t i = 0; i < paths->n; i++) {
 		long v;
-		if (plat_read_long(paths->v[i], &v) < 0)
-			return -1;
+		if (plat_read_long(paths->v[i], &v) < 0) {
+			out[i] = NAN;
+			continue;
+		}
 		out[i] = v / 1000.0;
+		ok++;
 	}
-	return 0;
+	return ok;
 }
 
 size_t platform_temps(const struct platform *p, double *out)
 {
-	return read_temps(&p->temp_paths, out) < 0 ? 0 : p->temp_paths.n;
+	return read_temps(&p->temp_paths, out) < p->temp_paths.n ? 0 : p->temp_paths.n;
 }
 
 static int load1(double *l)
@@ -84,9 +94,17 @@ int platform_open(struct platform *p, const struct platform_conf *conf, struct k
 		plat_glob("/sys/class/thermal/thermal_zone*/temp", &p->temp_paths);
 		plat_glob("/sys/class/hwmon/hwmon*/temp*_input", &p->temp_paths);
 		p->temp0 = xcalloc(p->temp_paths.n + 1, sizeof(double));
-		if (read_temps(&p->temp_paths, p->temp0) < 0) {
-			sv_clear(&p->temp_paths);
-		}
+		read_temps(&p->temp_paths, p->temp0);
+		/* a sensor unreadable at the start has no start to compare with: the others are watched */
+		struct strvec ok = STRVEC_INIT;
+		size_t k = 0;
+		for (size_t i = 0; i < p->temp_paths.n; i++)
+			if (!isnan(p->temp0[i])) {
+				sv_push(&ok, p->temp_paths.v[i]);
+				p->temp0[k++] = p->temp0[i];
+			}
+		sv_clear(&p->temp_paths);
+		p->temp_paths = ok;
 		if (!p->temp_paths.n && p->conf.temperature == CHECK_REQUIRE) {
 			p->unmet = "temperature";
 			return kerr_set(e, "platform.temperature is require, but this machine has no readable "
@@ -185,12 +203,13 @@ static int wait_temps(struct platform *p, struct strbuf *log, struct kerr *e)
 	int waited = 0, rc = 0;
 	for (;;) {
 		size_t hot = n;
-		if (read_temps(&p->temp_paths, t) < 0) {
-			sb_adds(log, "temperature: a sensor became unreadable, not checked\n");
+		if (!read_temps(&p->temp_paths, t)) {
+			sb_adds(log, "temperature: no sensor readable, not checked\n");
 			break;
 		}
+		/* one sensor failing a read is skipped this time, not every sensor with it */
 		for (size_t i = 0; i < n; i++)
-			if (t[i] > p->temp0[i] + p->conf.temp_tolerance_c) {
+			if (!isnan(t[i]) && t[i] > p->temp0[i] + p->conf.temp_tolerance_c) {
 				hot = i;
 				break;
 			}

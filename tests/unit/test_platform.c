@@ -438,6 +438,48 @@ static void test_run_temperature_wait(void **state)
 	kerr_release(&e);
 }
 
+/* a sensor whose read fails (EIO, ENODATA on real machines; a folder here) */
+static void sensor_unreadable(const char *path)
+{
+	char *f = xasprintf("%s%s", root, path);
+	assert_int_equal(unlink(f), 0);
+	assert_int_equal(mkdir(f, 0755), 0);
+	free(f);
+}
+
+/* one sensor that cannot be read leaves the others watched, at the start and later */
+static void test_run_temperature_bad_sensor(void **state)
+{
+	(void)state;
+	struct platform_conf pc;
+	run_conf(&pc);
+	pc.temperature = CHECK_REQUIRE;
+	struct platform p;
+	struct kerr e = KERR_INIT;
+	struct strbuf log = STRBUF_INIT;
+	/* later: hwmon0 fails its reads, thermal_zone0 is too hot all the same */
+	assert_int_equal(platform_open(&p, &pc, &e), 0);
+	p.poll_s = 0.02;
+	sensor_unreadable("/sys/class/hwmon/hwmon0/temp1_input");
+	put("/sys/class/thermal/thermal_zone0/temp", "50000\n");
+	assert_int_equal(platform_before_pexec(&p, &log, &e), -1);
+	assert_non_null(strstr(e.msg.buf, "thermal_zone0/temp is 50.0 °C"));
+	platform_close(&p);
+	/* at the start: hwmon0 is left out, the thermal zones are watched */
+	put("/sys/class/thermal/thermal_zone0/temp", "45000\n");
+	kerr_release(&e);
+	assert_int_equal(platform_open(&p, &pc, &e), 0);
+	p.poll_s = 0.02;
+	assert_int_equal(p.temp_paths.n, 2);
+	assert_int_equal(platform_before_pexec(&p, &log, &e), 0);
+	put("/sys/class/thermal/thermal_zone1/temp", "60000\n");
+	assert_int_equal(platform_before_pexec(&p, &log, &e), -1);
+	assert_non_null(strstr(e.msg.buf, "thermal_zone1/temp is 60.0 °C, start was 52.5 °C"));
+	platform_close(&p);
+	sb_release(&log);
+	kerr_release(&e);
+}
+
 static void *cool_down(void *arg)
 {
 	(void)arg;
@@ -1226,6 +1268,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_doctor_busy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_temperature_wait, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_temperature_cools, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_temperature_bad_sensor, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_load, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_taint, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_real_kmsg, setup, teardown),
