@@ -204,6 +204,30 @@ static void test_doctor_governor_turbo(void **state)
 	put("/sys/devices/system/cpu/cpu1/cpufreq/scaling_governor", "performance\n");
 	k = doctor_find(&c, &ex, "governor");
 	assert_int_equal(k->state, PS_OK);
+	/*
+	 * CPU 2 offline (SMT off): its cpufreq link stays, its policy is
+	 * inactive and a read of its governor fails (EBUSY; a folder here)
+	 */
+	char *g2 = xasprintf("%s/sys/devices/system/cpu/cpu2/cpufreq/scaling_governor", root);
+	assert_int_equal(mkdir_p(g2, 0755), 0);
+	put("/sys/devices/system/cpu/online", "0-1\n");
+	k = doctor_find(&c, &ex, "governor");
+	assert_int_equal(k->state, PS_OK);
+	assert_non_null(strstr(k->value, "cpu2=offline"));
+	/* online and unreadable: that is not performance */
+	put("/sys/devices/system/cpu/online", "0-2\n");
+	k = doctor_find(&c, &ex, "governor");
+	assert_int_equal(k->state, PS_FAIL);
+	assert_non_null(strstr(k->value, "1 of 3 CPUs not on performance"));
+	put("/sys/devices/system/cpu/online", "0-1\n");
+	put("/sys/devices/system/cpu/cpu1/cpufreq/scaling_governor", "powersave\n");
+	k = doctor_find(&c, &ex, "governor");
+	assert_non_null(strstr(k->value, "1 of 2 CPUs not on performance"));
+	put("/sys/devices/system/cpu/cpu1/cpufreq/scaling_governor", "performance\n");
+	free(g2);
+	g2 = xasprintf("%s/sys/devices/system/cpu/cpu2", root);
+	rm_rf(g2);
+	free(g2);
 
 	k = doctor_find(&c, NULL, "scaling-driver");
 	assert_int_equal(k->state, PS_OK);
