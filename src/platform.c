@@ -288,15 +288,36 @@ static char *cmdline_get(const char *cmdline, const char *key)
 	return NULL;
 }
 
+/* the first CPU of pin_cpus that is not in the isolated list, -1 when none (or either cannot be read) */
+static int pinned_not_isolated(const struct platform_conf *pc, const char *isolated)
+{
+	cpu_set_t iso, want;
+	if (!pc->pin_cpus.n || exec_parse_cpus(isolated, &iso) < 0)
+		return -1;
+	for (size_t i = 0; i < pc->pin_cpus.n; i++) {
+		if (exec_parse_cpus(pc->pin_cpus.v[i], &want) < 0)
+			continue;
+		for (int k = 0; k < CPU_SETSIZE; k++)
+			if (CPU_ISSET(k, &want) && !CPU_ISSET(k, &iso))
+				return k;
+	}
+	return -1;
+}
+
 static void ck_isolation(const struct platform_conf *pc, struct pchecks *c)
 {
 	struct strbuf cmd = STRBUF_INIT, iso = STRBUF_INIT;
+	int stray;
 	int have_cmd = plat_read("/proc/cmdline", &cmd) == 0;
 	int have_iso = plat_read("/sys/devices/system/cpu/isolated", &iso) == 0;
 	char *isol = have_cmd ? cmdline_get(cmd.buf, "isolcpus") : NULL;
 	char *nohz = have_cmd ? cmdline_get(cmd.buf, "nohz_full") : NULL;
 	if (!have_cmd && !have_iso) {
 		add(c, "isolcpus", PS_UNAVAILABLE, NULL, "cannot read /proc/cmdline or cpu/isolated");
+	} else if (have_iso && iso.len && (stray = pinned_not_isolated(pc, iso.buf)) >= 0) {
+		/* isolated CPUs that the pexecs are not pinned to isolate nothing of theirs */
+		add(c, "isolcpus", PS_WARN, "set platform.pin_cpus to the isolated CPUs",
+		    "isolated CPUs %s, but pin_cpus has CPU %d, which is not isolated", iso.buf, stray);
 	} else if (have_iso && iso.len) {
 		add(c, "isolcpus", PS_OK, pc->pin_cpus.n ? NULL : "set platform.pin_cpus to the isolated CPUs",
 		    "isolated CPUs %s%s%s%s", iso.buf, nohz ? ", nohz_full=" : "", nohz ? nohz : "",

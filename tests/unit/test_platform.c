@@ -354,6 +354,16 @@ static void test_doctor_system(void **state)
 	k = doctor_find(&c, &ex, "isolcpus");
 	assert_int_equal(k->state, PS_OK);
 	assert_non_null(strstr(k->value, "isolated CPUs 1, nohz_full=1"));
+	/* pexecs pinned off the isolated CPUs: their isolation does nothing for them */
+	sv_push(&ex.platform.pin_cpus, "0-1");
+	k = doctor_find(&c, &ex, "isolcpus");
+	assert_int_equal(k->state, PS_WARN);
+	assert_non_null(strstr(k->value, "pin_cpus has CPU 0, which is not isolated"));
+	sv_clear(&ex.platform.pin_cpus);
+	sv_push(&ex.platform.pin_cpus, "1");
+	k = doctor_find(&c, &ex, "isolcpus");
+	assert_int_equal(k->state, PS_OK);
+	sv_clear(&ex.platform.pin_cpus);
 
 	k = doctor_find(&c, &ex, "thp");
 	assert_int_equal(k->state, PS_WARN);
