@@ -341,7 +341,11 @@ static void ck_aslr(const struct platform_conf *pc, struct pchecks *c)
 		return;
 	}
 	const char *what = v == 0 ? "off" : v == 1 ? "partial" : "full";
-	if (v == 0 || pc->aslr == ASLR_OFF)
+	if (v == 0 && pc->aslr == ASLR_ON)
+		/* a personality can take randomization away from a child, never give it back */
+		add(c, "aslr", PS_WARN, "sysctl kernel.randomize_va_space=2, or set platform.aslr: off or system",
+		    "system off (0): aslr: on cannot turn it on per pexec, addresses are fixed");
+	else if (v == 0 || pc->aslr == ASLR_OFF)
 		add(c, "aslr", PS_OK, NULL, "system %s (%ld)%s", what, v,
 		    pc->aslr == ASLR_OFF ? "; kiln turns it off per pexec (aslr: off)" : "");
 	else if (pc->aslr == ASLR_ON)

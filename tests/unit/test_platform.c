@@ -346,6 +346,18 @@ static void test_doctor_system(void **state)
 	ex.platform.aslr = ASLR_OFF;
 	k = doctor_find(&c, &ex, "aslr");
 	assert_int_equal(k->state, PS_OK);
+	/* aslr: on where the system has it off: no pexec gets it */
+	put("/proc/sys/kernel/randomize_va_space", "0\n");
+	k = doctor_find(&c, &ex, "aslr");
+	assert_int_equal(k->state, PS_OK);
+	ex.platform.aslr = ASLR_ON;
+	k = doctor_find(&c, &ex, "aslr");
+	assert_int_equal(k->state, PS_WARN);
+	assert_non_null(strstr(k->value, "aslr: on cannot turn it on"));
+	put("/proc/sys/kernel/randomize_va_space", "2\n");
+	k = doctor_find(&c, &ex, "aslr");
+	assert_int_equal(k->state, PS_OK);
+	ex.platform.aslr = ASLR_OFF;
 
 	k = doctor_find(&c, &ex, "isolcpus");
 	assert_int_equal(k->state, PS_WARN);
