@@ -181,8 +181,8 @@ int platform_tune(const char *state_path, json_t **saved, struct strbuf *log, st
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(values, json_pack("{s:s, s:s, s:s}", "path", v[i].path, "value",
 							v[i].orig, "set", v[i].want));
-	json_t *st = json_pack("{s:i, s:I, s:s, s:o}", "version", 1, "pid", (json_int_t)getpid(),
-			       "root", platform_root(), "values", values);
+	json_t *st = json_pack("{s:i, s:I, s:I, s:s, s:o}", "version", 1, "pid", (json_int_t)getpid(), "start",
+			       (json_int_t)proc_self_start(), "root", platform_root(), "values", values);
 	int rc = 0;
 	if (n) {
 		char *dir = path_dirname(sp);
@@ -223,6 +223,43 @@ int platform_tune(const char *state_path, json_t **saved, struct strbuf *log, st
 	return rc;
 }
 
+/*
+ * The kiln that tuned (the state file's pid and start time) is still
+ * running: it restores when it ends, and a restore now would undo the
+ * tuning under its pexecs.  A pid reused by another process does not count
+ * (its start time differs; a state file without one: the pid's name is not
+ * kiln's).  Never this process itself.
+ */
+static long tuner_running(const json_t *st)
+{
+	json_int_t pid = json_integer_value(json_object_get(st, "pid"));
+	if (pid <= 0 || pid == (json_int_t)getpid())
+		return 0;
+	char id[32], state;
+	long pg;
+	unsigned long long start;
+	snprintf(id, sizeof(id), "%lld", (long long)pid);
+	if (proc_stat(id, &state, &pg, &start) < 0 || state == 'Z')
+		return 0;
+	const json_t *want = json_object_get(st, "start");
+	if (json_is_integer(want))
+		return (unsigned long long)json_integer_value(want) == start ? (long)pid : 0;
+	char path[64];
+	struct strbuf comm = STRBUF_INIT;
+	snprintf(path, sizeof(path), "/proc/%s/comm", id);
+	int kiln = read_file(path, &comm, NULL) == 0 && !strcmp(sb_str(&comm), "kiln\n");
+	sb_release(&comm);
+	return kiln ? (long)pid : 0;
+}
+
+long platform_tune_owner(const char *state_path)
+{
+	json_t *st = json_load_file(state_path ? state_path : platform_tune_state_path(), 0, NULL);
+	long pid = st ? tuner_running(st) : 0;
+	json_decref(st);
+	return pid;
+}
+
 int platform_restore(const char *state_path, const json_t *saved, struct strbuf *log, struct kerr *e)
 {
 	const char *sp = state_path ? state_path : platform_tune_state_path();
@@ -237,6 +274,12 @@ int platform_restore(const char *state_path, const json_t *saved, struct strbuf 
 		if (!loaded)
 			return kerr_setc(e, KEXIT_CONFIG, "%s:%d:%d: %s", sp, je.line, je.column, je.text);
 		saved = loaded;
+		long pid = tuner_running(saved);
+		if (pid) {
+			json_decref(loaded);
+			return kerr_set(e, "%s: the kiln that tuned (pid %ld) is still running and restores when it ends; "
+				       "stop it (SIGINT) rather than restore under its run", sp, pid);
+		}
 	}
 	const char *root = json_string_value(json_object_get(saved, "root"));
 	if (root && strcmp(root, platform_root())) {

@@ -922,7 +922,11 @@ const char *platform_tune_state_path(void)
 static void ck_tune_state(struct pchecks *c)
 {
 	const char *st = platform_tune_state_path();
-	if (file_exists(st))
+	long owner = file_exists(st) ? platform_tune_owner(st) : 0;
+	if (owner)
+		add(c, "tune-state", PS_OK, NULL, "tuned by a kiln run still going (pid %ld): it restores when it ends",
+		    owner);
+	else if (file_exists(st))
 		add(c, "tune-state", PS_WARN, "kiln doctor --restore",
 		    "%s exists: an earlier kiln run --tune did not restore the machine", st);
 	else

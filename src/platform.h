@@ -171,15 +171,19 @@ const char *platform_tune_state_path(void);
 /*
  * Set governor=performance on every CPU, turbo off, perf_event_max_sample_rate
  * 1, after writing the original values to `state_path` (NULL: default).
- * `*saved` gets them as JSON ({"version":1,"pid":..,"values":[{"path","value"}]})
+ * `*saved` gets them as JSON ({"version":1,"pid":..,"start":..,"values":[{"path","value"}]},
+ * start: the tuning kiln's start time, so that a pid reused is not taken for it)
  * for the results DB.  Refuses when a state file already exists (an earlier
  * tune was never restored).  `log` gets one line per change.
  */
 int platform_tune(const char *state_path, json_t **saved, struct strbuf *log, struct kerr *e);
+/* the pid of a kiln that tuned (its state file) and is still running, else 0 */
+long platform_tune_owner(const char *state_path);
 /*
  * Put the saved values back and delete the state file.  `saved` NULL: read
  * the state file (kiln doctor --restore after a crash).  No state file and
- * no `saved`: 0, nothing to do (`log` says so).  Idempotent.
+ * no `saved`: 0, nothing to do (`log` says so).  Idempotent.  Refused (-1)
+ * from the state file while the kiln that tuned still runs (platform_tune_owner).
  */
 int platform_restore(const char *state_path, const json_t *saved, struct strbuf *log, struct kerr *e);
 /*

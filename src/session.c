@@ -75,47 +75,6 @@ static unsigned long long boot_ticks(void)
 	       (unsigned long long)ts.tv_nsec / (1000000000ULL / (unsigned long long)(hz > 0 ? hz : 100));
 }
 
-/* state, process group and start time of PID from /proc (after the command's closing parenthesis) */
-static int proc_stat(const char *pid, char *state, long *pgrp, unsigned long long *start)
-{
-	char path[300], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	char *p = strrchr(buf, ')');
-	if (!p)
-		return -1;
-	/* after the command: field 3 (state), 4 (ppid), 5 (pgrp) ... 22 (starttime) */
-	char *save = NULL;
-	int field = 3;
-	for (char *t = strtok_r(p + 1, " ", &save); t; t = strtok_r(NULL, " ", &save), field++) {
-		if (field == 3)
-			*state = *t;
-		if (field == 5)
-			*pgrp = atol(t);
-		if (field == 22) {
-			*start = strtoull(t, NULL, 10);
-			return 0;
-		}
-	}
-	return -1;
-}
-
-/* kiln's own start time (clock ticks since boot), the record's proof that a live pid is still this kiln */
-static unsigned long long self_start(void)
-{
-	char state;
-	long pg;
-	unsigned long long start = 0;
-	return proc_stat("self", &state, &pg, &start) == 0 ? start : 0;
-}
-
 /* end the processes of group pgid owned by uid and started at or after `since`; how many */
 static int end_group(long pgid, unsigned long long since, long uid)
 {
@@ -357,7 +316,7 @@ int session_begin(struct session *s, const char *results, struct kerr *e)
 	}
 	int ended = clean_dead(s);
 	pexec_clean_instr(s->tag);
-	int n = snprintf(s->rec, sizeof(s->rec), REC_FMT, (long)getpid(), self_start(), s->boot[0] ? s->boot : "-",
+	int n = snprintf(s->rec, sizeof(s->rec), REC_FMT, (long)getpid(), proc_self_start(), s->boot[0] ? s->boot : "-",
 			 0L, 0ULL, 0L);
 	/* a boot id longer than its field: no record rather than a misplaced one (the file stays, locked, empty) */
 	s->rec_len = n > 0 && (size_t)n < sizeof(s->rec) ? (size_t)n : 0;

@@ -807,6 +807,47 @@ int write_file(const char *path, const void *data, size_t n, struct kerr *e)
 	return 0;
 }
 
+/* state, process group and start time of PID from /proc (after the command's closing parenthesis) */
+int proc_stat(const char *pid, char *state, long *pgrp, unsigned long long *start)
+{
+	char path[300], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')');
+	if (!p)
+		return -1;
+	/* after the command: field 3 (state), 4 (ppid), 5 (pgrp) ... 22 (starttime) */
+	char *save = NULL;
+	int field = 3;
+	for (char *t = strtok_r(p + 1, " ", &save); t; t = strtok_r(NULL, " ", &save), field++) {
+		if (field == 3)
+			*state = *t;
+		if (field == 5)
+			*pgrp = atol(t);
+		if (field == 22) {
+			*start = strtoull(t, NULL, 10);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* kiln's own start time (clock ticks since boot), the record's proof that a live pid is still this kiln */
+unsigned long long proc_self_start(void)
+{
+	char state;
+	long pg;
+	unsigned long long start = 0;
+	return proc_stat("self", &state, &pg, &start) == 0 ? start : 0;
+}
+
 int random_bytes(void *p, size_t n, struct kerr *e)
 {
 	for (size_t got = 0; got < n;) {

@@ -150,6 +150,10 @@ const char *kiln_col(FILE *f, const char *sgr); /* "" when colour is off */
 /* the one way to read a whole file; -1 with e set on failure */
 int read_file(const char *path, struct strbuf *out, struct kerr *e);
 /* write a whole file atomically (temp + rename) */
+/* state, process group and start time (clock ticks since boot) of /proc/PID ("self" too): 0, or -1 */
+int proc_stat(const char *pid, char *state, long *pgrp, unsigned long long *start);
+/* this process's start time in those ticks (0: unknown), the proof that a live pid is still the same process */
+unsigned long long proc_self_start(void);
 /* a new file at tmp (PATH.tmp.PID), whatever was at that name removed, never followed: the fd, -1 errno */
 int open_tmp_new(const char *tmp);
 int write_file(const char *path, const void *data, size_t n, struct kerr *e);

@@ -800,6 +800,42 @@ static void test_tune_restore(void **state)
 	assert_int_equal(platform_restore(NULL, NULL, &log, &e), -1);
 	assert_non_null(strstr(e.msg.buf, "bad entry"));
 	unlink(sp);
+
+	/* the kiln that tuned still runs (a child here, its pid and start time in the state
+	 * file): kiln doctor --restore refuses and doctor says the run is going */
+	assert_int_equal(platform_tune(NULL, &saved, &log, &e), 0);
+	json_decref(saved);
+	pid_t kid = fork();
+	if (kid == 0) {
+		pause();
+		_exit(0);
+	}
+	char id[32], kst;
+	long kpg;
+	unsigned long long kstart = 0;
+	snprintf(id, sizeof(id), "%ld", (long)kid);
+	assert_int_equal(proc_stat(id, &kst, &kpg, &kstart), 0);
+	json_t *owned = json_load_file(sp, 0, NULL);
+	assert_non_null(owned);
+	json_object_set_new(owned, "pid", json_integer(kid));
+	json_object_set_new(owned, "start", json_integer((json_int_t)kstart));
+	assert_int_equal(json_dump_file(owned, sp, 0), 0);
+	assert_int_equal(platform_tune_owner(NULL), (long)kid);
+	assert_int_equal(platform_restore(NULL, NULL, &log, &e), -1);
+	assert_non_null(strstr(e.msg.buf, "still running"));
+	assert_tuned();
+	c = (struct pchecks)PCHECKS_INIT;
+	assert_int_equal(doctor_find(&c, NULL, "tune-state")->state, PS_OK);
+	pchecks_release(&c);
+	/* the same pid with another start time is a reused pid: restored */
+	json_object_set_new(owned, "start", json_integer((json_int_t)kstart + 1));
+	assert_int_equal(json_dump_file(owned, sp, 0), 0);
+	assert_int_equal(platform_tune_owner(NULL), 0);
+	kill(kid, SIGKILL);
+	waitpid(kid, NULL, 0);
+	json_decref(owned);
+	assert_int_equal(platform_restore(NULL, NULL, &log, &e), 0);
+	assert_untuned();
 	sb_release(&log);
 	kerr_release(&e);
 }
