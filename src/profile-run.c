@@ -377,28 +377,6 @@ static int cmp_int(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* how many samples the pid has: pids sorted, n of them */
-static size_t pid_count(const int *pids, size_t n, int pid)
-{
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (pids[mid] < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	size_t a = lo;
-	for (hi = n; lo < hi;) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (pids[mid] <= pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo - a;
-}
-
 /*
  * The benchmark's process: the pid with most samples in [from, to), the
  * first seen of those with as many.  Counted on the pids sorted: counting
@@ -414,16 +392,18 @@ int prof_main_pid(const struct pscript *ps, size_t from, size_t to)
 			pids[n++] = ps->s[i].pid;
 	if (n)
 		qsort(pids, n, sizeof(*pids), cmp_int);
-	size_t best = 0;
+	size_t best = 0, nt = 0;
 	for (size_t i = 0, j; i < n; i = j) {
 		for (j = i + 1; j < n && pids[j] == pids[i]; j++)
 			;
 		if (j - i > best)
-			best = j - i;
+			best = j - i, nt = 0;
+		if (j - i == best)
+			pids[nt++] = pids[i]; /* the pids with that many, still sorted, over what was read */
 	}
 	int pid = 0;
-	for (size_t i = from; i < to && best && !pid; i++)
-		if (ps->s[i].pid > 0 && pid_count(pids, n, ps->s[i].pid) == best)
+	for (size_t i = from; i < to && nt && !pid; i++)
+		if (ps->s[i].pid > 0 && bsearch(&ps->s[i].pid, pids, nt, sizeof(*pids), cmp_int))
 			pid = ps->s[i].pid;
 	free(pids);
 	return pid;
