@@ -181,7 +181,7 @@ static int man_pages(const char *dir, const char *docs)
 	return fclose(f) ? KEXIT_FAIL : 0;
 }
 
-int main(int argc, char **argv)
+static int kiln_main(int argc, char **argv)
 {
 	exec_init();
 	store_library_init();
@@ -217,4 +217,28 @@ int main(int argc, char **argv)
 			return cmd_table[i]->exec(argc - 1, argv + 1);
 	kiln_error("'%s' is not a kiln command (see kiln --help)", name);
 	return KEXIT_USAGE;
+}
+
+/*
+ * What a command printed must have reached its standard output: a full
+ * disk, a closed or unwritable file there is a failure (exit 1, said),
+ * never a report, a JSON or a CSV cut short under exit 0.  A reader that
+ * closed its pipe (`kiln report | head`) is not: SIGPIPE ends kiln there
+ * unless a run ignores it, and then EPIPE is not reported either.
+ */
+static int stdout_written(int rc)
+{
+	errno = 0;
+	int bad = ferror(stdout) != 0;
+	if (fflush(stdout) != 0)
+		bad = 1;
+	if (!bad || errno == EPIPE)
+		return rc;
+	kiln_error("standard output: %s", errno ? strerror(errno) : "write error");
+	return rc ? rc : KEXIT_FAIL;
+}
+
+int main(int argc, char **argv)
+{
+	return stdout_written(kiln_main(argc, argv));
 }
