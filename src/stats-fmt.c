@@ -54,6 +54,21 @@ int ks_decimals(double v, double lo, double hi, double pivot, int sig)
 	return d;
 }
 
+/* a value as printed with d decimals, in units of its last digit */
+static long long printed_units(double v, int d)
+{
+	char buf[64];
+	snprintf(buf, sizeof(buf), "%.*f", d, v);
+	return llround(strtod(buf, NULL) * pow(10, d));
+}
+
+/* do "r ± h" printed with d decimals give ends on the sides of 1 that lo and hi are on? */
+static int pm_sides_ok(double r, double h, double lo, double hi, int d)
+{
+	long long rp = printed_units(r, d), hp = printed_units(h, d), one = llround(pow(10, d));
+	return (lo > 1) == (rp - hp > one) && (hi < 1) == (rp + hp < one);
+}
+
 void ks_fmt_ratio(struct strbuf *sb, double r, double lo, double hi, int sig)
 {
 	if (!isfinite(r)) {
@@ -83,7 +98,20 @@ void ks_fmt_ratio(struct strbuf *sb, double r, double lo, double hi, int sig)
 		}
 		if (dh > d)
 			d = dh;
-		sb_addf(sb, "%.*f ± %.*f", d, r, d, h);
-	} else
-		sb_addf(sb, "%.*f (%.*f–%.*f)", d, r, d, lo, d, hi);
+		/*
+		 * r and h are rounded apart, so the ends a reader takes from
+		 * them may be a last digit off lo's and hi's: "1.011 ± 0.011" of
+		 * 1.0006-1.0222 reads as 1.000-1.022, touching 1.  More digits
+		 * until the ends read from the print are on lo's and hi's sides
+		 * of 1, else the interval itself.
+		 */
+		for (; d <= 12 && !pm_sides_ok(r, h, lo, hi, d); d++)
+			;
+		if (d <= 12) {
+			sb_addf(sb, "%.*f ± %.*f", d, r, d, h);
+			return;
+		}
+		d = ks_decimals(r, lo, hi, 1.0, sig);
+	}
+	sb_addf(sb, "%.*f (%.*f–%.*f)", d, r, d, lo, d, hi);
 }

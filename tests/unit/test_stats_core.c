@@ -284,6 +284,38 @@ static void test_printing(void **state)
 	sb_reset(&sb);
 	ks_fmt_ratio(&sb, 0.99999, 0.99998, 0.999995, 3); /* 0.001% faster, significant */
 	assert_string_equal(sb.buf, "0.999990 (0.999980–0.999995)");
+	sb_reset(&sb);
+	/*
+	 * r and the half-width rounded apart: 1.0006-1.0222 printed "1.011 ±
+	 * 0.011", which reads 1.000-1.022 (kiln export of an imported hyperfine
+	 * file gave "1.012 ± 0.012" for 1.0004-1.0236); the ends read from the
+	 * print stay off 1
+	 */
+	ks_fmt_ratio(&sb, 1.0114, 1.0006, 1.0222, 3);
+	assert_string_equal(sb.buf, "1.0114 ± 0.0108");
+	sb_reset(&sb);
+	ks_fmt_ratio(&sb, 0.9886, 0.9778, 0.9994, 3);
+	assert_string_equal(sb.buf, "0.9886 ± 0.0108");
+	sb_reset(&sb);
+	/* an interval that includes 1 may print as touching it, never as off it */
+	ks_fmt_ratio(&sb, 1.0114, 0.9994, 1.0234, 3);
+	assert_string_equal(sb.buf, "1.011 ± 0.012");
+	sb_reset(&sb);
+	/* a sweep: whatever the rounding, "r ± h" reads on the sides of 1 that lo and hi are on */
+	for (int i = 0; i < 20000; i++) {
+		double r = 0.97 + 0.06 * i / 20000.0, h = 0.001 + 0.02 * ((i * 7919) % 1000) / 1000.0;
+		double lo = r - h, hi = r + h;
+		ks_fmt_ratio(&sb, r, lo, hi, 3);
+		double pr, ph;
+		if (sscanf(sb.buf, "%lf ± %lf", &pr, &ph) == 2) {
+			char *pm = strstr(sb.buf, " ± ");
+			int dec = (int)(pm - strchr(sb.buf, '.')) - 1;
+			long long one = llround(pow(10, dec)), rp = llround(pr * one), hp = llround(ph * one);
+			if ((lo > 1) != (rp - hp > one) || (hi < 1) != (rp + hp < one))
+				fail_msg("%.6f (%.6f-%.6f) printed as '%s'", r, lo, hi, sb.buf);
+		}
+		sb_reset(&sb);
+	}
 	sb_release(&sb);
 	assert_int_equal(ks_decimals(2.31, NAN, NAN, NAN, 3), 2);
 	assert_int_equal(ks_decimals(1.0045, 1.00451, 1.0079, 1.0, 3), 3);
