@@ -297,13 +297,38 @@ static void esc_visible(struct strbuf *sb, enum esc_to to, const unsigned char *
 	}
 }
 
-/* one CSV field: the visible text, quoted when it holds , " or spaces at an end; a formula start disarmed */
+/* is t a plain decimal number ("-2", "+0.5", "-1.5e-3"): what a spreadsheet reads as a number, never a formula */
+static int csv_number(const char *t)
+{
+	size_t i = *t == '-' || *t == '+', digits = 0;
+	for (; t[i] >= '0' && t[i] <= '9'; i++)
+		digits++;
+	if (t[i] == '.')
+		for (i++; t[i] >= '0' && t[i] <= '9'; i++)
+			digits++;
+	if (!digits)
+		return 0;
+	if (t[i] == 'e' || t[i] == 'E') {
+		i += t[i + 1] == '-' || t[i + 1] == '+';
+		if (!(t[++i] >= '0' && t[i] <= '9'))
+			return 0;
+		while (t[i] >= '0' && t[i] <= '9')
+			i++;
+	}
+	return t[i] == '\0';
+}
+
+/*
+ * one CSV field: the visible text, quoted when it holds , " or spaces at
+ * an end; a formula start disarmed, but not a number's sign (-P n -2 2's
+ * parameter_n was '-2, which no script reads back as -2)
+ */
 static void esc_csv(struct strbuf *sb, const unsigned char *s, size_t n)
 {
 	struct strbuf v = STRBUF_INIT;
 	esc_visible(&v, ESC_TERM, s, n);
 	const char *t = sb_str(&v);
-	int formula = v.len && strchr("=+-@", t[0]);
+	int formula = v.len && strchr("=+-@", t[0]) && !csv_number(t);
 	if (formula || strpbrk(t, ",\"") || (v.len && (t[0] == ' ' || t[v.len - 1] == ' '))) {
 		sb_addc(sb, '"');
 		if (formula)
