@@ -231,7 +231,7 @@ static void whole_cells(const struct an_key *k, const struct an_opts *o, char *c
 	const double cpu[2] = { w->user, w->sys };
 	for (int q = 0; q < 2; q++) {
 		if (isfinite(cpu[q]))
-			sb_addf(&sb, "%.*f", decimals_sig3(cpu[q]) < 6 ? decimals_sig3(cpu[q]) : 6, cpu[q]);
+			sb_addf(&sb, "%.*f", decimals_sig3(cpu[q]), cpu[q]); /* three digits of 78 us too: not 0.000078 */
 		else
 			sb_adds(&sb, "-");
 		cells[W_USER + q] = sb_detach(&sb);
