@@ -1085,9 +1085,13 @@ static void print_one(const struct bench *b, size_t i, const struct an_key *k, d
 	add_stats(&sb, b, k, conf);
 	const struct an_whole *w = &k->wp;
 	double half = (k->perf_hi - k->perf_lo) / 2;
-	if (!b->runs && half > b->ci * w->mean * 1.0001)
-		sb_addf(&sb, "  The CI is ±%.2g%% of the mean, not %.2g%%: --max-time, --max-runs or --runs give it more runs\n",
-			100 * half / w->mean, 100 * b->ci);
+	if (!b->runs && half > b->ci * w->mean * 1.0001) {
+		sb_adds(&sb, "  The CI is ±");
+		ks_fmt_pct(&sb, 100 * half / w->mean, 2);
+		sb_adds(&sb, " of the mean, not ");
+		ks_fmt_pct(&sb, 100 * b->ci, 2);
+		sb_adds(&sb, ": --max-time, --max-runs or --runs give it more runs\n");
+	}
 	if (failed)
 		sb_addf(&sb, "  %zu run(s) not counted (failed or tainted): kiln status --failures %s\n", failed,
 			esc(ESC_TERM, b->results_abs));
@@ -1160,8 +1164,10 @@ static void could_see(struct strbuf *sb, enum ratio_is is, double mde)
 {
 	if (is == R_NONE)
 		sb_adds(sb, "no interval: too few runs");
-	else if (isfinite(mde))
-		sb_addf(sb, "could see ±%.2g%%", 100 * mde);
+	else if (isfinite(mde)) {
+		sb_adds(sb, "could see ±");
+		ks_fmt_pct(sb, 100 * mde, 2);
+	}
 }
 
 /*

@@ -110,9 +110,10 @@ static void fmt_ratio(struct strbuf *sb, double r, double lo, double hi)
 /* the MDE as a percentage, two significant digits: "±3.1%" */
 static void fmt_mde(struct strbuf *sb, double mde)
 {
-	if (isfinite(mde))
-		sb_addf(sb, mde >= 0.1 ? "±%.0f%%" : "±%.2g%%", 100 * mde);
-	else
+	if (isfinite(mde)) {
+		sb_adds(sb, "±");
+		ks_fmt_pct(sb, 100 * mde, 2);
+	} else
 		sb_adds(sb, "-");
 }
 

@@ -197,10 +197,14 @@ static void text_row(struct strbuf *sb, const struct compare *cp, const struct r
 	sb_addf(sb, "), %zu rounds paired%s: ", w->rp.n, w->rp.duet ? " (run side by side)" : "");
 	if (w->verdict == V_SAME)
 		sb_adds(sb, "no change shown\n");
-	else
-		sb_addf(sb, "%s is %.3g%% %s than %s\n", lb[1], 100 * fabs(w->q.ratio - 1),
-			w->verdict == V_SLOWER ? "slower" : "faster", lb[0]);
-	sb_addf(sb, "       the smallest change these rounds could show (80%% power): %.2g%%\n", 100 * w->q.mde);
+	else {
+		sb_addf(sb, "%s is ", lb[1]);
+		ks_fmt_pct(sb, 100 * fabs(w->q.ratio - 1), 3);
+		sb_addf(sb, " %s than %s\n", w->verdict == V_SLOWER ? "slower" : "faster", lb[0]);
+	}
+	sb_adds(sb, "       the smallest change these rounds could show (80% power): ");
+	ks_fmt_pct(sb, 100 * w->q.mde, 2);
+	sb_addc(sb, '\n');
 	if (w->rp.nofig_a || w->rp.nofig_b)
 		sb_addf(sb, "       left out: %zu pexec(s) of A, %zu of B without a steady state or too short for the "
 			    "warmup analysis, and their rounds\n", w->rp.nofig_a, w->rp.nofig_b);
@@ -294,7 +298,9 @@ static void md_row(struct strbuf *sb, const struct compare *cp, const struct row
 	}
 	sb_adds(sb, " ");
 	add_ratio(sb, &w->q, 0, " (");
-	sb_addf(sb, ") | %zu | %.2g%% | %s", w->rp.n, 100 * w->q.mde, verdict_word(w->verdict));
+	sb_addf(sb, ") | %zu | ", w->rp.n);
+	ks_fmt_pct(sb, 100 * w->q.mde, 2);
+	sb_addf(sb, " | %s", verdict_word(w->verdict));
 	for (int s = 0; s < 2; s++) {
 		struct strbuf words = STRBUF_INIT;
 		ks_shape_words(w->m[s].shape & KS_SHAPE_WARN, ", ", &words);

@@ -115,3 +115,31 @@ void ks_fmt_ratio(struct strbuf *sb, double r, double lo, double hi, int sig)
 	}
 	sb_addf(sb, "%.*f (%.*f–%.*f)", d, r, d, lo, d, hi);
 }
+
+void ks_fmt_pct(struct strbuf *sb, double pct, int sig)
+{
+	if (!isfinite(pct)) {
+		sb_adds(sb, "-");
+		return;
+	}
+	/* a 100-fold change and more: the digits of a bound that says "nothing" would be noise */
+	if (fabs(pct) > 1e4) {
+		sb_addf(sb, "%s10000%%", pct > 0 ? ">" : "<-");
+		return;
+	}
+	char buf[64];
+	int d = 0;
+	if (pct != 0)
+		d = sig - 1 - (int)floor(log10(fabs(pct)));
+	d = d < 0 ? 0 : d > 12 ? 12 : d;
+	snprintf(buf, sizeof(buf), "%.*f", d, pct);
+	/* as %g: no trailing zeros ("1%", not "1.0%"), but never an exponent */
+	if (strchr(buf, '.')) {
+		size_t l = strlen(buf);
+		while (buf[l - 1] == '0')
+			buf[--l] = '\0';
+		if (buf[l - 1] == '.')
+			buf[--l] = '\0';
+	}
+	sb_addf(sb, "%s%%", buf);
+}

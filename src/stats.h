@@ -170,6 +170,13 @@ int ks_decimals(double v, double lo, double hi, double pivot, int sig);
  * "(lo–inf)" unbounded; r alone when lo or hi is NAN.
  */
 void ks_fmt_ratio(struct strbuf *sb, double r, double lo, double hi, int sig);
+/*
+ * A percentage (pct, already times 100) to sig significant digits in
+ * plain decimals without trailing zeros, "%" appended: "2.3%", "1%",
+ * "240%", "0.0041%"; never %g's "2.4e+02%".  Beyond a 100-fold change
+ * ">10000%"; "-" when not finite.
+ */
+void ks_fmt_pct(struct strbuf *sb, double pct, int sig);
 
 /* ---- building blocks (stats-*.c, tests) ---- */
 

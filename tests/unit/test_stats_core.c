@@ -316,6 +316,16 @@ static void test_printing(void **state)
 		}
 		sb_reset(&sb);
 	}
+	/* percentages: plain decimals, never %g's exponent ("could see ±1.3e+02%") */
+	static const struct { double p; int sig; const char *want; } pct[] = {
+		{ 2.31, 2, "2.3%" }, { 1, 2, "1%" }, { 130.4, 2, "130%" }, { 240.6, 2, "241%" }, { 2082.4, 2, "2082%" },
+		{ 0.0041, 2, "0.0041%" }, { 9.96, 2, "10%" }, { 0, 2, "0%" }, { 12.5, 3, "12.5%" }, { 1.2e21, 2, ">10000%" },
+	};
+	for (size_t i = 0; i < sizeof(pct) / sizeof(pct[0]); i++) {
+		ks_fmt_pct(&sb, pct[i].p, pct[i].sig);
+		assert_string_equal(sb.buf, pct[i].want);
+		sb_reset(&sb);
+	}
 	sb_release(&sb);
 	assert_int_equal(ks_decimals(2.31, NAN, NAN, NAN, 3), 2);
 	assert_int_equal(ks_decimals(1.0045, 1.00451, 1.0079, 1.0, 3), 3);
