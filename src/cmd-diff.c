@@ -569,8 +569,11 @@ static int cmd_diff(int argc, char **argv)
 			srec_diff_key(rec, a, b, DIFF_SESSION_SD, &ssd[i]);
 		if (a && b)
 			compare(a, b, &o, ssd[i].sd, &cmp[i]);
-		else
+		else {
+			/* a key only one side has: no ratio (calloc's 0 was finite, and its session sd was listed) */
 			cmp[i].verdict = AN_V_NONE;
+			cmp[i].ratio = cmp[i].lo = cmp[i].hi = cmp[i].wlo = cmp[i].whi = cmp[i].mde = cmp[i].drift = NAN;
+		}
 		if (json)
 			json_array_append_new(jout, key_entry(key, a, b, &cmp[i], &ssd[i], &o));
 		else
