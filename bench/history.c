@@ -297,8 +297,75 @@ struct simbis {
 	size_t culprit;       /* first commit of the new level (0: none) */
 	double step;          /* its log size */
 	double smooth;        /* > 0: a normal kernel of this sd added to each drawn round (smoothed bootstrap) */
+	const struct local_noise *local; /* non-NULL: each compared commit's own pexecs' noise (local model) */
+	size_t ncommits;      /* the simulated commits, mapped onto the series' points by the local model */
 	size_t builds;
 };
+
+/*
+ * The local model: the noise of each commit's own pexecs.  A key's
+ * per-process spread is not one figure over a history: a commit can put
+ * a benchmark's objects where every process lands in one of a few modes
+ * (hashmap on the fifth Lua corpus: pexecs' sd 1.2-2.4% over its first 90
+ * commits, 7.1% over its last 10, where the A/A rounds were measured).
+ * Per series point, the deviations of the log steady means of it and its
+ * built neighbours within +-2 from their own commits' trimmed means,
+ * scaled by sqrt(m / (m - 1)) (a deviation from m values' own centre is
+ * that much narrower than the pexec's noise).  A round is then the
+ * difference of one drawn deviation of each side: unpaired, so what the
+ * machine did between two pexecs is not cancelled (on the quiet corpus a
+ * real round's sd was sqrt(2) times its pexecs' within 0.1 points:
+ * interleaving cancelled next to nothing there).
+ */
+struct local_noise {
+	double **dev;
+	size_t *ndev, npoints;
+};
+
+static void local_noise_make(const struct hist_series *s, struct local_noise *ln)
+{
+	ln->npoints = s->n;
+	ln->dev = xcalloc(s->n + 1, sizeof(double *));
+	ln->ndev = xcalloc(s->n + 1, sizeof(size_t));
+	for (size_t i = 0; i < s->n; i++) {
+		for (size_t j = i >= 2 ? i - 2 : 0; j <= i + 2 && j < s->n; j++) {
+			double y, u;
+			const struct hist_point *p = &s->p[j];
+			if (!hist_point_value(p, HIST_STEADY, &y, &u) || p->n < 3)
+				continue;
+			double f = sqrt((double)p->n / (double)(p->n - 1));
+			for (size_t q = 0; q < p->n; q++)
+				if (p->steady[q] > 0) {
+					ln->dev[i] = xrealloc(ln->dev[i], (ln->ndev[i] + 1) * sizeof(double));
+					ln->dev[i][ln->ndev[i]++] = f * (log(p->steady[q]) - y);
+				}
+		}
+	}
+}
+
+static void local_noise_free(struct local_noise *ln)
+{
+	for (size_t i = 0; i < ln->npoints; i++)
+		free(ln->dev[i]);
+	free(ln->dev);
+	free(ln->ndev);
+}
+
+/* one drawn deviation of simulated commit i (of n), from the series point it maps to (0 without any) */
+static double local_draw(const struct local_noise *ln, size_t i, size_t n)
+{
+	size_t at = n > 0 ? (size_t)((double)i * (double)ln->npoints / (double)n) : 0;
+	if (at >= ln->npoints)
+		at = ln->npoints - 1;
+	/* a point without pexecs (a failed build) takes the nearest that has them */
+	for (size_t d = 0; d < ln->npoints; d++) {
+		if (at >= d && ln->ndev[at - d])
+			return ln->dev[at - d][rnd() % ln->ndev[at - d]];
+		if (at + d < ln->npoints && ln->ndev[at + d])
+			return ln->dev[at + d][rnd() % ln->ndev[at + d]];
+	}
+	return 0;
+}
 
 static double gauss(void);
 
@@ -321,8 +388,9 @@ static int sb_measure(void *ctx, size_t a, size_t b, bisect_more_fn more, void *
 		for (size_t i = 0; i < k; i++) {
 			double la = s->culprit && a >= s->culprit ? s->step : 0, lb = s->culprit && b >= s->culprit ? s->step : 0;
 			/* a round of two like pexecs is symmetric about its centre: either sign is as likely */
-			double noise = s->npair ? (rnd() & 1 ? 1 : -1) * s->pair[rnd() % s->npair]
-						 : s->res[rnd() % s->nres] - s->res[rnd() % s->nres];
+			double noise = s->local ? local_draw(s->local, b, s->ncommits) - local_draw(s->local, a, s->ncommits)
+				       : s->npair ? (rnd() & 1 ? 1 : -1) * s->pair[rnd() % s->npair]
+						  : s->res[rnd() % s->nres] - s->res[rnd() % s->nres];
 			if (s->smooth > 0)
 				noise += s->smooth * gauss();
 			d[n++] = lb - la + noise;
@@ -388,6 +456,71 @@ static size_t paired_residuals(struct history *h, long machine, const char *key,
 	return n;
 }
 
+/* the sd of n logs */
+static double log_sd(const double *x, size_t n)
+{
+	double sum = 0, ss = 0;
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (x[i] > 0) {
+			sum += log(x[i]);
+			ss += log(x[i]) * log(x[i]);
+			m++;
+		}
+	return m > 1 ? sqrt(fmax(0, (ss - sum * sum / (double)m) / (double)(m - 1))) : NAN;
+}
+
+/* the median over a series' points of the sd of their pexecs' log steady means */
+static double series_pexec_sd(const struct hist_series *s)
+{
+	double *v = xmalloc((s->n + 1) * sizeof(double));
+	size_t m = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		double sd = s->p[i].built && s->p[i].n > 2 ? log_sd(s->p[i].steady, s->p[i].n) : NAN;
+		if (isfinite(sd))
+			v[m++] = sd;
+	}
+	double r = m ? an_percentile(v, m, 50) : NAN;
+	free(v);
+	return r;
+}
+
+/* the same over the A/B sessions' runs (each side of each session its own group), their mean */
+static double ab_pexec_sd(struct history *h, long machine, const char *key)
+{
+	sqlite3_stmt *st = history_prepare(h, "SELECT p.run_id, f.steady_mean FROM runs r JOIN pexecs p ON p.run_id = r.id"
+					      " JOIN keys k ON k.id = p.key_id JOIN figures f ON f.pexec_id = p.id"
+					      " WHERE r.kind = 'ab' AND r.machine_id = ? AND"
+					      " k.bench || ':' || k.vm || ':' || k.variant = ? ORDER BY p.run_id", NULL);
+	if (!st)
+		return NAN;
+	sqlite3_bind_int64(st, 1, machine);
+	sqlite3_bind_text(st, 2, key, -1, SQLITE_TRANSIENT);
+	double *x = NULL, sum = 0;
+	size_t n = 0, groups = 0;
+	long cur = -1;
+	for (int more = 1; more;) {
+		more = sqlite3_step(st) == SQLITE_ROW;
+		long run = more ? sqlite3_column_int64(st, 0) : -2;
+		if (run != cur && n) {
+			double sd = log_sd(x, n);
+			if (isfinite(sd)) {
+				sum += sd;
+				groups++;
+			}
+			n = 0;
+		}
+		cur = run;
+		if (more) {
+			x = xrealloc(x, (n + 1) * sizeof(double));
+			x[n++] = history_col_double(st, 1);
+		}
+	}
+	free(x);
+	sqlite3_finalize(st);
+	return groups ? sum / (double)groups : NAN;
+}
+
 /* every pexec's log steady mean less its commit's trimmed mean, of one series */
 static size_t residuals(const struct hist_series *s, double **out)
 {
@@ -408,15 +541,16 @@ static size_t residuals(const struct hist_series *s, double **out)
 
 struct bis_tally {
 	long right, found, over, inj, aa, aa_named, rounds;
-	long kright[MAXK], kinj[MAXK];
+	long kright[MAXK], kinj[MAXK], kwrong[MAXK]; /* kwrong: a culprit named, not the injected one */
+	long off1;                                    /* of those, the named commit next to the injected one */
 	size_t worst;
 	size_t *kneed[MAXK], knneed[MAXK]; /* the caps undecided searches named (bisect_rounds_needed), per key */
 };
 
 /* trials x keys bisections over the stored noise: a 2% step at a random commit, or (every third) none */
 static void bisect_trials(const struct bisect_opts *o, double **pair, const size_t *npair, const double *smooth,
-			  const struct hist_series *base, size_t nk, size_t ncommits, int trials, size_t lg,
-			  struct bis_tally *t)
+			  const struct local_noise *local, const struct hist_series *base, size_t nk, size_t ncommits,
+			  int trials, size_t lg, struct bis_tally *t)
 {
 	memset(t, 0, sizeof(*t));
 	for (int tr = 0; tr < trials; tr++) {
@@ -426,6 +560,8 @@ static void bisect_trials(const struct bisect_opts *o, double **pair, const size
 			sb.pair = pair[k];
 			sb.npair = npair[k];
 			sb.smooth = smooth[k];
+			sb.local = local ? &local[k] : NULL;
+			sb.ncommits = ncommits;
 			if (sb.nres < 20) {
 				free((void *)sb.res);
 				continue;
@@ -452,6 +588,10 @@ static void bisect_trials(const struct bisect_opts *o, double **pair, const size
 				t->right += ok;
 				t->kinj[k]++;
 				t->kright[k] += ok;
+				if (r.outcome == BISECT_FOUND && !ok) {
+					t->kwrong[k]++;
+					t->off1 += r.culprit + 1 == sb.culprit || r.culprit == sb.culprit + 1;
+				}
 				t->over += r.builds > lg + 2;
 				t->worst = r.builds > t->worst ? r.builds : t->worst;
 			}
@@ -541,22 +681,47 @@ static void bisect_bench(struct history *h, long machine, const struct strvec *k
 	om.biweight_c = oh.biweight_c = 0;
 	om.huber_k = 0;
 	rng_state = seed;
-	bisect_trials(&om, pair, npair, smooth, base, nk, ncommits, trials, lg, &mean_t);
+	bisect_trials(&om, pair, npair, smooth, NULL, base, nk, ncommits, trials, lg, &mean_t);
 	rng_state = seed;
-	bisect_trials(&oh, pair, npair, smooth, base, nk, ncommits, trials, lg, &hub_t);
+	bisect_trials(&oh, pair, npair, smooth, NULL, base, nk, ncommits, trials, lg, &hub_t);
 	rng_state = seed;
-	bisect_trials(&o, pair, npair, smooth, base, nk, ncommits, trials, lg, &t);
+	bisect_trials(&o, pair, npair, smooth, NULL, base, nk, ncommits, trials, lg, &t);
+	/* the same trials (same seed) with each compared commit's own pexecs' noise */
+	struct local_noise *local = xcalloc(nk + 1, sizeof(*local));
+	for (size_t k = 0; k < nk; k++)
+		local_noise_make(&base[k], &local[k]);
+	struct bis_tally loc_t;
+	rng_state = seed;
+	bisect_trials(&o, pair, npair, smooth, local, base, nk, ncommits, trials, lg, &loc_t);
+	for (size_t k = 0; k < nk; k++)
+		local_noise_free(&local[k]);
+	free(local);
 	printf("\nbisection per key (2%% steps right; sd of a round's log ratio):");
 	for (size_t k = 0; k < nk; k++) {
 		double ss = 0;
 		for (size_t i = 0; i < npair[k]; i++)
 			ss += pair[k][i] * pair[k][i];
 		printf("%s %s %ld/%ld", k ? "," : "", keys->v[k], t.kright[k], t.kinj[k]);
+		if (t.kwrong[k])
+			printf(" {%ld wrong}", t.kwrong[k]);
 		if (npair[k])
 			printf(" (%.2f%%)", 100 * sqrt(ss / (double)npair[k]));
 		else
 			printf(" (no stored rounds)");
 		print_needed(&t, k);
+	}
+	printf("\npexecs' spread per key (sd of log steady means within a commit): the series' median, and in the A/B "
+	       "sessions the rounds came from:");
+	for (size_t k = 0; k < nk; k++) {
+		double ab = ab_pexec_sd(h, machine, keys->v[k]);
+		printf("%s %s %.2f%% / %.2f%%", k ? "," : "", keys->v[k], 100 * series_pexec_sd(&base[k]), 100 * ab);
+	}
+	printf("\nbisection per key, each compared commit's own pexecs' noise (2%% steps right):");
+	for (size_t k = 0; k < nk; k++) {
+		printf("%s %s %ld/%ld", k ? "," : "", keys->v[k], loc_t.kright[k], loc_t.kinj[k]);
+		if (loc_t.kwrong[k])
+			printf(" {%ld wrong}", loc_t.kwrong[k]);
+		print_needed(&loc_t, k);
 	}
 	for (size_t k = 0; k < nk; k++)
 		free(pair[k]);
@@ -573,12 +738,18 @@ static void bisect_bench(struct history *h, long machine, const struct strvec *k
 	printf("ROW\tbisection: culprit right among %zu commits, injected 2%% steps\t%.3f (%ld of %ld)\t>= 0.95\t%s\n",
 	       ncommits, t.inj ? (double)t.right / (double)t.inj : NAN, t.right, t.inj,
 	       t.inj && t.right >= 0.95 * (double)t.inj ? "PASS" : "MISS");
+	printf("ROW\tbisection, each compared commit's own pexecs' noise (the same trials, unpaired rounds): culprit right "
+	       "among %zu commits, injected 2%% steps\t%.3f (%ld of %ld); %ld A/A ranges named; %ld wrong culprits of %ld "
+	       "named\t-\t-\n", ncommits, loc_t.inj ? (double)loc_t.right / (double)loc_t.inj : NAN, loc_t.right, loc_t.inj,
+	       loc_t.aa_named, loc_t.found - loc_t.right, loc_t.found);
 	printf("ROW\tbisection with Huber's centre instead of the biweight (the same trials): culprit right\t%.3f (%ld of "
 	       "%ld); %ld A/A ranges named\t-\t-\n",
 	       hub_t.inj ? (double)hub_t.right / (double)hub_t.inj : NAN, hub_t.right, hub_t.inj, hub_t.aa_named);
 	printf("ROW\tbisection with the rounds' mean (the same trials): culprit right\t%.3f (%ld of "
 	       "%ld); %ld A/A ranges named\t-\t-\n",
 	       mean_t.inj ? (double)mean_t.right / (double)mean_t.inj : NAN, mean_t.right, mean_t.inj, mean_t.aa_named);
+	printf("ROW\tbisection: a wrong culprit named, of the culprits named for injected 2%% steps (next to the injected "
+	       "commit)\t%ld of %ld (%ld)\t-\t-\n", t.found - t.right, t.found, t.off1);
 	printf("ROW\tbisection: builds, most of any trial\t%zu\t<= %zu\t%s\n", t.worst, lg + 2,
 	       t.worst <= lg + 2 ? "PASS" : "MISS");
 	printf("ROW\tbisection: A/A ranges with a culprit named\t%ld of %ld\t0 of >= 50\t%s\n", t.aa_named, t.aa,
@@ -586,6 +757,7 @@ static void bisect_bench(struct history *h, long machine, const struct strvec *k
 	tally_free(&mean_t);
 	tally_free(&hub_t);
 	tally_free(&t);
+	tally_free(&loc_t);
 }
 
 /*
