@@ -31,7 +31,11 @@
 # and one minute for F, for development).  Takes about 2 h in full (7087 s
 # on 2026-12-03, loaded; F alone 20 minutes; G about 10).  LIVE_KEEP=DIR keeps the tables of every comparison;
 # LIVE_ONLY=AD,E,F,G runs only those sections (D alone: LIVE_ONLY=D, its 2 N_DIFF
-# sessions back to back); LIVE_NOISE=0 starts no neighbour.
+# sessions back to back); LIVE_NOISE=0 starts no neighbour; LIVE_NOISE=shared
+# starts one on every CPU, bursting at the same moments, a quarter of each
+# CPU (half a CPU in all, as the default's): interference that hits both
+# sides of a duet at once, as a co-tenant's or the host's does (E's third
+# condition).
 set -u
 cd "$(dirname "$0")/.."
 O=${O:-build}
@@ -135,6 +139,10 @@ echo "live: $SCALE scale; $(nproc) CPUs; load average at the start: $(load)"
 # LIVE_NOISE=0: no neighbour (the machine as it is; E's quiet rows, where duet's premise holds or not)
 if [ "${LIVE_NOISE:-1}" = 0 ]; then
 	echo "live: no neighbour (LIVE_NOISE=0)"
+elif [ "${LIVE_NOISE:-1}" = shared ]; then
+	echo "live: a neighbour on every CPU, bursting at the same moments (LIVE_NOISE=shared)"
+	"$T/bin/noise" 14400 0.25 shared &
+	noise_pid=$!
 else
 	"$T/bin/noise" 14400 0.5 &
 	noise_pid=$!
