@@ -45,7 +45,7 @@ const struct cmd_entry cmd_track_entry = {
 		"                      each in its own checkout (HISTORY.work/at/HASH), their pexecs in\n"
 		"                      rounds: a moment of the machine falls on them alike (default 1:\n"
 		"                      one commit at a time)\n"
-		"  --max-commits N     stop after N commits (the same command resumes)\n"
+		"  --max-commits N     stop after N commits not tracked before (the same command goes on)\n"
 		"  --force             track on although the config changed since the history began\n"
 		"  --keep-results      keep each commit's results file in HISTORY.work/runs\n"
 		"  --clock CLOCK       what times an iteration in the history's figures: wall (default) or\n"

@@ -687,18 +687,56 @@ static int interrupted(struct kerr *e)
 				   KEXIT_INTERRUPTED) : KEXIT_OK;
 }
 
-/* the commits cs[0..n) one at a time, in the order of --order; --max-commits of them */
+/*
+ * Which of cs[0..n) this machine has tracked already (a finished track
+ * run): skipped, unless --repeat (NULL then).  --max-commits counts the
+ * others, so that the same command goes on where the last one stopped
+ */
+static unsigned char *tracked_already(struct track_job *j, const struct hist_commit *cs, size_t n)
+{
+	if (j->o->repeat)
+		return NULL;
+	unsigned char *done = xcalloc(n + 1, 1);
+	struct hist_run *runs;
+	size_t nr;
+	if (history_runs(j->h, j->machine, &runs, &nr, NULL) < 0)
+		return done;
+	long *ids = xcalloc(nr + 1, sizeof(long));
+	size_t ni = 0;
+	for (size_t i = 0; i < nr; i++)
+		if (!strcmp(runs[i].kind, "track") && strcmp(runs[i].status, "running"))
+			ids[ni++] = runs[i].commit_id;
+	history_runs_free(runs, nr);
+	for (size_t i = 0; i < n && ni; i++) {
+		long cid = history_commit_id(j->h, cs[i].hash);
+		for (size_t k = 0; cid > 0 && k < ni && !done[i]; k++)
+			done[i] = ids[k] == cid;
+	}
+	free(ids);
+	return done;
+}
+
+/* the commits cs[0..n) one at a time, in the order of --order; --max-commits of those not tracked yet */
 static int measure_each(struct track_job *j, const struct hist_commit *cs, size_t n, struct kerr *e)
 {
 	size_t *idx = xcalloc(n + 1, sizeof(size_t));
 	track_measure_order(n, j->o->order, idx);
-	size_t m = j->o->max_commits > 0 && (size_t)j->o->max_commits < n ? (size_t)j->o->max_commits : n;
+	unsigned char *done = tracked_already(j, cs, n);
+	size_t todo = 0;
+	for (size_t i = 0; i < n; i++)
+		todo += !done || !done[i];
+	j->skipped += n - todo;
+	size_t m = j->o->max_commits > 0 && (size_t)j->o->max_commits < todo ? (size_t)j->o->max_commits : todo;
 	int code = KEXIT_OK;
-	for (size_t k = 0; code == KEXIT_OK && k < m; k++)
+	for (size_t i = 0, k = 0; code == KEXIT_OK && i < n && k < m; i++) {
+		if (done && done[idx[i]])
+			continue;
 		if ((code = interrupted(e)) == KEXIT_OK) {
-			progress_line(j, k, m, &cs[idx[k]]);
-			code = track_one(j, &cs[idx[k]], e);
+			progress_line(j, k++, m, &cs[idx[i]]);
+			code = track_one(j, &cs[idx[i]], e);
 		}
+	}
+	free(done);
 	free(idx);
 	return code;
 }
@@ -706,7 +744,8 @@ static int measure_each(struct track_job *j, const struct hist_commit *cs, size_
 /*
  * --interleave W: windows of W consecutive commits (the last may be
  * shorter), the windows in the order of --order, each measured in rounds
- * (history-window.c); --max-commits rounds up to whole windows
+ * (history-window.c); --max-commits counts the commits not tracked yet,
+ * rounded up to whole windows; a window tracked whole is skipped
  */
 static int measure_windows(struct track_job *j, const struct hist_commit *cs, size_t n, struct kerr *e)
 {
@@ -714,18 +753,31 @@ static int measure_windows(struct track_job *j, const struct hist_commit *cs, si
 	if (!w)
 		return KEXIT_OK;
 	size_t nw = (n + w - 1) / w;
-	size_t *idx = xcalloc(nw + 1, sizeof(size_t));
+	size_t *idx = xcalloc(nw + 1, sizeof(size_t)), *todo = xcalloc(nw + 1, sizeof(size_t));
 	track_measure_order(nw, j->o->order, idx);
-	size_t m = nw;
-	if (j->o->max_commits > 0 && ((size_t)j->o->max_commits + w - 1) / w < nw)
-		m = ((size_t)j->o->max_commits + w - 1) / w;
+	unsigned char *done = tracked_already(j, cs, n);
+	for (size_t i = 0; i < n; i++)
+		todo[i / w] += !done || !done[i];
+	/* the windows to measure now: those with a commit to measure, until --max-commits of them are begun */
+	size_t m = 0, begun = 0;
+	for (size_t k = 0; k < nw; k++) {
+		if (!todo[k])
+			j->skipped += k + 1 < nw ? w : n - k * w;
+		if (todo[idx[k]] && (j->o->max_commits <= 0 || begun < (size_t)j->o->max_commits))
+			begun += todo[idx[k]], m++;
+	}
 	int code = KEXIT_OK;
-	for (size_t k = 0; code == KEXIT_OK && k < m; k++)
+	for (size_t k = 0, q = 0; code == KEXIT_OK && k < nw && q < m; k++) {
+		size_t at = idx[k] * w, len = at + w <= n ? w : n - at;
+		if (!todo[idx[k]])
+			continue;
 		if ((code = interrupted(e)) == KEXIT_OK) {
-			size_t at = idx[k] * w, len = at + w <= n ? w : n - at;
-			window_line(j, k, m, &cs[at], len);
+			window_line(j, q++, m, &cs[at], len);
 			code = track_window(j, &cs[at], len, e);
 		}
+	}
+	free(done);
+	free(todo);
 	free(idx);
 	return code;
 }
