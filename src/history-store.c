@@ -415,6 +415,17 @@ int history_meta_set(struct history *h, const char *name, const char *value, str
 	return r;
 }
 
+int history_meta_del(struct history *h, const char *name, struct kerr *e)
+{
+	sqlite3_stmt *st = history_prepare(h, "DELETE FROM meta WHERE name=?", e);
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	int r = sqlite3_step(st) == SQLITE_DONE ? 0 : history_dberr(h, e, "meta");
+	sqlite3_finalize(st);
+	return r;
+}
+
 /* ---- commits, machines, runs ---- */
 
 /* text kept from the repository: at most HISTORY_TEXT_MAX bytes, cut on a character boundary */

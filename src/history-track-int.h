@@ -19,6 +19,7 @@ struct track_job {
 	char config_hash[65];
 	size_t built, failed, skipped, measured;
 	size_t partial;            /* measured with a failed pexec or pexecs that could not run */
+	int cut;                   /* --max-commits left commits of the range for the same command to resume */
 	double spent_s;            /* on measured commits, for the ETA */
 	const char *session;       /* the runs begun now share it (a window's, history-window.c); NULL: none */
 };

@@ -191,10 +191,45 @@ static char *last_tracked(struct history *h, long machine)
 	return hash;
 }
 
-/* the commits the options name, oldest first */
-static int track_commits(const struct track_opts *o, struct history *h, long machine, struct strvec *hashes,
-			 struct kerr *e)
+/* the meta name under which an unfinished --new track of the machine keeps where it started */
+static char *new_from_name(long machine)
 {
+	return xasprintf("track_new_from %ld", machine);
+}
+
+/*
+ * Where --new starts: where an earlier --new track of this machine that
+ * did not finish its range started (it was interrupted, stopped by an
+ * error or by --max-commits: with --order spread it measures the newest
+ * commit second, and starting after that would leave the rest of its range
+ * unmeasured for good), else after the newest commit the machine tracked;
+ * NULL: neither
+ */
+static char *new_start(const struct track_opts *o, struct history *h, long machine)
+{
+	char *name = new_from_name(machine), *from = NULL, *hash = NULL;
+	history_meta_get(h, name, &from);
+	free(name);
+	if (from) {
+		/* a start the repository no longer has (history rewritten): after the newest tracked commit */
+		struct kerr ignore = KERR_INIT;
+		if (!history_hash_ok(from) || hgit_resolve(o->repo, from, &hash, &ignore) < 0) {
+			kiln_warn("the --new track that began after %.12s did not finish, and the repository has no such "
+				  "commit now: starting after the newest commit tracked", esc(ESC_TERM, from));
+			free(from);
+			from = NULL;
+		}
+		kerr_release(&ignore);
+		free(hash);
+	}
+	return from ? from : last_tracked(h, machine);
+}
+
+/* the commits the options name, oldest first; *new_from: where --new starts (malloc'd), else NULL */
+static int track_commits(const struct track_opts *o, struct history *h, long machine, struct strvec *hashes,
+			 char **new_from, struct kerr *e)
+{
+	*new_from = NULL;
 	if (o->hashes_file)
 		return hashes_from_file(o->repo, o->hashes_file, hashes, e);
 	const char *to = o->range ? o->range : "HEAD";
@@ -206,11 +241,13 @@ static int track_commits(const struct track_opts *o, struct history *h, long mac
 		tip = xstrdup(dots[2] ? dots + 2 : "HEAD");
 	} else {
 		tip = xstrdup(to);
-		if (o->new_only && !(from = last_tracked(h, machine))) {
+		if (o->new_only && !(from = new_start(o, h, machine))) {
 			free(tip);
 			return kerr_setc(e, KEXIT_USAGE, "--new tracks what came after the newest commit this machine tracked, "
 					 "and it has tracked none yet: give a range (A..B) first");
 		}
+		if (o->new_only)
+			*new_from = xstrdup(from);
 	}
 	if (!dots && !o->new_only) {
 		/* one revision: that commit */
@@ -727,6 +764,7 @@ static int measure_each(struct track_job *j, const struct hist_commit *cs, size_
 		todo += !done || !done[i];
 	j->skipped += n - todo;
 	size_t m = j->o->max_commits > 0 && (size_t)j->o->max_commits < todo ? (size_t)j->o->max_commits : todo;
+	j->cut = m < todo;
 	int code = KEXIT_OK;
 	for (size_t i = 0, k = 0; code == KEXIT_OK && i < n && k < m; i++) {
 		if (done && done[idx[i]])
@@ -765,6 +803,8 @@ static int measure_windows(struct track_job *j, const struct hist_commit *cs, si
 			j->skipped += k + 1 < nw ? w : n - k * w;
 		if (todo[idx[k]] && (j->o->max_commits <= 0 || begun < (size_t)j->o->max_commits))
 			begun += todo[idx[k]], m++;
+		else if (todo[idx[k]])
+			j->cut = 1;
 	}
 	int code = KEXIT_OK;
 	for (size_t k = 0, q = 0; code == KEXIT_OK && k < nw && q < m; k++) {
@@ -797,12 +837,20 @@ int track_run(const struct track_opts *o, struct track_summary *sum, struct kerr
 		code = job_machine(&j, e);
 	struct strvec hashes = STRVEC_INIT;
 	struct hist_commit *cs = NULL;
-	if (code == KEXIT_OK && (track_commits(o, j.h, j.machine, &hashes, e) < 0 ||
+	char *new_from = NULL, *new_name = new_from_name(j.machine);
+	if (code == KEXIT_OK && (track_commits(o, j.h, j.machine, &hashes, &new_from, e) < 0 ||
 				 hgit_info(o->repo, &hashes, &cs, e) < 0))
 		code = e->code ? e->code : KEXIT_FAIL;
+	/* --new: where it started, kept until its whole range is done, for the same command to go on from (new_start) */
+	if (code == KEXIT_OK && new_from && history_meta_set(j.h, new_name, new_from, e) < 0)
+		code = e->code ? e->code : KEXIT_STORE;
 	if (code == KEXIT_OK)
 		code = o->interleave > 1 || o->interleave == TRACK_INTERLEAVE_ALL ? measure_windows(&j, cs, hashes.n, e)
 										   : measure_each(&j, cs, hashes.n, e);
+	if (code == KEXIT_OK && new_from && !j.cut && history_meta_del(j.h, new_name, e) < 0)
+		code = e->code ? e->code : KEXIT_STORE;
+	free(new_from);
+	free(new_name);
 	sum->commits = hashes.n;
 	sum->measured = j.measured;
 	sum->failed = j.failed;

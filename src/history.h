@@ -46,6 +46,8 @@ int history_is_history(const char *path);
 /* meta values (name, value); get: 0 and *value malloc'd, -1 none */
 int history_meta_get(struct history *h, const char *name, char **value);
 int history_meta_set(struct history *h, const char *name, const char *value, struct kerr *e);
+/* the meta value of name removed (none there: nothing done); 0, or -1 with e set */
+int history_meta_del(struct history *h, const char *name, struct kerr *e);
 
 struct hist_commit {
 	long id;
