@@ -136,6 +136,18 @@ static int range_commits(struct drive *d, const char *good, const char *bad, str
 		r = -1;
 	if (r == 0)
 		d->n = hashes.n;
+	/*
+	 * GOOD..BAD walks BAD's first parents down to what GOOD reaches: GOOD
+	 * is on that line only when the first commit after it is its child.
+	 * Otherwise (GOOD on a branch of its own, or merged in as a second
+	 * parent) the search would take commits GOOD never had for its
+	 * descendants and name a culprit whose parent is not GOOD's line
+	 */
+	if (r == 0 && (!d->c[1].parent || strcmp(d->c[1].parent, d->c[0].hash)))
+		r = kerr_setc(e, KEXIT_USAGE, "%s is not a first-parent descendant of %s: %.12s, the first commit after "
+			      "it on %s's first-parent line, has %s for its parent (take GOOD from that line: `git log "
+			      "--first-parent BAD`)", esc(ESC_TERM, bad), esc(ESC_TERM, good), d->c[1].hash, esc(ESC_TERM, bad),
+			      d->c[1].parent ? "another commit" : "none");
 	free(g);
 	free(b);
 	sv_clear(&hashes);
