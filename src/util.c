@@ -253,6 +253,14 @@ static void esc_ascii(struct strbuf *sb, enum esc_to to, char c)
 	case ESC_MD:
 		if (strchr("\\`*_[]<>|#!~&$", c))
 			sb_addc(sb, '\\');
+		/*
+		 * GitHub and GitLab mention @name (and notify: a commit subject in
+		 * a pull-request comment would ping whomever it names) wherever the
+		 * text, escaped or not, reads @ then a name: a zero-width space
+		 * (U+200B) between them leaves the text as it reads
+		 */
+		if (c == '@')
+			r = "@\xe2\x80\x8b";
 		break;
 	default:
 		break;

@@ -503,6 +503,8 @@ static void test_escape(void **state)
 	expect_esc(ESC_TEX, "[300pt]b*x", "{[}300pt{]}b{*}x");
 	expect_esc(ESC_GP, "it's\nsystem('id')", "it''s\\nsystem(''id'')");
 	expect_esc(ESC_MD, "*a* | `b` <i>", "\\*a\\* \\| \\`b\\` \\<i\\>");
+	/* no @mention in a pull-request comment: a zero-width space after each @ */
+	expect_esc(ESC_MD, "thanks @octocat, @org/team", "thanks @\xe2\x80\x8boctocat, @\xe2\x80\x8borg/team");
 	expect_esc(ESC_MDCODE, "a|b", "`a\\|b`");
 	expect_esc(ESC_MDCODE, "x``y", "```x``y```");
 	expect_esc(ESC_MDCODE, "`x", "`` `x ``");
