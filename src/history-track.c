@@ -135,12 +135,18 @@ static void keep_steps(struct strvec *hashes, long steps)
 	*hashes = kept;
 }
 
-/* the revisions of a file, one a line ('#' comments, blank lines skipped), each resolved */
+/*
+ * The revisions of a file, one a line ('#' comments, blank lines skipped),
+ * each resolved; a commit named again (its hash and a branch, two tags)
+ * is kept once: git log gives a commit named twice once, and the commits'
+ * records would no longer be read in the file's order
+ */
 static int hashes_from_file(const char *repo, const char *path, struct strvec *hashes, struct kerr *e)
 {
 	struct strbuf sb = STRBUF_INIT;
 	if (read_file(path, &sb, e) < 0)
 		return -1;
+	struct strmap seen = STRMAP_INIT;
 	int r = 0;
 	long line = 0;
 	for (char *p = sb.buf; r == 0 && p && *p;) {
@@ -157,12 +163,15 @@ static int hashes_from_file(const char *repo, const char *path, struct strvec *h
 			char *h = NULL;
 			if (hgit_resolve(repo, p, &h, e) < 0)
 				r = kerr_wrap(e, "%s:%ld", path, line);
-			else
+			else if (strmap_find(&seen, h) < 0) {
+				strmap_add(&seen, h);
 				sv_push(hashes, h);
+			}
 			free(h);
 		}
 		p = nl ? nl + 1 : NULL;
 	}
+	strmap_clear(&seen);
 	sb_release(&sb);
 	return r;
 }
