@@ -151,13 +151,14 @@ void ab_close(struct ab_ctx *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* has this machine found commit cid broken before? */
+/* has this machine found commit cid broken before, with this config (another may build it)? */
 static int known_broken(struct ab_ctx *c, long cid)
 {
 	sqlite3_stmt *st = history_prepare(c->h, "SELECT COUNT(*) FROM runs WHERE commit_id=? AND machine_id=? AND"
-					       " status='build-failed'", NULL);
+					       " status='build-failed' AND config_hash=?", NULL);
 	int yes = st && (sqlite3_bind_int64(st, 1, cid), sqlite3_bind_int64(st, 2, c->machine),
-			 sqlite3_step(st) == SQLITE_ROW) && sqlite3_column_int(st, 0) > 0;
+			 sqlite3_bind_text(st, 3, c->config_hash, -1, SQLITE_TRANSIENT), sqlite3_step(st) == SQLITE_ROW) &&
+		  sqlite3_column_int(st, 0) > 0;
 	sqlite3_finalize(st);
 	return yes;
 }
@@ -252,18 +253,25 @@ static void figs_by_num(struct ab_ctx *c, long rid, const char *key, struct ab_f
 
 #define AB_MAX_ROUNDS 10000
 
-/* the rounds of every stored session of a and b (either way round), per key of keys */
+/*
+ * The rounds of every stored session of a and b (either way round) on this
+ * machine with this config, per key of keys: rounds of another config (its
+ * benchmarks' params, iterations, build steps, VM options changed) measured
+ * something else, and would be taken for this config's
+ */
 static void stored_rounds(struct ab_ctx *c, long ca, long cb, const struct strvec *keys, struct ab_keys *out)
 {
 	sqlite3_stmt *st = history_prepare(c->h, "SELECT x.id, y.id, x.commit_id FROM runs x JOIN runs y ON"
 					       " y.session = x.session AND y.id != x.id WHERE x.kind='ab' AND y.kind='ab'"
 					       " AND x.status='ok' AND y.status='ok' AND x.machine_id=?1 AND x.commit_id=?2"
-					       " AND y.commit_id=?3 AND (?2 != ?3 OR x.id < y.id) ORDER BY x.id", NULL);
+					       " AND y.commit_id=?3 AND (?2 != ?3 OR x.id < y.id) AND x.config_hash=?4"
+					       " AND y.config_hash=?4 ORDER BY x.id", NULL);
 	if (!st)
 		return;
 	sqlite3_bind_int64(st, 1, c->machine);
 	sqlite3_bind_int64(st, 2, ca);
 	sqlite3_bind_int64(st, 3, cb);
+	sqlite3_bind_text(st, 4, c->config_hash, -1, SQLITE_TRANSIENT);
 	struct ab_fig *va = xmalloc(AB_MAX_ROUNDS * sizeof(*va)), *vb = xmalloc(AB_MAX_ROUNDS * sizeof(*vb));
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		long ra = sqlite3_column_int64(st, 0), rb = sqlite3_column_int64(st, 1);

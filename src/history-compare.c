@@ -131,19 +131,20 @@ static void key_figures(struct history *h, long run, const char *key, struct key
 	sqlite3_finalize(st);
 }
 
-/* the runs of the newest session of the two commits */
-static void last_session(struct history *h, long machine, long ca, long cb, long *ra, long *rb)
+/* the runs of the newest session of the two commits with this config (history-ab.c's stored_rounds) */
+static void last_session(struct history *h, long machine, const char *config_hash, long ca, long cb, long *ra, long *rb)
 {
 	*ra = *rb = 0;
 	sqlite3_stmt *st = history_prepare(h, "SELECT x.id, y.id FROM runs x JOIN runs y ON y.session = x.session AND"
 					      " y.id != x.id WHERE x.kind='ab' AND x.machine_id=? AND x.commit_id=? AND"
-					      " y.commit_id=? AND (x.commit_id != y.commit_id OR x.id < y.id)"
-					      " ORDER BY x.id DESC LIMIT 1", NULL);
+					      " y.commit_id=? AND (x.commit_id != y.commit_id OR x.id < y.id) AND"
+					      " x.config_hash=?4 AND y.config_hash=?4 ORDER BY x.id DESC LIMIT 1", NULL);
 	if (!st)
 		return;
 	sqlite3_bind_int64(st, 1, machine);
 	sqlite3_bind_int64(st, 2, ca);
 	sqlite3_bind_int64(st, 3, cb);
+	sqlite3_bind_text(st, 4, config_hash, -1, SQLITE_TRANSIENT);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		*ra = sqlite3_column_int64(st, 0);
 		*rb = sqlite3_column_int64(st, 1);
@@ -286,7 +287,7 @@ static size_t print_markdown(struct ab_ctx *c, const struct hist_commit *b, cons
 			     const struct ab_keys *k, const struct compare_opts *co)
 {
 	long ca = history_commit_id(c->h, b->hash), cb = history_commit_id(c->h, hd->hash), ra, rb;
-	last_session(c->h, c->machine, ca, cb, &ra, &rb);
+	last_session(c->h, c->machine, c->config_hash, ca, cb, &ra, &rb);
 	size_t rounds = 0, bad = 0;
 	struct tally t = { 0 };
 	for (size_t i = 0; i < k->n; i++)
@@ -316,7 +317,7 @@ static size_t print_json(struct ab_ctx *c, const struct hist_commit *b, const st
 			 const struct ab_keys *k, const struct compare_opts *co)
 {
 	long ra, rb;
-	last_session(c->h, c->machine, history_commit_id(c->h, b->hash), history_commit_id(c->h, hd->hash), &ra, &rb);
+	last_session(c->h, c->machine, c->config_hash, history_commit_id(c->h, b->hash), history_commit_id(c->h, hd->hash), &ra, &rb);
 	json_t *keys = json_array();
 	size_t slower = 0, longer = 0, lost = 0, bad = 0;
 	for (size_t i = 0; i < k->n; i++) {
