@@ -174,6 +174,22 @@ static long depth_of(const char *repo, const char *hash, struct kerr *e)
 	return n < 0 ? -1 : n - 1;
 }
 
+/*
+ * a commit's author or subject, which anyone who commits writes, cut to
+ * HISTORY_TEXT_MAX bytes on a UTF-8 boundary: the history stores no more,
+ * and track --compare's pull-request comment must stay under the forge's
+ * limit (GitHub's is 65536 characters) whatever the subjects hold
+ */
+static void cap_text(char *s)
+{
+	if (!s || strlen(s) <= HISTORY_TEXT_MAX)
+		return;
+	size_t n = HISTORY_TEXT_MAX;
+	while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+		n--;
+	s[n] = '\0';
+}
+
 /* one record of `git log -z --format=%H%x00%P%x00%ct%x00%an%x00%s` into c */
 static int parse_record(const char *rec, size_t len, struct hist_commit *c, struct kerr *e)
 {
@@ -182,6 +198,8 @@ static int parse_record(const char *rec, size_t len, struct hist_commit *c, stru
 	char *parents = field(rec, len, 1), *t = field(rec, len, 2);
 	c->author = field(rec, len, 3);
 	c->subject = field(rec, len, 4);
+	cap_text(c->author);
+	cap_text(c->subject);
 	int ok = c->hash && hgit_is_hash(c->hash, strlen(c->hash)) && parents && t && c->subject;
 	if (ok && parents[0]) {
 		size_t n = strcspn(parents, " ");
