@@ -1681,17 +1681,21 @@ int export_krun_text(const struct dataset *ds, const struct fmt_extra *x, struct
 	int want[NF] = { 1, 1, 1, 1, 1, 1, any_status(ds, 1), any_status(ds, 0) };
 	for (int f = 0; f < NF; f++)
 		json_object_del(extra, fname[f]);
-	const char *mine[] = { "audit", "config", "error_flag", "instr_data" };
-	for (size_t i = 0; i < ARRAY_SIZE(mine); i++)
-		json_object_del(extra, mine[i]);
 	if (!json_object_get(extra, "reboots"))
 		json_object_set_new(extra, "reboots", json_integer(0));
 	if (!json_object_get(extra, "starting_temperatures"))
 		json_object_set_new(extra, "starting_temperatures", json_object());
-	int error = 0;
+	/*
+	 * Krun sets error_flag for more than a failed pexec (a change in the
+	 * kernel's log between pexecs): an imported file's true stays true
+	 */
+	int error = json_is_true(json_object_get(extra, "error_flag"));
 	for (size_t i = 0; i < ds->nkeys; i++)
 		for (size_t p = 0; p < ds->keys[i].npexecs; p++)
 			error |= ds->keys[i].pexecs[p].status != DS_OK;
+	const char *mine[] = { "audit", "config", "error_flag", "instr_data" };
+	for (size_t i = 0; i < ARRAY_SIZE(mine); i++)
+		json_object_del(extra, mine[i]);
 	json_t *audit = krun_audit(ds, x);
 	json_object_set_new(extra, "audit", audit);
 	json_object_set_new(extra, "config", json_string(esc(ESC_JSON, x && x->config_text ? x->config_text : "")));

@@ -41,6 +41,14 @@ for f in ("wallclock_times", "pexec_flags", "core_cycle_counts", "aperf_counts",
     assert a[f] == b[f], f
 print("round trip ok")
 P
+# Krun's error_flag says more than its pexec flags (quick_results: every pexec C, the flag true): it comes back
+"$KILN" export quick_results.kiln.db --format krun -o quick_back.json >/dev/null || fail "export quick_results"
+python3 - "$D/quick_results.json.bz2" quick_back.json <<'P' || fail "error_flag lost in the round trip"
+import bz2, json, sys
+a = json.loads(bz2.decompress(open(sys.argv[1], "rb").read()))
+b = json.load(open(sys.argv[2]))
+assert a["error_flag"] is True and b["error_flag"] is True, b["error_flag"]
+P
 # what the import kept, where kiln keeps it
 assert_eq "$(sql krun_writer_4core_C_E_T_results.kiln.db "SELECT status, COUNT(*) FROM pexecs GROUP BY status ORDER BY status" | tr '\n' ' ')" \
 	"failed|4 ok|8 timeout|4 " "statuses from pexec_flags"
