@@ -59,8 +59,36 @@ static double num_or_nan(json_t *r, const char *field)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-/* one result: its runs into a key */
-static int read_result(const char *name, size_t i, json_t *r, struct dataset *ds, long *values, struct kerr *e)
+/*
+ * A result's parameters (hyperfine's -P/-L: {"NAME": "value"}), NULL when
+ * none; -1 with e set for anything else
+ */
+static int read_params(const char *name, size_t i, json_t *r, json_t **out, struct kerr *e)
+{
+	json_t *p = json_object_get(r, "parameters");
+	*out = NULL;
+	if (!p || json_is_null(p))
+		return 0;
+	if (!json_is_object(p))
+		return kerr_setc(e, KEXIT_CONFIG, "%s: results[%zu].parameters: not an object", name, i);
+	const char *pn;
+	json_t *pv;
+	json_object_foreach(p, pn, pv)
+		if (!json_is_string(pv))
+			return kerr_setc(e, KEXIT_CONFIG, "%s: results[%zu].parameters.%s: not a string", name, i,
+					 esc(ESC_TERM, pn));
+	*out = p;
+	return 0;
+}
+
+/*
+ * One result: its runs into a key.  Its command as the file has it (the
+ * key's name has ':' as '_', and " (2)" when two results share it) and its
+ * parameters go to cmds, as kiln bench keeps its own (meta
+ * "bench_commands"), so that an export writes them back as they were.
+ */
+static int read_result(const char *name, size_t i, json_t *r, struct dataset *ds, long *values, json_t *cmds,
+		       struct kerr *e)
 {
 	if (!json_is_object(r))
 		return kerr_setc(e, KEXIT_CONFIG, "%s: results[%zu]: not an object", name, i);
@@ -85,9 +113,16 @@ static int read_result(const char *name, size_t i, json_t *r, struct dataset *ds
 			return -1;
 	if (time_field(name, i, r, "stddev", 0, e) < 0)
 		return -1;
+	json_t *params;
+	if (read_params(name, i, r, &params, e) < 0)
+		return -1;
 	struct ds_key *k = fmt_command_key(ds, cmd, NULL);
 	if (!k)
 		return kerr_setc(e, KEXIT_CONFIG, "%s: results[%zu].command: '%s' names no key", name, i, esc(ESC_TERM, cmd));
+	json_t *entry = json_pack("{s:s, s:s, s:s}", "key", esc(ESC_JSON, k->key), "command", esc(ESC_JSON, cmd),
+				  "name", esc(ESC_JSON, k->bench));
+	json_object_set_new(entry, "parameters", params ? json_deep_copy(params) : json_object());
+	json_array_append_new(cmds, entry);
 	double user = num_or_nan(r, "user"), sys = num_or_nan(r, "system");
 	for (size_t j = 0; j < n; j++) {
 		json_t *t = json_array_get(times, j);
@@ -121,7 +156,7 @@ static int hf_read(const char *name, const char *text, size_t len, struct datase
 	json_t *root = fmt_json_load(name, text, len, e);
 	if (!root)
 		return -1;
-	json_t *res = json_object_get(root, "results");
+	json_t *res = json_object_get(root, "results"), *cmds = json_array();
 	int rc = 0;
 	long values = 0;
 	if (!json_is_array(res))
@@ -129,7 +164,15 @@ static int hf_read(const char *name, const char *text, size_t len, struct datase
 	else if ((long)json_array_size(res) > FMT_MAX_KEYS)
 		rc = kerr_setc(e, KEXIT_CONFIG, "%s: results: more than %ld commands", name, FMT_MAX_KEYS);
 	for (size_t i = 0; rc == 0 && i < json_array_size(res); i++)
-		rc = read_result(name, i, json_array_get(res, i), ds, &values, e);
+		rc = read_result(name, i, json_array_get(res, i), ds, &values, cmds, e);
+	/* each key's command and parameters as the file had them: the export's (hf_write's bench_entry) */
+	if (rc == 0 && !ds->keep_name) {
+		json_t *bench = json_pack("{s:o}", "commands", json_incref(cmds));
+		ds->keep_name = xstrdup("bench_commands");
+		ds->keep_text = json_dumps(bench, JSON_COMPACT);
+		json_decref(bench);
+	}
+	json_decref(cmds);
 	json_decref(root);
 	return rc;
 }

@@ -43,6 +43,25 @@ assert_eq "$(sqlite3 h.kiln.db "SELECT COUNT(*) FROM audit WHERE name='hostname'
 out=$("$KILN" diff h.kiln.db g.kiln.db 2>&1 >/dev/null)
 [[ "$out" != *"different machines"* && "$out" != *"ran on"* ]] || fail "a machine from a file name: $out"
 
+# ---- hyperfine: a command's text and parameters come back as the file had them ----
+# (the key's name has ':' as '_' and " (2)" for a command given twice; the export wrote those names)
+cat > hp.json <<'J'
+{"results": [{"command": "sleep 0.1; echo a:b", "times": [0.1, 0.2], "exit_codes": [0, 0], "parameters": {"n": "1"}},
+             {"command": "sleep 0.1; echo a:b", "times": [0.3, 0.4], "exit_codes": [0, 0], "parameters": {"n": "2"}}]}
+J
+"$KILN" import hp.json -o hp.kiln.db >/dev/null || fail "import hyperfine with parameters"
+"$KILN" export hp.kiln.db --format hyperfine -o hp-back.json >/dev/null || fail "export hyperfine"
+python3 - hp.json hp-back.json <<'P' || fail "hyperfine round trip"
+import json, sys
+a, b = (json.load(open(p))["results"] for p in sys.argv[1:])
+assert [r["command"] for r in a] == [r["command"] for r in b], [r["command"] for r in b]
+assert [r["parameters"] for r in a] == [r.get("parameters") for r in b], [r.get("parameters") for r in b]
+assert [r["times"] for r in a] == [r["times"] for r in b]
+P
+printf '{"results": [{"command": "x", "times": [0.1], "parameters": {"n": 1}}]}' > hbad.json
+out=$("$KILN" import hbad.json -o hbad.kiln.db 2>&1) && fail "a parameter that is not a string was taken"
+assert_contains "$out" "results.0.\.parameters\.n: not a string"
+
 # ---- a key of more than three parts ----
 printf 'pexec_idx,bench,0,1\n0,nbody:node:default-js:V8:default-javascript,0.1,0.2\n' > five.csv
 out=$("$KILN" import five.csv -o five.kiln.db 2>&1) || fail "import five: $out"
