@@ -115,6 +115,15 @@ out=$("$KILN" convert sys.krun 2>&1); assert_eq $? 3 "no VMs"
 printf 'from krun.util import fatal\nif True:\n    fatal("no pypy here")\n' > fatal.krun
 out=$("$KILN" convert fatal.krun 2>&1); assert_eq $? 3 "fatal"
 assert_contains "$out" "fatal.krun:3: the config stops here, as Krun would (fatal: no pypy here)"
+# prefix operators and powers are nesting too: 200,000 of them are refused with the line (they ran the stack out)
+for op in '-' '+' 'not ' '2 ** '; do
+	python3 -c "import sys; print('VMS = {}'); print('X = ' + sys.argv[1] * 200000 + '1')" "$op" > deep.krun
+	out=$("$KILN" convert deep.krun 2>&1); assert_eq $? 3 "a chain of '$op'"
+	assert_contains "$out" "deep.krun:2: an expression nested too deep"
+done
+printf 'VMS = {}\nX = - - 3 ** - 2\nif not not X < 0:\n    VMS = {}\n' > shallow.krun
+out=$("$KILN" convert shallow.krun 2>&1)
+assert_contains "$out" "shallow.krun:1: VMS: a dict of VMs expected" "a few prefix operators read"
 # a file name with a newline: it goes into the config's first comment, which it must not end
 evil=$'k\npre_execution: [[sh, -c, "touch owned2"]]\n#.krun'
 cp k/exp.krun "k/$evil"
