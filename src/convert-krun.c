@@ -35,6 +35,18 @@
 
 #define KR_MAX_DEPTH 100
 #define KR_MAX_TOKENS 1000000
+/*
+ * What evaluating a config may make: a string of at most KR_MAX_STR bytes,
+ * a list of at most KR_MAX_LIST items, KR_MAX_MADE bytes and items in all
+ * the expressions' values, and KR_MAX_VISITS steps of one comparison.  A
+ * few lines doubling a string or a list (S = S + S), a list holding itself
+ * or lists sharing their items (A1 = [A0, A0], ...) otherwise ran kiln out
+ * of memory or time, or its stack (==).
+ */
+#define KR_MAX_STR (16L << 20)
+#define KR_MAX_LIST 1000000L
+#define KR_MAX_MADE (256L << 20)
+#define KR_MAX_VISITS 1000000L
 
 enum tk { T_END, T_NEWLINE, T_INDENT, T_DEDENT, T_NAME, T_NUM, T_STR, T_OP };
 
@@ -54,6 +66,7 @@ struct kr {
 	struct convert_out *out;
 	struct kerr *e;
 	int depth;
+	size_t made;           /* bytes and items of the values made so far (KR_MAX_MADE) */
 };
 
 /* ---- values: JSON, with objects for what Python has beyond it ---- */
@@ -456,6 +469,10 @@ static json_t *percent(const char *fmt, const json_t *args)
 		}
 		sb_adds(&sb, s);
 		free(s);
+		if (sb.len > (size_t)KR_MAX_STR) {
+			sb_release(&sb);
+			return unknown("a string longer than %ld bytes", KR_MAX_STR);
+		}
 	}
 	json_t *v = json_string_nocheck(sb_str(&sb));
 	sb_release(&sb);
@@ -497,6 +514,10 @@ static json_t *format(const char *fmt, const json_t *args)
 			sb_adds(&sb, s);
 			free(s);
 			p = close;
+			if (sb.len > (size_t)KR_MAX_STR) {
+				sb_release(&sb);
+				return unknown("a string longer than %ld bytes", KR_MAX_STR);
+			}
 		} else {
 			sb_addc(&sb, *p);
 		}
@@ -545,6 +566,10 @@ static json_t *method(struct kr *k, json_t *self, const char *name, json_t *args
 		for (const char *q; *a0 && (q = strstr(p, a0)); p = q + strlen(a0)) {
 			sb_add(&sb, p, (size_t)(q - p));
 			sb_adds(&sb, rep);
+			if (sb.len > (size_t)KR_MAX_STR) {
+				sb_release(&sb);
+				return unknown("a string longer than %ld bytes", KR_MAX_STR);
+			}
 		}
 		sb_adds(&sb, p);
 		json_t *v = json_string_nocheck(sb_str(&sb));
@@ -563,12 +588,21 @@ static json_t *method(struct kr *k, json_t *self, const char *name, json_t *args
 				return unknown("join of values that are not strings");
 			}
 			sb_addf(&sb, "%s%s", i ? s : "", str_of(x));
+			if (sb.len > (size_t)KR_MAX_STR) {
+				sb_release(&sb);
+				return unknown("a string longer than %ld bytes", KR_MAX_STR);
+			}
 		}
 		json_t *v = json_string_nocheck(sb_str(&sb));
 		sb_release(&sb);
 		return v;
 	}
 	if (json_is_array(self) && (!strcmp(name, "append") || !strcmp(name, "extend"))) {
+		size_t more = name[0] == 'a' ? 1 : json_array_size(json_array_get(args, 0));
+		if (json_array_size(self) + more > (size_t)KR_MAX_LIST || (k->made += more) > (size_t)KR_MAX_MADE) {
+			kr_err(k, line, "a list of more than %ld items, or more values than kiln evaluates", KR_MAX_LIST);
+			return NULL;
+		}
 		if (name[0] == 'a')
 			json_array_append(self, json_array_get(args, 0));
 		else if (json_is_array(json_array_get(args, 0)))
@@ -933,12 +967,16 @@ static json_t *binop(const char *op, json_t *a, json_t *b)
 	if (!strcmp(op, "%") && json_is_string(a))
 		return percent(json_string_value(a), b);
 	if (!strcmp(op, "+") && json_is_string(a) && json_is_string(b)) {
+		if (json_string_length(a) + json_string_length(b) > (size_t)KR_MAX_STR)
+			return unknown("a string longer than %ld bytes", KR_MAX_STR);
 		char *s = xasprintf("%s%s", json_string_value(a), json_string_value(b));
 		json_t *v = json_string_nocheck(s);
 		free(s);
 		return v;
 	}
 	if (!strcmp(op, "+") && json_is_array(a) && json_is_array(b)) {
+		if (json_array_size(a) + json_array_size(b) > (size_t)KR_MAX_LIST)
+			return unknown("a list of more than %ld items", KR_MAX_LIST);
 		json_t *v = json_copy(a);
 		json_array_extend(v, b);
 		return v;
@@ -986,6 +1024,48 @@ static json_t *binary(struct kr *k, int level)
 	return v;
 }
 
+/*
+ * Python's == of two values: 1 or 0; -1 when it takes more than *visits
+ * steps or KR_MAX_DEPTH levels (jansson's json_equal has no bound: a list
+ * holding itself ran the stack out, lists sharing their items took
+ * exponential time).  A value is equal to itself, as Python's lists find.
+ */
+static int kr_equal(const json_t *a, const json_t *b, long *visits, int depth)
+{
+	if (a == b)
+		return 1;
+	if (--*visits < 0 || depth > KR_MAX_DEPTH)
+		return -1;
+	if (json_is_number(a) && json_is_number(b))
+		return json_number_value(a) == json_number_value(b);
+	if (json_typeof(a) != json_typeof(b))
+		return 0;
+	if (json_is_array(a)) {
+		if (json_array_size(a) != json_array_size(b))
+			return 0;
+		for (size_t i = 0; i < json_array_size(a); i++) {
+			int eq = kr_equal(json_array_get(a, i), json_array_get(b, i), visits, depth + 1);
+			if (eq != 1)
+				return eq;
+		}
+		return 1;
+	}
+	if (json_is_object(a)) {
+		if (json_object_size(a) != json_object_size(b))
+			return 0;
+		const char *key;
+		json_t *v;
+		json_object_foreach((json_t *)a, key, v) {
+			json_t *w = json_object_get(b, key);
+			int eq = w ? kr_equal(v, w, visits, depth + 1) : 0;
+			if (eq != 1)
+				return eq;
+		}
+		return 1;
+	}
+	return json_equal(a, b); /* strings, true, false, null */
+}
+
 static json_t *comparison(struct kr *k)
 {
 	json_t *v = binary(k, 0);
@@ -1009,16 +1089,25 @@ static json_t *comparison(struct kr *k)
 			r = json_incref(is_unknown(v) ? v : w);
 		else if (inop || notin) {
 			int found = json_is_object(w) && json_is_string(v) ? json_object_get(w, json_string_value(v)) != NULL : 0;
+			long visits = KR_MAX_VISITS;
 			size_t i;
 			json_t *x;
 			if (json_is_array(w))
-				json_array_foreach(w, i, x) found |= json_equal(x, v);
+				json_array_foreach(w, i, x) {
+					int eq = kr_equal(x, v, &visits, 0);
+					if (eq != 0) {
+						found = eq;
+						break;
+					}
+				}
 			if (json_is_string(w) && json_is_string(v))
 				found = strstr(json_string_value(w), json_string_value(v)) != NULL;
-			r = json_boolean(found != notin);
+			r = found < 0 ? unknown("an 'in' of values too large or nested too deep") : json_boolean(found != notin);
 		} else if (isop || !strcmp(op, "==") || !strcmp(op, "!=")) {
-			int eq = json_equal(v, w) || (json_is_number(v) && json_is_number(w) && json_number_value(v) == json_number_value(w));
-			r = json_boolean(eq != (isnot || (op && !strcmp(op, "!="))));
+			long visits = KR_MAX_VISITS;
+			int eq = kr_equal(v, w, &visits, 0);
+			r = eq < 0 ? unknown("a comparison of values too large or nested too deep")
+				   : json_boolean(eq != (isnot || (op && !strcmp(op, "!="))));
 		} else if (json_is_number(v) && json_is_number(w)) {
 			double x = json_number_value(v), y = json_number_value(w);
 			r = json_boolean(op[0] == '<' ? (op[1] ? x <= y : x < y) : (op[1] ? x >= y : x > y));
@@ -1088,6 +1177,17 @@ static json_t *and_or(struct kr *k, int or)
 	return v;
 }
 
+/* v, a value an expression made, counted toward KR_MAX_MADE: 0 past it, with the error set */
+static int made(struct kr *k, const json_t *v, int line)
+{
+	size_t n = json_is_string(v) ? json_string_length(v) : json_is_array(v) ? json_array_size(v)
+					 : json_is_object(v) ? json_object_size(v) : 1;
+	if ((k->made += n) <= (size_t)KR_MAX_MADE)
+		return 1;
+	kr_err(k, line, "more values made than kiln evaluates (%ld bytes and items)", KR_MAX_MADE);
+	return 0;
+}
+
 /* an expression, `a if c else b` included */
 static json_t *expr(struct kr *k)
 {
@@ -1111,6 +1211,10 @@ static json_t *expr(struct kr *k)
 		v = r;
 	}
 	k->depth--;
+	if (v && !made(k, v, cur(k)->line)) {
+		json_decref(v);
+		return NULL;
+	}
 	return v;
 }
 
@@ -1290,7 +1394,7 @@ static int assign_stmt(struct kr *k, json_t *names, int run, int line)
 	if (run && aug) {
 		json_t *old = json_is_string(names) ? json_object_get(k->env, json_string_value(names)) : NULL;
 		json_t *sum = old ? binop("+", old, v) : unknown("line %d: += of a name not bound", line);
-		r = assign(k, names, sum, line);
+		r = made(k, sum, line) ? assign(k, names, sum, line) : -1;
 		json_decref(sum);
 	} else if (run) {
 		r = assign(k, names, v, line);

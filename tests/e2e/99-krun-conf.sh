@@ -124,6 +124,24 @@ done
 printf 'VMS = {}\nX = - - 3 ** - 2\nif not not X < 0:\n    VMS = {}\n' > shallow.krun
 out=$("$KILN" convert shallow.krun 2>&1)
 assert_contains "$out" "shallow.krun:1: VMS: a dict of VMs expected" "a few prefix operators read"
+# what evaluating a config may make is bounded: a list holding itself compared (SIGSEGV), lists sharing
+# their items compared (2^40 steps), a string or list doubled 40 times (memory), a big string added to itself again on 100,000 lines (over 2 minutes)
+vms='from krun.vm_defs import NativeCodeVMDef
+VMS = {"C": {"vm_def": NativeCodeVMDef(), "n_iterations": 2}}
+BENCHMARKS = {"b": 1}'
+big() { python3 -c "import sys; print(sys.argv[1]); exec(sys.argv[2])" "$vms" "$1" > big.krun; }
+big 'print("X = []\nY = [X]\nX.append(Y)\nZ = X == Y\nW = Y in X")'
+out=$(timeout 20 "$KILN" convert big.krun 2>&1 >/dev/null); assert_eq $? 0 "a list holding itself, compared: $out"
+big 'print("A0 = [1]\nB0 = [1]"); [print("A%d = [A%d, A%d]\nB%d = [B%d, B%d]" % (i, i-1, i-1, i, i-1, i-1)) for i in range(1, 40)]; print("Z = A39 == B39")'
+out=$(timeout 20 "$KILN" convert big.krun 2>&1 >/dev/null); assert_eq $? 0 "lists sharing their items, compared: $out"
+big 'print("S = \"a\"\nL = [1]"); [print("S = S + S\nL = L + L") for i in range(40)]'
+out=$(ulimit -v 1000000; timeout 20 "$KILN" convert big.krun 2>&1 >/dev/null); assert_eq $? 0 "doubled 40 times: $out"
+big 'print("X = [1]"); [print("X.extend(X)") for i in range(40)]'
+out=$(ulimit -v 1000000; timeout 20 "$KILN" convert big.krun 2>&1); assert_eq $? 3 "a list extended by itself 40 times"
+assert_contains "$out" "big.krun:24: a list of more than 1000000 items"
+big 'print("S = \"a\""); [print("S = S + S") for i in range(23)]; [print("T = S + S") for i in range(100000)]'
+out=$(timeout 20 "$KILN" convert big.krun 2>&1); assert_eq $? 3 "a big string used again and again"
+assert_contains "$out" "big.krun:[0-9]*: more values made than kiln evaluates"
 # a file name with a newline: it goes into the config's first comment, which it must not end
 evil=$'k\npre_execution: [[sh, -c, "touch owned2"]]\n#.krun'
 cp k/exp.krun "k/$evil"
