@@ -4,15 +4,17 @@
  *
  *   {"results": [{"command": "gzip -1 -c f", "mean": s, "stddev": s|null,
  *     "median": s, "user": s, "system": s, "min": s, "max": s,
- *     "times": [s per run], "exit_codes": [int per run],
- *     "parameters": {"NAME": "value"}}]}      (parameters only when scanned)
+ *     "times": [s per run], "memory_usage_byte": [bytes per run],
+ *     "exit_codes": [int per run], "parameters": {"NAME": "value"}}]}
+ *   (parameters only when scanned; memory_usage_byte from hyperfine 1.19)
  *
  * One result is one key, named as `kiln bench` names its commands
  * (fmt_command_key): a hyperfine file and a kiln bench run of the same
  * commands have the same keys, so `kiln diff` compares them.  One run is a
  * pexec of one iteration.  hyperfine keeps only the means of user and
  * system time, so every imported run carries those means (their mean is
- * hyperfine's).  Written back, the statistics are kiln's whole-process
+ * hyperfine's).  A run's memory_usage_byte (its peak RSS) is its max_rss,
+ * and goes back out of an export of the import as the file had it.  Written back, the statistics are kiln's whole-process
  * statistics (analysis.h), computed as hyperfine defines them; a key with
  * more than one iteration per pexec has no place in this format.
  */
@@ -104,6 +106,17 @@ static int read_result(const char *name, size_t i, json_t *r, struct dataset *ds
 	if (codes && json_array_size(codes) != n)
 		return kerr_setc(e, KEXIT_CONFIG, "%s: results[%zu].exit_codes: %zu of them for %zu times", name, i,
 				 json_array_size(codes), n);
+	json_t *mem = json_object_get(r, "memory_usage_byte");
+	if (mem && !json_is_null(mem) && (!json_is_array(mem) || json_array_size(mem) != n))
+		return kerr_setc(e, KEXIT_CONFIG, "%s: results[%zu].memory_usage_byte: not a list of one per time (%zu)",
+				 name, i, n);
+	for (size_t j = 0; j < json_array_size(mem); j++) {
+		json_t *b = json_array_get(mem, j);
+		/* bytes, as hyperfine's u64 that a JSON integer holds */
+		if (!json_is_integer(b) || json_integer_value(b) < 0)
+			return kerr_setc(e, KEXIT_CONFIG, "%s: results[%zu].memory_usage_byte[%zu]: not a number of bytes",
+					 name, i, j);
+	}
 	if ((long)n > FMT_MAX_PEXECS || (*values += (long)n) > FMT_MAX_VALUES)
 		return kerr_setc(e, KEXIT_CONFIG, "%s: results[%zu].times: more runs than kiln reads (%ld)", name, i,
 				 FMT_MAX_PEXECS);
@@ -122,6 +135,8 @@ static int read_result(const char *name, size_t i, json_t *r, struct dataset *ds
 	json_t *entry = json_pack("{s:s, s:s, s:s}", "key", esc(ESC_JSON, k->key), "command", esc(ESC_JSON, cmd),
 				  "name", esc(ESC_JSON, k->bench));
 	json_object_set_new(entry, "parameters", params ? json_deep_copy(params) : json_object());
+	if (json_array_size(mem))
+		json_object_set_new(entry, "memory_usage_byte", json_deep_copy(mem));
 	json_array_append_new(cmds, entry);
 	double user = num_or_nan(r, "user"), sys = num_or_nan(r, "system");
 	for (size_t j = 0; j < n; j++) {
@@ -145,6 +160,8 @@ static int read_result(const char *name, size_t i, json_t *r, struct dataset *ds
 			ds_add_scalar(p, "user_time", "s", user);
 		if (!isnan(sys))
 			ds_add_scalar(p, "sys_time", "s", sys);
+		if (json_array_size(mem))
+			ds_add_scalar(p, "max_rss", "KiB", (double)json_integer_value(json_array_get(mem, j)) / 1024.0);
 	}
 	k->planned_pexecs = (long)n;
 	k->iterations = 1;
@@ -198,6 +215,7 @@ struct row {
 	struct an_key ak;
 	const char *command;
 	json_t *params;         /* borrowed from the bench description, may be NULL */
+	json_t *mem;            /* an imported file's memory_usage_byte (borrowed), NULL: none */
 };
 
 struct rows {
@@ -244,6 +262,9 @@ static int rows_of(const struct dataset *ds, const struct fmt_extra *x, struct r
 		if (!w->command)
 			w->command = w->k->bench;
 		w->params = json_object_get(entry, "parameters");
+		w->mem = json_object_get(entry, "memory_usage_byte");
+		if (!json_is_array(w->mem))
+			w->mem = NULL;
 		if (!json_is_object(w->params) || !json_object_size(w->params))
 			w->params = NULL;
 	}
@@ -269,6 +290,25 @@ static json_t *result_json(const struct row *w)
 		json_array_append_new(codes, fabs(c) < 9.2e18 ? json_integer((json_int_t)c) : json_null());
 	}
 	json_object_set_new(r, "times", times);
+	if (w->mem) {
+		/*
+		 * hyperfine 1.19's peak RSS per run, written for an imported file
+		 * that had it (hyperfine 1.15's layout has none): the file's bytes
+		 * where kiln's whole KiB are still theirs, else those KiB
+		 */
+		json_t *mem = json_array();
+		for (size_t i = 0; i < w->ak.np; i++) {
+			const struct ds_pexec *p = &w->k->pexecs[w->ak.p[i].index];
+			double kib = fmt_scalar(p, "max_rss");
+			json_t *b = p->num >= 0 ? json_array_get(w->mem, (size_t)p->num) : NULL;
+			if (json_is_integer(b) && llround((double)json_integer_value(b) / 1024.0) == llround(kib))
+				json_array_append(mem, b);
+			else
+				json_array_append_new(mem, kib >= 0 && kib < 9e15 ? json_integer((json_int_t)llround(kib * 1024))
+										  : json_null());
+		}
+		json_object_set_new(r, "memory_usage_byte", mem);
+	}
 	json_object_set_new(r, "exit_codes", codes);
 	if (w->params)
 		json_object_set(r, "parameters", w->params);

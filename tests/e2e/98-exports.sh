@@ -62,6 +62,23 @@ printf '{"results": [{"command": "x", "times": [0.1], "parameters": {"n": 1}}]}'
 out=$("$KILN" import hbad.json -o hbad.kiln.db 2>&1) && fail "a parameter that is not a string was taken"
 assert_contains "$out" "results.0.\.parameters\.n: not a string"
 
+# ---- hyperfine 1.19's memory_usage_byte: each run's peak RSS, kept and written back ----
+cat > hm.json <<'J'
+{"results": [{"command": "a", "times": [0.4, 0.5], "memory_usage_byte": [3842048, 3850000], "exit_codes": [0, 0]}]}
+J
+"$KILN" import hm.json -o hm.kiln.db >/dev/null || fail "import memory_usage_byte"
+assert_eq "$(sql hm.kiln.db "SELECT maxrss_kb FROM pexecs ORDER BY num" | tr '\n' ' ')" "3752 3760 " "peak RSS per run"
+"$KILN" export hm.kiln.db --format hyperfine -o hm-back.json >/dev/null || fail "export memory_usage_byte"
+python3 - hm.json hm-back.json <<'P' || fail "memory_usage_byte round trip"
+import json, sys
+a, b = (json.load(open(p))["results"][0] for p in sys.argv[1:])
+assert b["memory_usage_byte"] == a["memory_usage_byte"], b.get("memory_usage_byte")
+assert list(b)[-3:] == ["times", "memory_usage_byte", "exit_codes"], list(b)
+P
+printf '{"results": [{"command": "x", "times": [0.1], "memory_usage_byte": [-1]}]}' > hbad.json
+out=$("$KILN" import hbad.json -o hbad2.kiln.db 2>&1) && fail "a negative memory_usage_byte was taken"
+assert_contains "$out" "results.0.\.memory_usage_byte.0.: not a number of bytes"
+
 # ---- a key of more than three parts ----
 printf 'pexec_idx,bench,0,1\n0,nbody:node:default-js:V8:default-javascript,0.1,0.2\n' > five.csv
 out=$("$KILN" import five.csv -o five.kiln.db 2>&1) || fail "import five: $out"
