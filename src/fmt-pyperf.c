@@ -42,6 +42,7 @@ struct rd {
 	long values;
 	size_t calibration; /* runs without values, skipped */
 	struct kerr *e;
+	struct strmap seen; /* the keys of the benchmarks read so far */
 };
 
 /* metadata field f of a run, inherited from its benchmark and the suite */
@@ -85,11 +86,17 @@ static struct ds_key *bench_key(struct rd *r, size_t bi, json_t *b, json_t *run0
 		free(vm);
 		free(var);
 	}
-	if (k && k->npexecs) {
+	/*
+	 * by its key, not its pexecs: a benchmark of calibration runs alone has
+	 * none, and one of the same name after it was merged into it
+	 */
+	if (k && (k->npexecs || strmap_find(&r->seen, k->key) >= 0)) {
 		kerr_setc(r->e, KEXIT_CONFIG, "%s: benchmarks[%zu]: benchmark '%s' is there twice", r->name, bi,
 			  esc(ESC_TERM, name));
 		return NULL;
 	}
+	if (k)
+		strmap_add(&r->seen, k->key);
 	if (!k)
 		kerr_setc(r->e, KEXIT_CONFIG, "%s: benchmarks[%zu]: name '%s' makes no key", r->name, bi, esc(ESC_TERM, name));
 	return k;
@@ -217,7 +224,7 @@ static int pp_read(const char *name, const char *text, size_t len, struct datase
 	json_t *root = fmt_json_load(name, text, len, e);
 	if (!root)
 		return -1;
-	struct rd r = { name, ds, json_object_get(root, "metadata"), 0, 0, e };
+	struct rd r = { name, ds, json_object_get(root, "metadata"), 0, 0, e, STRMAP_INIT };
 	json_t *ver = json_object_get(root, "version"), *benchs = json_object_get(root, "benchmarks");
 	int rc = 0;
 	if (!(json_is_string(ver) && !strcmp(json_string_value(ver), "1.0")) &&
@@ -231,6 +238,7 @@ static int pp_read(const char *name, const char *text, size_t len, struct datase
 		rc = kerr_setc(e, KEXIT_CONFIG, "%s: benchmarks: more than %ld", name, FMT_MAX_KEYS);
 	for (size_t i = 0; rc == 0 && i < json_array_size(benchs); i++)
 		rc = read_bench(&r, i, json_array_get(benchs, i));
+	strmap_clear(&r.seen);
 	const char *host = json_string_value(json_object_get(r.suite, "hostname"));
 	if (rc == 0 && host && *host && !ds->machine)
 		ds->machine = xstrdup(host);
@@ -300,11 +308,12 @@ static json_t *source_bench(json_t *src, const struct ds_key *k)
 	json_array_foreach(json_object_get(src, "benchmarks"), i, b) {
 		json_t *run0 = json_array_get(json_object_get(b, "runs"), 0);
 		struct dataset one = { 0 };
-		struct rd r = { "", &one, suite, 0, 0, NULL };
+		struct rd r = { "", &one, suite, 0, 0, NULL, STRMAP_INIT };
 		struct kerr e = KERR_INIT;
 		r.e = &e;
 		struct ds_key *mine = run0 ? bench_key(&r, i, b, run0) : NULL;
 		int same = mine && !strcmp(mine->key, k->key);
+		strmap_clear(&r.seen);
 		ds_free(&one);
 		kerr_release(&e);
 		if (same)

@@ -28,6 +28,15 @@ for ba, bb in zip(a["benchmarks"], b["benchmarks"]):
             assert rb["metadata"].get(k) == v, ("run metadata", k)
 P
 
+# a benchmark's name given twice is refused, also when the first has calibration runs alone (it was merged)
+cat > pdup.json <<'J'
+{"version": "1.0", "metadata": {"unit": "second"}, "benchmarks": [
+ {"metadata": {"name": "b"}, "runs": [{"warmups": [[1, 0.5]]}]},
+ {"metadata": {"name": "b"}, "runs": [{"values": [0.1, 0.2]}]}]}
+J
+out=$("$KILN" import pdup.json -o pdup.kiln.db 2>&1) && fail "two benchmarks named b merged into one key"
+assert_contains "$out" "pdup.json: benchmarks.1.: benchmark 'b' is there twice"
+
 # ---- warmup_stats CSV: 1563 us is 0.001563 ----
 cat > g.yaml <<'Y'
 vms: {sh: {plugin: command, path: /bin/sh, gauge: rebench, args: [-c, "echo 'B: iterations=1 runtime: 1563us'; echo 'B: iterations=1 runtime: 2.5ms'"]}}
