@@ -970,6 +970,14 @@ int parse_double(const char *s, double *out)
 	char *end;
 	if (!s || !*s || isspace((unsigned char)*s))
 		return -1;
+	/*
+	 * decimal only: strtod also reads C's hexadecimal floats, so a
+	 * warmup_stats CSV cell or a ReBench value '0x10' was read as 16
+	 * (seconds, ms), where Python's float() and every peer refuse it
+	 */
+	const char *d = s + (*s == '-' || *s == '+');
+	if (d[0] == '0' && (d[1] == 'x' || d[1] == 'X'))
+		return -1;
 	errno = 0;
 	double v = strtod(s, &end);
 	if (errno || *end || !isfinite(v))

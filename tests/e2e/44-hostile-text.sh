@@ -122,6 +122,10 @@ grep -q "k\\\\x1b]0;pwn\\\\x07\\\\n:vm:v" err.txt || fail "import error: key not
 printf 'pexec_idx,bench,0\n0,k:vm:v,\x1b[2Jnope\n' >badcell.csv
 "$KILN" report badcell.csv >/dev/null 2>err.txt && fail "a CSV cell that is not a time was accepted"
 check_clean err.txt "CSV import error"
+# a hexadecimal float is not a time: strtod read '0x10' as 16 s
+printf 'pexec_idx,bench,0,1\n0,k:vm:v,0.5,0x10\n' >hexcell.csv
+"$KILN" report hexcell.csv >/dev/null 2>err.txt && fail "a CSV cell 0x10 was read as a number"
+grep -q "hexcell.csv:2: column 4 (iteration 1): '0x10' is not a time" err.txt || fail "hex cell: $(cat err.txt)"
 
 # ---- a crafted .kiln.db: keys, names, messages and stderr ----
 "$KILN" import evil.json -o evil.kiln.db >/dev/null || fail "import"

@@ -79,6 +79,11 @@ static void test_star_and_numbers(void **state)
 	assert_int_equal(parse_double("1e-3", &d), 0);
 	assert_true(fabs(d - 0.001) < 1e-15);
 	assert_int_equal(parse_double("1.5s", &d), -1);
+	/* hexadecimal floats are not numbers in any file kiln reads */
+	assert_int_equal(parse_double("0x10", &d), -1);
+	assert_int_equal(parse_double("-0X1p3", &d), -1);
+	assert_int_equal(parse_double("+0.5", &d), 0);
+	assert_int_equal(parse_double("0", &d), 0);
 }
 
 static const char header[] = "{\"kiln\":1,\"clock\":\"monotonic_raw\",\"counters\":[\"task-clock\"],\"unavailable\":[\"cycles\"]}\n";
