@@ -7,7 +7,7 @@
  * signalfd for SIGCHLD (made once: exec_fds) to learn of the child's exit
  * inside the same poll() loop that drains the pipes, and a deadline.
  * Child side: only system calls between fork and execve (new process
- * group, signals reset, fds moved, rlimits, personality, affinity, nice,
+ * group, a new session for another user, signals reset, fds moved, rlimits, personality, affinity, nice,
  * user).
  *
  * Ending a pexec: when the child exits or times out, whatever is left of its
@@ -337,19 +337,30 @@ static int write_oom_adj(int adj)
 }
 
 /*
- * The child's first steps, which cannot fail: its own process group (the
- * group kiln kills), no signal blocked, and the default action for every
- * signal kiln found ignored (an ignored signal stays ignored across execve)
+ * The child's first steps: its own process group (the group kiln kills),
+ * no signal blocked, and the default action for every signal kiln found
+ * ignored (an ignored signal stays ignored across execve).  A child that
+ * becomes another user gets a session of its own too, and so no
+ * controlling terminal: in kiln's session it could open /dev/tty, the
+ * terminal of whoever started kiln, read what they type and push input
+ * into it (TIOCSTI) that root's shell runs once kiln exits.  -1 only when
+ * setsid fails.
  */
-static void child_signals(void)
+static int child_signals(int own_session)
 {
-	setpgid(0, 0);
+	if (own_session) {
+		if (setsid() < 0)
+			return -1;
+	} else {
+		setpgid(0, 0);
+	}
 	sigset_t all;
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
 	struct ksigaction dfl = { SIG_DFL, 0, NULL, 0 };
 	for (int i = 0; i < nignored; i++)
 		ksigaction(ignored_sigs[i], &dfl, NULL);
+	return 0;
 }
 
 /* stdin (a given fd, stdin_path or /dev/null), then stdout and stderr: the capture pipes or the given fds */
@@ -424,8 +435,9 @@ static int child_aslr(int aslr)
 static KILN_NORETURN void child(const struct exec_opts *o, const char *prog, int out_w, int err_w,
 				int res_w, int errpipe, volatile int *errmem, const cpu_set_t *cpus, pid_t parent)
 {
-	int step = 0;
-	child_signals();
+	int step = 15;
+	if (child_signals(o->set_user) < 0)
+		goto fail;
 	step = 1;
 	if (child_stdio(o, out_w, err_w) < 0)
 		goto fail;
@@ -494,7 +506,7 @@ static const char *step_name(int step)
 	static const char *names[] = { "setup", "stdin", "result fd", "rlimit", "personality",
 				       "cpu affinity", "nice", "user", "parent-death signal", "cwd",
 				       "closing descriptors", "exec", "oom_score_adj", "joining the pexec's machine (setns)",
-				       "no new privileges (PR_SET_NO_NEW_PRIVS)" };
+				       "no new privileges (PR_SET_NO_NEW_PRIVS)", "a session of its own (setsid)" };
 	return step >= 0 && step < (int)ARRAY_SIZE(names) ? names[step] : "?";
 }
 
@@ -648,7 +660,7 @@ static int x_spawn(struct xstate *x, const char *prog, const cpu_set_t *cpus, st
 	if (pid == 0)
 		child(o, prog, x->outp[1], x->errp[1], x->resp[1], x->ep[1], USE_FORK ? NULL : errmem, cpus, parent);
 	x->pid = r->pid = pid;
-	if (USE_FORK)
+	if (USE_FORK && !o->set_user)
 		setpgid(pid, pid); /* after fork the parent may run first; after vfork the child has exec'd */
 	close_fd(&x->ep[1]);
 	close_fd(&x->outp[1]);

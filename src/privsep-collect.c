@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -133,9 +134,26 @@ static int wire_emit(void *ctx, const struct kiln_rec *r)
 
 /* ---- becoming unprivileged ---- */
 
+/*
+ * No controlling terminal: a fork of kiln has kiln's, and a parser could
+ * open /dev/tty and push input into it (TIOCSTI) for root's shell.  The
+ * collector stays in kiln's process group, so that the terminal's
+ * interrupt still reaches it; only the session leader may take a terminal
+ * again, which it is not.
+ */
+static void no_tty(void)
+{
+	int fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ioctl(fd, TIOCNOTTY);
+	close(fd);
+}
+
 static int drop(const struct ps_request *rq, struct strbuf *why)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	no_tty();
 	/* the pexec's machine: its instrumentation folder is there */
 	for (const int *ns = rq->join_ns; ns && *ns >= 0; ns++)
 		if (setns(*ns, 0) < 0) {
