@@ -18,6 +18,7 @@
  * grandchild holding a pipe open cannot hang kiln.
  */
 #include "exec.h"
+#include "isolate.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -475,6 +476,10 @@ static KILN_NORETURN void child(const struct exec_opts *o, const char *prog, int
 		step = 14;
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 			goto fail;
+		/* not kiln's session keyring, which it would possess (privsep-keys.c) */
+		step = 16;
+		if (isolate_own_keyring() < 0)
+			goto fail;
 	}
 	/* dies with kiln (set after the uid change, which clears it) */
 	step = 8;
@@ -506,7 +511,8 @@ static const char *step_name(int step)
 	static const char *names[] = { "setup", "stdin", "result fd", "rlimit", "personality",
 				       "cpu affinity", "nice", "user", "parent-death signal", "cwd",
 				       "closing descriptors", "exec", "oom_score_adj", "joining the pexec's machine (setns)",
-				       "no new privileges (PR_SET_NO_NEW_PRIVS)", "a session of its own (setsid)" };
+				       "no new privileges (PR_SET_NO_NEW_PRIVS)", "a session of its own (setsid)",
+				       "a session keyring of its own" };
 	return step >= 0 && step < (int)ARRAY_SIZE(names) ? names[step] : "?";
 }
 

@@ -114,6 +114,22 @@ int machine_kiln_entry(const struct machine *m, const char *at, const char *name
 /* TEXT written whole into PATH (a /proc or cgroup file; create: a plain file made or truncated); 0 or -1 */
 int isolate_write(const char *path, const char *text, int create);
 
+/* ---- keyrings (privsep-keys.c): system calls only ---- */
+
+/*
+ * In a process that became the benchmark user: a new, empty session
+ * keyring of its own instead of the one inherited from kiln.  0 (also
+ * where the kernel has no keyrings), -1 with errno.
+ */
+int isolate_own_keyring(void);
+/*
+ * In a process running as the benchmark user, uid: its user, user session
+ * and persistent keyrings emptied, and then up to wait_s seconds for the
+ * kernel to drop every key of the user's that is gone (an unlinked key,
+ * an ended process's session keyring).  0, or -1 when some are still there.
+ */
+int isolate_clear_user_keys(uid_t uid, double wait_s);
+
 /* ---- bounds (privsep-cgroup.c) ---- */
 
 enum cg_kind { CG_NONE, CG_V1, CG_V2 };

@@ -247,7 +247,7 @@ int pexec_prepare(const struct experiment *ex, const struct pexec_key *k, const 
 		return 0;
 	}
 	/* nothing of the user may run while kiln renews its folders */
-	if (u && platform_user_kill_all(u, e) < 0)
+	if (u && platform_user_renew(u, e) < 0)
 		return -1;
 	if (!k->whole) {
 		char *base = sfs_state_path("instr", 0711, e);

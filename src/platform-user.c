@@ -229,7 +229,8 @@ static void kill_as_root(uid_t uid)
 	}
 }
 
-int platform_user_kill_all(const struct puser *u, struct kerr *e)
+/* every process of the user ended; with keys, then its keyrings emptied too (privsep-keys.c) */
+static int kill_user(const struct puser *u, int keys, struct kerr *e)
 {
 	pid_t pid = fork();
 	if (pid < 0 && errno == EAGAIN && geteuid() == 0) {
@@ -242,25 +243,42 @@ int platform_user_kill_all(const struct puser *u, struct kerr *e)
 		/* as the user, kill(-1) reaches exactly the user's processes (and not this one) */
 		if (setgroups(0, NULL) < 0 || setgid(u->gid) < 0 || setuid(u->uid) < 0)
 			_exit(2);
-		for (int round = 0; round < 1000; round++) {
+		int left = 1;
+		for (int round = 0; round < 1000 && left; round++) {
 			if (kill(-1, SIGKILL) < 0 && errno == ESRCH)
-				_exit(0);
-			usleep(1000);
+				left = 0;
+			else
+				usleep(1000);
 			/* a zombie counts for kill() until its parent reaps it, but runs nothing */
-			if (!user_alive(u->uid))
-				_exit(0);
+			if (left && !user_alive(u->uid))
+				left = 0;
 		}
-		_exit(1);
+		if (!left && keys && isolate_clear_user_keys(u->uid, 2.0) < 0)
+			_exit(3);
+		_exit(left);
 	}
 	int st = 0;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	if (!WIFEXITED(st) || WEXITSTATUS(st) == 2)
 		return kerr_set(e, "killing the processes of %s: the killer could not become uid %ld", u->name, (long)u->uid);
+	if (WEXITSTATUS(st) == 3)
+		return kerr_set(e, "the kernel keyrings of %s: keys of the user were still there 2 s after they were "
+				"removed", u->name);
 	if (WEXITSTATUS(st) == 1)
 		return kerr_set(e, "the processes of %s could not all be ended (one is forking faster than kiln kills)",
 				u->name);
 	return 0;
+}
+
+int platform_user_kill_all(const struct puser *u, struct kerr *e)
+{
+	return kill_user(u, 0, e);
+}
+
+int platform_user_renew(const struct puser *u, struct kerr *e)
+{
+	return kill_user(u, 1, e);
 }
 
 int platform_user_fresh_home(const struct puser *u, struct kerr *e)

@@ -233,6 +233,12 @@ int platform_user_name_ok(const char *s);
  * until none is left.  Before the user's home or folders are touched.
  */
 int platform_user_kill_all(const struct puser *u, struct kerr *e);
+/*
+ * The same, then the user's keyrings emptied (user, user session,
+ * persistent: privsep-keys.c), by the same child: where a pexec's machine
+ * is renewed (before each pexec and probe, at a session's start and end)
+ */
+int platform_user_renew(const struct puser *u, struct kerr *e);
 /* the tasks (threads, zombies too) of this uid's processes now, from /proc: what its RLIMIT_NPROC counts */
 long platform_user_tasks(uid_t uid);
 /* delete and recreate u->home, owned by the user, mode 0700 (each pexec; kill_all first) */

@@ -30,6 +30,7 @@
 #include <zstd.h>
 
 #include "exec.h"
+#include "isolate.h"
 #include "plugin.h"
 #include "safefs.h"
 
@@ -174,6 +175,11 @@ static int drop(const struct ps_request *rq, struct strbuf *why)
 		/* a parser command it runs gains nothing from a setuid or file-capability program */
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
 			sb_addf(why, "cannot set PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
+			return -1;
+		}
+		/* not kiln's session keyring, which it would possess (privsep-keys.c) */
+		if (isolate_own_keyring() < 0) {
+			sb_addf(why, "cannot make a session keyring of its own: %s", strerror(errno));
 			return -1;
 		}
 	}

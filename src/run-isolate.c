@@ -226,7 +226,7 @@ void run_isolate_close(struct run_state *rs)
 int run_isolate_fresh(struct run_state *rs, struct kerr *e)
 {
 	/* nothing of the user may run while kiln renews what it sees */
-	if (rs->have_user && platform_user_kill_all(&rs->user, e) < 0)
+	if (rs->have_user && platform_user_renew(&rs->user, e) < 0)
 		return -1;
 	if (rs->mach.kind != MACHINE_NONE) {
 		if (machine_fresh(&rs->mach, e) < 0)
@@ -311,7 +311,7 @@ int run_free_leftovers(const struct experiment *ex)
 	struct puser u;
 	struct kerr e = KERR_INIT;
 	if (name && geteuid() == 0 && getpwnam(name) && platform_user_ensure(name, &u, &e) == 0) {
-		platform_user_kill_all(&u, NULL);
+		platform_user_renew(&u, NULL);
 		rm_rf(u.home);
 		platform_user_release(&u);
 	}

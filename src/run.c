@@ -428,7 +428,7 @@ static int run_prepare_user(struct run_state *rs, const char *config, struct ker
 	if (platform_user_ensure(ex->platform.user, &rs->user, e) < 0)
 		return -1;
 	rs->have_user = 1;
-	return platform_user_kill_all(&rs->user, e) < 0 || platform_user_fresh_home(&rs->user, e) < 0 ? -1 : 0;
+	return platform_user_renew(&rs->user, e) < 0 || platform_user_fresh_home(&rs->user, e) < 0 ? -1 : 0;
 }
 
 static int run_tune(struct run_state *rs, json_t **tuned, struct kerr *e)
@@ -513,7 +513,7 @@ static void run_release_machine(struct run_state *rs, json_t *tuned)
 	run_isolate_close(rs);
 	if (rs->have_user) {
 		/* nothing of the benchmark stays in kiln's state: a disk it filled frees itself */
-		platform_user_kill_all(&rs->user, NULL);
+		platform_user_renew(&rs->user, NULL);
 		rm_rf(rs->user.home);
 		platform_user_release(&rs->user);
 	}
