@@ -68,6 +68,8 @@ struct machine {
 	char *home, *instr;          /* host paths of the home and instrumentation folder on the machine, or NULL */
 	struct strvec keep;          /* host folders seen as they are */
 	struct strvec refused;       /* kept folders not bound: a symbolic link on their way (said once) */
+	struct strvec covered;       /* host folders anyone may write, each covered by one of the machine's */
+	mode_t *cover_mode;          /* their modes, as the machine's folders get them back */
 	long disk_mb;
 	uid_t uid;
 	gid_t gid;

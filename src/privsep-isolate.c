@@ -52,7 +52,7 @@ static const struct {
 
 /* ---- the plan the maker child carries out (system calls only) ---- */
 
-enum { P_MKDIR = 1, P_BIND, P_BIND_REC, P_CHOWN, P_BIND_KEPT, P_READONLY };
+enum { P_MKDIR = 1, P_BIND, P_BIND_REC, P_CHOWN, P_BIND_KEPT, P_READONLY, P_BIND_OVER };
 
 struct pstep {
 	int op;
@@ -205,6 +205,31 @@ static int bind_kept(const struct pstep *s)
 	return r;
 }
 
+/*
+ * A folder of the tmpfs (a) bound over the host folder b, reached from /
+ * without following a link (open_kept): a folder anyone may write is
+ * covered where it was found, never where a link put in its way points.
+ */
+static int bind_over(const struct pstep *s)
+{
+	int top = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (top < 0)
+		return -1;
+	int fd = open_kept(top, s->b), err = errno;
+	close(top);
+	if (fd < 0) {
+		errno = err;
+		return -1;
+	}
+	char dst[48];
+	snprintf(dst, sizeof(dst), "/proc/self/fd/%d", fd);
+	int r = mount(s->a, dst, NULL, MS_BIND, NULL);
+	err = errno;
+	close(fd);
+	errno = err;
+	return r;
+}
+
 static int run_step(const struct pstep *s)
 {
 	switch (s->op) {
@@ -218,6 +243,8 @@ static int run_step(const struct pstep *s)
 		return mount(s->a, s->b, NULL, MS_BIND, NULL);
 	case P_BIND_KEPT:
 		return bind_kept(s);
+	case P_BIND_OVER:
+		return bind_over(s);
 	case P_READONLY:
 		return mount(NULL, s->b, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
 	default:
@@ -552,6 +579,86 @@ static void cover_mqueue(struct builder *b, struct machine *m)
 }
 
 /*
+ * Folders anyone may write elsewhere than /tmp, /var/tmp and /dev/shm
+ * (/run/lock, /var/lib/php/sessions, a lab's /srv/scratch): what a pexec
+ * leaves there reaches the next, and on the results' disk it could fill
+ * it file after file.  Looked for below these, this deep, without
+ * following a link, among at most COVER_LOOK folders; each found (but one
+ * that holds a kept folder, or is one) is covered by a folder of the
+ * tmpfs with its mode, and what is below it is not looked at.
+ */
+static const char *const cover_roots[] = { "/var", "/run", "/srv", "/opt", "/home", "/mnt", "/media" };
+#define COVER_DEPTH 4
+#define COVER_LOOK 20000
+#define COVER_MAX 64
+
+/* may the folder PATH, which anyone may write, be covered? */
+static int cover_ok(const struct machine *m, const char *path)
+{
+	for (size_t t = 0; t < ARRAY_SIZE(tops); t++)
+		if (path_in(path, tops[t].at) || path_in(tops[t].at, path))
+			return 0;
+	if ((m->home && path_in(m->home, path)) || (m->instr && path_in(m->instr, path)))
+		return 0;
+	for (size_t k = 0; k < m->keep.n; k++)
+		if (path_in(m->keep.v[k], path))
+			return 0;
+	return strcmp(path, "/dev/mqueue") != 0;
+}
+
+static void cover_dir(struct builder *b, struct machine *m, const char *path, mode_t mode)
+{
+	size_t i = m->covered.n;
+	char *rel = xasprintf("cover/%zu", i);
+	if (!i)
+		add_dirs(b, m, "cover", 0755, b->own, b->own_gid);
+	add_dirs(b, m, rel, mode & 07777, b->own, b->own_gid);
+	add_step(b, P_BIND_OVER, keep_str(b, xasprintf("%s/%s", b->root, rel)), keep_str(b, xstrdup(path)), 0, 0, 0);
+	sv_push(&m->covered, path);
+	m->cover_mode = xrealloc(m->cover_mode, m->covered.n * sizeof(*m->cover_mode));
+	m->cover_mode[i] = mode & 07777;
+	free(rel);
+}
+
+static void cover_walk(struct builder *b, struct machine *m, int fd, const char *path, int depth, long *budget)
+{
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	struct dirent *de;
+	while ((de = readdir(d)) && *budget > 0 && m->covered.n < COVER_MAX) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+			continue;
+		--*budget;
+		struct stat st;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		char *sub = xasprintf("%s/%s", path, de->d_name);
+		if ((st.st_mode & S_IWOTH) && cover_ok(m, sub)) {
+			cover_dir(b, m, sub, st.st_mode);
+		} else if (!(st.st_mode & S_IWOTH) && depth < COVER_DEPTH) {
+			int sfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sfd >= 0)
+				cover_walk(b, m, sfd, sub, depth + 1, budget);
+		}
+		free(sub);
+	}
+	closedir(d);
+}
+
+static void cover_writable(struct builder *b, struct machine *m)
+{
+	long budget = COVER_LOOK;
+	for (size_t r = 0; r < ARRAY_SIZE(cover_roots); r++) {
+		int fd = open(cover_roots[r], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0)
+			cover_walk(b, m, fd, cover_roots[r], 1, &budget);
+	}
+}
+
+/*
  * The plan: the tmpfs's folders, the kept host folders bound into its tmp
  * folders (they go along when those are bound, recursively, over /tmp and
  * the others), then the home and the instrumentation folder over theirs.
@@ -584,6 +691,7 @@ static void build_plan(struct builder *b, struct machine *m)
 		add_step(b, P_BIND_REC, keep_str(b, xasprintf("%s/%s", b->root, tops[t].name)), tops[t].at, 0, 0, 0);
 	}
 	cover_mqueue(b, m);
+	cover_writable(b, m);
 	if (m->home) {
 		add_dirs(b, m, "home", 0700, u, g);
 		add_step(b, P_BIND, keep_str(b, xasprintf("%s/home", b->root)), m->home, 0, 0, 0);
@@ -652,6 +760,7 @@ static void machine_init(struct machine *m)
 	m->shared = (struct strvec)STRVEC_INIT;
 	m->keep = (struct strvec)STRVEC_INIT;
 	m->refused = (struct strvec)STRVEC_INIT;
+	m->covered = (struct strvec)STRVEC_INIT;
 }
 
 /* the join list: user, mnt, ipc, as held */
@@ -915,7 +1024,10 @@ static int reset(struct machine *m)
 		int sticky = !strchr(s, '/') && !top_user;
 		uid_t uid = top_user ? m->uid : m->kind == MACHINE_ROOT ? 0 : geteuid();
 		gid_t gid = top_user ? m->gid : m->kind == MACHINE_ROOT ? 0 : getegid();
-		mode_t mode = top_user ? 0700 : !strcmp(s, "mqueue") ? 0555 : sticky ? 01777 : 0755;
+		mode_t mode = top_user ? 0700 : !strcmp(s, "mqueue") ? 0555 : !strcmp(s, "cover") ? 0755 : sticky ? 01777 : 0755;
+		size_t ci;
+		if (!strncmp(s, "cover/", 6) && sscanf(s + 6, "%zu", &ci) == 1 && ci < m->covered.n)
+			mode = m->cover_mode[ci];
 		if (fchownat(m->root_fd, s, uid, gid, AT_SYMLINK_NOFOLLOW) < 0 || fchmodat(m->root_fd, s, mode, 0) < 0)
 			r = -1;
 		/* and the user's folders' times as a new folder's (a touch -d of its home) */
@@ -1027,6 +1139,8 @@ void machine_close(struct machine *m)
 	sv_clear(&m->shared);
 	sv_clear(&m->keep);
 	sv_clear(&m->refused);
+	sv_clear(&m->covered);
+	free(m->cover_mode);
 	free(m->home);
 	free(m->instr);
 	free(m->why);

@@ -119,15 +119,18 @@ static void audit_isolation(struct run_state *rs)
 {
 	const struct limits_conf *l = &rs->ex->limits;
 	const struct machine *m = &rs->mach;
-	json_t *sh = json_array(), *ref = json_array();
+	json_t *sh = json_array(), *ref = json_array(), *cov = json_array();
 	for (size_t i = 0; i < m->shared.n; i++)
 		json_array_append_new(sh, json_string(m->shared.v[i]));
+	for (size_t i = 0; i < m->covered.n; i++)
+		json_array_append_new(cov, json_string(m->covered.v[i]));
 	for (size_t i = 0; i < m->refused.n; i++)
 		json_array_append_new(ref, json_string(m->refused.v[i]));
 	static const char *const kinds[] = { "none", "root", "user namespace" };
 	static const char *const cgk[] = { "none", "v1", "v2" };
-	json_t *o = json_pack("{s:s, s:s?, s:I, s:o, s:o, s:s, s:s?, s:I, s:I, s:I}", "machine", kinds[m->kind],
+	json_t *o = json_pack("{s:s, s:s?, s:I, s:o, s:o, s:o, s:s, s:s?, s:I, s:I, s:I}", "machine", kinds[m->kind],
 			      "machine_why", m->why, "disk_mb", (json_int_t)m->disk_mb, "shared", sh, "refused", ref,
+			      "covered", cov,
 			      "cgroup", cgk[rs->cg.kind],
 			      "cgroup_why", rs->cg.why, "processes", (json_int_t)l->processes, "memory_mb",
 			      (json_int_t)rs->cg.memory_mb, "file_mb", (json_int_t)l->file_mb);
