@@ -107,6 +107,12 @@ void machine_opts(const struct machine *m, struct exec_opts *eo);
 /* kiln's path to PATH as the machine's processes see it (malloc'd): on the tmpfs, through m->view */
 char *machine_view(const struct machine *m, const char *path);
 void machine_close(struct machine *m);
+/*
+ * Two pexecs at once on one machine (a duet) must not share an
+ * instrumentation folder: a folder NAME of the user's made inside the
+ * machine's, just emptied; its host path (malloc'd), or NULL with e set
+ */
+char *machine_instr_slot(const struct machine *m, const char *name, struct kerr *e);
 /* "/tmp, /var/tmp, /dev/shm" of the machine as the sanity child must see them: 1 when path is one of the machine's */
 int machine_private(const struct machine *m, const char *path);
 

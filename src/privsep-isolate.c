@@ -1117,6 +1117,22 @@ char *machine_view(const struct machine *m, const char *path)
 	return r ? r : p;
 }
 
+char *machine_instr_slot(const struct machine *m, const char *name, struct kerr *e)
+{
+	int dfd = openat(m->root_fd, "instr", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), r = -1;
+	/* made anew here: one there already is not kiln's (the machine was just emptied) */
+	if (dfd >= 0 && mkdirat(dfd, name, 0700) == 0)
+		r = fchownat(dfd, name, m->uid, m->gid, AT_SYMLINK_NOFOLLOW);
+	int err = errno;
+	if (dfd >= 0)
+		close(dfd);
+	if (r < 0) {
+		kerr_set(e, "the pexec's instrumentation folder %s/%s: %s", m->instr, name, strerror(err));
+		return NULL;
+	}
+	return xasprintf("%s/%s", m->instr, name);
+}
+
 int machine_private(const struct machine *m, const char *path)
 {
 	if (!m || m->kind == MACHINE_NONE)

@@ -54,6 +54,8 @@ struct one {
 	struct pexec_key *k;
 	char label[32];
 	char *instr;                  /* KILN_INSTR_DIR, NULL: none */
+	const char *slot;             /* a duet's: its own folder in the machine's instrumentation folder, NULL: none */
+	int fresh_done;               /* a duet's second: the machine was renewed for both by the first */
 	struct strvec argv, env;
 	struct strbuf cpus;
 	struct stream s;
@@ -238,7 +240,7 @@ static int one_prepare(struct one *p, int marked, struct kerr *e)
 	struct step prep = { "prepare", &p->k->pc, NULL, p->label, 0, 0 };
 	if ((!marked && p->it->id && store_mark_running(rs->st, p->it->id, e) < 0) ||
 	    run_step(rs, &rs->ex->pre_exec, &pre, e) < 0 ||
-	    (rs->mach.kind != MACHINE_NONE && run_isolate_fresh(rs, e) < 0) ||
+	    (rs->mach.kind != MACHINE_NONE && !p->fresh_done && run_isolate_fresh(rs, e) < 0) ||
 	    run_step(rs, &p->k->pc.vm->prepare, &prep, e) < 0 || run_step(rs, &p->k->pc.bench->prepare, &prep, e) < 0) {
 		step_discarded(p, e);
 		return -1;
@@ -246,6 +248,14 @@ static int one_prepare(struct one *p, int marked, struct kerr *e)
 	if (pexec_prepare(rs->ex, p->k, p->label, rs->sess.tag, rs->have_user ? &rs->user : NULL, &rs->mach, &p->instr,
 			  &p->env, e) < 0)
 		return -1;
+	if (p->slot && p->instr && rs->mach.kind != MACHINE_NONE) {
+		char *own = machine_instr_slot(&rs->mach, p->slot, e);
+		if (!own)
+			return -1;
+		free(p->instr);
+		p->instr = own;
+		sv_setenv(&p->env, "KILN_INSTR_DIR", own);
+	}
 	p->k->pc.instr_dir = p->instr;
 	if (plugin_build(&p->k->pc, p->label, &p->argv, &p->env, e) < 0)
 		return kerr_wrap(e, "%s", p->k->key);
@@ -822,6 +832,15 @@ int run_duet(struct run_state *rs, const struct sched_item *const it[2], struct 
 	out[0] = out[1] = ONE_FATAL;
 	for (int i = 0; i < 2; i++)
 		one_init(&p[i], rs, it[i], k[i]);
+	/*
+	 * one machine, renewed once for both (a second renewal would empty what
+	 * the first's prepare steps left), and an instrumentation folder each:
+	 * before, both had the machine's one, and each pexec's records were
+	 * read from both pexecs' files (a file of the same name, the other's)
+	 */
+	p[0].slot = "duet-a";
+	p[1].slot = "duet-b";
+	p[1].fresh_done = 1;
 	if (one_prepare(&p[0], 0, e) < 0 || one_prepare(&p[1], 0, e) < 0 || one_machine(&p[0], e) < 0)
 		goto out;
 	for (int i = 0; i < 2; i++)
