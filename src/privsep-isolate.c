@@ -592,18 +592,22 @@ static const char *const cover_roots[] = { "/var", "/run", "/srv", "/opt", "/hom
 #define COVER_LOOK 20000
 #define COVER_MAX 64
 
-/* may the folder PATH, which anyone may write, be covered? */
+/*
+ * May the folder PATH, which anyone may write, be covered?  1: yes; 0: it
+ * is the machine's already (/var/tmp); -1: no, it is or holds a kept
+ * folder, the home or the instrumentation folder (left shared, and said)
+ */
 static int cover_ok(const struct machine *m, const char *path)
 {
 	for (size_t t = 0; t < ARRAY_SIZE(tops); t++)
 		if (path_in(path, tops[t].at) || path_in(tops[t].at, path))
 			return 0;
 	if ((m->home && path_in(m->home, path)) || (m->instr && path_in(m->instr, path)))
-		return 0;
+		return -1;
 	for (size_t k = 0; k < m->keep.n; k++)
 		if (path_in(m->keep.v[k], path))
-			return 0;
-	return strcmp(path, "/dev/mqueue") != 0;
+			return -1;
+	return 1;
 }
 
 static void cover_dir(struct builder *b, struct machine *m, const char *path, mode_t mode)
@@ -636,8 +640,11 @@ static void cover_walk(struct builder *b, struct machine *m, int fd, const char 
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
 			continue;
 		char *sub = xasprintf("%s/%s", path, de->d_name);
-		if ((st.st_mode & S_IWOTH) && cover_ok(m, sub)) {
+		int ok = st.st_mode & S_IWOTH ? cover_ok(m, sub) : 0;
+		if (ok > 0) {
 			cover_dir(b, m, sub, st.st_mode);
+		} else if (ok < 0) {
+			sv_push(&m->shared, sub); /* a kept folder is there: seen as it is, and said */
 		} else if (!(st.st_mode & S_IWOTH) && depth < COVER_DEPTH) {
 			int sfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sfd >= 0)

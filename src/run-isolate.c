@@ -209,7 +209,8 @@ int run_isolate_open(struct run_state *rs, struct kerr *e)
 			  "(docs/security.md#the-machine-a-pexec-runs-on; limits.isolate: false says it is meant)",
 			  rs->mach.why);
 	else if (r == 0 && rs->mach.shared.n && !rs->o->quiet)
-		kiln_note("%s stays shared between pexecs: the experiment's own folder is there", rs->mach.shared.v[0]);
+		kiln_note("%s stays shared between pexecs: a folder kiln keeps (the experiment's own, or one its config "
+			  "names) is there", rs->mach.shared.v[0]);
 	if (r == 0 && rs->mach.refused.n && !rs->o->quiet)
 		note_refused(&rs->mach);
 	audit_isolation(rs);

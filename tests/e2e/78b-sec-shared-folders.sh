@@ -7,8 +7,8 @@
 # pexec: as a real benchmark user, each pexec looks for what the ones
 # before it left in a world-writable folder made for the test (and
 # /run/lock where it is one), leaves a file there, and nothing may be left
-# on the host afterwards.  A world-writable folder that is a kept one (the
-# experiment's) stays as it is.
+# on the host afterwards.  A world-writable folder that holds a kept one (a
+# folder the config names) stays as it is, and is said.
 source "$KILN_ROOT/tests/lib.sh"
 sec_user kiln-sec-ww
 WW=$(mktemp -d /var/lib/kiln-sec-ww.XXXXXX) || skip "cannot make a folder in /var/lib"
@@ -17,8 +17,11 @@ chmod 1777 "$WW"
 dirs="$WW"
 [ -d /run/lock ] && [ -n "$(find /run/lock -maxdepth 0 -perm -0002)" ] && dirs="$dirs /run/lock"
 for d in $dirs; do SEC_MADE+=("$d/left-$U-0" "$d/left-$U-1" "$d/left-$U-2"); done # what a kiln without the fix leaves
-# a kept folder anyone may write (the experiment's own, here): seen as it is
-mkdir -m 1777 shared && echo kept > shared/kept.txt && chmod 644 shared/kept.txt
+# a folder anyone may write that holds a kept folder (one the config names): left as it is, and said
+WK=$(mktemp -d /var/lib/kiln-sec-wk.XXXXXX) || skip "cannot make a folder in /var/lib"
+SEC_MADE+=("$WK")
+chmod 1777 "$WK"
+mkdir -m 755 "$WK/kept" && echo kept > "$WK/kept/kept.txt" && chmod 644 "$WK/kept/kept.txt"
 : > seen.txt
 chmod 666 seen.txt
 cat > w.sh <<SH
@@ -28,7 +31,7 @@ for d in $dirs; do
 	for f in \$d/left-$U-*; do [ -e "\$f" ] && echo "pexec \$KILN_PEXEC saw \$f" >> $T/seen.txt; done
 	echo x > \$d/left-$U-\$KILN_PEXEC || echo "pexec \$KILN_PEXEC could not write \$d" >> $T/seen.txt
 done
-echo "pexec \$KILN_PEXEC kept: \$(cat $T/shared/kept.txt)" >> $T/seen.txt
+echo "pexec \$KILN_PEXEC kept: \$(cat $WK/kept/kept.txt)" >> $T/seen.txt
 $sec_stream
 SH
 chmod 755 w.sh
@@ -36,7 +39,7 @@ cat > w.yaml <<Y
 pexecs: 3
 iterations: 1
 vms:
-  w: {plugin: external, runner: [$T/w.sh], language: evil, entry: x, env: {SHARED: $T/shared/}}
+  w: {plugin: external, runner: [$T/w.sh], language: evil, entry: x, env: {SHARED: $WK/kept/}}
 benchmarks: {b: 1}
 platform: {user: $U}
 Y
@@ -51,4 +54,5 @@ for d in $dirs; do
 done
 iso=$(sqlite3 w.kiln.db "SELECT value FROM audit WHERE name='isolation'")
 assert_contains "$iso" "\"covered\":\[[^]]*\"$WW\"" "the isolation audit"
+assert_contains "$iso" "\"shared\":\[[^]]*\"$WK\"" "the isolation audit's shared folders"
 echo ok
