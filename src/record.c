@@ -65,6 +65,50 @@ void rec_list_clear(struct rec_list *l)
 	strmap_clear(&l->units);
 }
 
+/* seconds per unit of a time unit, 0: not one */
+static double time_unit_s(const char *u)
+{
+	static const struct { const char *u; double s; } t[] = {
+		{ "s", 1 }, { "ms", 1e-3 }, { "us", 1e-6 }, { "\xc2\xb5s", 1e-6 }, { "ns", 1e-9 },
+	};
+	for (size_t i = 0; u && i < ARRAY_SIZE(t); i++)
+		if (!strcmp(u, t[i].u))
+			return t[i].s;
+	return 0;
+}
+
+size_t rec_list_same_units(struct rec_list *l, struct strbuf *why)
+{
+	/* first[nid]: the unit of the name's first per-iteration record ("" for none) */
+	const char **first = xcalloc(l->names.n ? l->names.n : 1, sizeof(*first));
+	size_t kept = 0, out = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		struct kiln_rec *r = &l->v[i];
+		if (r->kind == REC_ITER) {
+			const char *u = r->unit ? r->unit : "", *f = first[r->nid];
+			if (!f) {
+				first[r->nid] = u;
+			} else if (strcmp(u, f)) {
+				double a = time_unit_s(u), b = time_unit_s(f);
+				if (a > 0 && b > 0) {
+					r->value = r->value * a / b;
+					r->unit = *f ? f : NULL;
+				} else {
+					if (!out++)
+						sb_addf(why, "%srecord '%s' of iteration %ld in '%s' where its series' first record is in "
+							"'%s': records in another unit are left out", why->len ? "; " : "", r->name,
+							r->iter, u, f);
+					continue;
+				}
+			}
+		}
+		l->v[kept++] = *r;
+	}
+	l->n = kept;
+	free(first);
+	return out;
+}
+
 /* ---- JSON form ---- */
 
 static void put_str(struct strbuf *out, const char *s)

@@ -50,6 +50,15 @@ struct rec_list {
 /* a sink that copies records (and their strings) into a rec_list */
 struct rec_sink rec_list_sink(struct rec_list *l);
 void rec_list_clear(struct rec_list *l);
+/*
+ * One unit per series before its records are added together (the store
+ * sums the records of one name and iteration): a per-iteration record in
+ * another time unit (s, ms, us, ns) than its name's first record is
+ * converted to that one; one in a unit that cannot be converted (bytes
+ * against s, a unit against none) is taken out of the list, and the first
+ * such is said in `why` (appended).  Returns how many were taken out.
+ */
+size_t rec_list_same_units(struct rec_list *l, struct strbuf *why);
 
 /* one record as one JSON line (no newline), the generic format */
 void rec_to_json(const struct kiln_rec *r, struct strbuf *out);

@@ -585,6 +585,8 @@ static int one_commit(struct one *p, long next_id, int rerun, struct kerr *e)
 	pr->taint = p->taint.len ? p->taint.buf : NULL;
 	pr->env_hash = p->rs->program[p->it->key][0] ? p->rs->program[p->it->key] : NULL;
 	pr->error = p->err.len ? p->err.buf : NULL;
+	/* the store adds up the records of a name and iteration: in one unit (a runner's ms and another file's s) */
+	rec_list_same_units(&p->coll.recs, &p->coll.error);
 	pr->instr_error = p->coll.error.len ? p->coll.error.buf : NULL;
 	pr->records = &p->coll.recs;
 	pr->next_id = next_id;
