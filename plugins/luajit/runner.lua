@@ -21,7 +21,8 @@
 -- (collectgarbage("count")), GC cycles finished (a self-re-arming finaliser
 -- sentinel), and trace events from jit.attach: traces started, completed,
 -- aborted, and the wall time from each trace's start to its stop or abort
--- (recording + compilation, interleaved with interpretation).  Buffered in
+-- (recording + compilation, interleaved with interpretation), the part of it
+-- inside the iteration's window (the two clock reads).  Buffered in
 -- memory, written to luajit.kiln.jsonl at the end.
 --
 -- Under kiln profile (KILN_PROFILE=1) kiln_traces.lua beside this runner
@@ -86,6 +87,17 @@ end
 local cycles, started, completed, aborted, trace_ns = 0, 0, 0, 0, 0
 local open_traces = {}  -- trace number -> start time (ns since t0 of the run)
 local base = ffi.new("struct kiln_timespec")
+-- the part of [s, t] (ns since base) inside the iteration's window: ts0 is
+-- zeroed before the iteration and read at its start, ts1 zeroed and read
+-- at its end, so that nothing but the clock reads is added to the timed
+-- region; between iterations, nothing
+local function in_window(s, t)
+	if ts0.tv_sec == 0 and ts0.tv_nsec == 0 then return 0 end
+	local w0 = elapsed(base, ts0)
+	if ts1.tv_sec ~= 0 or ts1.tv_nsec ~= 0 then t = elapsed(base, ts1) end
+	if s < w0 then s = w0 end
+	return t > s and t - s or 0
+end
 if instrument then
 	C.clock_gettime(CLOCK_MONOTONIC_RAW, base)
 	local function arm()
@@ -103,7 +115,9 @@ if instrument then
 			if what == "stop" then completed = completed + 1 else aborted = aborted + 1 end
 			local s = open_traces[tr]
 			if s then
-				trace_ns = trace_ns + (t - s)
+				-- only the part inside this iteration's window (ts0 read, ts1 not yet): a trace begun
+				-- before it (in the runner's loop, or the iteration before, whose part was counted there)
+				trace_ns = trace_ns + in_window(s, t)
 				open_traces[tr] = nil
 			end
 		end
@@ -123,6 +137,7 @@ out:flush()
 for i = 0, iters - 1 do
 	-- events in the runner's own code between iterations are not counted
 	cycles, started, completed, aborted, trace_ns = 0, 0, 0, 0, 0
+	ts0.tv_sec, ts0.tv_nsec, ts1.tv_sec, ts1.tv_nsec = 0, 0, 0, 0
 	C.clock_gettime(CLOCK_PROCESS_CPUTIME_ID, cpu0)
 	if ctr then ctr:start() end
 	C.clock_gettime(CLOCK_MONOTONIC_RAW, ts0)
@@ -131,6 +146,10 @@ for i = 0, iters - 1 do
 	if ctr then ctr:stop() end
 	C.clock_gettime(CLOCK_PROCESS_CPUTIME_ID, cpu1)
 	if instrument then
+		-- traces still open at the window's end: their part inside it
+		for _, s in pairs(open_traces) do
+			trace_ns = trace_ns + in_window(s, 0)
+		end
 		rec[i] = { cycles, started, completed, aborted, trace_ns }
 	end
 	out:write(string.format('{"i":%d,"wall_ns":%d,"start_ns":%s,"end_ns":%s,"cpu_ns":%d%s}\n', i, elapsed(ts0, ts1),
