@@ -7,3 +7,44 @@ source "$KILN_ROOT/tests/helpers/runner_lib.sh"
 need java
 [ -f "$KILN_ROOT/plugins/java/KilnRunner.class" ] || fail "plugins/java is not compiled (make)"
 VM_ARGS="-Xmn2m -XX:+UseSerialGC" check_vm java --nonzero gc.count --nonzero jit.time
+
+# the GC figures are read inside the CPU meter's reads: a benchmark that
+# allocates nothing has no collection in its iterations, though the runner's
+# own allocations between them (the meter's thread arrays, the stream's
+# lines) fill a 1 MB young generation several times over.  Before
+# 2026-12-06 the meter read the threads outside the beans' reads, and a
+# collection its arrays set off was counted in the iteration: 6 in 20000,
+# one of them 1 ms of GC in a 160 ns iteration
+mkdir -p "$T/jgc/benchmarks/noalloc/java"
+cat >"$T/jgc/benchmarks/noalloc/java/Bench.java" <<'JAVA'
+public class Bench implements KilnBenchmark {
+	private long r;
+	public void runIter(long param) {
+		long s = 0;
+		for (long k = 0; k < param; k++)
+			s += k ^ (s >> 3);
+		r += s;
+	}
+	public long checksum() { return r; }
+}
+JAVA
+cat >"$T/jgc/exp.yaml" <<YAML
+name: jgc
+pexecs: 1
+iterations: 20000
+benchmarks_dir: $T/jgc/benchmarks
+vms:
+  java: {plugin: java, instrument: true, args: [-XX:+UseSerialGC, -Xmn1m, -Xms64m, -Xmx64m]}
+benchmarks:
+  noalloc: 10
+YAML
+( cd "$T/jgc" && "$KILN" run -q exp.yaml ) || fail "kiln run of the java runner failed"
+python3 - "$T/jgc/exp.kiln.db" <<'PY' || fail "collections outside the iterations were counted in them"
+import sqlite3, struct, sys
+c = sqlite3.connect(sys.argv[1])
+s = {n: struct.unpack("<%dd" % (len(v) // 8), v) for n, v in c.execute("SELECT name, vals FROM series")}
+gc = [i for i, x in enumerate(s["gc.count"]) if x]
+assert len(s["gc.count"]) == 20000
+print("iterations with a collection: %d %s" % (len(gc), gc[:10]))
+sys.exit(1 if gc else 0)
+PY
