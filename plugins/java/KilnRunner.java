@@ -239,8 +239,18 @@ public final class KilnRunner {
 					sb.append("{\"name\":\"checksum\",\"value\":").append(bench.checksum()).append("}\n");
 				append(Path.of(instrDir, "runner.kiln.jsonl"), sb);
 				if (instrument) {
+					/*
+					 * written 64 KiB at a time: the records of all iterations in one StringBuilder needed
+					 * a heap of twice their size, and the pexec failed at its end (OutOfMemoryError) under
+					 * a config's -Xmx that fitted the benchmark
+					 */
+					Path file = Path.of(instrDir, "java.kiln.jsonl");
 					sb.setLength(0);
 					for (int i = 0; i < iters; i++) {
+						if (sb.length() >= 65536) {
+							append(file, sb);
+							sb.setLength(0);
+						}
 						long count = 0, ms = 0;
 						for (int g = 0; g < ng; g++) {
 							String n = slug(gcs.get(g).getName());
@@ -255,7 +265,7 @@ public final class KilnRunner {
 							rec(sb, i, "jit.time", jitMs[i] / 1e3, "s");
 						rec(sb, i, "heap", heap[i], "bytes");
 					}
-					append(Path.of(instrDir, "java.kiln.jsonl"), sb);
+					append(file, sb);
 				}
 			}
 			out.write("{\"done\":true}\n".getBytes(StandardCharsets.US_ASCII));

@@ -160,9 +160,21 @@ async function main() {
 		fs.appendFileSync(path.join(instrDir, 'runner.kiln.jsonl'),
 			bench.checksum ? JSON.stringify({ name: 'checksum', value: bench.checksum() }) + '\n' : '');
 		if (instrument) {
-			const lines = [];
-			const put = (i, name, value, unit) =>
+			// written a few thousand lines at a time: all of them in one string passed V8's longest
+			// string (2^29 - 24 characters) at about a million iterations, and the pexec failed
+			const out = fs.openSync(path.join(instrDir, 'node.kiln.jsonl'), 'a');
+			let lines = [];
+			const flush = () => {
+				const b = Buffer.from(lines.length ? lines.join('\n') + '\n' : '');
+				for (let at = 0; at < b.length;)
+					at += fs.writeSync(out, b, at);
+				lines = [];
+			};
+			const put = (i, name, value, unit) => {
 				lines.push(JSON.stringify(unit ? { i, name, value, unit } : { i, name, value }));
+				if (lines.length >= 4096)
+					flush();
+			};
 			for (let i = 0; i < iters; i++) {
 				const s = gc[i];
 				put(i, 'gc.time', s.time / 1e3, 's');
@@ -173,7 +185,8 @@ async function main() {
 				}
 				put(i, 'heap', heap[i], 'bytes');
 			}
-			fs.appendFileSync(path.join(instrDir, 'node.kiln.jsonl'), lines.join('\n') + '\n');
+			flush();
+			fs.closeSync(out);
 		}
 	}
 	fs.writeSync(fd, '{"done":true}\n');

@@ -48,3 +48,22 @@ assert len(s["gc.count"]) == 20000
 print("iterations with a collection: %d %s" % (len(gc), gc[:10]))
 sys.exit(1 if gc else 0)
 PY
+
+# the records are written 64 KiB at a time: 200000 iterations under -Xmx24m
+# (room for the benchmark, not for all its records in one StringBuilder)
+# failed the pexec after its last iteration with an OutOfMemoryError before
+# 2026-12-06, and every iteration measured was lost with it
+cat >"$T/jgc/exp2.yaml" <<YAML
+name: jmem
+pexecs: 1
+iterations: 200000
+benchmarks_dir: $T/jgc/benchmarks
+limits: {instr_records: 3000000}
+vms:
+  java: {plugin: java, instrument: true, args: [-XX:+UseSerialGC, -Xmx24m]}
+benchmarks:
+  noalloc: 10
+YAML
+( cd "$T/jgc" && "$KILN" run -q exp2.yaml ) || fail "java with 200000 instrumented iterations under -Xmx24m: $("$KILN" status --failures "$T/jgc/exp2.kiln.db" 2>&1 | head -12)"
+assert_eq "$(sql "$T/jgc/exp2.kiln.db" "SELECT status || ' ' || COALESCE(instr_error, '') FROM pexecs")" "ok " "the pexec"
+assert_eq "$(sql "$T/jgc/exp2.kiln.db" "SELECT length(vals) / 8 FROM series WHERE name = 'heap'")" 200000 "heap records"
