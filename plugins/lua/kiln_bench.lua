@@ -32,11 +32,38 @@ function M.probe(out, version)
 	os.exit(0)
 end
 
+-- a checksum as a JSON number, exactly: an integer in full, any other
+-- number in the shortest of %.15g..%.17g that reads back the same (a "%d"
+-- of 0.75 was 0 in LuaJIT and an error that failed the pexec in Lua 5.4,
+-- and of 2^63 LuaJIT's -9223372036854775808); nil for anything else
+local function json_number(v)
+	if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then
+		return nil
+	end
+	if math.type and math.type(v) == "integer" then
+		return string.format("%d", v)
+	end
+	if v == math.floor(v) and v >= -2^53 and v <= 2^53 then
+		return string.format("%.0f", v)
+	end
+	for prec = 15, 17 do
+		local s = string.format("%." .. prec .. "g", v)
+		if tonumber(s) == v then return s end
+	end
+	return string.format("%.17g", v)
+end
+
 -- after the last iteration: the benchmark's checksum, when it has one
 function M.write_checksum(instr_dir, bench, fail)
 	local f = io.open(instr_dir .. "/runner.kiln.jsonl", "a") or fail("cannot write to KILN_INSTR_DIR")
 	if bench.checksum then
-		f:write(string.format('{"name":"checksum","value":%d}\n', bench.checksum()))
+		local v = bench.checksum()
+		local s = json_number(v)
+		if not s then
+			f:close()
+			fail("checksum() returned " .. tostring(v) .. ", not a finite number")
+		end
+		f:write('{"name":"checksum","value":' .. s .. '}\n')
 	end
 	f:close()
 end

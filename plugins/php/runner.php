@@ -178,8 +178,15 @@ function kiln_main(string $entry): void
 	}
 	if ($instr_dir !== false) {
 		$f = fopen("$instr_dir/runner.kiln.jsonl", 'a');
-		if ($checksum !== null)
-			kiln_record($f, null, 'checksum', (int)$checksum());
+		if ($checksum !== null) {
+			/* as returned: (int) made 0.75 a 0 and 1e20 7766279631452241920 */
+			$c = $checksum();
+			if (is_string($c) && is_numeric($c))
+				$c = $c + 0;
+			if (!is_int($c) && !(is_float($c) && is_finite($c)))
+				kiln_fail('checksum() returned ' . addcslashes(var_export($c, true), "\0..\37\\") . ', not a finite number');
+			kiln_record($f, null, 'checksum', $c);
+		}
 		fclose($f);
 		if ($meter !== null) {
 			$f = fopen("$instr_dir/php.kiln.jsonl", 'a');

@@ -62,6 +62,18 @@ module KilnLoop
     io.write(s << "}\n")
   end
 
+  # a checksum as a JSON number, as returned: Integer() made 0.75 a 0; an
+  # Integer past 64 bits (which kiln's JSON reader refuses) as a Float
+  def self.checksum_number(v)
+    v = Integer(v, 10) rescue Float(v) if v.is_a?(String)
+    v = v.to_f if v.is_a?(Numeric) && !v.is_a?(Integer) && !v.is_a?(Float)
+    v = v.to_f if v.is_a?(Integer) && (v >= 2**63 || v < -2**63)
+    fail("checksum returned #{v.inspect}, not a finite number") unless v.is_a?(Integer) || (v.is_a?(Float) && v.finite?)
+    v
+  rescue ArgumentError, TypeError
+    fail("checksum returned #{v.inspect}, not a number")
+  end
+
   def self.load_bench(entry)
     load(entry)
     return krun_bench(entry) unless Object.const_defined?(:Bench)
@@ -113,7 +125,7 @@ module KilnLoop
     end
     if instr_dir
       File.open(File.join(instr_dir, "runner.kiln.jsonl"), "a") do |f|
-        record(f, nil, "checksum", Integer(bench.checksum)) if bench.respond_to?(:checksum)
+        record(f, nil, "checksum", checksum_number(bench.checksum)) if bench.respond_to?(:checksum)
       end
       File.open(File.join(instr_dir, meter.file), "a") { |f| meter.write(f) } if meter
     end
