@@ -157,8 +157,12 @@ async function main() {
 	}
 
 	if (instrDir) {
-		fs.appendFileSync(path.join(instrDir, 'runner.kiln.jsonl'),
-			bench.checksum ? JSON.stringify({ name: 'checksum', value: bench.checksum() }) + '\n' : '');
+		// a BigInt checksum in full (JSON.stringify throws on one: the runner died after its last
+		// iteration and the pexec failed)
+		const cs = bench.checksum ? bench.checksum() : undefined;
+		fs.appendFileSync(path.join(instrDir, 'runner.kiln.jsonl'), !bench.checksum ? ''
+			: typeof cs === 'bigint' ? `{"name":"checksum","value":${cs}}\n`
+			: JSON.stringify({ name: 'checksum', value: cs }) + '\n');
 		if (instrument) {
 			// written a few thousand lines at a time: all of them in one string passed V8's longest
 			// string (2^29 - 24 characters) at about a million iterations, and the pexec failed
