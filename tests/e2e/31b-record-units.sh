@@ -61,4 +61,36 @@ assert u == "bytes" and all(x == 4096 for x in v), ("heap", u, v)
 assert err and "record 'heap' of iteration 0 in 's'" in err and "'bytes'" in err, err
 print("ok:", got["gc.time"], got["cpu.time"], err)
 EOF2
+
+
+# the same across the iterations of one series: a harness that scales its
+# units (ReBench's criterion lines, through the rebench gauge) printed 800us
+# and then 1.5ms, stored as 800 and 1.5 "us" before 2026-12-06
+cat >"$T/h.sh" <<'EOF2'
+#!/bin/sh
+echo "B: GC: 800us"
+echo "B: iterations=1 runtime: 1000us"
+echo "B: GC: 1.5ms"
+echo "B: iterations=1 runtime: 2000us"
+EOF2
+chmod +x "$T/h.sh"
+cat >"$T/g.yaml" <<EOF2
+name: g
+pexecs: 1
+iterations: 2
+vms:
+  h: {plugin: command, path: $T/h.sh, gauge: rebench}
+benchmarks:
+  B: 1
+EOF2
+( cd "$T" && "$KILN" run -q g.yaml ) || fail "kiln run of the gauge failed"
+python3 - "$T/g.kiln.db" <<'EOF2' || fail "a gauge's criterion is not in one unit"
+import sqlite3, struct, sys
+c = sqlite3.connect(sys.argv[1])
+(u, v), = c.execute("SELECT unit, vals FROM series WHERE name = 'gauge.GC'")
+v = struct.unpack("<%dd" % (len(v) // 8), v)
+print("gauge.GC", u, v)
+assert u == "us" and v == (800.0, 1500.0), (u, v)
+EOF2
+
 echo "ok"
