@@ -1886,6 +1886,42 @@ static int kr_run(struct kr *k, const char *text, size_t len)
 	return r;
 }
 
+/*
+ * Every list and dict the run made, emptied: a config may make a list
+ * hold itself (X.append(Y) with Y holding X, X[0] = X, D.update({"d": D}))
+ * and jansson's reference counts never free a cycle.  Each container's
+ * items are held on a stack of our own before it is emptied, so a cycle
+ * is cut where it is first met, and a container met again is empty: the
+ * work is the number of items, whatever shares them.
+ */
+static void kr_break_cycles(json_t *root)
+{
+	json_t **st = xmalloc(sizeof(json_t *));
+	size_t n = 0, cap = 1;
+	st[n++] = json_incref(root);
+	while (n) {
+		json_t *v = st[--n];
+		size_t more = json_is_array(v) ? json_array_size(v) : json_is_object(v) ? json_object_size(v) : 0;
+		if (n + more > cap) {
+			cap = 2 * (n + more);
+			st = xrealloc(st, cap * sizeof(json_t *));
+		}
+		if (json_is_array(v)) {
+			for (size_t i = 0; i < more; i++)
+				st[n++] = json_incref(json_array_get(v, i));
+			json_array_clear(v);
+		} else if (json_is_object(v)) {
+			const char *key;
+			json_t *w;
+			json_object_foreach(v, key, w)
+				st[n++] = json_incref(w);
+			json_object_clear(v);
+		}
+		json_decref(v);
+	}
+	free(st);
+}
+
 int convert_krun_sniff(const char *path)
 {
 	return str_ends_with(path, ".krun");
@@ -1909,6 +1945,7 @@ int convert_krun(const char *path, const char *text, size_t len, struct convert_
 	for (size_t i = 0; i < k.n; i++)
 		free(k.tk[i].s);
 	free(k.tk);
+	kr_break_cycles(k.env);
 	json_decref(k.env);
 	json_decref(k.lines);
 	free(k.dir);

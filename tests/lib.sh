@@ -12,6 +12,16 @@ skip() { echo "skipped: $*"; exit 77; }
 assert_eq() { [ "$1" = "$2" ] || fail "${3:-values differ}: expected '$2', got '$1'"; }
 assert_contains() { grep -q -- "$2" <<<"$1" || fail "${3:-output}: expected to contain '$2', got: $1"; }
 sql() { sqlite3 "$1" "$2"; }
+# mem_bounded MB CMD...: CMD with at most MB of memory, its status kept: ulimit -v, or under ASan (whose
+# shadow memory ulimit -v refuses) its own hard_rss_limit_mb
+mem_bounded() {
+	local mb=$1
+	shift
+	case "${O:-build}" in
+	*asan*) ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}hard_rss_limit_mb=$mb" "$@" ;;
+	*) (ulimit -v $((mb * 1000)); "$@") ;;
+	esac
+}
 FAKE=$KILN_ROOT/${O:-build}/tests/helpers/fakerunner
 
 # a tiny C benchmark suite of our own, so core tests do not depend on the bundled one

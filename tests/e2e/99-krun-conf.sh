@@ -135,9 +135,9 @@ out=$(timeout 20 "$KILN" convert big.krun 2>&1 >/dev/null); assert_eq $? 0 "a li
 big 'print("A0 = [1]\nB0 = [1]"); [print("A%d = [A%d, A%d]\nB%d = [B%d, B%d]" % (i, i-1, i-1, i, i-1, i-1)) for i in range(1, 40)]; print("Z = A39 == B39")'
 out=$(timeout 20 "$KILN" convert big.krun 2>&1 >/dev/null); assert_eq $? 0 "lists sharing their items, compared: $out"
 big 'print("S = \"a\"\nL = [1]"); [print("S = S + S\nL = L + L") for i in range(40)]'
-out=$(ulimit -v 1000000; timeout 20 "$KILN" convert big.krun 2>&1 >/dev/null); assert_eq $? 0 "doubled 40 times: $out"
+out=$(mem_bounded 1000 timeout 20 "$KILN" convert big.krun 2>&1 >/dev/null); assert_eq $? 0 "doubled 40 times: $out"
 big 'print("X = [1]"); [print("X.extend(X)") for i in range(40)]'
-out=$(ulimit -v 1000000; timeout 20 "$KILN" convert big.krun 2>&1); assert_eq $? 3 "a list extended by itself 40 times"
+out=$(mem_bounded 1000 timeout 20 "$KILN" convert big.krun 2>&1); assert_eq $? 3 "a list extended by itself 40 times"
 assert_contains "$out" "big.krun:24: a list of more than 1000000 items"
 big 'print("S = \"a\""); [print("S = S + S") for i in range(23)]; [print("T = S + S") for i in range(100000)]'
 out=$(timeout 20 "$KILN" convert big.krun 2>&1); assert_eq $? 3 "a big string used again and again"
