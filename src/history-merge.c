@@ -79,8 +79,20 @@ static long max_id(struct history *h, const char *table)
 	return v;
 }
 
-/* every run of o the main file lacks, copied; *copied counts them */
-static int copy_runs(struct history *h, long *copied, long *had, struct kerr *e)
+/* the merge of one OTHER: runs copied, there already, left out as still running there */
+struct merge_count {
+	long copied, had, running;
+};
+
+/*
+ * every run of o the main file lacks, copied, but not one o still has
+ * running (a kiln track interrupted there): it has no pexecs yet, its
+ * results file is in o's work folder, so in the main file it would stay
+ * running for good or be measured again from nothing by a track of that
+ * machine; and once o's track finished it, it would come a second time.
+ * It is merged once finished.
+ */
+static int copy_runs(struct history *h, struct merge_count *n, struct kerr *e)
 {
 	sqlite3_stmt *runs = history_prepare(h,
 		"SELECT r.id, mc.id, mm.id, r.kind, r.session, r.status, r.started, r.ended, r.build_s, r.binary,"
@@ -99,6 +111,11 @@ static int copy_runs(struct history *h, long *copied, long *had, struct kerr *e)
 					      " ended, build_s, binary, config_hash, error) VALUES(?,?,?,?,?,?,?,?,?,?,?)", e);
 	int r = have && ins ? 0 : -1;
 	while (r == 0 && sqlite3_step(runs) == SQLITE_ROW) {
+		const char *status = (const char *)sqlite3_column_text(runs, 5);
+		if (!status || !strcmp(status, "running")) {
+			n->running++;
+			continue;
+		}
 		sqlite3_reset(have);
 		for (int i = 0; i < 3; i++)
 			sqlite3_bind_value(have, i + 1, sqlite3_column_value(runs, i + 1));
@@ -106,7 +123,7 @@ static int copy_runs(struct history *h, long *copied, long *had, struct kerr *e)
 		sqlite3_bind_value(have, 5, sqlite3_column_value(runs, 6));
 		sqlite3_bind_value(have, 6, sqlite3_column_value(runs, 12));
 		if (sqlite3_step(have) == SQLITE_ROW && sqlite3_column_int(have, 0) > 0) {
-			(*had)++;
+			n->had++;
 			continue;
 		}
 		sqlite3_reset(ins);
@@ -121,7 +138,7 @@ static int copy_runs(struct history *h, long *copied, long *had, struct kerr *e)
 		/* the other's pexec ids are offset past every id the main file has: no clash */
 		for (size_t i = 0; r == 0 && i < ARRAY_SIZE(copy_run_sql); i++)
 			r = run3(h, copy_run_sql[i], nid, oid, base, e);
-		(*copied)++;
+		n->copied++;
 	}
 	sqlite3_finalize(runs);
 	sqlite3_finalize(have);
@@ -150,7 +167,7 @@ static int other_hashes_ok(struct history *h, const char *path, struct kerr *e)
 			       "digits): not a history kiln wrote", esc(ESC_TERM, path), id) : 0;
 }
 
-static int merge_one(struct history *h, const char *path, long *copied, long *had, struct kerr *e)
+static int merge_one(struct history *h, const char *path, struct merge_count *n, struct kerr *e)
 {
 	sqlite3_stmt *st = history_prepare(h, "ATTACH ? AS o", e);
 	if (!st)
@@ -175,7 +192,7 @@ static int merge_one(struct history *h, const char *path, long *copied, long *ha
 	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(prepare_sql); i++)
 		r = history_exec(h, prepare_sql[i], e);
 	if (r == 0)
-		r = copy_runs(h, copied, had, e);
+		r = copy_runs(h, n, e);
 	if (r == 0)
 		r = history_exec(h, "DROP TABLE temp.hkmap; COMMIT", e);
 	else
@@ -196,15 +213,20 @@ int history_merge(const char *main_path, const struct strvec *others, int quiet)
 	}
 	int code = KEXIT_OK;
 	for (size_t i = 0; i < others->n; i++) {
-		long copied = 0, had = 0;
-		if (merge_one(h, others->v[i], &copied, &had, &e) < 0) {
+		struct merge_count n = { 0, 0, 0 };
+		if (merge_one(h, others->v[i], &n, &e) < 0) {
 			kerr_print(&e);
 			code = code ? code : (e.code ? e.code : KEXIT_STORE);
 			sb_reset(&e.msg);
 			continue;
 		}
-		if (!quiet)
-			printf("%s: %ld runs merged, %ld there already\n", esc(ESC_TERM, others->v[i]), copied, had);
+		if (!quiet) {
+			printf("%s: %ld runs merged, %ld there already", esc(ESC_TERM, others->v[i]), n.copied, n.had);
+			if (n.running)
+				printf(", %ld still running there (not merged: the kiln track that left them running "
+				       "finishes them there, then merge again)", n.running);
+			printf("\n");
+		}
 	}
 	history_close(h);
 	kerr_release(&e);
