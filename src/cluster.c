@@ -188,7 +188,7 @@ static int rounds_idle(struct store *st, struct kerr *e)
 }
 
 /* merge what earlier rounds left, and say what could not be merged */
-static int merge_before(struct store *st, const struct run_opts *o, struct kerr *e)
+static int merge_before(struct store *st, int quiet, struct kerr *e)
 {
 	if (!shard_is_cluster(st))
 		return 0;
@@ -201,10 +201,37 @@ static int merge_before(struct store *st, const struct run_opts *o, struct kerr 
 		if (mr.v[i].refused && file_exists(mr.v[i].path))
 			kiln_warn("shard %s not merged: %s; its pexecs are given out again", mr.v[i].name, mr.v[i].why);
 	}
-	if (merged && !o->quiet)
+	if (merged && !quiet)
 		kiln_note("merged %ld pexec(s) from earlier rounds' shards", merged);
 	merge_result_free(&mr);
 	return 0;
+}
+
+/*
+ * Each shard was made of the config as it was, and a shard of another
+ * config is refused at the merge: a config stored while a round is out
+ * would have everything the round measures left out.  So a changed config
+ * waits for the round, and what the ended rounds left is merged first.
+ */
+int cluster_before_config_change(struct store *st, int quiet, struct kerr *e)
+{
+	if (!shard_is_cluster(st))
+		return 0;
+	struct kerr qe = KERR_INIT;
+	if (rounds_idle(st, &qe) < 0) {
+		if (qe.code == KEXIT_LOCKED) {
+			kerr_setc(e, KEXIT_LOCKED, "the config changed, but %s: a changed config is stored only once "
+				  "the round has ended and its shards are merged (each shard is of the config it was made "
+				  "of: one of another config is refused, all it measured left out); the file is as it was",
+				  sb_str(&qe.msg));
+			kerr_release(&qe);
+			return -1;
+		}
+		kiln_warn("%s: cannot tell whether a cluster round is still out (%s); if one is, its shards will be "
+			  "refused as another config's once this config is stored", store_path(st), sb_str(&qe.msg));
+	}
+	kerr_release(&qe);
+	return merge_before(st, quiet, e);
 }
 
 struct round {
@@ -444,7 +471,7 @@ static int submit_locked(struct store *st, struct round *rd, const struct run_op
 	int r = -1;
 	/* several machines read and write this file: no WAL (store_set_rollback) */
 	if (store_set_rollback(st, e) < 0 || shard_init_main(st, &cid, e) < 0 || rounds_idle(st, e) < 0 ||
-	    merge_before(st, o, e) < 0 || store_reset_running(st, e) < 0 || pending_ids(st, rd, sched_hash, e) < 0)
+	    merge_before(st, o->quiet, e) < 0 || store_reset_running(st, e) < 0 || pending_ids(st, rd, sched_hash, e) < 0)
 		goto out;
 	if (!rd->n) {
 		if (!o->quiet)

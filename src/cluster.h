@@ -31,6 +31,13 @@ struct cluster_opts {
 
 /* `kiln run CONFIG --slurm`: returns a KEXIT_* code, e set when not KEXIT_OK */
 int cluster_submit(const char *config, const struct run_opts *o, const struct cluster_opts *co, struct kerr *e);
+/*
+ * Before kiln run stores a changed config in a results file of a cluster
+ * run (grown, planned again, --force): refused (KEXIT_LOCKED) while a
+ * round is in Slurm's queue, else the shards not merged yet merged, each
+ * of the config it was made of.  0 or -1 (e set).
+ */
+int cluster_before_config_change(struct store *st, int quiet, struct kerr *e);
 /* `kiln task SCRIPT`: returns a KEXIT_* code */
 int cluster_task(const char *script, struct kerr *e);
 /*

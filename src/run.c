@@ -27,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cluster.h"
 #include "cmd.h"
 #include "convert.h"
 #include "exec.h"
@@ -747,6 +748,9 @@ static int resume_results(struct run_job *j, const struct run_opts *o, struct ke
 	store_meta_get(j->st, "config_hash", &hash);
 	int changed = hash && strcmp(hash, j->ex.hash);
 	free(hash);
+	/* a cluster run's shards are of the config stored now: a round out refuses the change, what ended is merged */
+	if (changed && cluster_before_config_change(j->st, o->quiet, e) < 0)
+		return -1;
 	if (changed && !o->force) {
 		char *old = NULL;
 		store_meta_get(j->st, "config_text", &old);
