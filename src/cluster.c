@@ -495,6 +495,17 @@ static int submit_locked(struct store *st, struct round *rd, const struct run_op
 		forget_round(st, rd);
 		goto out;
 	}
+	/*
+	 * --force: a key's pexecs of a program the results file does not hold
+	 * yet are merged from this round's shards, kept apart (merge.c); the
+	 * mark is in the results file, not in a shard the nodes write
+	 */
+	if (o->force) {
+		char name[64];
+		snprintf(name, sizeof(name), "cluster_force_round_%ld", rd->round);
+		if (store_meta_set(st, name, "1", e) < 0)
+			goto out;
+	}
 	if (!o->quiet) {
 		kiln_note("round %ld: job %s, %ld task(s) on exclusive nodes, %zu pexec(s) (%zu to %zu each), shards in %s",
 			  rd->round, job, rd->tasks, rd->n, rd->n / (size_t)rd->tasks,

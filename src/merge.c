@@ -199,34 +199,49 @@ static int check_rows(struct merge_ctx *cx, struct merge_shard *ms)
 }
 
 /*
- * Provenance: a pexec to merge (not tainted) whose value differs from the
- * key's first finished pexec (in the main file, else in this shard) would
- * put two programs in one key.
+ * Provenance: a pexec to merge (not tainted) must have run a program its
+ * key is known by in the main file (that a pexec of it there ran, or that
+ * kiln run recorded, --force included), or, where the main file knows the
+ * key by none yet, the program of the key's first pexec in this shard:
+ * else two programs would be pooled in one key.  A shard of a round
+ * submitted with --force takes a new program, kept apart as a local
+ * --force keeps it (its program copied, numbered after the main file's).
  */
 static int check_provenance(struct merge_ctx *cx, struct merge_shard *ms)
 {
+	char *round = ms->name ? xasprintf("cluster_force_round_%ld", one_long(cx->db, "SELECT round FROM"
+					   " main.cluster_shards WHERE name=?1", (const char *const[]){ ms->name, NULL }))
+			       : NULL;
+	int forced = round && one_long(cx->db, "SELECT COUNT(*) FROM main.meta WHERE name=?1 AND value='1'",
+				       (const char *const[]){ round, NULL }) > 0;
+	free(round);
+	if (forced)
+		return 0;
 	for (size_t i = 0; i < ARRAY_SIZE(provenance_cols); i++) {
 		const char *c = provenance_cols[i];
 		if (!has_col(cx->db, "main", "pexecs", c) || !has_col(cx->db, "s", "pexecs", c))
 			continue;
 		char *q = xasprintf(
-			"WITH firsts AS (SELECT key_id, \"%s\" AS v, seq, 0 AS src FROM main.pexecs WHERE status IN " FINISHED
-			" AND \"%s\" IS NOT NULL UNION ALL SELECT key_id, \"%s\", seq, 1 FROM s.pexecs WHERE id IN"
-			" (SELECT id FROM temp.kiln_merge) AND \"%s\" IS NOT NULL),"
-			" ref AS (SELECT key_id, (SELECT v FROM firsts f WHERE f.key_id = g.key_id ORDER BY src, seq LIMIT 1)"
-			" AS v FROM (SELECT DISTINCT key_id FROM firsts) g)"
-			" SELECT k.bench || ':' || k.vm || ':' || k.variant, COUNT(*) FROM s.pexecs x JOIN ref r ON"
-			" r.key_id = x.key_id JOIN main.keys k ON k.id = x.key_id WHERE x.id IN (SELECT id FROM temp.kiln_merge)"
-			" AND x.status != 'tainted' AND x.\"%s\" IS NOT r.v GROUP BY x.key_id LIMIT 1",
-			c, c, c, c, c);
+			"WITH known AS (SELECT key_id, \"%s\" AS v FROM main.pexecs WHERE status IN " FINISHED
+			" AND \"%s\" IS NOT NULL UNION SELECT key_id, hash FROM main.programs)"
+			" SELECT k.bench || ':' || k.vm || ':' || k.variant, COUNT(*) FROM s.pexecs x"
+			" JOIN main.keys k ON k.id = x.key_id WHERE x.id IN (SELECT id FROM temp.kiln_merge)"
+			" AND x.status != 'tainted' AND CASE WHEN EXISTS (SELECT 1 FROM known WHERE key_id = x.key_id)"
+			" THEN NOT EXISTS (SELECT 1 FROM known WHERE key_id = x.key_id AND v = x.\"%s\")"
+			" ELSE x.\"%s\" IS NOT (SELECT y.\"%s\" FROM s.pexecs y WHERE y.key_id = x.key_id AND y.id IN"
+			" (SELECT id FROM temp.kiln_merge) AND y.\"%s\" IS NOT NULL ORDER BY y.seq LIMIT 1) END"
+			" GROUP BY x.key_id LIMIT 1",
+			c, c, c, c, c, c);
 		sqlite3_stmt *st = prep(cx->db, q, NULL);
 		free(q);
 		if (!st)
 			return db_error(cx, NULL, "provenance");
 		if (sqlite3_step(st) == SQLITE_ROW)
-			refuse(ms, KEXIT_CONFIG, "%lld pexec(s) of %s differ from the key's first pexec in %s (the nodes "
-			       "ran another program: its VM, libraries, files, argv, env or limits; docs/provenance.md)",
-			       (long long)sqlite3_column_int64(st, 1), sqlite3_column_text(st, 0), c);
+			refuse(ms, KEXIT_CONFIG, "%lld pexec(s) of %s ran a program %s does not know the key by (%s differs: "
+			       "the nodes ran another program: its VM, libraries, files, argv, env or limits; "
+			       "docs/provenance.md); `kiln run CONFIG --slurm --force` gives them out again and keeps "
+			       "the new program's pexecs apart", (long long)sqlite3_column_int64(st, 1),
+			       sqlite3_column_text(st, 0), cx->results, c);
 		sqlite3_finalize(st);
 		if (ms->refused)
 			return -1;

@@ -124,7 +124,7 @@ echo '/* changed on the nodes */' >> benchmarks/spin/c/bench.c
 wait_round prov.kiln.db 1 60
 "$KILN" merge prov.kiln.db 2>err.txt
 assert_eq "$?" 3 "a shard whose environment differs: exit status"
-assert_contains "$(cat err.txt)" "differ from the key's first pexec in env_hash"
+assert_contains "$(cat err.txt)" "does not know the key by (env_hash differs"
 assert_eq "$(sql prov.kiln.db "SELECT COUNT(*) FROM pexecs WHERE status='pending'")" 5 "the differing pexecs stay pending"
 # the same nodes with the same program: the second round is merged
 cp bench.c.orig benchmarks/spin/c/bench.c
