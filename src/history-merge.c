@@ -167,6 +167,45 @@ static int other_hashes_ok(struct history *h, const char *path, struct kerr *e)
 			       "digits): not a history kiln wrote", esc(ESC_TERM, path), id) : 0;
 }
 
+/*
+ * every row of the other names a row it has: a pexec its run and key, a
+ * run its commit and machine, a measurement its pexec.  The copy joins on
+ * them, so a row naming none would be left out of its pexec and still be
+ * copied, with its id moved past the main file's: the next pexec the main
+ * file numbers so would have it as its own.
+ */
+static int other_refs_ok(struct history *h, const char *path, struct kerr *e)
+{
+	static const struct {
+		const char *table, *col, *target;
+	} refs[] = {
+		{ "runs", "commit_id", "commits" },  { "runs", "machine_id", "machines" }, { "pexecs", "run_id", "runs" },
+		{ "pexecs", "key_id", "keys" },      { "iterations", "pexec_id", "pexecs" }, { "series", "pexec_id", "pexecs" },
+		{ "scalars", "pexec_id", "pexecs" }, { "events", "pexec_id", "pexecs" },   { "figures", "pexec_id", "pexecs" },
+		{ "programs", "run_id", "runs" },    { "programs", "key_id", "keys" },     { "run_meta", "run_id", "runs" },
+		{ "audit", "run_id", "runs" },       { "run_keys", "run_id", "runs" },     { "run_keys", "key_id", "keys" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(refs); i++) {
+		char *q = xasprintf("SELECT x.%s FROM o.%s x WHERE NOT EXISTS (SELECT 1 FROM o.%s y WHERE y.id = x.%s) LIMIT 1",
+				    refs[i].col, refs[i].table, refs[i].target, refs[i].col);
+		sqlite3_stmt *st = history_prepare(h, q, e);
+		free(q);
+		if (!st)
+			return -1;
+		int bad = sqlite3_step(st) == SQLITE_ROW;
+		char *id = bad ? xstrdup(sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "NULL") : NULL;
+		sqlite3_finalize(st);
+		if (bad) {
+			kerr_setc(e, KEXIT_STORE, "%s: a row of %s names %s %s, which the file does not have: not a history "
+				  "kiln wrote (nothing merged)", esc(ESC_TERM, path), refs[i].table, refs[i].col,
+				  esc(ESC_TERM, id));
+			free(id);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int merge_one(struct history *h, const char *path, struct merge_count *n, struct kerr *e)
 {
 	sqlite3_stmt *st = history_prepare(h, "ATTACH ? AS o", e);
@@ -187,6 +226,8 @@ static int merge_one(struct history *h, const char *path, struct merge_count *n,
 	}
 	if (r == 0)
 		r = other_hashes_ok(h, path, e);
+	if (r == 0)
+		r = other_refs_ok(h, path, e);
 	if (r == 0)
 		r = history_exec(h, "BEGIN IMMEDIATE", e);
 	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(prepare_sql); i++)
