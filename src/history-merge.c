@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "history-int.h"
+#include "history-track.h"
 
 /* ?1: the new run, ?2: the run in o, ?3: the pexec id offset */
 static const char *const copy_run_sql[] = {
@@ -206,6 +207,29 @@ static int other_refs_ok(struct history *h, const char *path, struct kerr *e)
 	return 0;
 }
 
+/*
+ * A machine is matched by its name: one of the other's whose identity
+ * says it is another machine than the one the main file knows by that
+ * name (CPU model, CPUs, memory, as kiln track checks it) has its runs
+ * join that machine's series.  Said, as kiln track says it.
+ */
+static void say_other_machines(struct history *h, const char *path)
+{
+	sqlite3_stmt *st = history_prepare(h, "SELECT m.name, m.identity, om.identity FROM main.machines m"
+					  " JOIN o.machines om ON om.name = m.name ORDER BY m.name", NULL);
+	while (st && sqlite3_step(st) == SQLITE_ROW) {
+		struct strbuf why = STRBUF_INIT;
+		if (track_identity_differs((const char *)sqlite3_column_text(st, 1), (const char *)sqlite3_column_text(st, 2),
+					   &why))
+			kiln_warn("%s: its machine '%s' is not the machine this history knows by that name (%s): its runs "
+				  "are merged under that name, and the machine's series are then not one machine's",
+				  esc(ESC_TERM, path), esc(ESC_TERM, (const char *)sqlite3_column_text(st, 0)),
+				  esc(ESC_TERM, sb_str(&why)));
+		sb_release(&why);
+	}
+	sqlite3_finalize(st);
+}
+
 static int merge_one(struct history *h, const char *path, struct merge_count *n, struct kerr *e)
 {
 	sqlite3_stmt *st = history_prepare(h, "ATTACH ? AS o", e);
@@ -228,6 +252,8 @@ static int merge_one(struct history *h, const char *path, struct merge_count *n,
 		r = other_hashes_ok(h, path, e);
 	if (r == 0)
 		r = other_refs_ok(h, path, e);
+	if (r == 0)
+		say_other_machines(h, path);
 	if (r == 0)
 		r = history_exec(h, "BEGIN IMMEDIATE", e);
 	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(prepare_sql); i++)

@@ -98,7 +98,7 @@ char *track_machine_identity(void)
 }
 
 /* the parts of two identities that must agree for one series: CPU model, CPUs, memory */
-static int identity_differs(const char *a, const char *b, struct strbuf *why)
+int track_identity_differs(const char *a, const char *b, struct strbuf *why)
 {
 	json_t *ja = json_loads(a ? a : "{}", 0, NULL), *jb = json_loads(b ? b : "{}", 0, NULL);
 	static const char *const keys[] = { "cpu_model", "cpus", "memory_kb" };
@@ -680,7 +680,7 @@ long track_machine(struct history *h, const char *machine, struct kerr *e)
 	char *id = track_machine_identity(), *old = NULL;
 	long mid = history_put_machine(h, name, id, &old, e);
 	struct strbuf why = STRBUF_INIT;
-	if (mid > 0 && old && identity_differs(old, id, &why))
+	if (mid > 0 && old && track_identity_differs(old, id, &why))
 		kiln_warn("machine '%s' is not the machine this history knows by that name (%s): its new results "
 			  "are not one series with its old ones; give it another --machine name", esc(ESC_TERM, name),
 			  sb_str(&why));

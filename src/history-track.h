@@ -55,6 +55,8 @@ int track_run(const struct track_opts *o, struct track_summary *sum, struct kerr
 long track_machine(struct history *h, const char *machine, struct kerr *e);
 /* this machine's identity as a history records it (JSON, malloc'd) */
 char *track_machine_identity(void);
+/* do two identities differ where one series needs them alike (CPU model, CPUs, memory)? why says how */
+int track_identity_differs(const char *a, const char *b, struct strbuf *why);
 /*
  * The experiment for a checkout: the config's text with {src} standing for
  * src, parsed (VMs made by their build checked after it), restricted to
