@@ -9,10 +9,12 @@
  * machine, commit, kind, session, start and first pexec's start), so
  * merging twice changes nothing; each OTHER is one transaction.
  */
+#include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "history-int.h"
 #include "history-track.h"
@@ -230,8 +232,26 @@ static void say_other_machines(struct history *h, const char *path)
 	sqlite3_finalize(st);
 }
 
+/* the other, before SQLite opens it: a file, not a link (SQLite would not follow it), not the history itself */
+static int other_file_ok(struct history *h, const char *path, struct kerr *e)
+{
+	struct stat ls, ms;
+	if (lstat(path, &ls) < 0)
+		return kerr_setc(e, KEXIT_STORE, "%s: cannot read it: %s", esc(ESC_TERM, path), strerror(errno));
+	if (S_ISLNK(ls.st_mode))
+		return kerr_setc(e, KEXIT_STORE, "%s: a symbolic link: refused (name the history itself)", esc(ESC_TERM, path));
+	if (!S_ISREG(ls.st_mode))
+		return kerr_setc(e, KEXIT_STORE, "%s: not a regular file", esc(ESC_TERM, path));
+	if (stat(history_path(h), &ms) == 0 && ms.st_dev == ls.st_dev && ms.st_ino == ls.st_ino)
+		return kerr_setc(e, KEXIT_USAGE, "%s is the history merged into: a history has its own runs already",
+				 esc(ESC_TERM, path));
+	return 0;
+}
+
 static int merge_one(struct history *h, const char *path, struct merge_count *n, struct kerr *e)
 {
+	if (other_file_ok(h, path, e) < 0)
+		return -1;
 	sqlite3_stmt *st = history_prepare(h, "ATTACH ? AS o", e);
 	if (!st)
 		return -1;
