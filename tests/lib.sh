@@ -12,6 +12,19 @@ skip() { echo "skipped: $*"; exit 77; }
 assert_eq() { [ "$1" = "$2" ] || fail "${3:-values differ}: expected '$2', got '$1'"; }
 assert_contains() { grep -q -- "$2" <<<"$1" || fail "${3:-output}: expected to contain '$2', got: $1"; }
 sql() { sqlite3 "$1" "$2"; }
+# gc_iterations DB N MAX: of the N iterations of DB's one pexec, those with a collection (its gc.count series)
+# printed; fails when more than MAX
+gc_iterations() {
+	python3 - "$1" "$2" "$3" <<'PY'
+import sqlite3, struct, sys
+c = sqlite3.connect(sys.argv[1])
+s = {n: struct.unpack("<%dd" % (len(v) // 8), v) for n, v in c.execute("SELECT name, vals FROM series")}
+gc = [i for i, x in enumerate(s["gc.count"]) if x]
+assert len(s["gc.count"]) == int(sys.argv[2])
+print("iterations with a collection: %d %s" % (len(gc), gc[:10]))
+sys.exit(1 if len(gc) > int(sys.argv[3]) else 0)
+PY
+}
 # mem_bounded MB CMD...: CMD with at most MB of memory, its status kept: ulimit -v, or under ASan (whose
 # shadow memory ulimit -v refuses) its own hard_rss_limit_mb
 mem_bounded() {

@@ -39,15 +39,7 @@ benchmarks:
   noalloc: 10
 YAML
 ( cd "$T/jgc" && "$KILN" run -q exp.yaml ) || fail "kiln run of the java runner failed"
-python3 - "$T/jgc/exp.kiln.db" <<'PY' || fail "collections outside the iterations were counted in them"
-import sqlite3, struct, sys
-c = sqlite3.connect(sys.argv[1])
-s = {n: struct.unpack("<%dd" % (len(v) // 8), v) for n, v in c.execute("SELECT name, vals FROM series")}
-gc = [i for i, x in enumerate(s["gc.count"]) if x]
-assert len(s["gc.count"]) == 20000
-print("iterations with a collection: %d %s" % (len(gc), gc[:10]))
-sys.exit(1 if gc else 0)
-PY
+gc_iterations "$T/jgc/exp.kiln.db" 20000 0 || fail "collections outside the iterations were counted in them"
 
 # the records are written 64 KiB at a time: 200000 iterations under -Xmx24m
 # (room for the benchmark, not for all its records in one StringBuilder)

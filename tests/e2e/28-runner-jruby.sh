@@ -38,12 +38,4 @@ benchmarks:
   empty: 1
 YAML
 ( cd "$T/jrgc" && "$KILN" run -q exp.yaml ) || fail "kiln run of the jruby runner failed"
-python3 - "$T/jrgc/exp.kiln.db" <<'PY' || fail "collections outside the iterations were counted in them"
-import sqlite3, struct, sys
-c = sqlite3.connect(sys.argv[1])
-s = {n: struct.unpack("<%dd" % (len(v) // 8), v) for n, v in c.execute("SELECT name, vals FROM series")}
-gc = [i for i, x in enumerate(s["gc.count"]) if x]
-assert len(s["gc.count"]) == 20000
-print("iterations with a collection: %d %s" % (len(gc), gc[:10]))
-sys.exit(1 if len(gc) > 30 else 0)
-PY
+gc_iterations "$T/jrgc/exp.kiln.db" 20000 30 || fail "collections outside the iterations were counted in them"
