@@ -1235,7 +1235,10 @@ static void print_ratios(const struct bench *b, const struct an_result *r, const
 	for (size_t j = 0; j < n; j++)
 		if (!best || v[j].k->wp.mean < best->k->wp.mean)
 			best = &v[j];
-	if (best && b->ncmds >= 2) {
+	if (b->ncmds >= 2 && n < 2) {
+		/* a ratio needs two commands with runs: the rest failed every run (said above each) */
+		printf("\nSummary\n  no ratio: %zu of %zu commands completed a run\n", n, b->ncmds);
+	} else if (best && b->ncmds >= 2) {
 		unsigned seen = sorted_by_mean(b, 0) ? print_faster(b, v, n, best, o) : print_relative(b, v, n, best, o);
 		/* the legend of the intervals printed: a bare ratio (R_NONE) has neither ± nor could see */
 		if (seen & (1u << R_APART | 1u << R_SAME))
