@@ -77,9 +77,7 @@ static json_t *flame_str(const char *s)
 	size_t n = strlen(v);
 	if (n <= FLAME_MAX_NAME)
 		return json_string(v);
-	n = FLAME_MAX_NAME - 16;
-	while (n && ((unsigned char)v[n] & 0xc0) == 0x80) /* not inside a UTF-8 character */
-		n--;
+	n = utf8_cut(v, FLAME_MAX_NAME - 16);
 	char *t = xasprintf("%.*s...[cut]", (int)n, v);
 	json_t *j = json_string(t);
 	free(t);

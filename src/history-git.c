@@ -182,12 +182,8 @@ static long depth_of(const char *repo, const char *hash, struct kerr *e)
  */
 static void cap_text(char *s)
 {
-	if (!s || strlen(s) <= HISTORY_TEXT_MAX)
-		return;
-	size_t n = HISTORY_TEXT_MAX;
-	while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-		n--;
-	s[n] = '\0';
+	if (s)
+		s[utf8_cut(s, HISTORY_TEXT_MAX)] = '\0';
 }
 
 /* one record of `git log -z --format=%H%x00%P%x00%ct%x00%an%x00%s` into c */

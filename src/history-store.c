@@ -435,13 +435,7 @@ static void bind_untrusted(sqlite3_stmt *st, int col, const char *s)
 		sqlite3_bind_null(st, col);
 		return;
 	}
-	size_t n = strlen(s);
-	if (n > HISTORY_TEXT_MAX) {
-		n = HISTORY_TEXT_MAX;
-		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-			n--;
-	}
-	sqlite3_bind_text(st, col, s, (int)n, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, col, s, (int)utf8_cut(s, HISTORY_TEXT_MAX), SQLITE_TRANSIENT);
 }
 
 long history_put_commit(struct history *h, const struct hist_commit *c, struct kerr *e)

@@ -986,6 +986,17 @@ int parse_double(const char *s, double *out)
 	return 0;
 }
 
+size_t utf8_cut(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+	if (n <= max)
+		return n;
+	n = max;
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	return n;
+}
+
 size_t utf8_len(const unsigned char *p, const unsigned char *end)
 {
 	unsigned char c = *p;

@@ -181,6 +181,13 @@ int parse_double(const char *s, double *out);
  */
 size_t utf8_len(const unsigned char *p, const unsigned char *end);
 
+/*
+ * The bytes of s to keep to cut it to at most max without splitting a
+ * UTF-8 character: strlen(s) when it fits, else max less the
+ * continuation bytes that would start the rest.
+ */
+size_t utf8_cut(const char *s, size_t max);
+
 /* does s end with suf? */
 int str_ends_with(const char *s, const char *suf);
 

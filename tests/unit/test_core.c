@@ -84,6 +84,10 @@ static void test_star_and_numbers(void **state)
 	assert_int_equal(parse_double("-0X1p3", &d), -1);
 	assert_int_equal(parse_double("+0.5", &d), 0);
 	assert_int_equal(parse_double("0", &d), 0);
+	/* a cut never splits a UTF-8 character: "aé" is 61 c3 a9 */
+	assert_int_equal(utf8_cut("abc", 5), 3);
+	assert_int_equal(utf8_cut("a\xc3\xa9" "b", 2), 1);
+	assert_int_equal(utf8_cut("a\xc3\xa9" "b", 3), 3);
 }
 
 static const char header[] = "{\"kiln\":1,\"clock\":\"monotonic_raw\",\"counters\":[\"task-clock\"],\"unavailable\":[\"cycles\"]}\n";
