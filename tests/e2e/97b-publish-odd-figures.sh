@@ -14,11 +14,7 @@ out=$("$KILN" track exp/toy.yaml --repo repo -o "$H" -q ..main 2>&1) || fail "tr
 # the bound is its own hard_rss_limit_mb)
 publish_bounded() {
 	local out rc
-	case "${O:-build}" in
-	*asan*) out=$(ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}hard_rss_limit_mb=1000" \
-		timeout 20 "$KILN" publish "$1" -o "$2" -q --reports none 2>&1); rc=$? ;;
-	*) out=$( (ulimit -v 1000000; timeout 20 "$KILN" publish "$1" -o "$2" -q --reports none) 2>&1); rc=$? ;;
-	esac
+	out=$(mem_bounded 1000 timeout 20 "$KILN" publish "$1" -o "$2" -q --reports none 2>&1); rc=$?
 	[ $rc = 124 ] && fail "publish of $1 did not finish in 20 s"
 	assert_eq $rc 0 "publish of $1: $out"
 }
