@@ -545,6 +545,8 @@ struct bis_tally {
 	long off1;                                    /* of those, the named commit next to the injected one */
 	size_t worst;
 	size_t *kneed[MAXK], knneed[MAXK]; /* the caps undecided searches named (bisect_rounds_needed), per key */
+	long krounds[MAXK], kn[MAXK];      /* rounds of the key's bisections, and their count */
+	size_t *each, neach;               /* every bisection's rounds */
 };
 
 /* trials x keys bisections over the stored noise: a 2% step at a random commit, or (every third) none */
@@ -574,6 +576,10 @@ static void bisect_trials(const struct bisect_opts *o, double **pair, const size
 			struct kerr e = KERR_INIT;
 			bisect_run(ncommits, o, &ops, &r, &e);
 			t->rounds += (long)r.rounds;
+			t->krounds[k] += (long)r.rounds;
+			t->kn[k]++;
+			t->each = xrealloc(t->each, (t->neach + 1) * sizeof(size_t));
+			t->each[t->neach++] = r.rounds;
 			if (r.rounds_needed) {
 				t->kneed[k] = xrealloc(t->kneed[k], (t->knneed[k] + 1) * sizeof(size_t));
 				t->kneed[k][t->knneed[k]++] = r.rounds_needed;
@@ -624,6 +630,16 @@ static void tally_free(struct bis_tally *t)
 {
 	for (size_t k = 0; k < MAXK; k++)
 		free(t->kneed[k]);
+	free(t->each);
+}
+
+/* the q quantile of a bisection's rounds (the lower order statistic) */
+static size_t rounds_quantile(struct bis_tally *t, double q)
+{
+	if (!t->neach)
+		return 0;
+	qsort(t->each, t->neach, sizeof(size_t), cmp_size);
+	return t->each[(size_t)(q * (double)(t->neach - 1))];
 }
 
 static int cmp_dbl(const void *a, const void *b)
@@ -673,10 +689,18 @@ static void bisect_bench(struct history *h, long machine, const struct strvec *k
 		lg++;
 	/* the same trials (same seed) with the rounds' mean, Huber's centre, then kiln's default (the biweight) */
 	uint64_t seed = rng_state;
-	struct bis_tally mean_t, hub_t, t;
-	const char *cap = getenv("HISTORY_BISECT_ROUNDS"); /* kiln bisect --max-rounds */
-	if (cap && atoi(cap) >= 5)
+	struct bis_tally mean_t, hub_t, t, fix_t;
+	const char *cap = getenv("HISTORY_BISECT_ROUNDS"); /* kiln bisect --max-rounds N; unset: auto, its default */
+	if (cap && atoi(cap) >= 5) {
 		o.max_rounds = (size_t)atoi(cap);
+		o.auto_cap = 0;
+	}
+	/* the same trials at the fixed cap of 200 rounds, kiln bisect's default before 2026-12-06: a before and an after */
+	struct bisect_opts of = o;
+	of.max_rounds = BISECT_FIRST_ROUNDS;
+	of.auto_cap = 0;
+	rng_state = seed;
+	bisect_trials(&of, pair, npair, smooth, NULL, base, nk, ncommits, trials, lg, &fix_t);
 	struct bisect_opts om = o, oh = o;
 	om.biweight_c = oh.biweight_c = 0;
 	om.huber_k = 0;
@@ -696,12 +720,14 @@ static void bisect_bench(struct history *h, long machine, const struct strvec *k
 	for (size_t k = 0; k < nk; k++)
 		local_noise_free(&local[k]);
 	free(local);
-	printf("\nbisection per key (2%% steps right; sd of a round's log ratio):");
+	printf("\nbisection per key (2%% steps right; sd of a round's log ratio; rounds a bisection):");
 	for (size_t k = 0; k < nk; k++) {
 		double ss = 0;
 		for (size_t i = 0; i < npair[k]; i++)
 			ss += pair[k][i] * pair[k][i];
 		printf("%s %s %ld/%ld", k ? "," : "", keys->v[k], t.kright[k], t.kinj[k]);
+		if (t.kn[k])
+			printf(" <%.0f rounds>", (double)t.krounds[k] / (double)t.kn[k]);
 		if (t.kwrong[k])
 			printf(" {%ld wrong}", t.kwrong[k]);
 		if (npair[k])
@@ -735,9 +761,19 @@ static void bisect_bench(struct history *h, long machine, const struct strvec *k
 	       "culprit right %ld, named %ld, builds at most %zu (%ld over ceil(log2 N) + 2 = %zu), %.1f rounds a bisection\n",
 	       ncommits, t.inj, t.aa, t.right, t.found, t.worst, t.over, lg + 2,
 	       (double)t.rounds / (double)(t.inj + t.aa ? t.inj + t.aa : 1));
-	printf("ROW\tbisection: culprit right among %zu commits, injected 2%% steps\t%.3f (%ld of %ld)\t>= 0.95\t%s\n",
-	       ncommits, t.inj ? (double)t.right / (double)t.inj : NAN, t.right, t.inj,
+	printf("ROW\tbisection: culprit right among %zu commits, injected 2%% steps (--max-rounds %s)\t%.3f (%ld of "
+	       "%ld)\t>= 0.95\t%s\n", ncommits, o.auto_cap ? "auto, the default" : cap,
+	       t.inj ? (double)t.right / (double)t.inj : NAN, t.right, t.inj,
 	       t.inj && t.right >= 0.95 * (double)t.inj ? "PASS" : "MISS");
+	printf("ROW\tbisection: rounds a bisection, mean, median, 90th percentile, most (--max-rounds %s)\t%.1f, %zu, %zu, "
+	       "%zu\t-\t-\n", o.auto_cap ? "auto" : cap, (double)t.rounds / (double)(t.neach ? t.neach : 1),
+	       rounds_quantile(&t, 0.5), rounds_quantile(&t, 0.9), rounds_quantile(&t, 1));
+	printf("ROW\tbisection at a fixed --max-rounds 200 (the default before 2026-12-06; the same trials): culprit "
+	       "right; wrong named; A/A named; rounds a bisection, mean, median, 90th percentile\t%.3f (%ld of %ld); %ld "
+	       "of %ld; %ld of %ld; %.1f, %zu, %zu\t-\t-\n", fix_t.inj ? (double)fix_t.right / (double)fix_t.inj : NAN,
+	       fix_t.right, fix_t.inj, fix_t.found - fix_t.right, fix_t.found, fix_t.aa_named, fix_t.aa,
+	       (double)fix_t.rounds / (double)(fix_t.neach ? fix_t.neach : 1), rounds_quantile(&fix_t, 0.5),
+	       rounds_quantile(&fix_t, 0.9));
 	printf("ROW\tbisection, each compared commit's own pexecs' noise (the same trials, unpaired rounds): culprit right "
 	       "among %zu commits, injected 2%% steps\t%.3f (%ld of %ld); %ld A/A ranges named; %ld wrong culprits of %ld "
 	       "named\t-\t-\n", ncommits, loc_t.inj ? (double)loc_t.right / (double)loc_t.inj : NAN, loc_t.right, loc_t.inj,
@@ -754,6 +790,7 @@ static void bisect_bench(struct history *h, long machine, const struct strvec *k
 	       t.worst <= lg + 2 ? "PASS" : "MISS");
 	printf("ROW\tbisection: A/A ranges with a culprit named\t%ld of %ld\t0 of >= 50\t%s\n", t.aa_named, t.aa,
 	       t.aa >= 50 && !t.aa_named ? "PASS" : "MISS");
+	tally_free(&fix_t);
 	tally_free(&mean_t);
 	tally_free(&hub_t);
 	tally_free(&t);
@@ -1314,7 +1351,7 @@ struct warmbis {
 	double f;        /* the stretch */
 };
 
-#define WB_CAP 200 /* rounds a comparison: kiln bisect's default --max-rounds */
+#define WB_CAP 200 /* rounds a comparison: kiln bisect --max-rounds 200 (its default before 2026-12-06) */
 
 /* pexecs [from, from + n) of w (one commit), stretched f times, analysed as one key into p (arrays of n) */
 static void wb_key(const struct synth_warm *w, size_t from, size_t n, double f, const struct an_opts *ao,
@@ -1395,6 +1432,12 @@ static void warm_bisect_bench(const struct warm_noise *wn, int trials)
 	struct bisect_opts o;
 	bisect_opts_default(&o);
 	o.min_change = expm1(dop.min_change[HIST_WARMUP]); /* kiln bisect --series warmup's default */
+	/*
+	 * at --max-rounds 200 (WB_CAP): each look analyses every pexec so far
+	 * again, so auto's ceiling of 10000 rounds would take hours here
+	 */
+	o.max_rounds = WB_CAP;
+	o.auto_cap = 0;
 	const size_t ncommits = 200, lg = 8; /* ceil(log2 199) */
 	long inj = 0, right = 0, named = 0, aa = 0, aa_named = 0, rounds = 0, unsure = 0;
 	size_t worst = 0;

@@ -30,7 +30,7 @@ static int cmd_bisect(int argc, char **argv);
 const struct cmd_entry cmd_bisect_entry = {
 	.name = "bisect",
 	.usage = "CONFIG --repo DIR (GOOD BAD | --auto) --key K [--series S] [-o HISTORY]\n"
-		 "                  [--machine NAME] [--min-change P%] [--max-rounds N] [--json] [-q]",
+		 "                  [--machine NAME] [--min-change P%] [--max-rounds auto|N] [--json] [-q]",
 	.summary = "find the commit that changed a key's steady state or warm-up: builds and interleaved A/B rounds",
 	.help = "GOOD and BAD are commits of the VM's repository, BAD a first-parent descendant of\n"
 		"GOOD.  Each tested commit is checked out in HISTORY.work/ab/HASH and built with the\n"
@@ -48,8 +48,10 @@ const struct cmd_entry cmd_bisect_entry = {
 		"  --machine NAME    this machine's name in the history (default the host name)\n"
 		"  --min-change P%   the smallest change worth a bisection (default 1%; warmup and cost:\n"
 		"                    35%, of 1 + the warm-up, as kiln track's detection)\n"
-		"  --max-rounds N    rounds at most per comparison (default 200, at most 10000); a\n"
-		"                    comparison undecided at the cap says which cap would decide it\n"
+		"  --max-rounds N    rounds at most per comparison (5 to 10000); a comparison undecided\n"
+		"                    at the cap says which cap would decide it.  auto (the default):\n"
+		"                    200 rounds, then as many as its test needs at the spread its\n"
+		"                    rounds show, up to 10000 (said, with the time it may take)\n"
 		"  --json            the outcome as JSON\n"
 		"  -q, --quiet       no progress\n"
 		"\nExit status: 0 a culprit named, or GOOD and BAD found not to differ; 1 the test could\n"
@@ -58,6 +60,8 @@ const struct cmd_entry cmd_bisect_entry = {
 	.exec = cmd_bisect,
 };
 
+struct adapt;
+
 struct drive {
 	struct ab_ctx ab;            /* ab.series: what is bisected */
 	struct hist_commit *c;
@@ -65,6 +69,7 @@ struct drive {
 	int quiet;
 	double run_s;      /* seconds of rounds run in this bisect (not stored ones), and their count: the pace */
 	size_t run_rounds;
+	const struct adapt *cur; /* the comparison in progress: its rounds so far count in the pace */
 };
 
 static int drive_build(void *ctx, size_t i, struct kerr *e)
@@ -101,6 +106,7 @@ static int drive_measure(void *ctx, size_t a, size_t b, bisect_more_fn more, voi
 	if (!d->quiet)
 		fprintf(stderr, "kiln bisect: measuring %.12s against %.12s\n", d->c[b].hash, d->c[a].hash);
 	struct adapt ad = { .more = more, .mctx = mctx };
+	d->cur = &ad;
 	struct ab_keys k;
 	/* the search's test keeps its verdict from its last look at the rounds */
 	int code = ab_measure(&d->ab, &d->c[a], &d->c[b], adapt_more, &ad, &k, e);
@@ -108,6 +114,7 @@ static int drive_measure(void *ctx, size_t a, size_t b, bisect_more_fn more, voi
 		d->run_s += (double)(ad.t - ad.t0) / 1e9;
 		d->run_rounds += ad.n - ad.n0;
 	}
+	d->cur = NULL;
 	ab_keys_free(&k);
 	return code == KEXIT_OK ? 0 : -1;
 }
@@ -321,6 +328,35 @@ static void print_needed(const struct drive *d, const struct bisect_result *r)
 	printf("\n");
 }
 
+/* a comparison's cap raised (--max-rounds auto): how far, and how long that may take at this bisect's pace */
+static void drive_capped(void *ctx, size_t cap, double sd)
+{
+	struct drive *d = ctx;
+	if (d->quiet)
+		return;
+	char v[48];
+	if (d->ab.series == HIST_STEADY)
+		snprintf(v, sizeof(v), "%.3g%%", 100 * sd);
+	else
+		snprintf(v, sizeof(v), "%.3g", sd);
+	fprintf(stderr, "kiln bisect: a round's %s varies by %s: up to %zu rounds to decide", words_of(d->ab.series)->round,
+		v, cap);
+	/* the pace: this bisect's rounds run so far, the comparison's in progress with them */
+	double s = d->run_s;
+	size_t n = d->run_rounds;
+	if (d->cur && d->cur->looks && d->cur->n > d->cur->n0) {
+		s += (double)(d->cur->t - d->cur->t0) / 1e9;
+		n += d->cur->n - d->cur->n0;
+	}
+	if (n) {
+		struct strbuf t = STRBUF_INIT;
+		fmt_duration(&t, (double)cap * s / (double)n);
+		fprintf(stderr, " (at most %s at this bisect's pace; --max-rounds N to bound it)", t.buf);
+		sb_release(&t);
+	}
+	fprintf(stderr, "\n");
+}
+
 static void print_steps(const struct drive *d, const struct bisect_result *r)
 {
 	printf("  %-12s %-7s %7s  %-24s %s\n", "commit", "verdict", "rounds", words_of(d->ab.series)->column, "subject");
@@ -404,11 +440,12 @@ static void print_json(const struct drive *d, const char *key, const struct bise
 	json_t *steps = json_array();
 	for (size_t i = 0; i < r->nsteps; i++) {
 		const struct bisect_step *s = &r->steps[i];
-		json_array_append_new(steps, json_pack("{s:s,s:s,s:o,s:I,s:o,s:o,s:o,s:o,s:o,s:o}", "commit",
+		json_array_append_new(steps, json_pack("{s:s,s:s,s:o,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o}", "commit",
 						       d->c[s->commit].hash, "verdict", bisect_verdict_name(s->verdict),
 						       "same_binary_as", s->same_as != SIZE_MAX ? json_string(d->c[s->same_as].hash)
 											: json_null(),
-						       "rounds", (json_int_t)s->rounds, "ratio", jratio(d, s->ratio),
+						       "rounds", (json_int_t)s->rounds, "cap", (json_int_t)s->cap,
+						       "ratio", jratio(d, s->ratio),
 						       "lo", jratio(d, s->lo), "hi", jratio(d, s->hi), "shift", jshift(s->ratio),
 						       "shift_lo", jshift(s->lo), "shift_hi", jshift(s->hi)));
 	}
@@ -493,9 +530,15 @@ static int parse(int argc, char **argv, struct track_opts *o, struct bisect_opts
 		}
 		case O_ROUNDS: {
 			long v;
+			if (!strcmp(optarg, "auto")) {
+				bo->auto_cap = 1;
+				bo->max_rounds = MAX_ROUNDS;
+				break;
+			}
 			if (parse_long(optarg, &v) < 0 || v < 5 || v > MAX_ROUNDS)
-				return cmd_usage_error(c, "--max-rounds needs a number from 5 to %d", MAX_ROUNDS);
+				return cmd_usage_error(c, "--max-rounds needs auto or a number from 5 to %d", MAX_ROUNDS);
 			bo->max_rounds = (size_t)v;
+			bo->auto_cap = 0;
 			break;
 		}
 		default:
@@ -554,7 +597,7 @@ static int cmd_bisect(int argc, char **argv)
 	struct bisect_result r;
 	memset(&r, 0, sizeof(r));
 	if (code == 0) {
-		struct bisect_ops ops = { &d, drive_build, drive_measure, drive_binary };
+		struct bisect_ops ops = { &d, drive_build, drive_measure, drive_binary, drive_capped };
 		code = bisect_run(d.n, &bo, &ops, &r, &e);
 	}
 	if (code == 0) {

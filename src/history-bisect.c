@@ -31,6 +31,15 @@
  *    a commit already judged takes its verdict without a round (the
  *    machine's noise could otherwise judge one program twice, both ways),
  *    and GOOD and BAD of one binary have no culprit.
+ * 6. The cap (auto_cap, kiln bisect's default since 2026-12-06): a fixed
+ *    200 rounds left the keys whose processes land in modes undecided
+ *    (nbody on the fifth Lua corpus: a round's ratio varies 8%, a 2% step
+ *    needs ~3400 rounds).  Each comparison now takes as many rounds as its
+ *    test needs at the spread its rounds show, up to max_rounds: GOOD
+ *    against BAD in two stages of half alpha each (200 rounds, then what
+ *    the first stage's spread needs), a midpoint's SPRT up to what it
+ *    needs (Wald's bounds hold at any cap).  bench/history measures what
+ *    that costs in rounds.
  */
 #include "history-bisect.h"
 #include "stats-robust.h"
@@ -48,7 +57,8 @@ void bisect_opts_default(struct bisect_opts *o)
 	o->alpha = 0.001;
 	o->step_error = 0.001;
 	o->batch = 5;
-	o->max_rounds = 200;
+	o->max_rounds = 10000;
+	o->auto_cap = 1;
 	o->huber_k = ROBUST_HUBER_K;
 	o->biweight_c = ROBUST_BIWEIGHT_C;
 }
@@ -72,15 +82,64 @@ const char *bisect_verdict_name(enum bisect_verdict v)
 
 struct diff_test {
 	const struct bisect_opts *o;
+	const struct bisect_ops *ops; /* ->capped */
+	size_t cap;          /* the rounds it may take: the first stage's, then (auto_cap) the second's end */
 	int verdict;         /* -1 undecided, 0 same, 1 different */
 	size_t n;
 	double m, sd, lo, hi; /* the estimate, the rounds' sd and the interval at the last look */
 };
 
 /* more rounds, up to the cap on rounds run (a round without a pair counts: its pexec may fail every time) */
-static size_t up_to_cap(const struct bisect_opts *o, size_t run, size_t want)
+static size_t up_to_cap(size_t cap, size_t run, size_t want)
 {
-	return run >= o->max_rounds ? 0 : run + want <= o->max_rounds ? want : o->max_rounds - run;
+	return run >= cap ? 0 : run + want <= cap ? want : cap - run;
+}
+
+/* a comparison's cap before its rounds are seen: the first stage's under auto_cap */
+static size_t first_cap(const struct bisect_opts *o)
+{
+	return o->auto_cap && o->max_rounds > BISECT_FIRST_ROUNDS ? BISECT_FIRST_ROUNDS : o->max_rounds;
+}
+
+/*
+ * The quantile of a look's interval: alpha spent evenly over the looks the
+ * cap allows.  Under auto_cap in two stages, half of alpha each: the
+ * first's looks up to BISECT_FIRST_ROUNDS, the second's up to the cap its
+ * end chose; so the second stage's cap may depend on the first's rounds
+ * (their spread) without a look spending more than its share.
+ */
+static double diff_q(const struct diff_test *t, double df)
+{
+	const struct bisect_opts *o = t->o;
+	double a = o->alpha;
+	size_t looks = t->cap / o->batch;
+	if (o->auto_cap && o->max_rounds > BISECT_FIRST_ROUNDS) {
+		a /= 2;
+		looks = t->cap <= BISECT_FIRST_ROUNDS ? BISECT_FIRST_ROUNDS / o->batch
+						      : (t->cap - BISECT_FIRST_ROUNDS) / o->batch;
+	}
+	return gsl_cdf_tdist_Pinv(1 - a / (2.0 * (double)(looks ? looks : 1)), df);
+}
+
+static double diff_needed(const struct bisect_opts *o, double alpha, double before, double sd);
+
+/*
+ * The first stage ended undecided (auto_cap): a second, as long as the
+ * test needs to decide at the spread the first stage's rounds showed (at
+ * least a quarter of the first, at most max_rounds in all).  0 when there
+ * is no second stage.
+ */
+static int diff_extend(struct diff_test *t, double sd, size_t run)
+{
+	const struct bisect_opts *o = t->o;
+	if (!o->auto_cap || t->cap != BISECT_FIRST_ROUNDS || o->max_rounds <= BISECT_FIRST_ROUNDS || !isfinite(sd))
+		return 0;
+	double more = fmax(diff_needed(o, o->alpha / 2, BISECT_FIRST_ROUNDS, sd), BISECT_FIRST_ROUNDS / 4);
+	double cap = fmax((double)BISECT_FIRST_ROUNDS + more, (double)(run + o->batch));
+	t->cap = cap < (double)o->max_rounds ? (size_t)cap : o->max_rounds;
+	if (t->ops->capped)
+		t->ops->capped(t->ops->ctx, t->cap, sd);
+	return 1;
 }
 
 static size_t diff_more(void *ctx, const double *d, size_t n, size_t run)
@@ -89,11 +148,10 @@ static size_t diff_more(void *ctx, const double *d, size_t n, size_t run)
 	const struct bisect_opts *o = t->o;
 	t->n = n;
 	if (n < o->batch)
-		return up_to_cap(o, run, o->batch - n);
+		return up_to_cap(t->cap, run, o->batch - n);
 	double m, sd, df;
 	centre(o, d, n, &m, &sd, &df);
-	size_t looks = o->max_rounds / o->batch;
-	double q = gsl_cdf_tdist_Pinv(1 - o->alpha / (2.0 * (double)(looks ? looks : 1)), df);
+	double q = diff_q(t, df);
 	double se = sd / sqrt((double)n);
 	t->m = m;
 	t->sd = sd;
@@ -109,9 +167,9 @@ static size_t diff_more(void *ctx, const double *d, size_t n, size_t run)
 		t->verdict = 1;
 	else if (t->lo > -floor && t->hi < floor)
 		t->verdict = 0;
-	else if ((t->lo > 0 || t->hi < 0) && fabs(m) >= floor / 2 && run >= o->max_rounds)
+	else if (run >= t->cap && !diff_extend(t, sd, run) && (t->lo > 0 || t->hi < 0) && fabs(m) >= floor / 2)
 		t->verdict = 1; /* different, its size as known as the cap allows */
-	return t->verdict >= 0 ? 0 : up_to_cap(o, run, o->batch);
+	return t->verdict >= 0 ? 0 : up_to_cap(t->cap, run, o->batch);
 }
 
 /*
@@ -122,29 +180,29 @@ static size_t diff_more(void *ctx, const double *d, size_t n, size_t run)
  * the estimate within z99 h / q of the truth (q the interval's quantile),
  * both hold once h (1 + z99 / q) <= min_change.
  */
-static int diff_decides(const struct bisect_opts *o, double sd, double n)
+static int diff_decides(const struct bisect_opts *o, double alpha, double looks, double sd, double n)
 {
-	double b = (double)o->batch, looks = fmax(1, floor(n / b));
-	double q = gsl_cdf_tdist_Pinv(1 - o->alpha / (2.0 * looks), fmax(0.7 * (n - 1), 1));
+	double q = gsl_cdf_tdist_Pinv(1 - alpha / (2.0 * fmax(1, looks)), fmax(0.7 * (n - 1), 1));
 	return (q + Z99) * sd / sqrt(n) <= log1p(o->min_change);
 }
 
 /*
- * The smallest such cap, in batches: q falls with the rounds' degrees of
- * freedom and grows (slowly) with the looks, so the half-width shrinks
- * with n; doubling finds a cap that decides, halving the first.
+ * The smallest such cap, in batches after `before` rounds (a stage's
+ * looks are its own batches; its alpha, alpha): q falls with the rounds'
+ * degrees of freedom and grows (slowly) with the looks, so the half-width
+ * shrinks with n; doubling finds a cap that decides, halving the first.
  */
-static double diff_needed(const struct bisect_opts *o, double sd)
+static double diff_needed(const struct bisect_opts *o, double alpha, double before, double sd)
 {
 	double b = (double)o->batch;
 	size_t hi = 1;
-	while (!diff_decides(o, sd, (double)hi * b))
+	while (!diff_decides(o, alpha, (double)hi, sd, before + (double)hi * b))
 		if ((hi *= 2) > ((size_t)1 << 40))
 			return 1e12;
 	size_t lo = hi / 2;
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (diff_decides(o, sd, (double)mid * b))
+		if (diff_decides(o, alpha, (double)mid, sd, before + (double)mid * b))
 			hi = mid;
 		else
 			lo = mid;
@@ -171,7 +229,7 @@ size_t bisect_rounds_needed(const struct bisect_opts *o, double sd, double delta
 {
 	if (!(sd > 0))
 		return 0; /* no spread seen (no rounds): nothing to say */
-	double n = delta != 0 ? sprt_needed(o, sd, delta) : diff_needed(o, sd);
+	double n = delta != 0 ? sprt_needed(o, sd, delta) : diff_needed(o, o->alpha, 0, sd);
 	return n < 1e12 ? (size_t)n : SIZE_MAX;
 }
 
@@ -179,6 +237,8 @@ size_t bisect_rounds_needed(const struct bisect_opts *o, double sd, double delta
 
 struct sprt {
 	const struct bisect_opts *o;
+	const struct bisect_ops *ops; /* ->capped */
+	size_t cap;          /* the rounds it may take (auto_cap: grows to what the test needs, at the spread seen) */
 	double delta;        /* BAD's mean log ratio over GOOD */
 	double pool_ss;      /* squared deviations and their degrees of freedom from earlier comparisons */
 	double pool_df;
@@ -188,6 +248,27 @@ struct sprt {
 	double s;            /* the pooled sd the last look tested with */
 };
 
+/*
+ * Under auto_cap, the cap grows to the rounds the SPRT needs at the spread
+ * it tests with (never shrinks, at most max_rounds).  Wald's bounds hold
+ * at any cap: a cap only turns a long test into an undecided one.
+ */
+static void sprt_extend(struct sprt *t)
+{
+	const struct bisect_opts *o = t->o;
+	if (!o->auto_cap || !(t->s > 0))
+		return;
+	double need = sprt_needed(o, t->s, t->delta);
+	size_t cap = need < (double)o->max_rounds ? (size_t)need : o->max_rounds;
+	if (cap <= t->cap)
+		return;
+	/* said when it first passes the first stage's, and when it grows by a quarter */
+	int say = t->cap <= BISECT_FIRST_ROUNDS || cap >= t->cap + t->cap / 4;
+	t->cap = cap;
+	if (say && t->ops->capped)
+		t->ops->capped(t->ops->ctx, t->cap, t->s);
+}
+
 static size_t sprt_more(void *ctx, const double *d, size_t n, size_t run)
 {
 	struct sprt *t = ctx;
@@ -195,7 +276,7 @@ static size_t sprt_more(void *ctx, const double *d, size_t n, size_t run)
 	t->n = n;
 	/* a batch before any verdict: two or three rounds can look decisive by chance when the variance is off */
 	if (n < o->batch)
-		return up_to_cap(o, run, o->batch - n);
+		return up_to_cap(t->cap, run, o->batch - n);
 	double m, sd;
 	centre(o, d, n, &m, &sd, NULL);
 	t->m = m;
@@ -222,7 +303,9 @@ static size_t sprt_more(void *ctx, const double *d, size_t n, size_t run)
 		t->verdict = 1;
 	else if (llr <= -A)
 		t->verdict = 0;
-	return t->verdict >= 0 ? 0 : up_to_cap(o, run, o->batch > 2 ? o->batch / 2 : 1);
+	else
+		sprt_extend(t);
+	return t->verdict >= 0 ? 0 : up_to_cap(t->cap, run, o->batch > 2 ? o->batch / 2 : 1);
 }
 
 /* ---- the search ---- */
@@ -306,12 +389,14 @@ static int compare_ends(size_t n, const struct bisect_opts *o, const struct bise
 			struct evidence *ev, struct kerr *e)
 {
 	/* no estimate until a batch of rounds paired (every pexec of a side may fail): NAN, not a ratio of 1 */
-	struct diff_test dt = { .o = o, .verdict = -1, .m = NAN, .sd = NAN, .lo = NAN, .hi = NAN };
+	struct diff_test dt = { .o = o, .ops = ops, .cap = first_cap(o), .verdict = -1, .m = NAN, .sd = NAN,
+				.lo = NAN, .hi = NAN };
 	struct bisect_step *st = add_step(r, n - 1);
 	if (ops->measure(ops->ctx, 0, n - 1, diff_more, &dt, e) < 0)
 		return -1;
 	r->rounds += dt.n;
 	st->rounds = dt.n;
+	st->cap = dt.cap;
 	st->ratio = r->ratio = exp(dt.m);
 	st->lo = r->ratio_lo = exp(dt.lo);
 	st->hi = r->ratio_hi = exp(dt.hi);
@@ -335,12 +420,13 @@ static int test_mid(size_t mid, const struct bisect_opts *o, const struct bisect
 		    struct bisect_step *st, struct evidence *ev, struct kerr *e)
 {
 	/* BAD's level: every round of a commit found like BAD so far */
-	struct sprt sp = { .o = o, .delta = ev->bad_sum / ev->bad_n, .pool_ss = ev->pool_ss, .pool_df = ev->pool_df,
-			   .verdict = -1, .m = NAN, .sd = NAN, .s = NAN };
+	struct sprt sp = { .o = o, .ops = ops, .cap = first_cap(o), .delta = ev->bad_sum / ev->bad_n,
+			   .pool_ss = ev->pool_ss, .pool_df = ev->pool_df, .verdict = -1, .m = NAN, .sd = NAN, .s = NAN };
 	if (ops->measure(ops->ctx, 0, mid, sprt_more, &sp, e) < 0)
 		return -1;
 	r->rounds += sp.n;
 	st->rounds = sp.n;
+	st->cap = sp.cap;
 	st->ratio = exp(sp.m);
 	double se = sp.sd / sqrt((double)(sp.n ? sp.n : 1));
 	st->lo = exp(sp.m - Z99 * se);

@@ -42,6 +42,11 @@ struct bisect_ops {
 	 * binary have no culprit.
 	 */
 	const char *(*binary)(void *ctx, size_t i);
+	/*
+	 * Under auto_cap, a comparison's cap was raised past the first stage's
+	 * to cap rounds, the rounds' log ratio varying by sd; may be NULL
+	 */
+	void (*capped)(void *ctx, size_t cap, double sd);
 };
 
 struct bisect_opts {
@@ -49,11 +54,15 @@ struct bisect_opts {
 	double alpha;        /* false "they differ" of GOOD vs BAD (default 0.001) */
 	double step_error;   /* wrong verdict of a midpoint (default 0.001 each way) */
 	size_t batch;        /* rounds added at a time (default 5) */
-	size_t max_rounds;   /* per comparison (default 200) */
+	size_t max_rounds;   /* per comparison; under auto_cap, the most any comparison may take (default 10000) */
+	int auto_cap;        /* (default 1) each comparison's cap from its rounds' spread: BISECT_FIRST_ROUNDS, then what its test needs */
 	double huber_k;      /* the rounds' centre: Huber's M-estimate at this k (default ROBUST_HUBER_K); 0: the mean */
 	double biweight_c;   /* > 0 (default ROBUST_BIWEIGHT_C): Tukey's biweight at this c from 20 rounds on, Huber's at huber_k before; 0: Huber's */
 };
 void bisect_opts_default(struct bisect_opts *o);
+
+/* under auto_cap, the rounds of a comparison's first stage (kiln bisect's fixed cap before 2026-12-06) */
+#define BISECT_FIRST_ROUNDS 200
 
 enum bisect_verdict { BV_GOOD, BV_BAD, BV_BROKEN, BV_UNSURE };
 const char *bisect_verdict_name(enum bisect_verdict v);
@@ -63,6 +72,7 @@ struct bisect_step {
 	enum bisect_verdict verdict;
 	size_t same_as;         /* the verdict is that of this commit's, which built the same binary (SIZE_MAX: measured) */
 	size_t rounds;
+	size_t cap;             /* the rounds its test could take (0: no comparison) */
 	double ratio, lo, hi;   /* its steady mean over GOOD's, 99% interval (NAN: broken) */
 };
 

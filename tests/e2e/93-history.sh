@@ -85,6 +85,13 @@ out=$("$KILN" bisect exp/toy.yaml --repo repo "$HIST_C2" "$HIST_C4" --key b -q -
 chk "assert d['outcome']=='unsure' and 5 < d['rounds_needed'] <= 10000 and 0 < d['round_sd'] < 0.05, d" "the cap named"
 out=$("$KILN" bisect exp/toy.yaml --repo repo "$HIST_C2" "$HIST_C4" --key b -q --min-change 0.0001% --max-rounds 5)
 assert_contains "$out" "more than the 10000 rounds --max-rounds allows"
+# --max-rounds auto (the default): undecided after its first 200 rounds (0.07% cannot be told in 200 of these), GOOD
+# against BAD goes on as far as its rounds' spread needs, and says so with the time it may take
+out=$("$KILN" bisect exp/toy.yaml --repo repo "$HIST_C2" "$HIST_C4" --key b --min-change 0.07% --json 2>auto.err)
+chk "s=d['steps'][0]; assert s['cap'] > 200 and s['rounds'] <= s['cap'] and d['rounds'] > 200, d" "the cap raised"
+assert_contains "$(cat auto.err)" "kiln bisect: a round's log ratio varies by [0-9.]*%: up to [0-9]* rounds to decide (at most"
+out=$("$KILN" bisect exp/toy.yaml --repo repo "$HIST_C2" "$HIST_C4" --key b --max-rounds 4 2>&1); assert_eq $? 2 "$out"
+assert_contains "$out" "--max-rounds needs auto or a number from 5 to 10000"
 # --auto from the steady change kiln track found, the rounds stored reused
 out=$("$KILN" bisect exp/toy.yaml --repo repo --auto --series steady --key b -q --json) || fail "bisect --auto: $out"
 chk "assert d['series']=='steady' and d['outcome']=='found' and d['culprit']=='$HIST_C2', d" "bisect --auto --series steady"

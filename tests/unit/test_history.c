@@ -743,12 +743,12 @@ static int sim_measure(void *ctx, size_t a, size_t b, bisect_more_fn more, void 
 {
 	struct simvm *v = ctx;
 	(void)e;
-	double d[1000];
+	static double d[10000]; /* kiln bisect's most rounds a comparison */
 	size_t n = 0, k, run = 0;
 	int dead = v->dead && (v->dead[a] || v->dead[b]);
 	double sd = v->mid_noise > 0 && b > 0 && b + 1 < v->n ? v->mid_noise : v->noise;
 	/* (a guard of the test's own: a test that asks for rounds without end stops at 100000) */
-	while ((k = more(mctx, d, n, run)) > 0 && n + k <= 1000 && run + k <= 100000)
+	while ((k = more(mctx, d, n, run)) > 0 && n + k <= 10000 && run + k <= 100000)
 		for (size_t i = 0; i < k; i++, run++)
 			if (!dead)
 				d[n++] = sim_level(v, b) - sim_level(v, a) +
@@ -763,7 +763,7 @@ static const char *sim_binary(void *ctx, size_t i);
 /* bisect commits 0..n-1 of the simulated VM v (its binaries told when it has them) with options o */
 static void sim_bisect_with(struct simvm *v, size_t n, const struct bisect_opts *o, struct bisect_result *r)
 {
-	struct bisect_ops ops = { v, sim_build, sim_measure, v->bin ? sim_binary : NULL };
+	struct bisect_ops ops = { v, sim_build, sim_measure, v->bin ? sim_binary : NULL, NULL };
 	struct kerr e = KERR_INIT;
 	assert_int_equal(bisect_run(n, o, &ops, r, &e), 0);
 }
@@ -930,6 +930,7 @@ static struct undecided cap_trials(double step, double noise, size_t cap, size_t
 		struct bisect_opts o;
 		bisect_opts_default(&o);
 		o.max_rounds = cap;
+		o.auto_cap = 0;
 		struct bisect_result r;
 		sim_bisect_with(&v, 64, &o, &r);
 		size_t *need = r.outcome == BISECT_UNSURE ? &u.need_ends : &u.need_mids;
@@ -969,6 +970,63 @@ static void test_bisect_rounds_needed(void **state)
 	assert_true(m2.mids <= 1);
 }
 
+/*
+ * --max-rounds auto (the default): rounds that vary by 6% and a 2% step.
+ * At the old fixed cap of 200 GOOD against BAD stays undecided or a
+ * midpoint does; auto takes the rounds the tests need (about 1700 for the
+ * ends, 400 a midpoint) and names the culprit.  The same rounds never name
+ * one in an A/A range, and the caps it set are reported.
+ */
+static size_t capped_calls, capped_last;
+
+static void count_capped(void *ctx, size_t cap, double sd)
+{
+	(void)ctx;
+	(void)sd;
+	capped_calls++;
+	capped_last = cap;
+}
+
+static void test_bisect_auto_cap(void **state)
+{
+	(void)state;
+	size_t right[2] = { 0 }, aa_named = 0, trials = 10, most = 0;
+	for (int autocap = 0; autocap < 2; autocap++) {
+		test_seed = 606;
+		for (size_t t = 0; t < trials + (autocap ? 4 : 0); t++) {
+			int aa = t >= trials;
+			struct simvm v = { .culprit = aa ? 0 : 1 + (size_t)(unif() * 62), .step = 1.02, .noise = 0.06 };
+			struct bisect_opts o;
+			bisect_opts_default(&o);
+			if (!autocap) {
+				o.max_rounds = 200;
+				o.auto_cap = 0;
+			}
+			struct bisect_ops ops = { &v, sim_build, sim_measure, NULL, count_capped };
+			struct bisect_result r;
+			struct kerr e = KERR_INIT;
+			capped_calls = 0;
+			assert_int_equal(bisect_run(64, &o, &ops, &r, &e), 0);
+			if (aa)
+				aa_named += r.outcome == BISECT_FOUND;
+			else
+				right[autocap] += r.outcome == BISECT_FOUND && r.culprit == v.culprit;
+			/* fixed, the cap is never raised; auto, GOOD against BAD's is */
+			assert_true(autocap ? capped_calls >= 1 && capped_last > 200 : capped_calls == 0);
+			assert_true(r.steps[0].cap == (autocap ? r.steps[0].cap : 200) && r.steps[0].rounds <= r.steps[0].cap);
+			most = v.most_run > most ? v.most_run : most;
+			bisect_result_free(&r);
+		}
+	}
+	print_message("rounds of 6%%, 2%% steps: right %zu of %zu at --max-rounds 200, %zu auto (most rounds a "
+		      "comparison %zu); A/A named %zu of 4\n", right[0], trials, right[1], most, aa_named);
+	/* measured: 4 of 10 at 200, 10 of 10 auto */
+	assert_true(right[0] <= 6);
+	assert_true(right[1] >= trials - 1);
+	assert_int_equal(aa_named, 0);
+	assert_true(most <= 10000);
+}
+
 static void test_bisect_skips_broken(void **state)
 {
 	(void)state;
@@ -1005,6 +1063,7 @@ static void test_bisect_dead_commit(void **state)
 	struct bisect_opts o;
 	bisect_opts_default(&o);
 	o.max_rounds = 60;
+	o.auto_cap = 0;
 	unsigned char dead[50] = { 0 };
 	dead[24] = dead[25] = 1; /* the first midpoints tried */
 	struct simvm v = { .culprit = 30, .step = 1.05, .noise = 0.01, .dead = dead };
@@ -1107,6 +1166,7 @@ int main(void)
 		cmocka_unit_test(test_bisect_wild_rounds),
 		cmocka_unit_test(test_bisect_noisy_midpoints),
 		cmocka_unit_test(test_bisect_rounds_needed),
+		cmocka_unit_test(test_bisect_auto_cap),
 		cmocka_unit_test(test_bisect_skips_broken),
 		cmocka_unit_test(test_bisect_dead_commit),
 		cmocka_unit_test(test_bisect_ends_skip_unbuilt),
