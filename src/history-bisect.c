@@ -85,7 +85,7 @@ struct diff_test {
 	const struct bisect_ops *ops; /* ->capped */
 	size_t cap;          /* the rounds it may take: the first stage's, then (auto_cap) the second's end */
 	int verdict;         /* -1 undecided, 0 same, 1 different */
-	size_t n;
+	size_t n, run;       /* rounds paired, and run (stored ones first), at the last look */
 	double m, sd, lo, hi; /* the estimate, the rounds' sd and the interval at the last look */
 };
 
@@ -147,6 +147,7 @@ static size_t diff_more(void *ctx, const double *d, size_t n, size_t run)
 	struct diff_test *t = ctx;
 	const struct bisect_opts *o = t->o;
 	t->n = n;
+	t->run = run;
 	if (n < o->batch)
 		return up_to_cap(t->cap, run, o->batch - n);
 	double m, sd, df;
@@ -243,7 +244,7 @@ struct sprt {
 	double pool_ss;      /* squared deviations and their degrees of freedom from earlier comparisons */
 	double pool_df;
 	int verdict;         /* -1 undecided, 0 good, 1 bad */
-	size_t n;
+	size_t n, run;       /* rounds paired, and run (stored ones first), at the last look */
 	double m, sd;
 	double s;            /* the pooled sd the last look tested with */
 };
@@ -274,6 +275,7 @@ static size_t sprt_more(void *ctx, const double *d, size_t n, size_t run)
 	struct sprt *t = ctx;
 	const struct bisect_opts *o = t->o;
 	t->n = n;
+	t->run = run;
 	/* a batch before any verdict: two or three rounds can look decisive by chance when the variance is off */
 	if (n < o->batch)
 		return up_to_cap(t->cap, run, o->batch - n);
@@ -396,7 +398,7 @@ static int compare_ends(size_t n, const struct bisect_opts *o, const struct bise
 		return -1;
 	r->rounds += dt.n;
 	st->rounds = dt.n;
-	st->cap = dt.cap;
+	st->cap = dt.cap > dt.run ? dt.cap : dt.run; /* stored rounds of an earlier bisect may pass the cap at one look */
 	st->ratio = r->ratio = exp(dt.m);
 	st->lo = r->ratio_lo = exp(dt.lo);
 	st->hi = r->ratio_hi = exp(dt.hi);
@@ -426,7 +428,7 @@ static int test_mid(size_t mid, const struct bisect_opts *o, const struct bisect
 		return -1;
 	r->rounds += sp.n;
 	st->rounds = sp.n;
-	st->cap = sp.cap;
+	st->cap = sp.cap > sp.run ? sp.cap : sp.run;
 	st->ratio = exp(sp.m);
 	double se = sp.sd / sqrt((double)(sp.n ? sp.n : 1));
 	st->lo = exp(sp.m - Z99 * se);

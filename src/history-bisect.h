@@ -72,7 +72,7 @@ struct bisect_step {
 	enum bisect_verdict verdict;
 	size_t same_as;         /* the verdict is that of this commit's, which built the same binary (SIZE_MAX: measured) */
 	size_t rounds;
-	size_t cap;             /* the rounds its test could take (0: no comparison) */
+	size_t cap;             /* the rounds its test could take, at least those it ran or reused (0: no comparison) */
 	double ratio, lo, hi;   /* its steady mean over GOOD's, 99% interval (NAN: broken) */
 };
 

@@ -90,6 +90,10 @@ assert_contains "$out" "more than the 10000 rounds --max-rounds allows"
 out=$("$KILN" bisect exp/toy.yaml --repo repo "$HIST_C2" "$HIST_C4" --key b --min-change 0.07% --json 2>auto.err)
 chk "s=d['steps'][0]; assert s['cap'] > 200 and s['rounds'] <= s['cap'] and d['rounds'] > 200, d" "the cap raised"
 assert_contains "$(cat auto.err)" "kiln bisect: a round's log ratio varies by [0-9.]*%: up to [0-9]* rounds to decide (at most"
+# again: the rounds stored above, more than the first stage's 200, are judged at its first look; the cap it reports
+# still holds them
+out=$("$KILN" bisect exp/toy.yaml --repo repo "$HIST_C2" "$HIST_C4" --key b --min-change 0.07% --json -q)
+chk "s=d['steps'][0]; assert s['rounds'] > 200 and s['rounds'] <= s['cap'], d" "the cap of stored rounds"
 out=$("$KILN" bisect exp/toy.yaml --repo repo "$HIST_C2" "$HIST_C4" --key b --max-rounds 4 2>&1); assert_eq $? 2 "$out"
 assert_contains "$out" "--max-rounds needs auto or a number from 5 to 10000"
 # --auto from the steady change kiln track found, the rounds stored reused
