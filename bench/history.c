@@ -571,7 +571,7 @@ static void bisect_trials(const struct bisect_opts *o, double **pair, const size
 			int is_aa = tr % 3 == 2;
 			sb.culprit = is_aa ? 0 : 1 + (size_t)(runif() * (double)(ncommits - 1));
 			sb.step = log(rnd() & 1 ? 1.02 : 1 / 1.02);
-			struct bisect_ops ops = { &sb, sb_build, sb_measure, NULL };
+			struct bisect_ops ops = { &sb, sb_build, sb_measure, NULL, NULL };
 			struct bisect_result r;
 			struct kerr e = KERR_INIT;
 			bisect_run(ncommits, o, &ops, &r, &e);
@@ -1445,7 +1445,7 @@ static void warm_bisect_bench(const struct warm_noise *wn, int trials)
 		struct warmbis wb = { wn, &ao, 0, 2 };
 		int is_aa = tr % 3 == 2;
 		wb.culprit = is_aa ? 0 : 1 + (size_t)(runif() * (double)(ncommits - 1));
-		struct bisect_ops ops = { &wb, wb_build, wb_measure, NULL };
+		struct bisect_ops ops = { &wb, wb_build, wb_measure, NULL, NULL };
 		struct bisect_result r;
 		struct kerr e = KERR_INIT;
 		bisect_run(ncommits, &o, &ops, &r, &e);

@@ -25,7 +25,7 @@
 
 static int cmd_bisect(int argc, char **argv);
 
-#define MAX_ROUNDS 10000 /* --max-rounds at most: a bound on one comparison's pexecs */
+#define MAX_ROUNDS BISECT_MAX_ROUNDS /* --max-rounds at most: a bound on one comparison's pexecs */
 
 const struct cmd_entry cmd_bisect_entry = {
 	.name = "bisect",
@@ -297,6 +297,27 @@ static void effect(enum hist_what w, double ratio, double lo, double hi, char es
 	}
 }
 
+/* a round's sd as the series reads: a percentage of the steady mean, else in the figure's units */
+static void fmt_round_sd(const struct drive *d, double sd, char buf[48])
+{
+	if (d->ab.series == HIST_STEADY)
+		snprintf(buf, 48, "%.3g%%", 100 * sd);
+	else
+		snprintf(buf, 48, "%.3g", sd);
+}
+
+/* seconds a round at this bisect's pace: the rounds it ran, the comparison in progress with them (0: none yet) */
+static double drive_pace(const struct drive *d)
+{
+	double s = d->run_s;
+	size_t n = d->run_rounds;
+	if (d->cur && d->cur->looks && d->cur->n > d->cur->n0) {
+		s += (double)(d->cur->t - d->cur->t0) / 1e9;
+		n += d->cur->n - d->cur->n0;
+	}
+	return n ? s / (double)n : 0;
+}
+
 /*
  * An undecided comparison: the cap that would decide it at the spread its
  * rounds showed, and how long that is at this bisect's pace
@@ -307,10 +328,7 @@ static void print_needed(const struct drive *d, const struct bisect_result *r)
 							 "together"
 						       : "telling the midpoint like GOOD or like BAD";
 	char sd[48];
-	if (d->ab.series == HIST_STEADY)
-		snprintf(sd, sizeof(sd), "%.3g%%", 100 * r->round_sd);
-	else
-		snprintf(sd, sizeof(sd), "%.3g", r->round_sd);
+	fmt_round_sd(d, r->round_sd, sd);
 	const char *round = words_of(d->ab.series)->round;
 	if (r->rounds_needed > MAX_ROUNDS) {
 		printf("  a round's %s varies by %s (sd): %s would want more than the %d rounds --max-rounds "
@@ -318,9 +336,9 @@ static void print_needed(const struct drive *d, const struct bisect_result *r)
 		return;
 	}
 	printf("  a round's %s varies by %s (sd): %s wants about --max-rounds %zu", round, sd, what, r->rounds_needed);
-	if (d->run_rounds) {
+	double pace = drive_pace(d);
+	if (pace > 0) {
 		struct strbuf t = STRBUF_INIT;
-		double pace = d->run_s / (double)d->run_rounds;
 		fmt_duration(&t, (double)r->rounds_needed * pace);
 		printf(" (%s a comparison at this bisect's %.2f s a round)", t.buf, pace);
 		sb_release(&t);
@@ -335,22 +353,13 @@ static void drive_capped(void *ctx, size_t cap, double sd)
 	if (d->quiet)
 		return;
 	char v[48];
-	if (d->ab.series == HIST_STEADY)
-		snprintf(v, sizeof(v), "%.3g%%", 100 * sd);
-	else
-		snprintf(v, sizeof(v), "%.3g", sd);
+	fmt_round_sd(d, sd, v);
 	fprintf(stderr, "kiln bisect: a round's %s varies by %s: up to %zu rounds to decide", words_of(d->ab.series)->round,
 		v, cap);
-	/* the pace: this bisect's rounds run so far, the comparison's in progress with them */
-	double s = d->run_s;
-	size_t n = d->run_rounds;
-	if (d->cur && d->cur->looks && d->cur->n > d->cur->n0) {
-		s += (double)(d->cur->t - d->cur->t0) / 1e9;
-		n += d->cur->n - d->cur->n0;
-	}
-	if (n) {
+	double pace = drive_pace(d);
+	if (pace > 0) {
 		struct strbuf t = STRBUF_INIT;
-		fmt_duration(&t, (double)cap * s / (double)n);
+		fmt_duration(&t, (double)cap * pace);
 		fprintf(stderr, " (at most %s at this bisect's pace; --max-rounds N to bound it)", t.buf);
 		sb_release(&t);
 	}

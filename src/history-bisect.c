@@ -57,7 +57,7 @@ void bisect_opts_default(struct bisect_opts *o)
 	o->alpha = 0.001;
 	o->step_error = 0.001;
 	o->batch = 5;
-	o->max_rounds = 10000;
+	o->max_rounds = BISECT_MAX_ROUNDS;
 	o->auto_cap = 1;
 	o->huber_k = ROBUST_HUBER_K;
 	o->biweight_c = ROBUST_BIWEIGHT_C;
@@ -95,10 +95,16 @@ static size_t up_to_cap(size_t cap, size_t run, size_t want)
 	return run >= cap ? 0 : run + want <= cap ? want : cap - run;
 }
 
+/* GOOD against BAD in two stages (auto_cap with room past the first): else one, at max_rounds */
+static int staged(const struct bisect_opts *o)
+{
+	return o->auto_cap && o->max_rounds > BISECT_FIRST_ROUNDS;
+}
+
 /* a comparison's cap before its rounds are seen: the first stage's under auto_cap */
 static size_t first_cap(const struct bisect_opts *o)
 {
-	return o->auto_cap && o->max_rounds > BISECT_FIRST_ROUNDS ? BISECT_FIRST_ROUNDS : o->max_rounds;
+	return staged(o) ? BISECT_FIRST_ROUNDS : o->max_rounds;
 }
 
 /*
@@ -113,7 +119,7 @@ static double diff_q(const struct diff_test *t, double df)
 	const struct bisect_opts *o = t->o;
 	double a = o->alpha;
 	size_t looks = t->cap / o->batch;
-	if (o->auto_cap && o->max_rounds > BISECT_FIRST_ROUNDS) {
+	if (staged(o)) {
 		a /= 2;
 		looks = t->cap <= BISECT_FIRST_ROUNDS ? BISECT_FIRST_ROUNDS / o->batch
 						      : (t->cap - BISECT_FIRST_ROUNDS) / o->batch;
@@ -132,7 +138,7 @@ static double diff_needed(const struct bisect_opts *o, double alpha, double befo
 static int diff_extend(struct diff_test *t, double sd, size_t run)
 {
 	const struct bisect_opts *o = t->o;
-	if (!o->auto_cap || t->cap != BISECT_FIRST_ROUNDS || o->max_rounds <= BISECT_FIRST_ROUNDS || !isfinite(sd))
+	if (!staged(o) || t->cap != BISECT_FIRST_ROUNDS || !isfinite(sd))
 		return 0;
 	double more = fmax(diff_needed(o, o->alpha / 2, BISECT_FIRST_ROUNDS, sd), BISECT_FIRST_ROUNDS / 4);
 	double cap = fmax((double)BISECT_FIRST_ROUNDS + more, (double)(run + o->batch));

@@ -63,6 +63,8 @@ void bisect_opts_default(struct bisect_opts *o);
 
 /* under auto_cap, the rounds of a comparison's first stage (kiln bisect's fixed cap before 2026-12-06) */
 #define BISECT_FIRST_ROUNDS 200
+/* the most rounds a comparison may take: auto_cap's ceiling, the largest kiln bisect --max-rounds */
+#define BISECT_MAX_ROUNDS 10000
 
 enum bisect_verdict { BV_GOOD, BV_BAD, BV_BROKEN, BV_UNSURE };
 const char *bisect_verdict_name(enum bisect_verdict v);
